@@ -1,0 +1,3 @@
+from mediadesk.cli import main
+
+raise SystemExit(main())

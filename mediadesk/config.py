@@ -1,0 +1,274 @@
+"""Configuration: one TOML file, validated up front, errors that name the file and the key.
+
+Key names and meanings under ``[retry]``, ``[heartbeat]``, ``[[profiles]]`` and ``[[accounts]]`` are
+fixed by the product: operators and outside tools write them. Unknown keys are errors (a typo such as
+``concurency`` must not silently fall back to a default).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from mediadesk.core.policy import RetryPolicy
+
+#: An API endpoint allows at most this many concurrent requests (provider quotas); default 3.
+API_CONCURRENCY_MAX = 5
+API_CONCURRENCY_DEFAULT = 3
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+
+class ConfigError(Exception):
+    """A user error in the config: the message is meant for the operator, no traceback."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RetryConfig(_Strict):
+    max_retries: int = Field(2, ge=0, le=10, description="retries after the first attempt")
+    backoff_base_s: float = Field(1.0, gt=0, le=3600)
+    backoff_max_s: float = Field(60.0, gt=0, le=86400)
+
+    def policy(self) -> RetryPolicy:
+        return RetryPolicy(
+            max_retries=self.max_retries,
+            backoff_base_s=self.backoff_base_s,
+            backoff_max_s=self.backoff_max_s,
+        )
+
+
+class HeartbeatConfig(_Strict):
+    interval_s: float = Field(15.0, gt=0, le=3600)
+    stale_after_s: float = Field(90.0, gt=0, le=86400)
+
+    @model_validator(mode="after")
+    def _stale_after_interval(self) -> HeartbeatConfig:
+        if self.stale_after_s <= self.interval_s:
+            raise ValueError(
+                f"stale_after_s ({self.stale_after_s}) must be greater than interval_s ({self.interval_s})"
+            )
+        return self
+
+
+class SchedulerConfig(_Strict):
+    #: Fallback wake-up of an idle lane (new work normally wakes it at once).
+    poll_interval_s: float = Field(1.0, gt=0, le=60)
+    #: Grace given to a cancelled run to stop by itself before the browser is killed.
+    kill_grace_s: float = Field(3.0, gt=0, le=60)
+    #: Largest prompt accepted from a batch (characters).
+    max_prompt_chars: int = Field(200_000, ge=1, le=50_000_000)
+
+
+class BrowserConfig(_Strict):
+    executable: Path | None = None
+    headless: bool = True
+    #: A warm browser is recycled (closed and relaunched) after this many tasks.
+    recycle_after: int = Field(50, ge=1, le=100_000)
+    extra_args: tuple[str, ...] = ()
+    #: Folder of user site adapters (``*.toml``) overriding the bundled ones.
+    sites_dir: Path | None = None
+
+
+class ProfileConfig(_Strict):
+    name: str
+    kind: Literal["api", "web"]
+    instructions: str | None = None
+    need_empty_prompt: bool = False
+    timeout_s: float = Field(60.0, gt=0, le=86400)
+    # api
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    api_key_keyring: str | None = None
+    concurrency: int | None = Field(None, ge=1, le=API_CONCURRENCY_MAX)
+    stream: bool = False
+    # web
+    site: str | None = None
+    url: str | None = None
+    max_run_s: float | None = Field(None, gt=0, le=86400)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME_RE.match(v):
+            raise ValueError("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        return v
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
+            raise ValueError(
+                "must be the NAME of an environment variable (the key itself never goes in the config)"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _by_kind(self) -> ProfileConfig:
+        if self.kind == "api":
+            missing = [k for k in ("base_url", "model") if not getattr(self, k)]
+            if missing:
+                raise ValueError(f"an api profile needs {' and '.join(missing)}")
+            assert self.base_url is not None
+            if not re.match(r"^https?://", self.base_url):
+                raise ValueError("base_url must start with http:// or https://")
+            for k in ("site", "url", "max_run_s"):
+                if getattr(self, k) is not None:
+                    raise ValueError(f"{k} is for web profiles only")
+        else:
+            if not self.site:
+                raise ValueError("a web profile needs site (the name of a site adapter)")
+            if self.concurrency is not None:
+                raise ValueError(
+                    "web profiles run exactly one task per account (a chat account allows one "
+                    "generation at a time); remove concurrency and add accounts instead"
+                )
+            for k in ("base_url", "model", "api_key_env", "api_key_keyring"):
+                if getattr(self, k) is not None:
+                    raise ValueError(f"{k} is for api profiles only")
+        return self
+
+    @property
+    def api_concurrency(self) -> int:
+        return self.concurrency or API_CONCURRENCY_DEFAULT
+
+
+class AccountConfig(_Strict):
+    name: str
+    profile: str
+    enabled: bool = True
+    profile_dir: Path | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME_RE.match(v):
+            raise ValueError("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        return v
+
+
+class AppConfig(_Strict):
+    data_dir: Path | None = None
+    retry: RetryConfig = RetryConfig()
+    heartbeat: HeartbeatConfig = HeartbeatConfig()
+    scheduler: SchedulerConfig = SchedulerConfig()
+    browser: BrowserConfig = BrowserConfig()
+    profiles: tuple[ProfileConfig, ...] = ()
+    accounts: tuple[AccountConfig, ...] = ()
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> AppConfig:
+        seen: set[str] = set()
+        for i, p in enumerate(self.profiles):
+            if p.name in seen:
+                raise _KeyError(f"profiles[{i}].name", f"duplicate profile name {p.name!r}")
+            seen.add(p.name)
+        by_name = {p.name: p for p in self.profiles}
+        acc_seen: set[str] = set()
+        for i, a in enumerate(self.accounts):
+            if a.name in acc_seen:
+                raise _KeyError(f"accounts[{i}].name", f"duplicate account name {a.name!r}")
+            acc_seen.add(a.name)
+            prof = by_name.get(a.profile)
+            if prof is None:
+                raise _KeyError(f"accounts[{i}].profile", f"no profile named {a.profile!r}")
+            if prof.kind != "web":
+                raise _KeyError(
+                    f"accounts[{i}].profile", f"profile {a.profile!r} is an api profile; accounts are for web"
+                )
+        return self
+
+    def profile(self, name: str) -> ProfileConfig:
+        for p in self.profiles:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def accounts_of(self, profile: str) -> list[AccountConfig]:
+        return [a for a in self.accounts if a.profile == profile]
+
+
+class _KeyError(ValueError):
+    """A cross-field error that knows its key path."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.message = message
+
+
+def _fmt_loc(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
+    out = ""
+    node: Any = data
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            try:
+                node = node[part]
+                if isinstance(node, dict) and isinstance(node.get("name"), str):
+                    out += f" ({node['name']})"
+            except (IndexError, KeyError, TypeError):
+                node = None
+        else:
+            if part in ("function-after", "function-before") or str(part).startswith("function-"):
+                continue
+            out += ("." if out else "") + str(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return out or "(top level)"
+
+
+def _resolve_paths(cfg: AppConfig, base: Path) -> AppConfig:
+    def rel(p: Path | None) -> Path | None:
+        if p is None:
+            return None
+        p = p.expanduser()
+        return p if p.is_absolute() else (base / p).resolve()
+
+    browser = cfg.browser.model_copy(
+        update={"executable": rel(cfg.browser.executable), "sites_dir": rel(cfg.browser.sites_dir)}
+    )
+    accounts = tuple(a.model_copy(update={"profile_dir": rel(a.profile_dir)}) for a in cfg.accounts)
+    return cfg.model_copy(update={"data_dir": rel(cfg.data_dir), "browser": browser, "accounts": accounts})
+
+
+def parse_config(data: dict[str, Any], source: str = "<config>", base_dir: Path | None = None) -> AppConfig:
+    try:
+        cfg = AppConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            ctx_err = (err.get("ctx") or {}).get("error")
+            if isinstance(ctx_err, _KeyError):
+                lines.append(f"{source}: {ctx_err.key}: {ctx_err.message}")
+                continue
+            key = _fmt_loc(tuple(err["loc"]), data)
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                msg = "unknown key (check the spelling; see the README for all keys)"
+            lines.append(f"{source}: {key}: {msg}")
+        raise ConfigError("\n".join(lines)) from None
+    return _resolve_paths(cfg, base_dir or Path.cwd())
+
+
+def load_config(path: Path | str) -> AppConfig:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return parse_config(data, source=str(path), base_dir=path.parent.resolve())

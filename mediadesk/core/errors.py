@@ -1,0 +1,64 @@
+"""Error kinds of a failed run, and whether each is worth another attempt."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class ErrorKind(str, Enum):
+    # retryable
+    TIMEOUT = "timeout"
+    RATE_LIMITED = "rate_limited"          # HTTP 429
+    SERVER_ERROR = "server_error"          # HTTP 5xx
+    CONNECTION = "connection"              # reset, refused, protocol error
+    HEARTBEAT_TIMEOUT = "heartbeat_timeout"
+    OWNER_LOST = "owner_lost"              # the process that ran it died (recovered at start)
+    BROWSER_CRASH = "browser_crash"
+    SITE_ERROR = "site_error"              # the chat page showed an error mid-run
+    # not retryable
+    BAD_REQUEST = "bad_request"            # HTTP 400/404/422
+    AUTH = "auth"                          # HTTP 401/403, missing API key
+    NEEDS_LOGIN = "needs_login"
+    PROFILE_IN_USE = "profile_in_use"
+    CANCELED = "canceled"
+    CONFIG = "config"                      # profile vanished, adapter broken, ...
+    INTERNAL = "internal"                  # a bug of ours: never retried blindly
+
+    @property
+    def retryable(self) -> bool:
+        return self in RETRYABLE
+
+
+RETRYABLE = frozenset(
+    {
+        ErrorKind.TIMEOUT,
+        ErrorKind.RATE_LIMITED,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.CONNECTION,
+        ErrorKind.HEARTBEAT_TIMEOUT,
+        ErrorKind.OWNER_LOST,
+        ErrorKind.BROWSER_CRASH,
+        ErrorKind.SITE_ERROR,
+    }
+)
+
+
+class TaskFailure(Exception):
+    """Raised by a runner to end an attempt. The lane turns it into a retry or a final failure."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        retry_after_s: float | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.retry_after_s = retry_after_s
+        self.retryable = kind.retryable if retryable is None else retryable
+
+    def __repr__(self) -> str:
+        return f"TaskFailure({self.kind.value}, {self.message!r})"

@@ -1,0 +1,85 @@
+"""The contract between a lane (scheduling) and a backend (the work itself: an HTTP call, a browser run).
+
+A lane owns *when* and *how many*; a backend owns *how*. The lane loop never changes for a new kind
+of backend: the API lane and the web lane are the same loop over different backends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """What a backend needs for one attempt. Settings are resolved at dispatch time, so a profile
+    edit (e.g. the ``need_empty_prompt`` toggle) applies to every task dispatched after it."""
+
+    task_id: str
+    profile: str
+    prompt: str
+    attempt: int
+    #: The system prompt for this attempt (task override, else profile default). None = none.
+    instructions: str | None
+    #: Reasoning models: send the user's content only, no instructions at all.
+    need_empty_prompt: bool = False
+    route_key: str | None = None
+
+    def effective_instructions(self) -> str | None:
+        """The instructions to send, honouring ``need_empty_prompt``."""
+        if self.need_empty_prompt:
+            return None
+        return self.instructions or None
+
+
+class RunContext(Protocol):
+    """Handed to a backend for one attempt."""
+
+    #: Lane label used as the log prefix, e.g. ``api:writer`` or ``web:acct-a``.
+    lane: str
+    #: A directory where the backend may store evidence for this task (screenshots, HTML).
+    evidence_dir: Path
+
+    def log(self, message: str) -> None:
+        """Append a timestamped line to this task's log (never put secrets here)."""
+
+    def beat(self) -> None:
+        """Tell the lane the work is alive (progress seen). Heartbeats are also written on a timer."""
+
+
+class HealthStatus:
+    READY = "ready"
+    BUSY = "busy"
+    NEEDS_LOGIN = "needs_login"
+    DISABLED = "disabled"
+    ERROR = "error"
+    STARTING = "starting"
+
+
+@runtime_checkable
+class LaneBackend(Protocol):
+    """One capacity unit group: an API endpoint (concurrency n) or one web account (exactly 1)."""
+
+    #: How many attempts may run at once on this backend.
+    capacity: int
+
+    async def start(self) -> None:
+        """Prepare (e.g. prewarm a browser). Called when the lane starts."""
+
+    async def stop(self) -> None:
+        """Release everything (close clients, end browser processes)."""
+
+    def available(self) -> bool:
+        """False while the backend cannot take new work (e.g. needs login)."""
+
+    def health(self) -> tuple[str, str | None]:
+        """(status, last error message) for the console, e.g. ("needs_login", "logged out at ...")."""
+
+    async def run(self, task: TaskSpec, ctx: RunContext) -> str:
+        """Do one attempt and return the answer text.
+
+        Raise :class:`mediadesk.core.errors.TaskFailure` to fail the attempt (the lane decides on
+        retries). On ``asyncio.CancelledError`` (operator cancel, stale heartbeat, shutdown) stop the
+        work for real before re-raising: the lane writes the final state only after this returns.
+        """

@@ -1,0 +1,31 @@
+"""Default backends: the only place where the scheduler meets concrete providers (imported lazily,
+so the headless API path never loads Playwright)."""
+
+from __future__ import annotations
+
+from mediadesk.config import AccountConfig, AppConfig, ProfileConfig
+from mediadesk.core.runner import LaneBackend
+from mediadesk.workspace import Workspace
+
+
+def default_backend(
+    config: AppConfig, workspace: Workspace, profile: ProfileConfig, account: AccountConfig | None
+) -> LaneBackend:
+    if profile.kind == "api":
+        from mediadesk.providers.api import ApiBackend
+
+        assert profile.base_url is not None and profile.model is not None
+        return ApiBackend(
+            name=profile.name,
+            base_url=profile.base_url,
+            model=profile.model,
+            concurrency=profile.api_concurrency,
+            api_key_env=profile.api_key_env,
+            api_key_keyring=profile.api_key_keyring,
+            stream=profile.stream,
+            timeout_s=profile.timeout_s,
+        )
+    assert account is not None, "web lanes are per account"
+    from mediadesk.providers.web.backend import build_web_backend
+
+    return build_web_backend(config, workspace, profile, account)

@@ -1,0 +1,118 @@
+"""Typed events the scheduler publishes; the CLI and the Qt bridge subscribe to the same stream."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+
+log = logging.getLogger(__name__)
+
+
+class EventType(str, Enum):
+    TASKS_ADDED = "tasks_added"
+    TASK_CHANGED = "task_changed"
+    TASK_LOG = "task_log"
+    LANE_STATS = "lane_stats"
+    ACCOUNT_CHANGED = "account_changed"
+    PROFILE_CHANGED = "profile_changed"
+
+
+@dataclass(frozen=True)
+class TasksAdded:
+    task_ids: tuple[str, ...]
+    type: EventType = EventType.TASKS_ADDED
+
+
+@dataclass(frozen=True)
+class TaskChanged:
+    task_id: str
+    state: str
+    attempt: int
+    lane: str | None
+    account: str | None
+    started_at: float | None
+    heartbeat_at: float | None
+    finished_at: float | None
+    error_kind: str | None
+    version: int
+    type: EventType = EventType.TASK_CHANGED
+
+
+@dataclass(frozen=True)
+class TaskLogLine:
+    task_id: str
+    ts: float
+    lane: str
+    message: str
+    type: EventType = EventType.TASK_LOG
+
+
+@dataclass(frozen=True)
+class RunningInfo:
+    task_id: str
+    account: str | None
+    started_at: float
+    heartbeat_at: float
+
+
+@dataclass(frozen=True)
+class LaneStats:
+    lane: str                   # "api:writer", "web:acct-a"
+    kind: str                   # "api" | "web"
+    profiles: tuple[str, ...]
+    capacity: int
+    running: tuple[RunningInfo, ...]
+    paused: bool
+    available: bool
+    health: str
+    last_error: str | None
+    completed: int              # attempts that ended in success on this lane since start
+    durations: tuple[float, ...] = field(default=())  # recent successful run times (s), newest last
+    type: EventType = EventType.LANE_STATS
+
+
+@dataclass(frozen=True)
+class AccountChanged:
+    account: str
+    enabled: bool
+    health: str
+    last_error: str | None
+    type: EventType = EventType.ACCOUNT_CHANGED
+
+
+@dataclass(frozen=True)
+class ProfileChanged:
+    profile: str
+    need_empty_prompt: bool
+    concurrency: int
+    type: EventType = EventType.PROFILE_CHANGED
+
+
+Event = TasksAdded | TaskChanged | TaskLogLine | LaneStats | AccountChanged | ProfileChanged
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    """Synchronous fan-out on the event loop. Subscribers must be cheap (coalesce in the UI);
+    one failing subscriber is logged and never breaks the scheduler or the others."""
+
+    def __init__(self) -> None:
+        self._subs: list[Subscriber] = []
+
+    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
+        self._subs.append(fn)
+
+        def unsubscribe() -> None:
+            if fn in self._subs:
+                self._subs.remove(fn)
+
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        for fn in tuple(self._subs):
+            try:
+                fn(event)
+            except Exception:  # a UI bug must not stop a lane
+                log.exception("event subscriber %r failed on %s", fn, event.type)

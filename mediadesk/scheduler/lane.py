@@ -1,0 +1,422 @@
+"""One lane: a loop that reaps, claims and starts, over one backend (an API endpoint or a web account).
+
+The loop reads top to bottom, every round: (1) reap stale heartbeats, (2) claim the head pending
+tasks up to the free slots by compare-and-set, (3) only then start them. A running attempt writes a
+heartbeat every interval; each heartbeat is also a checkpoint where a cancel flag set by another
+process is seen. Final writes are plain synchronous SQLite statements: a cancellation can only land
+at an ``await``, never half-way through a write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.policy import RetryPolicy
+from mediadesk.core.runner import HealthStatus, LaneBackend, TaskSpec
+from mediadesk.core.states import TaskState
+from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskChanged, TaskLogLine
+from mediadesk.store.taskstore import TaskRecord, TaskStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LaneTiming:
+    heartbeat_s: float = 15.0
+    stale_after_s: float = 90.0
+    poll_s: float = 1.0
+    kill_grace_s: float = 3.0
+
+
+class StopReason(str, Enum):
+    OPERATOR_CANCEL = "operator_cancel"
+    LOST = "lost"              # the row was taken from us (reaped as stale): write nothing
+    DEADLINE = "deadline"
+    SHUTDOWN = "shutdown"
+
+
+@dataclass
+class _Run:
+    rec: TaskRecord
+    started: float
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    reason: StopReason | None = None
+    task: asyncio.Task[None] | None = None
+
+    def request_stop(self, reason: StopReason) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self.stop.set()
+
+
+class _Ctx:
+    """RunContext handed to a backend for one attempt."""
+
+    def __init__(self, lane: Lane, run: _Run, evidence_dir: Path) -> None:
+        self.lane = lane.name
+        self.evidence_dir = evidence_dir
+        self._lane = lane
+        self._run = run
+
+    def log(self, message: str) -> None:
+        self._lane.task_log(self._run.rec.task_id, message)
+
+    def beat(self) -> None:
+        self._run.rec = self._run.rec  # progress is shown by the timer heartbeat; kept cheap
+
+
+class Lane:
+    """Dispatch for one backend. Web lanes have ``capacity == 1`` by construction (see web backend)."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        kind: str,
+        profiles: tuple[str, ...],
+        backend: LaneBackend,
+        store: TaskStore,
+        bus: EventBus,
+        policy: RetryPolicy,
+        timing: LaneTiming,
+        owner: str,
+        resolve: Callable[[TaskRecord], TaskSpec],
+        evidence_root: Path,
+        account: str | None = None,
+        attempt_deadline_s: float | None = None,
+        enabled: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.profiles = profiles
+        self.backend = backend
+        self.account = account
+        self.enabled = enabled
+        self.paused = False
+        self.completed = 0
+        self.durations: deque[float] = deque(maxlen=500)
+        self._store = store
+        self._bus = bus
+        self._policy = policy
+        self._timing = timing
+        self._owner = owner
+        self._resolve = resolve
+        self._evidence_root = evidence_root
+        self._deadline_s = attempt_deadline_s
+        self._clock = clock
+        self._running: dict[str, _Run] = {}
+        self._wake = asyncio.Event()
+        self._loop_task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._last_reap = 0.0
+        self.on_stats_dirty: Callable[[Lane], None] = lambda _lane: None
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        try:
+            await self.backend.start()
+        except Exception as exc:  # prewarm failure is not fatal: the backend reports its health
+            log.warning("%s: backend start failed: %s", self.name, exc)
+        self._loop_task = asyncio.create_task(self._loop(), name=f"lane:{self.name}")
+        self._loop_task.add_done_callback(self._loop_done)
+
+    def _loop_done(self, t: asyncio.Task[None]) -> None:
+        if not t.cancelled() and t.exception() is not None:
+            log.error("%s: lane loop died", self.name, exc_info=t.exception())
+
+    async def stop(self) -> None:
+        """Stop dispatching; interrupt running attempts (they go back to pending, attempt refunded)."""
+        self._stopping = True
+        for run in list(self._running.values()):
+            run.request_stop(StopReason.SHUTDOWN)
+        tasks = [r.task for r in self._running.values() if r.task is not None]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop_task
+        with contextlib.suppress(Exception):
+            await self.backend.stop()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    # ------------------------------------------------------------------ state for the UI / CLI
+    @property
+    def capacity(self) -> int:
+        return int(self.backend.capacity)
+
+    @property
+    def running_count(self) -> int:
+        return len(self._running)
+
+    def can_dispatch(self) -> bool:
+        return not (self._stopping or self.paused or not self.enabled) and self.backend.available()
+
+    def stats(self) -> LaneStats:
+        health, last_error = self.backend.health()
+        if not self.enabled:
+            health = HealthStatus.DISABLED
+        elif health == HealthStatus.READY and self._running:
+            health = HealthStatus.BUSY
+        return LaneStats(
+            lane=self.name,
+            kind=self.kind,
+            profiles=self.profiles,
+            capacity=self.capacity,
+            running=tuple(
+                RunningInfo(r.rec.task_id, self.account, r.started, r.rec.heartbeat_at or r.started)
+                for r in self._running.values()
+            ),
+            paused=self.paused,
+            available=self.can_dispatch(),
+            health=health,
+            last_error=last_error,
+            completed=self.completed,
+            durations=tuple(self.durations),
+        )
+
+    def is_running(self, task_id: str) -> bool:
+        return task_id in self._running
+
+    def interrupt(self, task_id: str) -> bool:
+        """Operator cancel of a running task: stop it now (the DB flag is the cross-process path)."""
+        run = self._running.get(task_id)
+        if run is None:
+            return False
+        run.request_stop(StopReason.OPERATOR_CANCEL)
+        return True
+
+    # ------------------------------------------------------------------ events
+    def publish(self, rec: TaskRecord) -> None:
+        self._bus.publish(task_changed(rec))
+
+    def task_log(self, task_id: str, message: str) -> None:
+        line = self._store.append_log(task_id, self.name, message)
+        self._bus.publish(TaskLogLine(task_id, line.ts, self.name, message))
+
+    # ------------------------------------------------------------------ the loop
+    async def _loop(self) -> None:
+        while not self._stopping:
+            self._wake.clear()
+            now = self._clock()
+            self._reap(now)
+            if self.can_dispatch():
+                free = self.capacity - len(self._running)
+                if free > 0:
+                    for rec in self._store.claim(
+                        self.profiles, free, lane=self.name, account=self.account, owner=self._owner, now=now
+                    ):
+                        self._start(rec)
+            await self._idle(now)
+
+    async def _idle(self, now: float) -> None:
+        timeout = self._timing.poll_s
+        if self.can_dispatch() and len(self._running) < self.capacity:
+            due = self._store.next_due(self.profiles)
+            if due is not None and due > now:
+                timeout = min(timeout, due - now)
+        # the reaper must run at least this often even when nothing wakes the lane
+        timeout = min(timeout, max(0.01, self._timing.stale_after_s / 4))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, timeout))
+
+    def _reap(self, now: float) -> None:
+        # A cheap indexed query; throttled so a busy lane does not run it thousands of times a second.
+        if now - self._last_reap < min(1.0, self._timing.stale_after_s / 10):
+            return
+        self._last_reap = now
+        for rec in self._store.reap_stale(self.profiles, now - self._timing.stale_after_s):
+            run = self._running.get(rec.task_id)
+            if run is not None:
+                run.request_stop(StopReason.LOST)  # our own attempt hung: end it, write nothing more
+            age = now - (rec.heartbeat_at or now)
+            self._fail_attempt(
+                rec, TaskFailure(ErrorKind.HEARTBEAT_TIMEOUT, f"no heartbeat for {age:.1f} s"), now
+            )
+
+    def _start(self, rec: TaskRecord) -> None:
+        run = _Run(rec=rec, started=self._clock())
+        self._running[rec.task_id] = run
+        self.publish(rec)
+        run.task = asyncio.create_task(self._supervise(run), name=f"{self.name}:{rec.task_id}")
+        self.on_stats_dirty(self)
+
+    # ------------------------------------------------------------------ one attempt
+    async def _supervise(self, run: _Run) -> None:
+        rec = run.rec
+        try:
+            spec = self._resolve(rec)
+            ctx = _Ctx(self, run, self._evidence_root / rec.task_id)
+            work: asyncio.Task[str] = asyncio.create_task(self.backend.run(spec, ctx), name=f"work:{rec.task_id}")
+            try:
+                await self._watch(run, work)
+            except asyncio.CancelledError:
+                run.request_stop(StopReason.SHUTDOWN)
+                await self._end_work(work)
+                raise
+            self._settle(run, work)
+        except asyncio.CancelledError:
+            self._settle_shutdown(run)
+        except Exception as exc:  # a bug of ours: record it on the task, keep the lane alive
+            log.exception("%s: supervising %s failed", self.name, rec.task_id)
+            self._final_failure(run.rec, TaskFailure(ErrorKind.INTERNAL, f"internal error: {exc!r}"))
+        finally:
+            self._running.pop(rec.task_id, None)
+            self.on_stats_dirty(self)
+            self._wake.set()
+
+    async def _watch(self, run: _Run, work: asyncio.Task[str]) -> None:
+        """Wait for the work, writing heartbeats; each tick is a cancel checkpoint."""
+        hb = self._timing.heartbeat_s
+        deadline = None if self._deadline_s is None else run.started + self._deadline_s
+        next_beat = run.started + hb
+        stop_wait = asyncio.create_task(run.stop.wait())
+        try:
+            while not work.done():
+                now = self._clock()
+                timeout = max(0.0, next_beat - now)
+                if deadline is not None:
+                    timeout = min(timeout, max(0.0, deadline - now))
+                await asyncio.wait({work, stop_wait}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                if work.done():
+                    break
+                if run.stop.is_set():
+                    await self._end_work(work)
+                    return
+                now = self._clock()
+                if deadline is not None and now >= deadline:
+                    run.request_stop(StopReason.DEADLINE)
+                    await self._end_work(work)
+                    return
+                if now >= next_beat:
+                    next_beat = now + hb
+                    flag = self._store.heartbeat(run.rec, now)
+                    if flag is None:
+                        run.request_stop(StopReason.LOST)
+                    elif flag:
+                        run.request_stop(StopReason.OPERATOR_CANCEL)
+                    else:
+                        run.rec = _with_hb(run.rec, now)
+                        self.on_stats_dirty(self)
+        finally:
+            stop_wait.cancel()
+
+    async def _end_work(self, work: asyncio.Task[str]) -> None:
+        """Cancel the backend's work and wait until it has really stopped (it kills what it must)."""
+        if not work.done():
+            work.cancel()
+        with contextlib.suppress(BaseException):
+            await work
+
+    def _settle(self, run: _Run, work: asyncio.Task[str]) -> None:
+        """Write the real outcome of the attempt."""
+        rec = run.rec
+        now = self._clock()
+        reason = run.reason
+        if reason is StopReason.LOST:
+            self.task_log(rec.task_id, "attempt abandoned: the task was taken over (stale heartbeat)")
+            return
+        if reason is StopReason.SHUTDOWN:
+            self._settle_shutdown(run)
+            return
+        if work.cancelled() or reason is not None:
+            if reason is StopReason.DEADLINE:
+                self._fail_attempt(
+                    rec, TaskFailure(ErrorKind.TIMEOUT, f"attempt exceeded {self._deadline_s:.0f} s"), now
+                )
+                return
+            if reason is StopReason.OPERATOR_CANCEL or work.cancelled():
+                new = self._store.finish(
+                    rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
+                    error_message="canceled by operator while running", log="canceled while running", now=now,
+                )
+                self._published(new, rec)
+                return
+        exc = work.exception()
+        if exc is None:
+            text = work.result()
+            new = self._store.finish(
+                rec, TaskState.SUCCESS, result=text, log=f"success in {now - run.started:.2f} s", now=now
+            )
+            if new is not None:
+                self.completed += 1
+                self.durations.append(now - run.started)
+            self._published(new, rec)
+            return
+        if isinstance(exc, TaskFailure):
+            self._fail_attempt(rec, exc, now)
+        else:
+            log.error("%s: backend raised %r on %s", self.name, exc, rec.task_id, exc_info=exc)
+            self._fail_attempt(rec, TaskFailure(ErrorKind.INTERNAL, f"unexpected error: {exc!r}"), now)
+
+    def _settle_shutdown(self, run: _Run) -> None:
+        """Graceful stop: back to pending for the next start, the interrupted attempt refunded."""
+        rec = run.rec
+        # refund: the attempt did not fail, the app closed
+        new = self._store.finish(
+            rec, TaskState.PENDING, not_before=0.0, log="interrupted by shutdown; will resume",
+            refund_attempt=True,
+        )
+        self._published(new, rec)
+
+    def _fail_attempt(self, rec: TaskRecord, failure: TaskFailure, now: float) -> None:
+        self._published(record_failure(self._store, self._policy, rec, failure, now), rec)
+
+    def _final_failure(self, rec: TaskRecord, failure: TaskFailure) -> None:
+        new = self._store.finish(
+            rec, TaskState.FAILED, error_kind=failure.kind.value, error_message=failure.message,
+            log=f"failed: {failure.message}",
+        )
+        self._published(new, rec)
+
+    def _published(self, new: TaskRecord | None, old: TaskRecord) -> None:
+        if new is None:
+            log.info("%s: %s changed under us (CAS lost); nothing written", self.name, old.task_id)
+            return
+        self.publish(new)
+
+
+def _with_hb(rec: TaskRecord, now: float) -> TaskRecord:
+    from dataclasses import replace
+
+    return replace(rec, heartbeat_at=now)
+
+
+def record_failure(
+    store: TaskStore, policy: RetryPolicy, rec: TaskRecord, failure: TaskFailure, now: float
+) -> TaskRecord | None:
+    """A failed attempt goes back as pending with a not-before time (same row), or ends failed."""
+    attempt_no = rec.attempts_in_budget
+    if policy.should_retry(failure, attempt_no):
+        delay = policy.delay(attempt_no, failure.retry_after_s)
+        return store.finish(
+            rec, TaskState.PENDING, error_kind=failure.kind.value, error_message=failure.message,
+            not_before=now + delay, now=now,
+            log=f"attempt {rec.attempt} failed ({failure.kind.value}: {failure.message}); "
+            f"retry {attempt_no}/{policy.max_retries} in {delay:.1f} s",
+        )
+    why = "not retryable" if not failure.retryable else "no retries left"
+    return store.finish(
+        rec, TaskState.FAILED, error_kind=failure.kind.value, error_message=failure.message, now=now,
+        log=f"attempt {rec.attempt} failed ({failure.kind.value}: {failure.message}); {why}",
+    )
+
+
+def task_changed(rec: TaskRecord) -> TaskChanged:
+    return TaskChanged(
+        task_id=rec.task_id, state=rec.state, attempt=rec.attempt, lane=rec.lane,
+        account=rec.account, started_at=rec.started_at, heartbeat_at=rec.heartbeat_at,
+        finished_at=rec.finished_at, error_kind=rec.error_kind, version=rec.version,
+    )

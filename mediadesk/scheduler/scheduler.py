@@ -1,0 +1,362 @@
+"""The scheduler: lanes built from the config, recovery at start, operator actions, one event stream.
+
+Two kinds of lane over one durable table: one API lane per API profile (its semaphore is the
+profile's concurrency, 1..5) and one web lane per account (exactly one run at a time). The console
+and the headless CLI drive this same object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from mediadesk.config import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
+from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.runner import LaneBackend, TaskSpec
+from mediadesk.core.states import TaskState
+from mediadesk.scheduler.events import (
+    AccountChanged,
+    EventBus,
+    ProfileChanged,
+    TaskChanged,
+    TasksAdded,
+)
+from mediadesk.scheduler.lane import Lane, LaneTiming, record_failure, task_changed
+from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore
+from mediadesk.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+BackendFactory = Callable[[ProfileConfig, AccountConfig | None], LaneBackend]
+
+
+@dataclass(frozen=True)
+class ProfileView:
+    name: str
+    kind: str
+    need_empty_prompt: bool
+    concurrency: int  # web: 1 per account, fixed
+
+
+class Scheduler:
+    def __init__(
+        self,
+        config: AppConfig,
+        workspace: Workspace,
+        *,
+        bus: EventBus | None = None,
+        backend_factory: BackendFactory | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self.workspace = workspace
+        self.bus = bus or EventBus()
+        self._factory = backend_factory
+        self._clock = clock
+        self._profiles = {p.name: p for p in config.profiles}
+        self._nep: dict[str, bool] = {p.name: p.need_empty_prompt for p in config.profiles}
+        self._conc: dict[str, int] = {p.name: p.api_concurrency for p in config.profiles if p.kind == "api"}
+        self._dblock = DatabaseLock(workspace.db_path)
+        self._store: TaskStore | None = None
+        self.lanes: list[Lane] = []
+        self._dirty: set[str] = set()
+        self._ticker: asyncio.Task[None] | None = None
+        self._terminal_event = asyncio.Event()
+        self._account_health: dict[str, tuple[str, str | None]] = {}
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.started = False
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def store(self) -> TaskStore:
+        if self._store is None:
+            raise RuntimeError("Scheduler not opened: call open() or start() first")
+        return self._store
+
+    def open(self) -> None:
+        """Take the database (one scheduler per database) and recover what a crash left running."""
+        if self._store is not None:
+            return
+        self.workspace.ensure()
+        self._dblock.acquire()  # DatabaseBusyError for a second scheduler
+        try:
+            self._store = TaskStore(self.workspace.db_path)
+            for name, (nep, conc) in self._store.profile_settings().items():
+                if name in self._nep and nep is not None:
+                    self._nep[name] = nep
+                if name in self._conc and conc is not None:
+                    self._conc[name] = max(1, min(API_CONCURRENCY_MAX, conc))
+            self._recover()
+        except BaseException:
+            self._dblock.release()
+            raise
+
+    async def start(self) -> None:
+        self.open()
+        self._build_lanes()
+        await asyncio.gather(*(lane.start() for lane in self.lanes))
+        self._ticker = asyncio.create_task(self._stats_loop(), name="scheduler:stats")
+        self.started = True
+        for lane in self.lanes:
+            self._dirty.add(lane.name)
+
+    async def stop(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+            self._ticker = None
+        await asyncio.gather(*(lane.stop() for lane in self.lanes), return_exceptions=True)
+        self.lanes = []
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        self._dblock.release()
+        self.started = False
+
+    async def __aenter__(self) -> Scheduler:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def _recover(self) -> None:
+        """We hold the database lock, so any 'running' row has no live owner: recover it now
+        instead of waiting out the stale threshold, by the same retry rules."""
+        store = self.store
+        policy = self.config.retry.policy()
+        now = self._clock()
+        for rec in store.running():
+            if rec.cancel_requested:
+                store.finish(
+                    rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
+                    error_message="canceled (cancel was requested before a crash)",
+                    log="recovered after a crash: cancel had been requested", now=now,
+                )
+            else:
+                record_failure(
+                    store, policy, rec,
+                    TaskFailure(ErrorKind.OWNER_LOST, f"the process that ran it ({rec.owner}) is gone"), now,
+                )
+
+    def _backend(self, profile: ProfileConfig, account: AccountConfig | None) -> LaneBackend:
+        if self._factory is not None:
+            return self._factory(profile, account)
+        from mediadesk.scheduler.backends import default_backend
+
+        return default_backend(self.config, self.workspace, profile, account)
+
+    def _build_lanes(self) -> None:
+        hb = self.config.heartbeat
+        timing = LaneTiming(
+            heartbeat_s=hb.interval_s,
+            stale_after_s=hb.stale_after_s,
+            poll_s=self.config.scheduler.poll_interval_s,
+            kill_grace_s=self.config.scheduler.kill_grace_s,
+        )
+        policy = self.config.retry.policy()
+        acc_state = self.store.account_states()
+        for prof in self.config.profiles:
+            if prof.kind == "api":
+                backend = self._backend(prof, None)
+                backend.capacity = self._conc[prof.name]
+                self._add_lane(
+                    Lane(
+                        name=f"api:{prof.name}", kind="api", profiles=(prof.name,), backend=backend,
+                        store=self.store, bus=self.bus, policy=policy, timing=timing, owner=self.owner,
+                        resolve=self._resolve, evidence_root=self.workspace.evidence_dir,
+                        attempt_deadline_s=prof.timeout_s + 5.0, clock=self._clock,
+                    )
+                )
+        for acc in self.config.accounts:
+            prof = self._profiles[acc.profile]
+            enabled = acc_state[acc.name][0] if acc.name in acc_state else acc.enabled
+            backend = self._backend(prof, acc)
+            deadline = getattr(backend, "attempt_deadline_s", None)
+            self._add_lane(
+                Lane(
+                    name=f"web:{acc.name}", kind="web", profiles=(prof.name,), backend=backend,
+                    store=self.store, bus=self.bus, policy=policy, timing=timing, owner=self.owner,
+                    resolve=self._resolve, evidence_root=self.workspace.evidence_dir, account=acc.name,
+                    attempt_deadline_s=deadline, enabled=enabled, clock=self._clock,
+                )
+            )
+
+    def _add_lane(self, lane: Lane) -> None:
+        lane.on_stats_dirty = self._mark_dirty
+        self.lanes.append(lane)
+
+    def _mark_dirty(self, lane: Lane) -> None:
+        self._dirty.add(lane.name)
+
+    async def _stats_loop(self) -> None:
+        """Coalesced lane stats (at most ~4/s), plus a full refresh every 2 s for heartbeat ages."""
+        tick = 0
+        while True:
+            await asyncio.sleep(0.25)
+            tick += 1
+            for lane in self.lanes:
+                if lane.name in self._dirty or tick % 8 == 0:
+                    self.bus.publish(lane.stats())
+                    self._sync_account_health(lane)
+            self._dirty.clear()
+
+    def _sync_account_health(self, lane: Lane) -> None:
+        if lane.account is None:
+            return
+        health = lane.backend.health()
+        if self._account_health.get(lane.account) != health:
+            self._account_health[lane.account] = health
+            self.store.set_account_health(lane.account, health[0], health[1], lane.enabled)
+            self.bus.publish(AccountChanged(lane.account, lane.enabled, health[0], health[1]))
+
+    def _resolve(self, rec: TaskRecord) -> TaskSpec:
+        prof = self._profiles[rec.profile]
+        instructions = rec.system if rec.system is not None else prof.instructions
+        return TaskSpec(
+            task_id=rec.task_id, profile=rec.profile, prompt=rec.prompt, attempt=rec.attempt,
+            instructions=instructions, need_empty_prompt=self._nep[rec.profile], route_key=rec.route_key,
+        )
+
+    # ------------------------------------------------------------------ submit / operator actions
+    def profile_names(self) -> list[str]:
+        return list(self._profiles)
+
+    def submit(self, tasks: Sequence[NewTask]) -> AddResult:
+        for t in tasks:
+            if t.profile not in self._profiles:
+                raise ValueError(f"unknown profile {t.profile!r}")
+        res = self.store.add_tasks(tasks)
+        if res.added:
+            self.bus.publish(TasksAdded(res.added))
+            profiles = {t.profile for t in tasks}
+            for lane in self.lanes:
+                if profiles.intersection(lane.profiles):
+                    lane.wake()
+        return res
+
+    def new_task(
+        self, task_id: str, profile: str, prompt: str, *, system: str | None = None, priority: int = 0,
+        route_key: str | None = None, batch: str | None = None,
+    ) -> NewTask:
+        prof = self._profiles.get(profile)
+        if prof is None:
+            raise ValueError(f"unknown profile {profile!r}")
+        return NewTask(task_id, profile, prof.kind, prompt, system, priority, route_key, batch)
+
+    def cancel(self, task_ids: Iterable[str]) -> int:
+        """Pending -> canceled at once; running -> flag + immediate interrupt of our own attempt."""
+        n = 0
+        for rec in self.store.request_cancel(list(task_ids)):
+            n += 1
+            if rec.state == TaskState.CANCELED.value:
+                self._publish(rec)
+            else:
+                for lane in self.lanes:
+                    if lane.interrupt(rec.task_id):
+                        break
+        return n
+
+    def retry(self, task_ids: Iterable[str]) -> int:
+        recs = self.store.requeue(list(task_ids))
+        for rec in recs:
+            self._publish(rec)
+        self._wake_profiles({r.profile for r in recs})
+        return len(recs)
+
+    def pause(self, kind: str | None = None, paused: bool = True) -> None:
+        for lane in self.lanes:
+            if kind is None or lane.kind == kind or lane.name == kind:
+                lane.paused = paused
+                lane.wake()
+                self._dirty.add(lane.name)
+
+    def set_account_enabled(self, account: str, enabled: bool, *, cancel_running: bool = False) -> None:
+        """The operator's switch (persisted). Disabling stops new dispatch at once; the running
+        task finishes unless ``cancel_running``."""
+        lane = self._lane_of_account(account)
+        self.store.set_account_enabled(account, enabled)
+        lane.enabled = enabled
+        if not enabled and cancel_running:
+            self.cancel([r.task_id for r in lane.stats().running])
+        lane.wake()
+        self._dirty.add(lane.name)
+        health, err = lane.backend.health()
+        self.bus.publish(AccountChanged(account, enabled, health, err))
+
+    def set_profile_setting(
+        self, profile: str, *, need_empty_prompt: bool | None = None, concurrency: int | None = None
+    ) -> None:
+        prof = self._profiles.get(profile)
+        if prof is None:
+            raise ValueError(f"unknown profile {profile!r}")
+        if concurrency is not None:
+            if prof.kind != "api":
+                raise ValueError("web profiles run one task per account; concurrency is not settable")
+            if not 1 <= concurrency <= API_CONCURRENCY_MAX:
+                raise ValueError(f"concurrency must be 1..{API_CONCURRENCY_MAX}")
+        self.store.set_profile_setting(profile, need_empty_prompt=need_empty_prompt, concurrency=concurrency)
+        if need_empty_prompt is not None:
+            self._nep[profile] = need_empty_prompt
+        if concurrency is not None:
+            self._conc[profile] = concurrency
+            for lane in self.lanes:
+                if lane.kind == "api" and profile in lane.profiles:
+                    lane.backend.capacity = concurrency
+                    lane.wake()
+                    self._dirty.add(lane.name)
+        self.bus.publish(ProfileChanged(profile, self._nep[profile], self.profile_view(profile).concurrency))
+
+    def profile_view(self, profile: str) -> ProfileView:
+        prof = self._profiles[profile]
+        return ProfileView(
+            name=prof.name, kind=prof.kind, need_empty_prompt=self._nep[prof.name],
+            concurrency=self._conc.get(prof.name, 1),
+        )
+
+    # ------------------------------------------------------------------ queries
+    def unservable_profiles(self) -> list[str]:
+        """Profiles with pending work and no lane that could ever take it (e.g. no enabled account)."""
+        out = []
+        for name in self._profiles:
+            lanes = [lane for lane in self.lanes if name in lane.profiles]
+            if not any(lane.enabled for lane in lanes) and self.store.has_pending([name]):
+                out.append(name)
+        return out
+
+    async def wait_idle(self, poll_s: float = 0.5) -> None:
+        """Return when no task is pending or running (deferred retries included)."""
+        unsubscribe = self.bus.subscribe(self._on_event_for_idle)
+        try:
+            while self.store.unfinished_count() > 0:
+                self._terminal_event.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._terminal_event.wait(), timeout=poll_s)
+        finally:
+            unsubscribe()
+
+    def _on_event_for_idle(self, ev: object) -> None:
+        if isinstance(ev, TaskChanged) and TaskState(ev.state).terminal:
+            self._terminal_event.set()
+
+    def _lane_of_account(self, account: str) -> Lane:
+        for lane in self.lanes:
+            if lane.account == account:
+                return lane
+        raise ValueError(f"unknown account {account!r}")
+
+    def _wake_profiles(self, profiles: set[str]) -> None:
+        for lane in self.lanes:
+            if profiles.intersection(lane.profiles):
+                lane.wake()
+
+    def _publish(self, rec: TaskRecord) -> None:
+        self.bus.publish(task_changed(rec))

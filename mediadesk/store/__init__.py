@@ -1,0 +1,19 @@
+"""Durable store: SQLModel schema, CAS transitions, schema versioning, the one-scheduler lock."""
+
+from mediadesk.store.dblock import DatabaseBusyError, DatabaseLock
+from mediadesk.store.schema import SCHEMA_VERSION, SchemaError, migrate
+from mediadesk.store.taskstore import AddResult, LogLine, NewTask, TaskReader, TaskRecord, TaskStore
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AddResult",
+    "DatabaseBusyError",
+    "DatabaseLock",
+    "LogLine",
+    "NewTask",
+    "SchemaError",
+    "TaskReader",
+    "TaskRecord",
+    "TaskStore",
+    "migrate",
+]

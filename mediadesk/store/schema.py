@@ -1,0 +1,68 @@
+"""Schema versioning without losing an operator's data.
+
+The schema version lives in SQLite's ``PRAGMA user_version``. ``MIGRATIONS[i]`` brings a database
+from version ``i`` to ``i + 1``; they run in order inside one transaction each, after a copy of the
+file is kept as ``<db>.bak-v<old>``. A database written by a newer MediaDesk is refused, never
+"fixed". To change the schema: append a function to ``MIGRATIONS`` (ALTER TABLE / copy), never edit
+an old one. This is the documented equivalent of Alembic for a single embedded file.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import create_engine
+from sqlmodel import SQLModel
+
+from mediadesk.store import models  # noqa: F401  (registers the tables)
+
+
+class SchemaError(Exception):
+    """The database cannot be used by this version of MediaDesk."""
+
+
+def _v1_initial(conn: sqlite3.Connection, path: Path) -> None:
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        SQLModel.metadata.create_all(engine)
+    finally:
+        engine.dispose()
+    # claim: head pending task of a profile, by priority (high first) then submission order. The
+    # DESC must be in the index or SQLite sorts every pending row on each claim.
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_task_claim ON task (state, profile, priority DESC, seq)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection, Path], None]] = [_v1_initial]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(path: Path) -> int:
+    """Create or upgrade the database at ``path``; return the version it had before."""
+    conn = sqlite3.connect(path, timeout=10)
+    try:
+        (current,) = conn.execute("PRAGMA user_version").fetchone()
+        if current > SCHEMA_VERSION:
+            raise SchemaError(
+                f"{path}: written by a newer MediaDesk (schema {current}, this version knows "
+                f"{SCHEMA_VERSION}); upgrade MediaDesk or use another --db"
+            )
+        if current == SCHEMA_VERSION:
+            return current
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        has_tables = bool(tables)
+        if current == 0 and has_tables and "task" not in tables:
+            raise SchemaError(f"{path}: not a MediaDesk database (it has other tables); use another --db")
+        if current > 0 or has_tables:
+            conn.close()
+            shutil.copy2(path, path.with_name(f"{path.name}.bak-v{current}"))
+            conn = sqlite3.connect(path, timeout=10)
+        for version in range(current, SCHEMA_VERSION):
+            MIGRATIONS[version](conn, path)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.commit()
+        return current
+    finally:
+        conn.close()

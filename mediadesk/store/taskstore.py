@@ -1,0 +1,459 @@
+"""The durable task table. Every state change is a compare-and-set on (state, version).
+
+Writes go through ONE sqlite3 connection owned by the scheduler's event-loop thread: each is a
+short transaction (tens of microseconds in WAL mode with synchronous=NORMAL), measured to keep the
+durable path close to a bare HTTP loop. The ORM costs ~14x on this hot path (PLATFORM-NOTES), so
+the schema is SQLModel and the transitions are plain SQL. Long reads for the console go through
+:class:`TaskReader`, one connection per thread, never on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from mediadesk.core.states import TaskState, can_transition
+from mediadesk.store.schema import migrate
+
+_TASK_COLUMNS = (
+    "task_id, model_kind, state, attempt, started_at, heartbeat_at, profile, account, lane, prompt, "
+    "system, priority, route_key, batch, result, error_kind, error_message, created_at, updated_at, "
+    "finished_at, cancel_requested, version, not_before, seq, attempt_base, owner"
+)
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    task_id: str
+    model_kind: str
+    state: str
+    attempt: int
+    started_at: float | None
+    heartbeat_at: float | None
+    profile: str
+    account: str | None
+    lane: str | None
+    prompt: str
+    system: str | None
+    priority: int
+    route_key: str | None
+    batch: str | None
+    result: str | None
+    error_kind: str | None
+    error_message: str | None
+    created_at: float
+    updated_at: float
+    finished_at: float | None
+    cancel_requested: bool
+    version: int
+    not_before: float
+    seq: int
+    attempt_base: int
+    owner: str | None
+
+    @property
+    def attempts_in_budget(self) -> int:
+        """Attempts made since the task was (re)queued by the operator."""
+        return self.attempt - self.attempt_base
+
+
+assert tuple(f.name for f in fields(TaskRecord)) == tuple(c.strip() for c in _TASK_COLUMNS.split(","))
+
+
+def _rec(row: tuple[Any, ...]) -> TaskRecord:
+    r = list(row)
+    r[20] = bool(r[20])
+    return TaskRecord(*r)
+
+
+@dataclass(frozen=True)
+class NewTask:
+    task_id: str
+    profile: str
+    model_kind: str
+    prompt: str
+    system: str | None = None
+    priority: int = 0
+    route_key: str | None = None
+    batch: str | None = None
+
+
+@dataclass(frozen=True)
+class AddResult:
+    added: tuple[str, ...]
+    existing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LogLine:
+    task_id: str
+    ts: float
+    lane: str
+    message: str
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA busy_timeout=10000")
+    return conn
+
+
+class TaskStore:
+    """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        migrate(self.path)
+        self._conn = _connect(self.path)
+        self._closed = False
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._conn.close()
+
+    # ------------------------------------------------------------------ helpers
+    def _tx(self) -> _Tx:
+        return _Tx(self._conn)
+
+    def _one(self, task_id: str) -> TaskRecord | None:
+        row = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE task_id=?", (task_id,)).fetchone()
+        return _rec(row) if row else None
+
+    def _log(self, task_id: str, lane: str, message: str, ts: float) -> None:
+        self._conn.execute(
+            "INSERT INTO task_log(task_id, ts, lane, message) VALUES (?,?,?,?)", (task_id, ts, lane, message)
+        )
+
+    def _cas(
+        self, rec: TaskRecord, dst: TaskState, now: float, **values: Any
+    ) -> TaskRecord | None:
+        """Move ``rec`` to ``dst`` iff its (state, version) are still what ``rec`` says."""
+        src = TaskState(rec.state)
+        if not can_transition(src, dst):
+            raise ValueError(f"illegal transition {src.value} -> {dst.value} for {rec.task_id}")
+        values = {"state": dst.value, "version": rec.version + 1, "updated_at": now, **values}
+        sets = ", ".join(f"{k}=?" for k in values)
+        cur = self._conn.execute(
+            f"UPDATE task SET {sets} WHERE task_id=? AND state=? AND version=?",
+            (*values.values(), rec.task_id, rec.state, rec.version),
+        )
+        if cur.rowcount != 1:
+            return None
+        merged = {f.name: getattr(rec, f.name) for f in fields(TaskRecord)}
+        merged.update(values)
+        merged["cancel_requested"] = bool(merged["cancel_requested"])
+        return TaskRecord(**merged)
+
+    # ------------------------------------------------------------------ submit
+    def add_tasks(self, tasks: Sequence[NewTask], now: float | None = None) -> AddResult:
+        """Insert new tasks; an id already present is left untouched (idempotent re-submit)."""
+        now = time.time() if now is None else now
+        added: list[str] = []
+        existing: list[str] = []
+        with self._tx():
+            (seq,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM task").fetchone()
+            for t in tasks:
+                seq += 1
+                cur = self._conn.execute(
+                    "INSERT OR IGNORE INTO task(task_id, model_kind, state, attempt, profile, prompt, system,"
+                    " priority, route_key, batch, created_at, updated_at, cancel_requested, version,"
+                    " not_before, seq, attempt_base) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,?,0)",
+                    (t.task_id, t.model_kind, TaskState.PENDING.value, 0, t.profile, t.prompt, t.system,
+                     t.priority, t.route_key, t.batch, now, now, seq),
+                )
+                (added if cur.rowcount == 1 else existing).append(t.task_id)
+        return AddResult(tuple(added), tuple(existing))
+
+    # ------------------------------------------------------------------ lane ops
+    def claim(
+        self,
+        profiles: Sequence[str],
+        limit: int,
+        *,
+        lane: str,
+        account: str | None,
+        owner: str,
+        now: float | None = None,
+    ) -> list[TaskRecord]:
+        """CAS up to ``limit`` due pending tasks of ``profiles`` to running (head first)."""
+        if limit <= 0 or not profiles:
+            return []
+        now = time.time() if now is None else now
+        marks = ",".join("?" * len(profiles))
+        claimed: list[TaskRecord] = []
+        with self._tx():
+            rows = self._conn.execute(
+                f"SELECT {_TASK_COLUMNS} FROM task WHERE state='pending' AND profile IN ({marks})"
+                " AND not_before <= ? AND cancel_requested=0 ORDER BY priority DESC, seq LIMIT ?",
+                (*profiles, now, limit),
+            ).fetchall()
+            for row in rows:
+                rec = _rec(row)
+                new = self._cas(
+                    rec, TaskState.RUNNING, now,
+                    attempt=rec.attempt + 1, started_at=now, heartbeat_at=now, lane=lane,
+                    account=account, owner=owner, finished_at=None,
+                )
+                if new is not None:
+                    self._log(rec.task_id, lane, f"attempt {new.attempt} started", now)
+                    claimed.append(new)
+        return claimed
+
+    def heartbeat(self, rec: TaskRecord, now: float | None = None) -> bool | None:
+        """Write heartbeat_at. Returns the cancel flag, or None if the task is no longer ours."""
+        now = time.time() if now is None else now
+        row = self._conn.execute(
+            "UPDATE task SET heartbeat_at=? WHERE task_id=? AND state='running' AND version=?"
+            " RETURNING cancel_requested",
+            (now, rec.task_id, rec.version),
+        ).fetchone()
+        return None if row is None else bool(row[0])
+
+    def finish(
+        self,
+        rec: TaskRecord,
+        dst: TaskState,
+        *,
+        result: str | None = None,
+        error_kind: str | None = None,
+        error_message: str | None = None,
+        not_before: float = 0.0,
+        log: str | None = None,
+        refund_attempt: bool = False,
+        now: float | None = None,
+    ) -> TaskRecord | None:
+        """End an attempt: success / failed / canceled, or pending again for a deferred retry."""
+        now = time.time() if now is None else now
+        values: dict[str, Any] = {"error_kind": error_kind, "error_message": error_message}
+        if dst is TaskState.SUCCESS:
+            values.update(result=result, finished_at=now, error_kind=None, error_message=None)
+        elif dst is TaskState.PENDING:
+            values.update(not_before=not_before, finished_at=None)
+            if refund_attempt:
+                values.update(attempt=max(0, rec.attempt - 1))
+        else:
+            values.update(finished_at=now)
+        with self._tx():
+            new = self._cas(rec, dst, now, **values)
+            if new is not None and log:
+                self._log(rec.task_id, rec.lane or "-", log, now)
+        return new
+
+    def reap_stale(self, profiles: Sequence[str] | None, cutoff: float) -> list[TaskRecord]:
+        """Running tasks whose heartbeat is older than ``cutoff`` (the caller fails/retries them)."""
+        if profiles is None:
+            rows = self._conn.execute(
+                f"SELECT {_TASK_COLUMNS} FROM task WHERE state='running' AND heartbeat_at < ?", (cutoff,)
+            ).fetchall()
+        else:
+            marks = ",".join("?" * len(profiles))
+            rows = self._conn.execute(
+                f"SELECT {_TASK_COLUMNS} FROM task WHERE state='running' AND heartbeat_at < ?"
+                f" AND profile IN ({marks})",
+                (cutoff, *profiles),
+            ).fetchall()
+        return [_rec(r) for r in rows]
+
+    def running(self) -> list[TaskRecord]:
+        rows = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE state='running'").fetchall()
+        return [_rec(r) for r in rows]
+
+    def next_due(self, profiles: Sequence[str]) -> float | None:
+        """Earliest not-before of pending tasks of ``profiles`` (deferred retries)."""
+        marks = ",".join("?" * len(profiles))
+        row = self._conn.execute(
+            f"SELECT MIN(not_before) FROM task WHERE state='pending' AND profile IN ({marks})"
+            " AND cancel_requested=0",
+            tuple(profiles),
+        ).fetchone()
+        return row[0] if row and row[0] is not None else None
+
+    def has_pending(self, profiles: Sequence[str]) -> bool:
+        marks = ",".join("?" * len(profiles))
+        row = self._conn.execute(
+            f"SELECT 1 FROM task WHERE state='pending' AND profile IN ({marks}) LIMIT 1", tuple(profiles)
+        ).fetchone()
+        return row is not None
+
+    # ------------------------------------------------------------------ operator ops
+    def request_cancel(self, task_ids: Iterable[str], now: float | None = None) -> list[TaskRecord]:
+        """Pending -> canceled at once; running -> cancel flag set (the lane finishes the job).
+
+        Returns the records after the change (state ``canceled`` or ``running`` with the flag)."""
+        now = time.time() if now is None else now
+        out: list[TaskRecord] = []
+        with self._tx():
+            for tid in task_ids:
+                rec = self._one(tid)
+                if rec is None:
+                    continue
+                if rec.state == TaskState.PENDING.value:
+                    new = self._cas(
+                        rec, TaskState.CANCELED, now, finished_at=now,
+                        error_kind="canceled", error_message="canceled by operator while pending",
+                    )
+                    if new is not None:
+                        self._log(tid, rec.lane or "-", "canceled while pending", now)
+                        out.append(new)
+                elif rec.state == TaskState.RUNNING.value and not rec.cancel_requested:
+                    self._conn.execute(
+                        "UPDATE task SET cancel_requested=1, updated_at=? WHERE task_id=? AND state='running'",
+                        (now, tid),
+                    )
+                    self._log(tid, rec.lane or "-", "cancel requested by operator", now)
+                    out.append(_rec_replace(rec, cancel_requested=True, updated_at=now))
+        return out
+
+    def requeue(self, task_ids: Iterable[str], now: float | None = None) -> list[TaskRecord]:
+        """Operator retry: failed/canceled -> pending on the same row, with a fresh retry budget."""
+        now = time.time() if now is None else now
+        out: list[TaskRecord] = []
+        with self._tx():
+            for tid in task_ids:
+                rec = self._one(tid)
+                if rec is None or rec.state not in (TaskState.FAILED.value, TaskState.CANCELED.value):
+                    continue
+                new = self._cas(
+                    rec, TaskState.PENDING, now, attempt_base=rec.attempt, not_before=0.0,
+                    cancel_requested=0, finished_at=None,
+                )
+                if new is not None:
+                    self._log(tid, rec.lane or "-", "re-queued by operator", now)
+                    out.append(_rec_replace(new, cancel_requested=False))
+        return out
+
+    def append_log(self, task_id: str, lane: str, message: str, now: float | None = None) -> LogLine:
+        now = time.time() if now is None else now
+        with self._tx():
+            self._log(task_id, lane, message, now)
+        return LogLine(task_id, now, lane, message)
+
+    # ------------------------------------------------------------------ settings
+    def account_states(self) -> dict[str, tuple[bool, str, str | None]]:
+        rows = self._conn.execute("SELECT name, enabled, health, last_error FROM account_state").fetchall()
+        return {r[0]: (bool(r[1]), r[2], r[3]) for r in rows}
+
+    def set_account_enabled(self, name: str, enabled: bool, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        with self._tx():
+            self._conn.execute(
+                "INSERT INTO account_state(name, enabled, health, updated_at) VALUES (?,?, 'ready', ?)"
+                " ON CONFLICT(name) DO UPDATE SET enabled=excluded.enabled, updated_at=excluded.updated_at",
+                (name, int(enabled), now),
+            )
+
+    def set_account_health(self, name: str, health: str, last_error: str | None, enabled_default: bool) -> None:
+        with self._tx():
+            self._conn.execute(
+                "INSERT INTO account_state(name, enabled, health, last_error, updated_at) VALUES (?,?,?,?,?)"
+                " ON CONFLICT(name) DO UPDATE SET health=excluded.health, last_error=excluded.last_error,"
+                " updated_at=excluded.updated_at",
+                (name, int(enabled_default), health, last_error, time.time()),
+            )
+
+    def profile_settings(self) -> dict[str, tuple[bool | None, int | None]]:
+        rows = self._conn.execute("SELECT name, need_empty_prompt, concurrency FROM profile_setting").fetchall()
+        return {r[0]: (None if r[1] is None else bool(r[1]), r[2]) for r in rows}
+
+    def set_profile_setting(
+        self, name: str, *, need_empty_prompt: bool | None = None, concurrency: int | None = None
+    ) -> None:
+        cur = self.profile_settings().get(name, (None, None))
+        nep = cur[0] if need_empty_prompt is None else need_empty_prompt
+        conc = cur[1] if concurrency is None else concurrency
+        with self._tx():
+            self._conn.execute(
+                "INSERT INTO profile_setting(name, need_empty_prompt, concurrency, updated_at) VALUES (?,?,?,?)"
+                " ON CONFLICT(name) DO UPDATE SET need_empty_prompt=excluded.need_empty_prompt,"
+                " concurrency=excluded.concurrency, updated_at=excluded.updated_at",
+                (name, None if nep is None else int(nep), conc, time.time()),
+            )
+
+    # ------------------------------------------------------------------ small reads (loop thread)
+    def get(self, task_id: str) -> TaskRecord | None:
+        return self._one(task_id)
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """{(profile, state): n}."""
+        rows = self._conn.execute("SELECT profile, state, count(*) FROM task GROUP BY profile, state")
+        return {(r[0], r[1]): r[2] for r in rows}
+
+    def unfinished_count(self, profiles: Sequence[str] | None = None) -> int:
+        if profiles is None:
+            (n,) = self._conn.execute(
+                "SELECT count(*) FROM task WHERE state IN ('pending','running')"
+            ).fetchone()
+        else:
+            marks = ",".join("?" * len(profiles))
+            (n,) = self._conn.execute(
+                f"SELECT count(*) FROM task WHERE state IN ('pending','running') AND profile IN ({marks})",
+                tuple(profiles),
+            ).fetchone()
+        return int(n)
+
+
+def _rec_replace(rec: TaskRecord, **changes: Any) -> TaskRecord:
+    d = {f.name: getattr(rec, f.name) for f in fields(TaskRecord)}
+    d.update(changes)
+    return TaskRecord(**d)
+
+
+class _Tx:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error) on an autocommit sqlite3 connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+class TaskReader:
+    """Read-only queries for the console and exports: open one per thread (not the GUI thread)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10, check_same_thread=False)
+        self._conn.execute("PRAGMA busy_timeout=10000")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def iter_tasks(self, batch_size: int = 2000, states: Sequence[str] | None = None) -> Iterable[TaskRecord]:
+        sql = f"SELECT {_TASK_COLUMNS} FROM task"
+        params: tuple[Any, ...] = ()
+        if states:
+            sql += f" WHERE state IN ({','.join('?' * len(states))})"
+            params = tuple(states)
+        cur = self._conn.execute(sql + " ORDER BY seq", params)
+        while True:
+            rows = cur.fetchmany(batch_size)
+            if not rows:
+                return
+            for r in rows:
+                yield _rec(r)
+
+    def get(self, task_id: str) -> TaskRecord | None:
+        row = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE task_id=?", (task_id,)).fetchone()
+        return _rec(row) if row else None
+
+    def logs(self, task_id: str) -> list[LogLine]:
+        rows = self._conn.execute(
+            "SELECT task_id, ts, lane, message FROM task_log WHERE task_id=? ORDER BY id", (task_id,)
+        ).fetchall()
+        return [LogLine(*r) for r in rows]
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        rows = self._conn.execute("SELECT profile, state, count(*) FROM task GROUP BY profile, state")
+        return {(r[0], r[1]): r[2] for r in rows}

@@ -1,0 +1,291 @@
+"""Scheduling logic over a real SQLite file with a scripted in-process backend (no network)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Callable
+
+import pytest
+
+from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.runner import RunContext, TaskSpec
+from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.events import TaskChanged
+from mediadesk.store import DatabaseBusyError, TaskReader
+from mediadesk.workspace import Workspace
+from tests.support import make_config
+
+API = {"name": "p", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model": "m", "concurrency": 3}
+
+
+class ScriptedBackend:
+    """Runs ``behave(spec)`` per attempt; records concurrency and cancellations."""
+
+    def __init__(self, behave: Callable[[TaskSpec], object], capacity: int = 3) -> None:
+        self.capacity = capacity
+        self.behave = behave
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.cancelled: list[str] = []
+        self.seen: list[TaskSpec] = []
+
+    async def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
+
+    def available(self) -> bool:
+        return True
+
+    def health(self) -> tuple[str, str | None]:
+        return ("ready", None)
+
+    async def run(self, task: TaskSpec, ctx: RunContext) -> str:
+        self.seen.append(task)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            out = self.behave(task)
+            if asyncio.iscoroutine(out):
+                out = await out
+            if isinstance(out, BaseException):
+                raise out
+            ctx.log(f"ran {task.task_id}")
+            return str(out)
+        except asyncio.CancelledError:
+            self.cancelled.append(task.task_id)
+            raise
+        finally:
+            self.in_flight -= 1
+
+
+async def quick(task: TaskSpec) -> str:
+    await asyncio.sleep(0.01)
+    return f"answer to {task.prompt}"
+
+
+def sched(workspace: Workspace, backend: ScriptedBackend, **cfg: object) -> Scheduler:
+    config = make_config([{**API, "concurrency": backend.capacity}], **cfg)
+    return Scheduler(config, workspace, backend_factory=lambda p, a: backend)
+
+
+def rows(workspace: Workspace) -> dict[str, object]:
+    r = TaskReader(workspace.db_path)
+    try:
+        return {t.task_id: t for t in r.iter_tasks()}
+    finally:
+        r.close()
+
+
+async def test_batch_succeeds_within_capacity(workspace: Workspace) -> None:
+    backend = ScriptedBackend(quick, capacity=3)
+    async with sched(workspace, backend) as s:
+        s.submit([s.new_task(f"t{i}", "p", f"q{i}") for i in range(30)])
+        await asyncio.wait_for(s.wait_idle(), 30)
+    tasks = rows(workspace)
+    assert {t.state for t in tasks.values()} == {"success"}
+    assert tasks["t7"].result == "answer to q7"
+    assert all(t.attempt == 1 for t in tasks.values())
+    assert 1 < backend.max_in_flight <= 3
+
+
+async def test_retryable_then_success_same_row(workspace: Workspace) -> None:
+    fails = {"n": 0}
+
+    def behave(task: TaskSpec) -> object:
+        if fails["n"] < 2:
+            fails["n"] += 1
+            return TaskFailure(ErrorKind.SERVER_ERROR, "HTTP 500")
+        return "ok"
+
+    backend = ScriptedBackend(behave, capacity=1)
+    async with sched(workspace, backend) as s:
+        s.submit([s.new_task("a", "p", "x")])
+        await asyncio.wait_for(s.wait_idle(), 30)
+    t = rows(workspace)["a"]
+    assert (t.state, t.attempt, t.result) == ("success", 3, "ok")
+    assert [sp.attempt for sp in backend.seen] == [1, 2, 3]
+
+
+async def test_retryable_exhausted_after_exactly_three_attempts(workspace: Workspace) -> None:
+    backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.RATE_LIMITED, "429", retry_after_s=0.01))
+    async with sched(workspace, backend) as s:
+        s.submit([s.new_task("a", "p", "x")])
+        await asyncio.wait_for(s.wait_idle(), 30)
+    t = rows(workspace)["a"]
+    assert (t.state, t.attempt, t.error_kind) == ("failed", 3, "rate_limited")
+    assert len(backend.seen) == 3
+
+
+async def test_not_retryable_fails_once(workspace: Workspace) -> None:
+    backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.BAD_REQUEST, "HTTP 400"))
+    async with sched(workspace, backend) as s:
+        s.submit([s.new_task("a", "p", "x")])
+        await asyncio.wait_for(s.wait_idle(), 30)
+    t = rows(workspace)["a"]
+    assert (t.state, t.attempt, t.error_kind) == ("failed", 1, "bad_request")
+
+
+async def test_cancel_pending_and_running(workspace: Workspace) -> None:
+    started = asyncio.Event()
+
+    async def slow(task: TaskSpec) -> str:
+        started.set()
+        await asyncio.sleep(60)
+        return "never"
+
+    backend = ScriptedBackend(slow, capacity=1)
+    events: list[TaskChanged] = []
+    async with sched(workspace, backend) as s:
+        s.bus.subscribe(lambda e: events.append(e) if isinstance(e, TaskChanged) else None)
+        s.submit([s.new_task("run", "p", "x"), s.new_task("wait", "p", "y")])
+        await asyncio.wait_for(started.wait(), 10)
+        assert s.cancel(["wait"]) == 1
+        assert rows(workspace)["wait"].state == "canceled"  # at once
+        s.cancel(["run"])
+        await asyncio.wait_for(s.wait_idle(), 10)
+    tasks = rows(workspace)
+    assert tasks["run"].state == "canceled" and tasks["run"].result is None
+    assert backend.cancelled == ["run"]
+    assert not any(e.state == "success" for e in events)
+
+
+async def test_cancel_flag_from_another_process_seen_at_heartbeat(workspace: Workspace) -> None:
+    async def slow(task: TaskSpec) -> str:
+        await asyncio.sleep(60)
+        return "never"
+
+    backend = ScriptedBackend(slow, capacity=1)
+    async with sched(workspace, backend) as s:
+        s.submit([s.new_task("run", "p", "x")])
+        while rows(workspace)["run"].state != "running":
+            await asyncio.sleep(0.01)
+        # another process (e.g. a CLI) sets the flag directly in the database
+        con = sqlite3.connect(workspace.db_path)
+        con.execute("UPDATE task SET cancel_requested=1 WHERE task_id='run'")
+        con.commit()
+        con.close()
+        await asyncio.wait_for(s.wait_idle(), 10)
+    assert rows(workspace)["run"].state == "canceled"
+
+
+async def test_attempt_deadline_is_retryable_timeout(workspace: Workspace) -> None:
+    calls = {"n": 0}
+
+    async def hang_once(task: TaskSpec) -> str:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            await asyncio.sleep(60)
+        return "second try"
+
+    backend = ScriptedBackend(hang_once, capacity=1)
+    cfg = {**API, "timeout_s": 0.2, "concurrency": 1}
+    s = Scheduler(make_config([cfg]), workspace, backend_factory=lambda p, a: backend)
+    # the lane deadline is timeout_s + 5 s; shrink it for the test
+    async with s:
+        s.lanes[0]._deadline_s = 0.3
+        s.submit([s.new_task("a", "p", "x")])
+        await asyncio.wait_for(s.wait_idle(), 30)
+    t = rows(workspace)["a"]
+    assert (t.state, t.attempt, t.result) == ("success", 2, "second try")
+
+
+async def test_second_scheduler_on_same_db_is_refused(workspace: Workspace) -> None:
+    backend = ScriptedBackend(quick)
+    async with sched(workspace, backend):
+        other = sched(workspace, ScriptedBackend(quick))
+        with pytest.raises(DatabaseBusyError, match="in use by MediaDesk process"):
+            await other.start()
+
+
+async def test_recovery_of_orphaned_running_tasks(workspace: Workspace) -> None:
+    backend = ScriptedBackend(quick)
+    s = sched(workspace, backend)
+    s.open()
+    s.submit([s.new_task(f"t{i}", "p", "x") for i in range(3)])
+    # simulate a crashed owner: claim without running
+    s.store.claim(["p"], 3, lane="api:p", account=None, owner="dead:1:x")
+    s.store.request_cancel(["t2"])  # flag set on a running task
+    s.store.close()
+    s._store = None
+    s._dblock.release()
+    async with sched(workspace, backend) as s2:
+        await asyncio.wait_for(s2.wait_idle(), 10)
+    tasks = rows(workspace)
+    assert tasks["t0"].state == "success" and tasks["t0"].attempt == 2
+    assert tasks["t2"].state == "canceled"
+
+
+async def test_stale_heartbeat_is_reaped_and_retried(workspace: Workspace) -> None:
+    backend = ScriptedBackend(quick, capacity=1)
+    async with sched(workspace, backend) as s:
+        s.lanes[0].paused = True
+        s.submit([s.new_task("a", "p", "x")])
+        # a running row owned by someone whose heartbeat stopped long ago
+        s.store.claim(["p"], 1, lane="api:p", account=None, owner="ghost", now=time.time() - 100)
+        s.lanes[0].paused = False
+        s.lanes[0].wake()
+        await asyncio.wait_for(s.wait_idle(), 10)
+    t = rows(workspace)["a"]
+    assert (t.state, t.attempt) == ("success", 2)
+    logs = TaskReader(workspace.db_path).logs("a")
+    assert any("heartbeat_timeout" in ln.message for ln in logs)
+
+
+async def test_shutdown_mid_run_requeues_and_refunds(workspace: Workspace) -> None:
+    started = asyncio.Event()
+
+    async def slow(task: TaskSpec) -> str:
+        started.set()
+        await asyncio.sleep(60)
+        return "x"
+
+    backend = ScriptedBackend(slow, capacity=1)
+    s = sched(workspace, backend)
+    await s.start()
+    s.submit([s.new_task("a", "p", "x")])
+    await asyncio.wait_for(started.wait(), 10)
+    await s.stop()
+    t = rows(workspace)["a"]
+    assert (t.state, t.attempt) == ("pending", 0)
+
+
+async def test_need_empty_prompt_toggle_applies_to_next_dispatch(workspace: Workspace) -> None:
+    backend = ScriptedBackend(quick, capacity=1)
+    cfg = {**API, "instructions": "be brief", "concurrency": 1}
+    async with Scheduler(make_config([cfg]), workspace, backend_factory=lambda p, a: backend) as s:
+        s.submit([s.new_task("a", "p", "x")])
+        await asyncio.wait_for(s.wait_idle(), 10)
+        s.set_profile_setting("p", need_empty_prompt=True)
+        s.submit([s.new_task("b", "p", "y")])
+        await asyncio.wait_for(s.wait_idle(), 10)
+    a, b = backend.seen
+    assert a.effective_instructions() == "be brief"
+    assert b.effective_instructions() is None
+    # persisted across restarts
+    async with Scheduler(make_config([cfg]), workspace, backend_factory=lambda p, a: backend) as s:
+        assert s.profile_view("p").need_empty_prompt is True
+
+
+async def test_priority_order_and_operator_retry(workspace: Workspace) -> None:
+    backend = ScriptedBackend(quick, capacity=1)
+    async with sched(workspace, backend) as s:
+        s.pause("api")
+        s.submit([s.new_task("low", "p", "l"), s.new_task("high", "p", "h", priority=5)])
+        s.pause("api", paused=False)
+        await asyncio.wait_for(s.wait_idle(), 10)
+        assert [sp.task_id for sp in backend.seen] == ["high", "low"]
+        s.cancel(["low"])  # already terminal: no-op
+        assert rows(workspace)["low"].state == "success"
+    backend2 = ScriptedBackend(lambda t: TaskFailure(ErrorKind.BAD_REQUEST, "400"), capacity=1)
+    async with sched(workspace, backend2) as s:
+        s.submit([s.new_task("bad", "p", "z")])
+        await asyncio.wait_for(s.wait_idle(), 10)
+        backend2.behave = lambda t: "fixed"
+        assert s.retry(["bad"]) == 1
+        await asyncio.wait_for(s.wait_idle(), 10)
+    t = rows(workspace)["bad"]
+    assert (t.state, t.result, t.attempt, t.attempt_base) == ("success", "fixed", 2, 1)
