@@ -1,3 +1,3 @@
-from mediadesk.cli import main
+from mediadesk.main import main
 
 raise SystemExit(main())

@@ -386,6 +386,19 @@ class TaskStore:
         rows = self._conn.execute("SELECT profile, state, count(*) FROM task GROUP BY profile, state")
         return {(r[0], r[1]): r[2] for r in rows}
 
+    def states_of(self, task_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """{task_id: (state, profile)} for the given ids (chunked to stay under SQLite's limits)."""
+        out: dict[str, tuple[str, str]] = {}
+        ids = list(task_ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for tid, state, profile in self._conn.execute(
+                f"SELECT task_id, state, profile FROM task WHERE task_id IN ({marks})", chunk
+            ):
+                out[tid] = (state, profile)
+        return out
+
     def unfinished_count(self, profiles: Sequence[str] | None = None) -> int:
         if profiles is None:
             (n,) = self._conn.execute(

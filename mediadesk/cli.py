@@ -1,0 +1,393 @@
+"""The headless face: ``mediadesk run | export | cancel | sim | demo | login``.
+
+Same store, same scheduler as the console. User errors (bad config, bad batch rows, a database in
+use) print a clear message and exit non-zero, never a traceback.
+
+Exit codes of ``run``: 0 every task of the batch succeeded; 1 a task failed or was canceled (or
+could not be served); 2 usage / config / database error; 3 all submitted tasks succeeded but some
+batch rows were rejected; 130 interrupted (running tasks go back to pending and resume next time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import csv
+import json
+import logging
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from mediadesk.config import AppConfig, ConfigError, load_config
+from mediadesk.core.batch import BatchFileError, ParsedBatch, assign_task_ids, parse_batch_file
+from mediadesk.core.states import TaskState
+from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.events import TaskChanged
+from mediadesk.store import DatabaseBusyError, SchemaError, TaskReader, TaskStore
+from mediadesk.workspace import Workspace
+
+EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, EXIT_ROWS_REJECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class UserError(Exception):
+    """Printed as ``mediadesk: <message>`` with exit code 2."""
+
+
+# ---------------------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mediadesk",
+        description="MediaDesk: batch text generation over web (browser) and API models. "
+        "With no command, opens the console.",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging to stderr")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser("console", help="open the operator console (the default with no command)")
+    c.add_argument("--config", type=Path, help="config TOML (default: <data dir>/config.toml)")
+    c.add_argument("--data-dir", type=Path, help="workspace folder (database, browser profiles)")
+    c.add_argument("--demo", action="store_true", help="bundled demo workspace with local simulators")
+
+    r = sub.add_parser("run", help="run a batch file headless until every task is terminal")
+    r.add_argument("batch", type=Path, help="JSONL or CSV batch file")
+    r.add_argument("--config", type=Path, required=True, help="config TOML")
+    r.add_argument("--db", type=Path, help="database file (default: <data dir>/mediadesk.db)")
+    r.add_argument("--data-dir", type=Path, help="workspace folder (default: config data_dir or platform dir)")
+    r.add_argument("--format", choices=["jsonl", "csv"], help="batch format (default: by extension/content)")
+    r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
+    r.add_argument("--quiet", action="store_true", help="no progress, summary only")
+
+    e = sub.add_parser("export", help="write results as JSONL or CSV")
+    e.add_argument("--db", type=Path, help="database file (default: <data dir>/mediadesk.db)")
+    e.add_argument("--data-dir", type=Path)
+    e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    e.add_argument("--out", type=Path, help="output file (default: stdout)")
+    e.add_argument("--state", action="append", choices=[s.value for s in TaskState],
+                   help="only tasks in this state (repeatable; default: all)")
+
+    k = sub.add_parser("cancel", help="cancel tasks by id (works while another process runs them)")
+    k.add_argument("task_ids", nargs="+")
+    k.add_argument("--db", type=Path)
+    k.add_argument("--data-dir", type=Path)
+
+    s = sub.add_parser("sim", help="start a simulator on 127.0.0.1")
+    ssub = s.add_subparsers(dest="sim_kind", metavar="KIND", required=True)
+    from mediadesk.sim import api_server, web_server
+
+    api_server.add_arguments(ssub.add_parser("api", help="OpenAI-compatible API simulator"))
+    web_server.add_arguments(ssub.add_parser("web", help="chat web site simulator"))
+
+    d = sub.add_parser("demo", help="run the bundled demo batch headless against local simulators")
+    d.add_argument("--data-dir", type=Path, help="demo workspace (default: a fresh temporary folder)")
+
+    lg = sub.add_parser("login", help="open a visible browser on an account's profile to log in once")
+    lg.add_argument("account")
+    lg.add_argument("--config", type=Path, required=True)
+    lg.add_argument("--data-dir", type=Path)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        if args.command == "run":
+            return asyncio.run(cmd_run(args))
+        if args.command == "export":
+            return cmd_export(args)
+        if args.command == "cancel":
+            return cmd_cancel(args)
+        if args.command == "sim":
+            return run_sim(args)
+        if args.command == "demo":
+            from mediadesk.demo import run_demo_headless
+
+            return asyncio.run(run_demo_headless(args.data_dir))
+        if args.command == "login":
+            return asyncio.run(cmd_login(args))
+        parser.print_help()
+        return EXIT_USAGE
+    except (UserError, ConfigError, DatabaseBusyError, SchemaError, BatchFileError) as exc:
+        print(f"mediadesk: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _workspace(config: AppConfig | None, data_dir: Path | None, db: Path | None) -> Workspace:
+    base = data_dir or (config.data_dir if config is not None else None)
+    return Workspace.resolve(data_dir=base, db_path=db)
+
+
+# ---------------------------------------------------------------------------------------- run
+async def cmd_run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    ws = _workspace(config, args.data_dir, args.db)
+    parsed = parse_batch_file(
+        args.batch, fmt=args.format, known_profiles=[p.name for p in config.profiles],
+        max_prompt_chars=config.scheduler.max_prompt_chars,
+    )
+    report_row_errors(parsed, sys.stderr)
+    sched = Scheduler(config, ws)
+    sched.open()  # DatabaseBusyError before any work
+    try:
+        tasks = [
+            sched.new_task(tid, row.profile, row.prompt, system=row.system, priority=row.priority,
+                           route_key=row.route_key, batch=args.batch.name)
+            for tid, row in assign_task_ids(parsed.rows)
+        ]
+        res = sched.submit(tasks)
+        ids = [t.task_id for t in tasks]
+        print(
+            f"batch {args.batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
+            f"{len(res.existing)} already in {ws.db_path.name}), {len(parsed.errors)} rejected",
+            flush=True,
+        )
+        if args.retry_failed:
+            n = sched.retry(ids)
+            if n:
+                print(f"re-queued {n} failed/canceled task(s)", flush=True)
+        await sched.start()
+        interrupted = await _run_until_done(sched, ids, quiet=args.quiet)
+        states = sched.store.states_of(ids)
+    finally:
+        await sched.stop()
+    return _summary(states, ids, parsed, ws, interrupted)
+
+
+async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> bool:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    progress = _Progress(sched, ids, quiet=quiet)
+    unsubscribe = sched.bus.subscribe(progress.on_event)
+    try:
+        while not progress.done():
+            if stop.is_set():
+                print("\ninterrupted: running tasks go back to pending and resume on the next run",
+                      file=sys.stderr)
+                return True
+            blocked = sched.unservable_profiles()
+            if blocked and progress.only_pending_of(blocked):
+                print(f"\nno enabled account or lane for profile(s) {', '.join(blocked)}: "
+                      "their tasks stay pending", file=sys.stderr)
+                return False
+            progress.render()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=0.5)
+        progress.render(final=True)
+        return False
+    finally:
+        unsubscribe()
+        progress.close()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+
+
+class _Progress:
+    """Per-lane-kind progress: a live bar on a terminal, a plain line every few seconds otherwise."""
+
+    def __init__(self, sched: Scheduler, ids: list[str], *, quiet: bool) -> None:
+        self._sched = sched
+        self._kind_of = {p.name: p.kind for p in sched.config.profiles}
+        self._state: dict[str, str] = {}
+        self._task_kind: dict[str, str] = {}
+        self._task_profile: dict[str, str] = {}
+        for tid, (state, profile) in sched.store.states_of(ids).items():
+            self._state[tid] = state
+            self._task_profile[tid] = profile
+            self._task_kind[tid] = self._kind_of.get(profile, "?")
+        self._quiet = quiet
+        self._tty = sys.stdout.isatty()
+        self._last_plain = 0.0
+        self._t0 = time.monotonic()
+        self._live: Any = None
+        if not quiet and self._tty:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._live = Progress(
+                TextColumn("{task.description:>4}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
+            )
+            self._bars = {
+                k: self._live.add_task(k, total=self._total(k), detail="")
+                for k in ("web", "api") if self._total(k)
+            }
+            self._live.start()
+
+    def _total(self, kind: str) -> int:
+        return sum(1 for k in self._task_kind.values() if k == kind)
+
+    def on_event(self, ev: object) -> None:
+        if isinstance(ev, TaskChanged) and ev.task_id in self._state:
+            self._state[ev.task_id] = ev.state
+
+    def done(self) -> bool:
+        return all(TaskState(s).terminal for s in self._state.values())
+
+    def only_pending_of(self, profiles: list[str]) -> bool:
+        blocked = set(profiles)
+        return all(
+            TaskState(s).terminal or (s == "pending" and self._task_profile[t] in blocked)
+            for t, s in self._state.items()
+        )
+
+    def _counts(self, kind: str) -> Counter[str]:
+        return Counter(s for t, s in self._state.items() if self._task_kind[t] == kind)
+
+    def render(self, final: bool = False) -> None:
+        if self._quiet:
+            return
+        if self._live is not None:
+            for kind, bar in self._bars.items():
+                c = self._counts(kind)
+                done = c["success"] + c["failed"] + c["canceled"]
+                self._live.update(
+                    bar, completed=done,
+                    detail=f"run {c['running']} pend {c['pending']} ok {c['success']} fail {c['failed']}"
+                    + (f" cxl {c['canceled']}" if c["canceled"] else ""),
+                )
+            return
+        now = time.monotonic()
+        if final or now - self._last_plain >= 2.0:
+            self._last_plain = now
+            parts = []
+            for kind in ("web", "api"):
+                total = self._total(kind)
+                if total:
+                    c = self._counts(kind)
+                    done = c["success"] + c["failed"] + c["canceled"]
+                    parts.append(f"{kind} {done}/{total} (run {c['running']} pend {c['pending']} "
+                                 f"fail {c['failed']})")
+            print(f"[{now - self._t0:6.1f}s] " + " | ".join(parts), flush=True)
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+
+def report_row_errors(parsed: ParsedBatch, out: TextIO, limit: int = 50) -> None:
+    for err in parsed.errors[:limit]:
+        print(f"{parsed.source}:{err.line}: {err.message}  [{err.excerpt}]", file=out)
+    if len(parsed.errors) > limit:
+        print(f"... and {len(parsed.errors) - limit} more rejected rows", file=out)
+
+
+def _summary(
+    states: dict[str, tuple[str, str]], ids: list[str], parsed: ParsedBatch, ws: Workspace, interrupted: bool
+) -> int:
+    counts = Counter(s for s, _ in states.values())
+    print(
+        "summary: " + ", ".join(f"{k} {counts[k]}" for k in ("success", "failed", "canceled", "pending", "running")
+                                if counts[k])
+        + f" (database {ws.db_path})",
+        flush=True,
+    )
+    bad = [t for t in ids if states.get(t, ("?", ""))[0] in ("failed", "canceled")]
+    if bad:
+        reader = TaskReader(ws.db_path)
+        try:
+            for tid in bad[:20]:
+                rec = reader.get(tid)
+                if rec is not None:
+                    print(f"  {rec.state:8} {tid}  {rec.error_kind}: {rec.error_message}", flush=True)
+        finally:
+            reader.close()
+        if len(bad) > 20:
+            print(f"  ... and {len(bad) - 20} more", flush=True)
+    if interrupted:
+        return EXIT_INTERRUPTED
+    if bad or counts["pending"] or counts["running"]:
+        return EXIT_TASK_FAILED
+    return EXIT_ROWS_REJECTED if parsed.errors else EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------- export
+EXPORT_FIELDS = (
+    "task_id", "state", "model_kind", "profile", "account", "attempt", "prompt", "result",
+    "error_kind", "error_message", "created_at", "started_at", "finished_at", "batch",
+)
+
+
+def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None = None) -> int:
+    if not db.exists():
+        raise UserError(f"database not found: {db}")
+    reader = TaskReader(db)
+    n = 0
+    try:
+        writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS) if fmt == "csv" else None
+        if writer is not None:
+            writer.writeheader()
+        for rec in reader.iter_tasks(states=states):
+            row = {f: getattr(rec, f) for f in EXPORT_FIELDS}
+            if writer is not None:
+                writer.writerow(row)
+            else:
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    finally:
+        reader.close()
+    return n
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    ws = _workspace(None, args.data_dir, args.db)
+    if args.out is None:
+        n = export_tasks(ws.db_path, sys.stdout, args.format, args.state)
+    else:
+        with args.out.open("w", encoding="utf-8", newline="") as fh:
+            n = export_tasks(ws.db_path, fh, args.format, args.state)
+        print(f"exported {n} task(s) to {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    ws = _workspace(None, args.data_dir, args.db)
+    if not ws.db_path.exists():
+        raise UserError(f"database not found: {ws.db_path}")
+    store = TaskStore(ws.db_path)
+    try:
+        changed = store.request_cancel(args.task_ids)
+    finally:
+        store.close()
+    for rec in changed:
+        what = "canceled" if rec.state == "canceled" else "cancel requested (running; stops at next checkpoint)"
+        print(f"{rec.task_id}: {what}")
+    missing = set(args.task_ids) - {r.task_id for r in changed}
+    for tid in sorted(missing):
+        print(f"{tid}: not found or already finished", file=sys.stderr)
+    return EXIT_OK if changed else EXIT_TASK_FAILED
+
+
+# ---------------------------------------------------------------------------------------- sim, login
+def run_sim(args: argparse.Namespace) -> int:
+    from mediadesk.sim import api_server, web_server
+
+    serve = api_server.serve_from_args if args.sim_kind == "api" else web_server.serve_from_args
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(args))
+    return EXIT_OK
+
+
+async def cmd_login(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    ws = _workspace(config, args.data_dir, None)
+    names = [a.name for a in config.accounts]
+    if args.account not in names:
+        raise UserError(f"no account {args.account!r} in {args.config} (accounts: {', '.join(names) or 'none'})")
+    from mediadesk.providers.web.backend import interactive_login
+
+    return await interactive_login(config, ws, args.account)
