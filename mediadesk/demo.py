@@ -1,0 +1,153 @@
+"""The bundled demo workspace: both simulators on 127.0.0.1, two web accounts, two API profiles.
+
+Works with no account and no network. Run times are the real distributions scaled down (web
+31 s..6 min -> about 1..12 s, API 8..20 s -> about 0.8..2 s) so both lanes visibly work in a minute.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from mediadesk.config import AppConfig, load_config
+from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer
+from mediadesk.workspace import Workspace
+
+RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+DEMO_ACCOUNTS = ("demo-a", "demo-b")
+
+CONFIG_TEMPLATE = """\
+# MediaDesk demo workspace (written by `mediadesk demo` / the console's demo mode).
+data_dir = "{data_dir}"
+
+[retry]
+max_retries = 2
+backoff_base_s = 0.5
+backoff_max_s = 10
+
+[heartbeat]
+interval_s = 2
+stale_after_s = 12
+
+[browser]
+headless = true
+recycle_after = 50
+
+[[profiles]]
+name = "writer"
+kind = "api"
+base_url = "{api_url}"
+model = "sim-writer"
+concurrency = 3
+stream = true
+instructions = "You are a concise assistant. Answer in the language of the question."
+timeout_s = 30
+
+[[profiles]]
+name = "reasoner"
+kind = "api"
+base_url = "{api_url}"
+model = "sim-reasoner"
+concurrency = 2
+need_empty_prompt = true   # reasoning model: user content only, no system prompt
+instructions = "(never sent while need_empty_prompt is on)"
+timeout_s = 30
+
+[[profiles]]
+name = "chat"
+kind = "web"
+site = "simchat"
+url = "{chat_url}"
+instructions = "Answer briefly."
+
+[[accounts]]
+name = "demo-a"
+profile = "chat"
+
+[[accounts]]
+name = "demo-b"
+profile = "chat"
+"""
+
+
+@dataclass
+class DemoEnv:
+    config: AppConfig
+    config_path: Path
+    workspace: Workspace
+    batch_path: Path
+    api: ApiSimServer
+    web: WebSimServer
+
+
+@asynccontextmanager
+async def demo_environment(
+    data_dir: Path | None = None, *, web_time_scale: float = 0.03, api_time_scale: float = 0.1
+) -> AsyncIterator[DemoEnv]:
+    """Start the simulators, write the demo config, log the demo accounts in; stop on exit."""
+    data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="mediadesk-demo-"))).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    api = ApiSimServer(ApiSimConfig(latency=(8.0, 20.0), time_scale=api_time_scale, quota=5, fail_rate=0.05,
+                                    retry_after_s=0.5, seed=7))
+    web = WebSimServer(WebSimConfig(time_scale=web_time_scale, seed=7))
+    await api.start()
+    try:
+        await web.start()
+        try:
+            config_path = data_dir / "config.toml"
+            config_path.write_text(
+                CONFIG_TEMPLATE.format(data_dir=data_dir, api_url=api.base_url, chat_url=web.chat_url),
+                encoding="utf-8",
+            )
+            config = load_config(config_path)
+            ws = Workspace.resolve(data_dir=data_dir).ensure()
+            batch_path = data_dir / "demo-batch.jsonl"
+            shutil.copyfile(RESOURCES / "demo" / "batch.jsonl", batch_path)
+            await _login_demo_accounts(config, ws, web)
+            yield DemoEnv(config, config_path, ws, batch_path, api, web)
+        finally:
+            await web.stop()
+    finally:
+        await api.stop()
+
+
+async def _login_demo_accounts(config: AppConfig, ws: Workspace, web: WebSimServer) -> None:
+    """Demo only: fill the simulator's login form once per account profile (an operator does this
+    by hand with `mediadesk login` on a real site)."""
+    from mediadesk.providers.web.backend import login_with_form
+
+    for acc in config.accounts:
+        await login_with_form(
+            config, ws, acc.name, web.login_url,
+            fields={"#account": acc.name, "#password": "demo"}, submit="button.login", logged_in=".avatar",
+        )
+
+
+async def run_demo_headless(data_dir: Path | None = None) -> int:
+    """`mediadesk demo`: the demo batch through the same headless path as `mediadesk run`."""
+    import argparse
+
+    from mediadesk.cli import cmd_run
+
+    async with demo_environment(data_dir) as env:
+        print(f"demo workspace: {env.workspace.data_dir}", flush=True)
+        print(f"API simulator {env.api.base_url}, chat simulator {env.web.chat_url}", flush=True)
+        args = argparse.Namespace(
+            batch=env.batch_path, config=env.config_path, db=None, data_dir=None, format=None,
+            retry_failed=False, quiet=False,
+        )
+        rc = await cmd_run(args)
+        web_stats = env.web.stats()
+        print(
+            f"chat simulator: {web_stats['generations_completed']} generations, "
+            f"concurrent violations {web_stats['concurrent_violations']}; "
+            f"API simulator: max concurrent {env.api.stats()['max_concurrent']}",
+            file=sys.stderr, flush=True,
+        )
+        return int(rc)
