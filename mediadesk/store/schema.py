@@ -14,10 +14,6 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import create_engine
-from sqlmodel import SQLModel
-
-from mediadesk.store import models  # noqa: F401  (registers the tables)
 
 
 class SchemaError(Exception):
@@ -25,6 +21,12 @@ class SchemaError(Exception):
 
 
 def _v1_initial(conn: sqlite3.Connection, path: Path) -> None:
+    # imported here: SQLModel/SQLAlchemy cost ~1 s of start-up and are only needed to create tables
+    from sqlalchemy import create_engine
+    from sqlmodel import SQLModel
+
+    from mediadesk.store import models  # noqa: F401  (registers the tables)
+
     engine = create_engine(f"sqlite:///{path}")
     try:
         SQLModel.metadata.create_all(engine)

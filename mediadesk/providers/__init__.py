@@ -1,0 +1,1 @@
+"""Backends that do the work of one attempt: ``api`` (httpx, OpenAI-compatible) and ``web`` (browser)."""

@@ -1,0 +1,398 @@
+"""The API lane's backend: one OpenAI-compatible endpoint, one shared httpx client.
+
+Why one client per backend: building an ``httpx.AsyncClient`` costs ~60 ms (SSL context) and a
+shared client keeps connections alive between tasks; it is made in ``start()`` and closed in
+``stop()``. The lane owns *how many* attempts run at once (``capacity``); this class owns *how*
+one attempt talks to the endpoint and how each failure is classified for the retry policy.
+
+Secrets: the API key is read at request time (env var or OS keyring, named in the profile), so a
+rotated key applies to the next attempt, and it is scrubbed from every message this module makes,
+including server error bodies that echo request headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import time
+from typing import Any
+
+import httpx
+from httpx_sse import aconnect_sse
+
+from mediadesk import __version__
+from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.policy import parse_retry_after
+from mediadesk.core.runner import HealthStatus, RunContext, TaskSpec
+
+__all__ = ["EXCERPT_CHARS", "TASK_HEADER", "ApiBackend"]
+
+#: Sent with every request: harmless for real providers, lets the simulator count per task.
+TASK_HEADER = "X-MediaDesk-Task"
+#: Longest excerpt of a server body quoted in an error message.
+EXCERPT_CHARS = 300
+_ENDPOINT = "/chat/completions"
+_WS = re.compile(r"\s+")
+
+
+class _Scrubber:
+    """Replaces the API key wherever it appears (servers sometimes echo the Authorization header)."""
+
+    __slots__ = ("_forms",)
+
+    def __init__(self, key: str | None) -> None:
+        # The key as sent, and as a JSON encoder may escape it inside an echoed body.
+        forms = {key, json.dumps(key)[1:-1], key.replace("/", "\\/")} if key else set()
+        self._forms = sorted((f for f in forms if f), key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, "***")
+        return text
+
+
+class _Attempt:
+    """What the log line of one attempt needs, filled in as the attempt goes."""
+
+    __slots__ = ("started", "status")
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.status: int | None = None
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+def _excerpt(text: str, scrub: _Scrubber) -> str:
+    """A short, single-line, key-free excerpt; prefers a JSON error's own message."""
+    detail = text
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        err = obj.get("error", obj)
+        if isinstance(err, dict):
+            msg = err.get("message") or err.get("detail")
+            if isinstance(msg, str) and msg:
+                detail = msg
+        elif isinstance(err, str) and err:
+            detail = err
+    detail = scrub(_WS.sub(" ", scrub(detail)).strip())  # scrub before cutting: never leave half a key
+    if len(detail) > EXCERPT_CHARS:
+        detail = detail[: EXCERPT_CHARS - 1] + "…"
+    return detail
+
+
+def _http_failure(status: int, text: str, headers: httpx.Headers, scrub: _Scrubber) -> TaskFailure:
+    """Classify a non-2xx answer (DESIGN §5: 429/5xx retryable, 400/401/403/404 not)."""
+    excerpt = _excerpt(text, scrub)
+    message = f"HTTP {status}: {excerpt}" if excerpt else f"HTTP {status}"
+    if status == 429:
+        return TaskFailure(
+            ErrorKind.RATE_LIMITED, message, retry_after_s=parse_retry_after(headers.get("retry-after"))
+        )
+    if status >= 500:
+        return TaskFailure(ErrorKind.SERVER_ERROR, message)
+    if status in (401, 403):
+        return TaskFailure(ErrorKind.AUTH, message)
+    if status == 408:  # the server's own request timeout: worth another attempt
+        return TaskFailure(ErrorKind.TIMEOUT, message)
+    if 400 <= status < 500:
+        return TaskFailure(ErrorKind.BAD_REQUEST, message)
+    # 1xx/3xx: redirects are not followed; a redirecting endpoint means a wrong base_url.
+    return TaskFailure(ErrorKind.CONFIG, f"{message} (unexpected status, check base_url)")
+
+
+def _provider_error(err: Any, scrub: _Scrubber) -> TaskFailure:
+    """An ``error`` object inside a 200 answer or an SSE stream."""
+    text = json.dumps(err, ensure_ascii=False) if not isinstance(err, str) else err
+    excerpt = _excerpt(json.dumps({"error": err}, ensure_ascii=False), scrub) or _excerpt(text, scrub)
+    probe = text.lower()
+    if "invalid_request" in probe or "invalid request" in probe or "context_length" in probe:
+        return TaskFailure(ErrorKind.BAD_REQUEST, f"provider error: {excerpt}")
+    if "rate_limit" in probe or "rate limit" in probe:
+        return TaskFailure(ErrorKind.RATE_LIMITED, f"provider error: {excerpt}")
+    return TaskFailure(ErrorKind.SERVER_ERROR, f"provider error: {excerpt}")
+
+
+def _parse_completion(raw: bytes, scrub: _Scrubber) -> str:
+    """``choices[0].message.content`` of a non-streamed answer; anything malformed is a server error."""
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        raise TaskFailure(ErrorKind.SERVER_ERROR, f"malformed JSON answer: {_excerpt(text, scrub)}") from None
+    if isinstance(obj, dict) and obj.get("error"):
+        raise _provider_error(obj["error"], scrub)
+    try:
+        content = obj["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        content = None
+    if not isinstance(content, str):
+        raise TaskFailure(
+            ErrorKind.SERVER_ERROR, f"answer has no choices[0].message.content: {_excerpt(text, scrub)}"
+        )
+    return content
+
+
+def _transport_failure(exc: Exception, scrub: _Scrubber, att: _Attempt) -> TaskFailure:
+    """Classify an httpx exception: timeouts, connection trouble, or our own configuration."""
+    name = type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        return TaskFailure(ErrorKind.TIMEOUT, f"{name} after {att.elapsed():.1f} s")
+    if isinstance(exc, httpx.LocalProtocolError):
+        # Its text may quote a request header (and so the key) in an escaped form: never echo it.
+        return TaskFailure(ErrorKind.CONFIG, f"{name}: the request could not be sent (check headers)")
+    detail = scrub(str(exc))[:200]
+    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+        return TaskFailure(ErrorKind.CONFIG, f"{name}: {detail}")
+    if isinstance(exc, httpx.DecodingError):
+        return TaskFailure(ErrorKind.SERVER_ERROR, f"{name}: {detail}")
+    # Connect errors, resets, RemoteProtocolError, ReadError, proxies, too many redirects.
+    return TaskFailure(ErrorKind.CONNECTION, f"{name}: {detail or 'connection closed'}")
+
+
+class ApiBackend:
+    """A :class:`mediadesk.core.runner.LaneBackend` for one OpenAI-compatible endpoint."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        base_url: str,
+        model: str,
+        concurrency: int = 3,
+        api_key_env: str | None = None,
+        api_key_keyring: str | None = None,
+        stream: bool = False,
+        timeout_s: float = 60.0,
+        connect_timeout_s: float = 10.0,
+        extra_headers: dict[str, str] | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if api_key_keyring is not None:
+            service, sep, username = api_key_keyring.partition(":")
+            if not (sep and service and username):
+                raise ValueError(f"api_key_keyring must be 'service:username', got {api_key_keyring!r}")
+        self.name = name
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        #: Attempts the lane may run at once; the operator may change it at runtime (1..5).
+        self.capacity = concurrency
+        self.api_key_env = api_key_env or None
+        self.api_key_keyring = api_key_keyring or None
+        self.stream = stream
+        #: Longest silence (connect excluded) before an attempt fails as TIMEOUT; per read, so a
+        #: long stream that keeps sending is not cut off.
+        self.timeout_s = timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        self.extra_headers = dict(extra_headers or {})
+        self._url = self.base_url + _ENDPOINT
+        self._client: httpx.AsyncClient | None = None
+        self._last_error: str | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        if self._client is not None:
+            return
+        # Built in a thread: the ~60 ms SSL setup would otherwise freeze the GUI loop.
+        self._client = await asyncio.to_thread(
+            httpx.AsyncClient,
+            timeout=httpx.Timeout(self.timeout_s, connect=self.connect_timeout_s),
+            # No hard cap here: the lane enforces capacity, and the operator may raise it at runtime.
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=max(5, self.capacity)),
+            headers={"User-Agent": f"MediaDesk/{__version__}"},
+            follow_redirects=False,
+        )
+
+    async def stop(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    async def __aenter__(self) -> ApiBackend:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def available(self) -> bool:
+        return True
+
+    def health(self) -> tuple[str, str | None]:
+        return HealthStatus.READY, self._last_error
+
+    # ----------------------------------------------------------------- one attempt
+    async def run(self, task: TaskSpec, ctx: RunContext) -> str:
+        client = self._client
+        if client is None:
+            raise RuntimeError(f"ApiBackend {self.name!r} is not started")
+        att = _Attempt()
+        what = f"POST {_ENDPOINT} stream={int(self.stream)}"
+        try:
+            key = await self._api_key()
+        except TaskFailure as exc:
+            ctx.log(f"{what} -> not sent: {exc.message}")
+            self._last_error = f"{exc.kind.value}: {exc.message}"
+            raise
+        scrub = _Scrubber(key)
+        headers = {**self.extra_headers, TASK_HEADER: task.task_id}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        body = {"model": self.model, "messages": self._messages(task), "stream": self.stream}
+        try:
+            if self.stream:
+                text = await self._run_stream(client, body, headers, ctx, scrub, att)
+            else:
+                text = await self._run_plain(client, body, headers, ctx, scrub, att)
+        except asyncio.CancelledError:
+            # httpx has closed the request/stream while unwinding; say so, then let the lane finish.
+            ctx.log(f"{what} -> cancelled after {att.elapsed():.2f} s")
+            raise
+        except TaskFailure as exc:
+            failure = exc
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            failure = _transport_failure(exc, scrub, att)
+        else:
+            self._last_error = None
+            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars")
+            return text
+        # Not chained: the cause may carry request details; the message already says what happened.
+        raise self._failed(ctx, what, att, failure) from None
+
+    def _failed(self, ctx: RunContext, what: str, att: _Attempt, failure: TaskFailure) -> TaskFailure:
+        """Log one line for a failed attempt and remember the error for ``health()``."""
+        retry = f", retry after {failure.retry_after_s:g} s" if failure.retry_after_s is not None else ""
+        if att.status is None:  # no HTTP status: timeout, reset, refused
+            ctx.log(f"{what} -> {failure.kind.value} after {att.elapsed():.2f} s{retry}")
+        else:
+            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s ({failure.kind.value}{retry})")
+        self._last_error = f"{failure.kind.value}: {failure.message}"
+        return failure
+
+    @staticmethod
+    def _messages(task: TaskSpec) -> list[dict[str, str]]:
+        """System message only when there are instructions (``need_empty_prompt`` sends none at all)."""
+        instructions = task.effective_instructions()
+        messages = [] if instructions is None else [{"role": "system", "content": instructions}]
+        messages.append({"role": "user", "content": task.prompt})
+        return messages
+
+    async def _run_plain(
+        self,
+        client: httpx.AsyncClient,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        ctx: RunContext,
+        scrub: _Scrubber,
+        att: _Attempt,
+    ) -> str:
+        resp = await client.post(self._url, json=body, headers=headers)
+        att.status = resp.status_code
+        ctx.beat()
+        if not resp.is_success:
+            raise _http_failure(resp.status_code, resp.text, resp.headers, scrub)
+        return _parse_completion(resp.content, scrub)
+
+    async def _run_stream(
+        self,
+        client: httpx.AsyncClient,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        ctx: RunContext,
+        scrub: _Scrubber,
+        att: _Attempt,
+    ) -> str:
+        async with aconnect_sse(client, "POST", self._url, json=body, headers=headers) as source:
+            resp = source.response
+            att.status = resp.status_code
+            if not resp.is_success:
+                await resp.aread()
+                raise _http_failure(resp.status_code, resp.text, resp.headers, scrub)
+            if "text/event-stream" not in resp.headers.get("content-type", ""):
+                # Some servers ignore stream=true and send one JSON answer: take it.
+                return _parse_completion(await resp.aread(), scrub)
+            parts: list[str] = []
+            finished: str | None = None
+            done = False
+            try:
+                async for event in source.aiter_sse():
+                    ctx.beat()
+                    data = event.data
+                    if not data:
+                        continue
+                    if data.strip() == "[DONE]":
+                        done = True
+                        break
+                    piece, reason = self._chunk(data, scrub)
+                    if piece:
+                        parts.append(piece)
+                    finished = reason or finished
+            except httpx.TransportError:
+                # The connection died after the provider said it had finished: the answer is whole.
+                if not (parts and finished):
+                    raise
+            if not done and not parts:
+                raise TaskFailure(ErrorKind.CONNECTION, "stream ended without any content")
+            return "".join(parts)
+
+    @staticmethod
+    def _chunk(data: str, scrub: _Scrubber) -> tuple[str | None, str | None]:
+        """(content piece, finish_reason) of one SSE data payload."""
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise TaskFailure(ErrorKind.SERVER_ERROR, f"malformed stream chunk: {_excerpt(data, scrub)}")
+        if obj.get("error"):
+            raise _provider_error(obj["error"], scrub)
+        choices = obj.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return None, None  # e.g. a usage-only chunk
+        choice = choices[0]
+        delta = choice.get("delta")
+        piece = delta.get("content") if isinstance(delta, dict) else None
+        reason = choice.get("finish_reason")
+        return (piece if isinstance(piece, str) else None), (reason if isinstance(reason, str) else None)
+
+    # ----------------------------------------------------------------- secrets
+    async def _api_key(self) -> str | None:
+        """The key for this attempt, or None when no source is configured (local servers)."""
+        missing_env: str | None = None
+        if self.api_key_env is not None:
+            value = os.environ.get(self.api_key_env, "").strip()
+            if value:
+                return _checked(value, f"environment variable {self.api_key_env}")
+            missing_env = f"environment variable {self.api_key_env} is not set"
+            if self.api_key_keyring is None:
+                raise TaskFailure(ErrorKind.AUTH, missing_env)
+        if self.api_key_keyring is None:
+            return None
+        service, _, username = self.api_key_keyring.partition(":")
+        where = f"API key not found in keyring ({service}:{username})"
+        if missing_env:
+            where = f"{missing_env}; {where}"
+        try:
+            import keyring  # lazy: its backend discovery is slow and often unneeded
+
+            secret: str | None = await asyncio.to_thread(keyring.get_password, service, username)
+        except Exception as exc:  # any backend failure (no keyring, locked, D-Bus down)
+            raise TaskFailure(ErrorKind.AUTH, f"{where}: {type(exc).__name__}") from None
+        if not secret or not secret.strip():
+            raise TaskFailure(ErrorKind.AUTH, where)
+        return _checked(secret.strip(), f"keyring ({service}:{username})")
+
+
+def _checked(key: str, source: str) -> str:
+    """Refuse a key that cannot go in a header (and would end up quoted in an httpx error)."""
+    if not all("!" <= ch <= "~" for ch in key):
+        raise TaskFailure(ErrorKind.AUTH, f"API key from {source} contains spaces or non-ASCII characters")
+    return key
