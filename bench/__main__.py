@@ -1,0 +1,34 @@
+"""Run the benchmarks: ``python -m bench [api|web|seed|gui|all] [options]`` (``./dev bench``)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHES = {
+    "api": "bench.api_overhead",
+    "web": "bench.web_overhead",
+    "seed": "bench.seed_batch",
+    "gui": "bench.gui_responsiveness",
+}
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    name = args[0] if args and not args[0].startswith("-") else "all"
+    rest = args[1:] if args and not args[0].startswith("-") else args
+    names = list(BENCHES) if name == "all" else [name]
+    for n in names:
+        if n not in BENCHES:
+            sys.exit(f"unknown bench {n!r}; choose from {', '.join(BENCHES)} or all")
+        try:
+            mod = importlib.import_module(BENCHES[n])
+        except ModuleNotFoundError as exc:
+            print(f"[bench {n}] not available: {exc}")
+            continue
+        print(f"=== bench {n} ===", flush=True)
+        mod.main(rest if name != "all" else [])
+
+
+if __name__ == "__main__":
+    main()
