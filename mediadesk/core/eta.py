@@ -1,0 +1,216 @@
+"""Run-time statistics and ETAs per lane, from quantiles rather than averages.
+
+Web runs of one batch took 31 s to 6 min 10 s (a 12x spread), so a mean-based estimate is wrong
+in both directions. We keep a rolling window of a lane's own successful run durations, take the
+p50 and p90, and simulate the lane: ``capacity`` parallel servers, running tasks finishing after
+their *conditional* remaining time (a task already running for 4 min is one of the slow ones),
+pending tasks each taking the quantile, handed greedily to the earliest-free server.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+__all__ = ["MIN_SAMPLES", "Eta", "RunTimeStats", "lane_eta", "throughput_per_min"]
+
+#: Below this many samples the prior (if any) is used instead of the samples.
+MIN_SAMPLES = 3
+_STD_NORMAL = NormalDist()
+_Z90 = _STD_NORMAL.inv_cdf(0.9)
+_PRIOR_Q_MAX = 0.999  # the lognormal prior has no finite maximum
+
+
+@dataclass(frozen=True)
+class Eta:
+    """Seconds from now until the lane's current work is done, at the median and at p90."""
+
+    p50_s: float
+    p90_s: float
+
+
+class _LogNormalPrior:
+    """A prior (p50, p90) as the lognormal through both points: durations are right-skewed and
+    positive, and this gives conditional quantiles (for running tasks) in closed form."""
+
+    def __init__(self, p50: float, p90: float) -> None:
+        if not (math.isfinite(p50) and math.isfinite(p90)) or p50 <= 0 or p90 < p50:
+            raise ValueError(f"prior must be finite with 0 < p50 <= p90, got ({p50}, {p90})")
+        self.p50 = p50
+        self.mu = math.log(p50)
+        self.sigma = math.log(p90 / p50) / _Z90
+
+    def quantile(self, q: float) -> float:
+        if q <= 0:
+            return 0.0
+        if self.sigma == 0:
+            return self.p50
+        return math.exp(self.mu + self.sigma * _STD_NORMAL.inv_cdf(min(q, _PRIOR_Q_MAX)))
+
+    def remaining(self, q: float, elapsed: float) -> float:
+        if elapsed <= 0 or self.sigma == 0:
+            return max(0.0, self.quantile(q) - elapsed)
+        done = _STD_NORMAL.cdf((math.log(elapsed) - self.mu) / self.sigma)
+        p = min(done + q * (1.0 - done), _PRIOR_Q_MAX)
+        if p <= done:  # so far in the tail that the model has nothing left to say
+            return 0.0
+        return max(0.0, math.exp(self.mu + self.sigma * _STD_NORMAL.inv_cdf(p)) - elapsed)
+
+
+def _sorted_quantile(xs: Sequence[float], q: float, lo: int = 0) -> float:
+    """Linear-interpolated quantile of the sorted ``xs[lo:]`` (numpy's default method)."""
+    n = len(xs) - lo
+    h = (n - 1) * q
+    i = int(h)
+    if i >= n - 1:
+        return xs[-1]
+    return xs[lo + i] + (h - i) * (xs[lo + i + 1] - xs[lo + i])
+
+
+class RunTimeStats:
+    """Rolling window of the recent successful run durations of one lane."""
+
+    def __init__(self, window: int = 500, prior: tuple[float, float] | None = None) -> None:
+        if window < 1:
+            raise ValueError("window must be >= 1")
+        self.window = window
+        self._fifo: deque[float] = deque()
+        self._sorted: list[float] = []
+        self._prior = _LogNormalPrior(*prior) if prior is not None else None
+
+    def add(self, seconds: float) -> None:
+        """Record one successful run. Non-finite values are ignored (they would poison every
+        quantile); negative ones (clock steps) count as 0."""
+        if not math.isfinite(seconds):
+            return
+        value = max(0.0, float(seconds))
+        self._fifo.append(value)
+        bisect.insort(self._sorted, value)
+        if len(self._fifo) > self.window:
+            old = self._fifo.popleft()
+            del self._sorted[bisect.bisect_left(self._sorted, old)]
+
+    @property
+    def count(self) -> int:
+        return len(self._fifo)
+
+    def _use_prior(self) -> bool:
+        return self._prior is not None and len(self._sorted) < MIN_SAMPLES
+
+    def quantile(self, q: float) -> float | None:
+        """The q-quantile of run time in seconds; None when there are no samples and no prior."""
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"q must be within 0..1, got {q}")
+        if self._prior is not None and self._use_prior():
+            return self._prior.quantile(q)
+        if not self._sorted:
+            return None
+        return _sorted_quantile(self._sorted, q)
+
+    def remaining_quantile(self, q: float, elapsed: float) -> float | None:
+        """The q-quantile of the time left for a run that has already taken ``elapsed`` seconds:
+        the quantile of the durations longer than ``elapsed``, minus ``elapsed``. When no sample
+        is that long, ``max(0, quantile(q) - elapsed)``, i.e. 0."""
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"q must be within 0..1, got {q}")
+        elapsed = max(0.0, elapsed) if math.isfinite(elapsed) else 0.0
+        if self._prior is not None and self._use_prior():
+            return self._prior.remaining(q, elapsed)
+        if not self._sorted:
+            return None
+        lo = bisect.bisect_right(self._sorted, elapsed)
+        if lo < len(self._sorted):
+            return _sorted_quantile(self._sorted, q, lo) - elapsed
+        return max(0.0, _sorted_quantile(self._sorted, q) - elapsed)
+
+
+def _makespan(free_at: list[float], n: int, duration: float) -> float:
+    """Greedy list scheduling of ``n`` equal jobs onto servers free at ``free_at``.
+
+    Once the servers' free times lie within one ``duration`` of each other, each round of
+    ``len(free_at)`` jobs puts exactly one on every server, so whole rounds are added at once:
+    100k pending tasks cost a few heap operations, not 100k."""
+    top = max(free_at, default=0.0)
+    if n <= 0 or duration <= 0 or not free_at:
+        return top
+    heap = list(free_at)
+    heapq.heapify(heap)
+    while n > 0 and top - heap[0] > duration:
+        t = heap[0] + duration
+        heapq.heapreplace(heap, t)
+        top = max(top, t)
+        n -= 1
+    rounds, rest = divmod(n, len(heap))
+    if rounds:
+        heap = [x + rounds * duration for x in heap]  # uniform shift keeps the heap property
+        top += rounds * duration
+    for _ in range(rest):
+        t = heap[0] + duration
+        heapq.heapreplace(heap, t)
+        top = max(top, t)
+    return top
+
+
+def _lane_makespan(
+    stats: RunTimeStats, q: float, pending: int, running_elapsed: Sequence[float], capacity: int
+) -> float | None:
+    remaining: list[float] = []
+    for elapsed in running_elapsed:
+        r = stats.remaining_quantile(q, elapsed)
+        if r is None:
+            return None
+        remaining.append(r)
+    remaining.sort()
+    if len(remaining) >= capacity:
+        # More running than slots (capacity was lowered): a slot frees only as the shortest finish.
+        free_at = remaining[-capacity:]
+        done_running = remaining[-1] if remaining else 0.0
+    else:
+        free_at = remaining + [0.0] * (capacity - len(remaining))
+        done_running = max(remaining, default=0.0)
+    if pending <= 0:
+        return done_running
+    d = stats.quantile(q)
+    if d is None:
+        return None
+    return max(done_running, _makespan(free_at, pending, d))
+
+
+def lane_eta(
+    stats: RunTimeStats, *, pending: int, running_elapsed: Sequence[float], capacity: int
+) -> Eta | None:
+    """Seconds until the lane's pending and running tasks are all done, at p50 and p90.
+
+    None when the lane has no samples and no prior, or when there is work but ``capacity`` is 0
+    (e.g. every account disabled): no honest number exists. No work at all -> ``Eta(0, 0)``."""
+    if pending <= 0 and not running_elapsed:
+        return Eta(0.0, 0.0)
+    if capacity <= 0 and pending > 0:
+        return None
+    capacity = max(capacity, 1)
+    p50 = _lane_makespan(stats, 0.5, pending, running_elapsed, capacity)
+    p90 = _lane_makespan(stats, 0.9, pending, running_elapsed, capacity)
+    if p50 is None or p90 is None:
+        return None
+    return Eta(p50_s=p50, p90_s=max(p50, p90))
+
+
+def throughput_per_min(
+    finish_times: Sequence[float], now: float, window_s: float = 300, *, since: float | None = None
+) -> float:
+    """Tasks finished per minute over the last ``window_s`` seconds (finish times at or before
+    ``now``). ``since`` (when the lane/batch started) shortens the window early in a run, so
+    five tasks done in the first minute read 5/min, not 1/min."""
+    if window_s <= 0:
+        raise ValueError("window_s must be > 0")
+    span = window_s
+    if since is not None:
+        span = min(window_s, max(now - since, 1.0))
+    start = now - span
+    n = sum(1 for t in finish_times if start < t <= now)
+    return n * 60.0 / span
