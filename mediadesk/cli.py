@@ -138,6 +138,9 @@ async def cmd_run(args: argparse.Namespace) -> int:
         max_prompt_chars=config.scheduler.max_prompt_chars,
     )
     report_row_errors(parsed, sys.stderr)
+    if not parsed.rows:
+        what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
+        raise UserError(f"nothing to run in {args.batch}: {what}")
     sched = Scheduler(config, ws)
     sched.open()  # DatabaseBusyError before any work
     try:
