@@ -1,0 +1,164 @@
+// SimChat page logic. Streams an answer from POST /api/generate (NDJSON lines) into the last
+// ".msg.assistant .content". The page adds no whitespace of its own: tokens are appended to one
+// text node, so the element's text is exactly what the server sent.
+"use strict";
+(() => {
+  const messages = document.getElementById("messages");
+  const promptBox = document.getElementById("prompt");
+  const sendBtn = document.querySelector("button.send");
+  const stopBtn = document.querySelector("button.stop");
+  const newChatBtn = document.querySelector("button.new-chat");
+  const runs = new Map(); // request_id -> {requestId, controller, stopRequested}
+  let conversationId = newId();
+  let runsEnded = 0;
+
+  function newId() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return Date.now().toString(36) + Math.random().toString(36).slice(2);
+  }
+
+  function addMessage(kind, text) {
+    const msg = document.createElement("div");
+    msg.className = "msg " + kind;
+    const content = document.createElement("div");
+    content.className = "content";
+    if (text) content.textContent = text;
+    msg.appendChild(content);
+    messages.appendChild(msg);
+    return msg;
+  }
+
+  function showError(message) {
+    addMessage("error", message || "error");
+  }
+
+  function sessionExpired(message) {
+    showError(message || "session expired");
+    document.querySelectorAll(".avatar").forEach((el) => el.remove());
+    document.body.dataset.loggedIn = "false";
+  }
+
+  function updateBusy() {
+    const busy = runs.size > 0;
+    stopBtn.style.display = busy ? "" : "none";
+    document.body.dataset.state = busy ? "generating" : "idle";
+  }
+
+  async function drain(reader) {
+    try {
+      while (!(await reader.read()).done) { /* the server ends the stream right after */ }
+    } catch (e) { /* already closed */ }
+  }
+
+  async function generate(run, text) {
+    const res = await fetch("/api/generate", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ prompt: text, conversation_id: conversationId, request_id: run.requestId }),
+      signal: run.controller.signal,
+    });
+    if (!res.ok) {
+      let body = {};
+      try { body = await res.json(); } catch (e) { /* not JSON */ }
+      const message = body.message || ("HTTP " + res.status);
+      if (res.status === 401) sessionExpired(message); else showError(message);
+      return "error";
+    }
+    const msg = addMessage("assistant", "");
+    msg.dataset.requestId = run.requestId;
+    const node = document.createTextNode("");
+    msg.querySelector(".content").appendChild(node);
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder("utf-8");
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true });
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line) continue;
+        const ev = JSON.parse(line);
+        if (ev.t === "token") {
+          node.appendData(ev.d);
+        } else if (ev.t === "start") {
+          msg.dataset.generationId = ev.id;
+        } else if (ev.t === "done" || ev.t === "stopped") {
+          await drain(reader);
+          return ev.t === "done" ? "completed" : "stopped";
+        } else if (ev.t === "error") {
+          if (ev.code === "session_expired") sessionExpired(ev.message); else showError(ev.message);
+          await drain(reader);
+          return "error";
+        } // "ping": keep-alive, ignored
+      }
+    }
+    if (run.stopRequested) return "stopped";
+    showError("connection lost");
+    return "error";
+  }
+
+  async function send() {
+    const text = promptBox.value;
+    if (!text.trim()) return;
+    promptBox.value = "";
+    addMessage("user", text);
+    const run = { requestId: newId(), controller: new AbortController(), stopRequested: false };
+    runs.set(run.requestId, run);
+    updateBusy();
+    let status = "error";
+    try {
+      status = await generate(run, text);
+    } catch (err) {
+      if (run.stopRequested) {
+        status = "stopped";
+      } else {
+        showError("connection lost: " + err);
+      }
+    } finally {
+      runs.delete(run.requestId);
+      runsEnded += 1;
+      document.body.dataset.runsEnded = String(runsEnded);
+      document.body.dataset.lastStatus = status;
+      updateBusy();
+      window.dispatchEvent(new CustomEvent("simchat:run-end", { detail: { requestId: run.requestId, status } }));
+    }
+  }
+
+  async function stopRun(run) {
+    if (run.stopRequested) return;
+    run.stopRequested = true;
+    try {
+      await fetch("/api/stop", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ request_id: run.requestId }),
+      });
+    } catch (e) {
+      run.controller.abort();
+      return;
+    }
+    // The server ends the stream with a "stopped" event; abort only if it does not.
+    setTimeout(() => { if (runs.has(run.requestId)) run.controller.abort(); }, 3000);
+  }
+
+  function stopAll() {
+    for (const run of runs.values()) stopRun(run);
+  }
+
+  sendBtn.addEventListener("click", () => { send(); });
+  stopBtn.addEventListener("click", stopAll);
+  newChatBtn.addEventListener("click", () => {
+    stopAll();
+    messages.replaceChildren();
+    conversationId = newId();
+  });
+  promptBox.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      send();
+    }
+  });
+})();

@@ -1,0 +1,605 @@
+"""Chat-site simulator: a real web site on 127.0.0.1 that a real Chromium uses like a chat site.
+
+Why it exists: the web lane's hard rule is ONE generation per account at a time (DESIGN §1, §3).
+This site enforces that rule on the server, the way real chat sites do, and counts every breach on
+``GET /stats`` so tests can prove the scheduler never breaks it. It also produces on demand the
+failures a web run must survive: hangs, forced logouts, site errors, killed browsers.
+
+Wire protocol of a run (what the page's JS does, and what a test can do with httpx):
+``POST /api/generate`` with JSON ``{"prompt", "request_id", "conversation_id"}`` (session cookie
+required) answers 401 (no session), 409 (another generation of this account is active) or 200 with a
+streamed NDJSON body: ``{"t":"start","id"}``, ``{"t":"token","d"}``..., then exactly one of
+``{"t":"done"}``, ``{"t":"stopped"}``, ``{"t":"error","code","message"}`` (a hang sends none), plus
+``{"t":"ping"}`` keep-alives while idle. ``POST /api/stop`` ``{"request_id"}`` stops a run server-side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import html
+import json
+import math
+import random
+import re
+import secrets
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from string import Template
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+if TYPE_CHECKING:
+    from playwright.async_api import BrowserContext
+
+__all__ = [
+    "CONCURRENT_MESSAGE",
+    "DEFAULT_PORT",
+    "SESSION_COOKIE",
+    "SESSION_EXPIRED_MESSAGE",
+    "SITE_ERROR_MESSAGE",
+    "WebSimConfig",
+    "WebSimServer",
+    "add_arguments",
+    "answer_tokens",
+    "config_from_args",
+    "draw_run_seconds",
+    "login_context",
+    "parse_markers",
+    "serve_from_args",
+]
+
+DEFAULT_PORT = 8002
+SESSION_COOKIE = "simchat_session"
+CONCURRENT_MESSAGE = "another generation is in progress"
+SESSION_EXPIRED_MESSAGE = "session expired"
+SITE_ERROR_MESSAGE = "something went wrong, please retry (site error)"
+#: How often an idle stream checks whether the client is still there.
+_POLL_S = 0.05
+
+_MARKER = re.compile(r"\[\[sim:(hang|logout|error|slow=(\d+(?:\.\d+)?))\]\]")
+_VOCAB = (
+    " 模拟", "内容", "，", " streaming", " token", " 👩‍💻", " ✨", "测试", "答案", " 第二段",
+    "。", " 🚀", " données", " 数据", " 🎉", " naïve", "：", " 结论", " 中文", " 👍",
+)  # fmt: skip
+
+
+@dataclass
+class WebSimConfig:
+    """Behaviour knobs. ``time_scale`` multiplies every run time (tests use 0.005–0.02)."""
+
+    time_scale: float = 1.0
+    #: Every run takes exactly ``fixed_run_s * time_scale`` (benchmarks); None = draw from the distribution.
+    fixed_run_s: float | None = None
+    #: Tokens per full answer (at least 5: a fixed head and tail).
+    answer_tokens: int = 40
+    hang_rate: float = 0.0
+    logout_rate: float = 0.0
+    error_rate: float = 0.0
+    seed: int | None = None
+    #: If set, only this password logs in; otherwise any non-empty password does.
+    password: str | None = None
+    # Run-time distribution, shaped like measured web runs (31 s .. 6 min 10 s, median ~90 s).
+    run_median_s: float = 90.0
+    run_sigma: float = 0.6
+    run_min_s: float = 31.0
+    run_max_s: float = 370.0
+    #: A ping line is written when a stream was silent this long (real seconds, not scaled).
+    keepalive_s: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.time_scale <= 0:
+            raise ValueError("time_scale must be > 0")
+        if self.answer_tokens < 1:
+            raise ValueError("answer_tokens must be >= 1")
+        rates = (self.hang_rate, self.logout_rate, self.error_rate)
+        if any(not 0.0 <= r <= 1.0 for r in rates) or sum(rates) > 1.0:
+            raise ValueError("fault rates must be in [0, 1] and sum to at most 1")
+
+
+@dataclass(frozen=True)
+class Markers:
+    """Faults requested by ``[[sim:...]]`` markers in a prompt."""
+
+    fault: str | None = None  # "hang" | "logout" | "error"
+    slow_s: float | None = None
+
+
+def parse_markers(prompt: str) -> Markers:
+    """Read ``[[sim:hang]]``, ``[[sim:logout]]``, ``[[sim:error]]``, ``[[sim:slow=SECONDS]]``."""
+    fault: str | None = None
+    slow: float | None = None
+    for m in _MARKER.finditer(prompt):
+        if m.group(2) is not None:
+            slow = float(m.group(2))
+        elif fault is None:
+            fault = m.group(1)
+    return Markers(fault, slow)
+
+
+def answer_tokens(prompt: str, n: int) -> list[str]:
+    """The deterministic answer to ``prompt`` as ``max(n, 5)`` tokens, with Chinese and emoji.
+
+    The joined text has no leading/trailing whitespace and no whitespace runs, so what a browser
+    shows can be compared to what the server sent without any normalising.
+    """
+    shown = " ".join(prompt.split())
+    if len(shown) > 40:
+        shown = shown[:40] + "…"
+    head = ["好的，", "这是对「", shown or "…", "」的回答 🚀"]
+    tail = [" 完毕 ✅"]
+    digest = hashlib.sha256(prompt.encode("utf-8")).digest()
+    body = [_VOCAB[(digest[i % len(digest)] + i) % len(_VOCAB)] for i in range(n - len(head) - len(tail))]
+    return head + body + tail
+
+
+def draw_run_seconds(config: WebSimConfig, rng: random.Random) -> float:
+    """Nominal (unscaled) run time: fixed, or a clipped log-normal like real web runs."""
+    if config.fixed_run_s is not None:
+        return config.fixed_run_s
+    s = rng.lognormvariate(math.log(config.run_median_s), config.run_sigma)
+    return min(max(s, config.run_min_s), config.run_max_s)
+
+
+class _Disconnected(Exception):
+    """The browser went away mid-stream (write failed or the connection is closed)."""
+
+
+def _client_gone(request: web.Request | None) -> bool:
+    transport = None if request is None else request.transport
+    return transport is None or transport.is_closing()
+
+
+@dataclass
+class _Generation:
+    id: str
+    request_id: str
+    account: str
+    conversation_id: str
+    prompt: str
+    fault: str | None
+    run_s: float
+    started: float
+    status: str = "running"  # running|hung while active; then completed|stopped|error|disconnected|aborted
+    ended: float | None = None
+    error: str | None = None
+    parts: list[str] = field(default_factory=list)
+    stop_event: asyncio.Event = field(default_factory=asyncio.Event)
+    stop_reason: str | None = None  # "stop" | "shutdown"
+    last_write: float = 0.0
+    request: web.Request | None = None
+
+    def request_stop(self, reason: str) -> None:
+        if self.stop_reason is None:
+            self.stop_reason = reason
+        self.stop_event.set()
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "request_id": self.request_id,
+            "account": self.account,
+            "conversation_id": self.conversation_id,
+            "prompt": self.prompt,
+            "answer": "".join(self.parts),
+            "tokens_sent": len(self.parts),
+            "status": self.status,
+            "fault": self.fault,
+            "error": self.error,
+            "run_s": self.run_s,
+            "started": self.started,
+            "ended": self.ended,
+        }
+
+
+def _asset(name: str) -> str:
+    return resources.files("mediadesk.sim").joinpath("web_assets", name).read_text(encoding="utf-8")
+
+
+class WebSimServer:
+    """The chat site. ``async with WebSimServer(WebSimConfig(time_scale=0.01)) as sim: ...``."""
+
+    def __init__(self, config: WebSimConfig | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.config = config or WebSimConfig()
+        self.host = host
+        self._requested_port = port
+        self._port: int | None = None
+        self._runner: web.AppRunner | None = None
+        self._closing = False
+        self._sessions: dict[str, str] = {}  # token -> account
+        self._active: dict[str, list[_Generation]] = {}  # account -> admitted, not yet ended
+        self._pending_stops: set[str] = set()  # stop requests that raced ahead of their run
+        seed = self.config.seed
+        self._fault_rng = random.Random(None if seed is None else f"{seed}:faults")
+        self._time_rng = random.Random(None if seed is None else f"{seed}:times")
+        self._assets = {n: _asset(n) for n in ("chat.html", "login.html", "logged_out.html", "chat.js", "chat.css")}
+        self.reset_stats()
+
+    # ----------------------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        if self._runner is not None:
+            raise RuntimeError("WebSimServer already started")
+        app = web.Application()
+        app.add_routes(
+            [
+                web.get("/", self._h_root),
+                web.get("/login", self._h_login_form),
+                web.post("/login", self._h_login),
+                web.get("/logout", self._h_logout),
+                web.get("/chat", self._h_chat),
+                web.get("/static/{name}", self._h_static),
+                web.post("/api/generate", self._h_generate),
+                web.post("/api/stop", self._h_stop),
+                web.get("/stats", self._h_stats),
+                web.post("/stats/reset", self._h_stats_reset),
+                web.post("/admin/logout", self._h_admin_logout),
+            ]
+        )
+        self._closing = False
+        runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self._requested_port)
+        await site.start()
+        self._runner = runner
+        self._port = int(runner.addresses[0][1])
+
+    async def stop(self) -> None:
+        """Stop promptly: active (even hung) streams are ended before the runner is cleaned up."""
+        if self._runner is None:
+            return
+        self._closing = True
+        for gens in self._active.values():
+            for gen in gens:
+                gen.request_stop("shutdown")
+        runner, self._runner = self._runner, None
+        await runner.cleanup()
+
+    async def __aenter__(self) -> WebSimServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("WebSimServer not started")
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def chat_url(self) -> str:
+        return f"{self.base_url}/chat"
+
+    @property
+    def login_url(self) -> str:
+        return f"{self.base_url}/login"
+
+    # ----------------------------------------------------------------------------- stats / admin
+    def reset_stats(self) -> None:
+        self._stats: dict[str, Any] = {
+            "generations_started": 0,
+            "generations_completed": 0,
+            "concurrent_violations": 0,
+            "violations_per_account": {},
+            "max_concurrent_per_session": 0,
+            "stopped": 0,
+            "client_disconnects": 0,
+            "errors": 0,
+            "session_expirations": 0,
+            "logins": 0,
+        }
+        self._generations: list[_Generation] = []
+        self._violations: list[dict[str, Any]] = []
+
+    def stats(self) -> dict[str, Any]:
+        """A JSON-able snapshot (the same as ``GET /stats``)."""
+        out = json.loads(json.dumps(self._stats))
+        out["active_generations"] = sum(len(g) for g in self._active.values())
+        out["generations"] = [g.record() for g in self._generations]
+        out["violations"] = list(self._violations)
+        return out
+
+    def logout(self, account: str) -> int:
+        """Invalidate every session of ``account`` (as a site does when it logs a user out)."""
+        tokens = [t for t, a in self._sessions.items() if a == account]
+        for t in tokens:
+            del self._sessions[t]
+        return len(tokens)
+
+    # ----------------------------------------------------------------------------- pages
+    def _account(self, request: web.Request) -> str | None:
+        token = request.cookies.get(SESSION_COOKIE)
+        return self._sessions.get(token) if token else None
+
+    def _page(self, name: str, status: int = 200, **values: str) -> web.Response:
+        text = Template(self._assets[name]).safe_substitute(values)
+        return web.Response(
+            text=text, status=status, content_type="text/html", charset="utf-8",
+            headers={"Cache-Control": "no-store"},
+        )  # fmt: skip
+
+    async def _h_root(self, request: web.Request) -> web.Response:
+        return web.Response(status=303, headers={"Location": "/chat"})
+
+    async def _h_login_form(self, request: web.Request) -> web.Response:
+        return self._page("login.html", error="")
+
+    async def _h_login(self, request: web.Request) -> web.Response:
+        form = await request.post()
+        account = str(form.get("account", "")).strip()[:64]
+        password = str(form.get("password", ""))
+        if not account or not password:
+            return self._page("login.html", 400, error='<p class="login-error">Account and password required.</p>')
+        if self.config.password is not None and not secrets.compare_digest(password, self.config.password):
+            return self._page("login.html", 401, error='<p class="login-error">Wrong password.</p>')
+        token = secrets.token_urlsafe(24)
+        self._sessions[token] = account
+        self._stats["logins"] += 1
+        resp = web.Response(status=303, headers={"Location": "/chat"})
+        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="Lax", path="/")
+        return resp
+
+    async def _h_logout(self, request: web.Request) -> web.Response:
+        token = request.cookies.get(SESSION_COOKIE)
+        if token:
+            self._sessions.pop(token, None)
+        resp = web.Response(status=303, headers={"Location": "/login"})
+        resp.del_cookie(SESSION_COOKIE, path="/")
+        return resp
+
+    async def _h_chat(self, request: web.Request) -> web.Response:
+        account = self._account(request)
+        if account is None:
+            return self._page("logged_out.html")
+        return self._page("chat.html", account=html.escape(account, quote=True))
+
+    async def _h_static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        types = {"chat.js": "application/javascript", "chat.css": "text/css"}
+        if name not in types:
+            raise web.HTTPNotFound()
+        return web.Response(text=self._assets[name], content_type=types[name], charset="utf-8")
+
+    async def _h_stats(self, request: web.Request) -> web.Response:
+        return web.json_response(self.stats(), dumps=lambda o: json.dumps(o, ensure_ascii=False))
+
+    async def _h_stats_reset(self, request: web.Request) -> web.Response:
+        self.reset_stats()
+        return web.json_response({"reset": True})
+
+    async def _h_admin_logout(self, request: web.Request) -> web.Response:
+        account = request.query.get("account", "")
+        if not account:
+            return web.json_response({"error": "account required"}, status=400)
+        return web.json_response({"account": account, "sessions_invalidated": self.logout(account)})
+
+    # ----------------------------------------------------------------------------- generation
+    async def _h_stop(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.json()
+            request_id = str(body["request_id"])
+        except (ValueError, KeyError, TypeError):
+            return web.json_response({"error": "request_id required"}, status=400)
+        for gens in self._active.values():
+            for gen in gens:
+                if gen.request_id == request_id:
+                    gen.request_stop("stop")
+                    return web.json_response({"stopped": True})
+        if len(self._pending_stops) < 1000:
+            self._pending_stops.add(request_id)  # the stop overtook its run; honoured on admission
+        return web.json_response({"stopped": False})
+
+    async def _h_generate(self, request: web.Request) -> web.StreamResponse:
+        if self._closing:
+            return web.json_response({"error": "shutting_down", "message": "server shutting down"}, status=503)
+        account = self._account(request)
+        if account is None:
+            self._stats["session_expirations"] += 1
+            return web.json_response({"error": "session_expired", "message": SESSION_EXPIRED_MESSAGE}, status=401)
+        try:
+            body = await request.json()
+            prompt = body["prompt"]
+        except (ValueError, KeyError, TypeError):
+            return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
+        if not isinstance(prompt, str) or not prompt.strip():
+            return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
+        # Server-side one-generation-per-session rule: check and admit with no await in between.
+        active = self._active.setdefault(account, [])
+        for old in list(active):
+            if _client_gone(old.request):  # closed but its handler has not polled yet: it has ended
+                self._end(old, "disconnected")
+        if active:
+            self._stats["concurrent_violations"] += 1
+            per = self._stats["violations_per_account"]
+            per[account] = per.get(account, 0) + 1
+            self._violations.append({"account": account, "prompt": prompt, "at": time.time()})
+            return web.json_response({"error": "concurrent_generation", "message": CONCURRENT_MESSAGE}, status=409)
+        gen = self._admit(account, prompt, str(body.get("request_id") or secrets.token_hex(8)), body)
+        gen.request = request
+        resp = web.StreamResponse(
+            headers={"Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store",
+                     "X-Generation-Id": gen.id},
+        )  # fmt: skip
+        try:
+            await resp.prepare(request)
+            await self._run(gen, request, resp)
+            with contextlib.suppress(ConnectionError):
+                await resp.write_eof()
+        except (_Disconnected, ConnectionError):
+            self._end(gen, "disconnected")
+        except asyncio.CancelledError:
+            self._end(gen, "disconnected")
+            raise
+        finally:
+            if gen.ended is None:  # an unexpected exception: never leave the account blocked
+                self._end(gen, "error", "internal")
+        return resp
+
+    def _admit(self, account: str, prompt: str, request_id: str, body: dict[str, Any]) -> _Generation:
+        markers = parse_markers(prompt)
+        fault = markers.fault
+        if fault is None:
+            u, c = self._fault_rng.random(), self.config
+            for name, rate in (("hang", c.hang_rate), ("logout", c.logout_rate), ("error", c.error_rate)):
+                if u < rate:
+                    fault = name
+                    break
+                u -= rate
+        nominal = markers.slow_s if markers.slow_s is not None else draw_run_seconds(self.config, self._time_rng)
+        gen = _Generation(
+            id=secrets.token_hex(6), request_id=request_id, account=account,
+            conversation_id=str(body.get("conversation_id") or ""), prompt=prompt, fault=fault,
+            run_s=nominal * self.config.time_scale, started=time.time(),
+            last_write=asyncio.get_running_loop().time(),
+        )  # fmt: skip
+        active = self._active.setdefault(account, [])
+        active.append(gen)
+        self._stats["max_concurrent_per_session"] = max(self._stats["max_concurrent_per_session"], len(active))
+        self._stats["generations_started"] += 1
+        self._generations.append(gen)
+        if request_id in self._pending_stops:
+            self._pending_stops.discard(request_id)
+            gen.request_stop("stop")
+        return gen
+
+    def _end(self, gen: _Generation, status: str, error: str | None = None) -> None:
+        if gen.ended is not None:
+            return
+        gen.status, gen.error, gen.ended = status, error, time.time()
+        key = {"completed": "generations_completed", "stopped": "stopped",
+               "disconnected": "client_disconnects", "error": "errors"}.get(status)  # fmt: skip
+        if key:
+            self._stats[key] += 1
+        active = self._active.get(gen.account, [])
+        if gen in active:
+            active.remove(gen)
+
+    async def _run(self, gen: _Generation, request: web.Request, resp: web.StreamResponse) -> None:
+        tokens = answer_tokens(gen.prompt, self.config.answer_tokens)
+        interval = gen.run_s / len(tokens)
+        fault_at = {"hang": min(3, len(tokens) - 1), "logout": len(tokens) // 2, "error": len(tokens) // 2}
+        at = fault_at.get(gen.fault or "", -1)
+        await self._send(resp, gen, {"t": "start", "id": gen.id})
+        for i, tok in enumerate(tokens):
+            if i == at and gen.fault == "hang":
+                gen.status = "hung"
+                await self._interrupted(gen, resp, await self._wait(gen, request, resp, None))
+                return
+            if i == at:  # logout or error: end the stream with an error event
+                code, message = ("site_error", SITE_ERROR_MESSAGE)
+                if gen.fault == "logout":
+                    self.logout(gen.account)
+                    code, message = ("session_expired", SESSION_EXPIRED_MESSAGE)
+                    self._stats["session_expirations"] += 1
+                await self._send(resp, gen, {"t": "error", "code": code, "message": message})
+                self._end(gen, "error", code)
+                return
+            reason = await self._wait(gen, request, resp, interval)
+            if reason != "timeout":
+                await self._interrupted(gen, resp, reason)
+                return
+            await self._send(resp, gen, {"t": "token", "d": tok})
+            gen.parts.append(tok)
+        await self._send(resp, gen, {"t": "done"})
+        self._end(gen, "completed")
+
+    async def _interrupted(self, gen: _Generation, resp: web.StreamResponse, reason: str) -> None:
+        if reason == "stop":
+            self._end(gen, "stopped")
+            with contextlib.suppress(_Disconnected):
+                await self._send(resp, gen, {"t": "stopped"})
+        else:  # shutdown: a hung run stays "hung" in the record
+            self._end(gen, "hung" if gen.status == "hung" else "aborted", "shutdown")
+
+    async def _wait(
+        self, gen: _Generation, request: web.Request, resp: web.StreamResponse, seconds: float | None
+    ) -> str:
+        """Sleep ``seconds`` (None = forever) but return early on stop/shutdown ("stop"/"shutdown").
+
+        Raises _Disconnected as soon as the client's connection is gone, so a killed browser ends
+        its generation promptly even during a hang (no token writes would reveal it).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = None if seconds is None else loop.time() + seconds
+        while True:
+            if gen.stop_event.is_set():
+                return gen.stop_reason or "stop"
+            if _client_gone(request):
+                raise _Disconnected()
+            now = loop.time()
+            if deadline is not None and now >= deadline:
+                return "timeout"
+            if now - gen.last_write >= self.config.keepalive_s:
+                await self._send(resp, gen, {"t": "ping"})
+            step = _POLL_S if deadline is None else min(_POLL_S, deadline - now)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(gen.stop_event.wait(), step)
+
+    async def _send(self, resp: web.StreamResponse, gen: _Generation, event: dict[str, Any]) -> None:
+        data = (json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            await resp.write(data)
+        except (ConnectionError, RuntimeError) as exc:
+            raise _Disconnected() from exc
+        gen.last_write = asyncio.get_running_loop().time()
+
+
+async def login_context(
+    context: BrowserContext, base_url: str, account: str, password: str = "secret", timeout_ms: float = 10_000
+) -> None:
+    """Log a Playwright BrowserContext in by filling the real login form (as an operator would).
+
+    The session cookie (HttpOnly) lands in the context; pages opened on it afterwards are logged in.
+    """
+    page = await context.new_page()
+    try:
+        await page.goto(f"{base_url}/login")
+        await page.fill("#account", account)
+        await page.fill("#password", password)
+        await page.click("button.login")
+        await page.wait_for_selector(".avatar, .login-error", timeout=timeout_ms)
+        if await page.query_selector(".avatar") is None:
+            raise RuntimeError(f"simchat login failed for account {account!r}")
+    finally:
+        await page.close()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``mediadesk sim web``."""
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1 (0 = any free)")
+    parser.add_argument("--time-scale", type=float, default=1.0, help="multiply every run time by this")
+    parser.add_argument("--fixed-run-s", type=float, default=None, help="every run takes exactly this (scaled)")
+    parser.add_argument("--answer-tokens", type=int, default=40, help="tokens per answer")
+    parser.add_argument("--hang-rate", type=float, default=0.0, help="share of runs that stall forever")
+    parser.add_argument("--logout-rate", type=float, default=0.0, help="share of runs that expire the session")
+    parser.add_argument("--error-rate", type=float, default=0.0, help="share of runs that fail mid-stream")
+    parser.add_argument("--seed", type=int, default=None, help="seed for run times and injected faults")
+    parser.add_argument("--password", default=None, help="only this password logs in (default: any)")
+
+
+def config_from_args(args: argparse.Namespace) -> WebSimConfig:
+    return WebSimConfig(
+        time_scale=args.time_scale, fixed_run_s=args.fixed_run_s, answer_tokens=args.answer_tokens,
+        hang_rate=args.hang_rate, logout_rate=args.logout_rate, error_rate=args.error_rate,
+        seed=args.seed, password=args.password,
+    )  # fmt: skip
+
+
+async def serve_from_args(args: argparse.Namespace) -> None:
+    """Run the site until cancelled (Ctrl-C in the CLI)."""
+    server = WebSimServer(config_from_args(args), port=args.port)
+    await server.start()
+    print(f"Chat simulator on {server.chat_url}", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await server.stop()
