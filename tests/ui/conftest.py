@@ -1,0 +1,213 @@
+"""Shared Qt + qasync fixtures for the console tests (used by every file in tests/ui).
+
+The pattern is the one measured in PLATFORM-NOTES: a ``qasync.QEventLoop`` on the pytest-qt
+``qapp``, marked as the running loop, never ``stop()``-ed (that latches Qt's quit flag and makes
+every later ``qtbot.waitUntil`` spin to its timeout). Async work is driven with
+``loop.create_task(...)`` + ``qtbot.waitUntil(...)``; the ``arun`` fixture wraps that.
+
+Fixtures:
+- ``qloop``: the qasync loop (function scope).
+- ``arun``: ``arun(coro, timeout=10.0) -> result`` runs a coroutine to completion on ``qloop``.
+- ``api_sim``: a real :class:`ApiSimServer` on 127.0.0.1 (zero latency), started on ``qloop``.
+- ``console_env``: tmp workspace + :class:`AppConfig` with two API profiles pointing at the sim
+  (``writer`` concurrency 3, ``reasoner`` concurrency 2 with ``need_empty_prompt``), a web
+  profile ``chat`` with accounts ``acct-a`` and ``acct-b`` run by :class:`FakeWebBackend`
+  (in-process, capacity 1 - no browser), a config TOML file written to disk, and
+  ``env.make_scheduler()``.
+- ``console_scheduler``: ``console_env.make_scheduler()`` started on ``qloop``, stopped after.
+- ``qsettings_tmp`` (autouse): QSettings (IniFormat) under a tmp dir so no test touches ~/.config.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import QCoreApplication, QSettings
+
+from mediadesk.config import AccountConfig, AppConfig, ProfileConfig
+from mediadesk.core.runner import HealthStatus, LaneBackend, RunContext, TaskSpec
+from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.backends import default_backend
+from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
+from mediadesk.workspace import Workspace
+from tests.support import make_config
+
+ARun = Callable[..., Any]
+
+
+@pytest.fixture
+def qsettings_tmp(tmp_path: Path) -> Iterator[Path]:
+    """Point QSettings at a tmp dir (IniFormat, user scope) for the whole test."""
+    d = tmp_path / "qsettings"
+    d.mkdir()
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(d))
+    QCoreApplication.setOrganizationName("MediaDesk")
+    QCoreApplication.setApplicationName("MediaDesk-test")
+    yield d
+
+
+@pytest.fixture(autouse=True)
+def _isolated_qsettings(qsettings_tmp: Path) -> Path:
+    return qsettings_tmp
+
+
+@pytest.fixture
+def qloop(qapp: Any, qtbot: Any) -> Iterator[asyncio.AbstractEventLoop]:
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    asyncio.events._set_running_loop(loop)
+    try:
+        yield loop
+    finally:
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for t in pending:
+            t.cancel()
+        with contextlib.suppress(Exception):
+            qtbot.waitUntil(lambda: all(t.done() for t in pending), timeout=10_000)
+        asyncio.events._set_running_loop(None)
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+@pytest.fixture
+def arun(qloop: asyncio.AbstractEventLoop, qtbot: Any) -> ARun:
+    """Run a coroutine to completion on the qasync loop, processing Qt events meanwhile."""
+
+    def run(coro: Coroutine[Any, Any, Any], timeout: float = 10.0) -> Any:
+        task = qloop.create_task(coro)
+        qtbot.waitUntil(task.done, timeout=int(timeout * 1000))
+        return task.result()
+
+    return run
+
+
+@pytest.fixture
+def api_sim(qloop: asyncio.AbstractEventLoop, arun: ARun) -> Iterator[ApiSimServer]:
+    sim = ApiSimServer(ApiSimConfig(latency=(0.0, 0.0), seed=1))
+    arun(sim.start())
+    try:
+        yield sim
+    finally:
+        arun(sim.stop())
+
+
+class FakeWebBackend:
+    """An in-process stand-in for one web account (capacity 1, no browser).
+
+    ``delay_s`` per run; ``health_status`` / ``error`` settable by a test (e.g. ``needs_login``:
+    then ``available()`` is False, as for a real logged-out account)."""
+
+    def __init__(self, account: str, delay_s: float = 0.05) -> None:
+        # One run per account, always (DESIGN §3); the lane reads this.
+        self.capacity = 1
+        self.account = account
+        self.delay_s = delay_s
+        self.health_status: str = HealthStatus.READY
+        self.error: str | None = None
+        self.runs: list[str] = []
+
+    async def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
+
+    def available(self) -> bool:
+        return self.health_status in (HealthStatus.READY, HealthStatus.BUSY)
+
+    def health(self) -> tuple[str, str | None]:
+        return self.health_status, self.error
+
+    async def run(self, task: TaskSpec, ctx: RunContext) -> str:
+        self.runs.append(task.task_id)
+        ctx.log(f"fake browser: prompt sent ({len(task.prompt)} chars)")
+        await asyncio.sleep(self.delay_s)
+        return f"web answer to {task.prompt}"
+
+
+@dataclass
+class ConsoleEnv:
+    config: AppConfig
+    workspace: Workspace
+    sim: ApiSimServer
+    config_path: Path
+    web_backends: dict[str, FakeWebBackend] = field(default_factory=dict)
+
+    def backend_factory(self, profile: ProfileConfig, account: AccountConfig | None) -> LaneBackend:
+        if profile.kind == "api":
+            return default_backend(self.config, self.workspace, profile, account)
+        assert account is not None
+        backend = self.web_backends.setdefault(account.name, FakeWebBackend(account.name))
+        return backend
+
+    def make_scheduler(self) -> Scheduler:
+        return Scheduler(self.config, self.workspace, backend_factory=self.backend_factory)
+
+
+def _config_toml(sim_url: str) -> str:
+    return f"""
+[retry]
+max_retries = 2
+backoff_base_s = 0.01
+backoff_max_s = 0.2
+
+[heartbeat]
+interval_s = 0.05
+stale_after_s = 0.5
+
+[scheduler]
+poll_interval_s = 0.05
+kill_grace_s = 1.0
+
+[[profiles]]
+name = "writer"
+kind = "api"
+base_url = "{sim_url}"
+model = "sim-model"
+concurrency = 3
+
+[[profiles]]
+name = "reasoner"
+kind = "api"
+base_url = "{sim_url}"
+model = "sim-model"
+concurrency = 2
+need_empty_prompt = true
+"""
+
+
+@pytest.fixture
+def console_env(tmp_path: Path, api_sim: ApiSimServer) -> ConsoleEnv:
+    url = api_sim.base_url
+    config = make_config(
+        [
+            {"name": "writer", "kind": "api", "base_url": url, "model": "sim-model", "concurrency": 3},
+            {"name": "reasoner", "kind": "api", "base_url": url, "model": "sim-model", "concurrency": 2,
+             "need_empty_prompt": True},
+            {"name": "chat", "kind": "web", "site": "sim"},
+        ],
+        [{"name": "acct-a", "profile": "chat"}, {"name": "acct-b", "profile": "chat"}],
+    )
+    workspace = Workspace.resolve(data_dir=tmp_path / "data").ensure()
+    # A file with the API profiles only (a web account there would need a real browser).
+    config_path = tmp_path / "mediadesk.toml"
+    config_path.write_text(_config_toml(url), encoding="utf-8")
+    return ConsoleEnv(config=config, workspace=workspace, sim=api_sim, config_path=config_path)
+
+
+@pytest.fixture
+def console_scheduler(console_env: ConsoleEnv, arun: ARun) -> Iterator[Scheduler]:
+    s = console_env.make_scheduler()
+    arun(s.start())
+    try:
+        yield s
+    finally:
+        arun(s.stop(), timeout=20.0)
