@@ -1,0 +1,264 @@
+"""Declarative site adapters: how to drive one chat site, written as a small TOML file.
+
+A site changes its DOM far more often than we release, so the knowledge of a site lives in data
+(``resources/sites/*.toml``, overridable per user) and the driver knows no site by name. Every key
+is checked when the file is loaded, and a mistake is reported as one :class:`AdapterError` naming
+the file, the key and what is wrong -- an operator edits these files, so no traceback.
+
+Keys (``resources/sites/EXAMPLE.toml.txt`` is the commented reference):
+
+Required
+    ``url``        the chat page (http/https).
+    ``logged_in``  CSS selector present only when logged in.
+    ``prompt``     the prompt box: a ``textarea``/``input`` or a ``contenteditable`` element.
+    ``answer``     selector of assistant answers; the LAST match that appeared after sending is
+                   this run's answer.
+    ``busy``       selector visible while the site is generating.
+    ``send`` or ``send_key``  exactly one: a selector clicked to send, or a key pressed in the
+                   prompt box (e.g. ``"Enter"``).
+
+Optional (default)
+    ``name`` (file stem)          display name.
+    ``settle_ms`` (800)           done = busy gone and the answer unchanged this long (50..60000),
+                                  measured from the answer's last change.
+    ``max_run_s`` (600)           hard limit for one run.
+    ``start_timeout_s`` (20)      longest wait for the answer to start or busy to appear; also
+                                  the longest wait for the logged-in check.
+    ``page_load_timeout_s`` (30)  navigation timeout.
+    ``login_url`` (url)           where the operator logs in.
+    ``new_chat`` (none)           selector clicked to start a clean conversation; absent -> the
+                                  driver navigates to ``url``.
+    ``error`` (none)              selector; a NEW visible match during a run fails the run with
+                                  its text (a retryable site error).
+    ``logged_out`` (none)         selector whose presence proves logged out (e.g. a login
+                                  button); makes the login check fail fast instead of waiting.
+    ``answer_format`` ("text")    "text" = innerText, "html" = innerHTML of the answer.
+    ``instructions_mode`` ("prepend")  when instructions are sent: "prepend" = instructions,
+                                  a blank line, then the content; "none" = never type them.
+    ``stop`` (busy)               selector clicked to stop generation on cancel or timeout.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+__all__ = [
+    "AdapterError",
+    "SiteAdapter",
+    "compose_prompt",
+    "load_adapter",
+    "load_adapters",
+    "parse_adapter",
+    "with_url",
+]
+
+AnswerFormat = Literal["text", "html"]
+InstructionsMode = Literal["prepend", "none"]
+
+SETTLE_MS_RANGE = (50, 60_000)
+
+
+class AdapterError(Exception):
+    """A site adapter file is unusable. The message is meant for the operator, as is."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__(f"site adapter {source}: " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class SiteAdapter:
+    """One chat site, as the driver needs it. See the module docstring for what each key means."""
+
+    url: str
+    logged_in: str
+    prompt: str
+    answer: str
+    busy: str
+    send: str | None = None
+    send_key: str | None = None
+    settle_ms: int = 800
+    max_run_s: float = 600.0
+    name: str = ""
+    login_url: str | None = None
+    new_chat: str | None = None
+    error: str | None = None
+    answer_format: AnswerFormat = "text"
+    logged_out: str | None = None
+    start_timeout_s: float = 20.0
+    instructions_mode: InstructionsMode = "prepend"
+    stop: str | None = None
+    page_load_timeout_s: float = 30.0
+    #: Where it was loaded from (for messages); not a TOML key.
+    source: str = ""
+
+    @property
+    def effective_login_url(self) -> str:
+        return self.login_url or self.url
+
+    @property
+    def stop_selector(self) -> str:
+        return self.stop or self.busy
+
+
+# Key -> (kind, required). Kinds: "str" (non-empty), "int", "num" (int or float; never bool).
+_KEYS: dict[str, tuple[str, bool]] = {
+    "url": ("str", True),
+    "logged_in": ("str", True),
+    "prompt": ("str", True),
+    "answer": ("str", True),
+    "busy": ("str", True),
+    "send": ("str", False),
+    "send_key": ("str", False),
+    "settle_ms": ("int", False),
+    "max_run_s": ("num", False),
+    "name": ("str", False),
+    "login_url": ("str", False),
+    "new_chat": ("str", False),
+    "error": ("str", False),
+    "answer_format": ("str", False),
+    "logged_out": ("str", False),
+    "start_timeout_s": ("num", False),
+    "instructions_mode": ("str", False),
+    "stop": ("str", False),
+    "page_load_timeout_s": ("num", False),
+}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "answer_format": ("text", "html"),
+    "instructions_mode": ("prepend", "none"),
+}
+_KIND_NAMES = {"str": "a string", "num": "a number", "int": "an integer"}
+
+
+def _check_value(key: str, kind: str, value: object) -> str | None:
+    """One problem with one value, or None."""
+    if kind == "str":
+        if not isinstance(value, str):
+            return f"{key!r} must be a string, got {type(value).__name__} {value!r}"
+        if not value.strip():
+            return f"{key!r} must not be empty"
+        if key in _CHOICES and value not in _CHOICES[key]:
+            return f"{key!r} must be one of {', '.join(_CHOICES[key])}, got {value!r}"
+        if key in ("url", "login_url"):
+            return _check_url(key, value)
+        return None
+    wrong_float = kind == "int" and isinstance(value, float)
+    if isinstance(value, bool) or not isinstance(value, int | float) or wrong_float:
+        return f"{key!r} must be {_KIND_NAMES[kind]}, got {type(value).__name__} {value!r}"
+    number = float(value)
+    if key == "settle_ms" and not SETTLE_MS_RANGE[0] <= number <= SETTLE_MS_RANGE[1]:
+        return f"'settle_ms' must be between {SETTLE_MS_RANGE[0]} and {SETTLE_MS_RANGE[1]}, got {value}"
+    if number <= 0:
+        return f"{key!r} must be greater than 0, got {value}"
+    return None
+
+
+def _check_url(key: str, value: str) -> str | None:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"{key!r} must be an http(s) URL, got {value!r}"
+    return None
+
+
+def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> SiteAdapter:
+    """Validate a decoded TOML table and build the adapter; every problem is reported at once."""
+    problems: list[str] = []
+    for key in data:
+        if key not in _KEYS:
+            close = difflib.get_close_matches(key, list(_KEYS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            problems.append(f"unknown key {key!r}{hint}")
+    for key, (kind, required) in _KEYS.items():
+        if key not in data:
+            if required:
+                problems.append(f"missing required key {key!r}")
+        elif msg := _check_value(key, kind, data[key]):
+            problems.append(msg)
+    if ("send" in data) == ("send_key" in data):
+        which = "both" if "send" in data else "neither"
+        problems.append(f"exactly one of 'send' (selector) or 'send_key' (key name) is needed, got {which}")
+    if problems:
+        raise AdapterError(source, problems)
+    values = dict(data)
+    for key in ("max_run_s", "start_timeout_s", "page_load_timeout_s"):
+        if key in values:
+            values[key] = float(values[key])
+    values.setdefault("name", default_name)
+    return SiteAdapter(source=source, **values)
+
+
+def load_adapter(path: Path | str) -> SiteAdapter:
+    """Read and validate one adapter file; raises :class:`AdapterError` for any user mistake."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise AdapterError(str(p), [f"not valid TOML: {exc}"]) from None
+    except OSError as exc:
+        raise AdapterError(str(p), [f"cannot be read: {exc.strerror or exc}"]) from None
+    return parse_adapter(data, str(p), default_name=p.stem)
+
+
+def load_adapters(
+    builtin_dir: Path,
+    user_dir: Path | None = None,
+    *,
+    errors: list[AdapterError] | None = None,
+) -> dict[str, SiteAdapter]:
+    """All adapters by file stem; a user file replaces the built-in one of the same stem.
+
+    A broken file raises, unless ``errors`` is given: then it is appended there and skipped, so one
+    bad user file does not take every other site down with it. A broken user override does NOT
+    fall back to the built-in file of that stem: the operator meant to replace it.
+    """
+    files: dict[str, Path] = {}
+    for folder in (builtin_dir, user_dir):
+        if folder is not None and folder.is_dir():
+            for f in sorted(folder.glob("*.toml")):
+                files[f.stem] = f
+    result: dict[str, SiteAdapter] = {}
+    for stem, f in files.items():
+        try:
+            result[stem] = load_adapter(f)
+        except AdapterError as exc:
+            if errors is None:
+                raise
+            errors.append(exc)
+    return result
+
+
+def with_url(adapter: SiteAdapter, url: str) -> SiteAdapter:
+    """The same site at another URL (a profile may point at a mirror, another port, or a specific
+    model page).
+
+    ``login_url`` follows: unset, it is the new URL; set on the same origin (scheme, host, port)
+    as the old URL, it moves to the new origin with its path kept; on another origin (a separate
+    login domain) it stays as it is.
+    """
+    if msg := _check_url("url", url):
+        raise AdapterError(adapter.source or adapter.name, [msg])
+    login_url = adapter.login_url
+    if login_url:
+        old, new, login = urlsplit(adapter.url), urlsplit(url), urlsplit(login_url)
+        if (login.scheme, login.netloc) == (old.scheme, old.netloc):
+            login_url = urlunsplit(login._replace(scheme=new.scheme, netloc=new.netloc))
+    return replace(adapter, url=url, login_url=login_url)
+
+
+def compose_prompt(adapter: SiteAdapter, content: str, instructions: str | None) -> str:
+    """The exact text to type. ``instructions`` is None when ``need_empty_prompt`` is on
+    (:meth:`TaskSpec.effective_instructions`), so reasoning models get the content alone."""
+    if instructions and instructions.strip() and adapter.instructions_mode == "prepend":
+        return f"{instructions.rstrip()}\n\n{content}"
+    return content
+
+
+# Keep the key table and the dataclass in step (a cheap guard against adding one without the other).
+assert set(_KEYS) == {f.name for f in fields(SiteAdapter)} - {"source"}, "adapter keys out of sync"

@@ -1,0 +1,830 @@
+"""Run one prompt on a chat page, knowing the site only through its :class:`SiteAdapter`.
+
+Why it is built this way:
+
+* **Events, not polling.** Playwright's waits poll at 0, 20, 50, 100, 100 ms and then every
+  500 ms, so a wait can end up to half a second late; per task that dwarfs everything else. The
+  completion rule runs in the page instead: a ``MutationObserver`` on the whole document
+  re-evaluates it on every DOM change, a timer fires exactly when the answer has been still for
+  ``settle_ms`` and a slow interval (``_POLL_MS``) is only a safety net for changes that are not
+  DOM mutations (CSS-only visibility changes). Python awaits one ``evaluate`` whose promise
+  resolves on the next change of the answer (progress) or on a final state.
+* **Few round trips.** Installing the watcher, typing and checking the send button are ONE
+  ``evaluate``: the text goes in with the browser's own ``insertText`` editing command (trusted
+  input events; newlines, Chinese and emoji intact; never an Enter key press, which would send
+  early on most sites). The click is a real mouse click at the centre of the button after an
+  in-page hit test (no actionability polling). CDP ``Input.insertText`` and Playwright's
+  ``fill``/``click`` are fallbacks for editors and layouts the fast path does not fit.
+* **This run's answer** is the last ``answer`` match when there are more matches than before
+  sending (a count, not element identity: many sites re-render the whole conversation).
+* **Done** = that answer exists with non-empty text, ``busy`` is not visible, and the text has
+  not changed for ``settle_ms`` measured from its LAST change. A site that hides its busy
+  indicator before the last tokens, or pauses shorter than ``settle_ms``, is still read whole.
+
+Limits: selectors apply to the main document (not iframes or shadow roots); a full navigation
+after sending fails the run (:class:`SiteError`), because the watcher lives in the document.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, NoReturn
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.providers.web.adapter import SiteAdapter
+
+__all__ = [
+    "AdapterMismatch",
+    "DriverError",
+    "NeedsLogin",
+    "PageDriver",
+    "PageGone",
+    "RunCanceled",
+    "RunResult",
+    "RunTimeout",
+    "RunTimings",
+    "SiteError",
+]
+
+log = logging.getLogger(__name__)
+
+_POLL_MS = 250  # safety-net re-check interval in the page; events do the real work
+_LOGIN_GRACE_MS = 500  # a re-render may drop the logged-in marker for a moment
+_ERROR_GRACE_MS = 200  # an error is held this long in case the login marker goes with it
+_CLEAR_GRACE_MS = 3000  # after `new_chat`, how long old answers may take to disappear
+_SEND_READY_MS = 5000  # longest wait for the send button to become enabled after typing
+_TEXT_GRACE_MS = 300  # how long the prompt box may take to show the inserted text
+_STOP_TIMEOUT_S = 3.0  # best-effort stop click on cancel/timeout, and the wait for busy to go
+_EVIDENCE_TIMEOUT_S = 5.0
+_NAV_RETRIES = 3  # pre-send steps are redone if a navigation replaced the document
+
+
+class DriverError(Exception):
+    """Base of everything the driver raises; ``kind`` is how the lane should treat it."""
+
+    kind: ClassVar[ErrorKind] = ErrorKind.SITE_ERROR
+
+    def failure(self) -> TaskFailure:
+        """The lane's view of this error (kind decides retries)."""
+        return TaskFailure(self.kind, str(self))
+
+
+class NeedsLogin(DriverError):
+    """The account is logged out; an operator must log in (not retried)."""
+
+    kind = ErrorKind.NEEDS_LOGIN
+
+
+class SiteError(DriverError):
+    """The site showed an error, or behaved in a way that ends the run (retryable)."""
+
+    kind = ErrorKind.SITE_ERROR
+
+
+class RunTimeout(DriverError):
+    """No answer started in time, the page did not load, or the run exceeded ``max_run_s``."""
+
+    kind = ErrorKind.TIMEOUT
+
+
+class RunCanceled(DriverError):
+    """``cancel_event`` was set; generation was stopped (best effort) before this was raised."""
+
+    kind = ErrorKind.CANCELED
+
+
+class PageGone(DriverError):
+    """The page, its context or the browser closed or crashed under the run."""
+
+    kind = ErrorKind.BROWSER_CRASH
+
+
+class AdapterMismatch(DriverError):
+    """The adapter does not fit the page: invalid selector, prompt box or send button not found,
+    or the prompt box did not take the text. Needs an operator, so not retried."""
+
+    kind = ErrorKind.CONFIG
+
+
+@dataclass(frozen=True)
+class RunTimings:
+    """Where a run's time went. ``*_ms`` after ``sent_ms`` are measured by the page's clock
+    from the moment of sending; the rest by the event loop's clock from the start of ``run``."""
+
+    typed_ms: float  # run start -> text in the prompt box, send target found
+    sent_ms: float  # run start -> send clicked / key pressed
+    first_change_ms: float | None  # send -> this run's answer first seen
+    last_change_ms: float | None  # send -> answer last changed (~ the site's generation time)
+    done_ms: float | None  # send -> completion rule held (last change + settle_ms)
+    total_ms: float  # run start -> returned
+    progress_events: int
+
+    @property
+    def overhead_ms(self) -> float:
+        """Wall time not spent by the site generating: total minus the send->last-change span.
+        Includes the ``settle_ms`` window the completion rule must wait out."""
+        return self.total_ms - (self.last_change_ms or 0.0)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    answer: str
+    timings: RunTimings
+
+
+# --- page-side code -------------------------------------------------------------------------------
+# Helpers shared by every script. A selector the browser rejects raises an error whose message
+# starts with MEDIADESK_BAD_SELECTOR, turned into AdapterMismatch on the Python side.
+_HELPERS = r"""
+const all = (sel) => {
+  if (!sel) return [];
+  try { return Array.from(document.querySelectorAll(sel)); }
+  catch (e) { throw new Error('MEDIADESK_BAD_SELECTOR ' + sel); }
+};
+const visible = (el) => {
+  if (!el.isConnected) return false;
+  const r = el.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return false;
+  const v = getComputedStyle(el).visibility;
+  return v !== 'hidden' && v !== 'collapse';
+};
+const anyVisible = (sel) => all(sel).some(visible);
+const hitTarget = (el) => {
+  let r = el.getBoundingClientRect();
+  if (r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) {
+    el.scrollIntoView({block: 'center', inline: 'center'});
+    r = el.getBoundingClientRect();
+  }
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  return hit && (hit === el || el.contains(hit)) ? {x, y} : null;
+};
+const watchDom = (fn) => {
+  const mo = new MutationObserver(() => fn());
+  mo.observe(document.documentElement,
+             {subtree: true, childList: true, characterData: true, attributes: true});
+  const iv = setInterval(() => fn(), cfg.pollMs);
+  return () => { mo.disconnect(); clearInterval(iv); };
+};
+"""
+
+
+def _script(body: str) -> str:
+    """A page function ``(cfg) => {...}`` with the shared helpers in scope."""
+    return "(cfg) => {" + _HELPERS + body + "}"
+
+
+# prepare(): wait until logged in and the prompt box exists (and old answers are gone after a
+# `new_chat` click). Resolves 'ready' | 'logged_out' | 'no_login' | 'no_prompt'.
+_READY_JS = _script(r"""
+  for (const s of [cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.answer]) all(s);
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    let stop = null, timers = [];
+    const finish = (v) => { if (stop) stop(); timers.forEach(clearTimeout); resolve(v); return true; };
+    const attempt = (final) => {
+      if (cfg.loggedOut && anyVisible(cfg.loggedOut)) return finish('logged_out');
+      const inOk = !!document.querySelector(cfg.loggedIn);
+      const prompt = all(cfg.prompt).length > 0;
+      const cleared = cfg.clearFrom <= 0 || all(cfg.answer).length < cfg.clearFrom
+                      || performance.now() - t0 >= cfg.clearGraceMs;
+      if (inOk && prompt && cleared) return finish('ready');
+      if (final) return finish(!inOk ? 'no_login' : (!prompt ? 'no_prompt' : 'ready'));
+      return false;
+    };
+    if (attempt(false)) return;
+    stop = watchDom(() => attempt(false));
+    if (cfg.clearFrom > 0) timers.push(setTimeout(() => attempt(false), cfg.clearGraceMs + 1));
+    timers.push(setTimeout(() => attempt(true), cfg.timeoutMs));
+  });
+""")
+
+# new_chat: where to click, and how many answers are on the page before the click.
+_NEW_CHAT_JS = _script(r"""
+  const count = all(cfg.answer).length;
+  const el = all(cfg.newChat).find(visible);
+  if (!el) return {found: false, count};
+  return {found: true, count, target: hitTarget(el)};
+""")
+
+# run(), step 1: install the watcher (baseline taken now, before anything is sent), focus the
+# prompt box and select its content so the inserted text replaces any draft.
+_INSTALL_JS = _script(r"""
+  for (const s of [cfg.answer, cfg.busy, cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.send,
+                   cfg.error, cfg.stop]) all(s);
+  const KEY = '__mediadeskWatch';
+  if (window[KEY]) window[KEY].dispose();
+  const now = () => performance.now();
+  const read = (el) => cfg.format === 'html' ? el.innerHTML : el.innerText;
+  const errorTexts = () => {
+    const m = new Map();
+    for (const el of all(cfg.error)) if (visible(el)) {
+      const t = (el.innerText || '').trim(); m.set(t, (m.get(t) || 0) + 1);
+    }
+    return m;
+  };
+  const findPrompt = () => {
+    const c = all(cfg.prompt); const el = c.find(visible) || c[0];
+    if (!el) return null;
+    if (el.matches('textarea, input')) return {el, kind: 'value'};
+    if (el.isContentEditable) return {el, kind: 'editable'};
+    const inner = el.querySelector('textarea, input, [contenteditable]:not([contenteditable=false])');
+    if (inner) return {el: inner, kind: inner.matches('textarea, input') ? 'value' : 'editable'};
+    return {el, kind: 'other'};
+  };
+  const promptText = (p) => p.kind === 'value' ? p.el.value : p.el.innerText;
+  const norm = (s) => s.replace(/\r\n?/g, '\n');
+  const loose = (s) => s.replace(/[\s\u00a0\u200b\ufeff]+/g, '');
+  const sameText = (p, text) => p.kind === 'value' ? norm(promptText(p)) === norm(text)
+                                                   : loose(promptText(p)) === loose(text);
+  const loginLost = () => !document.querySelector(cfg.loggedIn)
+                          || (!!cfg.loggedOut && anyVisible(cfg.loggedOut));
+  const TERMINAL = new Set(['done', 'error', 'logged_out', 'no_start', 'disposed']);
+  const w = {
+    state: 'idle', version: 0, sentAt: 0, lastBusyAt: 0, lossAt: 0, busy: false,
+    baseCount: all(cfg.answer).length, baseErrors: errorTexts(),
+    text: null, firstAt: null, lastChange: null, doneAt: null, error: null, errorAt: null,
+    waiters: [], timer: 0, unwatch: null,
+  };
+  const rel = (t) => t === null ? null : t - w.sentAt;
+  const snap = () => ({
+    state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
+    busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error,
+    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt),
+  });
+  // Waiters are {res, progress}: progress waiters wake on every answer change, the others
+  // (a caller without on_progress) only on a final state, saving a round trip per change.
+  const flush = (final) => {
+    const wake = w.waiters.filter((x) => final || x.progress);
+    w.waiters = w.waiters.filter((x) => !(final || x.progress));
+    const s = snap(); wake.forEach((x) => x.res(s));
+  };
+  const finish = (state) => {
+    if (TERMINAL.has(w.state)) return;
+    w.state = state; w.doneAt = now();
+    if (w.unwatch) w.unwatch();
+    clearTimeout(w.timer);
+    flush(true);
+  };
+  const wakeIn = (ms) => {
+    clearTimeout(w.timer);
+    if (ms !== Infinity) w.timer = setTimeout(check, Math.ceil(Math.max(0, ms)) + 1);
+  };
+  function check() {
+    if (TERMINAL.has(w.state)) return;
+    const t = now();
+    let wake = Infinity;
+    if (loginLost()) {
+      if (!w.lossAt) w.lossAt = t;
+      const left = cfg.loginGraceMs - (t - w.lossAt);
+      if (left <= 0) return finish('logged_out');
+      wake = left;
+    } else w.lossAt = 0;
+    if (w.state !== 'armed') return wakeIn(wake);
+    if (cfg.error && w.errorAt === null) {
+      for (const [txt, n] of errorTexts()) {
+        if (n > (w.baseErrors.get(txt) || 0)) { w.error = txt; w.errorAt = t; break; }
+      }
+    }
+    if (w.errorAt !== null) {
+      // Sites often show "session expired" and drop the login marker together: a logout wins
+      // over the error it caused, so the error waits a moment and the login grace decides.
+      if (w.lossAt) return wakeIn(wake);
+      const left = cfg.errorGraceMs - (t - w.errorAt);
+      if (left <= 0) return finish('error');
+      return wakeIn(Math.min(wake, left));
+    }
+    const busy = anyVisible(cfg.busy);
+    if (busy) w.lastBusyAt = t;
+    w.busy = busy;
+    const list = all(cfg.answer);
+    const txt = list.length > w.baseCount ? read(list[list.length - 1]) : null;
+    if (txt !== w.text) {
+      if (w.firstAt === null && txt !== null) w.firstAt = t;
+      w.text = txt; w.lastChange = t; w.version++; flush(false);
+    }
+    if (w.text === null || w.text.trim() === '') {
+      if (!busy) {
+        const left = cfg.startTimeoutMs - (t - Math.max(w.sentAt, w.lastBusyAt));
+        if (left <= 0) return finish('no_start');
+        wake = Math.min(wake, left);
+      }
+    } else if (!busy) {
+      const left = cfg.settleMs - (t - w.lastChange);
+      if (left <= 0 && !w.lossAt) return finish('done');  // never "done" while logged out
+      if (left > 0) wake = Math.min(wake, left);
+    }
+    wakeIn(wake);
+  }
+  w.dispose = () => finish('disposed');
+  w.next = (v, progress) => new Promise((res) => {
+    if (TERMINAL.has(w.state) || (progress && w.version !== v)) res(snap());
+    else w.waiters.push({res, progress});
+  });
+  // Step 2: wait until the text is in the box and the send button can be clicked, then arm.
+  // Wait until the text is in the box and the send button can be clicked, then arm. A text
+  // mismatch gets a short grace (a framework may re-render the box); the button a longer one.
+  w.readyToSend = (text) => new Promise((resolve) => {
+    const t0 = now();
+    let stop = null, timers = [], finished = false;
+    const attempt = (final) => {
+      if (finished) return true;
+      const p = findPrompt();
+      let why = '', target = null;
+      if (!p) why = 'no_prompt';
+      else if (!sameText(p, text)) why = 'text';
+      else if (cfg.send) {
+        const b = all(cfg.send).find(visible);
+        if (!b) why = 'no_send';
+        else if (b.disabled || b.getAttribute('aria-disabled') === 'true') why = 'disabled';
+        else if (!(target = hitTarget(b))) why = 'covered';
+      } else if (document.activeElement !== p.el && !p.el.contains(document.activeElement)) {
+        p.el.focus();
+      }
+      const settled = !why || why === 'covered';
+      const budget = why === 'text' || why === 'no_prompt' ? cfg.textGraceMs : cfg.sendReadyMs;
+      if (!settled && !final && now() - t0 < budget) return false;
+      finished = true;
+      if (stop) stop();
+      timers.forEach(clearTimeout);
+      if (settled) { w.state = 'armed'; w.sentAt = now(); w.unwatch = watchDom(check); }
+      resolve({why, target, seen: p ? promptText(p).slice(0, 120) : null});
+      return true;
+    };
+    if (attempt(false)) return;
+    stop = watchDom(() => attempt(false));
+    timers = [setTimeout(() => attempt(false), cfg.textGraceMs + 1),
+              setTimeout(() => attempt(true), cfg.sendReadyMs)];
+  });
+  // Focus the box and select its content, so inserted text replaces any draft.
+  w.selectPrompt = () => {
+    const p = findPrompt();
+    if (!p || p.kind === 'other') return p ? 'other' : null;
+    p.el.focus();
+    if (p.kind === 'value') p.el.select();
+    else {
+      const r = document.createRange(); r.selectNodeContents(p.el);
+      const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+    }
+    return p.kind;
+  };
+  window[KEY] = w;
+  const kind = w.selectPrompt(), loggedIn = !loginLost();
+  if (!loggedIn || !kind || kind === 'other') return {loggedIn, prompt: kind, ready: null};
+  // Fast path, one round trip: insert as the browser's own editing command (trusted input
+  // events, newlines inserted as text, not as Enter key presses). Python falls back to CDP
+  // insertText and then Playwright's fill when the box does not end up holding the text.
+  let inserted = false;
+  try { inserted = document.execCommand('insertText', false, cfg.text); } catch (e) { inserted = false; }
+  if (!inserted) return {loggedIn, prompt: kind, ready: null};
+  return w.readyToSend(cfg.text).then((ready) => ({loggedIn, prompt: kind, ready}));
+""")
+
+_READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
+_SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
+_NEXT_JS = "([v, progress]) => window.__mediadeskWatch.next(v, progress)"
+
+# Cancel/timeout: drop the watcher and return where to click `stop` (or click it from JS when
+# it cannot be hit-tested). Returns null when nothing stoppable is visible.
+_STOP_JS = _script(r"""
+  const w = window.__mediadeskWatch;
+  if (w) w.dispose();
+  const el = all(cfg.stop).find(visible);
+  if (!el) return null;
+  const t = hitTarget(el);
+  if (!t) { el.click(); return {js: true}; }
+  return t;
+""")
+
+# After a stop click: resolve true once `busy` is gone (the site really stopped), false at timeout.
+_WAIT_IDLE_JS = _script(r"""
+  return new Promise((resolve) => {
+    let stop = null, tm = 0;
+    const attempt = (final) => {
+      const idle = !anyVisible(cfg.busy);
+      if (!idle && !final) return false;
+      if (stop) stop();
+      clearTimeout(tm);
+      resolve(idle);
+      return true;
+    };
+    if (attempt(false)) return;
+    stop = watchDom(() => attempt(false));
+    tm = setTimeout(() => attempt(true), cfg.timeoutMs);
+  });
+""")
+
+_LOGGED_IN_JS = _script(r"""
+  return !!document.querySelector(cfg.loggedIn) && !(cfg.loggedOut && anyVisible(cfg.loggedOut));
+""")
+
+
+def _same_page(current: str, target: str) -> bool:
+    a, b = urlsplit(current), urlsplit(target)
+    return (a.scheme, a.netloc, a.path.rstrip("/")) == (b.scheme, b.netloc, b.path.rstrip("/"))
+
+
+def _is_navigation(exc: BaseException) -> bool:
+    msg = str(exc)
+    return "Execution context was destroyed" in msg or "navigat" in msg.lower()
+
+
+def _is_closed(exc: BaseException) -> bool:
+    msg = str(exc)
+    return "has been closed" in msg or "Target crashed" in msg or "Target closed" in msg
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+class _Navigated(SiteError):
+    """The document the script ran in was replaced. Before sending, the steps are redone."""
+
+
+class PageDriver:
+    """Drives chat pages of one site. Holds no per-page state: the watcher lives in the page, so
+    one driver can serve several pages (and a reused page needs nothing re-registered)."""
+
+    def __init__(self, adapter: SiteAdapter) -> None:
+        self.adapter = adapter
+        a = adapter
+        self._cfg: dict[str, Any] = {
+            "answer": a.answer,
+            "busy": a.busy,
+            "loggedIn": a.logged_in,
+            "loggedOut": a.logged_out,
+            "prompt": a.prompt,
+            "send": a.send,
+            "error": a.error,
+            "stop": a.stop_selector,
+            "newChat": a.new_chat,
+            "format": a.answer_format,
+            "settleMs": a.settle_ms,
+            "startTimeoutMs": a.start_timeout_s * 1000.0,
+            "loginGraceMs": _LOGIN_GRACE_MS,
+            "errorGraceMs": _ERROR_GRACE_MS,
+            "pollMs": _POLL_MS,
+            "sendReadyMs": _SEND_READY_MS,
+            "textGraceMs": _TEXT_GRACE_MS,
+            "clearGraceMs": _CLEAR_GRACE_MS,
+        }
+
+    # --- errors -----------------------------------------------------------------------------------
+
+    def _translate(self, exc: PlaywrightError) -> DriverError:
+        msg = str(exc)
+        if "MEDIADESK_BAD_SELECTOR" in msg:
+            sel = msg.split("MEDIADESK_BAD_SELECTOR", 1)[1].strip().splitlines()[0]
+            return AdapterMismatch(f"site adapter {self.adapter.source}: invalid CSS selector {sel!r}")
+        if _is_closed(exc):
+            return PageGone(f"the page closed or crashed: {_first_line(exc)}")
+        if _is_navigation(exc):
+            return _Navigated("the page navigated away during the run")
+        return DriverError(f"page script failed: {_first_line(exc)}")
+
+    async def _eval(self, page: Page, script: str, arg: Any = None) -> Any:
+        try:
+            return await page.evaluate(script, arg)
+        except PlaywrightError as exc:
+            raise self._translate(exc) from exc
+
+    async def _input(self, what: str, action: Any) -> None:
+        """Await one Playwright input action (click, key, insert), translating its errors."""
+        try:
+            await action
+        except PlaywrightTimeout as exc:
+            raise AdapterMismatch(f"could not {what}: {_first_line(exc)}") from exc
+        except PlaywrightError as exc:
+            raise self._translate(exc) from exc
+
+    # --- prepare ----------------------------------------------------------------------------------
+
+    async def prepare(self, page: Page) -> None:
+        """Bring ``page`` to a clean new conversation on this site and check the login.
+
+        Raises :class:`NeedsLogin`, :class:`RunTimeout` (page load), :class:`SiteError`
+        (navigation failed), :class:`AdapterMismatch` (no prompt box), :class:`PageGone`.
+        """
+        a = self.adapter
+        clear_from = 0
+        if a.new_chat and _same_page(page.url, a.url):
+            try:
+                async with asyncio.timeout(a.start_timeout_s + 5.0):
+                    info = await self._eval(page, _NEW_CHAT_JS, self._cfg)
+                    if info["found"]:
+                        await self._click(page, info.get("target"), a.new_chat, "click 'new_chat'")
+                        clear_from = int(info["count"])
+            except _Navigated:
+                info = {"found": False}
+            except TimeoutError as exc:
+                raise RunTimeout(f"the page did not respond within {a.start_timeout_s + 5.0:g} s") from exc
+            if not info["found"]:
+                await self._goto(page, a.url)
+        else:
+            await self._goto(page, a.url)
+        await self._await_ready(page, clear_from)
+
+    async def _goto(self, page: Page, url: str) -> None:
+        timeout_ms = self.adapter.page_load_timeout_s * 1000.0
+        try:
+            await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
+        except PlaywrightTimeout as exc:
+            raise RunTimeout(f"{url} did not load within {self.adapter.page_load_timeout_s:g} s") from exc
+        except PlaywrightError as exc:
+            if _is_closed(exc):
+                raise PageGone(f"the page closed or crashed: {_first_line(exc)}") from exc
+            if "interrupted by another navigation" not in str(exc):
+                raise SiteError(f"could not open {url}: {_first_line(exc)}") from exc
+            # A client-side redirect (often to a login page): let the readiness check decide.
+            await self._settle_navigation(page)
+
+    async def _settle_navigation(self, page: Page) -> None:
+        try:
+            await page.wait_for_load_state("domcontentloaded", timeout=self.adapter.page_load_timeout_s * 1000.0)
+        except PlaywrightTimeout as exc:
+            raise RunTimeout(f"{page.url} did not finish loading") from exc
+        except PlaywrightError as exc:
+            raise self._translate(exc) from exc
+
+    async def _await_ready(self, page: Page, clear_from: int) -> None:
+        a = self.adapter
+        if a.login_url and not _same_page(a.login_url, a.url) and _same_page(page.url, a.login_url):
+            raise NeedsLogin(f"{a.name or a.url}: the site sent the browser to its login page")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + a.start_timeout_s
+        cfg = dict(self._cfg, clearFrom=clear_from)
+        while True:
+            remaining = max(0.0, deadline - loop.time())
+            cfg["timeoutMs"] = remaining * 1000.0
+            try:
+                state = await asyncio.wait_for(self._eval(page, _READY_JS, cfg), remaining + 5.0)
+                break
+            except _Navigated:
+                await self._settle_navigation(page)
+            except TimeoutError as exc:
+                raise RunTimeout(f"the page did not respond within {a.start_timeout_s:g} s") from exc
+        if state in ("logged_out", "no_login"):
+            how = "shows" if state == "logged_out" else "lacks"
+            key = "logged_out" if state == "logged_out" else "logged_in"
+            sel = a.logged_out if state == "logged_out" else a.logged_in
+            raise NeedsLogin(f"{a.name or a.url}: not logged in (the page {how} {key} {sel!r})")
+        if state == "no_prompt":
+            raise AdapterMismatch(f"{a.name or a.url}: prompt box {a.prompt!r} not found on {page.url}")
+
+    async def is_logged_in(self, page: Page) -> bool:
+        """A snapshot of the login state (no waiting), e.g. to watch an operator's login."""
+        try:
+            return bool(await self._eval(page, _LOGGED_IN_JS, self._cfg))
+        except DriverError:
+            return False
+
+    # --- run --------------------------------------------------------------------------------------
+
+    async def run(
+        self,
+        page: Page,
+        text: str,
+        *,
+        on_progress: Callable[[], None] | None = None,
+        cancel_event: asyncio.Event | None = None,
+    ) -> RunResult:
+        """Type ``text``, send it and return this run's answer once the completion rule holds.
+
+        ``on_progress`` is called each time the answer changes (use it as a heartbeat).
+        Cancel by cancelling the task (CancelledError is re-raised) or by setting
+        ``cancel_event`` (:class:`RunCanceled`); either way the stop button is clicked first,
+        best effort. Raises :class:`NeedsLogin`, :class:`SiteError`, :class:`RunTimeout`,
+        :class:`AdapterMismatch`, :class:`PageGone`.
+        """
+        a = self.adapter
+        if not text.strip():
+            raise DriverError("nothing to send: the prompt text is empty")
+        if cancel_event is not None and cancel_event.is_set():
+            raise RunCanceled("canceled before typing")
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        deadline = t0 + a.max_run_s
+        # A hung renderer must not hold the run until max_run_s: typing has its own budget.
+        pre_send_s = min(a.max_run_s, a.page_load_timeout_s + a.start_timeout_s + 10.0)
+        try:
+            async with asyncio.timeout(pre_send_s):
+                ready = await self._type_and_arm(page, text)
+        except TimeoutError as exc:
+            raise RunTimeout(f"the page did not take the prompt within {pre_send_s:g} s") from exc
+        typed = loop.time()
+        try:
+            if cancel_event is not None and cancel_event.is_set():
+                raise RunCanceled("canceled before sending")
+            try:
+                async with asyncio.timeout(_SEND_READY_MS / 1000.0 + 5.0):
+                    await self._send(page, ready)
+            except TimeoutError as exc:
+                raise RunTimeout("the page did not respond to the send click") from exc
+            sent = loop.time()
+            snap, progress = await self._await_answer(page, deadline, on_progress, cancel_event)
+            state = snap["state"]
+            if state == "error":
+                raise SiteError(f"the site showed an error: {snap['error'] or '(no text)'}")
+            if state == "logged_out":
+                raise NeedsLogin(f"{a.name or a.url}: logged out during the run")
+            if state == "no_start":
+                raise RunTimeout(f"no answer and no busy indicator within {a.start_timeout_s:g} s after sending")
+            if state != "done":
+                raise SiteError("another run took over this page")
+        except _Navigated as exc:
+            await self._after_navigation(page, exc)
+        except BaseException:
+            await self._abort(page)
+            raise
+        end = loop.time()
+        timings = RunTimings(
+            typed_ms=(typed - t0) * 1000.0,
+            sent_ms=(sent - t0) * 1000.0,
+            first_change_ms=snap["first"],
+            last_change_ms=snap["last"],
+            done_ms=snap["done"],
+            total_ms=(end - t0) * 1000.0,
+            progress_events=progress,
+        )
+        return RunResult(answer=(snap["text"] or "").strip(), timings=timings)
+
+    async def _type_and_arm(self, page: Page, text: str) -> dict[str, Any]:
+        """Put ``text`` in the prompt box and arm the watcher; redone if the document changes."""
+        for _ in range(_NAV_RETRIES):
+            try:
+                return await self._type_once(page, text)
+            except _Navigated:
+                await self._settle_navigation(page)
+        raise SiteError("the page kept navigating; the prompt could not be typed")
+
+    async def _type_once(self, page: Page, text: str) -> dict[str, Any]:
+        """Install the watcher and type. Three ways in, cheapest first: the browser's own
+        ``insertText`` editing command inside the install script (one round trip), CDP
+        ``Input.insertText`` (what IMEs use), then Playwright's ``fill``."""
+        a = self.adapter
+        info = await self._eval(page, _INSTALL_JS, dict(self._cfg, text=text))
+        if not info["loggedIn"]:
+            raise NeedsLogin(f"{a.name or a.url}: not logged in")
+        if info["prompt"] is None:
+            raise AdapterMismatch(f"{a.name or a.url}: prompt box {a.prompt!r} not found on {page.url}")
+        if info["prompt"] == "other":
+            raise AdapterMismatch(f"{a.name or a.url}: prompt {a.prompt!r} is neither a text box nor contenteditable")
+        ready: dict[str, Any] | None = info["ready"]
+        if ready is None or ready["why"] == "text":
+            log.debug("insertText command did not take; using CDP insertText")
+            await self._eval(page, _SELECT_PROMPT_JS)
+            await self._input("type the prompt", page.keyboard.insert_text(text))
+            ready = await self._eval(page, _READY_TO_SEND_JS, text)
+        if ready["why"] == "text":
+            log.debug("CDP insertText did not take; using Playwright fill")
+            await self._input("fill the prompt box", page.locator(a.prompt).first.fill(text, timeout=5000))
+            ready = await self._eval(page, _READY_TO_SEND_JS, text)
+        why = ready["why"]
+        if why in ("", "covered"):
+            return ready
+        if why == "text":
+            raise AdapterMismatch(f"the prompt box {a.prompt!r} did not take the text (it shows {ready['seen']!r})")
+        if why == "no_prompt":
+            raise AdapterMismatch(f"prompt box {a.prompt!r} vanished after typing")
+        if why == "no_send":
+            raise AdapterMismatch(f"send button {a.send!r} not found (or not visible)")
+        raise SiteError(f"send button {a.send!r} stayed disabled for {_SEND_READY_MS / 1000:g} s")
+
+    async def _send(self, page: Page, ready: dict[str, Any]) -> None:
+        a = self.adapter
+        if a.send_key:
+            await self._input(f"press {a.send_key!r}", page.keyboard.press(a.send_key))
+        else:
+            assert a.send is not None
+            await self._click(page, ready.get("target"), a.send, "click 'send'")
+
+    async def _click(self, page: Page, target: dict[str, float] | None, selector: str, what: str) -> None:
+        """A real mouse click where the page's hit test said; Playwright's checked click otherwise."""
+        if target:
+            await self._input(what, page.mouse.click(target["x"], target["y"]))
+        else:
+            await self._input(what, page.locator(selector).first.click(timeout=5000))
+
+    async def _await_answer(
+        self,
+        page: Page,
+        deadline: float,
+        on_progress: Callable[[], None] | None,
+        cancel_event: asyncio.Event | None,
+    ) -> tuple[dict[str, Any], int]:
+        cancel_wait = asyncio.ensure_future(cancel_event.wait()) if cancel_event is not None else None
+        version, progress = 0, 0
+        try:
+            while True:
+                snap = await self._next(page, version, on_progress is not None, deadline, cancel_wait)
+                if snap["state"] != "armed":
+                    return snap, progress
+                if snap["version"] != version:
+                    version = snap["version"]
+                    if snap["length"]:
+                        progress += 1
+                        if on_progress is not None:
+                            on_progress()
+        finally:
+            if cancel_wait is not None:
+                cancel_wait.cancel()
+
+    async def _next(
+        self,
+        page: Page,
+        version: int,
+        progress: bool,
+        deadline: float,
+        cancel_wait: asyncio.Future[Any] | None,
+    ) -> dict[str, Any]:
+        """One page event: the answer changed, or a final state. Bounded by ``max_run_s``."""
+        loop = asyncio.get_running_loop()
+        nxt = asyncio.ensure_future(self._eval(page, _NEXT_JS, [version, progress]))
+        waiters: set[asyncio.Future[Any]] = {nxt}
+        if cancel_wait is not None:
+            waiters.add(cancel_wait)
+        try:
+            done, _ = await asyncio.wait(
+                waiters, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
+            )
+        except BaseException:
+            nxt.cancel()
+            raise
+        if nxt in done:
+            result: dict[str, Any] = nxt.result()
+            return result
+        nxt.cancel()
+        if cancel_wait is not None and cancel_wait in done:
+            raise RunCanceled("canceled by the operator")
+        raise RunTimeout(f"no complete answer within max_run_s={self.adapter.max_run_s:g} s")
+
+    async def _abort(self, page: Page) -> None:
+        """Best effort: drop the watcher and click stop if something is still generating."""
+        try:
+            await asyncio.wait_for(self._stop(page), _STOP_TIMEOUT_S)
+        except Exception as exc:  # best effort by design: the lane closes the page anyway
+            log.debug("stop click failed: %s", exc)
+
+    async def _stop(self, page: Page) -> None:
+        target = await page.evaluate(_STOP_JS, self._cfg)
+        if not target:
+            return
+        if "x" in target:
+            await page.mouse.click(target["x"], target["y"])
+        # Wait for the site to confirm: a site that still generates would refuse the next run.
+        budget_ms = (_STOP_TIMEOUT_S - 0.5) * 1000.0
+        stopped = await page.evaluate(_WAIT_IDLE_JS, dict(self._cfg, timeoutMs=budget_ms))
+        log.debug("clicked stop (%s); busy gone: %s", target, stopped)
+
+    async def _after_navigation(self, page: Page, exc: _Navigated) -> NoReturn:
+        """The document was replaced after sending: the run is lost. Logged out (the usual
+        reason) is reported as such; otherwise it is a retryable site error."""
+        a = self.adapter
+        try:
+            await self._settle_navigation(page)
+            await self._await_ready(page, 0)
+        except NeedsLogin as login:
+            raise NeedsLogin(f"{a.name or a.url}: the page went to a login page during the run") from login
+        except DriverError:
+            pass
+        raise SiteError(f"the page navigated away during the run (now at {page.url})") from exc
+
+    # --- evidence ---------------------------------------------------------------------------------
+
+    async def evidence(self, page: Page, dir: Path, stem: str) -> list[Path]:
+        """Save a full-page PNG and the page HTML for a failed run; returns what was written.
+
+        Never raises (except for task cancellation): evidence must not mask the real failure.
+        """
+        written: list[Path] = []
+        try:
+            dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            log.warning("evidence: cannot create %s: %s", dir, exc)
+            return written
+        png = dir / f"{stem}.png"
+        try:
+            await page.screenshot(path=str(png), full_page=True, timeout=_EVIDENCE_TIMEOUT_S * 1000)
+            written.append(png)
+        except Exception as exc:
+            log.warning("evidence: screenshot failed: %s", _first_line(exc))
+        html = dir / f"{stem}.html"
+        try:
+            content = await asyncio.wait_for(page.content(), _EVIDENCE_TIMEOUT_S)
+            header = f"<!-- saved by MediaDesk from {json.dumps(page.url)} -->\n"
+            html.write_text(header + content, encoding="utf-8")
+            written.append(html)
+        except Exception as exc:
+            log.warning("evidence: page HTML failed: %s", _first_line(exc))
+        return written
