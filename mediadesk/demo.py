@@ -17,9 +17,8 @@ from pathlib import Path
 from mediadesk.config import AppConfig, load_config
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from mediadesk.workspace import Workspace
+from mediadesk.workspace import Workspace, resources_dir
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 DEMO_ACCOUNTS = ("demo-a", "demo-b")
 
 CONFIG_TEMPLATE = """\
@@ -108,7 +107,7 @@ async def demo_environment(
             config = load_config(config_path)
             ws = Workspace.resolve(data_dir=data_dir).ensure()
             batch_path = data_dir / "demo-batch.jsonl"
-            shutil.copyfile(RESOURCES / "demo" / "batch.jsonl", batch_path)
+            shutil.copyfile(resources_dir() / "demo" / "batch.jsonl", batch_path)
             await _login_demo_accounts(config, ws, web)
             yield DemoEnv(config, config_path, ws, batch_path, api, web)
         finally:

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
+
+
+def resources_dir() -> Path:
+    """The bundled ``resources/`` folder (site adapters, demo batch, icons, translations)."""
+    here = Path(__file__).resolve().parent
+    for cand in (here.parent / "resources", here / "resources", Path(sys.prefix) / "share" / "mediadesk" / "resources"):
+        if cand.is_dir():
+            return cand
+    return here.parent / "resources"
 
 
 @dataclass(frozen=True)

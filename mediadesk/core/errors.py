@@ -53,8 +53,12 @@ class TaskFailure(Exception):
         *,
         retry_after_s: float | None = None,
         retryable: bool | None = None,
+        not_started: bool = False,
     ) -> None:
         super().__init__(message)
+        #: The work never began (e.g. the profile is held by another process): the attempt is not
+        #: charged and the task waits ``retry_after_s`` before it may be dispatched again.
+        self.not_started = not_started
         self.kind = kind
         self.message = message
         self.retry_after_s = retry_after_s

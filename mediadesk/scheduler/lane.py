@@ -398,6 +398,14 @@ def record_failure(
     store: TaskStore, policy: RetryPolicy, rec: TaskRecord, failure: TaskFailure, now: float
 ) -> TaskRecord | None:
     """A failed attempt goes back as pending with a not-before time (same row), or ends failed."""
+    if failure.not_started:
+        wait = failure.retry_after_s or policy.backoff_base_s
+        return store.finish(
+            rec, TaskState.PENDING, error_kind=failure.kind.value, error_message=failure.message,
+            not_before=now + wait, refund_attempt=True, now=now,
+            log=f"not started ({failure.kind.value}: {failure.message}); attempt not charged, "
+            f"back in the queue for {wait:.0f} s",
+        )
     attempt_no = rec.attempts_in_budget
     if policy.should_retry(failure, attempt_no):
         delay = policy.delay(attempt_no, failure.retry_after_s)

@@ -64,6 +64,9 @@ class Scheduler:
         self._nep: dict[str, bool] = {p.name: p.need_empty_prompt for p in config.profiles}
         self._conc: dict[str, int] = {p.name: p.api_concurrency for p in config.profiles if p.kind == "api"}
         self._dblock = DatabaseLock(workspace.db_path)
+        # One MediaDesk per data dir too (browser profiles live there), even with --db elsewhere.
+        default_db = workspace.data_dir / "mediadesk.db"
+        self._dirlock = DatabaseLock(default_db) if default_db != workspace.db_path else None
         self._store: TaskStore | None = None
         self.lanes: list[Lane] = []
         self._dirty: set[str] = set()
@@ -87,6 +90,8 @@ class Scheduler:
         self.workspace.ensure()
         self._dblock.acquire()  # DatabaseBusyError for a second scheduler
         try:
+            if self._dirlock is not None:
+                self._dirlock.acquire()
             self._store = TaskStore(self.workspace.db_path)
             for name, (nep, conc) in self._store.profile_settings().items():
                 if name in self._nep and nep is not None:
@@ -96,6 +101,8 @@ class Scheduler:
             self._recover()
         except BaseException:
             self._dblock.release()
+            if self._dirlock is not None:
+                self._dirlock.release()
             raise
 
     async def start(self) -> None:
@@ -119,6 +126,8 @@ class Scheduler:
             self._store.close()
             self._store = None
         self._dblock.release()
+        if self._dirlock is not None:
+            self._dirlock.release()
         self.started = False
 
     async def __aenter__(self) -> Scheduler:
@@ -322,13 +331,29 @@ class Scheduler:
             concurrency=self._conc.get(prof.name, 1),
         )
 
+    async def login(self, account: str, on_status: Callable[[str], None] | None = None) -> bool:
+        """Open a visible browser on the account's profile until the operator has logged in.
+        The account takes no task meanwhile; its health is re-checked afterwards."""
+        lane = self._lane_of_account(account)
+        login = getattr(lane.backend, "login", None)
+        if login is None:
+            raise ValueError(f"account {account!r} has no login flow")
+        self._dirty.add(lane.name)
+        try:
+            return bool(await login(on_status=on_status))
+        finally:
+            lane.wake()
+            self._dirty.add(lane.name)
+
     # ------------------------------------------------------------------ queries
     def unservable_profiles(self) -> list[str]:
-        """Profiles with pending work and no lane that could ever take it (e.g. no enabled account)."""
+        """Profiles with pending work and no lane that could take it without the operator (no enabled
+        account, or every enabled one needs a login)."""
         out = []
         for name in self._profiles:
             lanes = [lane for lane in self.lanes if name in lane.profiles]
-            if not any(lane.enabled for lane in lanes) and self.store.has_pending([name]):
+            serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] != "needs_login"]
+            if not serving and self.store.has_pending([name]):
                 out.append(name)
         return out
 

@@ -345,7 +345,8 @@ class WebSimServer:
         self._sessions[token] = account
         self._stats["logins"] += 1
         resp = web.Response(status=303, headers={"Location": "/chat"})
-        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="Lax", path="/")
+        # A persistent ("remember me") cookie, like real chat sites: the login survives a browser restart.
+        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="Lax", path="/", max_age=30 * 86400)
         return resp
 
     async def _h_logout(self, request: web.Request) -> web.Response:

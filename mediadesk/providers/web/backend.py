@@ -1,0 +1,445 @@
+"""The web lane's backend: one account, one owned warm Chromium, ONE run at a time.
+
+Why one: a chat account allows exactly one generation at a time; a second one at the same moment
+breaks both (measured in production: doubling the workers raised web failures from 7 % to 34 %).
+So this is a constant, not a setting; web throughput grows by adding accounts. It is guarded three
+times: the lane's capacity (``capacity`` below), an in-process ``asyncio.Lock`` around every run,
+and the on-disk account lock (filelock, path hashed from the OS user, the account and its profile
+dir) held for as long as this backend drives the profile, so two processes or two app instances
+can never drive one profile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
+from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.runner import HealthStatus, RunContext, TaskSpec
+from mediadesk.providers.web.adapter import AdapterError, SiteAdapter, compose_prompt, load_adapters, with_url
+from mediadesk.providers.web.browser_errors import BrowserNotFoundError, BrowserStartError, ProfileInUseError
+from mediadesk.providers.web.driver import DriverError, NeedsLogin, PageDriver
+from mediadesk.providers.web.finder import find_browser
+from mediadesk.providers.web.launcher import OwnedBrowser
+from mediadesk.providers.web.profile_lock import AccountLock
+from mediadesk.providers.web.selfcheck import self_check
+from mediadesk.workspace import Workspace, resources_dir
+
+log = logging.getLogger(__name__)
+
+#: One generation per account, ever. Not configurable: see the module docstring.
+RUNS_PER_ACCOUNT = 1
+#: After "profile in use", how long the account rests before it tries again (the task is not charged).
+PROFILE_IN_USE_RETRY_S = 15.0
+
+
+class PlaywrightHub:
+    """One Playwright driver process shared by every web lane of this process (ref-counted)."""
+
+    _pw: Any = None
+    _cm: Any = None
+    _users = 0
+    _lock: asyncio.Lock | None = None
+
+    @classmethod
+    async def acquire(cls) -> Any:
+        if cls._lock is None:
+            cls._lock = asyncio.Lock()
+        async with cls._lock:
+            if cls._pw is None:
+                from playwright.async_api import async_playwright
+
+                cls._cm = async_playwright()
+                cls._pw = await cls._cm.start()
+            cls._users += 1
+            return cls._pw
+
+    @classmethod
+    async def release(cls) -> None:
+        assert cls._lock is not None
+        async with cls._lock:
+            cls._users -= 1
+            if cls._users <= 0 and cls._pw is not None:
+                pw, cls._pw, cls._cm = cls._pw, None, None
+                cls._users = 0
+                with contextlib.suppress(Exception):
+                    await pw.stop()
+                cls._lock = None
+
+
+class WebAccountBackend:
+    """A :class:`~mediadesk.core.runner.LaneBackend` for one web account."""
+
+    def __init__(
+        self,
+        *,
+        account: str,
+        adapter: SiteAdapter,
+        browser: BrowserConfig,
+        profile_dir: Path,
+        lock_dir: Path | None = None,
+        kill_grace_s: float = 3.0,
+    ) -> None:
+        self.account = account
+        self.adapter = adapter
+        self.browser_config = browser
+        self.profile_dir = profile_dir
+        self.kill_grace_s = kill_grace_s
+        self.driver = PageDriver(adapter)
+        self.lock = AccountLock(account, profile_dir, lock_dir)
+        #: Backstop for the lane; the driver enforces max_run_s itself.
+        self.attempt_deadline_s = adapter.max_run_s + adapter.page_load_timeout_s + adapter.start_timeout_s + 60
+        self._run_lock = asyncio.Lock()
+        self._pw: Any = None
+        self._browser: OwnedBrowser | None = None
+        self._page: Any = None
+        self._tasks_on_browser = 0
+        self._health = HealthStatus.STARTING
+        self._last_error: str | None = None
+        self._rest_until = 0.0
+        self._logging_in = False
+        self._stopped = False
+        self.browser_pids: list[int] = []  # every browser this backend started (tests, evidence)
+
+    # ------------------------------------------------------------------ LaneBackend
+    @property
+    def capacity(self) -> int:
+        return RUNS_PER_ACCOUNT
+
+    @capacity.setter
+    def capacity(self, _value: int) -> None:
+        raise AttributeError("a web account runs exactly one task at a time; add accounts instead")
+
+    def available(self) -> bool:
+        if self._stopped or self._logging_in:
+            return False
+        if self._health == HealthStatus.NEEDS_LOGIN:
+            return False
+        return not (self._health == HealthStatus.ERROR and time.monotonic() < self._rest_until)
+
+    def health(self) -> tuple[str, str | None]:
+        return self._health, self._last_error
+
+    async def start(self) -> None:
+        """Take the account lock and prewarm the browser; failures become health, not exceptions."""
+        self._pw = await PlaywrightHub.acquire()
+        try:
+            async with self._run_lock:
+                await self._prewarm()
+        except Exception as exc:  # never let one account stop the app from starting
+            self._set_error(f"start failed: {exc}")
+
+    async def _prewarm(self) -> None:
+        try:
+            await self._ensure_browser(log.info)
+            page = await self._ensure_page()
+            await self.driver.prepare(page)
+            self._health, self._last_error = HealthStatus.READY, None
+        except NeedsLogin as exc:
+            self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
+        except (ProfileInUseError, BrowserNotFoundError, BrowserStartError, DriverError) as exc:
+            self._set_error(str(exc))
+
+    async def stop(self) -> None:
+        self._stopped = True
+        async with self._run_lock:
+            await self._close_browser()
+            self.lock.release()
+        if self._pw is not None:
+            self._pw = None
+            await PlaywrightHub.release()
+
+    async def run(self, task: TaskSpec, ctx: RunContext) -> str:
+        async with self._run_lock:  # the in-process guard: one run per account
+            try:
+                await self._ensure_browser(ctx.log)
+            except ProfileInUseError as exc:
+                self._set_error(str(exc), rest=True)
+                ctx.log(f"not started: {exc}")
+                raise TaskFailure(ErrorKind.PROFILE_IN_USE, str(exc), retryable=True, not_started=True,
+                                  retry_after_s=PROFILE_IN_USE_RETRY_S) from None
+            except (BrowserNotFoundError, BrowserStartError) as exc:
+                self._set_error(str(exc), rest=True)
+                raise TaskFailure(ErrorKind.BROWSER_CRASH, f"browser did not start: {exc}") from None
+            assert self._browser is not None
+            ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
+            page = None
+            try:
+                page = await self._ensure_page()
+                await self.driver.prepare(page)
+                text = compose_prompt(self.adapter, task.prompt, task.effective_instructions())
+                self._health = HealthStatus.READY
+                result = await self.driver.run(page, text, on_progress=ctx.beat)
+            except NeedsLogin as exc:
+                self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
+                await self._evidence(page, ctx, task)
+                raise exc.failure() from None
+            except DriverError as exc:
+                await self._evidence(page, ctx, task)
+                await self._after_failure(ctx)
+                failure = exc.failure()
+                if failure.kind is ErrorKind.BROWSER_CRASH or not self._browser_alive():
+                    failure = TaskFailure(ErrorKind.BROWSER_CRASH, f"browser crashed or closed: {exc}")
+                    await self._close_browser()
+                self._last_error = failure.message
+                raise failure from None
+            except asyncio.CancelledError:
+                # The driver has clicked stop. Close the page; a browser that does not answer is killed.
+                await self._abandon_page(ctx)
+                raise
+            except Exception as exc:  # Playwright errors outside the driver's mapping
+                await self._evidence(page, ctx, task)
+                crashed = not self._browser_alive()
+                await self._after_failure(ctx)
+                if crashed:
+                    await self._close_browser()
+                    raise TaskFailure(ErrorKind.BROWSER_CRASH, f"browser crashed: {exc}") from None
+                raise TaskFailure(ErrorKind.SITE_ERROR, f"page error: {exc}") from None
+            self._last_error = None
+            self._tasks_on_browser += 1
+            ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
+            if self._tasks_on_browser >= self.browser_config.recycle_after:
+                ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
+                await self._close_browser()
+            return result.answer
+
+    # ------------------------------------------------------------------ operator login
+    async def login(self, *, timeout_s: float = 900.0, on_status: Callable[[str], None] | None = None) -> bool:
+        """Close the warm headless browser, open a VISIBLE one on this profile at the login page and
+        wait until the operator is logged in (or closes the window). Then prewarm again."""
+        say = on_status or log.info
+        self._logging_in = True
+        try:
+            async with self._run_lock:
+                await self._close_browser()
+                ok = await _visible_login(self._pw, self, say, timeout_s)
+                await self._prewarm()
+                return ok
+        finally:
+            self._logging_in = False
+
+    # ------------------------------------------------------------------ browser lifecycle
+    def _browser_alive(self) -> bool:
+        return self._browser is not None and self._browser.is_alive()
+
+    async def _ensure_browser(self, say: Callable[[str], None]) -> None:
+        if self._browser_alive():
+            return
+        if self._browser is not None:  # crashed or killed: reap what is left first
+            say("browser: previous chromium is gone; relaunching on a fresh process")
+            await self._close_browser()
+        lock_was_free = False
+        if not self.lock.held:
+            lock_was_free = self.lock.try_acquire()
+            if not lock_was_free:
+                pid = self.lock.holder_pid()
+                raise ProfileInUseError(
+                    self.profile_dir, detail=f"account {self.account} is locked by MediaDesk pid {pid}"
+                )
+        self.profile_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        result = await asyncio.to_thread(
+            self_check, self.profile_dir, self.lock, say, self.kill_grace_s, lock_was_free=lock_was_free
+        )
+        if not result.ok:
+            raise ProfileInUseError(self.profile_dir, result.holders)
+        info = await asyncio.to_thread(find_browser, self.browser_config.executable, probe_version=False)
+        browser = OwnedBrowser(
+            self._pw, info.path, self.profile_dir, headless=self.browser_config.headless,
+            extra_args=list(self.browser_config.extra_args), log=say,
+        )
+        await browser.start()
+        self._browser = browser
+        self.browser_pids.append(browser.pid)
+        self._tasks_on_browser = 0
+        self._page = None
+
+    async def _ensure_page(self) -> Any:
+        """One page per account, reused: ``prepare`` brings it back to a new conversation (measured
+        ~35 ms per task vs ~260 ms for a new page + navigation). Replaced after any failure."""
+        assert self._browser is not None
+        if self._page is None or self._page.is_closed():
+            ctx = self._browser.context
+            self._page = ctx.pages[0] if ctx.pages else await ctx.new_page()
+        return self._page
+
+    async def _after_failure(self, ctx: RunContext) -> None:
+        """A failed run leaves the page in an unknown state: close it (a new one comes next time)."""
+        page, self._page = self._page, None
+        if page is not None and self._browser_alive():
+            try:
+                await asyncio.wait_for(page.close(), self.kill_grace_s)
+            except Exception:
+                ctx.log("browser: page did not close; ending the browser")
+                await self._kill_browser()
+
+    async def _abandon_page(self, ctx: RunContext) -> None:
+        page, self._page = self._page, None
+        if page is None or not self._browser_alive():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(page.close()), self.kill_grace_s)
+            ctx.log("canceled: generation stopped and page closed")
+        except BaseException:
+            ctx.log(f"canceled: browser did not answer within {self.kill_grace_s:g} s; killing it")
+            await self._kill_browser()
+
+    async def _kill_browser(self) -> None:
+        browser, self._browser = self._browser, None
+        self._page = None
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(browser.kill())
+
+    async def _close_browser(self) -> None:
+        browser, self._browser = self._browser, None
+        self._page = None
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(browser.close(self.kill_grace_s))
+
+    async def _evidence(self, page: Any, ctx: RunContext, task: TaskSpec) -> None:
+        if page is None or page.is_closed():
+            return
+        try:
+            paths = await asyncio.wait_for(
+                self.driver.evidence(page, ctx.evidence_dir, f"attempt{task.attempt}"), 10
+            )
+        except Exception:
+            return
+        if paths:
+            ctx.log("evidence: " + ", ".join(str(p) for p in paths))
+
+    def _set_error(self, message: str, *, rest: bool = False) -> None:
+        self._health, self._last_error = HealthStatus.ERROR, message
+        if rest:
+            self._rest_until = time.monotonic() + PROFILE_IN_USE_RETRY_S
+
+
+# ---------------------------------------------------------------------- construction
+def site_adapters(config: AppConfig, workspace: Workspace) -> dict[str, SiteAdapter]:
+    user_dir = config.browser.sites_dir or workspace.sites_dir
+    try:
+        return load_adapters(resources_dir() / "sites", user_dir if user_dir.is_dir() else None)
+    except AdapterError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def adapter_for(config: AppConfig, workspace: Workspace, profile: ProfileConfig) -> SiteAdapter:
+    adapters = site_adapters(config, workspace)
+    assert profile.site is not None
+    adapter = adapters.get(profile.site)
+    if adapter is None:
+        raise ConfigError(
+            f"profile {profile.name!r}: no site adapter {profile.site!r} "
+            f"(known: {', '.join(sorted(adapters)) or 'none'}; add <sites_dir>/{profile.site}.toml)"
+        )
+    if profile.url:
+        adapter = with_url(adapter, profile.url)
+    if profile.max_run_s:
+        adapter = replace(adapter, max_run_s=profile.max_run_s)
+    return adapter
+
+
+def account_profile_dir(workspace: Workspace, account: AccountConfig) -> Path:
+    return workspace.account_profile_dir(account.name, account.profile_dir)
+
+
+def build_web_backend(
+    config: AppConfig, workspace: Workspace, profile: ProfileConfig, account: AccountConfig
+) -> WebAccountBackend:
+    return WebAccountBackend(
+        account=account.name,
+        adapter=adapter_for(config, workspace, profile),
+        browser=config.browser,
+        profile_dir=account_profile_dir(workspace, account),
+        kill_grace_s=config.scheduler.kill_grace_s,
+    )
+
+
+# ---------------------------------------------------------------------- login helpers
+async def _visible_login(pw: Any, backend: WebAccountBackend, say: Callable[[str], None], timeout_s: float) -> bool:
+    info = await asyncio.to_thread(find_browser, backend.browser_config.executable, probe_version=False)
+    browser = OwnedBrowser(pw, info.path, backend.profile_dir, headless=False,
+                           extra_args=list(backend.browser_config.extra_args), log=say)
+    await browser.start()
+    ok = False
+    try:
+        ctx = browser.context
+        page = ctx.pages[0] if ctx.pages else await ctx.new_page()
+        await page.goto(backend.adapter.effective_login_url)
+        say(f"log in to {backend.adapter.name or 'the site'} as {backend.account} in the browser window, "
+            "then close it")
+        deadline = time.monotonic() + timeout_s
+        while browser.is_alive() and time.monotonic() < deadline:
+            for p in list(ctx.pages):
+                with contextlib.suppress(Exception):
+                    if await backend.driver.is_logged_in(p):
+                        ok = True
+            if ok:
+                say("logged in: closing the login window")
+                break
+            await asyncio.sleep(1.0)
+    finally:
+        await browser.close(backend.kill_grace_s)
+    return ok
+
+
+async def interactive_login(config: AppConfig, workspace: Workspace, account_name: str) -> int:
+    """`mediadesk login ACCOUNT`: a visible browser on the account's profile until logged in."""
+    account = next(a for a in config.accounts if a.name == account_name)
+    profile = config.profile(account.profile)
+    backend = build_web_backend(config, workspace, profile, account)
+    if not backend.lock.try_acquire():
+        print(f"mediadesk: account {account_name} is in use by MediaDesk pid {backend.lock.holder_pid()}; "
+              "use the console's Log in button, or close that MediaDesk first")
+        return 2
+    pw = await PlaywrightHub.acquire()
+    backend._pw = pw
+    try:
+        await asyncio.to_thread(self_check, backend.profile_dir, backend.lock, print, backend.kill_grace_s,
+                                lock_was_free=True)
+        ok = await _visible_login(pw, backend, print, timeout_s=1800)
+    finally:
+        backend.lock.release()
+        await PlaywrightHub.release()
+    print("logged in" if ok else "login not detected (the window was closed first)")
+    return 0 if ok else 1
+
+
+async def login_with_form(
+    config: AppConfig,
+    workspace: Workspace,
+    account_name: str,
+    login_url: str,
+    *,
+    fields: dict[str, str],
+    submit: str,
+    logged_in: str,
+) -> None:
+    """Fill a login form headless on the account's profile (demo workspace and tests only)."""
+    account = next(a for a in config.accounts if a.name == account_name)
+    profile_dir = account_profile_dir(workspace, account)
+    profile_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    lock = AccountLock(account_name, profile_dir)
+    with lock:
+        await asyncio.to_thread(self_check, profile_dir, lock, log.info, config.scheduler.kill_grace_s,
+                                lock_was_free=True)
+        pw = await PlaywrightHub.acquire()
+        try:
+            info = await asyncio.to_thread(find_browser, config.browser.executable, probe_version=False)
+            async with OwnedBrowser(pw, info.path, profile_dir, headless=True, log=log.info) as browser:
+                page = await browser.context.new_page()
+                await page.goto(login_url)
+                for selector, value in fields.items():
+                    await page.fill(selector, value)
+                await page.click(submit)
+                await page.wait_for_selector(logged_in, timeout=15_000)
+        finally:
+            await PlaywrightHub.release()

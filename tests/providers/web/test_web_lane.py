@@ -1,0 +1,222 @@
+"""The web lane end to end: real scheduler, real Chromium per account, the chat simulator on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from mediadesk.config import AppConfig
+from mediadesk.providers.web.backend import WebAccountBackend, login_with_form
+from mediadesk.providers.web.finder import chromium_flags, find_browser
+from mediadesk.scheduler import Scheduler
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer
+from mediadesk.store import TaskReader
+from mediadesk.workspace import Workspace
+from tests.support import make_config
+
+pytestmark = pytest.mark.browser
+
+
+def web_config(sim: WebSimServer, accounts: list[str], **profile: object) -> AppConfig:
+    return make_config(
+        [{"name": "chat", "kind": "web", "site": "simchat", "url": sim.chat_url, **profile}],
+        [{"name": a, "profile": "chat"} for a in accounts],
+        heartbeat={"interval_s": 0.2, "stale_after_s": 30},
+        scheduler={"kill_grace_s": 1.0},
+    )
+
+
+async def login_all(cfg: AppConfig, ws: Workspace, sim: WebSimServer) -> None:
+    for acc in cfg.accounts:
+        await login_with_form(cfg, ws, acc.name, sim.login_url, fields={"#account": acc.name, "#password": "pw"},
+                              submit="button.login", logged_in=".avatar")
+
+
+def tasks_of(ws: Workspace) -> dict:
+    r = TaskReader(ws.db_path)
+    try:
+        return {t.task_id: t for t in r.iter_tasks()}
+    finally:
+        r.close()
+
+
+def logs_of(ws: Workspace, tid: str) -> list[str]:
+    r = TaskReader(ws.db_path)
+    try:
+        return [f"[{ln.lane}] {ln.message}" for ln in r.logs(tid)]
+    finally:
+        r.close()
+
+
+def our_browsers(root: Path) -> list[int]:
+    out = []
+    for p in psutil.process_iter(["pid", "cmdline"]):
+        with __import__("contextlib").suppress(psutil.Error):
+            if any(str(root) in a for a in (p.info["cmdline"] or [])):
+                out.append(p.pid)
+    return out
+
+
+@pytest.fixture
+async def sim() -> AsyncIterator[WebSimServer]:
+    async with WebSimServer(WebSimConfig(time_scale=0.005, seed=3, answer_tokens=12)) as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def no_browser_left(workspace: Workspace):  # type: ignore[no-untyped-def]
+    yield
+    left = our_browsers(workspace.data_dir)
+    for pid in left:
+        with __import__("contextlib").suppress(psutil.Error):
+            psutil.Process(pid).kill()
+    assert not left, f"chromium left running on our profiles: {left}"
+
+
+async def test_batch_on_two_accounts_never_overlaps(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = web_config(sim, ["acct-a", "acct-b"])
+    await login_all(cfg, workspace, sim)
+    prompts = {f"t{i}": f"问题 {i}: explain item {i} 🚀" for i in range(10)}
+    async with Scheduler(cfg, workspace) as s:
+        s.submit([s.new_task(t, "chat", p) for t, p in prompts.items()])
+        await asyncio.wait_for(s.wait_idle(), 120)
+    stats = sim.stats()
+    tasks = tasks_of(workspace)
+    assert {t.state for t in tasks.values()} == {"success"}, {t: (x.state, x.error_message) for t, x in tasks.items()}
+    assert stats["concurrent_violations"] == 0
+    assert stats["max_concurrent_per_session"] == 1
+    assert {t.account for t in tasks.values()} == {"acct-a", "acct-b"}  # both accounts worked
+    answers = {g["prompt"]: g["answer"] for g in stats["generations"] if g["status"] == "completed"}
+    for tid, prompt in prompts.items():
+        # instructions are prepended unless need_empty_prompt; the sim echoes what was typed
+        sent = next(p for p in answers if p.endswith(prompt))
+        assert tasks[tid].result == answers[sent]  # stored exactly as the page showed it
+        assert any("chromium pid" in line for line in logs_of(workspace, tid))
+
+
+async def test_need_empty_prompt_types_only_the_content(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = web_config(sim, ["acct-a"], instructions="SYSTEM-INSTRUCTIONS", need_empty_prompt=True)
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        s.submit([s.new_task("a", "chat", "only me")])
+        await asyncio.wait_for(s.wait_idle(), 60)
+        s.set_profile_setting("chat", need_empty_prompt=False)
+        s.submit([s.new_task("b", "chat", "with instructions")])
+        await asyncio.wait_for(s.wait_idle(), 60)
+    prompts = [g["prompt"] for g in sim.stats()["generations"]]
+    assert prompts[0] == "only me"
+    assert prompts[1].startswith("SYSTEM-INSTRUCTIONS") and prompts[1].endswith("with instructions")
+
+
+async def test_hang_is_caught_by_time_limit_and_retried(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = web_config(sim, ["acct-a"], max_run_s=2.5)
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        s.submit([s.new_task("h", "chat", "stall [[sim:hang]]"), s.new_task("ok", "chat", "fine [[sim:slow=20]]")])
+        await asyncio.wait_for(s.wait_idle(), 120)
+    tasks = tasks_of(workspace)
+    assert (tasks["h"].state, tasks["h"].attempt, tasks["h"].error_kind) == ("failed", 3, "timeout")
+    assert tasks["ok"].state == "success"
+    stats = sim.stats()
+    assert stats["concurrent_violations"] == 0
+    assert [g["status"] for g in stats["generations"] if "hang" in g["prompt"]] == ["stopped"] * 3
+    assert any("evidence:" in line for line in logs_of(workspace, "h"))
+
+
+async def test_browser_killed_mid_run_is_retried_on_fresh_browser(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = web_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        backend = s.lanes[0].backend
+        assert isinstance(backend, WebAccountBackend)
+        s.submit([s.new_task("k", "chat", "long one [[sim:slow=400]]")])  # 2 s at this time scale
+        while sim.stats()["generations_started"] == 0:
+            await asyncio.sleep(0.02)
+        first_pid = backend.browser_pids[-1]
+        os.kill(first_pid, signal.SIGKILL)
+        await asyncio.wait_for(s.wait_idle(), 90)
+        pids = list(backend.browser_pids)
+    t = tasks_of(workspace)["k"]
+    assert (t.state, t.attempt) == ("success", 2), (t.error_kind, t.error_message)
+    assert len(set(pids)) >= 2 and pids[0] == first_pid
+    assert not psutil.pid_exists(first_pid) or psutil.Process(first_pid).status() == psutil.STATUS_ZOMBIE
+    assert sim.stats()["concurrent_violations"] == 0
+    assert any("browser_crash" in line for line in logs_of(workspace, "k"))
+
+
+async def test_logout_gives_needs_login_without_retry(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = web_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        s.submit([s.new_task("l", "chat", "bye [[sim:logout]]")])
+        while tasks_of(workspace)["l"].state in ("pending", "running"):
+            await asyncio.sleep(0.05)
+        lane = s.lanes[0]
+        assert lane.backend.health()[0] == "needs_login"
+        assert not lane.can_dispatch()
+        s.submit([s.new_task("after", "chat", "waits")])
+        await asyncio.sleep(0.5)
+        assert tasks_of(workspace)["after"].state == "pending"  # not sent to a logged-out account
+    t = tasks_of(workspace)["l"]
+    assert (t.state, t.attempt, t.error_kind) == ("failed", 1, "needs_login")
+
+
+async def test_cancel_while_generating(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = web_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        s.submit([s.new_task("c", "chat", "long [[sim:slow=2000]]")])
+        while sim.stats()["generations_started"] == 0:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)
+        s.cancel(["c"])
+        await asyncio.wait_for(s.wait_idle(), 30)
+        s.submit([s.new_task("next", "chat", "after cancel")])
+        await asyncio.wait_for(s.wait_idle(), 60)
+    tasks = tasks_of(workspace)
+    assert tasks["c"].state == "canceled" and tasks["c"].result is None
+    assert tasks["next"].state == "success"
+    gens = sim.stats()["generations"]
+    assert gens[0]["status"] in ("stopped", "disconnected")
+    assert sim.stats()["concurrent_violations"] == 0
+
+
+async def test_foreign_holder_is_reported_and_left_alone(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = web_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    profile_dir = workspace.account_profile_dir("acct-a")
+    exe = find_browser(None, probe_version=False).path
+    # a browser the operator opened by hand on that profile (not started by MediaDesk)
+    holder = subprocess.Popen([str(exe), *chromium_flags(True), f"--user-data-dir={profile_dir}", "about:blank"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        await asyncio.sleep(1.0)
+        async with Scheduler(cfg, workspace) as s:
+            s.submit([s.new_task("f", "chat", "hello")])
+            for _ in range(200):
+                if any("in use by" in ln for ln in logs_of(workspace, "f")):
+                    break
+                await asyncio.sleep(0.05)
+            lines = logs_of(workspace, "f")
+            assert any(f"pid {holder.pid}" in ln for ln in lines), lines
+            assert holder.poll() is None  # never touched
+            t = tasks_of(workspace)["f"]
+            assert t.state == "pending" and t.attempt == 0  # not charged; waits for the operator
+            assert s.lanes[0].backend.health()[0] == "error"
+    finally:
+        holder.terminate()
+        try:
+            holder.wait(10)
+        except subprocess.TimeoutExpired:
+            holder.kill()
+            holder.wait()
+        for pid in our_browsers(workspace.data_dir):
+            with __import__("contextlib").suppress(psutil.Error):
+                psutil.Process(pid).kill()
