@@ -1,0 +1,101 @@
+"""Web-lane overhead per task: (claim -> answer stored) minus the site's own generation time.
+
+Full durable path (scheduler, store, lane, owned Chromium, page driver) against the chat simulator
+with a fixed generation time. Warm = the account's browser stays up and its page is reused; cold =
+a new browser for every task (``recycle_after = 1``). The completion rule's ``settle_ms`` (answer
+unchanged this long, measured from its last change) is reported separately: it is the rule itself,
+not overhead, and the adapter sets it (here 100 ms).
+
+    python -m bench web [--tasks 12] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+from pathlib import Path
+
+from bench.common import table
+from mediadesk.config import parse_config
+from mediadesk.providers.web.backend import login_with_form
+from mediadesk.scheduler import Scheduler
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer
+from mediadesk.store import TaskReader
+from mediadesk.workspace import Workspace
+
+SETTLE_MS = 100
+SITE_TOML = """
+name = "simchat-bench"
+url = "{url}"
+login_url = "{login}"
+logged_in = ".avatar"
+prompt = "textarea"
+send = "button.send"
+answer = ".assistant .content"
+busy = ".stop"
+new_chat = "button.new-chat"
+error = ".msg.error"
+settle_ms = {settle}
+max_run_s = 60
+"""
+
+
+async def one_mode(sim: WebSimServer, root: Path, mode: str, n: int, round_no: int) -> list[float]:
+    data = root / f"{mode}{round_no}"
+    sites = data / "sites"
+    sites.mkdir(parents=True)
+    (sites / "bench.toml").write_text(SITE_TOML.format(url=sim.chat_url, login=sim.login_url, settle=SETTLE_MS))
+    cfg = parse_config({
+        "heartbeat": {"interval_s": 15, "stale_after_s": 90},
+        "browser": {"recycle_after": 1 if mode == "cold" else 1000, "sites_dir": str(sites)},
+        "profiles": [{"name": "chat", "kind": "web", "site": "bench"}],
+        "accounts": [{"name": "acct", "profile": "chat"}],
+    })
+    ws = Workspace.resolve(data_dir=data).ensure()
+    await login_with_form(cfg, ws, "acct", sim.login_url, fields={"#account": "acct", "#password": "x"},
+                          submit="button.login", logged_in=".avatar")
+    sim.reset_stats()
+    async with Scheduler(cfg, ws) as s:
+        s.submit([s.new_task(f"{mode}{round_no}-{i}", "chat", f"{mode} task {i}") for i in range(n)])
+        await s.wait_idle(poll_s=0.05)
+    gens = {g["prompt"]: g for g in sim.stats()["generations"]}
+    reader = TaskReader(ws.db_path)
+    out = []
+    for rec in reader.iter_tasks():
+        assert rec.state == "success", (rec.task_id, rec.error_message)
+        g = gens[rec.prompt]
+        site_s = g["ended"] - g["started"]
+        out.append((rec.finished_at - rec.started_at - site_s) * 1e3 - SETTLE_MS)
+    reader.close()
+    return out
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    warm: list[float] = []
+    cold: list[float] = []
+    async with WebSimServer(WebSimConfig(time_scale=0.01, fixed_run_s=30, answer_tokens=30, seed=1)) as sim:
+        with tempfile.TemporaryDirectory() as tmp:
+            for r in range(args.rounds):
+                warm += (await one_mode(sim, Path(tmp), "warm", args.tasks, r))[1:]  # first task pays the prewarm race
+                cold += await one_mode(sim, Path(tmp), "cold", max(3, args.tasks // 3), r)
+    print(f"\nWeb lane overhead per task = claim->stored minus site generation (0.3 s) minus settle_ms ({SETTLE_MS} ms)")
+    print(table([
+        ("mode", "n", "median ms", "p90 ms", "min ms"),
+        *[(name, str(len(xs)), f"{statistics.median(xs):.0f}", f"{sorted(xs)[int(0.9 * (len(xs) - 1))]:.0f}",
+           f"{min(xs):.0f}") for name, xs in (("warm (page reused)", warm), ("cold (new browser)", cold))],
+    ]))
+    print(f"cold / warm median: {statistics.median(cold) / max(1.0, statistics.median(warm)):.1f}x; "
+          "goal: warm median < 100 ms")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="bench web")
+    p.add_argument("--tasks", type=int, default=12)
+    p.add_argument("--rounds", type=int, default=2)
+    asyncio.run(main_async(p.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    main()
