@@ -71,6 +71,7 @@ class Scheduler:
         self.lanes: list[Lane] = []
         self._dirty: set[str] = set()
         self._ticker: asyncio.Task[None] | None = None
+        self._checkpointing: asyncio.Future[None] | None = None
         self._terminal_event = asyncio.Event()
         self._account_health: dict[str, tuple[str, str | None]] = {}
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -120,6 +121,9 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
             self._ticker = None
+        if self._checkpointing is not None:
+            with contextlib.suppress(Exception):
+                await self._checkpointing
         await asyncio.gather(*(lane.stop() for lane in self.lanes), return_exceptions=True)
         self.lanes = []
         if self._store is not None:
@@ -212,6 +216,9 @@ class Scheduler:
         while True:
             await asyncio.sleep(0.25)
             tick += 1
+            self.store.flush()
+            if tick % 8 == 0 and (self._checkpointing is None or self._checkpointing.done()):
+                self._checkpointing = asyncio.ensure_future(asyncio.to_thread(self.store.checkpoint))
             for lane in self.lanes:
                 if lane.name in self._dirty or tick % 8 == 0:
                     self.bus.publish(lane.stats())
@@ -365,6 +372,7 @@ class Scheduler:
                 self._terminal_event.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._terminal_event.wait(), timeout=poll_s)
+                await asyncio.sleep(0.02)  # coalesce a burst of terminal events into one count
         finally:
             unsubscribe()
 

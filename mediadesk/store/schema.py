@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-
 class SchemaError(Exception):
     """The database cannot be used by this version of MediaDesk."""
 
