@@ -1,0 +1,283 @@
+"""OwnedBrowser on a real Chromium: start, connect, use, close, and every way it can go wrong."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+import pytest_asyncio
+from aiohttp import web
+from playwright.async_api import Playwright
+
+from mediadesk.providers.web import (
+    AccountLock,
+    BrowserStartError,
+    OwnedBrowser,
+    ProfileInUseError,
+    find_profile_processes,
+    read_browser_record,
+    self_check,
+)
+from mediadesk.providers.web import launcher as launcher_mod
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page_url() -> AsyncIterator[str]:
+    async def index(_request: web.Request) -> web.Response:
+        return web.Response(text="<title>MediaDesk test</title><p id=msg>hello</p>", content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/", index)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    yield f"http://{host}:{port}/"
+    await runner.cleanup()
+
+
+@pytest.fixture
+def make_browser(
+    pw_module: Playwright, chromium_exe: Path
+) -> Callable[..., OwnedBrowser]:
+    def make(profile: Path, **kwargs: Any) -> OwnedBrowser:
+        return OwnedBrowser(pw_module, chromium_exe, profile, **kwargs)
+
+    return make
+
+
+async def test_launch_open_page_close_leaves_nothing(
+    make_browser: Callable[..., OwnedBrowser], profile_root: Path, page_url: str
+) -> None:
+    prof = profile_root / "acct-a"
+    lines: list[str] = []
+    browser = make_browser(prof, log=lines.append)
+    await browser.start()
+    assert stat.S_IMODE(prof.stat().st_mode) == 0o700
+    assert browser.is_alive()
+    record = read_browser_record(prof)
+    assert record is not None and (record.pid, record.port, record.owner_pid) == (
+        browser.pid, browser.port, os.getpid())
+    assert any(str(browser.pid) in ln for ln in lines) and any(str(browser.port) in ln for ln in lines)
+
+    page = await browser.context.new_page()
+    await page.goto(page_url)
+    assert await page.title() == "MediaDesk test"
+    assert await page.text_content("#msg") == "hello"
+    tree = [p.pid for p in find_profile_processes(prof)]
+    assert browser.pid in tree and len(tree) > 1
+
+    report = await browser.close()
+    assert report.clean and report.exit_code is not None  # reaped: no zombie of ours
+    assert set(tree) <= set(report.pids)
+    assert not any(_running(pid) for pid in report.pids)
+    assert find_profile_processes(prof) == []
+    assert read_browser_record(prof) is None
+    assert not browser.is_alive()
+    assert (await browser.close()).pids == []  # idempotent
+
+
+async def test_close_kills_a_browser_that_ignores_cdp(
+    make_browser: Callable[..., OwnedBrowser], profile_root: Path
+) -> None:
+    prof = profile_root / "acct-a"
+    browser = make_browser(prof)
+    await browser.start()
+    await browser.context.new_page()
+    os.kill(browser.pid, signal.SIGSTOP)  # hung: neither CDP nor SIGTERM gets an answer
+    grace = 1.0
+    t0 = time.monotonic()
+    report = await browser.close(grace_s=grace)
+    assert time.monotonic() - t0 < grace + 15  # safety net only; the real check is below
+    assert report.kill_needed and not report.graceful
+    assert browser.pid in report.killed
+    assert report.survivors == [] and report.exit_code == -signal.SIGKILL
+    assert not any(_running(pid) for pid in report.pids)
+    assert find_profile_processes(prof) == []
+
+
+async def test_cancelled_close_still_ends_the_tree(
+    make_browser: Callable[..., OwnedBrowser], profile_root: Path
+) -> None:
+    prof = profile_root / "acct-a"
+    browser = make_browser(prof)
+    await browser.start()
+    pids = [p.pid for p in find_profile_processes(prof)]
+    os.kill(browser.pid, signal.SIGSTOP)  # close() now waits in its graceful phase ...
+    closing = asyncio.create_task(browser.close(grace_s=30))
+    await asyncio.sleep(0.3)
+    closing.cancel()  # ... and is cancelled there (e.g. the app is quitting)
+    with pytest.raises(asyncio.CancelledError):
+        await closing
+    assert not any(_running(pid) for pid in pids)
+    assert find_profile_processes(prof) == []
+    assert not browser.is_alive()
+
+
+async def test_close_after_the_browser_crashed_ends_its_orphans(
+    make_browser: Callable[..., OwnedBrowser], profile_root: Path
+) -> None:
+    prof = profile_root / "acct-a"
+    browser = make_browser(prof)
+    await browser.start()
+    children = [p.pid for p in psutil.Process(browser.pid).children(recursive=True)]
+    assert children
+    os.kill(browser.pid, signal.SIGKILL)  # a crash: the main process vanishes, children are orphaned
+    deadline = time.monotonic() + 10
+    while browser.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not browser.is_alive()
+    report = await browser.close(grace_s=1.0)
+    assert report.clean
+    assert not any(_running(pid) for pid in children)
+    assert find_profile_processes(prof) == []
+
+
+async def test_kill_ends_the_tree_at_once(
+    make_browser: Callable[..., OwnedBrowser], profile_root: Path
+) -> None:
+    lines: list[str] = []
+    browser = make_browser(profile_root / "acct-a", log=lines.append)
+    await browser.start()
+    report = await browser.kill()
+    assert report.kill_needed and browser.pid in report.killed and report.clean
+    assert not any(_running(pid) for pid in report.pids)
+    assert f"browser: chromium pid {browser.pid} killed" in lines[-1]
+
+
+async def test_second_browser_on_a_profile_is_refused_naming_the_holder(
+    make_browser: Callable[..., OwnedBrowser], profile_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prof = profile_root / "acct-a"
+    async with make_browser(prof) as first:
+        with pytest.raises(ProfileInUseError) as err:
+            await make_browser(prof).start()
+        assert err.value.holder is not None and err.value.holder.pid == first.pid
+        assert f"pid {first.pid}" in str(err.value)
+        # Without the SingletonLock pre-check (a race), Chromium itself refuses with exit code 21.
+        monkeypatch.setattr(launcher_mod, "singleton_holder", lambda _p: None)
+        second = make_browser(prof)
+        with pytest.raises(ProfileInUseError) as err21:
+            await second.start()
+        assert err21.value.exit_code == launcher_mod.EXIT_PROFILE_IN_USE
+        assert err21.value.holder is not None and err21.value.holder.pid == first.pid
+        assert first.is_alive()
+        record = read_browser_record(prof)  # the refused start did not disown the holder's record
+        assert record is not None and record.pid == first.pid
+        page = await first.context.new_page()  # the holder was not disturbed
+        await page.goto("about:blank")
+    assert find_profile_processes(prof) == []
+
+
+async def test_self_check_never_ends_an_open_browser_of_this_process(
+    make_browser: Callable[..., OwnedBrowser], profile_root: Path, lock_dir: Path
+) -> None:
+    prof = profile_root / "acct-a"
+    async with make_browser(prof) as browser:
+        lock = AccountLock("acct-a", prof, lock_dir)
+        assert lock.try_acquire()
+        lines: list[str] = []
+        result = self_check(prof, lock, lines.append, grace_s=1.0, lock_was_free=True)
+        assert result.holder is not None and result.holder.pid == browser.pid
+        assert browser.is_alive()
+        lock.release()
+
+
+async def test_recorded_residue_of_this_process_is_ended(
+    make_browser: Callable[..., OwnedBrowser], profile_root: Path, lock_dir: Path
+) -> None:
+    """A browser this process started and lost track of (record names us, nobody has it open)."""
+    prof = profile_root / "acct-a"
+    browser = make_browser(prof)
+    await browser.start()
+    pid = browser.pid
+    launcher_mod.LIVE_OWNED.pop(pid)  # simulate losing the OwnedBrowser object
+    lock = AccountLock("acct-a", prof, lock_dir)
+    assert lock.try_acquire()
+    lines: list[str] = []
+    try:
+        result = self_check(prof, lock, lines.append, grace_s=3.0, lock_was_free=False)
+        assert result.residue[0].pid == pid
+        assert "recorded by this MediaDesk" in lines[0]
+        assert not _running(pid)
+    finally:
+        await browser.close(grace_s=0)
+        lock.release()
+
+
+async def test_start_failure_is_reported_with_the_exit_code(
+    pw_module: Playwright, profile_root: Path, tmp_path: Path
+) -> None:
+    fake = tmp_path / "broken-chrome"
+    fake.write_text("#!/bin/sh\necho 'cannot open display' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    browser = OwnedBrowser(pw_module, fake, profile_root / "acct-a", start_timeout_s=10)
+    with pytest.raises(BrowserStartError, match="code 3") as err:
+        await browser.start()
+    assert "cannot open display" in str(err.value)
+    assert err.value.kind.value == "browser_crash"
+
+
+PDEATHSIG_CHILD = r"""
+import json, sys, time
+from pathlib import Path
+from mediadesk.providers.web import read_devtools_port, spawn_chromium
+exe, profile = Path(sys.argv[1]), Path(sys.argv[2])
+proc = spawn_chromium(exe, profile)
+while read_devtools_port(profile) is None:
+    assert proc.poll() is None
+    time.sleep(0.05)
+print(json.dumps({"chromium": proc.pid}), flush=True)
+time.sleep(120)
+"""
+
+
+async def test_browser_dies_with_a_sigkilled_mediadesk(
+    chromium_exe: Path, profile_root: Path
+) -> None:
+    prof = profile_root / "acct-a"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PDEATHSIG_CHILD, str(chromium_exe), str(prof)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert parent.stdout is not None
+    try:
+        chromium_pid = json.loads(parent.stdout.readline())["chromium"]
+        tree = [p.pid for p in find_profile_processes(prof)]
+        assert chromium_pid in tree
+        parent.kill()  # SIGKILL: no cleanup code of the parent runs
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 30  # generous: PDEATHSIG -> Chromium's own shutdown
+        # Poll the whole profile, not just the snapshot: children started after it (network service...)
+        # exit on their own once their browser is gone.
+        while (any(_running(pid) for pid in tree) or find_profile_processes(prof)) \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_running(pid) for pid in tree)
+        assert find_profile_processes(prof) == []
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait(timeout=10)
+        parent.stdout.close()
