@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Any
 
 import pytest
 import qasync
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QSettings
 
 from mediadesk.config import AccountConfig, AppConfig, ProfileConfig
@@ -75,6 +77,22 @@ def qloop(qapp: Any, qtbot: Any) -> Iterator[asyncio.AbstractEventLoop]:
         asyncio.events._set_running_loop(None)
         asyncio.set_event_loop(None)
         loop.close()
+        _destroy_loop_qobjects(loop)
+
+
+def _destroy_loop_qobjects(loop: asyncio.AbstractEventLoop) -> None:
+    """Destroy the closed loop's QObjects now, on the GUI thread.
+
+    qasync's ``close()`` leaves its timer QObject with live Qt timers (every call_later handle that
+    never fired, e.g. a cancelled 15 s timeout) and drops it into a reference cycle. Python's cyclic
+    GC may then free it from ANY thread - a worker thread of a later test - where ~QObject cannot
+    unregister the timers; the next one to fire hits a dangling receiver (SIGSEGV in
+    QMetaObject::cast under QTimerInfoList::activateTimers). Deleting it here, then collecting,
+    keeps every QObject death on the thread that owns it."""
+    timer = getattr(loop, "_timer", None)
+    if timer is not None and shiboken6.isValid(timer):
+        shiboken6.delete(timer)
+    gc.collect()
 
 
 @pytest.fixture
