@@ -80,7 +80,8 @@ async def main_async(args: argparse.Namespace) -> None:
             for r in range(args.rounds):
                 warm += (await one_mode(sim, Path(tmp), "warm", args.tasks, r))[1:]  # first task pays the prewarm race
                 cold += await one_mode(sim, Path(tmp), "cold", max(3, args.tasks // 3), r)
-    print(f"\nWeb lane overhead per task = claim->stored minus site generation (0.3 s) minus settle_ms ({SETTLE_MS} ms)")
+    print("\nWeb lane overhead per task = claim->stored minus site generation (0.3 s) "
+          f"minus settle_ms ({SETTLE_MS} ms)")
     print(table([
         ("mode", "n", "median ms", "p90 ms", "min ms"),
         *[(name, str(len(xs)), f"{statistics.median(xs):.0f}", f"{sorted(xs)[int(0.9 * (len(xs) - 1))]:.0f}",

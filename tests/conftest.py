@@ -9,8 +9,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from mediadesk.workspace import Workspace  # noqa: E402
-
+from mediadesk.workspace import Workspace
 
 
 @pytest.fixture

@@ -114,7 +114,7 @@ async def test_failed_task_gives_exit_1(tmp_path: Path, sim: ApiSimServer) -> No
     cfg = write_config(tmp_path, sim.base_url)
     batch = tmp_path / "b.jsonl"
     batch.write_text(json.dumps({"profile": "writer", "prompt": "x [[sim:400]]"}) + "\n", encoding="utf-8")
-    rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "t.db"))
+    rc, out, _ = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "t.db"))
     assert rc == 1
     assert "bad_request" in out
 
