@@ -38,6 +38,7 @@ from mediadesk.core.runner import HealthStatus, LaneBackend, RunContext, TaskSpe
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.backends import default_backend
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
+from mediadesk.ui.app import install_asyncgen_hooks
 from mediadesk.workspace import Workspace
 from tests.support import make_config
 
@@ -66,6 +67,7 @@ def qloop(qapp: Any, qtbot: Any) -> Iterator[asyncio.AbstractEventLoop]:
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     asyncio.events._set_running_loop(loop)
+    restore_hooks = install_asyncgen_hooks(loop)  # as the console does (qasync does not)
     try:
         yield loop
     finally:
@@ -74,6 +76,10 @@ def qloop(qapp: Any, qtbot: Any) -> Iterator[asyncio.AbstractEventLoop]:
             t.cancel()
         with contextlib.suppress(Exception):
             qtbot.waitUntil(lambda: all(t.done() for t in pending), timeout=10_000)
+        closing = loop.create_task(loop.shutdown_asyncgens())
+        with contextlib.suppress(Exception):
+            qtbot.waitUntil(closing.done, timeout=10_000)
+        restore_hooks()
         asyncio.events._set_running_loop(None)
         asyncio.set_event_loop(None)
         loop.close()

@@ -1,0 +1,195 @@
+"""Start the console: one QApplication, one asyncio loop (qasync), the scheduler inside the app.
+
+Order matters and each step has a reason:
+1. QApplication, style, translators (Qt's own + ``resources/i18n/mediadesk_<locale>.qm``).
+2. Config: a :class:`ConfigError` is the operator's typo, shown as a message, never a traceback.
+3. Single instance (per data dir): a second start hands over to the first window and exits.
+4. ``scheduler.start()``: a :class:`DatabaseBusyError` (a headless ``mediadesk run`` holds the
+   database) is shown clearly and we exit non-zero.
+5. Window; ``await window.start()`` loads the table in a thread; wait until the window closes;
+   then stop the scheduler (running attempts go back to pending, attempt refunded).
+
+The app does not quit on "last window closed" by itself: the main coroutine decides, so the
+scheduler is always stopped inside the loop it runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from mediadesk.config import AppConfig, ConfigError, load_config
+from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.store import DatabaseBusyError, SchemaError
+from mediadesk.ui.bridge import SchedulerBridge
+from mediadesk.ui.main_window import MainWindow
+from mediadesk.ui.single_instance import SingleInstance, SingleInstanceError, instance_key
+from mediadesk.ui.style import apply_style, install_translator
+from mediadesk.workspace import Workspace
+
+__all__ = ["EXIT_BUSY", "EXIT_CONFIG", "EXIT_OK", "console_main", "install_asyncgen_hooks", "run_console"]
+
+log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_CONFIG = 2   # same code as the CLI's usage/user errors
+EXIT_BUSY = 4     # the database (or the single-instance socket) is held by another process
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Console", text)
+
+
+def _headless() -> bool:
+    return QGuiApplication.platformName() in ("offscreen", "minimal", "minimalegl")
+
+
+def show_error(title: str, text: str) -> None:
+    """Always to stderr; also a message box when there is a screen to show it on."""
+    print(f"mediadesk: {text}", file=sys.stderr, flush=True)
+    if not _headless() and not os.environ.get("MEDIADESK_NO_DIALOGS"):
+        QMessageBox.critical(None, title, text)
+
+
+def _resolve_config(config_path: Path | None, data_dir: Path | None) -> tuple[AppConfig, Workspace]:
+    """``config_path`` or ``<data dir>/config.toml`` (as the CLI documents); the config's own
+    ``data_dir`` applies unless ``data_dir`` is given."""
+    if config_path is None:
+        config_path = Workspace.resolve(data_dir=data_dir).data_dir / "config.toml"
+        if not config_path.is_file():
+            raise ConfigError(_tr("{path}: config file not found (pass --config FILE, or try the demo with "
+                                  "--demo)").format(path=config_path))
+    config = load_config(config_path)
+    return config, Workspace.resolve(data_dir=data_dir or config.data_dir)
+
+
+def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+    """Make ``loop`` finalize abandoned async generators, as ``asyncio``'s own loop does.
+
+    qasync (0.28, Python 3.11) never installs the hooks, so an async generator left unfinished
+    (httpx-sse's event iterator after ``[DONE]``; httpcore's byte stream) is closed by the garbage
+    collector outside any task: "async generator ignored GeneratorExit", a connection not given
+    back to the pool. Returns a function that restores the previous hooks."""
+    old = sys.get_asyncgen_hooks()
+    first = getattr(loop, "_asyncgen_firstiter_hook", None)
+    final = getattr(loop, "_asyncgen_finalizer_hook", None)
+    if first is not None and final is not None:
+        sys.set_asyncgen_hooks(firstiter=first, finalizer=final)
+    return lambda: sys.set_asyncgen_hooks(*old)
+
+
+async def console_main(
+    app: QApplication,
+    config_path: Path | None,
+    *,
+    data_dir: Path | None = None,
+    demo: bool = False,
+    on_window: Callable[[MainWindow], None] | None = None,
+) -> int:
+    """The main coroutine (runs on the qasync loop). ``on_window`` lets a test or a script reach
+    the window once it is shown."""
+    restore_hooks = install_asyncgen_hooks(asyncio.get_running_loop())
+    try:
+        return await _console_main(app, config_path, data_dir=data_dir, demo=demo, on_window=on_window)
+    finally:
+        restore_hooks()
+
+
+async def _console_main(
+    app: QApplication,
+    config_path: Path | None,
+    *,
+    data_dir: Path | None,
+    demo: bool,
+    on_window: Callable[[MainWindow], None] | None,
+) -> int:
+    if demo:
+        from mediadesk.demo import demo_environment
+
+        async with demo_environment(data_dir) as env:
+            return await _run_window(app, env.config, env.workspace, demo_batch=env.batch_path, on_window=on_window)
+    try:
+        config, workspace = _resolve_config(config_path, data_dir)
+    except ConfigError as exc:
+        show_error(_tr("MediaDesk: configuration error"), str(exc))
+        return EXIT_CONFIG
+    return await _run_window(app, config, workspace, on_window=on_window)
+
+
+async def _run_window(
+    app: QApplication,
+    config: AppConfig,
+    workspace: Workspace,
+    *,
+    demo_batch: Path | None = None,
+    on_window: Callable[[MainWindow], None] | None = None,
+) -> int:
+    instance = SingleInstance(instance_key(workspace.data_dir))
+    if instance.activate_existing():
+        print("mediadesk: " + _tr("a console is already open for {dir}; switched to it.").format(
+            dir=workspace.data_dir), file=sys.stderr, flush=True)
+        instance.close()
+        return EXIT_OK
+    window: MainWindow | None = None
+    try:
+        instance.listen(lambda: window.bring_to_front() if window is not None else None)
+    except SingleInstanceError as exc:
+        show_error(_tr("MediaDesk is already running"), str(exc))
+        instance.close()
+        return EXIT_BUSY
+    scheduler = Scheduler(config, workspace)
+    try:
+        try:
+            await scheduler.start()
+        except DatabaseBusyError as exc:
+            show_error(_tr("MediaDesk: database in use"), str(exc))
+            return EXIT_BUSY
+        except SchemaError as exc:
+            show_error(_tr("MediaDesk: database error"), str(exc))
+            return EXIT_CONFIG
+        bridge = SchedulerBridge(scheduler.bus)
+        closed = asyncio.Event()
+        window = MainWindow(scheduler, bridge, demo_batch=demo_batch)
+        window.closed.connect(closed.set)
+        app.aboutToQuit.connect(closed.set)
+        window.show()
+        if on_window is not None:
+            on_window(window)
+        try:
+            await window.start()
+            await closed.wait()
+        finally:
+            await window.aclose()
+            bridge.detach()
+            window.deleteLater()
+        return EXIT_OK
+    finally:
+        await scheduler.stop()
+        instance.close()
+
+
+def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo: bool = False) -> int:
+    """Open the console and block until it is closed; returns the process exit code."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0] if sys.argv else "mediadesk"])
+    app.setOrganizationName("MediaDesk")
+    app.setApplicationName("MediaDesk")
+    app.setQuitOnLastWindowClosed(False)
+    apply_style(app)
+    translators = install_translator(app)  # keep references: a collected translator uninstalls itself
+    try:
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            return runner.run(console_main(app, config_path, data_dir=data_dir, demo=demo))
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        del translators

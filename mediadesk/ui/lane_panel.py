@@ -1,0 +1,394 @@
+"""A live panel per lane kind (Web, API): progress, counts, running tasks, throughput and an ETA.
+
+Why the ETA is built from quantiles per lane group: web runs of one batch spread 12x (31 s to
+6 min), so a mean lies both ways. Each group (an API profile's lane; a web profile's accounts,
+which share one queue) gets its own :class:`RunTimeStats` from the durations the lanes report,
+and :func:`lane_eta` simulates that group's servers; the kind's ETA is the slowest group, because
+groups run in parallel. Everything shown comes from the task model's counts and the lane stats
+events: no database reads here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QSizePolicy,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mediadesk.core.eta import Eta, RunTimeStats, lane_eta, throughput_per_min
+from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
+from mediadesk.ui.task_model import TaskTableModel, fmt_seconds
+
+__all__ = ["KindEta", "LaneLike", "LanePanel", "ProfileLike", "fmt_eta"]
+
+_NO_ETA_HEALTH = frozenset({"needs_login", "disabled", "error"})
+
+
+class LaneLike(Protocol):
+    """What the panel reads of a scheduler lane (``mediadesk.scheduler.lane.Lane`` fits)."""
+
+    name: str
+    kind: str
+    account: str | None
+    profiles: tuple[str, ...]
+
+
+class ProfileLike(Protocol):
+    """``mediadesk.scheduler.scheduler.ProfileView`` fits."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def need_empty_prompt(self) -> bool: ...
+    @property
+    def concurrency(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class KindEta:
+    eta: Eta | None
+    #: True when work is waiting but no lane of the group can take it (paused, all disabled).
+    blocked: bool
+    samples: int
+
+
+def fmt_eta(seconds: float) -> str:
+    """``20 s``, ``4 min``, ``1 h 05 min`` (an ETA is a rough figure: no false precision)."""
+    tr = QCoreApplication.translate
+    if seconds < 60:
+        return tr("LanePanel", "{n} s").format(n=f"{seconds:.0f}")
+    if seconds < 3600:
+        return tr("LanePanel", "{n} min").format(n=f"{seconds / 60:.0f}")
+    h, m = divmod(int(seconds // 60), 60)
+    return tr("LanePanel", "{h} h {m} min").format(h=h, m=f"{m:02d}")
+
+
+class LanePanel(QWidget):
+    """One kind's lanes. Feed it ``on_lane_stats`` / ``on_account_changed`` / ``on_profile_changed``
+    (the bridge signals); counts come from the model's ``countsChanged``."""
+
+    COLS = 6  # name, status, task, elapsed, heartbeat, settings
+
+    def __init__(
+        self,
+        kind: str,
+        model: TaskTableModel,
+        parent: QWidget | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        refresh_ms: int = 1000,
+    ) -> None:
+        super().__init__(parent)
+        if kind not in ("web", "api"):
+            raise ValueError(f"kind must be 'web' or 'api', got {kind!r}")
+        self.kind = kind
+        self.model = model
+        self._clock = clock
+        self._lanes: list[LaneLike] = []
+        self._stats: dict[str, LaneStats] = {}
+        self._accounts: dict[str, AccountChanged] = {}
+        self._profiles: dict[str, ProfileLike | ProfileChanged] = {}
+        self.setObjectName(f"lanePanel_{kind}")
+
+        self.title = QLabel(self.tr("Web lane") if kind == "web" else self.tr("API lane"))
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        self.state_label = QLabel()
+        head = QHBoxLayout()
+        head.addWidget(self.title)
+        head.addStretch(1)
+        head.addWidget(self.state_label)
+
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("%v/%m  (%p%)")
+        self.counts_label = QLabel()
+        self.eta_label = QLabel()
+        self.eta_label.setToolTip(self.tr(
+            "Estimated time until this lane's queued and running tasks are done, from the lane's own "
+            "recent run times: p50 = median case, p90 = slow case."))
+        self.rows = QTreeWidget()
+        self.rows.setColumnCount(self.COLS)
+        self.rows.setHeaderLabels([
+            self.tr("account") if kind == "web" else self.tr("profile"), self.tr("status"), self.tr("task"),
+            self.tr("elapsed"), self.tr("heartbeat"), self.tr("settings"),
+        ])
+        self.rows.setRootIsDecorated(kind == "api")
+        self.rows.setUniformRowHeights(True)
+        self.rows.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.rows.setMinimumHeight(80)
+        self.empty_hint = QLabel(self.tr("No web accounts configured.") if kind == "web"
+                                 else self.tr("No API profiles configured."))
+        self.empty_hint.setVisible(False)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(head)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.counts_label)
+        lay.addWidget(self.eta_label)
+        lay.addWidget(self.empty_hint)
+        lay.addWidget(self.rows, 1)
+
+        # Counts change on every model flush (~10/s per panel in a fast batch). QProgressBar.setValue
+        # repaints synchronously and a label whose text width changes re-lays out the window: both
+        # cost milliseconds, so updates are coalesced to 4/s and the labels never drive the layout.
+        self._counts_timer = QTimer(self)
+        self._counts_timer.setSingleShot(True)
+        self._counts_timer.setInterval(250)
+        self._counts_timer.timeout.connect(self.refresh_counts)
+        model.countsChanged.connect(self._counts_changed)
+        for label in (self.counts_label, self.eta_label, self.state_label):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._timer = QTimer(self)
+        self._timer.setInterval(refresh_ms)
+        self._timer.timeout.connect(self.refresh)
+        self._timer.start()
+        self.refresh()
+
+    # ------------------------------------------------------------------ inputs
+    def _counts_changed(self) -> None:
+        if not self._counts_timer.isActive():
+            self._counts_timer.start()
+
+    def set_lanes(self, lanes: Sequence[LaneLike], profiles: Sequence[ProfileLike] = ()) -> None:
+        self._lanes = [lane for lane in lanes if lane.kind == self.kind]
+        for p in profiles:
+            if p.kind == self.kind:
+                self._profiles[p.name] = p
+        self.empty_hint.setVisible(not self._lanes)
+        self.rows.setVisible(bool(self._lanes))
+        self.refresh()
+
+    def on_lane_stats(self, ev: LaneStats) -> None:
+        if ev.kind == self.kind:
+            self._stats[ev.lane] = ev
+
+    def on_account_changed(self, ev: AccountChanged) -> None:
+        if self.kind == "web":
+            self._accounts[ev.account] = ev
+            self.refresh()
+
+    def on_profile_changed(self, ev: ProfileChanged) -> None:
+        if self._lane_of_profile(ev.profile) is not None:
+            self._profiles[ev.profile] = ev
+            self.refresh()
+
+    def _lane_of_profile(self, profile: str) -> LaneLike | None:
+        for lane in self._lanes:
+            if profile in lane.profiles:
+                return lane
+        return None
+
+    # ------------------------------------------------------------------ derived numbers
+    def _kind_profiles(self) -> list[str]:
+        seen: list[str] = []
+        for lane in self._lanes:
+            for p in lane.profiles:
+                if p not in seen:
+                    seen.append(p)
+        return seen
+
+    def counts(self) -> dict[str, int]:
+        return self.model.counts(kind=self.kind)
+
+    def progress_fraction(self) -> float:
+        total = self.progress.maximum()
+        return 0.0 if total <= 0 or self.progress.value() < 0 else self.progress.value() / total
+
+    def _groups(self) -> dict[str, list[LaneLike]]:
+        """ETA groups: an API lane alone; a web profile's accounts together (one shared queue)."""
+        groups: dict[str, list[LaneLike]] = {}
+        for lane in self._lanes:
+            key = lane.name if self.kind == "api" else lane.profiles[0]
+            groups.setdefault(key, []).append(lane)
+        return groups
+
+    def kind_eta(self, now: float | None = None) -> KindEta:
+        now = self._clock() if now is None else now
+        worst: Eta | None = Eta(0.0, 0.0)
+        blocked = False
+        samples = 0
+        for lanes in self._groups().values():
+            profiles = {p for lane in lanes for p in lane.profiles}
+            pending = sum(self.model.counts(profile=p)["pending"] for p in profiles)
+            stats = RunTimeStats()
+            running: list[float] = []
+            capacity = 0
+            for lane in lanes:
+                st = self._stats.get(lane.name)
+                if st is None:
+                    continue
+                for d in st.durations:
+                    stats.add(d)
+                running.extend(max(0.0, now - r.started_at) for r in st.running)
+                if not st.paused and st.health not in _NO_ETA_HEALTH:
+                    capacity += st.capacity
+            samples += stats.count
+            if pending and capacity == 0:
+                blocked = True
+            eta = lane_eta(stats, pending=pending, running_elapsed=running, capacity=capacity)
+            if eta is None:
+                if pending or running:
+                    worst = None
+                continue
+            if worst is not None:
+                worst = Eta(max(worst.p50_s, eta.p50_s), max(worst.p90_s, eta.p90_s))
+        return KindEta(worst, blocked, samples)
+
+    def throughput(self, now: float | None = None) -> float:
+        now = self._clock() if now is None else now
+        window = 300.0
+        recent = [(s, f) for s, f in self.model.finishes(self.kind) if now - window < f <= now]
+        if not recent:
+            return 0.0
+        since = min(s for s, _ in recent)
+        return throughput_per_min([f for _, f in recent], now, window, since=since)
+
+    # ------------------------------------------------------------------ display
+    def refresh_counts(self) -> None:
+        self._counts_timer.stop()
+        c = self.counts()
+        total = sum(c.values())
+        done = c.get("success", 0) + c.get("failed", 0) + c.get("canceled", 0)
+        if self.progress.maximum() != max(total, 1):
+            self.progress.setRange(0, max(total, 1))
+        if self.progress.value() != (done if total else 0):
+            self.progress.setValue(done if total else 0)
+        text = self.tr("running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}").format(
+            run=c.get("running", 0), pend=c.get("pending", 0), ok=c.get("success", 0),
+            fail=c.get("failed", 0), canc=c.get("canceled", 0))
+        if self.counts_label.text() != text:
+            self.counts_label.setText(text)
+
+    def refresh(self) -> None:
+        """The 1 s tick: counts, ETA, throughput, rows (elapsed and heartbeat ages move)."""
+        now = self._clock()
+        self.refresh_counts()
+        paused = [s for s in self._stats.values() if s.paused]
+        if self._stats and len(paused) == len(self._stats):
+            self.state_label.setText(self.tr("paused"))
+        elif paused:
+            self.state_label.setText(self.tr("partly paused"))
+        else:
+            self.state_label.setText("")
+        eta = self._eta_text(now)
+        if self.eta_label.text() != eta:
+            self.eta_label.setText(eta)
+        self._fill_rows(now)
+
+    def _eta_text(self, now: float) -> str:
+        ke = self.kind_eta(now)
+        tput = self.throughput(now)
+        rate = self.tr("{n:.1f} tasks/min").format(n=tput)
+        if ke.eta is None:
+            if ke.blocked:
+                return self.tr("ETA — (no lane can take the queued tasks) · {rate}").format(rate=rate)
+            return self.tr("ETA — (no finished run yet) · {rate}").format(rate=rate)
+        if ke.eta.p90_s <= 0:
+            return self.tr("idle · {rate}").format(rate=rate)
+        return self.tr("ETA p50 {p50}, p90 {p90} · {rate}").format(
+            p50=fmt_eta(ke.eta.p50_s), p90=fmt_eta(ke.eta.p90_s), rate=rate)
+
+    def eta_text(self) -> str:
+        return self.eta_label.text()
+
+    def _health_label(self, health: str) -> str:
+        labels = {
+            "ready": self.tr("ready"), "busy": self.tr("busy"), "needs_login": self.tr("needs login"),
+            "disabled": self.tr("disabled"), "error": self.tr("error"), "starting": self.tr("starting"),
+        }
+        return labels.get(health, health)
+
+    def _fill_rows(self, now: float) -> None:
+        self.rows.setUpdatesEnabled(False)
+        try:
+            wanted = len(self._lanes)
+            while self.rows.topLevelItemCount() > wanted:
+                self.rows.takeTopLevelItem(self.rows.topLevelItemCount() - 1)
+            while self.rows.topLevelItemCount() < wanted:
+                self.rows.addTopLevelItem(QTreeWidgetItem())
+            for i, lane in enumerate(self._lanes):
+                item = self.rows.topLevelItem(i)
+                assert item is not None
+                if self.kind == "web":
+                    self._fill_account(item, lane, now)
+                else:
+                    self._fill_profile(item, lane, now)
+        finally:
+            self.rows.setUpdatesEnabled(True)
+
+    def _fill_account(self, item: QTreeWidgetItem, lane: LaneLike, now: float) -> None:
+        st = self._stats.get(lane.name)
+        acc = self._accounts.get(lane.account or "")
+        health = st.health if st is not None else (acc.health if acc is not None else "starting")
+        if acc is not None and not acc.enabled:
+            health = "disabled"
+        status = self._health_label(health)
+        if st is not None and st.paused:
+            status = self.tr("{status} (paused)").format(status=status)
+        texts = [lane.account or lane.name, status, "", "", "", lane.profiles[0]]
+        if st is not None and st.running:
+            r = st.running[0]
+            texts[2] = r.task_id
+            texts[3] = fmt_seconds(now - r.started_at)
+            texts[4] = fmt_seconds(now - r.heartbeat_at)
+        for c, t in enumerate(texts):
+            item.setText(c, t)
+        err = (st.last_error if st is not None else None) or (acc.last_error if acc is not None else None)
+        item.setToolTip(1, err or "")
+
+    def _fill_profile(self, item: QTreeWidgetItem, lane: LaneLike, now: float) -> None:
+        st = self._stats.get(lane.name)
+        name = lane.profiles[0]
+        prof = self._profiles.get(name)
+        running = st.running if st is not None else ()
+        cap = st.capacity if st is not None else (prof.concurrency if prof is not None else 0)
+        status = self.tr("{n}/{cap} running").format(n=len(running), cap=cap)
+        if st is not None and st.paused:
+            status = self.tr("{status} (paused)").format(status=status)
+        settings = ""
+        if prof is not None:
+            nep = prof.need_empty_prompt
+            settings = (self.tr("empty prompt: on") if nep else self.tr("empty prompt: off"))
+        for c, t in enumerate([name, status, "", "", "", settings]):
+            item.setText(c, t)
+        item.setToolTip(1, (st.last_error if st is not None else None) or "")
+        while item.childCount() > len(running):
+            item.takeChild(item.childCount() - 1)
+        while item.childCount() < len(running):
+            item.addChild(QTreeWidgetItem())
+        for i, r in enumerate(running):
+            child = item.child(i)
+            assert child is not None
+            for c, t in enumerate(["", self.tr("running"), r.task_id, fmt_seconds(now - r.started_at),
+                                   fmt_seconds(now - r.heartbeat_at), ""]):
+                child.setText(c, t)
+        if running and not item.isExpanded():
+            item.setExpanded(True)
+
+    def row_texts(self) -> list[list[str]]:
+        """Top-level rows as text (tests, screenshots)."""
+        out = []
+        for i in range(self.rows.topLevelItemCount()):
+            item = self.rows.topLevelItem(i)
+            assert item is not None
+            out.append([item.text(c) for c in range(self.COLS)])
+        return out
