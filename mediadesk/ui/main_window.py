@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.log_dock = LogDock(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
-        self.accounts_panel = AccountsPanel(self.scheduler, self.bridge, self)
+        self.accounts_panel = AccountsPanel(self.scheduler, self.bridge, self, login=self.login_account)
         self.accounts_dock = self._dock(self.tr("Accounts"), "accountsDock", self.accounts_panel)
         self.profiles_editor = ProfilesEditor(self.scheduler, self.bridge, self)
         self.profiles_dock = self._dock(self.tr("Profiles"), "profilesDock", self.profiles_editor)
@@ -386,6 +386,20 @@ class MainWindow(QMainWindow):
                                     route_key=r.route_key, batch=batch)
             for tid, r in assign_task_ids(rows)
         ]
+
+    async def login_account(self, account: str) -> None:
+        """"Log in" button: a visible browser on the account's profile; the account takes no task
+        until the operator is done, then its health is checked again."""
+        self.statusBar().showMessage(self.tr("Opening a browser to log in {0}...").format(account))
+        try:
+            ok = await self.scheduler.login(account, on_status=self.statusBar().showMessage)
+        except Exception as exc:  # shown to the operator, never a traceback
+            self.statusBar().showMessage(self.tr("Login for {0} failed: {1}").format(account, exc))
+            return
+        if ok:
+            self.statusBar().showMessage(self.tr("{0} is logged in").format(account))
+        else:
+            self.statusBar().showMessage(self.tr("Login for {0} was not completed").format(account))
 
     def submit_rows(self, rows: Sequence[BatchRow], *, batch: str | None = None) -> AddResult | None:
         """Turn staged rows into tasks (deterministic ids, as the CLI does) and submit them in one

@@ -150,6 +150,14 @@ class FakeWebBackend:
     def health(self) -> tuple[str, str | None]:
         return self.health_status, self.error
 
+    async def login(self, *, on_status: Any = None) -> bool:
+        """Stands in for the visible-browser login: the account is ready afterwards."""
+        self.logins = getattr(self, "logins", 0) + 1
+        if on_status is not None:
+            on_status(f"log in {self.account} in the browser window")
+        self.health_status, self.error = HealthStatus.READY, None
+        return True
+
     async def run(self, task: TaskSpec, ctx: RunContext) -> str:
         self.runs.append(task.task_id)
         ctx.log(f"fake browser: prompt sent ({len(task.prompt)} chars)")
@@ -213,7 +221,8 @@ def console_env(tmp_path: Path, api_sim: ApiSimServer) -> ConsoleEnv:
     url = api_sim.base_url
     config = make_config(
         [
-            {"name": "writer", "kind": "api", "base_url": url, "model": "sim-model", "concurrency": 3},
+            {"name": "writer", "kind": "api", "base_url": url, "model": "sim-model", "concurrency": 3,
+             "instructions": "be brief"},
             {"name": "reasoner", "kind": "api", "base_url": url, "model": "sim-model", "concurrency": 2,
              "need_empty_prompt": True},
             {"name": "chat", "kind": "web", "site": "sim"},

@@ -476,3 +476,38 @@ def test_detail_log_merges_late_stored_lines_in_time_order(qtbot: Any, tmp_path:
     lines = pane.log_text().splitlines()
     assert [ln.split("] ", 1)[1] for ln in lines] == ["attempt 1 started", "POST -> 200", "success in 7 s"]
     assert all("[api:w]" in ln for ln in lines)
+
+
+def test_need_empty_prompt_toggle_changes_what_the_api_simulator_receives(
+    window: MainWindow, console_env: ConsoleEnv, qtbot: Any
+) -> None:
+    """The operator flips the toggle in the Profiles editor; the real simulator sees the difference."""
+    sim = console_env.sim
+    first = window.submit_rows_from_text("with instructions", "writer")
+    assert first is not None
+    wait_states(qtbot, console_env, {first.added[0]: "success"})
+    switch = window.profiles_editor.need_empty_prompt_switch("writer")
+    assert not switch.isChecked()
+    qtbot.mouseClick(switch, Qt.MouseButton.LeftButton)
+    assert switch.isChecked()
+    second = window.submit_rows_from_text("content only", "writer")
+    assert second is not None
+    wait_states(qtbot, console_env, {second.added[0]: "success"})
+    per_task = sim.stats()["per_task"]
+    assert per_task[first.added[0]]["system_message_seen"] is True
+    assert per_task[second.added[0]]["system_message_seen"] is False
+
+
+def test_log_in_button_goes_through_the_scheduler_and_restores_the_account(
+    window: MainWindow, console_env: ConsoleEnv, qtbot: Any
+) -> None:
+    backend = console_env.web_backends["acct-a"]
+    backend.health_status, backend.error = "needs_login", "logged out"
+    panel = window.accounts_panel
+    qtbot.waitUntil(lambda: "login" in panel.status_text("acct-a").lower(), timeout=5_000)
+    res = window.submit_rows_from_text("web after login", "chat")
+    assert res is not None
+    qtbot.mouseClick(panel.login_button("acct-a"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: getattr(backend, "logins", 0) == 1, timeout=5_000)
+    qtbot.waitUntil(lambda: "is logged in" in window.statusBar().currentMessage(), timeout=5_000)
+    wait_states(qtbot, console_env, {res.added[0]: "success"})
