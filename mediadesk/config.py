@@ -23,6 +23,13 @@ API_CONCURRENCY_DEFAULT = 3
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
+def _check_name(v: str) -> str:
+    """Profile and account names end up in file paths, lock names and log prefixes."""
+    if not _NAME_RE.match(v):
+        raise ValueError("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return v
+
+
 class ConfigError(Exception):
     """A user error in the config: the message is meant for the operator, no traceback."""
 
@@ -94,12 +101,7 @@ class ProfileConfig(_Strict):
     url: str | None = None
     max_run_s: float | None = Field(None, gt=0, le=86400)
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not _NAME_RE.match(v):
-            raise ValueError("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
-        return v
+    _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
 
     @field_validator("api_key_env")
     @classmethod
@@ -146,12 +148,7 @@ class AccountConfig(_Strict):
     enabled: bool = True
     profile_dir: Path | None = None
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not _NAME_RE.match(v):
-            raise ValueError("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
-        return v
+    _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
 
 
 class AppConfig(_Strict):
