@@ -45,10 +45,6 @@ EXIT_CONFIG = 2   # same code as the CLI's usage/user errors
 EXIT_BUSY = 4     # the database (or the single-instance socket) is held by another process
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Console", text)
-
-
 def _headless() -> bool:
     return QGuiApplication.platformName() in ("offscreen", "minimal", "minimalegl")
 
@@ -66,8 +62,9 @@ def _resolve_config(config_path: Path | None, data_dir: Path | None) -> tuple[Ap
     if config_path is None:
         config_path = Workspace.resolve(data_dir=data_dir).data_dir / "config.toml"
         if not config_path.is_file():
-            raise ConfigError(_tr("{path}: config file not found (pass --config FILE, or try the demo with "
-                                  "--demo)").format(path=config_path))
+            raise ConfigError(QCoreApplication.translate(
+                "Console", "{path}: config file not found (pass --config FILE, or try the demo with --demo)"
+            ).format(path=config_path))
     config = load_config(config_path)
     return config, Workspace.resolve(data_dir=data_dir or config.data_dir)
 
@@ -120,7 +117,7 @@ async def _console_main(
     try:
         config, workspace = _resolve_config(config_path, data_dir)
     except ConfigError as exc:
-        show_error(_tr("MediaDesk: configuration error"), str(exc))
+        show_error(QCoreApplication.translate("Console", "MediaDesk: configuration error"), str(exc))
         return EXIT_CONFIG
     return await _run_window(app, config, workspace, on_window=on_window)
 
@@ -135,15 +132,15 @@ async def _run_window(
 ) -> int:
     instance = SingleInstance(instance_key(workspace.data_dir))
     if instance.activate_existing():
-        print("mediadesk: " + _tr("a console is already open for {dir}; switched to it.").format(
-            dir=workspace.data_dir), file=sys.stderr, flush=True)
+        msg = QCoreApplication.translate("Console", "a console is already open for {dir}; switched to it.")
+        print("mediadesk: " + msg.format(dir=workspace.data_dir), file=sys.stderr, flush=True)
         instance.close()
         return EXIT_OK
     window: MainWindow | None = None
     try:
         instance.listen(lambda: window.bring_to_front() if window is not None else None)
     except SingleInstanceError as exc:
-        show_error(_tr("MediaDesk is already running"), str(exc))
+        show_error(QCoreApplication.translate("Console", "MediaDesk is already running"), str(exc))
         instance.close()
         return EXIT_BUSY
     scheduler = Scheduler(config, workspace)
@@ -151,10 +148,10 @@ async def _run_window(
         try:
             await scheduler.start()
         except DatabaseBusyError as exc:
-            show_error(_tr("MediaDesk: database in use"), str(exc))
+            show_error(QCoreApplication.translate("Console", "MediaDesk: database in use"), str(exc))
             return EXIT_BUSY
         except SchemaError as exc:
-            show_error(_tr("MediaDesk: database error"), str(exc))
+            show_error(QCoreApplication.translate("Console", "MediaDesk: database error"), str(exc))
             return EXIT_CONFIG
         bridge = SchedulerBridge(scheduler.bus)
         closed = asyncio.Event()

@@ -69,13 +69,12 @@ class KindEta:
 
 def fmt_eta(seconds: float) -> str:
     """``20 s``, ``4 min``, ``1 h 05 min`` (an ETA is a rough figure: no false precision)."""
-    tr = QCoreApplication.translate
     if seconds < 60:
-        return tr("LanePanel", "{n} s").format(n=f"{seconds:.0f}")
+        return QCoreApplication.translate("LanePanel", "{n} s").format(n=f"{seconds:.0f}")
     if seconds < 3600:
-        return tr("LanePanel", "{n} min").format(n=f"{seconds / 60:.0f}")
+        return QCoreApplication.translate("LanePanel", "{n} min").format(n=f"{seconds / 60:.0f}")
     h, m = divmod(int(seconds // 60), 60)
-    return tr("LanePanel", "{h} h {m} min").format(h=h, m=f"{m:02d}")
+    return QCoreApplication.translate("LanePanel", "{h} h {m} min").format(h=h, m=f"{m:02d}")
 
 
 class LanePanel(QWidget):

@@ -241,6 +241,569 @@
     </message>
 </context>
 <context>
+    <name>Console</name>
+    <message>
+        <location filename="../../mediadesk/ui/app.py" line="65"/>
+        <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
+        <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app.py" line="120"/>
+        <source>MediaDesk: configuration error</source>
+        <translation>MediaDesk：配置错误</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app.py" line="135"/>
+        <source>a console is already open for {dir}; switched to it.</source>
+        <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app.py" line="143"/>
+        <source>MediaDesk is already running</source>
+        <translation>MediaDesk 已在运行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app.py" line="151"/>
+        <source>MediaDesk: database in use</source>
+        <translation>MediaDesk：数据库正被占用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app.py" line="154"/>
+        <source>MediaDesk: database error</source>
+        <translation>MediaDesk：数据库错误</translation>
+    </message>
+</context>
+<context>
+    <name>DetailPane</name>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="94"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="164"/>
+        <source>No task selected.</source>
+        <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
+        <translation>未选择任务。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="104"/>
+        <source>prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="107"/>
+        <source>result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="108"/>
+        <source>Copy result</source>
+        <translation>复制结果</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="115"/>
+        <source>task log</source>
+        <translation>任务日志</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="120"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="123"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="131"/>
+        <source>Task log</source>
+        <translation>任务日志</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="166"/>
+        <source>{id} — loading…</source>
+        <translation>{id} — 正在加载…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="217"/>
+        <source>{id} — not found</source>
+        <translation>{id} — 未找到</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="222"/>
+        <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
+        <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="232"/>
+        <source>error: {kind}: {message}</source>
+        <translation>错误：{kind}：{message}</translation>
+    </message>
+</context>
+<context>
+    <name>LanePanel</name>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="73"/>
+        <source>{n} s</source>
+        <extracomment>True when work is waiting but no lane of the group can take it (paused, all disabled).</extracomment>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="75"/>
+        <source>{n} min</source>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="77"/>
+        <source>{h} h {m} min</source>
+        <translation>{h} 小时 {m} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="107"/>
+        <source>Web lane</source>
+        <translation>网页通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="107"/>
+        <source>API lane</source>
+        <translation>API 通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="124"/>
+        <source>Estimated time until this lane&apos;s queued and running tasks are done, from the lane&apos;s own recent run times: p50 = median case, p90 = slow case.</source>
+        <translation>根据此通道最近的运行耗时，估算其排队中和运行中的任务全部完成所需的时间：p50 = 中位情况，p90 = 较慢情况。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="129"/>
+        <source>account</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="129"/>
+        <source>profile</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="129"/>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="129"/>
+        <source>task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="130"/>
+        <source>elapsed</source>
+        <translation>已用时间</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="130"/>
+        <source>heartbeat</source>
+        <translation>心跳</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="130"/>
+        <source>settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="136"/>
+        <source>No web accounts configured.</source>
+        <translation>尚未配置网页账号。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="137"/>
+        <source>No API profiles configured.</source>
+        <translation>尚未配置 API 配置。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="274"/>
+        <source>running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}</source>
+        <translation>运行中 {run} · 等待中 {pend} · 成功 {ok} · 失败 {fail} · 已取消 {canc}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="286"/>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="288"/>
+        <source>partly paused</source>
+        <translation>部分暂停</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="299"/>
+        <source>{n:.1f} tasks/min</source>
+        <translation>{n:.1f} 个任务/分钟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="302"/>
+        <source>ETA — (no lane can take the queued tasks) · {rate}</source>
+        <translation>预计剩余 —（没有通道能接收排队中的任务）· {rate}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="303"/>
+        <source>ETA — (no finished run yet) · {rate}</source>
+        <translation>预计剩余 —（尚无已完成的运行）· {rate}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="305"/>
+        <source>idle · {rate}</source>
+        <translation>空闲 · {rate}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="306"/>
+        <source>ETA p50 {p50}, p90 {p90} · {rate}</source>
+        <translation>预计剩余 p50 {p50}，p90 {p90} · {rate}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="314"/>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="314"/>
+        <source>busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="314"/>
+        <source>needs login</source>
+        <translation>需要登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="315"/>
+        <source>disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="315"/>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="315"/>
+        <source>starting</source>
+        <translation>启动中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="345"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="365"/>
+        <source>{status} (paused)</source>
+        <translation>{status}（已暂停）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="363"/>
+        <source>{n}/{cap} running</source>
+        <translation>运行中 {n}/{cap}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="369"/>
+        <source>empty prompt: on</source>
+        <translation>空指令：开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="369"/>
+        <source>empty prompt: off</source>
+        <translation>空指令：关</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="380"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+</context>
+<context>
+    <name>LogDock</name>
+    <message>
+        <location filename="../../mediadesk/ui/log_dock.py" line="37"/>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/log_dock.py" line="44"/>
+        <source>Filter log (text, lane, task id)…</source>
+        <translation>筛选日志（文本、通道、任务 ID）…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/log_dock.py" line="46"/>
+        <source>Follow</source>
+        <translation>跟随</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="84"/>
+        <source>MediaDesk — {dir}</source>
+        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async). The window was closed by the operator (the app then stops the scheduler and quits).</extracomment>
+        <translation>MediaDesk — {dir}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="168"/>
+        <source>Accounts</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="170"/>
+        <source>Profiles</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="198"/>
+        <source>Submit batch…</source>
+        <translation>提交批次…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="199"/>
+        <source>Stage a batch from a JSONL/CSV file or pasted prompts (Ctrl+O; or drop a file on the window)</source>
+        <translation>从 JSONL/CSV 文件或粘贴的提示词暂存批次（Ctrl+O；也可将文件拖放到窗口上）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="202"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="502"/>
+        <source>Pause web</source>
+        <translation>暂停网页通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="203"/>
+        <source>Stop dispatching new web tasks (running ones finish)</source>
+        <translation>停止派发新的网页任务（正在运行的任务会继续完成）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="206"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="505"/>
+        <source>Pause API</source>
+        <translation>暂停 API 通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="207"/>
+        <source>Stop dispatching new API tasks (running ones finish)</source>
+        <translation>停止派发新的 API 任务（正在运行的任务会继续完成）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="210"/>
+        <source>Cancel selected</source>
+        <translation>取消所选</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="211"/>
+        <source>Cancel the selected tasks (Del): pending ones at once, running ones at their next checkpoint</source>
+        <translation>取消所选任务（Del）：等待中的任务立即取消，运行中的任务在下一个检查点取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="218"/>
+        <source>Retry selected</source>
+        <translation>重试所选</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="219"/>
+        <source>Queue the selected failed or canceled tasks again (Ctrl+R)</source>
+        <translation>将所选的失败或已取消任务重新排队（Ctrl+R）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="221"/>
+        <source>Export results…</source>
+        <translation>导出结果…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="222"/>
+        <source>Write all tasks with their results as JSONL or CSV (Ctrl+E)</source>
+        <translation>将所有任务及其结果导出为 JSONL 或 CSV（Ctrl+E）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="224"/>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="226"/>
+        <source>Load demo batch</source>
+        <translation>加载演示批次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="227"/>
+        <source>Open the bundled demo batch in the staging dialog</source>
+        <translation>在暂存对话框中打开内置的演示批次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="232"/>
+        <source>Main</source>
+        <translation>主工具栏</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="245"/>
+        <source>Filter</source>
+        <translation>筛选</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="248"/>
+        <source>All lanes</source>
+        <translation>所有通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="249"/>
+        <source>Web</source>
+        <translation>网页</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="250"/>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="252"/>
+        <source>All states</source>
+        <translation>所有状态</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="253"/>
+        <source>pending</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="253"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="254"/>
+        <source>stalled</source>
+        <translation>停滞</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="254"/>
+        <source>success</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="255"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="255"/>
+        <source>canceled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="258"/>
+        <source>All profiles</source>
+        <translation>所有配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="264"/>
+        <source>Search id, prompt, error… (Ctrl+F)</source>
+        <translation>搜索 ID、提示词、错误…（Ctrl+F）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="393"/>
+        <source>Opening a browser to log in {0}...</source>
+        <translation>正在打开浏览器以登录 {0}…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="397"/>
+        <source>Login for {0} failed: {1}</source>
+        <translation>{0} 登录失败：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="400"/>
+        <source>{0} is logged in</source>
+        <translation>{0} 已登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="402"/>
+        <source>Login for {0} was not completed</source>
+        <translation>{0} 的登录未完成</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="412"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="428"/>
+        <source>Batch not submitted</source>
+        <translation>批次未提交</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="437"/>
+        <source>Submitting… {n} of {m}</source>
+        <translation>正在提交… {n}/{m}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="451"/>
+        <source>Submitted {added} tasks</source>
+        <translation>已提交 {added} 个任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="453"/>
+        <source> ({n} already present, left unchanged)</source>
+        <translation>（{n} 个已存在，保持不变）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="463"/>
+        <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
+        <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="479"/>
+        <source>Cancel requested for {n} of {m} selected tasks</source>
+        <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="485"/>
+        <source>Nothing to retry: select failed or canceled tasks</source>
+        <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="488"/>
+        <source>Queued {n} tasks again</source>
+        <translation>已将 {n} 个任务重新排队</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="502"/>
+        <source>Resume web</source>
+        <translation>恢复网页通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="505"/>
+        <source>Resume API</source>
+        <translation>恢复 API 通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="521"/>
+        <source>Export results</source>
+        <translation>导出结果</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="522"/>
+        <source>JSON Lines (*.jsonl);;CSV (*.csv)</source>
+        <translation>JSON Lines (*.jsonl);;CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="528"/>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="534"/>
+        <source>Exporting to {path}…</source>
+        <translation>正在导出到 {path}…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="536"/>
+        <source>Exported {n} tasks to {path}</source>
+        <translation>已将 {n} 个任务导出到 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="566"/>
+        <source>{total} tasks</source>
+        <translation>共 {total} 个任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="568"/>
+        <source>{shown} of {total} tasks shown</source>
+        <translation>显示 {shown} / {total} 个任务</translation>
+    </message>
+</context>
+<context>
     <name>PreviewModel</name>
     <message>
         <location filename="../../mediadesk/ui/batch_dialog.py" line="202"/>
@@ -339,90 +902,90 @@
 <context>
     <name>TaskTableModel</name>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="180"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="219"/>
         <source>pending</source>
-        <extracomment>Translucent tints: they sit on the palette&apos;s own base colour, so text stays readable in light and dark themes alike (an opaque colour would need a second palette). Raw state string (&quot;running&quot; even when displayed as stalled). The task id of the row. Emitted after a flush changed any per-profile count. Emitted after rows were inserted (argument: number of new rows). A running task whose last heartbeat is older than this shows as &quot;stalled&quot;.</extracomment>
-        <translation type="unfinished"></translation>
+        <extracomment>Alpha of the state tint behind the state cell: the shared state colours (style.py, light or dark variant) laid translucently on the palette&apos;s own base, so text stays readable in both. A task as the model stores it: a plain tuple of atoms (id, kind, state, attempt, started, heartbeat, profile, account, lane, prompt head, error kind, version, finished). Plain tuples of atoms are untracked by Python&apos;s cyclic GC, so 100k of them in flight (initial load) do not turn into a long collection pause on the GUI thread, as 100k dataclass records did. Raw state string (&quot;running&quot; even when displayed as stalled). The task id of the row. Emitted after a flush changed any per-profile count. Emitted after rows were inserted (argument: number of new rows). A running task whose last heartbeat is older than this shows as &quot;stalled&quot;. New rows applied per timed flush: a 10k-row submit becomes a few short steps between which the loop paints and runs the lanes, not one long freeze.</extracomment>
+        <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="180"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="219"/>
         <source>running</source>
-        <translation type="unfinished"></translation>
+        <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="180"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="219"/>
         <source>stalled</source>
-        <translation type="unfinished"></translation>
+        <translation>停滞</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="181"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="220"/>
         <source>success</source>
-        <translation type="unfinished"></translation>
+        <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="181"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="220"/>
         <source>failed</source>
-        <translation type="unfinished"></translation>
+        <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="181"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="220"/>
         <source>canceled</source>
-        <translation type="unfinished"></translation>
+        <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="184"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="223"/>
         <source>id</source>
-        <translation type="unfinished"></translation>
+        <translation>ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="184"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="223"/>
         <source>lane</source>
-        <translation type="unfinished"></translation>
+        <translation>通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="184"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="223"/>
         <source>profile</source>
-        <translation type="unfinished"></translation>
+        <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="184"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="223"/>
         <source>account</source>
-        <translation type="unfinished"></translation>
+        <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="184"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="223"/>
         <source>state</source>
-        <translation type="unfinished"></translation>
+        <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="185"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="224"/>
         <source>attempt</source>
-        <translation type="unfinished"></translation>
+        <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="185"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="224"/>
         <source>started</source>
-        <translation type="unfinished"></translation>
+        <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="185"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="224"/>
         <source>heartbeat</source>
-        <translation type="unfinished"></translation>
+        <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="185"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="224"/>
         <source>duration</source>
-        <translation type="unfinished"></translation>
+        <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="186"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="225"/>
         <source>prompt</source>
-        <translation type="unfinished"></translation>
+        <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="186"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="225"/>
         <source>error</source>
-        <translation type="unfinished">错误</translation>
+        <translation>错误</translation>
     </message>
 </context>
 </TS>
