@@ -72,6 +72,12 @@ def select_tasks(w: MainWindow, ids: list[str]) -> None:
     sel = w.table.selectionModel()
     sel.clearSelection()
     w.model.flush()
+    deadline = time.monotonic() + 15
+    # New rows reach the model from a worker-thread read; let the loop deliver them first.
+    while any(w.model.row_of(t) is None for t in ids) and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.01)
+        w.model.flush()
     for tid in ids:
         row = w.model.row_of(tid)
         assert row is not None, tid
