@@ -289,3 +289,13 @@ async def test_priority_order_and_operator_retry(workspace: Workspace) -> None:
         await asyncio.wait_for(s.wait_idle(), 10)
     t = rows(workspace)["bad"]
     assert (t.state, t.result, t.attempt, t.attempt_base) == ("success", "fixed", 2, 1)
+
+
+async def test_second_scheduler_on_same_data_dir_is_refused_even_with_another_db(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = tmp_path / "data"
+    first = Workspace.resolve(data_dir=data).ensure()
+    other_db = Workspace.resolve(data_dir=data, db_path=tmp_path / "elsewhere.db").ensure()
+    async with sched(first, ScriptedBackend(quick)):
+        second = sched(other_db, ScriptedBackend(quick))
+        with pytest.raises(DatabaseBusyError, match="in use by MediaDesk process"):
+            await second.start()

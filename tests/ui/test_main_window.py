@@ -95,25 +95,28 @@ def test_submit_batch_through_dialog_runs_to_100_percent(window: MainWindow, con
                                                          qtbot: Any, tmp_path: Path) -> None:
     rows = [{"profile": "writer", "prompt": f"写一句话 {i}"} for i in range(30)]
     rows += [{"profile": "reasoner", "prompt": f"think {i}", "id": f"r-{i}"} for i in range(10)]
+    rows += [{"profile": "chat", "prompt": f"网页问题 {i}"} for i in range(6)]
     path = write_jsonl(tmp_path / "batch.jsonl", rows)
     dlg = window.open_batch_dialog(path)
-    qtbot.waitUntil(lambda: not dlg.is_busy() and len(dlg.rows()) == 40, timeout=10_000)
+    qtbot.waitUntil(lambda: not dlg.is_busy() and len(dlg.rows()) == 46, timeout=10_000)
     dlg.accept()
-    panel = window.api_panel
-    qtbot.waitUntil(lambda: panel.progress.maximum() == 40 and panel.progress.value() == 40, timeout=20_000)
+    api, web = window.api_panel, window.web_panel
+    qtbot.waitUntil(lambda: api.progress.maximum() == 40 and api.progress.value() == 40, timeout=20_000)
+    qtbot.waitUntil(lambda: web.progress.maximum() == 6 and web.progress.value() == 6, timeout=20_000)
     states = db_states(console_env)
-    assert len(states) == 40 and set(states.values()) == {"success"}
-    assert panel.counts()["success"] == 40 and panel.counts()["pending"] == 0
-    assert window.model.rowCount() == 40
-    # the web lane saw none of it
-    assert window.web_panel.counts()["success"] == 0
-    assert "Submitted 40 tasks" in window.last_message
+    assert len(states) == 46 and set(states.values()) == {"success"}
+    assert api.counts()["success"] == 40 and api.counts()["pending"] == 0
+    assert web.counts()["success"] == 6 and web.counts()["pending"] == 0
+    assert window.model.rowCount() == 46
+    runs = console_env.web_backends
+    assert len(runs["acct-a"].runs) + len(runs["acct-b"].runs) == 6  # web rows went to the web lane only
+    assert "Submitted 46 tasks" in window.last_message
     # the log dock carries lane prefixes
     qtbot.waitUntil(lambda: any("[api:writer]" in ln for ln in window.log_dock.lines()), timeout=5_000)
     # after the first runs the ETA is idle/0 and the throughput is positive
-    panel.refresh()
-    assert "tasks/min" in panel.eta_text()
-    assert panel.throughput() > 0
+    api.refresh()
+    assert "tasks/min" in api.eta_text()
+    assert api.throughput() > 0
 
 
 def test_detail_pane_shows_result_and_live_log(window: MainWindow, console_env: ConsoleEnv, qtbot: Any) -> None:
