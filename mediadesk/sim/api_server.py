@@ -44,6 +44,8 @@ from typing import Any
 
 from aiohttp import web
 
+from mediadesk.sim._server import LocalServer
+
 __all__ = [
     "MODEL_ID",
     "TASK_HEADER",
@@ -219,69 +221,37 @@ class _Stats:
         }
 
 
-class ApiSimServer:
+class ApiSimServer(LocalServer):
     """The simulator. ``async with ApiSimServer(ApiSimConfig()) as sim: sim.base_url``."""
 
+    # handler_cancellation: a client that gives up cancels its handler, so in_flight drops at once.
+    runner_options = {"handler_cancellation": True}
+
     def __init__(self, config: ApiSimConfig | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(host, port)
         self.config = config or ApiSimConfig()
-        self.host = host
-        self._requested_port = port
-        self._port: int | None = None
-        self._runner: web.AppRunner | None = None
         self._rng = random.Random(self.config.seed)
         self._st = _Stats()
         self._fail_counts: dict[str, int] = {}
         #: Futures of requests that are sleeping or hanging; stop() resolves them so nothing lingers.
         self._waits: set[asyncio.Future[bool]] = set()
-        self._stopping = False
         self._expected_auth = f"Bearer {self.config.api_key}" if self.config.api_key is not None else None
         self._seq = 0
 
     # ----------------------------------------------------------------- lifecycle
-    async def start(self) -> None:
-        if self._runner is not None:
-            raise RuntimeError("ApiSimServer already started")
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self._chat)
-        app.router.add_get("/v1/models", self._models)
-        app.router.add_get("/stats", self._stats_handler)
-        app.router.add_post("/stats/reset", self._reset_handler)
-        # handler_cancellation: a client that gives up cancels its handler, so in_flight drops at once.
-        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=2.0)
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self._requested_port)
-        try:
-            await site.start()
-        except BaseException:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        self._stopping = False
-        self._port = runner.addresses[0][1]
+    def _routes(self) -> list[web.RouteDef]:
+        return [
+            web.post("/v1/chat/completions", self._chat),
+            web.get("/v1/models", self._models),
+            web.get("/stats", self._stats_handler),
+            web.post("/stats/reset", self._reset_handler),
+        ]
 
-    async def stop(self) -> None:
-        """Stop serving. Wakes sleeping and hanging requests first (they abort their connection)."""
-        runner, self._runner = self._runner, None
-        if runner is None:
-            return
-        self._stopping = True
+    def _before_stop(self) -> None:
+        """Wake sleeping and hanging requests (they abort their connection)."""
         for fut in list(self._waits):
             if not fut.done():
                 fut.set_result(False)
-        await runner.cleanup()
-
-    async def __aenter__(self) -> ApiSimServer:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._port is None:
-            raise RuntimeError("ApiSimServer is not started")
-        return self._port
 
     @property
     def base_url(self) -> str:

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from mediadesk.sim._server import LocalServer
+
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext
 
@@ -200,16 +202,12 @@ def _asset(name: str) -> str:
     return resources.files("mediadesk.sim").joinpath("web_assets", name).read_text(encoding="utf-8")
 
 
-class WebSimServer:
+class WebSimServer(LocalServer):
     """The chat site. ``async with WebSimServer(WebSimConfig(time_scale=0.01)) as sim: ...``."""
 
     def __init__(self, config: WebSimConfig | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(host, port)
         self.config = config or WebSimConfig()
-        self.host = host
-        self._requested_port = port
-        self._port: int | None = None
-        self._runner: web.AppRunner | None = None
-        self._closing = False
         self._sessions: dict[str, str] = {}  # token -> account
         self._active: dict[str, list[_Generation]] = {}  # account -> admitted, not yet ended
         self._pending_stops: set[str] = set()  # stop requests that raced ahead of their run
@@ -220,56 +218,26 @@ class WebSimServer:
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
-    async def start(self) -> None:
-        if self._runner is not None:
-            raise RuntimeError("WebSimServer already started")
-        app = web.Application()
-        app.add_routes(
-            [
-                web.get("/", self._h_root),
-                web.get("/login", self._h_login_form),
-                web.post("/login", self._h_login),
-                web.get("/logout", self._h_logout),
-                web.get("/chat", self._h_chat),
-                web.get("/static/{name}", self._h_static),
-                web.post("/api/generate", self._h_generate),
-                web.post("/api/stop", self._h_stop),
-                web.get("/stats", self._h_stats),
-                web.post("/stats/reset", self._h_stats_reset),
-                web.post("/admin/logout", self._h_admin_logout),
-            ]
-        )
-        self._closing = False
-        runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self._requested_port)
-        await site.start()
-        self._runner = runner
-        self._port = int(runner.addresses[0][1])
+    def _routes(self) -> list[web.RouteDef]:
+        return [
+            web.get("/", self._h_root),
+            web.get("/login", self._h_login_form),
+            web.post("/login", self._h_login),
+            web.get("/logout", self._h_logout),
+            web.get("/chat", self._h_chat),
+            web.get("/static/{name}", self._h_static),
+            web.post("/api/generate", self._h_generate),
+            web.post("/api/stop", self._h_stop),
+            web.get("/stats", self._h_stats),
+            web.post("/stats/reset", self._h_stats_reset),
+            web.post("/admin/logout", self._h_admin_logout),
+        ]
 
-    async def stop(self) -> None:
-        """Stop promptly: active (even hung) streams are ended before the runner is cleaned up."""
-        if self._runner is None:
-            return
-        self._closing = True
+    def _before_stop(self) -> None:
+        """Active (even hung) streams are ended before the runner is cleaned up."""
         for gens in self._active.values():
             for gen in gens:
                 gen.request_stop("shutdown")
-        runner, self._runner = self._runner, None
-        await runner.cleanup()
-
-    async def __aenter__(self) -> WebSimServer:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._port is None:
-            raise RuntimeError("WebSimServer not started")
-        return self._port
 
     @property
     def base_url(self) -> str:
@@ -400,7 +368,7 @@ class WebSimServer:
         return web.json_response({"stopped": False})
 
     async def _h_generate(self, request: web.Request) -> web.StreamResponse:
-        if self._closing:
+        if self._stopping:
             return web.json_response({"error": "shutting_down", "message": "server shutting down"}, status=503)
         account = self._account(request)
         if account is None:
