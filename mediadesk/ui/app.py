@@ -163,6 +163,10 @@ async def _run_window(
             on_window(window)
         try:
             await window.start()
+            if demo_batch is not None:
+                # a new user sees both lanes work within a minute: the demo batch is staged, one
+                # click on Submit runs it
+                window.open_batch_dialog(demo_batch)
             await closed.wait()
         finally:
             await window.aclose()

@@ -269,6 +269,9 @@ class LanePanel(QWidget):
         done = c.get("success", 0) + c.get("failed", 0) + c.get("canceled", 0)
         if self.progress.maximum() != max(total, 1):
             self.progress.setRange(0, max(total, 1))
+        fmt = "%v/%m  (%p%)" if total else self.tr("no tasks")
+        if self.progress.format() != fmt:
+            self.progress.setFormat(fmt)
         if self.progress.value() != (done if total else 0):
             self.progress.setValue(done if total else 0)
         text = self.tr("running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}").format(
