@@ -417,98 +417,103 @@
         <translation>尚未配置 API 配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="274"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="272"/>
+        <source>no tasks</source>
+        <translation>暂无任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="277"/>
         <source>running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}</source>
         <translation>运行中 {run} · 等待中 {pend} · 成功 {ok} · 失败 {fail} · 已取消 {canc}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="286"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="289"/>
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="288"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="291"/>
         <source>partly paused</source>
         <translation>部分暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="299"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="302"/>
         <source>{n:.1f} tasks/min</source>
         <translation>{n:.1f} 个任务/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="302"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="305"/>
         <source>ETA — (no lane can take the queued tasks) · {rate}</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="303"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="306"/>
         <source>ETA — (no finished run yet) · {rate}</source>
         <translation>预计剩余 —（尚无已完成的运行）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="305"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="308"/>
         <source>idle · {rate}</source>
         <translation>空闲 · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="306"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="309"/>
         <source>ETA p50 {p50}, p90 {p90} · {rate}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90} · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="314"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="317"/>
         <source>ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="314"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="317"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="314"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="317"/>
         <source>needs login</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="315"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="318"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="315"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="318"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="315"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="318"/>
         <source>starting</source>
         <translation>启动中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="345"/>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="365"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="348"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="368"/>
         <source>{status} (paused)</source>
         <translation>{status}（已暂停）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="363"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="366"/>
         <source>{n}/{cap} running</source>
         <translation>运行中 {n}/{cap}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="369"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="372"/>
         <source>empty prompt: on</source>
         <translation>空指令：开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="369"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="372"/>
         <source>empty prompt: off</source>
         <translation>空指令：关</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="380"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="383"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
