@@ -37,6 +37,7 @@ class TaskChanged:
     finished_at: float | None
     error_kind: str | None
     version: int
+    error_message: str | None = None
     type: EventType = EventType.TASK_CHANGED
 
 

@@ -140,9 +140,20 @@ def prompt_head(prompt: str) -> str:
     return head.replace("\n", " ").replace("\r", " ") if "\n" in head or "\r" in head else head
 
 
+def error_text(kind: str | None, message: str | None) -> str | None:
+    """The error column: the kind, then the first line of the message (full text in the detail pane)."""
+    if not kind:
+        return None
+    if not message:
+        return kind
+    first = message.splitlines()[0] if message.strip() else ""
+    return f"{kind}: {first[:200]}" if first else kind
+
+
 def record_row(rec: TaskRecord) -> Row:
     return (rec.task_id, rec.model_kind, rec.state, rec.attempt, rec.started_at, rec.heartbeat_at, rec.profile,
-            rec.account, rec.lane, prompt_head(rec.prompt), rec.error_kind, rec.version, rec.finished_at)
+            rec.account, rec.lane, prompt_head(rec.prompt), error_text(rec.error_kind, rec.error_message),
+            rec.version, rec.finished_at)
 
 
 def row_change(row: Row) -> TaskChanged:
@@ -535,7 +546,7 @@ class TaskTableModel(QAbstractTableModel):
         if ev.heartbeat_at is not None and (hb is None or ev.heartbeat_at > hb or old_state != "running"):
             self._hb[s] = ev.heartbeat_at
         self._finished[s] = ev.finished_at
-        self._error[s] = ev.error_kind
+        self._error[s] = error_text(ev.error_kind, ev.error_message)
         self._version[s] = ev.version
         return True
 
