@@ -91,6 +91,7 @@ class Outcome:
 
 async def run_mediadesk(cfg: AppConfig, ws: Workspace, items: list[Item]) -> Outcome:
     async with Scheduler(cfg, ws) as s:
+        await s.wait_ready(60)
         t0 = time.time()
         s.submit([s.new_task(it.task_id, it.kind, it.prompt) for it in items])
         await s.wait_idle(poll_s=0.05)

@@ -58,6 +58,7 @@ async def one_mode(sim: WebSimServer, root: Path, mode: str, n: int, round_no: i
                           submit="button.login", logged_in=".avatar")
     sim.reset_stats()
     async with Scheduler(cfg, ws) as s:
+        await s.wait_ready(60)
         s.submit([s.new_task(f"{mode}{round_no}-{i}", "chat", f"{mode} task {i}") for i in range(n)])
         await s.wait_idle(poll_s=0.05)
     gens = {g["prompt"]: g for g in sim.stats()["generations"]}
@@ -78,7 +79,7 @@ async def main_async(args: argparse.Namespace) -> None:
     async with WebSimServer(WebSimConfig(time_scale=0.01, fixed_run_s=30, answer_tokens=30, seed=1)) as sim:
         with tempfile.TemporaryDirectory() as tmp:
             for r in range(args.rounds):
-                warm += (await one_mode(sim, Path(tmp), "warm", args.tasks, r))[1:]  # first task pays the prewarm race
+                warm += await one_mode(sim, Path(tmp), "warm", args.tasks, r)
                 cold += await one_mode(sim, Path(tmp), "cold", max(3, args.tasks // 3), r)
     print("\nWeb lane overhead per task = claim->stored minus site generation (0.3 s) "
           f"minus settle_ms ({SETTLE_MS} ms)")

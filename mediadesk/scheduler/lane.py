@@ -116,6 +116,8 @@ class Lane:
         self._clock = clock
         self._running: dict[str, _Run] = {}
         self._wake = asyncio.Event()
+        #: Set once the backend's start (e.g. a browser prewarm) has finished, well or not.
+        self.started = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
         self._stopping = False
         self._last_reap = 0.0
@@ -123,12 +125,19 @@ class Lane:
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
+        """Returns at once: the backend's own start (a browser prewarm can take seconds) runs in the
+        lane's task, so the console appears immediately and API lanes never wait for browsers."""
+        self._loop_task = asyncio.create_task(self._run(), name=f"lane:{self.name}")
+        self._loop_task.add_done_callback(self._loop_done)
+
+    async def _run(self) -> None:
         try:
             await self.backend.start()
         except Exception as exc:  # prewarm failure is not fatal: the backend reports its health
             log.warning("%s: backend start failed: %s", self.name, exc)
-        self._loop_task = asyncio.create_task(self._loop(), name=f"lane:{self.name}")
-        self._loop_task.add_done_callback(self._loop_done)
+        self.started.set()
+        self.on_stats_dirty(self)
+        await self._loop()
 
     def _loop_done(self, t: asyncio.Task[None]) -> None:
         if not t.cancelled() and t.exception() is not None:
