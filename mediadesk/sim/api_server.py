@@ -521,9 +521,24 @@ def _port_arg(text: str) -> int:
     return value
 
 
+def _loopback_arg(text: str) -> str:
+    """Simulators are test fixtures: they only ever listen on this machine's loopback."""
+    import ipaddress
+
+    if text == "localhost":
+        return text
+    try:
+        if ipaddress.ip_address(text).is_loopback:
+            return text
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a loopback address (use 127.0.0.1, ::1 or localhost)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``mediadesk sim api``."""
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--host", type=_loopback_arg, default="127.0.0.1",
+                        help="loopback address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=_port_arg, default=0, help="port (default 0: any free port)")
     parser.add_argument(
         "--latency", type=_latency_arg, default=(0.0, 0.0), metavar="MIN,MAX",
