@@ -184,8 +184,9 @@ async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> b
                 return True
             blocked = sched.unservable_profiles()
             if blocked and progress.only_pending_of(blocked):
-                print(f"\nno enabled account or lane for profile(s) {', '.join(blocked)}: "
-                      "their tasks stay pending", file=sys.stderr)
+                print(f"\nno account can take the tasks of profile(s) {', '.join(blocked)} (all disabled "
+                      "or logged out; log in with `mediadesk login ACCOUNT --config ...`): they stay "
+                      "pending in the database and resume on the next run", file=sys.stderr)
                 return False
             progress.render()
             with contextlib.suppress(TimeoutError):
