@@ -207,3 +207,23 @@ def _results(db: Path) -> dict[str, str]:
         return {t: r for t, r in con.execute("SELECT task_id, result FROM task WHERE state='success'")}
     finally:
         con.close()
+
+
+@pytest.mark.browser
+async def test_logged_out_web_account_is_reported_and_tasks_stay_pending(tmp_path: Path) -> None:
+    from mediadesk.sim.web_server import WebSimConfig, WebSimServer
+
+    async with WebSimServer(WebSimConfig(time_scale=0.005)) as web:
+        cfg = tmp_path / "config.toml"
+        cfg.write_text(
+            f'data_dir = "{tmp_path / "data"}"\n[[profiles]]\nname = "chat"\nkind = "web"\nsite = "simchat"\n'
+            f'url = "{web.chat_url}"\n[[accounts]]\nname = "never-logged-in"\nprofile = "chat"\n',
+            encoding="utf-8",
+        )
+        batch = tmp_path / "b.jsonl"
+        batch.write_text(json.dumps({"id": "w1", "profile": "chat", "prompt": "hello"}) + "\n", encoding="utf-8")
+        rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), timeout=120)
+        assert web.stats()["generations_started"] == 0
+    assert rc == 1, (out, err)
+    assert "no account can take the tasks of profile(s) chat" in err and "mediadesk login" in err
+    assert db_states(tmp_path / "data" / "mediadesk.db") == {"w1": "pending"}
