@@ -107,6 +107,8 @@ class WebAccountBackend:
         self._logging_in = False
         self._stopped = False
         self.browser_pids: list[int] = []  # every browser this backend started (tests, evidence)
+        #: What the prewarm's self-check and launch said; written into the next task's log.
+        self._notes: list[str] = []
 
     # ------------------------------------------------------------------ LaneBackend
     @property
@@ -136,9 +138,13 @@ class WebAccountBackend:
         except Exception as exc:  # never let one account stop the app from starting
             self._set_error(f"start failed: {exc}")
 
+    def _note(self, message: str) -> None:
+        log.info("%s: %s", self.account, message)
+        self._notes.append(message)
+
     async def _prewarm(self) -> None:
         try:
-            await self._ensure_browser(log.info)
+            await self._ensure_browser(self._note)
             page = await self._ensure_page()
             await self.driver.prepare(page)
             self._health, self._last_error = HealthStatus.READY, None
@@ -158,6 +164,9 @@ class WebAccountBackend:
 
     async def run(self, task: TaskSpec, ctx: RunContext) -> str:
         async with self._run_lock:  # the in-process guard: one run per account
+            notes, self._notes = self._notes, []
+            for note in notes:
+                ctx.log(f"(at lane start) {note}")
             try:
                 await self._ensure_browser(ctx.log)
             except ProfileInUseError as exc:

@@ -99,6 +99,11 @@ async def test_batch_on_two_accounts_never_overlaps(workspace: Workspace, sim: W
         sent = next(p for p in answers if p.endswith(prompt))
         assert tasks[tid].result == answers[sent]  # stored exactly as the page showed it
         assert any("chromium pid" in line for line in logs_of(workspace, tid))
+    # the prewarm's self-check is in the log of the first task each account ran
+    firsts = [min((t for t in tasks.values() if t.account == acc), key=lambda t: t.started_at or 0)
+              for acc in ("acct-a", "acct-b")]
+    for t in firsts:
+        assert any("(at lane start) self-check: clean" in line for line in logs_of(workspace, t.task_id))
 
 
 async def test_need_empty_prompt_types_only_the_content(workspace: Workspace, sim: WebSimServer) -> None:
