@@ -496,6 +496,18 @@ class TaskReader:
         row = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE task_id=?", (task_id,)).fetchone()
         return _rec(row) if row else None
 
+    def get_many(self, task_ids: Sequence[str]) -> list[TaskRecord]:
+        """Records for ``task_ids`` in the given order (missing ids skipped), 500 per query."""
+        found: dict[str, TaskRecord] = {}
+        ids = list(task_ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE task_id IN ({marks})", chunk):
+                rec = _rec(row)
+                found[rec.task_id] = rec
+        return [found[t] for t in ids if t in found]
+
     def logs(self, task_id: str) -> list[LogLine]:
         rows = self._conn.execute(
             "SELECT task_id, ts, lane, message FROM task_log WHERE task_id=? ORDER BY id", (task_id,)

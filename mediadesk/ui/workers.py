@@ -51,12 +51,7 @@ def fetch_rows(db_path: Path, task_ids: Sequence[str]) -> list[Row]:
     """Model rows for ``task_ids`` (missing ids skipped), in the given order."""
     reader = TaskReader(db_path)
     try:
-        out = []
-        for tid in task_ids:
-            rec = reader.get(tid)
-            if rec is not None:
-                out.append(record_row(rec))
-        return out
+        return [record_row(rec) for rec in reader.get_many(task_ids)]
     finally:
         reader.close()
 

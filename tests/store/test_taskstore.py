@@ -96,3 +96,14 @@ def test_foreign_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
     con = sqlite3.connect(path)
     assert [r[0] for r in con.execute("SELECT name FROM sqlite_master")] == ["customers"]
     con.close()
+
+
+def test_reader_get_many_keeps_order_and_skips_missing(tmp_path: Path) -> None:
+    s = store(tmp_path)
+    s.add_tasks([NewTask(f"t{i}", "p", "api", f"q{i}") for i in range(1200)])
+    r = TaskReader(tmp_path / "t.db")
+    ids = ["t1100", "nope", "t3", *[f"t{i}" for i in range(600, 700)]]
+    got = [rec.task_id for rec in r.get_many(ids)]
+    assert got == [t for t in ids if t != "nope"]
+    r.close()
+    s.close()
