@@ -171,9 +171,11 @@ async def cmd_run(args: argparse.Namespace) -> int:
 async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> bool:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+    # SIGINT/SIGTERM end the run gracefully (running attempts go back to pending). Windows' loops
+    # have no add_signal_handler; there Ctrl+C arrives as KeyboardInterrupt instead.
+    signals = (signal.SIGINT, signal.SIGTERM) if sys.platform != "win32" else ()
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
     progress = _Progress(sched, ids, quiet=quiet)
     unsubscribe = sched.bus.subscribe(progress.on_event)
     try:
@@ -196,9 +198,8 @@ async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> b
     finally:
         unsubscribe()
         progress.close()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(sig)
+        for sig in signals:
+            loop.remove_signal_handler(sig)
 
 
 class _Progress:

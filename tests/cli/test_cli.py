@@ -227,3 +227,32 @@ async def test_logged_out_web_account_is_reported_and_tasks_stay_pending(tmp_pat
     assert rc == 1, (out, err)
     assert "no account can take the tasks of profile(s) chat" in err and "mediadesk login" in err
     assert db_states(tmp_path / "data" / "mediadesk.db") == {"w1": "pending"}
+
+
+async def test_sigterm_stops_gracefully_and_the_next_run_resumes(tmp_path: Path, sim: ApiSimServer) -> None:
+    cfg = write_config(tmp_path, sim.base_url)
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps({"id": "slow", "profile": "writer", "prompt": "x [[sim:sleep=20]]"}) + "\n",
+                     encoding="utf-8")
+    db = tmp_path / "t.db"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "mediadesk", "run", str(batch), "--config", str(cfg), "--db", str(db), "--quiet",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
+    )
+    try:
+        for _ in range(600):
+            if db.exists() and db_states(db).get("slow") == "running":
+                break
+            await asyncio.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode == 130, err.decode()
+    assert "interrupted" in err.decode()
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    state, attempt = con.execute("SELECT state, attempt FROM task WHERE task_id='slow'").fetchone()
+    con.close()
+    assert (state, attempt) == ("pending", 0)  # back in the queue, the interrupted attempt refunded
