@@ -16,6 +16,7 @@ import contextlib
 import csv
 import json
 import logging
+import os
 import signal
 import sys
 import time
@@ -394,5 +395,12 @@ async def cmd_login(args: argparse.Namespace) -> int:
     if args.account not in names:
         raise UserError(f"no account {args.account!r} in {args.config} (accounts: {', '.join(names) or 'none'})")
     from mediadesk.providers.web.backend import interactive_login
+    from mediadesk.providers.web.browser_errors import WebLaneError
 
-    return await interactive_login(config, ws, args.account)
+    try:
+        return await interactive_login(config, ws, args.account)
+    except WebLaneError as exc:
+        hint = ""
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            hint = " (no display: log in from a desktop session; the browser window must be visible)"
+        raise UserError(f"could not open the login browser: {exc}{hint}") from None

@@ -228,9 +228,10 @@ class WebAccountBackend:
         try:
             async with self._run_lock:
                 await self._close_browser()
-                ok = await _visible_login(self._pw, self, say, timeout_s)
-                await self._prewarm()
-                return ok
+                try:
+                    return await _visible_login(self._pw, self, say, timeout_s)
+                finally:  # back to a warm headless browser whatever happened in the window
+                    await self._prewarm()
         finally:
             self._logging_in = False
 
