@@ -1,0 +1,84 @@
+"""The operator's "Log in": a VISIBLE Chromium on the account's profile (on a real X server, Xvfb),
+the operator logs in by hand (played here over CDP), then the account is warm and ready headless."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import async_playwright
+
+from mediadesk.providers.web.backend import build_web_backend
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer
+from mediadesk.workspace import Workspace
+from tests.support import make_config
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (./dev installs it)"),
+]
+
+
+@pytest.fixture
+def xdisplay(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    read, write = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    try:
+        number = os.read(read, 16).decode().strip()
+        os.close(read)
+        sock = Path(f"/tmp/.X11-unix/X{number}")
+        for _ in range(100):  # the server is up when its socket is there
+            if sock.exists() or proc.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.05"], check=False)
+        assert proc.poll() is None and sock.exists(), "Xvfb did not start"
+        monkeypatch.setenv("DISPLAY", f":{number}")
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def test_visible_login_then_ready(xdisplay: str, workspace: Workspace) -> None:
+    async with WebSimServer(WebSimConfig(time_scale=0.005)) as sim:
+        cfg = make_config([{"name": "chat", "kind": "web", "site": "simchat", "url": sim.chat_url}],
+                          [{"name": "acct-a", "profile": "chat"}])
+        backend = build_web_backend(cfg, workspace, cfg.profiles[0], cfg.accounts[0])
+        await backend.start()
+        try:
+            assert backend.health()[0] == "needs_login", backend.health()
+            statuses: list[str] = []
+            login = asyncio.ensure_future(backend.login(timeout_s=60, on_status=statuses.append))
+            port_file = workspace.account_profile_dir("acct-a") / "DevToolsActivePort"
+            async with async_playwright() as pw:
+                # the operator: wait for the visible window, then fill the site's login form in it
+                page = None
+                for _ in range(400):
+                    if port_file.exists() and port_file.read_text().strip():
+                        try:
+                            port = int(port_file.read_text().split()[0])
+                            browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+                            pages = [p for c in browser.contexts for p in c.pages if "/login" in p.url]
+                            if pages:
+                                page = pages[0]
+                                break
+                        except Exception:
+                            pass
+                    await asyncio.sleep(0.05)
+                assert page is not None, statuses
+                await page.fill("#account", "acct-a")
+                await page.fill("#password", "pw")
+                await page.click("button.login")
+                assert await asyncio.wait_for(login, 60) is True
+            assert any("log in to" in s for s in statuses)
+            assert backend.health()[0] == "ready"  # prewarmed again, headless, logged in
+            assert sim.stats()["logins"] == 1
+        finally:
+            await backend.stop()
