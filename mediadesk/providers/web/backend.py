@@ -376,7 +376,8 @@ def build_web_backend(
 # ---------------------------------------------------------------------- login helpers
 async def _visible_login(pw: Any, backend: WebAccountBackend, say: Callable[[str], None], timeout_s: float) -> bool:
     info = await asyncio.to_thread(find_browser, backend.browser_config.executable, probe_version=False)
-    browser = OwnedBrowser(pw, info.path, backend.profile_dir, headless=False,
+    # a visible first start (font cache, GPU fallback) can take far longer than a headless one
+    browser = OwnedBrowser(pw, info.path, backend.profile_dir, headless=False, start_timeout_s=90,
                            extra_args=list(backend.browser_config.extra_args), log=say)
     await browser.start()
     ok = False
