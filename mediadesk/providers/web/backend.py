@@ -376,10 +376,21 @@ def build_web_backend(
 # ---------------------------------------------------------------------- login helpers
 async def _visible_login(pw: Any, backend: WebAccountBackend, say: Callable[[str], None], timeout_s: float) -> bool:
     info = await asyncio.to_thread(find_browser, backend.browser_config.executable, probe_version=False)
-    # a visible first start (font cache, GPU fallback) can take far longer than a headless one
-    browser = OwnedBrowser(pw, info.path, backend.profile_dir, headless=False, start_timeout_s=90,
-                           extra_args=list(backend.browser_config.extra_args), log=say)
-    await browser.start()
+    browser = None
+    for attempt in (1, 2):
+        # a visible first start (font cache, GPU fallback) can take far longer than a headless one,
+        # and right after the headless browser closed it occasionally exits at once: retry once
+        browser = OwnedBrowser(pw, info.path, backend.profile_dir, headless=False, start_timeout_s=90,
+                               extra_args=list(backend.browser_config.extra_args), log=say)
+        try:
+            await browser.start()
+            break
+        except BrowserStartError as exc:
+            if attempt == 2:
+                raise
+            say(f"the login window did not open ({str(exc)[:120]}); trying once more")
+            await asyncio.sleep(1.0)
+    assert browser is not None
     ok = False
     try:
         ctx = browser.context
