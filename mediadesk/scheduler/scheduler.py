@@ -336,6 +336,10 @@ class Scheduler:
                     self._dirty.add(lane.name)
         self.bus.publish(ProfileChanged(profile, self._nep[profile], self.profile_view(profile).concurrency))
 
+    def account_states(self) -> dict[str, tuple[bool, str, str | None]]:
+        """{account: (enabled, health, last error)} as persisted (the console's switches)."""
+        return self.store.account_states()
+
     def profile_view(self, profile: str) -> ProfileView:
         prof = self._profiles[profile]
         return ProfileView(

@@ -172,7 +172,7 @@ class AccountsPanel(QWidget):
     # ------------------------------------------------------------------ rows
     def _stored_states(self) -> dict[str, tuple[bool, str, str | None]]:
         try:
-            return self._scheduler.store.account_states()
+            return self._scheduler.account_states()
         except RuntimeError:  # scheduler not opened yet: the config's defaults apply
             return {}
 

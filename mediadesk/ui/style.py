@@ -11,12 +11,12 @@ resource compiler.
 from __future__ import annotations
 
 import logging
-import sys
-from pathlib import Path
 
 from PySide6.QtCore import QLibraryInfo, QLocale, QRectF, QSize, Qt, QTranslator
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QStyleFactory, QWidget
+
+from mediadesk.workspace import resources_dir
 
 log = logging.getLogger(__name__)
 
@@ -55,23 +55,6 @@ _icon_cache: dict[str, QIcon] = {}
 
 
 # --------------------------------------------------------------------------- resources
-
-def _resource_candidates() -> list[Path]:
-    return [
-        Path(__file__).resolve().parents[2] / "resources",  # mediadesk/ui/style.py -> repo/resources
-        Path(sys.prefix) / "share" / "mediadesk" / "resources",
-    ]
-
-
-def resources_dir() -> Path:
-    """The first existing resources directory (checkout, then installed data files); the checkout
-    path when none exists, so a missing-file message names a real expectation."""
-    candidates = _resource_candidates()
-    for cand in candidates:
-        if cand.is_dir():
-            return cand
-    return candidates[0]
-
 
 def icon(name: str) -> QIcon:
     """``resources/icons/<name>.svg`` as a QIcon (cached). A missing icon is logged and yields an
