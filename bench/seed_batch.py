@@ -25,8 +25,8 @@ from pathlib import Path
 
 from bench.common import table
 from mediadesk.config import AppConfig, parse_config
+from mediadesk.core.backend import TaskSpec
 from mediadesk.core.errors import TaskFailure
-from mediadesk.core.runner import TaskSpec
 from mediadesk.providers.api import ApiBackend
 from mediadesk.providers.web.backend import build_web_backend, login_with_form
 from mediadesk.scheduler import Scheduler
@@ -112,9 +112,6 @@ class _Ctx:
         self.evidence_dir = evidence
 
     def log(self, message: str) -> None:
-        pass
-
-    def beat(self) -> None:
         pass
 
 

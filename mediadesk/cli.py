@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import csv
-import json
 import logging
 import os
 import signal
@@ -26,11 +24,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mediadesk.config import AppConfig, ConfigError, load_config
-from mediadesk.core.batch import BatchFileError, ParsedBatch, assign_task_ids, parse_batch_file
+from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.states import TaskState
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.store import DatabaseBusyError, SchemaError, TaskReader, TaskStore
+from mediadesk.store.export import ExportError, export_tasks, export_to_file
 from mediadesk.workspace import Workspace
 
 EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, EXIT_ROWS_REJECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -111,14 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sim":
             return run_sim(args)
         if args.command == "demo":
-            from mediadesk.demo import run_demo_headless
-
-            return asyncio.run(run_demo_headless(args.data_dir))
+            return asyncio.run(run_demo(args.data_dir))
         if args.command == "login":
             return asyncio.run(cmd_login(args))
         parser.print_help()
         return EXIT_USAGE
-    except (UserError, ConfigError, DatabaseBusyError, SchemaError, BatchFileError) as exc:
+    except (UserError, ConfigError, DatabaseBusyError, SchemaError, BatchFileError, ExportError) as exc:
         print(f"mediadesk: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -132,41 +129,70 @@ def _workspace(config: AppConfig | None, data_dir: Path | None, db: Path | None)
 
 # ---------------------------------------------------------------------------------------- run
 async def cmd_run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
-    ws = _workspace(config, args.data_dir, args.db)
+    return await run_batch(
+        args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
+        retry_failed=args.retry_failed, quiet=args.quiet,
+    )
+
+
+async def run_batch(
+    batch: Path,
+    config: AppConfig,
+    *,
+    data_dir: Path | None = None,
+    db: Path | None = None,
+    fmt: str | None = None,
+    retry_failed: bool = False,
+    quiet: bool = False,
+) -> int:
+    """Run one batch file headless until every task of it is terminal; returns the exit code.
+    ``mediadesk run`` and ``mediadesk demo`` both come here."""
+    ws = _workspace(config, data_dir, db)
     parsed = parse_batch_file(
-        args.batch, fmt=args.format, known_profiles=[p.name for p in config.profiles],
+        batch, fmt=fmt, known_profiles=[p.name for p in config.profiles],
         max_prompt_chars=config.scheduler.max_prompt_chars,
     )
     report_row_errors(parsed, sys.stderr)
     if not parsed.rows:
         what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
-        raise UserError(f"nothing to run in {args.batch}: {what}")
+        raise UserError(f"nothing to run in {batch}: {what}")
     sched = Scheduler(config, ws)
     sched.open()  # DatabaseBusyError before any work
     try:
-        tasks = [
-            sched.new_task(tid, row.profile, row.prompt, system=row.system, priority=row.priority,
-                           route_key=row.route_key, batch=args.batch.name)
-            for tid, row in assign_task_ids(parsed.rows)
-        ]
-        res = sched.submit(tasks)
-        ids = [t.task_id for t in tasks]
+        res, ids = sched.submit_rows(parsed.rows, batch=batch.name)
         print(
-            f"batch {args.batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
+            f"batch {batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
             f"{len(res.existing)} already in {ws.db_path.name}), {len(parsed.errors)} rejected",
             flush=True,
         )
-        if args.retry_failed:
+        if retry_failed:
             n = sched.retry(ids)
             if n:
                 print(f"re-queued {n} failed/canceled task(s)", flush=True)
         await sched.start()
-        interrupted = await _run_until_done(sched, ids, quiet=args.quiet)
+        interrupted = await _run_until_done(sched, ids, quiet=quiet)
         states = sched.store.states_of(ids)
     finally:
         await sched.stop()
     return _summary(states, ids, parsed, ws, interrupted)
+
+
+async def run_demo(data_dir: Path | None = None) -> int:
+    """`mediadesk demo`: the bundled demo batch through the same path as `mediadesk run`."""
+    from mediadesk.demo import demo_environment
+
+    async with demo_environment(data_dir) as env:
+        print(f"demo workspace: {env.workspace.data_dir}", flush=True)
+        print(f"API simulator {env.api.base_url}, chat simulator {env.web.chat_url}", flush=True)
+        rc = await run_batch(env.batch_path, env.config, data_dir=env.workspace.data_dir)
+        web_stats = env.web.stats()
+        print(
+            f"chat simulator: {web_stats['generations_completed']} generations, "
+            f"concurrent violations {web_stats['concurrent_violations']}; "
+            f"API simulator: max concurrent {env.api.stats()['max_concurrent']}",
+            file=sys.stderr, flush=True,
+        )
+        return rc
 
 
 async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> bool:
@@ -322,40 +348,12 @@ def _summary(
 
 
 # ---------------------------------------------------------------------------------------- export
-EXPORT_FIELDS = (
-    "task_id", "state", "model_kind", "profile", "account", "attempt", "prompt", "result",
-    "error_kind", "error_message", "created_at", "started_at", "finished_at", "batch",
-)
-
-
-def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None = None) -> int:
-    if not db.exists():
-        raise UserError(f"database not found: {db}")
-    reader = TaskReader(db)
-    n = 0
-    try:
-        writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS) if fmt == "csv" else None
-        if writer is not None:
-            writer.writeheader()
-        for rec in reader.iter_tasks(states=states):
-            row = {f: getattr(rec, f) for f in EXPORT_FIELDS}
-            if writer is not None:
-                writer.writerow(row)
-            else:
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            n += 1
-    finally:
-        reader.close()
-    return n
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     ws = _workspace(None, args.data_dir, args.db)
     if args.out is None:
         n = export_tasks(ws.db_path, sys.stdout, args.format, args.state)
     else:
-        with args.out.open("w", encoding="utf-8", newline="") as fh:
-            n = export_tasks(ws.db_path, fh, args.format, args.state)
+        n = export_to_file(ws.db_path, args.out, args.format, args.state)
         print(f"exported {n} task(s) to {args.out}", file=sys.stderr)
     return EXIT_OK
 

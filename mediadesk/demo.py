@@ -7,7 +7,6 @@ Works with no account and no network. Run times are the real distributions scale
 from __future__ import annotations
 
 import shutil
-import sys
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -126,27 +125,3 @@ async def _login_demo_accounts(config: AppConfig, ws: Workspace, web: WebSimServ
             config, ws, acc.name, web.login_url,
             fields={"#account": acc.name, "#password": "demo"}, submit="button.login", logged_in=".avatar",
         )
-
-
-async def run_demo_headless(data_dir: Path | None = None) -> int:
-    """`mediadesk demo`: the demo batch through the same headless path as `mediadesk run`."""
-    import argparse
-
-    from mediadesk.cli import cmd_run
-
-    async with demo_environment(data_dir) as env:
-        print(f"demo workspace: {env.workspace.data_dir}", flush=True)
-        print(f"API simulator {env.api.base_url}, chat simulator {env.web.chat_url}", flush=True)
-        args = argparse.Namespace(
-            batch=env.batch_path, config=env.config_path, db=None, data_dir=None, format=None,
-            retry_failed=False, quiet=False,
-        )
-        rc = await cmd_run(args)
-        web_stats = env.web.stats()
-        print(
-            f"chat simulator: {web_stats['generations_completed']} generations, "
-            f"concurrent violations {web_stats['concurrent_violations']}; "
-            f"API simulator: max concurrent {env.api.stats()['max_concurrent']}",
-            file=sys.stderr, flush=True,
-        )
-        return int(rc)

@@ -22,6 +22,14 @@ class ModelKind(str, Enum):
     API = "api"
 
 
+class HeartbeatResult(str, Enum):
+    """What writing a heartbeat told the lane."""
+
+    ALIVE = "alive"                    # written; carry on
+    CANCEL_REQUESTED = "cancel"        # written, and someone (maybe another process) asked to cancel
+    LOST = "lost"                      # not written: the row is no longer ours (reaped, finished)
+
+
 TERMINAL_STATES = frozenset({TaskState.SUCCESS, TaskState.FAILED, TaskState.CANCELED})
 
 #: Every allowed edge. The store checks each transition against this table *and* does a

@@ -4,7 +4,7 @@ so the headless API path never loads Playwright)."""
 from __future__ import annotations
 
 from mediadesk.config import AccountConfig, AppConfig, ProfileConfig
-from mediadesk.core.runner import LaneBackend
+from mediadesk.core.backend import LaneBackend
 from mediadesk.workspace import Workspace
 
 

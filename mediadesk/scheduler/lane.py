@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.policy import RetryPolicy
-from mediadesk.core.runner import HealthStatus, LaneBackend, TaskSpec
-from mediadesk.core.states import TaskState
+from mediadesk.core.states import HeartbeatResult, ModelKind, TaskState
 from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskChanged, TaskLogLine
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
@@ -70,9 +70,6 @@ class _Ctx:
     def log(self, message: str) -> None:
         self._lane.task_log(self._run.rec.task_id, message)
 
-    def beat(self) -> None:
-        self._run.rec = self._run.rec  # progress is shown by the timer heartbeat; kept cheap
-
 
 class Lane:
     """Dispatch for one backend. Web lanes have ``capacity == 1`` by construction (see web backend)."""
@@ -81,7 +78,7 @@ class Lane:
         self,
         *,
         name: str,
-        kind: str,
+        kind: ModelKind,
         profiles: tuple[str, ...],
         backend: LaneBackend,
         store: TaskStore,
@@ -175,10 +172,7 @@ class Lane:
 
     def stats(self) -> LaneStats:
         health, last_error = self.backend.health()
-        if not self.enabled:
-            health = HealthStatus.DISABLED
-        elif health == HealthStatus.READY and self._running:
-            health = HealthStatus.BUSY
+        health = effective_health(self.enabled, health, len(self._running))
         return LaneStats(
             lane=self.name,
             kind=self.kind,
@@ -246,7 +240,7 @@ class Lane:
         if now - self._last_reap < min(1.0, self._timing.stale_after_s / 10):
             return
         self._last_reap = now
-        for rec in self._store.reap_stale(self.profiles, now - self._timing.stale_after_s):
+        for rec in self._store.select_stale(self.profiles, now - self._timing.stale_after_s):
             run = self._running.get(rec.task_id)
             if run is not None:
                 run.request_stop(StopReason.LOST)  # our own attempt hung: end it, write nothing more
@@ -311,10 +305,10 @@ class Lane:
                     return
                 if now >= next_beat:
                     next_beat = now + hb
-                    flag = self._store.heartbeat(run.rec, now)
-                    if flag is None:
+                    beat = self._store.heartbeat(run.rec, now)
+                    if beat is HeartbeatResult.LOST:
                         run.request_stop(StopReason.LOST)
-                    elif flag:
+                    elif beat is HeartbeatResult.CANCEL_REQUESTED:
                         run.request_stop(StopReason.OPERATOR_CANCEL)
                     else:
                         run.rec = _with_hb(run.rec, now)

@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from mediadesk.config import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
+from mediadesk.core.backend import LaneBackend, TaskSpec
+from mediadesk.core.batch import BatchRow, assign_task_ids
 from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.core.runner import LaneBackend, TaskSpec
-from mediadesk.core.states import TaskState
+from mediadesk.core.states import ModelKind, TaskState
 from mediadesk.scheduler.events import (
     AccountChanged,
     EventBus,
@@ -188,7 +189,7 @@ class Scheduler:
                 backend.capacity = self._conc[prof.name]
                 self._add_lane(
                     Lane(
-                        name=f"api:{prof.name}", kind="api", profiles=(prof.name,), backend=backend,
+                        name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,), backend=backend,
                         store=self.store, bus=self.bus, policy=policy, timing=timing, owner=self.owner,
                         resolve=self._resolve, evidence_root=self.workspace.evidence_dir,
                         attempt_deadline_s=prof.timeout_s + 5.0, clock=self._clock,
@@ -201,7 +202,7 @@ class Scheduler:
             deadline = getattr(backend, "attempt_deadline_s", None)
             self._add_lane(
                 Lane(
-                    name=f"web:{acc.name}", kind="web", profiles=(prof.name,), backend=backend,
+                    name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), backend=backend,
                     store=self.store, bus=self.bus, policy=policy, timing=timing, owner=self.owner,
                     resolve=self._resolve, evidence_root=self.workspace.evidence_dir, account=acc.name,
                     attempt_deadline_s=deadline, enabled=enabled, clock=self._clock,
@@ -263,6 +264,21 @@ class Scheduler:
                 if profiles.intersection(lane.profiles):
                     lane.wake()
         return res
+
+    def tasks_from_rows(self, rows: Sequence[BatchRow], batch: str | None = None) -> list[NewTask]:
+        """Parsed batch rows -> tasks with deterministic ids (profile, instructions, prompt and
+        occurrence), so re-submitting the same file never adds a task twice."""
+        return [
+            self.new_task(tid, r.profile, r.prompt, system=r.system, priority=r.priority,
+                          route_key=r.route_key, batch=batch)
+            for tid, r in assign_task_ids(rows)
+        ]
+
+    def submit_rows(self, rows: Sequence[BatchRow], batch: str | None = None) -> tuple[AddResult, list[str]]:
+        """Submit parsed rows in one transaction; returns the result and the task ids in row order.
+        Both faces (console and CLI) submit through here."""
+        tasks = self.tasks_from_rows(rows, batch)
+        return self.submit(tasks), [t.task_id for t in tasks]
 
     def new_task(
         self, task_id: str, profile: str, prompt: str, *, system: str | None = None, priority: int = 0,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from mediadesk.core.states import TaskState, can_transition
+from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
 from mediadesk.store.schema import migrate
 
 _TASK_COLUMNS = (
@@ -234,15 +234,17 @@ class TaskStore:
                 claimed.append(new)
         return claimed
 
-    def heartbeat(self, rec: TaskRecord, now: float | None = None) -> bool | None:
-        """Write heartbeat_at. Returns the cancel flag, or None if the task is no longer ours."""
+    def heartbeat(self, rec: TaskRecord, now: float | None = None) -> HeartbeatResult:
+        """Write heartbeat_at, and read the cancel flag in the same statement."""
         now = time.time() if now is None else now
         row = self._conn.execute(
             "UPDATE task SET heartbeat_at=? WHERE task_id=? AND state='running' AND version=?"
             " RETURNING cancel_requested",
             (now, rec.task_id, rec.version),
         ).fetchone()
-        return None if row is None else bool(row[0])
+        if row is None:
+            return HeartbeatResult.LOST
+        return HeartbeatResult.CANCEL_REQUESTED if row[0] else HeartbeatResult.ALIVE
 
     def finish(
         self,
@@ -274,7 +276,7 @@ class TaskStore:
             self._log(rec.task_id, rec.lane or "-", log, now)
         return new
 
-    def reap_stale(self, profiles: Sequence[str] | None, cutoff: float) -> list[TaskRecord]:
+    def select_stale(self, profiles: Sequence[str] | None, cutoff: float) -> list[TaskRecord]:
         """Running tasks whose heartbeat is older than ``cutoff`` (the caller fails/retries them)."""
         if profiles is None:
             rows = self._conn.execute(

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.config import AccountConfig
-from mediadesk.core.runner import HealthStatus
+from mediadesk.core.backend import HealthStatus, effective_health
 from mediadesk.scheduler.events import AccountChanged, LaneStats
 from mediadesk.scheduler.lane import Lane
 from mediadesk.scheduler.scheduler import Scheduler
@@ -48,7 +48,7 @@ class DisableChoice(str, Enum):
 
 def health_label(health: str) -> str:
     """Human (translated) text for a health value."""
-    labels = {
+    labels: dict[str, str] = {
         HealthStatus.READY: QCoreApplication.translate("AccountsPanel", "ready"),
         HealthStatus.BUSY: QCoreApplication.translate("AccountsPanel", "busy"),
         HealthStatus.NEEDS_LOGIN: QCoreApplication.translate("AccountsPanel", "needs login"),
@@ -226,11 +226,7 @@ class AccountsPanel(QWidget):
 
     @staticmethod
     def _display_health(row: _Row) -> str:
-        if not row.enabled:
-            return HealthStatus.DISABLED
-        if row.health in (HealthStatus.READY, HealthStatus.BUSY):
-            return HealthStatus.BUSY if row.running else HealthStatus.READY
-        return row.health
+        return effective_health(row.enabled, row.health, row.running)
 
     # ------------------------------------------------------------------ events from the core
     def _on_lane_stats(self, stats: LaneStats) -> None:

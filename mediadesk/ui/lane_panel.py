@@ -41,9 +41,11 @@ class LaneLike(Protocol):
     """What the panel reads of a scheduler lane (``mediadesk.scheduler.lane.Lane`` fits)."""
 
     name: str
-    kind: str
     account: str | None
     profiles: tuple[str, ...]
+
+    @property
+    def kind(self) -> str: ...
 
 
 class ProfileLike(Protocol):

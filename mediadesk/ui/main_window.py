@@ -31,9 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mediadesk.core.batch import BatchRow, assign_task_ids, parse_pasted
+from mediadesk.core.batch import BatchRow, parse_pasted
 from mediadesk.scheduler.scheduler import Scheduler
-from mediadesk.store.taskstore import AddResult, NewTask
+from mediadesk.store.export import export_to_file
+from mediadesk.store.taskstore import AddResult
 from mediadesk.ui.accounts_panel import AccountsPanel
 from mediadesk.ui.batch_dialog import BatchDialog
 from mediadesk.ui.bridge import SchedulerBridge
@@ -44,7 +45,7 @@ from mediadesk.ui.profiles_editor import ProfilesEditor
 from mediadesk.ui.single_instance import bring_to_front
 from mediadesk.ui.style import icon
 from mediadesk.ui.task_model import Col, TaskFilterProxy, TaskTableModel
-from mediadesk.ui.workers import TaskFeed, TaskJobs, export_tasks
+from mediadesk.ui.workers import TaskFeed, TaskJobs
 
 __all__ = ["BATCH_SUFFIXES", "MainWindow"]
 
@@ -379,13 +380,9 @@ class MainWindow(QMainWindow):
         if self.batch_dialog is dlg:
             self.batch_dialog = None
 
-    def _tasks_from_rows(self, rows: Sequence[BatchRow], batch: str | None) -> list[NewTask]:
-        batch = batch or time.strftime("console-%Y%m%d-%H%M%S")
-        return [
-            self.scheduler.new_task(tid, r.profile, r.prompt, system=r.system, priority=r.priority,
-                                    route_key=r.route_key, batch=batch)
-            for tid, r in assign_task_ids(rows)
-        ]
+    @staticmethod
+    def _batch_name(batch: str | None) -> str:
+        return batch or time.strftime("console-%Y%m%d-%H%M%S")
 
     async def login_account(self, account: str) -> None:
         """"Log in" button: a visible browser on the account's profile; the account takes no task
@@ -407,7 +404,7 @@ class MainWindow(QMainWindow):
         if not rows:
             return None
         try:
-            res = self.scheduler.submit(self._tasks_from_rows(rows, batch))
+            res, _ids = self.scheduler.submit_rows(rows, self._batch_name(batch))
         except ValueError as exc:
             self.notify(self.tr("Batch not submitted"), str(exc), error=True)
             return None
@@ -423,7 +420,7 @@ class MainWindow(QMainWindow):
         if not rows:
             return None
         try:
-            tasks = self._tasks_from_rows(rows, batch)
+            tasks = self.scheduler.tasks_from_rows(rows, self._batch_name(batch))
         except ValueError as exc:
             self.notify(self.tr("Batch not submitted"), str(exc), error=True)
             return None
@@ -532,7 +529,7 @@ class MainWindow(QMainWindow):
     async def export_to(self, path: Path, fmt: str) -> int:
         """Write the export in a worker thread; returns the number of tasks written."""
         self.show_status(self.tr("Exporting to {path}…").format(path=path), 0)
-        n = await asyncio.to_thread(export_tasks, self.db_path, path, fmt)
+        n = await asyncio.to_thread(export_to_file, self.db_path, path, fmt)
         self.show_status(self.tr("Exported {n} tasks to {path}").format(n=n, path=path))
         return n
 

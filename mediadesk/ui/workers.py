@@ -27,7 +27,6 @@ __all__ = [
     "LoadStats",
     "TaskFeed",
     "TaskJobs",
-    "export_tasks",
     "fetch_rows",
     "fetch_task_detail",
     "read_all_rows",
@@ -62,25 +61,6 @@ def fetch_task_detail(db_path: Path, task_id: str) -> tuple[TaskRecord | None, l
         return reader.get(task_id), reader.logs(task_id)
     finally:
         reader.close()
-
-
-def export_tasks(db_path: Path, out: Path, fmt: str, states: Sequence[str] | None = None) -> int:
-    """Write tasks as JSONL or CSV with the CLI's own writer (``mediadesk export``: the console and
-    the CLI produce the same file). Written to a temp file and renamed, so a failed export never
-    leaves half a file under the chosen name. Returns the row count."""
-    if fmt not in ("jsonl", "csv"):
-        raise ValueError(f"unknown export format {fmt!r}")
-    from mediadesk.cli import export_tasks as cli_export
-
-    tmp = out.with_name(out.name + ".part")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="") as fh:
-            n = cli_export(db_path, fh, fmt, states)
-        tmp.replace(out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return n
 
 
 # --------------------------------------------------------------------------- loop-side helpers

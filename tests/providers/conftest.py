@@ -10,18 +10,14 @@ import pytest
 
 @dataclass
 class RecordingContext:
-    """Satisfies ``mediadesk.core.runner.RunContext``; keeps log lines and counts heartbeats."""
+    """Satisfies ``mediadesk.core.backend.RunContext``; keeps the log lines."""
 
     lane: str
     evidence_dir: Path
     lines: list[str] = field(default_factory=list)
-    beats: int = 0
 
     def log(self, message: str) -> None:
         self.lines.append(message)
-
-    def beat(self) -> None:
-        self.beats += 1
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
+from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.core.runner import RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.store import DatabaseBusyError, TaskReader

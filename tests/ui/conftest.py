@@ -34,7 +34,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QSettings
 
 from mediadesk.config import AccountConfig, AppConfig, ProfileConfig
-from mediadesk.core.runner import HealthStatus, LaneBackend, RunContext, TaskSpec
+from mediadesk.core.backend import HealthStatus, LaneBackend, RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.backends import default_backend
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer

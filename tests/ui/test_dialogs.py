@@ -34,7 +34,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QPlainTextEdit
 
 from mediadesk.config import AccountConfig, ProfileConfig
-from mediadesk.core.runner import RunContext, TaskSpec
+from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.scheduler import ProfileView
 from mediadesk.ui.accounts_panel import AccountsPanel, DisableChoice

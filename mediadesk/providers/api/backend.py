@@ -23,9 +23,9 @@ import httpx
 from httpx_sse import aconnect_sse
 
 from mediadesk import __version__
+from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.policy import parse_retry_after
-from mediadesk.core.runner import HealthStatus, RunContext, TaskSpec
 
 __all__ = ["EXCERPT_CHARS", "TASK_HEADER", "ApiBackend"]
 
@@ -158,7 +158,7 @@ def _transport_failure(exc: Exception, scrub: _Scrubber, att: _Attempt) -> TaskF
 
 
 class ApiBackend:
-    """A :class:`mediadesk.core.runner.LaneBackend` for one OpenAI-compatible endpoint."""
+    """A :class:`mediadesk.core.backend.LaneBackend` for one OpenAI-compatible endpoint."""
 
     def __init__(
         self,
@@ -296,7 +296,6 @@ class ApiBackend:
     ) -> str:
         resp = await client.post(self._url, json=body, headers=headers)
         att.status = resp.status_code
-        ctx.beat()
         if not resp.is_success:
             raise _http_failure(resp.status_code, resp.text, resp.headers, scrub)
         return _parse_completion(resp.content, scrub)
@@ -324,7 +323,6 @@ class ApiBackend:
             done = False
             try:
                 async for event in source.aiter_sse():
-                    ctx.beat()
                     data = event.data
                     if not data:
                         continue

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
+from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.core.runner import HealthStatus, RunContext, TaskSpec
 from mediadesk.providers.web.adapter import AdapterError, SiteAdapter, compose_prompt, load_adapters, with_url
 from mediadesk.providers.web.browser_errors import BrowserNotFoundError, BrowserStartError, ProfileInUseError
 from mediadesk.providers.web.driver import DriverError, NeedsLogin, PageDriver
@@ -75,7 +75,7 @@ class PlaywrightHub:
 
 
 class WebAccountBackend:
-    """A :class:`~mediadesk.core.runner.LaneBackend` for one web account."""
+    """A :class:`~mediadesk.core.backend.LaneBackend` for one web account."""
 
     def __init__(
         self,
@@ -185,7 +185,7 @@ class WebAccountBackend:
                 await self.driver.prepare(page)
                 text = compose_prompt(self.adapter, task.prompt, task.effective_instructions())
                 self._health = HealthStatus.READY
-                result = await self.driver.run(page, text, on_progress=ctx.beat)
+                result = await self.driver.run(page, text)
             except NeedsLogin as exc:
                 self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
                 await self._evidence(page, ctx, task)

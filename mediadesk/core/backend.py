@@ -7,6 +7,7 @@ of backend: the API lane and the web lane are the same loop over different backe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -44,17 +45,27 @@ class RunContext(Protocol):
     def log(self, message: str) -> None:
         """Append a timestamped line to this task's log (never put secrets here)."""
 
-    def beat(self) -> None:
-        """Tell the lane the work is alive (progress seen). Heartbeats are also written on a timer."""
 
+class HealthStatus(str, Enum):
+    """What the console shows for a lane's backend (an account or an endpoint)."""
 
-class HealthStatus:
     READY = "ready"
     BUSY = "busy"
     NEEDS_LOGIN = "needs_login"
     DISABLED = "disabled"
     ERROR = "error"
     STARTING = "starting"
+
+
+def effective_health(enabled: bool, health: str, running: int) -> HealthStatus:
+    """The health an operator sees: the switch wins (``disabled``), and a ready backend with work
+    in progress is ``busy``. One rule for the lane stats and the accounts panel."""
+    if not enabled:
+        return HealthStatus.DISABLED
+    status = HealthStatus(health)
+    if status in (HealthStatus.READY, HealthStatus.BUSY):
+        return HealthStatus.BUSY if running else HealthStatus.READY
+    return status
 
 
 @runtime_checkable

@@ -1,0 +1,65 @@
+"""Results out of the task table as JSONL or CSV: one writer for the console and the CLI, so both
+produce the same file."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from mediadesk.store.taskstore import TaskReader
+
+EXPORT_FORMATS = ("jsonl", "csv")
+
+EXPORT_FIELDS = (
+    "task_id", "state", "model_kind", "profile", "account", "attempt", "prompt", "result",
+    "error_kind", "error_message", "created_at", "started_at", "finished_at", "batch",
+)
+
+
+class ExportError(Exception):
+    """A user-level export problem (no database, unknown format); the message says what to do."""
+
+
+def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None = None) -> int:
+    """Write the tasks of ``db`` (optionally only those in ``states``) to ``out``; returns the row count."""
+    if fmt not in EXPORT_FORMATS:
+        raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
+    if not db.exists():
+        raise ExportError(f"database not found: {db} (pass --db or --data-dir of the workspace to export)")
+    reader = TaskReader(db)
+    n = 0
+    try:
+        writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS) if fmt == "csv" else None
+        if writer is not None:
+            writer.writeheader()
+        for rec in reader.iter_tasks(states=states):
+            row = {f: getattr(rec, f) for f in EXPORT_FIELDS}
+            if writer is not None:
+                writer.writerow(row)
+            else:
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    finally:
+        reader.close()
+    return n
+
+
+def export_to_file(db: Path, path: Path, fmt: str, states: Sequence[str] | None = None) -> int:
+    """Export into ``path`` through a private temp file that is renamed into place, so a failed
+    export never leaves half a file under the chosen name. The file is created 0600 (results can be
+    confidential) and a symlink planted at the temp name is not followed."""
+    tmp = path.with_name(path.name + ".part")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with open(fd, "w", encoding="utf-8", newline="") as fh:
+            n = export_tasks(db, fh, fmt, states)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return n
