@@ -25,7 +25,12 @@ class TaskSpec:
     instructions: str | None
     #: Reasoning models: send the user's content only, no instructions at all.
     need_empty_prompt: bool = False
+    #: Conversation key: tasks sharing it are turns of one conversation, run one at a time in order.
     route_key: str | None = None
+    #: Earlier turns of this conversation as (prompt, answer), oldest first. Empty for a first turn.
+    #: The API sends them as the message history; the web lane types a later turn into the same
+    #: chat thread instead of starting a new chat.
+    history: tuple[tuple[str, str], ...] = ()
 
     def effective_instructions(self) -> str | None:
         """The instructions to send, honouring ``need_empty_prompt``."""
