@@ -27,6 +27,7 @@ from mediadesk.config import AppConfig, ConfigError, load_config
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.states import TaskState
 from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.store import DatabaseBusyError, SchemaError, TaskReader, TaskStore
 from mediadesk.store.export import ExportError, export_tasks, export_to_file
@@ -86,6 +87,23 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="run the bundled demo batch headless against local simulators")
     d.add_argument("--data-dir", type=Path, help="demo workspace (default: a fresh temporary folder)")
 
+    x = sub.add_parser("exceptions", help="failed tasks a person must judge: list them, resolve one")
+    xsub = x.add_subparsers(dest="exc_cmd", metavar="ACTION", required=True)
+    xl = xsub.add_parser("list", help="list unresolved exceptions (--all: resolved ones too)")
+    xl.add_argument("--db", type=Path)
+    xl.add_argument("--data-dir", type=Path)
+    xl.add_argument("--all", action="store_true")
+    xr = xsub.add_parser("resolve", help="retry / reroute / answer by hand / drop one failed task, with a note")
+    xr.add_argument("task_id")
+    xr.add_argument("action", choices=["retry", "reroute", "answer", "drop"])
+    xr.add_argument("--config", type=Path, required=True)
+    xr.add_argument("--db", type=Path)
+    xr.add_argument("--data-dir", type=Path)
+    xr.add_argument("--note", default="", help="why (kept with the task and exported)")
+    xr.add_argument("--profile", help="with reroute: the profile to send it to")
+    xr.add_argument("--answer", help="with answer: the answer text (or --answer-file)")
+    xr.add_argument("--answer-file", type=Path, help="with answer: a UTF-8 file holding the answer")
+
     lg = sub.add_parser("login", help="open a visible browser on an account's profile to log in once")
     lg.add_argument("account")
     lg.add_argument("--config", type=Path, required=True)
@@ -111,11 +129,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_sim(args)
         if args.command == "demo":
             return asyncio.run(run_demo(args.data_dir))
+        if args.command == "exceptions":
+            return cmd_exceptions(args)
         if args.command == "login":
             return asyncio.run(cmd_login(args))
         parser.print_help()
         return EXIT_USAGE
-    except (UserError, ConfigError, DatabaseBusyError, SchemaError, BatchFileError, ExportError) as exc:
+    except (UserError, ConfigError, DatabaseBusyError, SchemaError, BatchFileError, ExportError,
+            QueueFullError) as exc:
         print(f"mediadesk: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -345,6 +366,44 @@ def _summary(
     if bad or counts["pending"] or counts["running"]:
         return EXIT_TASK_FAILED
     return EXIT_ROWS_REJECTED if parsed.errors else EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------- exceptions
+def cmd_exceptions(args: argparse.Namespace) -> int:
+    if args.exc_cmd == "list":
+        ws = _workspace(None, args.data_dir, args.db)
+        if not ws.db_path.exists():
+            raise UserError(f"database not found: {ws.db_path} (pass --db or --data-dir)")
+        store = TaskStore(ws.db_path)
+        try:
+            recs = store.exceptions(sorted(EXCEPTION_KINDS), include_resolved=args.all)
+        finally:
+            store.close()
+        for rec in recs:
+            done = f"  [resolved: {rec.resolution}]" if rec.resolution else ""
+            evidence = ws.evidence_dir / rec.task_id
+            ev = f"  evidence: {evidence}" if evidence.is_dir() else ""
+            print(f"{rec.task_id}\t{rec.profile}\t{rec.error_kind}: {rec.error_message}{done}{ev}")
+        print(f"{len(recs)} exception(s)", file=sys.stderr)
+        return EXIT_OK
+    config = load_config(args.config)
+    answer = args.answer
+    if args.answer_file is not None:
+        try:
+            answer = args.answer_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"cannot read {args.answer_file}: {exc}") from None
+    sched = Scheduler(config, _workspace(config, args.data_dir, args.db))
+    sched.open()
+    try:
+        try:
+            rec = sched.resolve_exception(args.task_id, args.action, args.note, answer=answer, profile=args.profile)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    finally:
+        asyncio.run(sched.stop())
+    print(f"{rec.task_id}: {args.action} -> {rec.state}")
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------------------------------- export

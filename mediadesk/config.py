@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -21,6 +23,12 @@ API_CONCURRENCY_MAX = 5
 API_CONCURRENCY_DEFAULT = 3
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+
+def _check_env_name(v: str | None) -> str | None:
+    if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
+        raise ValueError("must be the NAME of an environment variable (the key itself never goes in the config)")
+    return v
 
 
 def _check_name(v: str) -> str:
@@ -42,13 +50,68 @@ class RetryConfig(_Strict):
     max_retries: int = Field(2, ge=0, le=10, description="retries after the first attempt")
     backoff_base_s: float = Field(1.0, gt=0, le=3600)
     backoff_max_s: float = Field(60.0, gt=0, le=86400)
+    #: Web tasks that crash a browser/page or time out the whole run on this many attempts are
+    #: quarantined (set aside for a person), never retried automatically.
+    quarantine_after: int = Field(2, ge=1, le=100)
 
     def policy(self) -> RetryPolicy:
         return RetryPolicy(
             max_retries=self.max_retries,
             backoff_base_s=self.backoff_base_s,
             backoff_max_s=self.backoff_max_s,
+            quarantine_after=self.quarantine_after,
         )
+
+
+class BreakerConfig(_Strict):
+    """Circuit breaker per API endpoint and per web account (key names fixed by the product)."""
+
+    window: int = Field(20, ge=1, le=10_000)            # last N calls
+    failure_rate: float = Field(0.5, gt=0, le=1)
+    min_calls: int = Field(10, ge=1, le=10_000)
+    cooldown_s: float = Field(120.0, gt=0, le=86400)    # refusals with no success this long open it
+    probe_interval_s: float = Field(10.0, gt=0, le=86400)
+
+
+class RatesConfig(_Strict):
+    """Token buckets (requests per minute; 0 = none) for both lanes."""
+
+    global_rpm: float = Field(0.0, ge=0, le=1_000_000)
+    per_domain: dict[str, float] = {}
+
+    @field_validator("per_domain")
+    @classmethod
+    def _rpm_values(cls, v: dict[str, float]) -> dict[str, float]:
+        for domain, rpm in v.items():
+            if not isinstance(rpm, (int, float)) or isinstance(rpm, bool) or rpm < 0:
+                raise ValueError(f"{domain}: requests per minute must be a number >= 0")
+        return v
+
+
+class EndpointConfig(_Strict):
+    """An OpenAI-compatible endpoint: it owns the quota shared by every profile on it."""
+
+    name: str
+    base_url: str
+    api_key_env: str | None = None
+    api_key_keyring: str | None = None
+    concurrency: int = Field(API_CONCURRENCY_DEFAULT, ge=1, le=API_CONCURRENCY_MAX)
+    rpm: float = Field(0.0, ge=0, le=1_000_000)
+    adaptive: bool = True
+
+    _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        return _check_env_name(v)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        if not re.match(r"^https?://", v):
+            raise ValueError("base_url must start with http:// or https://")
+        return v.rstrip("/")
 
 
 class HeartbeatConfig(_Strict):
@@ -89,7 +152,16 @@ class ProfileConfig(_Strict):
     instructions: str | None = None
     need_empty_prompt: bool = False
     timeout_s: float = Field(60.0, gt=0, le=86400)
+    #: Schedule-to-start budget: a task still not started this long after it was queued ends
+    #: ``failed`` (kind ``expired``) or moves down the fallback chain; it is never run late.
+    max_wait_s: float | None = Field(None, gt=0, le=30 * 86400)
+    #: Most pending tasks this profile may hold; a batch that would pass it is refused whole.
+    max_pending: int | None = Field(None, ge=1, le=10_000_000)
+    #: Profiles that take a task this one cannot serve, in order; then ``rule_reply``.
+    fallback: tuple[str, ...] = ()
+    rule_reply: str | None = None
     # api
+    endpoint: str | None = None
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
@@ -106,21 +178,24 @@ class ProfileConfig(_Strict):
     @field_validator("api_key_env")
     @classmethod
     def _env_name(cls, v: str | None) -> str | None:
-        if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
-            raise ValueError(
-                "must be the NAME of an environment variable (the key itself never goes in the config)"
-            )
-        return v
+        return _check_env_name(v)
 
     @model_validator(mode="after")
     def _by_kind(self) -> ProfileConfig:
         if self.kind == "api":
-            missing = [k for k in ("base_url", "model") if not getattr(self, k)]
-            if missing:
-                raise ValueError(f"an api profile needs {' and '.join(missing)}")
-            assert self.base_url is not None
-            if not re.match(r"^https?://", self.base_url):
-                raise ValueError("base_url must start with http:// or https://")
+            if self.endpoint is not None:
+                for k in ("base_url", "api_key_env", "api_key_keyring"):
+                    if getattr(self, k) is not None:
+                        raise ValueError(f"{k} belongs to the endpoint {self.endpoint!r}; remove it here")
+                if not self.model:
+                    raise ValueError("an api profile needs model")
+            else:
+                missing = [k for k in ("base_url", "model") if not getattr(self, k)]
+                if missing:
+                    raise ValueError(f"an api profile needs {' and '.join(missing)} (or endpoint and model)")
+                assert self.base_url is not None
+                if not re.match(r"^https?://", self.base_url):
+                    raise ValueError("base_url must start with http:// or https://")
             for k in ("site", "url", "max_run_s"):
                 if getattr(self, k) is not None:
                     raise ValueError(f"{k} is for web profiles only")
@@ -132,9 +207,11 @@ class ProfileConfig(_Strict):
                     "web profiles run exactly one task per account (a chat account allows one "
                     "generation at a time); remove concurrency and add accounts instead"
                 )
-            for k in ("base_url", "model", "api_key_env", "api_key_keyring"):
+            for k in ("base_url", "model", "api_key_env", "api_key_keyring", "endpoint"):
                 if getattr(self, k) is not None:
                     raise ValueError(f"{k} is for api profiles only")
+        if self.name in self.fallback:
+            raise ValueError("fallback must not name the profile itself")
         return self
 
     @property
@@ -157,6 +234,9 @@ class AppConfig(_Strict):
     heartbeat: HeartbeatConfig = HeartbeatConfig()
     scheduler: SchedulerConfig = SchedulerConfig()
     browser: BrowserConfig = BrowserConfig()
+    breaker: BreakerConfig = BreakerConfig()
+    rates: RatesConfig = RatesConfig()
+    endpoints: tuple[EndpointConfig, ...] = ()
     profiles: tuple[ProfileConfig, ...] = ()
     accounts: tuple[AccountConfig, ...] = ()
 
@@ -168,6 +248,18 @@ class AppConfig(_Strict):
                 raise _KeyError(f"profiles[{i}].name", f"duplicate profile name {p.name!r}")
             seen.add(p.name)
         by_name = {p.name: p for p in self.profiles}
+        ep_names: set[str] = set()
+        for i, e in enumerate(self.endpoints):
+            if e.name in ep_names:
+                raise _KeyError(f"endpoints[{i}].name", f"duplicate endpoint name {e.name!r}")
+            ep_names.add(e.name)
+        for i, p in enumerate(self.profiles):
+            if p.endpoint is not None and p.endpoint not in ep_names:
+                known = ", ".join(sorted(ep_names)) or "none defined"
+                raise _KeyError(f"profiles[{i}] ({p.name}).endpoint", f"no endpoint named {p.endpoint!r} ({known})")
+            for step in p.fallback:
+                if step not in by_name:
+                    raise _KeyError(f"profiles[{i}] ({p.name}).fallback", f"no profile named {step!r}")
         acc_seen: set[str] = set()
         for i, a in enumerate(self.accounts):
             if a.name in acc_seen:
@@ -190,6 +282,53 @@ class AppConfig(_Strict):
 
     def accounts_of(self, profile: str) -> list[AccountConfig]:
         return [a for a in self.accounts if a.profile == profile]
+
+    def api_endpoints(self) -> list[ResolvedEndpoint]:
+        """Every endpoint API profiles use: the declared ``[[endpoints]]``, plus one implicit
+        endpoint per (base_url, key source) shared by profiles that give ``base_url`` directly
+        (its concurrency is the smallest of theirs: together they must not exceed any of them)."""
+        out: list[ResolvedEndpoint] = []
+        for e in self.endpoints:
+            profs = tuple(p.name for p in self.profiles if p.kind == "api" and p.endpoint == e.name)
+            out.append(ResolvedEndpoint(
+                e.name, e.base_url, e.api_key_env, e.api_key_keyring, e.concurrency, e.rpm, e.adaptive, profs, False,
+            ))
+        groups: dict[tuple[str, str | None, str | None], list[ProfileConfig]] = {}
+        for p in self.profiles:
+            if p.kind == "api" and p.endpoint is None:
+                assert p.base_url is not None
+                groups.setdefault((p.base_url.rstrip("/"), p.api_key_env, p.api_key_keyring), []).append(p)
+        taken = {e.name for e in out}
+        for (url, env, ring), profs_ in groups.items():
+            name = _implicit_name(url, taken)
+            taken.add(name)
+            out.append(ResolvedEndpoint(
+                name, url, env, ring, min(p.api_concurrency for p in profs_), 0.0, True,
+                tuple(p.name for p in profs_), True,
+            ))
+        return out
+
+
+@dataclass(frozen=True)
+class ResolvedEndpoint:
+    name: str
+    base_url: str
+    api_key_env: str | None
+    api_key_keyring: str | None
+    concurrency: int
+    rpm: float
+    adaptive: bool
+    profiles: tuple[str, ...]
+    #: Made from profiles that give ``base_url`` themselves (no ``[[endpoints]]`` entry).
+    implicit: bool
+
+
+def _implicit_name(url: str, taken: set[str]) -> str:
+    netloc = urlsplit(url).netloc or url
+    name, n = netloc, 2
+    while name in taken:
+        name, n = f"{netloc}#{n}", n + 1
+    return name
 
 
 class _KeyError(ValueError):

@@ -23,6 +23,11 @@ class ErrorKind(str, Enum):
     CANCELED = "canceled"
     CONFIG = "config"                      # profile vanished, adapter broken, ...
     INTERNAL = "internal"                  # a bug of ours: never retried blindly
+    OUT_OF_CREDIT = "out_of_credit"        # 429 insufficient_quota: the account, not the load
+    EXPIRED = "expired"                    # waited longer than the profile's max_wait_s to start
+    QUARANTINED = "quarantined"            # crashed a browser/page or timed out on N attempts
+    CONVERSATION_BROKEN = "conversation_broken"  # an earlier turn of its route_key failed for good
+    FALLBACK_EXHAUSTED = "fallback_exhausted"    # every profile of the fallback chain failed
 
     @property
     def retryable(self) -> bool:
@@ -54,8 +59,18 @@ class TaskFailure(Exception):
         retry_after_s: float | None = None,
         retryable: bool | None = None,
         not_started: bool = False,
+        refusal: bool | None = None,
+        unavailable: bool = False,
     ) -> None:
         super().__init__(message)
+        #: The callee refused for lack of capacity (429, 503 with Retry-After, a busy chat session):
+        #: its capacity speaking, not a failure of the task. It pauses the endpoint and never costs
+        #: the task an attempt. Every ``rate_limited`` failure is a refusal unless said otherwise.
+        self.refusal = (kind is ErrorKind.RATE_LIMITED) if refusal is None else refusal
+        #: The callee could not be reached at all (connection refused, 502/503/504 without a wait):
+        #: the endpoint is down, not the task broken. It opens the endpoint's breaker; no attempt
+        #: is charged.
+        self.unavailable = unavailable
         #: The work never began (e.g. the profile is held by another process): the attempt is not
         #: charged and the task waits ``retry_after_s`` before it may be dispatched again.
         self.not_started = not_started

@@ -35,13 +35,18 @@ TERMINAL_STATES = frozenset({TaskState.SUCCESS, TaskState.FAILED, TaskState.CANC
 #: Every allowed edge. The store checks each transition against this table *and* does a
 #: compare-and-set on (state, version), so an illegal or lost-race transition never lands.
 TRANSITIONS: dict[TaskState, frozenset[TaskState]] = {
-    TaskState.PENDING: frozenset({TaskState.RUNNING, TaskState.CANCELED}),
+    # pending -> pending: moved down a fallback chain (another profile) without running;
+    # pending -> failed: expired (max_wait_s) or conversation broken, never started.
+    # (Never pending -> success: a success always follows a run, or a failure that a fallback's
+    # rule reply or a person's answer replaced, which the row records in served_by.)
+    TaskState.PENDING: frozenset({TaskState.RUNNING, TaskState.CANCELED, TaskState.FAILED, TaskState.PENDING}),
     # running -> pending is a deferred retry (same row, attempt kept, not-before set).
     TaskState.RUNNING: frozenset(
         {TaskState.SUCCESS, TaskState.FAILED, TaskState.CANCELED, TaskState.PENDING}
     ),
-    # An operator may re-queue a finished failed/canceled task ("retry selected").
-    TaskState.FAILED: frozenset({TaskState.PENDING}),
+    # An operator may re-queue a finished failed/canceled task ("retry selected"), and resolve a
+    # failed one by pasting the answer by hand (failed -> success, served_by operator).
+    TaskState.FAILED: frozenset({TaskState.PENDING, TaskState.SUCCESS}),
     TaskState.CANCELED: frozenset({TaskState.PENDING}),
     TaskState.SUCCESS: frozenset(),
 }

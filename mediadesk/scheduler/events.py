@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from mediadesk.store.taskstore import TaskRecord
+
 log = logging.getLogger(__name__)
 
 
@@ -17,6 +19,7 @@ class EventType(str, Enum):
     LANE_STATS = "lane_stats"
     ACCOUNT_CHANGED = "account_changed"
     PROFILE_CHANGED = "profile_changed"
+    NOTICE = "notice"
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,22 @@ class RunningInfo:
 
 
 @dataclass(frozen=True)
+class CapacityView:
+    """What the lane panels show of a capacity."""
+
+    name: str
+    kind: str                    # "endpoint" | "account"
+    limit: int                   # configured gate
+    current_limit: int           # learned (AIMD)
+    in_flight: int
+    paused_until: float
+    breaker: str                 # closed | open | half_open
+    breaker_reason: str | None
+    next_probe_at: float | None
+    last_signal: str | None
+
+
+@dataclass(frozen=True)
 class LaneStats:
     lane: str                   # "api:writer", "web:acct-a"
     kind: str                   # "api" | "web"
@@ -71,6 +90,10 @@ class LaneStats:
     last_error: str | None
     completed: int              # attempts that ended in success on this lane since start
     durations: tuple[float, ...] = field(default=())  # recent successful run times (s), newest last
+    #: The callee's gate and breaker (the endpoint, shared by its profiles; or the account).
+    callee: CapacityView | None = None
+    #: Pending tasks per priority channel ("high", "normal", "low").
+    backlog: tuple[tuple[str, int], ...] = ()
     type: EventType = EventType.LANE_STATS
 
 
@@ -91,7 +114,16 @@ class ProfileChanged:
     type: EventType = EventType.PROFILE_CHANGED
 
 
-Event = TasksAdded | TaskChanged | TaskLogLine | LaneStats | AccountChanged | ProfileChanged
+@dataclass(frozen=True)
+class Notice:
+    """Something about a callee an operator should see (a breaker opened, a probe failed)."""
+
+    ts: float
+    message: str
+    type: EventType = EventType.NOTICE
+
+
+Event = TasksAdded | TaskChanged | TaskLogLine | LaneStats | AccountChanged | ProfileChanged | Notice
 Subscriber = Callable[[Event], None]
 
 
@@ -117,3 +149,12 @@ class EventBus:
                 fn(event)
             except Exception:  # a UI bug must not stop a lane
                 log.exception("event subscriber %r failed on %s", fn, event.type)
+
+
+def task_changed(rec: TaskRecord) -> TaskChanged:
+    return TaskChanged(
+        task_id=rec.task_id, state=rec.state, attempt=rec.attempt, lane=rec.lane,
+        account=rec.account, started_at=rec.started_at, heartbeat_at=rec.heartbeat_at,
+        finished_at=rec.finished_at, error_kind=rec.error_kind, version=rec.version,
+        error_message=rec.error_message,
+    )

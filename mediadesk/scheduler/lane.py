@@ -15,15 +15,19 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import partial
 from pathlib import Path
 
 from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health
 from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.core.policy import RetryPolicy
+from mediadesk.core.picker import PriorityPicker
+from mediadesk.core.policy import RetryPolicy, Verdict, counts_toward_quarantine
 from mediadesk.core.states import HeartbeatResult, ModelKind, TaskState
-from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskChanged, TaskLogLine
+from mediadesk.scheduler.capacity import Capacity, Signal, signal_of
+from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskLogLine, task_changed
+from mediadesk.scheduler.finalizer import Finalizer
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
 log = logging.getLogger(__name__)
@@ -51,6 +55,8 @@ class _Run:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     reason: StopReason | None = None
     task: asyncio.Task[None] | None = None
+    #: The attempt's slot in the callee's gate was given back.
+    released: bool = False
 
     def request_stop(self, reason: StopReason) -> None:
         if self.reason is None:
@@ -92,6 +98,9 @@ class Lane:
         attempt_deadline_s: float | None = None,
         enabled: bool = True,
         clock: Callable[[], float] = time.time,
+        capacity_ctl: Capacity | None = None,
+        max_wait_s: float | None = None,
+        finalizer: Finalizer | None = None,
     ) -> None:
         self.name = name
         self.kind = kind
@@ -112,6 +121,11 @@ class Lane:
         self._deadline_s = attempt_deadline_s
         self._clock = clock
         self._running: dict[str, _Run] = {}
+        #: The callee's shared gate, breaker and rate buckets (an endpoint's is shared by its lanes).
+        self.capacity_ctl = capacity_ctl
+        self._max_wait_s = max_wait_s
+        self._picker = PriorityPicker()
+        self._finalizer = finalizer or Finalizer(store, bus)
         self._wake = asyncio.Event()
         #: Set once the backend's start (e.g. a browser prewarm) has finished, well or not.
         self.started = asyncio.Event()
@@ -188,6 +202,8 @@ class Lane:
             last_error=last_error,
             completed=self.completed,
             durations=tuple(self.durations),
+            callee=None if self.capacity_ctl is None else self.capacity_ctl.view(),
+            backlog=tuple((ch.value, n) for ch, n in sorted(self._store.backlog(self.profiles).items())),
         )
 
     def is_running(self, task_id: str) -> bool:
@@ -216,13 +232,40 @@ class Lane:
             now = self._clock()
             self._reap(now)
             if self.can_dispatch():
-                free = self.capacity - len(self._running)
+                free = self.free_slots(now)
                 if free > 0:
-                    for rec in self._store.claim(
-                        self.profiles, free, lane=self.name, account=self.account, owner=self._owner, now=now
-                    ):
+                    for rec in self._claim(free, now):
+                        if self.capacity_ctl is not None:
+                            self.capacity_ctl.acquire(now)
                         self._start(rec)
             await self._idle(now)
+
+    def free_slots(self, now: float) -> int:
+        """Slots this lane may fill now: its own share, within the callee's gate."""
+        free = self.capacity - len(self._running)
+        if free > 0 and self.capacity_ctl is not None:
+            free = min(free, self.capacity_ctl.free_slots(now))
+        return free
+
+    def _claim(self, free: int, now: float) -> list[TaskRecord]:
+        """Claim up to ``free`` tasks; when several priority channels have work, the picker
+        chooses the channel of each (5:1 by weight, a waiting lower channel is never starved)."""
+        claim = partial(self._store.claim, self.profiles, lane=self.name, account=self.account,
+                        owner=self._owner, now=now)
+        channels = self._store.priority_span(self.profiles, now)
+        if len(channels) <= 1:
+            return claim(free)
+        out: list[TaskRecord] = []
+        while len(out) < free and channels:
+            ch = self._picker.pick(channels)
+            if ch is None:
+                break
+            got = claim(1, channel=ch)
+            if got:
+                out.extend(got)
+            else:
+                channels.discard(ch)
+        return out
 
     async def _idle(self, now: float) -> None:
         timeout = self._timing.poll_s
@@ -230,6 +273,10 @@ class Lane:
             due = self._store.next_due(self.profiles)
             if due is not None and due > now:
                 timeout = min(timeout, due - now)
+            if self.capacity_ctl is not None:
+                change = self.capacity_ctl.next_change(now)
+                if change is not None:
+                    timeout = min(timeout, change)
         # the reaper must run at least this often even when nothing wakes the lane
         timeout = min(timeout, max(0.01, self._timing.stale_after_s / 4))
         with contextlib.suppress(TimeoutError):
@@ -248,6 +295,9 @@ class Lane:
             self._fail_attempt(
                 rec, TaskFailure(ErrorKind.HEARTBEAT_TIMEOUT, f"no heartbeat for {age:.1f} s"), now
             )
+        if self._max_wait_s is not None:
+            for rec in self._store.overdue(self.profiles, now - self._max_wait_s):
+                self._finalizer.expire(rec, self._max_wait_s, now)
 
     def _start(self, rec: TaskRecord) -> None:
         run = _Run(rec=rec, started=self._clock())
@@ -276,6 +326,7 @@ class Lane:
             log.exception("%s: supervising %s failed", self.name, rec.task_id)
             self._final_failure(run.rec, TaskFailure(ErrorKind.INTERNAL, f"internal error: {exc!r}"))
         finally:
+            self._release(run, Signal.NONE)
             self._running.pop(rec.task_id, None)
             self.on_stats_dirty(self)
             self._wake.set()
@@ -329,26 +380,30 @@ class Lane:
         now = self._clock()
         reason = run.reason
         if reason is StopReason.LOST:
+            self._release(run, Signal.NONE)
             self.task_log(rec.task_id, "attempt abandoned: the task was taken over (stale heartbeat)")
             return
         if reason is StopReason.SHUTDOWN:
             self._settle_shutdown(run)
             return
-        if work.cancelled() or reason is not None:
-            if reason is StopReason.DEADLINE:
-                self._fail_attempt(
-                    rec, TaskFailure(ErrorKind.TIMEOUT, f"attempt exceeded {self._deadline_s:.0f} s"), now
-                )
-                return
-            if reason is StopReason.OPERATOR_CANCEL or work.cancelled():
-                new = self._store.finish(
-                    rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
-                    error_message="canceled by operator while running", log="canceled while running", now=now,
-                )
-                self._published(new, rec)
-                return
+        if reason is StopReason.DEADLINE:
+            failure = TaskFailure(ErrorKind.TIMEOUT, f"attempt exceeded {self._deadline_s:.0f} s")
+            self._fail_attempt(rec, failure, now, self._release(run, signal_of(failure), failure))
+            return
+        if reason is not None or work.cancelled():
+            self._release(run, Signal.NONE)
+            who = "by operator" if reason is StopReason.OPERATOR_CANCEL else "(the attempt was cancelled)"
+            new = self._store.finish(
+                rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
+                error_message=f"canceled {who} while running", log=f"canceled {who} while running", now=now,
+            )
+            self._published(new, rec)
+            if new is not None:
+                self._finalizer.after_final(new)
+            return
         exc = work.exception()
         if exc is None:
+            self._release(run, Signal.SUCCESS)
             text = work.result()
             new = self._store.finish(
                 rec, TaskState.SUCCESS, result=text, log=f"success in {now - run.started:.2f} s", now=now
@@ -358,14 +413,27 @@ class Lane:
                 self.durations.append(now - run.started)
             self._published(new, rec)
             return
-        if isinstance(exc, TaskFailure):
-            self._fail_attempt(rec, exc, now)
-        else:
+        if not isinstance(exc, TaskFailure):
             log.error("%s: backend raised %r on %s", self.name, exc, rec.task_id, exc_info=exc)
-            self._fail_attempt(rec, TaskFailure(ErrorKind.INTERNAL, f"unexpected error: {exc!r}"), now)
+            exc = TaskFailure(ErrorKind.INTERNAL, f"unexpected error: {exc!r}")
+        self._fail_attempt(rec, exc, now, self._release(run, signal_of(exc), exc))
+
+    def _release(self, run: _Run, signal: Signal, failure: TaskFailure | None = None) -> float | None:
+        """Give the attempt's slot back to the callee's gate, once, telling it how the call went.
+        Returns the callee's pause after a refusal."""
+        if run.released or self.capacity_ctl is None:
+            run.released = True
+            return None
+        run.released = True
+        return self.capacity_ctl.release(
+            signal,
+            retry_after_s=None if failure is None else failure.retry_after_s,
+            detail="" if failure is None else f"{failure.kind.value}: {failure.message}",
+        )
 
     def _settle_shutdown(self, run: _Run) -> None:
         """Graceful stop: back to pending for the next start, the interrupted attempt refunded."""
+        self._release(run, Signal.NONE)
         rec = run.rec
         # refund: the attempt did not fail, the app closed
         new = self._store.finish(
@@ -374,8 +442,13 @@ class Lane:
         )
         self._published(new, rec)
 
-    def _fail_attempt(self, rec: TaskRecord, failure: TaskFailure, now: float) -> None:
-        self._published(record_failure(self._store, self._policy, rec, failure, now), rec)
+    def _fail_attempt(self, rec: TaskRecord, failure: TaskFailure, now: float, pause: float | None = None) -> None:
+        quarantinable = self.kind is ModelKind.WEB
+        new = apply_failure(self._store, self._policy, rec, failure, now, pause=pause,
+                            quarantinable=quarantinable, capacity=self.capacity_ctl)
+        self._published(new, rec)
+        if new is not None and new.state == TaskState.FAILED.value:
+            self._finalizer.after_final(new)
 
     def _final_failure(self, rec: TaskRecord, failure: TaskFailure) -> None:
         new = self._store.finish(
@@ -392,43 +465,51 @@ class Lane:
 
 
 def _with_hb(rec: TaskRecord, now: float) -> TaskRecord:
-    from dataclasses import replace
-
     return replace(rec, heartbeat_at=now)
 
 
-def record_failure(
-    store: TaskStore, policy: RetryPolicy, rec: TaskRecord, failure: TaskFailure, now: float
+def apply_failure(
+    store: TaskStore,
+    policy: RetryPolicy,
+    rec: TaskRecord,
+    failure: TaskFailure,
+    now: float,
+    *,
+    pause: float | None = None,
+    quarantinable: bool = False,
+    capacity: Capacity | None = None,
 ) -> TaskRecord | None:
-    """A failed attempt goes back as pending with a not-before time (same row), or ends failed."""
-    if failure.not_started:
-        wait = failure.retry_after_s or policy.backoff_base_s
-        return store.finish(
-            rec, TaskState.PENDING, error_kind=failure.kind.value, error_message=failure.message,
-            not_before=now + wait, refund_attempt=True, now=now,
-            log=f"not started ({failure.kind.value}: {failure.message}); attempt not charged, "
-            f"back in the queue for {wait:.0f} s",
-        )
-    attempt_no = rec.attempts_in_budget
-    if policy.should_retry(failure, attempt_no):
-        delay = policy.delay(attempt_no, failure.retry_after_s)
-        return store.finish(
-            rec, TaskState.PENDING, error_kind=failure.kind.value, error_message=failure.message,
-            not_before=now + delay, now=now,
-            log=f"attempt {rec.attempt} failed ({failure.kind.value}: {failure.message}); "
-            f"retry {attempt_no}/{policy.max_retries} in {delay:.1f} s",
-        )
-    why = "not retryable" if not failure.retryable else "no retries left"
-    return store.finish(
-        rec, TaskState.FAILED, error_kind=failure.kind.value, error_message=failure.message, now=now,
-        log=f"attempt {rec.attempt} failed ({failure.kind.value}: {failure.message}); {why}",
+    """Write what the retry policy decided for a failed attempt (the decision itself is pure, in
+    :meth:`RetryPolicy.decide`): pending again on the same row (charged or not), or failed."""
+    crashed = quarantinable and counts_toward_quarantine(failure.kind)
+    outcome = policy.decide(
+        failure, rec.attempts_in_budget, crash_count=rec.crash_count + (1 if crashed else 0)
     )
-
-
-def task_changed(rec: TaskRecord) -> TaskChanged:
-    return TaskChanged(
-        task_id=rec.task_id, state=rec.state, attempt=rec.attempt, lane=rec.lane,
-        account=rec.account, started_at=rec.started_at, heartbeat_at=rec.heartbeat_at,
-        finished_at=rec.finished_at, error_kind=rec.error_kind, version=rec.version,
-        error_message=rec.error_message,
+    kind = (outcome.kind or failure.kind).value
+    what = f"{failure.kind.value}: {failure.message}"
+    if outcome.verdict is Verdict.REQUEUE:
+        if failure.not_started:
+            note = f"not started ({what}); attempt not charged, back in the queue for {outcome.delay_s:.0f} s"
+        else:
+            note = f"attempt {rec.attempt} {outcome.why} ({what})"
+            if pause:
+                note += f"; {capacity.kind if capacity else 'callee'} paused {pause:.1f} s"
+            if capacity is not None and capacity.breaker.state.value != "closed":
+                nxt = capacity.breaker.next_probe_at
+                when = f", next probe in {max(0.0, nxt - now):.0f} s" if nxt is not None else ""
+                note += f"; breaker {capacity.breaker.state.value} ({capacity.breaker.reason}){when}"
+        return store.finish(
+            rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
+            not_before=now + outcome.delay_s, refund_attempt=True, now=now, log=note,
+        )
+    if outcome.verdict is Verdict.RETRY:
+        return store.finish(
+            rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
+            not_before=now + outcome.delay_s, now=now, crashed=crashed,
+            log=f"attempt {rec.attempt} failed ({what}); {outcome.why}",
+        )
+    message = failure.message if outcome.kind in (None, failure.kind) else f"{outcome.why} (last: {what})"
+    return store.finish(
+        rec, TaskState.FAILED, error_kind=kind, error_message=message, now=now, crashed=crashed,
+        log=f"attempt {rec.attempt} failed ({what}); {outcome.why}",
     )

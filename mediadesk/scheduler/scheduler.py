@@ -16,26 +16,50 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from mediadesk.config import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
 from mediadesk.core.backend import LaneBackend, TaskSpec
 from mediadesk.core.batch import BatchRow, assign_task_ids
+from mediadesk.core.breaker import BreakerConfig
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.rate import RateGates
 from mediadesk.core.states import ModelKind, TaskState
+from mediadesk.scheduler.capacity import Capacity, CapacityView, Probe
 from mediadesk.scheduler.events import (
     AccountChanged,
     EventBus,
+    Notice,
     ProfileChanged,
     TaskChanged,
     TasksAdded,
+    task_changed,
 )
-from mediadesk.scheduler.lane import Lane, LaneTiming, record_failure, task_changed
+from mediadesk.scheduler.finalizer import Finalizer
+from mediadesk.scheduler.lane import Lane, LaneTiming, apply_failure
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore
 from mediadesk.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 BackendFactory = Callable[[ProfileConfig, AccountConfig | None], LaneBackend]
+
+
+#: Failures a person must judge: they land in the Exceptions view.
+EXCEPTION_KINDS = frozenset({
+    ErrorKind.NEEDS_LOGIN.value, ErrorKind.QUARANTINED.value, ErrorKind.EXPIRED.value, ErrorKind.SITE_ERROR.value,
+    ErrorKind.FALLBACK_EXHAUSTED.value, ErrorKind.OUT_OF_CREDIT.value, ErrorKind.CONFIG.value,
+    ErrorKind.CONVERSATION_BROKEN.value,
+})
+RESOLUTIONS = ("retry", "reroute", "answer", "drop")
+
+
+class QueueFullError(ValueError):
+    """A batch would pass a profile's ``max_pending``: refused whole."""
+
+
+def _host(url: str) -> str | None:
+    return urlsplit(url).hostname
 
 
 @dataclass(frozen=True)
@@ -70,6 +94,14 @@ class Scheduler:
         self._dirlock = DatabaseLock(default_db) if default_db != workspace.db_path else None
         self._store: TaskStore | None = None
         self.lanes: list[Lane] = []
+        #: Gates, breakers and rate buckets: one per API endpoint ("endpoint name") and one per web
+        #: account ("account:<name>").
+        self.capacities: dict[str, Capacity] = {}
+        self._endpoint_of: dict[str, str] = {}
+        rates = config.rates
+        self._rates = RateGates(rates.global_rpm, dict(rates.per_domain)) if (
+            rates.global_rpm or rates.per_domain) else None
+        self._finalizer: Finalizer | None = None
         self._dirty: set[str] = set()
         self._ticker: asyncio.Task[None] | None = None
         self._checkpointing: asyncio.Future[None] | None = None
@@ -131,6 +163,8 @@ class Scheduler:
             with contextlib.suppress(Exception):
                 await self._checkpointing
         await asyncio.gather(*(lane.stop() for lane in self.lanes), return_exceptions=True)
+        await asyncio.gather(*(cap.close() for cap in self.capacities.values()), return_exceptions=True)
+        self.capacities = {}
         self.lanes = []
         if self._store is not None:
             self._store.close()
@@ -161,7 +195,7 @@ class Scheduler:
                     log="recovered after a crash: cancel had been requested", now=now,
                 )
             else:
-                record_failure(
+                apply_failure(
                     store, policy, rec,
                     TaskFailure(ErrorKind.OWNER_LOST, f"the process that ran it ({rec.owner}) is gone"), now,
                 )
@@ -183,31 +217,73 @@ class Scheduler:
         )
         policy = self.config.retry.policy()
         acc_state = self.store.account_states()
-        for prof in self.config.profiles:
-            if prof.kind == "api":
+        self._finalizer = Finalizer(self.store, self.bus, self._profiles, self._wake_profile)
+        common = dict(
+            store=self.store, bus=self.bus, policy=policy, timing=timing, owner=self.owner, resolve=self._resolve,
+            evidence_root=self.workspace.evidence_dir, clock=self._clock, finalizer=self._finalizer,
+        )
+        for ep in self.config.api_endpoints():
+            cap: Capacity | None = None
+            for name in ep.profiles:
+                prof = self._profiles[name]
                 backend = self._backend(prof, None)
                 backend.capacity = self._conc[prof.name]
-                self._add_lane(
-                    Lane(
-                        name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,), backend=backend,
-                        store=self.store, bus=self.bus, policy=policy, timing=timing, owner=self.owner,
-                        resolve=self._resolve, evidence_root=self.workspace.evidence_dir,
-                        attempt_deadline_s=prof.timeout_s + 5.0, clock=self._clock,
-                    )
+                if cap is None:
+                    cap = self._capacity(ep.name, "endpoint", self._endpoint_limit(ep.name), ep.adaptive,
+                                         _host(ep.base_url), getattr(backend, "probe", None))
+                    self.capacities[ep.name] = cap
+                lane = Lane(
+                    name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,), backend=backend,
+                    attempt_deadline_s=prof.timeout_s + 5.0, capacity_ctl=cap, max_wait_s=prof.max_wait_s,
+                    **common,  # type: ignore[arg-type]
                 )
+                cap.attach(lane)
+                self._endpoint_of[prof.name] = ep.name
+                self._add_lane(lane)
         for acc in self.config.accounts:
             prof = self._profiles[acc.profile]
             enabled = acc_state[acc.name][0] if acc.name in acc_state else acc.enabled
             backend = self._backend(prof, acc)
             deadline = getattr(backend, "attempt_deadline_s", None)
-            self._add_lane(
-                Lane(
-                    name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), backend=backend,
-                    store=self.store, bus=self.bus, policy=policy, timing=timing, owner=self.owner,
-                    resolve=self._resolve, evidence_root=self.workspace.evidence_dir, account=acc.name,
-                    attempt_deadline_s=deadline, enabled=enabled, clock=self._clock,
-                )
+            # One run per account, always (a chat account allows one generation at a time): the
+            # account's gate is 1 and never adaptive; it carries the account's breaker and rates.
+            cap = self._capacity(f"account {acc.name}", "account", 1, False, getattr(backend, "domain", None),
+                                 getattr(backend, "probe", None))
+            self.capacities[f"account:{acc.name}"] = cap
+            lane = Lane(
+                name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), backend=backend,
+                account=acc.name, attempt_deadline_s=deadline, enabled=enabled, capacity_ctl=cap,
+                max_wait_s=prof.max_wait_s, **common,  # type: ignore[arg-type]
             )
+            cap.attach(lane)
+            self._add_lane(lane)
+
+    def _capacity(
+        self, name: str, kind: str, limit: int, adaptive: bool, domain: str | None, probe: Probe | None
+    ) -> Capacity:
+        b = self.config.breaker
+        return Capacity(
+            name, kind=kind, limit=limit, adaptive=adaptive,
+            breaker=BreakerConfig(window=b.window, failure_rate=b.failure_rate, min_calls=b.min_calls,
+                                  cooldown_s=b.cooldown_s, probe_interval_s=b.probe_interval_s),
+            rates=self._rates, domain=domain, backoff_base_s=self.config.retry.backoff_base_s,
+            backoff_max_s=self.config.retry.backoff_max_s, clock=self._clock, probe=probe,
+            on_event=self._capacity_notice,
+        )
+
+    def _endpoint_limit(self, endpoint: str) -> int:
+        """An explicit endpoint's gate is its own ``concurrency``; an implicit one (profiles giving
+        base_url themselves) is the smallest concurrency among its profiles, console edits included."""
+        for ep in self.config.api_endpoints():
+            if ep.name == endpoint:
+                if ep.implicit:
+                    return min(self._conc[p] for p in ep.profiles)
+                return ep.concurrency
+        raise KeyError(endpoint)
+
+    def _capacity_notice(self, message: str) -> None:
+        log.info("%s", message)
+        self.bus.publish(Notice(self._clock(), message))
 
     def _add_lane(self, lane: Lane) -> None:
         lane.on_stats_dirty = self._mark_dirty
@@ -243,9 +319,11 @@ class Scheduler:
     def _resolve(self, rec: TaskRecord) -> TaskSpec:
         prof = self._profiles[rec.profile]
         instructions = rec.system if rec.system is not None else prof.instructions
+        history = self.store.history(rec.route_key, rec.seq) if rec.route_key is not None else ()
         return TaskSpec(
             task_id=rec.task_id, profile=rec.profile, prompt=rec.prompt, attempt=rec.attempt,
             instructions=instructions, need_empty_prompt=self._nep[rec.profile], route_key=rec.route_key,
+            history=history,
         )
 
     # ------------------------------------------------------------------ submit / operator actions
@@ -253,9 +331,12 @@ class Scheduler:
         return list(self._profiles)
 
     def submit(self, tasks: Sequence[NewTask]) -> AddResult:
+        """Add tasks in one transaction. A batch that would take a profile past its ``max_pending``
+        is refused whole (:class:`QueueFullError`, saying the cap and how many rows fit)."""
         for t in tasks:
             if t.profile not in self._profiles:
                 raise ValueError(f"unknown profile {t.profile!r}")
+        self._check_caps(tasks)
         res = self.store.add_tasks(tasks)
         if res.added:
             self.bus.publish(TasksAdded(res.added))
@@ -279,6 +360,30 @@ class Scheduler:
         Both faces (console and CLI) submit through here."""
         tasks = self.tasks_from_rows(rows, batch)
         return self.submit(tasks), [t.task_id for t in tasks]
+
+    def _check_caps(self, tasks: Sequence[NewTask]) -> None:
+        wanted: dict[str, set[str]] = {}
+        for t in tasks:
+            wanted.setdefault(t.profile, set()).add(t.task_id)
+        problems = []
+        for profile, ids in wanted.items():
+            cap = self._profiles[profile].max_pending
+            if cap is None:
+                continue
+            known = self.store.states_of(list(ids))
+            new = len(ids) - len(known)
+            pending = self.store.pending_count([profile])
+            if pending + new > cap:
+                fits = max(0, cap - pending)
+                problems.append(
+                    f"profile {profile!r}: max_pending is {cap}, {pending} already pending, this batch adds "
+                    f"{new}; {fits} would fit"
+                )
+        if problems:
+            raise QueueFullError(
+                "batch refused whole (nothing was submitted): " + "; ".join(problems)
+                + ". Submit fewer rows, wait for the queue to drain, or raise max_pending."
+            )
 
     def new_task(
         self, task_id: str, profile: str, prompt: str, *, system: str | None = None, priority: int = 0,
@@ -350,6 +455,9 @@ class Scheduler:
                     lane.backend.capacity = concurrency
                     lane.wake()
                     self._dirty.add(lane.name)
+            ep = self._endpoint_of.get(profile)
+            if ep is not None and ep in self.capacities:
+                self.capacities[ep].set_limit(self._endpoint_limit(ep))
         self.bus.publish(ProfileChanged(profile, self._nep[profile], self.profile_view(profile).concurrency))
 
     def account_states(self) -> dict[str, tuple[bool, str, str | None]]:
@@ -410,6 +518,49 @@ class Scheduler:
             if lane.account == account:
                 return lane
         raise ValueError(f"unknown account {account!r}")
+
+    def _wake_profile(self, profile: str) -> None:
+        self._wake_profiles({profile})
+
+    # ------------------------------------------------------------------ exceptions (a person decides)
+    def exceptions(self, include_resolved: bool = False) -> list[TaskRecord]:
+        """Failed tasks a person must judge, oldest first."""
+        return self.store.exceptions(sorted(EXCEPTION_KINDS), include_resolved)
+
+    def resolve_exception(
+        self, task_id: str, action: str, note: str = "", *, answer: str | None = None, profile: str | None = None
+    ) -> TaskRecord:
+        """The operator's decision on a failed task, kept with it and exported:
+        ``retry`` (same profile, fresh budget), ``reroute`` (to ``profile``), ``answer`` (pasted
+        ``answer`` -> success, served by the operator) or ``drop`` (stays failed)."""
+        rec = self.store.get(task_id)
+        if rec is None:
+            raise ValueError(f"no task {task_id!r}")
+        if rec.state != TaskState.FAILED.value:
+            raise ValueError(f"task {task_id} is {rec.state}, not failed: nothing to resolve")
+        if action not in RESOLUTIONS:
+            raise ValueError(f"unknown resolution {action!r}: use one of {', '.join(RESOLUTIONS)}")
+        if action == "answer":
+            if not answer or not answer.strip():
+                raise ValueError("an answer by hand needs the answer text")
+            new = self.store.resolve(task_id, "answer", note, answer=answer)
+        elif action == "drop":
+            new = self.store.resolve(task_id, "drop", note)
+        else:
+            target = rec.profile if action == "retry" else profile
+            if target is None or target not in self._profiles:
+                raise ValueError(f"re-route needs a known profile (profiles: {', '.join(self._profiles)})")
+            moved = self.store.reroute(rec, target, self._profiles[target].kind,
+                                       log=f"{action} by operator" + (f" to {target}" if action == "reroute" else ""))
+            new = None if moved is None else self.store.resolve(task_id, action, note)
+            self._wake_profiles({target})
+        if new is None:
+            raise ValueError(f"task {task_id} changed meanwhile; look again")
+        self._publish(new)
+        return new
+
+    def capacity_views(self) -> dict[str, CapacityView]:
+        return {name: cap.view() for name, cap in self.capacities.items()}
 
     def _wake_profiles(self, profiles: set[str]) -> None:
         for lane in self.lanes:

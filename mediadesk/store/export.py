@@ -17,6 +17,7 @@ EXPORT_FORMATS = ("jsonl", "csv")
 EXPORT_FIELDS = (
     "task_id", "state", "model_kind", "profile", "account", "attempt", "prompt", "result",
     "error_kind", "error_message", "created_at", "started_at", "finished_at", "batch",
+    "served_by", "origin_profile", "route_key", "resolution", "resolution_note",
 )
 
 

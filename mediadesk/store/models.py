@@ -43,6 +43,19 @@ class Task(SQLModel, table=True):
     #: attempts made before the operator last re-queued the task (retry budget restarts there)
     attempt_base: int = 0
     owner: str | None = None
+    # --- schema 2: capacity-aware dispatch ---
+    #: When the task last entered the queue (submit or operator retry): the max_wait_s budget starts here.
+    queued_at: float | None = None
+    #: Attempts that crashed a browser/page or timed out the whole run (poison-pill count).
+    crash_count: int = 0
+    #: Who produced the result: the profile, ``rule_reply`` or ``operator``.
+    served_by: str | None = None
+    #: The profile the task was first submitted to (it may move down a fallback chain).
+    origin_profile: str | None = None
+    #: A person's resolution of an exception: retry | reroute | answer | drop, with a note.
+    resolution: str | None = None
+    resolution_note: str | None = None
+    resolved_at: float | None = None
 
 
 class TaskLog(SQLModel, table=True):

@@ -36,7 +36,33 @@ def _v1_initial(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS ix_task_claim ON task (state, profile, priority DESC, seq)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection, Path], None]] = [_v1_initial]
+_V2_COLUMNS = (
+    ("queued_at", "REAL"),
+    ("crash_count", "INTEGER NOT NULL DEFAULT 0"),
+    ("served_by", "VARCHAR"),
+    ("origin_profile", "VARCHAR"),
+    ("resolution", "VARCHAR"),
+    ("resolution_note", "VARCHAR"),
+    ("resolved_at", "REAL"),
+)
+
+
+def _v2_capacity(conn: sqlite3.Connection, path: Path) -> None:
+    """Columns for wait budgets, quarantine, fallbacks and the exception queue; conversation index.
+    A database created fresh already has the columns (v1 creates the current model), so add only
+    what is missing."""
+    have = {r[1] for r in conn.execute("PRAGMA table_info(task)")}
+    for name, decl in _V2_COLUMNS:
+        if name not in have:
+            conn.execute(f"ALTER TABLE task ADD COLUMN {name} {decl}")
+    conn.execute("UPDATE task SET queued_at = created_at WHERE queued_at IS NULL")
+    conn.execute("UPDATE task SET origin_profile = profile WHERE origin_profile IS NULL")
+    conn.execute("UPDATE task SET served_by = profile WHERE state = 'success' AND served_by IS NULL")
+    # conversations: earlier turns of a route_key, in submit order
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_task_route ON task (route_key, seq) WHERE route_key IS NOT NULL")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection, Path], None]] = [_v1_initial, _v2_capacity]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

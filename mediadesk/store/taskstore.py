@@ -16,14 +16,24 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
 from mediadesk.store.schema import migrate
 
 _TASK_COLUMNS = (
     "task_id, model_kind, state, attempt, started_at, heartbeat_at, profile, account, lane, prompt, "
     "system, priority, route_key, batch, result, error_kind, error_message, created_at, updated_at, "
-    "finished_at, cancel_requested, version, not_before, seq, attempt_base, owner"
+    "finished_at, cancel_requested, version, not_before, seq, attempt_base, owner, queued_at, crash_count, "
+    "served_by, origin_profile, resolution, resolution_note, resolved_at"
 )
+
+
+_CHANNEL_SQL: dict[Channel | None, str] = {
+    None: "",
+    Channel.HIGH: " AND priority > 0",
+    Channel.NORMAL: " AND priority = 0",
+    Channel.LOW: " AND priority < 0",
+}
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,13 @@ class TaskRecord:
     seq: int
     attempt_base: int
     owner: str | None
+    queued_at: float | None
+    crash_count: int
+    served_by: str | None
+    origin_profile: str | None
+    resolution: str | None
+    resolution_note: str | None
+    resolved_at: float | None
 
     @property
     def attempts_in_budget(self) -> int:
@@ -191,9 +208,10 @@ class TaskStore:
                 cur = self._conn.execute(
                     "INSERT OR IGNORE INTO task(task_id, model_kind, state, attempt, profile, prompt, system,"
                     " priority, route_key, batch, created_at, updated_at, cancel_requested, version,"
-                    " not_before, seq, attempt_base) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,?,0)",
+                    " not_before, seq, attempt_base, queued_at, crash_count, origin_profile)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,?,0,?,0,?)",
                     (t.task_id, t.model_kind, TaskState.PENDING.value, 0, t.profile, t.prompt, t.system,
-                     t.priority, t.route_key, t.batch, now, now, seq),
+                     t.priority, t.route_key, t.batch, now, now, seq, now, t.profile),
                 )
                 (added if cur.rowcount == 1 else existing).append(t.task_id)
         return AddResult(tuple(added), tuple(existing))
@@ -208,8 +226,15 @@ class TaskStore:
         account: str | None,
         owner: str,
         now: float | None = None,
+        channel: Channel | None = None,
     ) -> list[TaskRecord]:
-        """CAS up to ``limit`` due pending tasks of ``profiles`` to running (head first)."""
+        """CAS up to ``limit`` due pending tasks of ``profiles`` to running (head first), optionally
+        from one priority channel only.
+
+        Conversations (``route_key``): a turn is claimable only when no earlier turn of its
+        conversation is still pending or running, and (web) only by the account that ran the
+        earlier turns, so the turns of one conversation run one at a time, in order, in one thread.
+        """
         if limit <= 0 or not profiles:
             return []
         now = time.time() if now is None else now
@@ -219,8 +244,12 @@ class TaskStore:
         # by someone else between the SELECT and the UPDATE simply fails its CAS and is skipped.
         rows = self._conn.execute(
             f"SELECT {_TASK_COLUMNS} FROM task WHERE state='pending' AND profile IN ({marks})"
-            " AND not_before <= ? AND cancel_requested=0 ORDER BY priority DESC, seq LIMIT ?",
-            (*profiles, now, limit),
+            f" AND not_before <= ? AND cancel_requested=0{_CHANNEL_SQL[channel]}"
+            " AND (route_key IS NULL OR NOT EXISTS (SELECT 1 FROM task AS e WHERE e.route_key = task.route_key"
+            " AND e.seq < task.seq AND (e.state IN ('pending','running')"
+            " OR (e.account IS NOT NULL AND e.account IS NOT ?))))"
+            " ORDER BY priority DESC, seq LIMIT ?",
+            (*profiles, now, account, limit),
         ).fetchall()
         for row in rows:
             rec = _rec(row)
@@ -233,6 +262,130 @@ class TaskStore:
                 self._log(rec.task_id, lane, f"attempt {new.attempt} started", now)
                 claimed.append(new)
         return claimed
+
+    def priority_span(self, profiles: Sequence[str], now: float) -> set[Channel]:
+        """The priority channels that have a due pending task (three index seeks)."""
+        marks = ",".join("?" * len(profiles))
+        out: set[Channel] = set()
+        for ch in Channel:
+            row = self._conn.execute(
+                f"SELECT 1 FROM task WHERE state='pending' AND profile IN ({marks}){_CHANNEL_SQL[ch]}"
+                " AND not_before <= ? AND cancel_requested=0 LIMIT 1",
+                (*profiles, now),
+            ).fetchone()
+            if row is not None:
+                out.add(ch)
+        return out
+
+    def backlog(self, profiles: Sequence[str]) -> dict[Channel, int]:
+        """Pending tasks per priority channel (for the lane panels)."""
+        marks = ",".join("?" * len(profiles))
+        rows = self._conn.execute(
+            f"SELECT CASE WHEN priority > 0 THEN 'high' WHEN priority < 0 THEN 'low' ELSE 'normal' END, count(*)"
+            f" FROM task WHERE state='pending' AND profile IN ({marks}) GROUP BY 1",
+            tuple(profiles),
+        ).fetchall()
+        return {Channel(r[0]): int(r[1]) for r in rows}
+
+    def overdue(self, profiles: Sequence[str], cutoff: float, limit: int = 500) -> list[TaskRecord]:
+        """Pending tasks queued before ``cutoff`` (their max_wait_s budget is spent)."""
+        marks = ",".join("?" * len(profiles))
+        rows = self._conn.execute(
+            f"SELECT {_TASK_COLUMNS} FROM task WHERE state='pending' AND profile IN ({marks})"
+            " AND COALESCE(queued_at, created_at) < ? ORDER BY seq LIMIT ?",
+            (*profiles, cutoff, limit),
+        ).fetchall()
+        return [_rec(r) for r in rows]
+
+    def history(self, route_key: str, before_seq: int) -> tuple[tuple[str, str], ...]:
+        """Earlier successful turns of a conversation as (prompt, answer), oldest first."""
+        rows = self._conn.execute(
+            "SELECT prompt, result FROM task WHERE route_key=? AND seq < ? AND state='success' ORDER BY seq",
+            (route_key, before_seq),
+        ).fetchall()
+        return tuple((r[0], r[1] or "") for r in rows)
+
+    def break_conversation(self, rec: TaskRecord, now: float | None = None) -> list[TaskRecord]:
+        """A turn failed for good: its later pending turns cannot be answered in context, so they
+        end ``failed`` (kind ``conversation_broken``) instead of running without their history."""
+        if rec.route_key is None:
+            return []
+        now = time.time() if now is None else now
+        rows = self._conn.execute(
+            f"SELECT {_TASK_COLUMNS} FROM task WHERE route_key=? AND seq > ? AND state='pending' ORDER BY seq",
+            (rec.route_key, rec.seq),
+        ).fetchall()
+        out: list[TaskRecord] = []
+        with self._tx():
+            for row in rows:
+                later = _rec(row)
+                msg = f"an earlier turn ({rec.task_id}) of conversation {rec.route_key!r} ended {rec.state}"
+                new = self._cas(later, TaskState.FAILED, now, finished_at=now,
+                                error_kind="conversation_broken", error_message=msg)
+                if new is not None:
+                    self._log(later.task_id, rec.lane or "-", f"not run: {msg}", now)
+                    out.append(new)
+        return out
+
+    def reroute(self, rec: TaskRecord, profile: str, model_kind: str, *, log: str, now: float | None = None) -> TaskRecord | None:
+        """Move a pending or failed task to another profile (fallback chain, or a person's re-route):
+        pending again at the head of its new queue, with a fresh retry budget."""
+        now = time.time() if now is None else now
+        new = self._cas(
+            rec, TaskState.PENDING, now, profile=profile, model_kind=model_kind, attempt_base=rec.attempt,
+            not_before=0.0, finished_at=None, queued_at=now, crash_count=0, lane=None, account=None,
+        )
+        if new is not None:
+            self._log(rec.task_id, rec.lane or "-", log, now)
+        return new
+
+    def set_error(self, rec: TaskRecord, kind: str, message: str, *, log: str, now: float | None = None) -> TaskRecord | None:
+        """Change the recorded error of a finished task (same state; CAS on version)."""
+        now = time.time() if now is None else now
+        cur = self._conn.execute(
+            "UPDATE task SET error_kind=?, error_message=?, version=version+1, updated_at=?"
+            " WHERE task_id=? AND state=? AND version=?",
+            (kind, message, now, rec.task_id, rec.state, rec.version),
+        )
+        if cur.rowcount != 1:
+            return None
+        self._log(rec.task_id, rec.lane or "-", log, now)
+        return _rec_replace(rec, error_kind=kind, error_message=message, version=rec.version + 1, updated_at=now)
+
+    def resolve(
+        self, task_id: str, action: str, note: str, *, answer: str | None = None, now: float | None = None
+    ) -> TaskRecord | None:
+        """Record a person's resolution of a failed task. ``answer`` -> success served by the
+        operator; ``drop`` keeps it failed; ``retry``/``reroute`` are done by the caller first (they
+        leave the task pending) and this only records the note."""
+        now = time.time() if now is None else now
+        rec = self._one(task_id)
+        if rec is None:
+            return None
+        extra: dict[str, Any] = {"resolution": action, "resolution_note": note, "resolved_at": now}
+        if action == "answer":
+            if rec.state != TaskState.FAILED.value or answer is None:
+                return None
+            new = self._cas(rec, TaskState.SUCCESS, now, result=answer, served_by="operator", finished_at=now, **extra)
+        else:
+            cur = self._conn.execute(
+                "UPDATE task SET resolution=?, resolution_note=?, resolved_at=?, version=version+1, updated_at=?"
+                " WHERE task_id=? AND version=?",
+                (action, note, now, now, task_id, rec.version),
+            )
+            new = _rec_replace(rec, version=rec.version + 1, updated_at=now, **extra) if cur.rowcount == 1 else None
+        if new is not None:
+            self._log(task_id, rec.lane or "-", f"resolved by operator: {action}" + (f" ({note})" if note else ""), now)
+        return new
+
+    def exceptions(self, kinds: Sequence[str], include_resolved: bool = False) -> list[TaskRecord]:
+        """Failed tasks a person must judge (needs login, quarantined, expired, ...)."""
+        marks = ",".join("?" * len(kinds))
+        sql = f"SELECT {_TASK_COLUMNS} FROM task WHERE state='failed' AND error_kind IN ({marks})"
+        if not include_resolved:
+            sql += " AND resolution IS NULL"
+        rows = self._conn.execute(sql + " ORDER BY seq", tuple(kinds)).fetchall()
+        return [_rec(r) for r in rows]
 
     def heartbeat(self, rec: TaskRecord, now: float | None = None) -> HeartbeatResult:
         """Write heartbeat_at, and read the cancel flag in the same statement."""
@@ -258,12 +411,18 @@ class TaskStore:
         log: str | None = None,
         refund_attempt: bool = False,
         now: float | None = None,
+        served_by: str | None = None,
+        crashed: bool = False,
     ) -> TaskRecord | None:
-        """End an attempt: success / failed / canceled, or pending again for a deferred retry."""
+        """End an attempt: success / failed / canceled, or pending again for a deferred retry.
+        ``crashed`` counts the attempt toward quarantine (it crashed the browser or timed out)."""
         now = time.time() if now is None else now
         values: dict[str, Any] = {"error_kind": error_kind, "error_message": error_message}
+        if crashed:
+            values["crash_count"] = rec.crash_count + 1
         if dst is TaskState.SUCCESS:
-            values.update(result=result, finished_at=now, error_kind=None, error_message=None)
+            values.update(result=result, finished_at=now, error_kind=None, error_message=None,
+                          served_by=served_by or rec.profile)
         elif dst is TaskState.PENDING:
             values.update(not_before=not_before, finished_at=None)
             if refund_attempt:
@@ -352,7 +511,7 @@ class TaskStore:
                     continue
                 new = self._cas(
                     rec, TaskState.PENDING, now, attempt_base=rec.attempt, not_before=0.0,
-                    cancel_requested=0, finished_at=None,
+                    cancel_requested=0, finished_at=None, queued_at=now, crash_count=0,
                 )
                 if new is not None:
                     self._log(tid, rec.lane or "-", "re-queued by operator", now)
@@ -427,6 +586,13 @@ class TaskStore:
             ):
                 out[tid] = (state, profile)
         return out
+
+    def pending_count(self, profiles: Sequence[str]) -> int:
+        marks = ",".join("?" * len(profiles))
+        (n,) = self._conn.execute(
+            f"SELECT count(*) FROM task WHERE state='pending' AND profile IN ({marks})", tuple(profiles)
+        ).fetchone()
+        return int(n)
 
     def unfinished_count(self, profiles: Sequence[str] | None = None) -> int:
         if profiles is None:

@@ -89,15 +89,25 @@ def _excerpt(text: str, scrub: _Scrubber) -> str:
 
 
 def _http_failure(status: int, text: str, headers: httpx.Headers, scrub: _Scrubber) -> TaskFailure:
-    """Classify a non-2xx answer (DESIGN §5: 429/5xx retryable, 400/401/403/404 not)."""
+    """Classify a non-2xx answer: 429/5xx retryable, 400/401/403/404 not.
+
+    A 429 (and a 503 that names its wait) is the endpoint's capacity speaking: a *refusal*, which
+    pauses the endpoint and never costs the task an attempt. A 429 whose error code says the account
+    is out of credit (``insufficient_quota``) is not about load at all: waiting will not help."""
     excerpt = _excerpt(text, scrub)
     message = f"HTTP {status}: {excerpt}" if excerpt else f"HTTP {status}"
+    wait = retry_after_from_headers(headers)
     if status == 429:
-        return TaskFailure(
-            ErrorKind.RATE_LIMITED, message, retry_after_s=parse_retry_after(headers.get("retry-after"))
-        )
+        if _out_of_credit(text):
+            return TaskFailure(ErrorKind.OUT_OF_CREDIT, message + " (the account is out of credit: top it up)")
+        return TaskFailure(ErrorKind.RATE_LIMITED, message, retry_after_s=wait, refusal=True)
+    if status == 503 and wait is not None:
+        return TaskFailure(ErrorKind.SERVER_ERROR, message, retry_after_s=wait, refusal=True)
+    if status in (502, 503, 504):
+        # the endpoint (or the proxy in front of it) is not serving: an outage, not this task
+        return TaskFailure(ErrorKind.SERVER_ERROR, message, retry_after_s=wait, unavailable=True)
     if status >= 500:
-        return TaskFailure(ErrorKind.SERVER_ERROR, message)
+        return TaskFailure(ErrorKind.SERVER_ERROR, message, retry_after_s=wait)
     if status in (401, 403):
         return TaskFailure(ErrorKind.AUTH, message)
     if status == 408:  # the server's own request timeout: worth another attempt
@@ -108,6 +118,57 @@ def _http_failure(status: int, text: str, headers: httpx.Headers, scrub: _Scrubb
     return TaskFailure(ErrorKind.CONFIG, f"{message} (unexpected status, check base_url)")
 
 
+_OUT_OF_CREDIT = re.compile(r"insufficient_quota|insufficient[ _]balance|billing_hard_limit|quota_exceeded", re.I)
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?$")
+
+
+def _out_of_credit(text: str) -> bool:
+    """True when an error body's code/type says the account has no credit left."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return bool(_OUT_OF_CREDIT.search(text[:2000]))
+    err = obj.get("error", obj) if isinstance(obj, dict) else obj
+    if isinstance(err, dict):
+        fields = " ".join(str(err.get(k, "")) for k in ("code", "type"))
+        return bool(_OUT_OF_CREDIT.search(fields))
+    return False
+
+
+def _duration_s(value: str) -> float | None:
+    """'20ms', '1.5s', '6m0s', '2' (seconds) -> seconds; None when it is not a duration."""
+    value = value.strip()
+    try:
+        secs = float(value)
+    except ValueError:
+        m = _DURATION.match(value)
+        if not value or m is None or not any(m.groups()):
+            return None
+        h, mi, sec, ms = (float(g) if g else 0.0 for g in m.groups())
+        secs = h * 3600 + mi * 60 + sec + ms / 1000
+    return secs if 0 <= secs < 1e7 else None
+
+
+def retry_after_from_headers(headers: httpx.Headers) -> float | None:
+    """The wait a refusal names, if any: the standard ``Retry-After`` first, then the common
+    non-standard hints (``retry-after-ms``, ``x-ratelimit-reset-requests``/``-tokens``). A refusal
+    that names no wait gets the gate's own jittered pause; never trust that one does."""
+    wait = parse_retry_after(headers.get("retry-after"))
+    if wait is not None:
+        return wait
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            v = float(ms) / 1000
+            if 0 <= v < 1e7:
+                return v
+        except ValueError:
+            pass
+    hints = [_duration_s(headers[h]) for h in ("x-ratelimit-reset-requests", "x-ratelimit-reset-tokens") if h in headers]
+    found = [h for h in hints if h is not None]
+    return max(found) if found else None
+
+
 def _provider_error(err: Any, scrub: _Scrubber) -> TaskFailure:
     """An ``error`` object inside a 200 answer or an SSE stream."""
     text = json.dumps(err, ensure_ascii=False) if not isinstance(err, str) else err
@@ -115,8 +176,10 @@ def _provider_error(err: Any, scrub: _Scrubber) -> TaskFailure:
     probe = text.lower()
     if "invalid_request" in probe or "invalid request" in probe or "context_length" in probe:
         return TaskFailure(ErrorKind.BAD_REQUEST, f"provider error: {excerpt}")
+    if _OUT_OF_CREDIT.search(probe):
+        return TaskFailure(ErrorKind.OUT_OF_CREDIT, f"provider error: {excerpt} (the account is out of credit)")
     if "rate_limit" in probe or "rate limit" in probe:
-        return TaskFailure(ErrorKind.RATE_LIMITED, f"provider error: {excerpt}")
+        return TaskFailure(ErrorKind.RATE_LIMITED, f"provider error: {excerpt}", refusal=True)
     return TaskFailure(ErrorKind.SERVER_ERROR, f"provider error: {excerpt}")
 
 
@@ -153,6 +216,9 @@ def _transport_failure(exc: Exception, scrub: _Scrubber, att: _Attempt) -> TaskF
         return TaskFailure(ErrorKind.CONFIG, f"{name}: {detail}")
     if isinstance(exc, httpx.DecodingError):
         return TaskFailure(ErrorKind.SERVER_ERROR, f"{name}: {detail}")
+    if isinstance(exc, httpx.ConnectError):
+        # nothing was sent: the endpoint is not there (refused, no route, DNS)
+        return TaskFailure(ErrorKind.CONNECTION, f"{name}: {detail or 'connection refused'}", unavailable=True)
     # Connect errors, resets, RemoteProtocolError, ReadError, proxies, too many redirects.
     return TaskFailure(ErrorKind.CONNECTION, f"{name}: {detail or 'connection closed'}")
 
@@ -279,11 +345,40 @@ class ApiBackend:
 
     @staticmethod
     def _messages(task: TaskSpec) -> list[dict[str, str]]:
-        """System message only when there are instructions (``need_empty_prompt`` sends none at all)."""
+        """System message only when there are instructions (``need_empty_prompt`` sends none at all);
+        a later turn of a conversation carries the earlier turns as the message history."""
         instructions = task.effective_instructions()
         messages = [] if instructions is None else [{"role": "system", "content": instructions}]
+        for prompt, answer in task.history:
+            messages.append({"role": "user", "content": prompt})
+            messages.append({"role": "assistant", "content": answer})
         messages.append({"role": "user", "content": task.prompt})
         return messages
+
+    async def probe(self) -> tuple[bool, str]:
+        """A cheap health check for the endpoint's circuit breaker: ``GET /models``, or a one-token
+        completion where the server has no such route. Returns (healthy, what was seen)."""
+        client = self._client
+        if client is None:
+            return False, "not started"
+        try:
+            key = await self._api_key()
+        except TaskFailure as exc:
+            return False, exc.message
+        scrub = _Scrubber(key)
+        headers = {**self.extra_headers}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        try:
+            resp = await client.get(self.base_url + "/models", headers=headers)
+            if resp.status_code in (404, 405):
+                body = {"model": self.model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
+                resp = await client.post(self._url, json=body, headers=headers)
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            return False, _transport_failure(exc, scrub, _Attempt()).message
+        if resp.is_success:
+            return True, f"HTTP {resp.status_code}"
+        return False, _http_failure(resp.status_code, resp.text, resp.headers, scrub).message
 
     async def _run_plain(
         self,

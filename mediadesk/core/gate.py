@@ -1,0 +1,191 @@
+"""Adaptive concurrency gate for one API endpoint (AIMD), shared by every profile on it.
+
+The operator sets ``limit`` (1..5 parallel requests). Providers rarely say what their real limit is;
+they just refuse (HTTP 429) when we exceed it. The gate learns ``current_limit`` from those refusals
+and pauses the whole endpoint after one, so that a refusal does not become a burst of refusals.
+
+Decrease rule (documented because the choice matters with limits this small)::
+
+    current_limit = max(1, min(current_limit, in_flight_at_refusal - 1))
+
+where ``in_flight_at_refusal`` counts the refused request itself, i.e. ``on_refusal`` is called
+*before* ``release`` for that request. Why not halve?
+
+* A refusal at ``k`` requests in flight proves the provider's limit ``L`` is below ``k``, so ``k - 1``
+  is the largest value consistent with what we saw; with ``L`` real and fixed, the limit drops to ``L``
+  in one step and never to 0.
+* Refusals are correlated: with 5 in flight and ``L = 2`` the provider refuses 3 of them together.
+  Halving on each would go 5 -> 2 -> 1 -> 1, well below ``L``. With this rule each refusal arrives
+  with one fewer request in flight (the previous refused one was released), so the sequence is
+  5 -> 4 -> 3 -> 2 = ``L``: the burst as a whole acts as the multiplicative decrease.
+* A refusal of a request that was already in flight above ``current_limit`` (started before an earlier
+  decrease, or before the operator lowered the limit) says nothing about ``current_limit``: the
+  ``min`` leaves it unchanged.
+* A refusal with nothing in flight (a request that never held a slot, e.g. a breaker probe) carries no
+  concurrency information: the limit is kept (the gate is still paused).
+
+Increase: after ``increase_after`` consecutive successes, ``current_limit += 1`` (up to ``limit``).
+Against a provider with a fixed limit ``L < limit`` the gate therefore oscillates between ``L`` and
+``L + 1``, spending ``increase_after`` successes at ``L`` per probe at ``L + 1``.
+
+With ``adaptive=False`` refusals still pause the gate but never shrink it.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["MAX_LIMIT", "AdaptiveGate", "refusal_pause"]
+
+#: The largest concurrency an operator may configure for one endpoint.
+MAX_LIMIT = 5
+
+#: Exponent cap for the backoff: 2**60 seconds is beyond any sane ``backoff_max_s`` already.
+_MAX_EXPONENT = 60
+
+
+def _check_limit(n: int) -> int:
+    if not 1 <= n <= MAX_LIMIT:
+        raise ValueError(f"limit must be within 1..{MAX_LIMIT}, got {n}")
+    return n
+
+
+def refusal_pause(
+    refusals: int, retry_after_s: float | None, *, backoff_base_s: float, backoff_max_s: float, u: float
+) -> float:
+    """How long to pause after the ``refusals``-th consecutive refusal.
+
+    The provider's Retry-After wins when it gives one (capped at ``backoff_max_s``: a provider asking
+    for an hour must not stall the console for an hour). Otherwise exponential backoff with FULL
+    jitter, ``u * min(max, base * 2**(n-1))``, so that profiles refused together do not retry together.
+    A negative or NaN Retry-After is treated as absent.
+    """
+    if not 0.0 <= u <= 1.0:
+        raise ValueError(f"u must be within [0, 1], got {u}")
+    if backoff_base_s < 0 or backoff_max_s < 0:
+        raise ValueError("backoff durations must be >= 0")
+    if retry_after_s is not None and retry_after_s >= 0:  # False for NaN
+        return min(retry_after_s, backoff_max_s)
+    exponent = min(max(refusals, 1) - 1, _MAX_EXPONENT)
+    return u * min(backoff_max_s, backoff_base_s * 2.0**exponent)
+
+
+class AdaptiveGate:
+    """Concurrency gate of one endpoint: learned limit, in-flight count, pause after refusals.
+
+    Pure state: the scheduler passes ``now`` (seconds, any monotonic clock) and the jitter draw ``u``.
+    """
+
+    def __init__(self, limit: int, *, adaptive: bool = True, increase_after: int = 5) -> None:
+        if increase_after < 1:
+            raise ValueError(f"increase_after must be >= 1, got {increase_after}")
+        self.limit = _check_limit(limit)
+        #: Start at the configured limit: the operator's number is the best guess until refused.
+        self.current_limit = self.limit
+        self.adaptive = adaptive
+        self.increase_after = increase_after
+        self.in_flight = 0
+        #: No dispatch before this time. ``-inf`` so that any clock (even negative) is past it.
+        self.paused_until = -math.inf
+        self.consecutive_refusals = 0
+        self.consecutive_successes = 0
+        self.last_success_at: float | None = None
+        #: Time of the first refusal since the last success (None after a success). The scheduler
+        #: trips the endpoint's breaker once this is ``cooldown_s`` old.
+        self.refusals_without_success_since: float | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"AdaptiveGate(limit={self.limit}, current_limit={self.current_limit}, in_flight={self.in_flight}, "
+            f"paused_until={self.paused_until}, consecutive_refusals={self.consecutive_refusals})"
+        )
+
+    # -- dispatch ------------------------------------------------------------------------------
+
+    def paused(self, now: float) -> bool:
+        return now < self.paused_until
+
+    def can_acquire(self, now: float) -> bool:
+        return self.in_flight < self.current_limit and not self.paused(now)
+
+    def acquire(self) -> None:
+        """Take a slot. Call only after ``can_acquire(now)``; a slot beyond the limit is a bug."""
+        if self.in_flight >= self.current_limit:
+            raise RuntimeError(f"gate full: {self.in_flight} in flight, limit {self.current_limit}")
+        self.in_flight += 1
+
+    def try_acquire(self, now: float) -> bool:
+        """``can_acquire`` and ``acquire`` in one step, for callers that need both."""
+        if not self.can_acquire(now):
+            return False
+        self.acquire()
+        return True
+
+    def release(self) -> None:
+        """Give a slot back once a request ended, whatever its outcome (after ``on_refusal``)."""
+        if self.in_flight <= 0:
+            raise RuntimeError("release without acquire")
+        self.in_flight -= 1
+
+    # -- outcomes ------------------------------------------------------------------------------
+
+    def on_success(self, now: float) -> None:
+        """A request was served: end the refusal streak; grow the limit by one after a success streak."""
+        self.consecutive_refusals = 0
+        self.refusals_without_success_since = None
+        self.last_success_at = now
+        self.consecutive_successes += 1
+        if self.consecutive_successes >= self.increase_after:
+            self.consecutive_successes = 0
+            if self.adaptive and self.current_limit < self.limit:
+                self.current_limit += 1
+
+    def on_refusal(
+        self,
+        now: float,
+        retry_after_s: float | None,
+        *,
+        backoff_base_s: float,
+        backoff_max_s: float,
+        u: float,
+    ) -> float:
+        """The provider refused a request (429): shrink the limit, pause the gate; return the pause.
+
+        Call before ``release`` of the refused request (see the module docstring). The pause never
+        shortens one already running; the return value is how long the gate stays paused from ``now``.
+        """
+        self.consecutive_successes = 0
+        self.consecutive_refusals += 1
+        if self.refusals_without_success_since is None:
+            self.refusals_without_success_since = now
+        if self.adaptive and self.in_flight > 0:
+            self.current_limit = max(1, min(self.current_limit, self.in_flight - 1))
+        wait = refusal_pause(
+            self.consecutive_refusals,
+            retry_after_s,
+            backoff_base_s=backoff_base_s,
+            backoff_max_s=backoff_max_s,
+            u=u,
+        )
+        self.paused_until = max(self.paused_until, now + wait)
+        return self.paused_until - now
+
+    def refusing_for(self, now: float) -> float:
+        """Seconds of refusals with no success in between (0 when the last outcome was a success)."""
+        since = self.refusals_without_success_since
+        return 0.0 if since is None else max(0.0, now - since)
+
+    # -- operator ------------------------------------------------------------------------------
+
+    def set_limit(self, n: int) -> None:
+        """The operator changed the concurrency.
+
+        Lowering clamps the learned limit at once (requests already in flight finish; no new one
+        starts until ``in_flight`` is below the new limit). Raising follows the operator when nothing
+        was learned (``current_limit`` was at the old limit, or the gate is not adaptive); otherwise
+        the learned limit stays and grows back by the usual success streaks.
+        """
+        n = _check_limit(n)
+        followed = self.current_limit >= self.limit or not self.adaptive
+        self.limit = n
+        self.current_limit = n if followed else max(1, min(self.current_limit, n))

@@ -1,0 +1,243 @@
+"""Where the callee's capacity meets the lanes: one :class:`Capacity` per API endpoint (shared by
+every profile on it) and one per web account.
+
+The policies are pure and live in ``mediadesk.core`` (adaptive gate, circuit breaker, token
+buckets); this module only applies them with the loop's clock, runs the breaker's health probes,
+and wakes the lanes that wait on a capacity when it frees up.
+
+Signals, and what each costs (never an attempt unless the task itself failed):
+- success: the gate may grow back (AIMD), the breaker's window records a success;
+- failure of the task (5xx, timeout, reset mid-answer, browser crash): the breaker's window records it;
+- refusal (429, 503 with Retry-After): the whole endpoint pauses for the named wait or a jittered
+  exponential pause, the adaptive gate shrinks; refusals with no success for ``cooldown_s`` open
+  the breaker;
+- unavailable (connection refused, 502/503/504): the breaker opens at once; probes decide when it
+  is back;
+- out of credit (429 ``insufficient_quota``): the breaker opens at once and the operator is told.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from enum import Enum
+from typing import Protocol
+
+from mediadesk.core.breaker import BreakerConfig, BreakerState, CircuitBreaker
+from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.gate import AdaptiveGate
+from mediadesk.core.rate import RateGates
+from mediadesk.scheduler.events import CapacityView
+
+log = logging.getLogger(__name__)
+
+Probe = Callable[[], Awaitable[tuple[bool, str]]]
+
+
+class Signal(str, Enum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+    REFUSAL = "refusal"
+    UNAVAILABLE = "unavailable"
+    OUT_OF_CREDIT = "out_of_credit"
+    NONE = "none"            # canceled, shut down, not started: says nothing about the callee
+
+
+def signal_of(failure: TaskFailure | None) -> Signal:
+    if failure is None:
+        return Signal.SUCCESS
+    if failure.kind is ErrorKind.OUT_OF_CREDIT:
+        return Signal.OUT_OF_CREDIT
+    if failure.refusal:
+        return Signal.REFUSAL
+    if failure.unavailable:
+        return Signal.UNAVAILABLE
+    if failure.not_started or failure.kind in (ErrorKind.CANCELED, ErrorKind.CONFIG, ErrorKind.BAD_REQUEST):
+        return Signal.NONE
+    return Signal.FAILURE
+
+
+class _Wakeable(Protocol):
+    def wake(self) -> None: ...
+
+
+class Capacity:
+    """The gate, breaker and rate buckets of one callee (an endpoint or a web account)."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        kind: str,
+        limit: int,
+        adaptive: bool,
+        breaker: BreakerConfig,
+        rates: RateGates | None,
+        domain: str | None,
+        backoff_base_s: float,
+        backoff_max_s: float,
+        clock: Callable[[], float],
+        probe: Probe | None = None,
+        on_event: Callable[[str], None] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.gate = AdaptiveGate(limit, adaptive=adaptive)
+        self.breaker = CircuitBreaker(breaker)
+        self._rates = rates
+        self._domain = domain
+        self._backoff = (backoff_base_s, backoff_max_s)
+        self._clock = clock
+        self.probe = probe
+        self._on_event = on_event or (lambda _msg: None)
+        self._rng = rng or random.Random()
+        self._lanes: list[_Wakeable] = []
+        self._probe_task: asyncio.Task[None] | None = None
+        self._closed = False
+        self.last_signal: str | None = None
+        #: Requests the probes sent (for the bench and the task log).
+        self.probes_sent = 0
+
+    # ------------------------------------------------------------------ lanes
+    def attach(self, lane: _Wakeable) -> None:
+        self._lanes.append(lane)
+
+    def _wake_all(self) -> None:
+        for lane in self._lanes:
+            lane.wake()
+
+    def set_limit(self, limit: int) -> None:
+        self.gate.set_limit(limit)
+        self._wake_all()
+
+    # ------------------------------------------------------------------ admission
+    def free_slots(self, now: float) -> int:
+        """How many attempts may start now on this callee (0 while paused, open or rate-limited)."""
+        if not self.breaker.allow_dispatch(now):
+            return 0
+        if now < self.gate.paused_until:
+            return 0
+        free = self.gate.current_limit - self.gate.in_flight
+        if self.breaker.state is BreakerState.HALF_OPEN:
+            free = min(free, 1)  # one trial task decides
+        if free > 0 and self._rates is not None and self._rates.wait_time(self._domain, now) > 0:
+            return 0
+        return max(0, free)
+
+    def next_change(self, now: float) -> float | None:
+        """Seconds until ``free_slots`` may grow by time alone (pause end, rate tokens), if known."""
+        waits: list[float] = []
+        if now < self.gate.paused_until:
+            waits.append(self.gate.paused_until - now)
+        if self._rates is not None:
+            w = self._rates.wait_time(self._domain, now)
+            if w > 0:
+                waits.append(w)
+        return min(waits) if waits else None
+
+    def acquire(self, now: float) -> None:
+        self.gate.acquire()
+        if self.breaker.state is BreakerState.HALF_OPEN:
+            self.breaker.begin_trial()
+        if self._rates is not None:
+            self._rates.take(self._domain, now)
+
+    def release(self, signal: Signal, *, retry_after_s: float | None = None, detail: str = "") -> float | None:
+        """End one attempt's hold on the gate and learn from how it ended. Returns the endpoint's
+        pause in seconds after a refusal (for the task log), else None."""
+        now = self._clock()
+        self.last_signal = signal.value
+        pause: float | None = None
+        was = self.breaker.state
+        if signal is Signal.SUCCESS:
+            self.gate.on_success(now)
+            self.breaker.record(True, now)
+        elif signal is Signal.FAILURE:
+            self.breaker.record(False, now)
+        elif signal is Signal.REFUSAL:
+            base, cap = self._backoff
+            pause = self.gate.on_refusal(
+                now, retry_after_s, backoff_base_s=base, backoff_max_s=cap, u=self._rng.random()
+            )
+            if was is BreakerState.HALF_OPEN:
+                self.breaker.record(False, now)
+            else:
+                self.breaker.trip_if_stalled(self.gate.refusals_without_success_since, now)
+        elif signal is Signal.UNAVAILABLE:
+            self.breaker.trip(now, f"unavailable: {detail}")
+        elif signal is Signal.OUT_OF_CREDIT:
+            self.breaker.trip(now, f"out of credit: {detail}")
+        else:
+            self.breaker.cancel_trial()
+        self.gate.release()  # after on_refusal: it reads how many were in flight when refused
+        if self.breaker.state is not was:
+            self._changed(was)
+        self._wake_all()
+        return pause
+
+    def trip(self, reason: str) -> None:
+        was = self.breaker.state
+        self.breaker.trip(self._clock(), reason)
+        if self.breaker.state is not was:
+            self._changed(was)
+
+    def _changed(self, was: BreakerState) -> None:
+        b = self.breaker
+        msg = f"{self.kind} {self.name}: breaker {was.value} -> {b.state.value}"
+        if b.state is BreakerState.OPEN and b.reason:
+            msg += f" ({b.reason})"
+        self._on_event(msg)
+        if b.state is BreakerState.OPEN:
+            self._ensure_prober()
+
+    # ------------------------------------------------------------------ probes
+    def _ensure_prober(self) -> None:
+        if self._closed or (self._probe_task is not None and not self._probe_task.done()):
+            return
+        try:
+            self._probe_task = asyncio.get_running_loop().create_task(self._probe_loop(), name=f"probe:{self.name}")
+        except RuntimeError:  # no loop (pure unit use): probes start with the next open
+            self._probe_task = None
+
+    async def _probe_loop(self) -> None:
+        """While the breaker is open: one health probe every ``probe_interval_s``. A good probe
+        half-opens it (one trial task goes through); a bad one keeps it open."""
+        while not self._closed and self.breaker.state is BreakerState.OPEN:
+            now = self._clock()
+            due = self.breaker.next_probe_at
+            if due is not None and now < due:
+                await asyncio.sleep(due - now)
+                continue
+            ok, what = True, "no probe for this callee: one trial task decides"
+            self.breaker.begin_probe(now)
+            if self.probe is not None:
+                self.probes_sent += 1
+                try:
+                    ok, what = await self.probe()
+                except Exception as exc:  # a probe must never kill the loop
+                    ok, what = False, f"probe error: {exc!r}"
+            was = self.breaker.state
+            self.breaker.on_probe(ok, self._clock())
+            self._on_event(f"{self.kind} {self.name}: probe {'ok' if ok else 'failed'} ({what})")
+            if self.breaker.state is not was:
+                self._changed(was)
+                self._wake_all()
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._probe_task is not None:
+            self._probe_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._probe_task
+
+    def view(self) -> CapacityView:
+        b = self.breaker
+        return CapacityView(
+            name=self.name, kind=self.kind, limit=self.gate.limit, current_limit=self.gate.current_limit,
+            in_flight=self.gate.in_flight, paused_until=self.gate.paused_until, breaker=b.state.value,
+            breaker_reason=b.reason, next_probe_at=b.next_probe_at, last_signal=self.last_signal,
+        )

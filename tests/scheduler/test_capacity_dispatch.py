@@ -1,0 +1,191 @@
+"""Capacity-aware dispatch end to end: real scheduler, real SQLite file, the API simulator on
+127.0.0.1 over real HTTP. A provider whose real limit is below our gate must never cost a batch."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import socket
+
+import pytest
+
+from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.scheduler import QueueFullError
+from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
+from mediadesk.store import TaskReader
+from mediadesk.store.export import export_tasks
+from mediadesk.workspace import Workspace
+from tests.support import make_config
+
+# Short breaker/backoff numbers so the tests run in seconds; the logic is the production one.
+BREAKER = {"window": 20, "failure_rate": 0.5, "min_calls": 10, "cooldown_s": 30.0, "probe_interval_s": 0.3}
+
+
+def tasks_of(ws: Workspace) -> dict:
+    r = TaskReader(ws.db_path)
+    try:
+        return {t.task_id: t for t in r.iter_tasks()}
+    finally:
+        r.close()
+
+
+def logs_of(ws: Workspace, task_id: str) -> list[str]:
+    r = TaskReader(ws.db_path)
+    try:
+        return [ln.message for ln in r.logs(task_id)]
+    finally:
+        r.close()
+
+
+async def run_all(s: Scheduler, items: list[tuple[str, str, str]], timeout: float = 90) -> None:
+    s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
+    await asyncio.wait_for(s.wait_idle(), timeout)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("send_retry_after", [True, False], ids=["retry-after", "bare-429"])
+async def test_quota_below_gate_costs_nothing(workspace: Workspace, send_retry_after: bool) -> None:
+    """The reported case: a provider limit of 2 behind a profile at concurrency 3. Today 14 of 20
+    tasks failed rate_limited; every task must succeed, and no refusal may cost an attempt."""
+    sim_cfg = ApiSimConfig(latency=(0.1, 0.1), quota=2, retry_after_s=0.3, seed=3, send_retry_after=send_retry_after)
+    async with ApiSimServer(sim_cfg) as sim:
+        cfg = make_config(
+            [{"name": "w", "kind": "api", "base_url": sim.base_url, "model": "m", "concurrency": 3}],
+            retry={"backoff_base_s": 0.05, "backoff_max_s": 1.0}, breaker=BREAKER,
+        )
+        async with Scheduler(cfg, workspace) as s:
+            await run_all(s, [(f"t{i}", "w", f"q{i}") for i in range(20)])
+            view = s.capacity_views()[next(iter(s.capacities))]
+        stats = sim.stats()
+    tasks = tasks_of(workspace)
+    assert [t.state for t in tasks.values()] == ["success"] * 20
+    assert all(t.attempt == 1 for t in tasks.values()), "a refusal was charged to a task"
+    assert stats["refused_429"] >= 1  # the gate did meet the real limit
+    # the adaptive gate learned the real limit instead of storming: few refusals per answer
+    assert stats["refused_429"] <= 10
+    assert view.current_limit <= 2
+    refused = [t for t in tasks if any("refused by the callee" in m for m in logs_of(workspace, t))]
+    assert refused, "refusals are written in the task log"
+
+
+async def test_two_profiles_on_one_endpoint_share_its_gate(workspace: Workspace) -> None:
+    async with ApiSimServer(ApiSimConfig(latency=(0.05, 0.1), seed=5)) as sim:
+        cfg = make_config(
+            [
+                {"name": "a", "kind": "api", "endpoint": "x", "model": "m"},
+                {"name": "b", "kind": "api", "endpoint": "x", "model": "m2"},
+            ],
+            endpoints=[{"name": "x", "base_url": sim.base_url, "concurrency": 2}],
+        )
+        async with Scheduler(cfg, workspace) as s:
+            items = [(f"a{i}", "a", f"a{i}") for i in range(12)] + [(f"b{i}", "b", f"b{i}") for i in range(12)]
+            await run_all(s, items)
+        stats = sim.stats()
+    assert {t.state for t in tasks_of(workspace).values()} == {"success"}
+    assert stats["max_concurrent"] == 2  # reached, never exceeded by the two profiles together
+
+
+async def test_implicit_endpoint_takes_the_smallest_concurrency(workspace: Workspace) -> None:
+    async with ApiSimServer(ApiSimConfig(latency=(0.05, 0.1), seed=6)) as sim:
+        cfg = make_config([
+            {"name": "a", "kind": "api", "base_url": sim.base_url, "model": "m", "concurrency": 3},
+            {"name": "b", "kind": "api", "base_url": sim.base_url + "/", "model": "m", "concurrency": 2},
+        ])
+        async with Scheduler(cfg, workspace) as s:
+            assert len(s.capacities) == 1
+            await run_all(s, [(f"a{i}", "a", f"a{i}") for i in range(10)] + [(f"b{i}", "b", f"b{i}") for i in range(10)])
+        stats = sim.stats()
+    assert stats["max_concurrent"] == 2
+
+
+@pytest.mark.parametrize("mode", ["503", "refuse"])
+async def test_outage_opens_the_breaker_and_burns_no_attempt(workspace: Workspace, mode: str) -> None:
+    async with ApiSimServer(ApiSimConfig(latency=(0.05, 0.05), seed=7)) as sim:
+        cfg = make_config(
+            [{"name": "w", "kind": "api", "base_url": sim.base_url, "model": "m", "concurrency": 2}],
+            breaker=BREAKER,
+        )
+        async with Scheduler(cfg, workspace) as s:
+            s.submit([s.new_task(f"t{i}", "w", f"q{i}") for i in range(12)])
+            while sum(1 for t in tasks_of(workspace).values() if t.state == "success") < 2:
+                await asyncio.sleep(0.02)
+            sim.set_outage(mode, duration_s=1.5)
+            cap = next(iter(s.capacities.values()))
+            while cap.breaker.state.value == "closed" and sim.stats().get("outage_active", True):
+                await asyncio.sleep(0.01)
+            assert cap.breaker.state.value != "closed", "the outage did not open the breaker"
+            await asyncio.wait_for(s.wait_idle(), 60)
+        stats = sim.stats()
+    tasks = tasks_of(workspace)
+    assert {t.state for t in tasks.values()} == {"success"}
+    assert all(t.attempt == 1 for t in tasks.values()), "an outage burned attempts"
+    # while down: the requests already under way, then only probes (one per probe interval) + 1 trial
+    assert stats["requests_during_outage"] <= 2 + 1.5 / 0.3 + 2
+
+
+async def test_fallback_to_backup_profile_then_rule_reply(workspace: Workspace) -> None:
+    """The main endpoint is down (nothing listens): its tasks wait past max_wait_s, then move to the
+    backup; with the backup also down, the rule reply answers. Each step is in the task log, and
+    served_by says who produced the result, in the export too."""
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    async with ApiSimServer(ApiSimConfig(latency=(0.02, 0.02), seed=8)) as sim:
+        cfg = make_config(
+            [
+                {"name": "main", "kind": "api", "base_url": dead, "model": "m", "max_wait_s": 0.5,
+                 "fallback": ["backup"]},
+                {"name": "backup", "kind": "api", "base_url": sim.base_url, "model": "m"},
+                {"name": "lonely", "kind": "api", "base_url": dead, "model": "m", "max_wait_s": 0.5,
+                 "rule_reply": "Sorry, try again later."},
+            ],
+            breaker=BREAKER,
+        )
+        async with Scheduler(cfg, workspace) as s:
+            await run_all(s, [("m1", "main", "hello"), ("m2", "main", "world"), ("l1", "lonely", "hi")])
+    tasks = tasks_of(workspace)
+    assert (tasks["m1"].state, tasks["m1"].served_by, tasks["m1"].origin_profile) == ("success", "backup", "main")
+    assert tasks["m1"].attempt == 1  # the dead endpoint never cost it an attempt
+    assert any("moved to backup" in m for m in logs_of(workspace, "m1"))
+    assert (tasks["l1"].state, tasks["l1"].served_by, tasks["l1"].result) == (
+        "success", "rule_reply", "Sorry, try again later.")
+    out = io.StringIO()
+    export_tasks(workspace.db_path, out, "jsonl")
+    rows = {r["task_id"]: r for r in map(json.loads, out.getvalue().splitlines())}
+    assert rows["m1"]["served_by"] == "backup" and rows["l1"]["served_by"] == "rule_reply"
+
+
+async def test_expired_without_fallback_is_an_exception_resolved_by_hand(workspace: Workspace) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    cfg = make_config(
+        [{"name": "main", "kind": "api", "base_url": dead, "model": "m", "max_wait_s": 0.3}], breaker=BREAKER
+    )
+    async with Scheduler(cfg, workspace) as s:
+        await run_all(s, [("e1", "main", "q")])
+        assert [r.task_id for r in s.exceptions()] == ["e1"]
+        s.resolve_exception("e1", "answer", "checked with the customer", answer="42, by hand")
+        assert s.exceptions() == []
+    t = tasks_of(workspace)["e1"]
+    assert (t.state, t.served_by, t.result, t.resolution) == ("success", "operator", "42, by hand", "answer")
+    out = io.StringIO()
+    export_tasks(workspace.db_path, out, "csv")
+    assert "checked with the customer" in out.getvalue() and "operator" in out.getvalue()
+
+
+async def test_max_pending_refuses_a_batch_whole(workspace: Workspace) -> None:
+    cfg = make_config([{"name": "p", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model": "m",
+                        "max_pending": 5}])
+    s = Scheduler(cfg, workspace)
+    s.open()
+    try:
+        s.submit([s.new_task(f"a{i}", "p", "x") for i in range(3)])
+        with pytest.raises(QueueFullError, match=r"max_pending is 5, 3 already pending.*2 would fit"):
+            s.submit([s.new_task(f"b{i}", "p", "x") for i in range(3)])
+        assert s.store.pending_count(["p"]) == 3  # nothing half-submitted
+        s.submit([s.new_task(f"a{i}", "p", "x") for i in range(3)])  # re-submitting known ids adds nothing
+    finally:
+        await s.stop()
