@@ -272,7 +272,8 @@ class FaultControlMixin:
     """``set_quota``/``set_outage`` and the ``/admin/*`` endpoints of :class:`ApiSimServer`.
 
     The server owns ``config`` (replaced, never mutated, so a bad value changes nothing) and
-    ``_outages``; the request handlers read both on every request, so changes apply at once.
+    ``_outages``; the request handlers read both on every request, so changes apply at once. Call
+    these from the thread that runs the server's event loop (nothing here is locked).
     """
 
     config: ApiSimConfig

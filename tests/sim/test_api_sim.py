@@ -530,6 +530,7 @@ async def test_outage_429_answers_chat_not_models(make_sim: SimFactory, client: 
     r = await client.post(f"{sim.base_url}/chat/completions", json=body("x"))
     assert r.status_code == 429
     assert r.headers["Retry-After"] == "4"  # by default the config's, as a quota 429
+    assert r.json()["error"]["type"] == "rate_limit_error"
     assert (await client.get(f"{sim.base_url}/models")).status_code == 200
     stats = sim.stats()
     assert stats["refused_429"] == 1
