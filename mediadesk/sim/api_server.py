@@ -22,38 +22,69 @@ Deterministic per-request faults, written anywhere in the last user message:
 Marker faults are decided before the quota check (they are never counted as in flight); random
 faults (``fail_rate``, ``hang_rate``, ``reset_rate``) hit admitted requests.
 
+Capacity (for capacity-aware dispatch tests; all of it can change while a batch runs, with
+:meth:`ApiSimServer.set_quota` / ``POST /admin/quota`` and :meth:`ApiSimServer.set_outage` /
+``POST /admin/outage``; ``GET`` on either answers the current settings):
+
+* ``quota``: concurrent generations over all keys; ``per_key_quota``: per ``Authorization`` value.
+  Beyond either, a 429 with ``Retry-After: retry_after_s``, or a bare 429 when ``send_retry_after``
+  is False (or ``retry_after_s`` is None). Lowering a quota never cuts requests already admitted.
+* Outages (``mediadesk.sim._faults``): ``"refuse"`` resets the connection before any HTTP answer
+  (chat and ``GET /v1/models``); ``"503"`` answers 503 to both; ``"429"`` and
+  ``"insufficient_quota"`` answer chat requests only (``/models`` stays 200, as a real provider's
+  listing does while you are rate limited or out of credit). Requests already admitted finish.
+  ``/stats`` and ``/admin/*`` are never affected.
+
 Stats (``server.stats()`` and ``GET /stats`` return the same dict; ``status_counts`` keys are
 strings so both are identical: ``"200"``, ``"429"``, ..., plus ``"reset"`` and ``"hang"`` for
-requests that got no HTTP response). ``refused_429`` counts every 429 sent (quota or injected).
+requests that got no HTTP response and ``"refused"`` for those reset by a ``refuse`` outage).
+``status_counts`` and ``refused_429`` (every 429 sent: quota, per key, injected or outage) count chat
+requests only; ``refused_429_per_key`` the per-key ones. ``requests_total`` and
+``chat_requests_total`` are the same count of chat requests; ``models_requests`` counts
+``GET /v1/models`` (health probes). ``max_in_flight_per_key`` maps :func:`key_hash` labels to the
+most concurrent chat requests of that key (raw keys are never kept). ``outage`` (mode in force or
+null), ``requests_during_outage`` (chat and models requests that met an outage) and ``outages``
+(``mode``, ``started_at``/``ended_at`` wall-clock seconds, ``requests``) describe outages.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import hashlib
 import json
 import math
-import os
 import random
 import re
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 
+from mediadesk.sim._api_cli import add_arguments, config_from_args, serve_from_args
+from mediadesk.sim._faults import (
+    OUTAGE_MODES,
+    UNSET,
+    FaultControlMixin,
+    Outage,
+    OutageControl,
+    OutageMode,
+    Unset,
+    auth_key_label,
+    key_hash,
+)
 from mediadesk.sim._server import LocalServer
 
 __all__ = [
     "MODEL_ID",
+    "OUTAGE_MODES",
     "TASK_HEADER",
     "ApiSimConfig",
     "ApiSimServer",
     "add_arguments",
     "answer_for",
     "config_from_args",
+    "key_hash",
     "prompt_key",
     "serve_from_args",
 ]
@@ -65,6 +96,11 @@ MODEL_ID = "mediadesk-sim"
 _MARKER_RE = re.compile(r"\[\[sim:([^\]]*)\]\]")
 _FAIL_RE = re.compile(r"^fail=(\d{3}|reset|hang)x(\d+)$")
 _JSON_HEADERS = {"Content-Type": "application/json; charset=utf-8"}
+#: OpenAI's wording for an account out of credit (429, type and code ``insufficient_quota``).
+_NO_CREDIT_MESSAGE = (
+    "You exceeded your current quota, please check your plan and billing details. "
+    "(simulated insufficient_quota)"
+)
 
 
 def answer_for(prompt: str) -> str:
@@ -79,18 +115,29 @@ def prompt_key(prompt: str) -> str:
 
 @dataclass
 class ApiSimConfig:
-    """Behaviour of the simulator. Rates are probabilities in [0, 1], times are seconds."""
+    """Behaviour of the simulator. Rates are probabilities in [0, 1], times are seconds.
+
+    ``retry_after_s`` is the ``Retry-After`` of every 429; ``send_retry_after=False`` (or
+    ``retry_after_s=None``) sends bare 429s, as some providers do. ``outage_after_s`` schedules an
+    outage of ``outage_mode`` that long after :meth:`ApiSimServer.start`, lasting ``outage_for_s``
+    (None: until stopped or ended with ``set_outage(None)``).
+    """
 
     latency: tuple[float, float] = (0.0, 0.0)
     time_scale: float = 1.0
     quota: int | None = None
-    retry_after_s: float = 1.0
+    retry_after_s: float | None = 1.0
     fail_rate: float = 0.0
     hang_rate: float = 0.0
     reset_rate: float = 0.0
     seed: int | None = None
     api_key: str | None = None
     chunks: int = 8
+    send_retry_after: bool = True
+    per_key_quota: int | None = None
+    outage_after_s: float | None = None
+    outage_for_s: float | None = None
+    outage_mode: OutageMode = "503"
 
     def __post_init__(self) -> None:
         lo, hi = self.latency
@@ -98,16 +145,36 @@ class ApiSimConfig:
             raise ValueError(f"latency must be 0 <= MIN <= MAX, got {self.latency!r}")
         if not (self.time_scale >= 0 and math.isfinite(self.time_scale)):
             raise ValueError(f"time_scale must be >= 0, got {self.time_scale!r}")
-        if self.quota is not None and self.quota < 1:
-            raise ValueError(f"quota must be >= 1, got {self.quota!r}")
-        if not (self.retry_after_s >= 0 and math.isfinite(self.retry_after_s)):
+        for name in ("quota", "per_key_quota"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be >= 1, got {value!r}")
+        if self.retry_after_s is not None and not (self.retry_after_s >= 0 and math.isfinite(self.retry_after_s)):
             raise ValueError(f"retry_after_s must be >= 0, got {self.retry_after_s!r}")
+        if self.outage_after_s is not None and not (
+            self.outage_after_s >= 0 and math.isfinite(self.outage_after_s)
+        ):
+            raise ValueError(f"outage_after_s must be >= 0, got {self.outage_after_s!r}")
+        if self.outage_for_s is not None:
+            if self.outage_after_s is None:
+                raise ValueError("outage_for_s needs outage_after_s (when the outage starts)")
+            if not (self.outage_for_s > 0 and math.isfinite(self.outage_for_s)):
+                raise ValueError(f"outage_for_s must be > 0, got {self.outage_for_s!r}")
+        if self.outage_mode not in OUTAGE_MODES:
+            raise ValueError(f"outage_mode must be one of {', '.join(OUTAGE_MODES)}, got {self.outage_mode!r}")
         for name in ("fail_rate", "hang_rate", "reset_rate"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
         if self.chunks < 1:
             raise ValueError(f"chunks must be >= 1, got {self.chunks!r}")
+
+    @property
+    def retry_after_header(self) -> str | None:
+        """The ``Retry-After`` value of a 429, or None for a bare 429."""
+        if not self.send_retry_after or self.retry_after_s is None:
+            return None
+        return f"{self.retry_after_s:g}"
 
 
 @dataclass(frozen=True)
@@ -193,35 +260,46 @@ class _Stats:
     __slots__ = (
         "in_flight",
         "max_concurrent",
+        "max_in_flight_per_key",
+        "models_requests",
         "per_task",
         "refused_429",
+        "refused_429_per_key",
         "requests_total",
         "status_counts",
         "system_messages",
     )
 
-    def __init__(self, in_flight: int = 0) -> None:
+    def __init__(self, in_flight: int = 0, key_in_flight: dict[str, int] | None = None) -> None:
         self.requests_total = 0
         self.in_flight = in_flight
         self.max_concurrent = in_flight
         self.status_counts: dict[str, int] = {}
         self.refused_429 = 0
+        self.refused_429_per_key = 0
         self.per_task: dict[str, dict[str, Any]] = {}
         self.system_messages = 0
+        self.models_requests = 0
+        #: Starts from the requests in flight, as ``max_concurrent`` does after a reset.
+        self.max_in_flight_per_key: dict[str, int] = dict(key_in_flight or {})
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "requests_total": self.requests_total,
+            "chat_requests_total": self.requests_total,
+            "models_requests": self.models_requests,
             "max_concurrent": self.max_concurrent,
             "in_flight": self.in_flight,
+            "max_in_flight_per_key": dict(self.max_in_flight_per_key),
             "status_counts": dict(self.status_counts),
             "refused_429": self.refused_429,
+            "refused_429_per_key": self.refused_429_per_key,
             "per_task": {key: dict(task) for key, task in self.per_task.items()},
             "system_messages": self.system_messages,
         }
 
 
-class ApiSimServer(LocalServer):
+class ApiSimServer(FaultControlMixin, LocalServer):
     """The simulator. ``async with ApiSimServer(ApiSimConfig()) as sim: sim.base_url``."""
 
     # handler_cancellation: a client that gives up cancels its handler, so in_flight drops at once.
@@ -237,6 +315,9 @@ class ApiSimServer(LocalServer):
         self._waits: set[asyncio.Future[bool]] = set()
         self._expected_auth = f"Bearer {self.config.api_key}" if self.config.api_key is not None else None
         self._seq = 0
+        #: Chat requests in flight per key label; live state, so reset_stats() keeps it.
+        self._key_in_flight: dict[str, int] = {}
+        self._outages = OutageControl()
 
     # ----------------------------------------------------------------- lifecycle
     def _routes(self) -> list[web.RouteDef]:
@@ -245,7 +326,17 @@ class ApiSimServer(LocalServer):
             web.get("/v1/models", self._models),
             web.get("/stats", self._stats_handler),
             web.post("/stats/reset", self._reset_handler),
+            *self._admin_routes(),
         ]
+
+    async def start(self) -> None:
+        """Start serving; a configured outage (``outage_after_s``) is scheduled from this moment."""
+        await super().start()
+        cfg = self.config
+        if cfg.outage_after_s is not None:
+            self._outages.schedule(
+                cfg.outage_mode, cfg.outage_after_s, cfg.outage_for_s, self._outage_retry_after(cfg.outage_mode)
+            )
 
     def _before_stop(self) -> None:
         """Wake sleeping and hanging requests (they abort their connection)."""
@@ -259,26 +350,63 @@ class ApiSimServer(LocalServer):
 
     def stats(self) -> dict[str, Any]:
         """A snapshot (deep copy) of the counters; the same dict ``GET /stats`` returns."""
-        return self._st.as_dict()
+        return {**self._st.as_dict(), **self._outages.stats()}
 
     def reset_stats(self) -> None:
-        """Zero the counters and the ``fail=CODExN`` budgets; requests in flight stay counted."""
-        self._st = _Stats(self._st.in_flight)
+        """Zero the counters and the ``fail=CODExN`` budgets; requests in flight stay counted, and an
+        outage in force stays in force (only its request count restarts)."""
+        self._st = _Stats(self._st.in_flight, self._key_in_flight)
         self._fail_counts.clear()
+        self._outages.reset_counts()
+
+    # ----------------------------------------------------------------- faults
+    def _outage_answer(self, request: web.Request, outage: Outage, chat: bool) -> web.StreamResponse | None:
+        """What an outage answers to this request, or None if it lets the request through."""
+        if outage.mode == "refuse":
+            if chat:
+                self._count("refused")
+            return self._abort(request)
+        if outage.mode == "503":
+            return self._error(503, "simulated outage: service unavailable", "server_error",
+                               retry_after=outage.retry_after, count=chat)
+        if not chat:  # 429 and insufficient_quota concern generations, not the model listing
+            return None
+        if outage.mode == "429":
+            return self._error(429, "simulated outage: rate limited", "rate_limit_error",
+                               retry_after=outage.retry_after)
+        return self._error(429, _NO_CREDIT_MESSAGE, "insufficient_quota", code="insufficient_quota",
+                           retry_after=outage.retry_after)
 
     # ----------------------------------------------------------------- helpers
     def _count(self, code: str) -> None:
         counts = self._st.status_counts
         counts[code] = counts.get(code, 0) + 1
 
-    def _error(self, status: int, message: str, etype: str = "invalid_request_error") -> web.Response:
-        self._count(str(status))
+    def _error(
+        self,
+        status: int,
+        message: str,
+        etype: str = "invalid_request_error",
+        *,
+        code: int | str | None = None,
+        retry_after: str | Unset | None = UNSET,
+        count: bool = True,
+    ) -> web.Response:
+        """An OpenAI-shaped error. A 429 carries the config's Retry-After unless ``retry_after`` says
+        otherwise; ``count=False`` keeps it out of the chat counters (a ``/models`` answer)."""
         headers = dict(_JSON_HEADERS)
-        if status == 429:
-            self._st.refused_429 += 1
-            headers["Retry-After"] = f"{self.config.retry_after_s:g}"
-        body = {"error": {"message": message, "type": etype, "code": status}}
-        return web.Response(status=status, text=json.dumps(body), headers=headers)
+        if count:
+            self._count(str(status))
+            if status == 429:
+                self._st.refused_429 += 1
+        if isinstance(retry_after, Unset):
+            retry_after = self.config.retry_after_header if status == 429 else None
+        if retry_after is not None:
+            headers["Retry-After"] = retry_after
+        error: dict[str, Any] = {"message": message, "type": etype, "code": status if code is None else code}
+        if code is not None:
+            error["param"] = None
+        return web.Response(status=status, text=json.dumps({"error": error}), headers=headers)
 
     def _abort(self, request: web.Request) -> web.Response:
         """Close the connection abruptly: the client sees a reset / protocol error, never a response."""
@@ -318,6 +446,10 @@ class ApiSimServer(LocalServer):
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         st = self._st
         st.requests_total += 1
+        # An outage sits in front of everything (as a gateway does): no auth, no body parsing.
+        outage = self._outages.note_request()
+        if outage is not None and (answer := self._outage_answer(request, outage, chat=True)) is not None:
+            return answer
         if self._expected_auth is not None and request.headers.get("Authorization") != self._expected_auth:
             return self._error(401, "invalid or missing API key", "authentication_error")
         try:
@@ -354,17 +486,32 @@ class ApiSimServer(LocalServer):
                 self._fail_counts[prompt] = used + 1
                 return await self._inject(request, code)
 
-        quota = self.config.quota
+        quota, per_key = self.config.quota, self.config.per_key_quota
         if quota is not None and st.in_flight >= quota:
             return self._error(429, f"quota of {quota} concurrent requests exceeded", "rate_limit_error")
+        label = auth_key_label(request.headers.get("Authorization"))
+        key_in_flight = self._key_in_flight.get(label, 0)
+        if per_key is not None and key_in_flight >= per_key:
+            st.refused_429_per_key += 1
+            return self._error(
+                429, f"quota of {per_key} concurrent requests for this API key exceeded", "rate_limit_error"
+            )
         st.in_flight += 1
         if st.in_flight > st.max_concurrent:
             st.max_concurrent = st.in_flight
+        self._key_in_flight[label] = key_in_flight = key_in_flight + 1
+        if key_in_flight > st.max_in_flight_per_key.get(label, 0):
+            st.max_in_flight_per_key[label] = key_in_flight
         try:
             return await self._generate(request, prompt, key, stream, model, markers)
         finally:
             # The stats object may have been replaced by reset_stats(); decrement the live one.
             self._st.in_flight -= 1
+            left = self._key_in_flight[label] - 1
+            if left:
+                self._key_in_flight[label] = left
+            else:
+                del self._key_in_flight[label]
 
     async def _generate(
         self, request: web.Request, prompt: str, key: str, stream: bool, model: str, markers: _Markers
@@ -450,7 +597,12 @@ class ApiSimServer(LocalServer):
             task["last_answer"] = answer
             task["answered"] += 1
 
-    async def _models(self, request: web.Request) -> web.Response:
+    async def _models(self, request: web.Request) -> web.StreamResponse:
+        """The model list; clients use it as a health probe, so it follows ``refuse``/``503`` outages."""
+        self._st.models_requests += 1
+        outage = self._outages.note_request()
+        if outage is not None and (answer := self._outage_answer(request, outage, chat=False)) is not None:
+            return answer
         body = {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "mediadesk"}]}
         return web.Response(text=json.dumps(body), headers=_JSON_HEADERS)
 
@@ -465,139 +617,3 @@ class ApiSimServer(LocalServer):
 def _resolve(fut: asyncio.Future[bool]) -> None:
     if not fut.done():
         fut.set_result(True)
-
-
-# --------------------------------------------------------------------------- CLI glue
-def _latency_arg(text: str) -> tuple[float, float]:
-    parts = text.split(",")
-    try:
-        if len(parts) == 1:
-            lo = hi = float(parts[0])
-        elif len(parts) == 2:
-            lo, hi = float(parts[0]), float(parts[1])
-        else:
-            raise ValueError
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected MIN,MAX in seconds (e.g. 0.5,2), got {text!r}") from None
-    if not (0 <= lo <= hi and math.isfinite(hi)):
-        raise argparse.ArgumentTypeError(f"need 0 <= MIN <= MAX, got {text!r}")
-    return lo, hi
-
-
-def _nonneg_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (value >= 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
-    return value
-
-
-def _rate(text: str) -> float:
-    value = _nonneg_float(text)
-    if value > 1:
-        raise argparse.ArgumentTypeError(f"a rate is between 0 and 1, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return value
-
-
-def _port_arg(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0..65535 (0 = any free port), got {text!r}")
-    return value
-
-
-def _loopback_arg(text: str) -> str:
-    """Simulators are test fixtures: they only ever listen on this machine's loopback."""
-    import ipaddress
-
-    if text == "localhost":
-        return text
-    try:
-        if ipaddress.ip_address(text).is_loopback:
-            return text
-    except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(f"{text!r} is not a loopback address (use 127.0.0.1, ::1 or localhost)")
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Flags of ``mediadesk sim api``."""
-    parser.add_argument("--host", type=_loopback_arg, default="127.0.0.1",
-                        help="loopback address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=_port_arg, default=0, help="port (default 0: any free port)")
-    parser.add_argument(
-        "--latency", type=_latency_arg, default=(0.0, 0.0), metavar="MIN,MAX",
-        help="generation time, uniform between MIN and MAX seconds (default 0,0)",
-    )
-    parser.add_argument("--time-scale", type=_nonneg_float, default=1.0, help="multiplies every latency")
-    parser.add_argument(
-        "--quota", type=_positive_int, default=None, help="max concurrent generations (429 beyond)"
-    )
-    parser.add_argument("--retry-after", type=_nonneg_float, default=1.0, help="Retry-After seconds on a 429")
-    parser.add_argument("--fail-rate", type=_rate, default=0.0, help="probability of a 500")
-    parser.add_argument("--hang-rate", type=_rate, default=0.0, help="probability of never answering")
-    parser.add_argument("--reset-rate", type=_rate, default=0.0, help="probability of a connection reset")
-    parser.add_argument("--seed", type=int, default=None, help="random seed for latency and faults")
-    parser.add_argument(
-        "--api-key-env", metavar="NAME", default=None,
-        help="require 'Authorization: Bearer <key>' with the key read from this environment variable",
-    )
-    parser.add_argument("--chunks", type=_positive_int, default=8, help="SSE chunks per streamed answer")
-
-
-def config_from_args(args: argparse.Namespace) -> ApiSimConfig:
-    """Build the config; raises ValueError with a message fit for the operator."""
-    api_key: str | None = None
-    if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise ValueError(f"--api-key-env: environment variable {args.api_key_env} is not set")
-    return ApiSimConfig(
-        latency=args.latency,
-        time_scale=args.time_scale,
-        quota=args.quota,
-        retry_after_s=args.retry_after,
-        fail_rate=args.fail_rate,
-        hang_rate=args.hang_rate,
-        reset_rate=args.reset_rate,
-        seed=args.seed,
-        api_key=api_key,
-        chunks=args.chunks,
-    )
-
-
-async def serve_from_args(args: argparse.Namespace) -> None:
-    """Run the simulator until cancelled. Bad settings exit with status 2 and one line, no traceback."""
-    try:
-        config = config_from_args(args)
-    except ValueError as exc:
-        print(f"mediadesk sim api: error: {exc}", file=sys.stderr, flush=True)
-        raise SystemExit(2) from None
-    server = ApiSimServer(config, host=args.host, port=args.port)
-    try:
-        await server.start()
-    except OSError as exc:
-        where = f"{args.host}:{args.port}"
-        print(f"mediadesk sim api: error: cannot listen on {where}: {exc}", file=sys.stderr, flush=True)
-        raise SystemExit(2) from None
-    try:
-        print(f"API simulator on {server.base_url}", flush=True)
-        await asyncio.Event().wait()
-    finally:
-        await server.stop()
-

@@ -1,0 +1,385 @@
+"""Run-time fault control of the API simulator: outages, API-key labels and the admin request bodies.
+
+Why a module of its own: capacity-aware dispatch tests change the callee's behaviour *while a batch
+runs* (a quota that shrinks, a key that is out of credit, an endpoint that goes down and comes back),
+and that state machine is easier to read and test apart from the request handlers.
+
+Outages end lazily: the state is settled whenever a request arrives or stats are read, by comparing
+the monotonic clock with the planned end. No timer task is involved, so nothing needs the event loop
+to set or end an outage, and a stopped server leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
+
+from aiohttp import web
+
+if TYPE_CHECKING:
+    from mediadesk.sim.api_server import ApiSimConfig
+
+__all__ = [
+    "ANONYMOUS_KEY",
+    "OUTAGE_MODES",
+    "UNSET",
+    "FaultControlMixin",
+    "Outage",
+    "OutageControl",
+    "OutageMode",
+    "Unset",
+    "auth_key_label",
+    "check_outage_args",
+    "key_hash",
+    "parse_outage_body",
+    "parse_quota_body",
+]
+
+#: ``refuse``: the TCP connection is accepted and then reset as soon as a request arrives, with no HTTP
+#: response (httpx raises RemoteProtocolError or ReadError, a connection error to any client). Chosen
+#: over closing the listening socket: pooled keep-alive connections would go on working, re-binding
+#: the port later could race another process, and a refused SYN cannot be counted.
+#: ``503``: every request answers 503; ``429``: every chat request answers 429 (rate limited);
+#: ``insufficient_quota``: every chat request answers OpenAI's out-of-credit 429.
+OutageMode = Literal["refuse", "503", "429", "insufficient_quota"]
+OUTAGE_MODES: Final[tuple[str, ...]] = get_args(OutageMode)
+
+#: Label of requests that carry no ``Authorization`` header (not a hex digest, so never a clash).
+ANONYMOUS_KEY: Final = "anonymous"
+
+
+class Unset(enum.Enum):
+    """Type of :data:`UNSET`: "leave this setting as it is" (``None`` already means "none")."""
+
+    UNSET = enum.auto()
+
+
+UNSET: Final = Unset.UNSET
+
+
+def key_hash(key: str) -> str:
+    """Stats label of an API key: a short sha256 prefix, so the raw key is never stored or printed."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+def auth_key_label(authorization: str | None) -> str:
+    """Label of an ``Authorization`` header value: the hash of its bearer token (of the whole value
+    if it is not a bearer token), or :data:`ANONYMOUS_KEY` without the header."""
+    if authorization is None:
+        return ANONYMOUS_KEY
+    scheme, _, token = authorization.partition(" ")
+    return key_hash(token.strip() if scheme.lower() == "bearer" else authorization)
+
+
+def check_outage_args(mode: object, duration_s: object) -> None:
+    """Raise ValueError for an unknown mode or a duration that is not a positive finite number."""
+    if mode is not None and mode not in OUTAGE_MODES:
+        raise ValueError(f"outage mode must be one of {', '.join(OUTAGE_MODES)} or None, got {mode!r}")
+    if duration_s is not None:
+        if mode is None:
+            raise ValueError("duration_s needs an outage mode (None ends the outage now)")
+        if not (isinstance(duration_s, int | float) and duration_s > 0 and math.isfinite(duration_s)):
+            raise ValueError(f"duration_s must be > 0 seconds, got {duration_s!r}")
+
+
+@dataclass
+class Outage:
+    """One outage: when it started (monotonic and wall clock), when it is planned to end, what it saw."""
+
+    mode: OutageMode
+    #: The ``Retry-After`` header value of its 503/429 answers; None sends none.
+    retry_after: str | None
+    started_mono: float
+    started_wall: float
+    ends_mono: float | None
+    requests: int = 0
+    ended_wall: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "started_at": self.started_wall,
+            "ended_at": self.ended_wall,
+            "requests": self.requests,
+        }
+
+
+@dataclass(frozen=True)
+class _Pending:
+    start_mono: float
+    mode: OutageMode
+    duration_s: float | None
+    retry_after: str | None
+
+
+class OutageControl:
+    """At most one outage at a time, plus at most one scheduled for later (the CLI's ``--outage-after``).
+
+    Times in stats are wall-clock seconds (``time.time()``), so a bench can line them up with its own
+    log; decisions use the monotonic clock, so a clock step never starts or ends an outage.
+    """
+
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time
+    ) -> None:
+        self._clock = clock
+        self._wall = wall
+        self._active: Outage | None = None
+        self._pending: _Pending | None = None
+        self._ended: list[Outage] = []
+        self.requests_during_outage = 0
+
+    def current(self) -> Outage | None:
+        """The outage in force now, after ending an expired one and starting a scheduled one."""
+        now = self._clock()
+        active = self._active
+        if active is not None and active.ends_mono is not None and now >= active.ends_mono:
+            self._finish(active.ends_mono)
+        pending = self._pending
+        if self._active is None and pending is not None and now >= pending.start_mono:
+            self._pending = None
+            self._begin(pending.mode, pending.start_mono, pending.duration_s, pending.retry_after)
+            return self.current()  # a scheduled outage may already be over as well
+        return self._active
+
+    def set(self, mode: OutageMode | None, duration_s: float | None, retry_after: str | None) -> None:
+        """End the outage in force (and forget a scheduled one); start ``mode`` now unless it is None."""
+        check_outage_args(mode, duration_s)
+        self.current()
+        self._pending = None
+        now = self._clock()
+        if self._active is not None:
+            self._finish(now)
+        if mode is not None:
+            self._begin(mode, now, duration_s, retry_after)
+
+    def schedule(self, mode: OutageMode, after_s: float, duration_s: float | None, retry_after: str | None) -> None:
+        """Start ``mode`` ``after_s`` seconds from now (replacing an earlier schedule)."""
+        check_outage_args(mode, duration_s)
+        self._pending = _Pending(self._clock() + after_s, mode, duration_s, retry_after)
+
+    def note_request(self) -> Outage | None:
+        """Count a request (or connection attempt) against the outage in force, and return it."""
+        outage = self.current()
+        if outage is not None:
+            outage.requests += 1
+            self.requests_during_outage += 1
+        return outage
+
+    def reset_counts(self) -> None:
+        """Forget ended outages and zero the counters; an outage in force stays in force."""
+        self.current()
+        self._ended.clear()
+        self.requests_during_outage = 0
+        if self._active is not None:
+            self._active.requests = 0
+
+    def stats(self) -> dict[str, Any]:
+        active = self.current()
+        outages = [*self._ended, *([active] if active is not None else [])]
+        return {
+            "outage": active.mode if active is not None else None,
+            "requests_during_outage": self.requests_during_outage,
+            "outages": [o.as_dict() for o in outages],
+        }
+
+    def _begin(self, mode: OutageMode, at: float, duration_s: float | None, retry_after: str | None) -> None:
+        wall = self._wall() - (self._clock() - at)
+        ends = at + duration_s if duration_s is not None else None
+        self._active = Outage(mode, retry_after, at, wall, ends)
+
+    def _finish(self, at: float) -> None:
+        active = self._active
+        if active is None:
+            return
+        active.ended_wall = active.started_wall + (at - active.started_mono)
+        self._ended.append(active)
+        self._active = None
+
+
+# --------------------------------------------------------------------------- admin request bodies
+def _opt_int(name: str, value: object) -> int | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ValueError(f"{name} must be an integer or null, got {value!r}")
+
+
+def _opt_number(name: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise ValueError(f"{name} must be a number or null, got {value!r}")
+
+
+def _flag(name: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"{name} must be true or false, got {value!r}")
+
+
+def _mode(name: str, value: object) -> str | None:
+    check_outage_args(value, None)
+    return value if isinstance(value, str) else None
+
+
+_Checker = Callable[[str, object], object]
+_QUOTA_FIELDS: Final[Mapping[str, _Checker]] = {
+    "quota": _opt_int,
+    "per_key_quota": _opt_int,
+    "retry_after_s": _opt_number,
+    "send_retry_after": _flag,
+}
+_OUTAGE_FIELDS: Final[Mapping[str, _Checker]] = {
+    "mode": _mode,
+    "duration_s": _opt_number,
+    "retry_after_s": _opt_number,
+}
+
+
+def _parse(body: object, fields: Mapping[str, _Checker]) -> dict[str, Any]:
+    """Check a JSON body's shape (a typo'd field is an error, not silently ignored)."""
+    if not isinstance(body, dict):
+        raise ValueError("request body must be a JSON object")
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        raise ValueError(f"unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(fields)}")
+    return {name: check(name, body[name]) for name, check in fields.items() if name in body}
+
+
+def parse_quota_body(body: object) -> dict[str, Any]:
+    """``POST /admin/quota`` body -> keyword arguments of ``set_quota`` (absent fields stay as they are).
+    Raises ValueError with a message fit for the HTTP answer."""
+    return _parse(body, _QUOTA_FIELDS)
+
+
+def parse_outage_body(body: object) -> dict[str, Any]:
+    """``POST /admin/outage`` body -> keyword arguments of ``set_outage``; ``mode`` is required."""
+    kwargs = _parse(body, _OUTAGE_FIELDS)
+    if "mode" not in kwargs:
+        raise ValueError("'mode' is required (null ends the outage)")
+    return kwargs
+
+
+# --------------------------------------------------------------------------- the server's controls
+class FaultControlMixin:
+    """``set_quota``/``set_outage`` and the ``/admin/*`` endpoints of :class:`ApiSimServer`.
+
+    The server owns ``config`` (replaced, never mutated, so a bad value changes nothing) and
+    ``_outages``; the request handlers read both on every request, so changes apply at once. Call
+    these from the thread that runs the server's event loop (nothing here is locked).
+    """
+
+    config: ApiSimConfig
+    _outages: OutageControl
+
+    def set_quota(
+        self,
+        quota: int | None,
+        *,
+        per_key_quota: int | Unset | None = UNSET,
+        retry_after_s: float | Unset | None = UNSET,
+        send_retry_after: bool | Unset = UNSET,
+    ) -> None:
+        """Change the limits while requests run (None: no limit); omitted settings stay as they are.
+
+        New requests see the new limits at once; requests already admitted are never cut, so after
+        lowering a quota the in-flight count drains down to it. Invalid values raise ValueError and
+        change nothing.
+        """
+        changes: dict[str, Any] = {"quota": quota}
+        if not isinstance(per_key_quota, Unset):
+            changes["per_key_quota"] = per_key_quota
+        if not isinstance(retry_after_s, Unset):
+            changes["retry_after_s"] = retry_after_s
+        if not isinstance(send_retry_after, Unset):
+            changes["send_retry_after"] = send_retry_after
+        self.config = replace(self.config, **changes)  # replace() validates through __post_init__
+
+    def set_outage(
+        self,
+        mode: OutageMode | None,
+        duration_s: float | None = None,
+        *,
+        retry_after_s: float | Unset | None = UNSET,
+    ) -> None:
+        """Start an outage now (ending one in force and any scheduled one), or end it with None.
+
+        ``duration_s`` ends it by itself (None: until ``set_outage(None)`` or stop). ``retry_after_s``
+        is the ``Retry-After`` of its 503/429 answers, None for none; by default the config's (as a
+        quota 429), except ``insufficient_quota`` which, as OpenAI's, has none.
+        """
+        check_outage_args(mode, duration_s)
+        if isinstance(retry_after_s, Unset):
+            header = self._outage_retry_after(mode)
+        elif retry_after_s is None:
+            header = None
+        elif retry_after_s >= 0 and math.isfinite(retry_after_s):
+            header = f"{retry_after_s:g}"
+        else:
+            raise ValueError(f"retry_after_s must be >= 0, got {retry_after_s!r}")
+        self._outages.set(mode, duration_s, header)
+
+    def _outage_retry_after(self, mode: OutageMode | None) -> str | None:
+        return None if mode == "insufficient_quota" else self.config.retry_after_header
+
+    def _admin_routes(self) -> list[web.RouteDef]:
+        """Control endpoints: never counted in stats, never affected by an outage."""
+        return [
+            web.get("/admin/quota", self._admin_quota),
+            web.post("/admin/quota", self._admin_quota),
+            web.get("/admin/outage", self._admin_outage),
+            web.post("/admin/outage", self._admin_outage),
+        ]
+
+    async def _admin_quota(self, request: web.Request) -> web.Response:
+        """``POST``: ``set_quota`` from a JSON object (absent fields stay); both: the current limits."""
+        if request.method == "POST":
+            try:
+                kwargs = parse_quota_body(await _json_body(request))
+                self.set_quota(kwargs.pop("quota", self.config.quota), **kwargs)
+            except ValueError as exc:
+                return _admin_error(str(exc))
+        cfg = self.config
+        return _admin_ok(
+            quota=cfg.quota,
+            per_key_quota=cfg.per_key_quota,
+            retry_after_s=cfg.retry_after_s,
+            send_retry_after=cfg.send_retry_after,
+        )
+
+    async def _admin_outage(self, request: web.Request) -> web.Response:
+        """``POST``: ``set_outage`` from ``{"mode": ..., "duration_s": ..., "retry_after_s": ...}``;
+        both: the outage stats (``outage``, ``requests_during_outage``, ``outages``)."""
+        if request.method == "POST":
+            try:
+                kwargs = parse_outage_body(await _json_body(request))
+                self.set_outage(kwargs.pop("mode"), **kwargs)
+            except ValueError as exc:
+                return _admin_error(str(exc))
+        return _admin_ok(**self._outages.stats())
+
+
+_JSON_HEADERS: Final = {"Content-Type": "application/json; charset=utf-8"}
+
+
+async def _json_body(request: web.Request) -> Any:
+    try:
+        return json.loads(await request.read())
+    except (ValueError, UnicodeDecodeError):
+        raise ValueError("request body is not valid JSON") from None
+
+
+def _admin_ok(**fields: Any) -> web.Response:
+    return web.Response(text=json.dumps({"ok": True, **fields}), headers=_JSON_HEADERS)
+
+
+def _admin_error(message: str) -> web.Response:
+    body = {"ok": False, "error": {"message": message, "type": "invalid_request_error"}}
+    return web.Response(status=400, text=json.dumps(body), headers=_JSON_HEADERS)
