@@ -14,14 +14,15 @@ def default_backend(
     if profile.kind == "api":
         from mediadesk.providers.api import ApiBackend
 
-        assert profile.base_url is not None and profile.model is not None
+        ep = next(e for e in config.api_endpoints() if profile.name in e.profiles)
+        assert profile.model is not None
         return ApiBackend(
             name=profile.name,
-            base_url=profile.base_url,
+            base_url=ep.base_url,
             model=profile.model,
             concurrency=profile.api_concurrency,
-            api_key_env=profile.api_key_env,
-            api_key_keyring=profile.api_key_keyring,
+            api_key_env=ep.api_key_env,
+            api_key_keyring=ep.api_key_keyring,
             stream=profile.stream,
             timeout_s=profile.timeout_s,
         )

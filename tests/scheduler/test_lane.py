@@ -111,13 +111,26 @@ async def test_retryable_then_success_same_row(workspace: Workspace) -> None:
 
 
 async def test_retryable_exhausted_after_exactly_three_attempts(workspace: Workspace) -> None:
-    backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.RATE_LIMITED, "429", retry_after_s=0.01))
+    backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.SERVER_ERROR, "HTTP 500", retry_after_s=0.01))
     async with sched(workspace, backend) as s:
         s.submit([s.new_task("a", "p", "x")])
         await asyncio.wait_for(s.wait_idle(), 30)
     t = rows(workspace)["a"]
-    assert (t.state, t.attempt, t.error_kind) == ("failed", 3, "rate_limited")
+    assert (t.state, t.attempt, t.error_kind) == ("failed", 3, "server_error")
     assert len(backend.seen) == 3
+
+
+async def test_refusals_are_never_charged_and_expire_on_the_wait_budget(workspace: Workspace) -> None:
+    """A callee that only refuses (429) never costs the task an attempt: it waits at the head of the
+    queue while the endpoint is paused, until its max_wait_s budget ends it as expired."""
+    backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.RATE_LIMITED, "429", retry_after_s=0.01))
+    cfg = make_config([{**API, "max_wait_s": 0.6}])
+    async with Scheduler(cfg, workspace, backend_factory=lambda p, a: backend) as s:
+        s.submit([s.new_task("a", "p", "x")])
+        await asyncio.wait_for(s.wait_idle(), 30)
+    t = rows(workspace)["a"]
+    assert (t.state, t.attempt, t.error_kind) == ("failed", 0, "expired")
+    assert len(backend.seen) >= 3  # it was tried again and again, at no cost
 
 
 async def test_not_retryable_fails_once(workspace: Workspace) -> None:
