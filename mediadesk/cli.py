@@ -28,9 +28,10 @@ from typing import Any, TextIO
 from mediadesk.config import AppConfig, ConfigError, load_config
 from mediadesk.core.batch import BatchFileError, ParsedBatch, assign_task_ids, parse_batch_file
 from mediadesk.core.states import TaskState
+from mediadesk.locking import LockError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
-from mediadesk.store import DatabaseBusyError, SchemaError, TaskReader, TaskStore
+from mediadesk.store import SchemaError, TaskReader, TaskStore
 from mediadesk.workspace import Workspace
 
 EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, EXIT_ROWS_REJECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -118,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(cmd_login(args))
         parser.print_help()
         return EXIT_USAGE
-    except (UserError, ConfigError, DatabaseBusyError, SchemaError, BatchFileError) as exc:
+    except (UserError, ConfigError, LockError, SchemaError, BatchFileError) as exc:
         print(f"mediadesk: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -143,7 +144,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
         what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
         raise UserError(f"nothing to run in {args.batch}: {what}")
     sched = Scheduler(config, ws)
-    sched.open()  # DatabaseBusyError before any work
+    sched.open()  # a LockError (database or data dir in use) before any work
     try:
         tasks = [
             sched.new_task(tid, row.profile, row.prompt, system=row.system, priority=row.priority,
