@@ -26,10 +26,11 @@ from typing import Any, TextIO
 from mediadesk.config import AppConfig, ConfigError, load_config
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.states import TaskState
+from mediadesk.locking import LockError
 from mediadesk.scheduler import Scheduler
-from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
 from mediadesk.scheduler.events import TaskChanged
-from mediadesk.store import DatabaseBusyError, SchemaError, TaskReader, TaskStore
+from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
+from mediadesk.store import SchemaError, TaskReader, TaskStore
 from mediadesk.store.export import ExportError, export_tasks, export_to_file
 from mediadesk.workspace import Workspace
 
@@ -135,8 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(cmd_login(args))
         parser.print_help()
         return EXIT_USAGE
-    except (UserError, ConfigError, DatabaseBusyError, SchemaError, BatchFileError, ExportError,
-            QueueFullError) as exc:
+    except (UserError, ConfigError, LockError, SchemaError, BatchFileError, ExportError, QueueFullError) as exc:
         print(f"mediadesk: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -178,7 +178,7 @@ async def run_batch(
         what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
         raise UserError(f"nothing to run in {batch}: {what}")
     sched = Scheduler(config, ws)
-    sched.open()  # DatabaseBusyError before any work
+    sched.open()  # a LockError (database or data dir in use) before any work
     try:
         res, ids = sched.submit_rows(parsed.rows, batch=batch.name)
         print(

@@ -25,6 +25,7 @@ from mediadesk.core.breaker import BreakerConfig
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.rate import RateGates
 from mediadesk.core.states import ModelKind, TaskState
+from mediadesk.providers.web.profile_lock import InstanceLock
 from mediadesk.scheduler.capacity import Capacity, CapacityView, Probe
 from mediadesk.scheduler.events import (
     AccountChanged,
@@ -90,8 +91,7 @@ class Scheduler:
         self._conc: dict[str, int] = {p.name: p.api_concurrency for p in config.profiles if p.kind == "api"}
         self._dblock = DatabaseLock(workspace.db_path)
         # One MediaDesk per data dir too (browser profiles live there), even with --db elsewhere.
-        default_db = workspace.data_dir / "mediadesk.db"
-        self._dirlock = DatabaseLock(default_db) if default_db != workspace.db_path else None
+        self._dirlock = InstanceLock(workspace.data_dir)
         self._store: TaskStore | None = None
         self.lanes: list[Lane] = []
         #: Gates, breakers and rate buckets: one per API endpoint ("endpoint name") and one per web
@@ -124,8 +124,7 @@ class Scheduler:
         self.workspace.ensure()
         self._dblock.acquire()  # DatabaseBusyError for a second scheduler
         try:
-            if self._dirlock is not None:
-                self._dirlock.acquire()
+            self._dirlock.acquire()  # InstanceLockedError for a second one on this data dir (another --db)
             self._store = TaskStore(self.workspace.db_path)
             for name, (nep, conc) in self._store.profile_settings().items():
                 if name in self._nep and nep is not None:
@@ -135,8 +134,7 @@ class Scheduler:
             self._recover()
         except BaseException:
             self._dblock.release()
-            if self._dirlock is not None:
-                self._dirlock.release()
+            self._dirlock.release()
             raise
 
     async def start(self) -> None:
@@ -170,8 +168,7 @@ class Scheduler:
             self._store.close()
             self._store = None
         self._dblock.release()
-        if self._dirlock is not None:
-            self._dirlock.release()
+        self._dirlock.release()
         self.started = False
 
     async def __aenter__(self) -> Scheduler:

@@ -5,7 +5,8 @@ Order matters and each step has a reason:
 2. Config: a :class:`ConfigError` is the operator's typo, shown as a message, never a traceback.
 3. Single instance (per data dir): a second start hands over to the first window and exits.
 4. ``scheduler.start()``: a :class:`DatabaseBusyError` (a headless ``mediadesk run`` holds the
-   database) is shown clearly and we exit non-zero.
+   database) or another lock error (one holds the data dir with another ``--db``) is shown clearly and we
+   exit non-zero.
 5. Window; ``await window.start()`` loads the table in a thread; wait until the window closes;
    then stop the scheduler (running attempts go back to pending, attempt refunded).
 
@@ -28,6 +29,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from mediadesk.config import AppConfig, ConfigError, load_config
+from mediadesk.locking import LockError, LockHeldError
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store import DatabaseBusyError, SchemaError
 from mediadesk.ui.bridge import SchedulerBridge
@@ -150,6 +152,12 @@ async def _run_window(
         except DatabaseBusyError as exc:
             show_error(QCoreApplication.translate("Console", "MediaDesk: database in use"), str(exc))
             return EXIT_BUSY
+        except LockHeldError as exc:  # another MediaDesk on this data dir, with another database
+            show_error(QCoreApplication.translate("Console", "MediaDesk is already running"), str(exc))
+            return EXIT_BUSY
+        except LockError as exc:  # a lock file we refuse to use (a planted symlink)
+            show_error(QCoreApplication.translate("Console", "MediaDesk: cannot start"), str(exc))
+            return EXIT_CONFIG
         except SchemaError as exc:
             show_error(QCoreApplication.translate("Console", "MediaDesk: database error"), str(exc))
             return EXIT_CONFIG

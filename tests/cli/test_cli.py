@@ -159,6 +159,35 @@ async def test_second_run_on_same_db_is_refused(tmp_path: Path, sim: ApiSimServe
             await first.wait()
 
 
+async def test_second_run_on_same_data_dir_with_another_db_is_refused(tmp_path: Path, sim: ApiSimServer) -> None:
+    """Another --db does not make a second MediaDesk safe: the browser profiles of the data dir are shared."""
+    from mediadesk.providers.web import InstanceLock
+
+    cfg = write_config(tmp_path, sim.base_url)
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps({"profile": "writer", "prompt": "x"}) + "\n", encoding="utf-8")
+    with InstanceLock((tmp_path / "data").resolve()):  # this test process is the other MediaDesk
+        rc, _, err = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "other.db"))
+    assert rc == 2, err
+    assert f"pid {os.getpid()}" in err and "browser profiles" in err and "--data-dir" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "other.db").exists()  # refused before any work
+
+
+async def test_a_planted_symlink_at_the_database_lock_is_refused(tmp_path: Path, sim: ApiSimServer) -> None:
+    cfg = write_config(tmp_path, sim.base_url)
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps({"profile": "writer", "prompt": "x"}) + "\n", encoding="utf-8")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    db = tmp_path / "t.db"
+    (tmp_path / "t.db.lock").symlink_to(victim)
+    rc, _, err = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(db))
+    assert rc == 2, err
+    assert f"{db}.lock is a symbolic link" in err and "Traceback" not in err
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+
+
 async def test_sigkill_mid_batch_then_rerun_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     async with ApiSimServer(ApiSimConfig(latency=(0.1, 0.4), quota=3, seed=9)) as sim:
         cfg = write_config(tmp_path, sim.base_url)

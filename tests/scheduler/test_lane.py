@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -11,6 +12,7 @@ import pytest
 
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.providers.web import InstanceLockedError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.store import DatabaseBusyError, TaskReader
@@ -225,6 +227,7 @@ async def test_recovery_of_orphaned_running_tasks(workspace: Workspace) -> None:
     s.store.close()
     s._store = None
     s._dblock.release()
+    s._dirlock.release()
     async with sched(workspace, backend) as s2:
         await asyncio.wait_for(s2.wait_idle(), 10)
     tasks = rows(workspace)
@@ -310,5 +313,23 @@ async def test_second_scheduler_on_same_data_dir_is_refused_even_with_another_db
     other_db = Workspace.resolve(data_dir=data, db_path=tmp_path / "elsewhere.db").ensure()
     async with sched(first, ScriptedBackend(quick)):
         second = sched(other_db, ScriptedBackend(quick))
-        with pytest.raises(DatabaseBusyError, match="in use by MediaDesk process"):
+        with pytest.raises(InstanceLockedError) as err:
             await second.start()
+        msg = str(err.value)
+        assert str(first.data_dir) in msg and "browser profiles" in msg and "--data-dir" in msg
+        assert "--db" not in msg and f"pid {os.getpid()}" in msg
+        assert not second._dblock.held  # nothing half-taken
+    async with sched(other_db, ScriptedBackend(quick)):  # free again once the first stops
+        pass
+
+
+async def test_second_scheduler_on_same_db_names_the_database(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Same database from two data dirs: the database message, not the data-dir one."""
+    db = tmp_path / "shared.db"
+    first = Workspace.resolve(data_dir=tmp_path / "d1", db_path=db).ensure()
+    other = Workspace.resolve(data_dir=tmp_path / "d2", db_path=db).ensure()
+    async with sched(first, ScriptedBackend(quick)):
+        with pytest.raises(DatabaseBusyError) as err:
+            await sched(other, ScriptedBackend(quick)).start()
+    msg = str(err.value)
+    assert str(db) in msg and "--db" in msg and f"MediaDesk process {os.getpid()}" in msg

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from mediadesk import locking
 from mediadesk.core.errors import ErrorKind
 from mediadesk.providers.web._proctree import ProcInfo
 
@@ -64,15 +65,10 @@ class ProfileInUseError(WebLaneError):
         return self.holders[0] if self.holders else None
 
 
-class LockHeldError(WebLaneError):
+class LockHeldError(WebLaneError, locking.LockHeldError):
     """An on-disk lock (account or instance) is held by another process or lock object."""
 
     kind = ErrorKind.PROFILE_IN_USE
-
-    def __init__(self, message: str, *, lock_path: Path, holder_pid: int | None) -> None:
-        super().__init__(message)
-        self.lock_path = lock_path
-        self.holder_pid = holder_pid
 
 
 class AccountLockedError(LockHeldError):

@@ -1,35 +1,23 @@
 """On-disk exclusivity: one driver per account profile, one MediaDesk per data directory.
 
 Why on disk: an in-process ``asyncio.Lock`` cannot see a second window, a ``mediadesk run`` in a terminal,
-or a stale process from a crash. ``flock`` (via filelock) is released by the kernel when its holder dies,
-even by SIGKILL, so a crash never leaves an account locked. The holder's pid is written to a sidecar
-``<lock>.owner`` file after acquiring: the lock file itself is filelock's business, and its content is not
-ours to rely on. The sidecar is only advisory (it can be stale): whether a lock is held is decided by the
-lock, and a pid from the sidecar is only reported when that process is still alive.
-
-Lock objects are not thread-bound (``thread_local=False``): the lead may acquire on the event loop and
-release from a worker thread, or the other way round.
+or a stale process from a crash. Both are :class:`mediadesk.locking.OwnedFileLock`: a kernel lock the
+kernel drops when its holder dies (even by SIGKILL), plus an owner record that names a live holder.
 """
 
 from __future__ import annotations
 
-import contextlib
 import getpass
 import hashlib
-import json
 import os
 import re
-import socket
 import sys
 import tempfile
-import time
 from pathlib import Path
-from types import TracebackType
 
-import filelock
 import platformdirs
-import psutil
 
+from mediadesk.locking import OwnedFileLock, describe_holder
 from mediadesk.providers.web.browser_errors import AccountLockedError, InstanceLockedError
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -77,101 +65,7 @@ def account_lock_path(account_id: str, profile_dir: Path, lock_dir: Path | None 
     return directory / f"mediadesk-acct-{_slug(account_id)}-{digest}.lock"
 
 
-def _pid_alive(pid: int, create_time: float | None) -> bool:
-    """Alive, and (when we know its start time) still the same process, not a reused pid."""
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return False
-        return create_time is None or abs(proc.create_time() - create_time) < 0.5
-    except psutil.Error:
-        return False
-
-
-class _PidFileLock:
-    """filelock (``flock``) with a sidecar naming the holder; never blocks."""
-
-    def __init__(self, path: Path, label: str) -> None:
-        self._path = Path(path)
-        self._label = label
-        self._lock = filelock.FileLock(str(self._path), timeout=0, thread_local=False, mode=0o600)
-        self._held = False
-
-    @property
-    def path(self) -> Path:
-        return self._path
-
-    @property
-    def owner_path(self) -> Path:
-        return self._path.with_name(self._path.name + ".owner")
-
-    @property
-    def held(self) -> bool:
-        """True while THIS object holds the lock."""
-        return self._held
-
-    def try_acquire(self) -> bool:
-        """Take the lock now or return False; never waits. Idempotent for the holding object."""
-        if self._held:
-            return True
-        try:
-            self._lock.acquire(timeout=0)
-        except filelock.Timeout:
-            return False
-        self._held = True
-        try:
-            self._write_owner()
-        except OSError:
-            pass  # the lock itself is what excludes; the sidecar only names us
-        return True
-
-    def release(self) -> None:
-        if not self._held:
-            return
-        with contextlib.suppress(OSError):
-            if self._read_owner_pid() == os.getpid():
-                self.owner_path.unlink()
-        self._lock.release(force=True)
-        self._held = False
-
-    def holder_pid(self) -> int | None:
-        """Pid named by the sidecar when that process still lives (ours when we hold it), else None."""
-        if self._held:
-            return os.getpid()
-        try:
-            data = json.loads(self.owner_path.read_text(encoding="utf-8"))
-            pid = int(data["pid"])
-            created = data.get("create_time")
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-        return pid if _pid_alive(pid, float(created) if created is not None else None) else None
-
-    def _read_owner_pid(self) -> int | None:
-        try:
-            return int(json.loads(self.owner_path.read_text(encoding="utf-8"))["pid"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-
-    def _write_owner(self) -> None:
-        try:
-            created: float | None = psutil.Process().create_time()
-        except psutil.Error:
-            created = None
-        record = {
-            "pid": os.getpid(),
-            "create_time": created,
-            "host": socket.gethostname(),
-            "label": self._label,
-            "acquired_at": time.time(),
-        }
-        tmp = self.owner_path.with_name(f"{self.owner_path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(record, fh)
-        os.replace(tmp, self.owner_path)
-
-
-class AccountLock(_PidFileLock):
+class AccountLock(OwnedFileLock):
     """The on-disk half of "one running task per account". The in-process asyncio lock is the lane's."""
 
     def __init__(self, account_id: str, profile_dir: Path, lock_dir: Path | None = None) -> None:
@@ -179,24 +73,12 @@ class AccountLock(_PidFileLock):
         self.profile_dir = Path(profile_dir)
         super().__init__(account_lock_path(account_id, self.profile_dir, lock_dir), f"account {account_id}")
 
-    def __enter__(self) -> AccountLock:
-        if not self.try_acquire():
-            pid = self.holder_pid()
-            who = f"pid {pid}" if pid is not None else "another process (pid unknown)"
-            raise AccountLockedError(
-                f"account {self.account_id} is in use by {who} (lock {self.path})",
-                lock_path=self.path,
-                holder_pid=pid,
-            )
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
-
-    def __repr__(self) -> str:
-        return f"AccountLock({self.account_id!r}, held={self.held}, path={str(self.path)!r})"
+    def _held_error(self, holder: tuple[int, str] | None) -> AccountLockedError:
+        return AccountLockedError(
+            f"account {self.account_id} is in use by {describe_holder(holder)} (lock {self.path})",
+            lock_path=self.path,
+            holder_pid=holder[0] if holder is not None else None,
+        )
 
 
 def is_account_lock_free(account_id: str, profile_dir: Path, lock_dir: Path | None = None) -> bool:
@@ -208,8 +90,9 @@ def is_account_lock_free(account_id: str, profile_dir: Path, lock_dir: Path | No
     return False
 
 
-class InstanceLock(_PidFileLock):
-    """One MediaDesk process per data directory (guards the DB, the profiles and the logs).
+class InstanceLock(OwnedFileLock):
+    """One MediaDesk process per data directory: its browser profiles can have one driver only, whichever
+    database each process uses.
 
     The lock lives in the data dir itself, so it holds whatever the environment says about runtime dirs.
     """
@@ -220,25 +103,11 @@ class InstanceLock(_PidFileLock):
         self.data_dir = Path(data_dir)
         super().__init__(self.data_dir / self.FILE_NAME, f"data dir {self.data_dir}")
 
-    def acquire(self) -> None:
-        """Take the lock or raise ``InstanceLockedError`` naming the other process and the data dir."""
-        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if self.try_acquire():
-            return
-        pid = self.holder_pid()
-        who = f"pid {pid}" if pid is not None else "another process (pid unknown)"
-        raise InstanceLockedError(
-            f"MediaDesk is already running on data directory {self.data_dir} ({who}). "
-            "Close that instance first, or start with another data directory.",
+    def _held_error(self, holder: tuple[int, str] | None) -> InstanceLockedError:
+        return InstanceLockedError(
+            f"MediaDesk is already running on data directory {self.data_dir} ({describe_holder(holder)}). "
+            "The browser profiles under it can be driven by one MediaDesk at a time, whichever database it uses: "
+            "close that instance first, or start with another --data-dir.",
             lock_path=self.path,
-            holder_pid=pid,
+            holder_pid=holder[0] if holder is not None else None,
         )
-
-    def __enter__(self) -> InstanceLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
