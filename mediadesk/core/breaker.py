@@ -189,6 +189,7 @@ class CircuitBreaker:
         self.next_probe_at = now + self.config.probe_interval_s
         self.trial_in_flight = False
         self.probe_in_flight = False
+        self._outcomes.clear()  # the window describes the closed spell; ``reason`` keeps the summary
 
     def _close(self) -> None:
         self.state = BreakerState.CLOSED

@@ -167,7 +167,9 @@ class AdaptiveGate:
             backoff_max_s=backoff_max_s,
             u=u,
         )
-        self.paused_until = max(self.paused_until, now + wait)
+        if now + wait >= self.paused_until:
+            self.paused_until = now + wait
+            return wait
         return self.paused_until - now
 
     def refusing_for(self, now: float) -> float:

@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Protocol
 
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.quarantine import counts_toward_quarantine, should_quarantine
 
 
 class _Draw(Protocol):
@@ -66,7 +67,7 @@ class RetryPolicy:
             # the endpoint's gate/breaker decide when dispatch resumes; the task keeps its place
             what = "refused by" if failure.refusal else "could not reach"
             return Outcome(Verdict.REQUEUE, 0.0, failure.kind, f"{what} the callee; attempt not charged")
-        if crash_count >= self.quarantine_after and counts_toward_quarantine(failure.kind):
+        if counts_toward_quarantine(failure.kind) and should_quarantine(crash_count, self.quarantine_after):
             return Outcome(
                 Verdict.FAIL, 0.0, ErrorKind.QUARANTINED,
                 f"crashed or timed out on {crash_count} attempts: set aside for a person",
@@ -94,14 +95,6 @@ class RetryPolicy:
         if retry_after_s is not None and retry_after_s > 0:
             d = max(d, retry_after_s)
         return min(d, self.backoff_max_s)
-
-
-#: Failures that suggest the task itself breaks the worker (poison pill).
-QUARANTINE_KINDS = frozenset({ErrorKind.BROWSER_CRASH, ErrorKind.TIMEOUT, ErrorKind.HEARTBEAT_TIMEOUT})
-
-
-def counts_toward_quarantine(kind: ErrorKind) -> bool:
-    return kind in QUARANTINE_KINDS
 
 
 class _Fixed:

@@ -36,6 +36,10 @@ log = logging.getLogger(__name__)
 
 Probe = Callable[[], Awaitable[tuple[bool, str]]]
 
+#: Successes in a row before an adaptive gate tries one more concurrent request. Each try above a
+#: provider's real limit costs about one refusal, so 20 keeps refusals near 1 per 20 answers.
+INCREASE_AFTER = 20
+
 
 class Signal(str, Enum):
     SUCCESS = "success"
@@ -86,7 +90,7 @@ class Capacity:
     ) -> None:
         self.name = name
         self.kind = kind
-        self.gate = AdaptiveGate(limit, adaptive=adaptive)
+        self.gate = AdaptiveGate(limit, adaptive=adaptive, increase_after=INCREASE_AFTER)
         self.breaker = CircuitBreaker(breaker)
         self._rates = rates
         self._domain = domain

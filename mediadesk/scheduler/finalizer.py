@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from mediadesk.core.errors import RETRYABLE, ErrorKind
-from mediadesk.core.fallback import next_step
+from mediadesk.core.fallback import SERVED_BY_RULE_REPLY, StepKind, next_step
 from mediadesk.core.states import TaskState
 from mediadesk.scheduler.events import EventBus, task_changed
 from mediadesk.store.taskstore import TaskRecord, TaskStore
@@ -82,19 +82,20 @@ class Finalizer:
         tried = [origin.name, *chain[: chain.index(rec.profile) + 1]] if rec.profile in chain else [origin.name]
         step = next_step(chain, rule, tried)
         why = f"{rec.profile} could not serve it ({rec.error_kind}: {rec.error_message})"
-        if step.profile is not None and step.profile in self._profiles:
+        if step.kind is StepKind.PROFILE and step.profile is not None and step.profile in self._profiles:
             target = self._profiles[step.profile]
             new = self._store.reroute(rec, target.name, target.kind, log=f"fallback: {why}; moved to {target.name}")
             self._publish(new)
             self._wake(target.name)
             return new is not None
-        if step.rule_reply is not None:
+        if step.kind is StepKind.RULE_REPLY and step.reply is not None:
             new = self._store.finish(
-                rec, TaskState.SUCCESS, result=step.rule_reply, served_by="rule_reply",
+                rec, TaskState.SUCCESS, result=step.reply, served_by=SERVED_BY_RULE_REPLY,
                 log=f"fallback: {why}; answered with the rule reply",
             )
             self._publish(new)
             return new is not None
         msg = f"every step of the fallback chain failed; last: {rec.profile} ({rec.error_kind}: {rec.error_message})"
-        self._publish(self._store.set_error(rec, ErrorKind.FALLBACK_EXHAUSTED.value, msg, log=f"fallback exhausted: {msg}"))
+        new = self._store.set_error(rec, ErrorKind.FALLBACK_EXHAUSTED.value, msg, log=f"fallback exhausted: {msg}")
+        self._publish(new)
         return True

@@ -23,7 +23,8 @@ from pathlib import Path
 from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.picker import PriorityPicker
-from mediadesk.core.policy import RetryPolicy, Verdict, counts_toward_quarantine
+from mediadesk.core.policy import RetryPolicy, Verdict
+from mediadesk.core.quarantine import counts_toward_quarantine
 from mediadesk.core.states import HeartbeatResult, ModelKind, TaskState
 from mediadesk.scheduler.capacity import Capacity, Signal, signal_of
 from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskLogLine, task_changed

@@ -327,7 +327,9 @@ class TaskStore:
                     out.append(new)
         return out
 
-    def reroute(self, rec: TaskRecord, profile: str, model_kind: str, *, log: str, now: float | None = None) -> TaskRecord | None:
+    def reroute(
+        self, rec: TaskRecord, profile: str, model_kind: str, *, log: str, now: float | None = None
+    ) -> TaskRecord | None:
         """Move a pending or failed task to another profile (fallback chain, or a person's re-route):
         pending again at the head of its new queue, with a fresh retry budget."""
         now = time.time() if now is None else now
@@ -339,7 +341,9 @@ class TaskStore:
             self._log(rec.task_id, rec.lane or "-", log, now)
         return new
 
-    def set_error(self, rec: TaskRecord, kind: str, message: str, *, log: str, now: float | None = None) -> TaskRecord | None:
+    def set_error(
+        self, rec: TaskRecord, kind: str, message: str, *, log: str, now: float | None = None
+    ) -> TaskRecord | None:
         """Change the recorded error of a finished task (same state; CAS on version)."""
         now = time.time() if now is None else now
         cur = self._conn.execute(

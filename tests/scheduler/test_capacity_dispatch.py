@@ -99,13 +99,16 @@ async def test_implicit_endpoint_takes_the_smallest_concurrency(workspace: Works
         ])
         async with Scheduler(cfg, workspace) as s:
             assert len(s.capacities) == 1
-            await run_all(s, [(f"a{i}", "a", f"a{i}") for i in range(10)] + [(f"b{i}", "b", f"b{i}") for i in range(10)])
+            items = [(f"a{i}", "a", f"a{i}") for i in range(10)] + [(f"b{i}", "b", f"b{i}") for i in range(10)]
+            await run_all(s, items)
         stats = sim.stats()
     assert stats["max_concurrent"] == 2
 
 
-@pytest.mark.parametrize("mode", ["503", "refuse"])
-async def test_outage_opens_the_breaker_and_burns_no_attempt(workspace: Workspace, mode: str) -> None:
+async def test_outage_opens_the_breaker_and_burns_no_attempt(workspace: Workspace) -> None:
+    """The endpoint answers 503 with no wait for a while: the breaker opens at once, only probes
+    (GET /models) reach it while it is down, one trial task closes it, and the batch completes
+    with no attempt charged."""
     async with ApiSimServer(ApiSimConfig(latency=(0.05, 0.05), seed=7)) as sim:
         cfg = make_config(
             [{"name": "w", "kind": "api", "base_url": sim.base_url, "model": "m", "concurrency": 2}],
@@ -115,18 +118,37 @@ async def test_outage_opens_the_breaker_and_burns_no_attempt(workspace: Workspac
             s.submit([s.new_task(f"t{i}", "w", f"q{i}") for i in range(12)])
             while sum(1 for t in tasks_of(workspace).values() if t.state == "success") < 2:
                 await asyncio.sleep(0.02)
-            sim.set_outage(mode, duration_s=1.5)
+            sim.set_outage("503", duration_s=1.5, retry_after_s=None)
             cap = next(iter(s.capacities.values()))
-            while cap.breaker.state.value == "closed" and sim.stats().get("outage_active", True):
+            while cap.breaker.state.value == "closed" and sim.stats()["outage"] is not None:
                 await asyncio.sleep(0.01)
-            assert cap.breaker.state.value != "closed", "the outage did not open the breaker"
+            assert cap.breaker.state.value == "open", "the outage did not open the breaker"
             await asyncio.wait_for(s.wait_idle(), 60)
+            probes = cap.probes_sent
         stats = sim.stats()
     tasks = tasks_of(workspace)
     assert {t.state for t in tasks.values()} == {"success"}
     assert all(t.attempt == 1 for t in tasks.values()), "an outage burned attempts"
-    # while down: the requests already under way, then only probes (one per probe interval) + 1 trial
+    assert probes >= 1 and stats["models_requests"] == probes
+    # while down: the requests already under way (<= concurrency), then only probes
     assert stats["requests_during_outage"] <= 2 + 1.5 / 0.3 + 2
+    logs = [m for t in tasks for m in logs_of(workspace, t)]
+    assert any("breaker open" in m and "next probe in" in m for m in logs)
+
+
+async def test_503_with_retry_after_is_a_refusal(workspace: Workspace) -> None:
+    async with ApiSimServer(ApiSimConfig(latency=(0.05, 0.05), seed=9)) as sim:
+        cfg = make_config(
+            [{"name": "w", "kind": "api", "base_url": sim.base_url, "model": "m", "concurrency": 2}],
+            breaker=BREAKER,
+        )
+        async with Scheduler(cfg, workspace) as s:
+            sim.set_outage("503", duration_s=0.8, retry_after_s=0.2)
+            await run_all(s, [(f"t{i}", "w", f"q{i}") for i in range(6)])
+            assert next(iter(s.capacities.values())).breaker.state.value == "closed"
+    tasks = tasks_of(workspace)
+    assert {t.state for t in tasks.values()} == {"success"}
+    assert all(t.attempt == 1 for t in tasks.values())
 
 
 async def test_fallback_to_backup_profile_then_rule_reply(workspace: Workspace) -> None:

@@ -164,7 +164,8 @@ def retry_after_from_headers(headers: httpx.Headers) -> float | None:
                 return v
         except ValueError:
             pass
-    hints = [_duration_s(headers[h]) for h in ("x-ratelimit-reset-requests", "x-ratelimit-reset-tokens") if h in headers]
+    names = ("x-ratelimit-reset-requests", "x-ratelimit-reset-tokens")
+    hints = [_duration_s(headers[h]) for h in names if h in headers]
     found = [h for h in hints if h is not None]
     return max(found) if found else None
 
