@@ -76,7 +76,7 @@ async def test_single_lane_never_exceeds_its_concurrency(workspace: Workspace) -
     [
         ("[[sim:fail=500x2]]", "success", 3),
         ("[[sim:fail=500x9]]", "failed", 3),
-        ("[[sim:fail=429x1]]", "success", 2),
+        ("[[sim:fail=429x1]]", "success", 1),  # a refusal is the endpoint's capacity: never charged
         ("[[sim:fail=resetx2]]", "success", 3),
         ("[[sim:fail=resetx9]]", "failed", 3),
         ("[[sim:400]]", "failed", 1),
@@ -89,7 +89,8 @@ async def test_fault_paths(workspace: Workspace, sim: ApiSimServer, marker: str,
         await run_batch(s, [("t", "w", f"hello {marker}")])
     t = tasks_of(workspace)["t"]
     assert (t.state, t.attempt) == (state, attempts)
-    assert sim.stats()["per_task"]["t"]["requests"] == attempts
+    refusals = 1 if "429" in marker else 0  # sent, refused, sent again: not an attempt
+    assert sim.stats()["per_task"]["t"]["requests"] == attempts + refusals
     if state == "failed":
         assert t.result is None and t.error_kind
 
