@@ -10,6 +10,7 @@ BENCHES = {
     "web": "bench.web_overhead",
     "seed": "bench.seed_batch",
     "gui": "bench.gui_responsiveness",
+    "storm": "bench.storm",
 }
 
 

@@ -72,6 +72,12 @@ class BreakerConfig(_Strict):
     cooldown_s: float = Field(120.0, gt=0, le=86400)    # refusals with no success this long open it
     probe_interval_s: float = Field(10.0, gt=0, le=86400)
 
+    @model_validator(mode="after")
+    def _min_calls_in_window(self) -> BreakerConfig:
+        if self.min_calls > self.window:
+            raise ValueError(f"min_calls ({self.min_calls}) must not exceed window ({self.window})")
+        return self
+
 
 class RatesConfig(_Strict):
     """Token buckets (requests per minute; 0 = none) for both lanes."""

@@ -93,6 +93,10 @@ class AdaptiveGate:
         #: Time of the first refusal since the last success (None after a success). The scheduler
         #: trips the endpoint's breaker once this is ``cooldown_s`` old.
         self.refusals_without_success_since: float | None = None
+        #: The limit was raised since the last refusal: a refusal now means that step was too far.
+        self._raised = False
+        #: Ceiling of the probe back-off (successes needed before trying one more).
+        self.max_increase_after = increase_after * 64
 
     def __repr__(self) -> str:
         return (
@@ -139,6 +143,7 @@ class AdaptiveGate:
             self.consecutive_successes = 0
             if self.adaptive and self.current_limit < self.limit:
                 self.current_limit += 1
+                self._raised = True
 
     def on_refusal(
         self,
@@ -155,6 +160,11 @@ class AdaptiveGate:
         shortens one already running; the return value is how long the gate stays paused from ``now``.
         """
         self.consecutive_successes = 0
+        if self._raised and self.adaptive:
+            # The step up was refused: the provider's limit is where we were. Try that step again
+            # only after twice as many successes, so a steady provider costs ever fewer refusals.
+            self.increase_after = min(self.max_increase_after, self.increase_after * 2)
+        self._raised = False
         self.consecutive_refusals += 1
         if self.refusals_without_success_since is None:
             self.refusals_without_success_since = now
