@@ -22,10 +22,18 @@ from typing import Any
 
 from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
-from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.errors import TaskFailure
 from mediadesk.providers.web.adapter import AdapterError, SiteAdapter, compose_prompt, load_adapters, with_url
-from mediadesk.providers.web.browser_errors import BrowserNotFoundError, BrowserStartError, ProfileInUseError
-from mediadesk.providers.web.driver import DriverError, NeedsLogin, PageDriver
+from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.errors import (
+    PROFILE_IN_USE_RETRY_S,
+    BrowserStartError,
+    NeedsLogin,
+    PageGone,
+    ProfileInUseError,
+    SiteError,
+    WebLaneError,
+)
 from mediadesk.providers.web.finder import find_browser
 from mediadesk.providers.web.launcher import OwnedBrowser
 from mediadesk.providers.web.profile_lock import AccountLock
@@ -36,8 +44,13 @@ log = logging.getLogger(__name__)
 
 #: One generation per account, ever. Not configurable: see the module docstring.
 RUNS_PER_ACCOUNT = 1
-#: After "profile in use", how long the account rests before it tries again (the task is not charged).
-PROFILE_IN_USE_RETRY_S = 15.0
+
+
+def task_failure(err: WebLaneError) -> TaskFailure:
+    """The lane's view of any web-lane error. The error's kind alone decides retries
+    (``ErrorKind.retryable``): a missing browser (``config``) is final, a crashed one is retried.
+    ``not_started`` and ``retry_after_s`` pass through (profile in use: not charged, wait)."""
+    return TaskFailure(err.kind, str(err), retry_after_s=err.retry_after_s, not_started=err.not_started)
 
 
 class PlaywrightHub:
@@ -150,7 +163,7 @@ class WebAccountBackend:
             self._health, self._last_error = HealthStatus.READY, None
         except NeedsLogin as exc:
             self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
-        except (ProfileInUseError, BrowserNotFoundError, BrowserStartError, DriverError) as exc:
+        except WebLaneError as exc:
             self._set_error(str(exc))
 
     async def stop(self) -> None:
@@ -167,50 +180,23 @@ class WebAccountBackend:
             notes, self._notes = self._notes, []
             for note in notes:
                 ctx.log(f"(at lane start) {note}")
-            try:
-                await self._ensure_browser(ctx.log)
-            except ProfileInUseError as exc:
-                self._set_error(str(exc), rest=True)
-                ctx.log(f"not started: {exc}")
-                raise TaskFailure(ErrorKind.PROFILE_IN_USE, str(exc), retryable=True, not_started=True,
-                                  retry_after_s=PROFILE_IN_USE_RETRY_S) from None
-            except (BrowserNotFoundError, BrowserStartError) as exc:
-                self._set_error(str(exc), rest=True)
-                raise TaskFailure(ErrorKind.BROWSER_CRASH, f"browser did not start: {exc}") from None
-            assert self._browser is not None
-            ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
             page = None
             try:
+                await self._ensure_browser(ctx.log)
+                assert self._browser is not None
+                ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
                 page = await self._ensure_page()
                 await self.driver.prepare(page)
                 text = compose_prompt(self.adapter, task.prompt, task.effective_instructions())
                 self._health = HealthStatus.READY
                 result = await self.driver.run(page, text)
-            except NeedsLogin as exc:
-                self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
-                await self._evidence(page, ctx, task)
-                raise exc.failure() from None
-            except DriverError as exc:
-                await self._evidence(page, ctx, task)
-                await self._after_failure(ctx)
-                failure = exc.failure()
-                if failure.kind is ErrorKind.BROWSER_CRASH or not self._browser_alive():
-                    failure = TaskFailure(ErrorKind.BROWSER_CRASH, f"browser crashed or closed: {exc}")
-                    await self._close_browser()
-                self._last_error = failure.message
-                raise failure from None
             except asyncio.CancelledError:
                 # The driver has clicked stop. Close the page; a browser that does not answer is killed.
                 await self._abandon_page(ctx)
                 raise
-            except Exception as exc:  # Playwright errors outside the driver's mapping
-                await self._evidence(page, ctx, task)
-                crashed = not self._browser_alive()
-                await self._after_failure(ctx)
-                if crashed:
-                    await self._close_browser()
-                    raise TaskFailure(ErrorKind.BROWSER_CRASH, f"browser crashed: {exc}") from None
-                raise TaskFailure(ErrorKind.SITE_ERROR, f"page error: {exc}") from None
+            except Exception as exc:
+                err = await self._after_error(exc, page, ctx, task)
+                raise task_failure(err) from None
             self._last_error = None
             self._tasks_on_browser += 1
             ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
@@ -218,6 +204,34 @@ class WebAccountBackend:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
                 await self._close_browser()
             return result.answer
+
+    async def _after_error(self, exc: Exception, page: Any, ctx: RunContext, task: TaskSpec) -> WebLaneError:
+        """Record what a failed attempt says about the account (health, evidence, a page or browser
+        to replace) and return it as a :class:`WebLaneError`; its kind decides the retry."""
+        if page is None and isinstance(exc, WebLaneError):
+            # Nothing was sent: no browser (not found, did not start) or someone holds the profile.
+            # The account rests so the lane does not hammer a profile that is not ours right now.
+            self._set_error(str(exc), rest=True)
+            if exc.not_started:
+                ctx.log(f"not started: {exc}")
+            return exc
+        if isinstance(exc, NeedsLogin):
+            self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
+            await self._evidence(page, ctx, task)
+            return exc
+        await self._evidence(page, ctx, task)
+        crashed = not self._browser_alive()
+        await self._after_failure(ctx)
+        err: WebLaneError
+        if isinstance(exc, PageGone) or crashed:
+            err = PageGone(f"browser crashed or closed: {exc}")
+            await self._close_browser()
+        elif isinstance(exc, WebLaneError):
+            err = exc
+        else:  # e.g. a Playwright error outside the driver's mapping, on a live browser
+            err = SiteError(f"page error: {exc}")
+        self._last_error = str(err)
+        return err
 
     # ------------------------------------------------------------------ operator login
     async def login(self, *, timeout_s: float = 900.0, on_status: Callable[[str], None] | None = None) -> bool:

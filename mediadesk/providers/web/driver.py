@@ -33,28 +33,26 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.web.adapter import SiteAdapter
+from mediadesk.providers.web.errors import (
+    AdapterMismatch,
+    BadPrompt,
+    NeedsLogin,
+    PageGone,
+    RunCanceled,
+    RunTimeout,
+    SiteError,
+    WebLaneError,
+)
 
-__all__ = [
-    "AdapterMismatch",
-    "DriverError",
-    "NeedsLogin",
-    "PageDriver",
-    "PageGone",
-    "RunCanceled",
-    "RunResult",
-    "RunTimeout",
-    "RunTimings",
-    "SiteError",
-]
+__all__ = ["PageDriver", "RunResult", "RunTimings"]
 
 log = logging.getLogger(__name__)
 
@@ -67,53 +65,6 @@ _TEXT_GRACE_MS = 300  # how long the prompt box may take to show the inserted te
 _STOP_TIMEOUT_S = 3.0  # best-effort stop click on cancel/timeout, and the wait for busy to go
 _EVIDENCE_TIMEOUT_S = 5.0
 _NAV_RETRIES = 3  # pre-send steps are redone if a navigation replaced the document
-
-
-class DriverError(Exception):
-    """Base of everything the driver raises; ``kind`` is how the lane should treat it."""
-
-    kind: ClassVar[ErrorKind] = ErrorKind.SITE_ERROR
-
-    def failure(self) -> TaskFailure:
-        """The lane's view of this error (kind decides retries)."""
-        return TaskFailure(self.kind, str(self))
-
-
-class NeedsLogin(DriverError):
-    """The account is logged out; an operator must log in (not retried)."""
-
-    kind = ErrorKind.NEEDS_LOGIN
-
-
-class SiteError(DriverError):
-    """The site showed an error, or behaved in a way that ends the run (retryable)."""
-
-    kind = ErrorKind.SITE_ERROR
-
-
-class RunTimeout(DriverError):
-    """No answer started in time, the page did not load, or the run exceeded ``max_run_s``."""
-
-    kind = ErrorKind.TIMEOUT
-
-
-class RunCanceled(DriverError):
-    """``cancel_event`` was set; generation was stopped (best effort) before this was raised."""
-
-    kind = ErrorKind.CANCELED
-
-
-class PageGone(DriverError):
-    """The page, its context or the browser closed or crashed under the run."""
-
-    kind = ErrorKind.BROWSER_CRASH
-
-
-class AdapterMismatch(DriverError):
-    """The adapter does not fit the page: invalid selector, prompt box or send button not found,
-    or the prompt box did not take the text. Needs an operator, so not retried."""
-
-    kind = ErrorKind.CONFIG
 
 
 @dataclass(frozen=True)
@@ -482,7 +433,7 @@ class PageDriver:
 
     # --- errors -----------------------------------------------------------------------------------
 
-    def _translate(self, exc: PlaywrightError) -> DriverError:
+    def _translate(self, exc: PlaywrightError) -> WebLaneError:
         msg = str(exc)
         if "MEDIADESK_BAD_SELECTOR" in msg:
             sel = msg.split("MEDIADESK_BAD_SELECTOR", 1)[1].strip().splitlines()[0]
@@ -491,7 +442,7 @@ class PageDriver:
             return PageGone(f"the page closed or crashed: {_first_line(exc)}")
         if _is_navigation(exc):
             return _Navigated("the page navigated away during the run")
-        return DriverError(f"page script failed: {_first_line(exc)}")
+        return SiteError(f"page script failed: {_first_line(exc)}")
 
     async def _eval(self, page: Page, script: str, arg: Any = None) -> Any:
         try:
@@ -586,7 +537,7 @@ class PageDriver:
         """A snapshot of the login state (no waiting), e.g. to watch an operator's login."""
         try:
             return bool(await self._eval(page, _LOGGED_IN_JS, self._cfg))
-        except DriverError:
+        except WebLaneError:
             return False
 
     # --- run --------------------------------------------------------------------------------------
@@ -609,7 +560,7 @@ class PageDriver:
         """
         a = self.adapter
         if not text.strip():
-            raise DriverError("nothing to send: the prompt text is empty")
+            raise BadPrompt("nothing to send: the prompt text is empty")
         if cancel_event is not None and cancel_event.is_set():
             raise RunCanceled("canceled before typing")
         loop = asyncio.get_running_loop()
@@ -796,7 +747,7 @@ class PageDriver:
             await self._await_ready(page, 0)
         except NeedsLogin as login:
             raise NeedsLogin(f"{a.name or a.url}: the page went to a login page during the run") from login
-        except DriverError:
+        except WebLaneError:
             pass
         raise SiteError(f"the page navigated away during the run (now at {page.url})") from exc
 

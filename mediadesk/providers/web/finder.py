@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from mediadesk.providers.web.browser_errors import BrowserNotFoundError
+from mediadesk.providers.web.errors import BrowserNotFoundError
 
 if TYPE_CHECKING:
     from playwright.async_api import Playwright

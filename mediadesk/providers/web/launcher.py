@@ -41,7 +41,7 @@ from mediadesk.providers.web._proctree import (
     send,
     wait_gone_sync,
 )
-from mediadesk.providers.web.browser_errors import BrowserStartError, ProfileInUseError
+from mediadesk.providers.web.errors import BrowserStartError, ProfileInUseError
 from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.providers.web.selfcheck import (
     BrowserRecord,

@@ -30,7 +30,7 @@ import filelock
 import platformdirs
 import psutil
 
-from mediadesk.providers.web.browser_errors import AccountLockedError, InstanceLockedError
+from mediadesk.providers.web.errors import AccountLockedError, InstanceLockedError
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
 

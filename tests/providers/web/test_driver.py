@@ -19,10 +19,11 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from mediadesk.core.errors import ErrorKind
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
-from mediadesk.providers.web.driver import (
+from mediadesk.providers.web.backend import task_failure
+from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.errors import (
     AdapterMismatch,
     NeedsLogin,
-    PageDriver,
     PageGone,
     RunCanceled,
     RunTimeout,
@@ -179,7 +180,7 @@ async def test_site_a_error_banner_fails_the_run(server: str, page: Page, tmp_pa
     await driver.prepare(page)
     with pytest.raises(SiteError, match="Quota exceeded, try later") as info:
         await driver.run(page, "[error] boom")
-    assert info.value.failure().retryable
+    assert task_failure(info.value).retryable
     files = await driver.evidence(page, tmp_path / "ev", "task-1")
     assert [f.name for f in files] == ["task-1.png", "task-1.html"]
     assert files[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -265,7 +266,7 @@ async def test_invalid_selector_and_missing_prompt_are_adapter_mismatches(server
     wrong = PageDriver(site(server, "site_a", prompt="#no-such-box", start_timeout_s=0.3))
     with pytest.raises(AdapterMismatch, match="#no-such-box") as info:
         await wrong.prepare(page)
-    assert not info.value.failure().retryable
+    assert not task_failure(info.value).retryable
 
 
 # --- site B: contenteditable + Enter, aria-busy, re-rendered thread ---------------------------------
