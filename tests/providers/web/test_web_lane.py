@@ -13,8 +13,9 @@ import psutil
 import pytest
 
 from mediadesk.config import AppConfig
-from mediadesk.providers.web.backend import WebAccountBackend, login_with_form
+from mediadesk.providers.web.backend import WebAccountBackend
 from mediadesk.providers.web.finder import chromium_flags, find_browser
+from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.store import TaskReader
