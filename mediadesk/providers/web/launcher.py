@@ -462,6 +462,7 @@ class OwnedBrowser:
         deadline = t0 + max(0.0, grace_s)
         procs = self._tree()
         report = CloseReport(pids=[p.pid for p in procs])
+        self._log(f"browser: closing chromium pid {self._proc.pid} ({len(procs)} processes, grace {grace_s:g} s)")
         if self._proc.poll() is None:
             delivered = await self._cdp_close(timeout_s=grace_s / 2)
             if not delivered and self._ps is not None:
