@@ -26,15 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mediadesk.providers.web.adapter import SiteAdapter
 from mediadesk.providers.web.driver import PageDriver
-
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from mediadesk.providers.web.finder import chromium_flags, find_browser
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>.hidden{display:none}</style></head>
 <body><header><span class="avatar">me</span><button id="new">New chat</button></header>
@@ -163,7 +155,7 @@ async def main() -> None:
     ap.add_argument("--tokens", type=int, default=20)
     ap.add_argument("--token-ms", type=int, default=10)
     ap.add_argument("--first-ms", type=int, default=50)
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--chromium", default=None, help="browser to use (default: found as the web lane finds it)")
     ap.add_argument("--json", type=Path, default=None, help="also write the summary here")
     args = ap.parse_args()
 
@@ -184,7 +176,9 @@ async def main() -> None:
     )
     driver = PageDriver(adapter)
     pw = await async_playwright().start()
-    browser = await pw.chromium.launch(executable_path=args.chromium, args=FLAGS)
+    exe = find_browser(args.chromium, probe_version=False).path
+    # the lane's own flags; Playwright adds its headless flag
+    browser = await pw.chromium.launch(executable_path=str(exe), args=chromium_flags(headless=False))
     summary: dict[str, Any] = {"settle_ms": args.settle_ms, "tasks": args.tasks, "rounds": args.rounds}
     try:
         for name, mode in MODES:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench.common import table
 from mediadesk.config import parse_config
-from mediadesk.providers.web.backend import login_with_form
+from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.store import TaskReader

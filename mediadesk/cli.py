@@ -451,8 +451,8 @@ async def cmd_login(args: argparse.Namespace) -> int:
     names = [a.name for a in config.accounts]
     if args.account not in names:
         raise UserError(f"no account {args.account!r} in {args.config} (accounts: {', '.join(names) or 'none'})")
-    from mediadesk.providers.web.backend import interactive_login
-    from mediadesk.providers.web.browser_errors import WebLaneError
+    from mediadesk.providers.web.errors import WebLaneError
+    from mediadesk.providers.web.login import interactive_login
 
     try:
         return await interactive_login(config, ws, args.account)

@@ -118,7 +118,7 @@ async def demo_environment(
 async def _login_demo_accounts(config: AppConfig, ws: Workspace, web: WebSimServer) -> None:
     """Demo only: fill the simulator's login form once per account profile (an operator does this
     by hand with `mediadesk login` on a real site)."""
-    from mediadesk.providers.web.backend import login_with_form
+    from mediadesk.providers.web.login import login_with_form
 
     for acc in config.accounts:
         await login_with_form(

@@ -1,17 +1,25 @@
 """Web lane: owned Chromium processes (finder, launcher), account/instance locks, the pre-launch self-check,
 and (in ``adapter``/``driver``) the page driving. One browser per account, one task per account at a time.
+Every error it raises is a :class:`WebLaneError` (``errors``) whose kind decides the retry.
 """
 
 from __future__ import annotations
 
 from mediadesk.providers.web._proctree import EndReport, ProcInfo
-from mediadesk.providers.web.browser_errors import (
+from mediadesk.providers.web.errors import (
     AccountLockedError,
+    AdapterMismatch,
+    BadPrompt,
     BrowserNotFoundError,
     BrowserStartError,
     InstanceLockedError,
     LockHeldError,
+    NeedsLogin,
+    PageGone,
     ProfileInUseError,
+    RunCanceled,
+    RunTimeout,
+    SiteError,
     WebLaneError,
 )
 from mediadesk.providers.web.finder import (
@@ -48,6 +56,8 @@ from mediadesk.providers.web.selfcheck import (
 __all__ = [
     "AccountLock",
     "AccountLockedError",
+    "AdapterMismatch",
+    "BadPrompt",
     "BrowserInfo",
     "BrowserNotFoundError",
     "BrowserRecord",
@@ -57,10 +67,15 @@ __all__ = [
     "InstanceLock",
     "InstanceLockedError",
     "LockHeldError",
+    "NeedsLogin",
     "OwnedBrowser",
+    "PageGone",
     "ProcInfo",
     "ProfileInUseError",
+    "RunCanceled",
+    "RunTimeout",
     "SelfCheckResult",
+    "SiteError",
     "WebLaneError",
     "account_lock_path",
     "browser_version",

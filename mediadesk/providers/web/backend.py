@@ -16,62 +16,51 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
+from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ProfileConfig
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
-from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.providers.web.adapter import AdapterError, SiteAdapter, compose_prompt, load_adapters, with_url
-from mediadesk.providers.web.browser_errors import BrowserNotFoundError, BrowserStartError, ProfileInUseError
-from mediadesk.providers.web.driver import DriverError, NeedsLogin, PageDriver
+from mediadesk.core.errors import TaskFailure
+from mediadesk.providers.web.adapter import SiteAdapter, compose_prompt
+from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.errors import (
+    PROFILE_IN_USE_RETRY_S,
+    NeedsLogin,
+    PageGone,
+    ProfileInUseError,
+    SiteError,
+    WebLaneError,
+)
 from mediadesk.providers.web.finder import find_browser
 from mediadesk.providers.web.launcher import OwnedBrowser
+from mediadesk.providers.web.login import interactive_login, login_with_form, visible_login
+from mediadesk.providers.web.playwright_hub import PlaywrightHub
 from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
-from mediadesk.workspace import Workspace, resources_dir
+from mediadesk.providers.web.sites import adapter_for
+from mediadesk.workspace import Workspace
+
+__all__ = [
+    "RUNS_PER_ACCOUNT",
+    "WebAccountBackend",
+    "build_web_backend",
+    "interactive_login",  # lives in .login; still importable from here for older callers
+    "login_with_form",  # idem
+    "task_failure",
+]
 
 log = logging.getLogger(__name__)
 
 #: One generation per account, ever. Not configurable: see the module docstring.
 RUNS_PER_ACCOUNT = 1
-#: After "profile in use", how long the account rests before it tries again (the task is not charged).
-PROFILE_IN_USE_RETRY_S = 15.0
 
 
-class PlaywrightHub:
-    """One Playwright driver process shared by every web lane of this process (ref-counted)."""
-
-    _pw: Any = None
-    _cm: Any = None
-    _users = 0
-    _lock: asyncio.Lock | None = None
-
-    @classmethod
-    async def acquire(cls) -> Any:
-        if cls._lock is None:
-            cls._lock = asyncio.Lock()
-        async with cls._lock:
-            if cls._pw is None:
-                from playwright.async_api import async_playwright
-
-                cls._cm = async_playwright()
-                cls._pw = await cls._cm.start()
-            cls._users += 1
-            return cls._pw
-
-    @classmethod
-    async def release(cls) -> None:
-        assert cls._lock is not None
-        async with cls._lock:
-            cls._users -= 1
-            if cls._users <= 0 and cls._pw is not None:
-                pw, cls._pw, cls._cm = cls._pw, None, None
-                cls._users = 0
-                with contextlib.suppress(Exception):
-                    await pw.stop()
-                cls._lock = None
+def task_failure(err: WebLaneError) -> TaskFailure:
+    """The lane's view of any web-lane error. The error's kind alone decides retries
+    (``ErrorKind.retryable``): a missing browser (``config``) is final, a crashed one is retried.
+    ``not_started`` and ``retry_after_s`` pass through (profile in use: not charged, wait)."""
+    return TaskFailure(err.kind, str(err), retry_after_s=err.retry_after_s, not_started=err.not_started)
 
 
 class WebAccountBackend:
@@ -150,7 +139,7 @@ class WebAccountBackend:
             self._health, self._last_error = HealthStatus.READY, None
         except NeedsLogin as exc:
             self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
-        except (ProfileInUseError, BrowserNotFoundError, BrowserStartError, DriverError) as exc:
+        except WebLaneError as exc:
             self._set_error(str(exc))
 
     async def stop(self) -> None:
@@ -167,50 +156,23 @@ class WebAccountBackend:
             notes, self._notes = self._notes, []
             for note in notes:
                 ctx.log(f"(at lane start) {note}")
-            try:
-                await self._ensure_browser(ctx.log)
-            except ProfileInUseError as exc:
-                self._set_error(str(exc), rest=True)
-                ctx.log(f"not started: {exc}")
-                raise TaskFailure(ErrorKind.PROFILE_IN_USE, str(exc), retryable=True, not_started=True,
-                                  retry_after_s=PROFILE_IN_USE_RETRY_S) from None
-            except (BrowserNotFoundError, BrowserStartError) as exc:
-                self._set_error(str(exc), rest=True)
-                raise TaskFailure(ErrorKind.BROWSER_CRASH, f"browser did not start: {exc}") from None
-            assert self._browser is not None
-            ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
             page = None
             try:
+                await self._ensure_browser(ctx.log)
+                assert self._browser is not None
+                ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
                 page = await self._ensure_page()
                 await self.driver.prepare(page)
                 text = compose_prompt(self.adapter, task.prompt, task.effective_instructions())
                 self._health = HealthStatus.READY
                 result = await self.driver.run(page, text)
-            except NeedsLogin as exc:
-                self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
-                await self._evidence(page, ctx, task)
-                raise exc.failure() from None
-            except DriverError as exc:
-                await self._evidence(page, ctx, task)
-                await self._after_failure(ctx)
-                failure = exc.failure()
-                if failure.kind is ErrorKind.BROWSER_CRASH or not self._browser_alive():
-                    failure = TaskFailure(ErrorKind.BROWSER_CRASH, f"browser crashed or closed: {exc}")
-                    await self._close_browser()
-                self._last_error = failure.message
-                raise failure from None
             except asyncio.CancelledError:
                 # The driver has clicked stop. Close the page; a browser that does not answer is killed.
                 await self._abandon_page(ctx)
                 raise
-            except Exception as exc:  # Playwright errors outside the driver's mapping
-                await self._evidence(page, ctx, task)
-                crashed = not self._browser_alive()
-                await self._after_failure(ctx)
-                if crashed:
-                    await self._close_browser()
-                    raise TaskFailure(ErrorKind.BROWSER_CRASH, f"browser crashed: {exc}") from None
-                raise TaskFailure(ErrorKind.SITE_ERROR, f"page error: {exc}") from None
+            except Exception as exc:
+                err = await self._after_error(exc, page, ctx, task)
+                raise task_failure(err) from None
             self._last_error = None
             self._tasks_on_browser += 1
             ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
@@ -218,6 +180,34 @@ class WebAccountBackend:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
                 await self._close_browser()
             return result.answer
+
+    async def _after_error(self, exc: Exception, page: Any, ctx: RunContext, task: TaskSpec) -> WebLaneError:
+        """Record what a failed attempt says about the account (health, evidence, a page or browser
+        to replace) and return it as a :class:`WebLaneError`; its kind decides the retry."""
+        if page is None and isinstance(exc, WebLaneError):
+            # Nothing was sent: no browser (not found, did not start) or someone holds the profile.
+            # The account rests so the lane does not hammer a profile that is not ours right now.
+            self._set_error(str(exc), rest=True)
+            if exc.not_started:
+                ctx.log(f"not started: {exc}")
+            return exc
+        if isinstance(exc, NeedsLogin):
+            self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
+            await self._evidence(page, ctx, task)
+            return exc
+        await self._evidence(page, ctx, task)
+        crashed = not self._browser_alive()
+        await self._after_failure(ctx)
+        err: WebLaneError
+        if isinstance(exc, PageGone) or crashed:
+            err = PageGone(f"browser crashed or closed: {exc}")
+            await self._close_browser()
+        elif isinstance(exc, WebLaneError):
+            err = exc
+        else:  # e.g. a Playwright error outside the driver's mapping, on a live browser
+            err = SiteError(f"page error: {exc}")
+        self._last_error = str(err)
+        return err
 
     # ------------------------------------------------------------------ operator login
     async def login(self, *, timeout_s: float = 900.0, on_status: Callable[[str], None] | None = None) -> bool:
@@ -229,7 +219,10 @@ class WebAccountBackend:
             async with self._run_lock:
                 await self._close_browser()
                 try:
-                    return await _visible_login(self._pw, self, say, timeout_s)
+                    return await visible_login(
+                        self._pw, account=self.account, adapter=self.adapter, browser_config=self.browser_config,
+                        profile_dir=self.profile_dir, kill_grace_s=self.kill_grace_s, say=say, timeout_s=timeout_s,
+                    )
                 finally:  # back to a warm headless browser whatever happened in the window
                     await self._prewarm()
         finally:
@@ -333,34 +326,6 @@ class WebAccountBackend:
 
 
 # ---------------------------------------------------------------------- construction
-def site_adapters(config: AppConfig, workspace: Workspace) -> dict[str, SiteAdapter]:
-    user_dir = config.browser.sites_dir or workspace.sites_dir
-    try:
-        return load_adapters(resources_dir() / "sites", user_dir if user_dir.is_dir() else None)
-    except AdapterError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def adapter_for(config: AppConfig, workspace: Workspace, profile: ProfileConfig) -> SiteAdapter:
-    adapters = site_adapters(config, workspace)
-    assert profile.site is not None
-    adapter = adapters.get(profile.site)
-    if adapter is None:
-        raise ConfigError(
-            f"profile {profile.name!r}: no site adapter {profile.site!r} "
-            f"(known: {', '.join(sorted(adapters)) or 'none'}; add <sites_dir>/{profile.site}.toml)"
-        )
-    if profile.url:
-        adapter = with_url(adapter, profile.url)
-    if profile.max_run_s:
-        adapter = replace(adapter, max_run_s=profile.max_run_s)
-    return adapter
-
-
-def account_profile_dir(workspace: Workspace, account: AccountConfig) -> Path:
-    return workspace.account_profile_dir(account.name, account.profile_dir)
-
-
 def build_web_backend(
     config: AppConfig, workspace: Workspace, profile: ProfileConfig, account: AccountConfig
 ) -> WebAccountBackend:
@@ -368,100 +333,6 @@ def build_web_backend(
         account=account.name,
         adapter=adapter_for(config, workspace, profile),
         browser=config.browser,
-        profile_dir=account_profile_dir(workspace, account),
+        profile_dir=workspace.account_profile_dir(account.name, account.profile_dir),
         kill_grace_s=config.scheduler.kill_grace_s,
     )
-
-
-# ---------------------------------------------------------------------- login helpers
-async def _visible_login(pw: Any, backend: WebAccountBackend, say: Callable[[str], None], timeout_s: float) -> bool:
-    info = await asyncio.to_thread(find_browser, backend.browser_config.executable, probe_version=False)
-    browser = None
-    for attempt in (1, 2):
-        # a visible first start (font cache, GPU fallback) can take far longer than a headless one,
-        # and right after the headless browser closed it occasionally exits at once: retry once
-        browser = OwnedBrowser(pw, info.path, backend.profile_dir, headless=False, start_timeout_s=90,
-                               extra_args=list(backend.browser_config.extra_args), log=say)
-        try:
-            await browser.start()
-            break
-        except BrowserStartError as exc:
-            if attempt == 2:
-                raise
-            say(f"the login window did not open ({str(exc)[:120]}); trying once more")
-            await asyncio.sleep(1.0)
-    assert browser is not None
-    ok = False
-    try:
-        ctx = browser.context
-        page = ctx.pages[0] if ctx.pages else await ctx.new_page()
-        await page.goto(backend.adapter.effective_login_url)
-        say(f"log in to {backend.adapter.name or 'the site'} as {backend.account} in the browser window, "
-            "then close it")
-        deadline = time.monotonic() + timeout_s
-        while browser.is_alive() and time.monotonic() < deadline:
-            for p in list(ctx.pages):
-                with contextlib.suppress(Exception):
-                    if await backend.driver.is_logged_in(p):
-                        ok = True
-            if ok:
-                say("logged in: closing the login window")
-                break
-            await asyncio.sleep(1.0)
-    finally:
-        await browser.close(backend.kill_grace_s)
-    return ok
-
-
-async def interactive_login(config: AppConfig, workspace: Workspace, account_name: str) -> int:
-    """`mediadesk login ACCOUNT`: a visible browser on the account's profile until logged in."""
-    account = next(a for a in config.accounts if a.name == account_name)
-    profile = config.profile(account.profile)
-    backend = build_web_backend(config, workspace, profile, account)
-    if not backend.lock.try_acquire():
-        print(f"mediadesk: account {account_name} is in use by MediaDesk pid {backend.lock.holder_pid()}; "
-              "use the console's Log in button, or close that MediaDesk first")
-        return 2
-    pw = await PlaywrightHub.acquire()
-    backend._pw = pw
-    try:
-        await asyncio.to_thread(self_check, backend.profile_dir, backend.lock, print, backend.kill_grace_s,
-                                lock_was_free=True)
-        ok = await _visible_login(pw, backend, print, timeout_s=1800)
-    finally:
-        backend.lock.release()
-        await PlaywrightHub.release()
-    print("logged in" if ok else "login not detected (the window was closed first)")
-    return 0 if ok else 1
-
-
-async def login_with_form(
-    config: AppConfig,
-    workspace: Workspace,
-    account_name: str,
-    login_url: str,
-    *,
-    fields: dict[str, str],
-    submit: str,
-    logged_in: str,
-) -> None:
-    """Fill a login form headless on the account's profile (demo workspace and tests only)."""
-    account = next(a for a in config.accounts if a.name == account_name)
-    profile_dir = account_profile_dir(workspace, account)
-    profile_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = AccountLock(account_name, profile_dir)
-    with lock:
-        await asyncio.to_thread(self_check, profile_dir, lock, log.info, config.scheduler.kill_grace_s,
-                                lock_was_free=True)
-        pw = await PlaywrightHub.acquire()
-        try:
-            info = await asyncio.to_thread(find_browser, config.browser.executable, probe_version=False)
-            async with OwnedBrowser(pw, info.path, profile_dir, headless=True, log=log.info) as browser:
-                page = await browser.context.new_page()
-                await page.goto(login_url)
-                for selector, value in fields.items():
-                    await page.fill(selector, value)
-                await page.click(submit)
-                await page.wait_for_selector(logged_in, timeout=15_000)
-        finally:
-            await PlaywrightHub.release()

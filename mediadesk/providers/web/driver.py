@@ -23,6 +23,10 @@ Why it is built this way:
 
 Limits: selectors apply to the main document (not iframes or shadow roots); a full navigation
 after sending fails the run (:class:`SiteError`), because the watcher lives in the document.
+
+The page-side code is in ``js/*.js`` next to this module (real JavaScript files an editor and a
+linter can read); this module holds the Python half. It stays one module (~520 lines): prepare,
+type, send, wait and abort share the page's watcher state and one error translation.
 """
 
 from __future__ import annotations
@@ -32,29 +36,28 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.web.adapter import SiteAdapter
+from mediadesk.providers.web.errors import (
+    AdapterMismatch,
+    BadPrompt,
+    NeedsLogin,
+    PageGone,
+    RunCanceled,
+    RunTimeout,
+    SiteError,
+    WebLaneError,
+)
 
-__all__ = [
-    "AdapterMismatch",
-    "DriverError",
-    "NeedsLogin",
-    "PageDriver",
-    "PageGone",
-    "RunCanceled",
-    "RunResult",
-    "RunTimeout",
-    "RunTimings",
-    "SiteError",
-]
+__all__ = ["PageDriver", "RunResult", "RunTimings"]
 
 log = logging.getLogger(__name__)
 
@@ -67,53 +70,6 @@ _TEXT_GRACE_MS = 300  # how long the prompt box may take to show the inserted te
 _STOP_TIMEOUT_S = 3.0  # best-effort stop click on cancel/timeout, and the wait for busy to go
 _EVIDENCE_TIMEOUT_S = 5.0
 _NAV_RETRIES = 3  # pre-send steps are redone if a navigation replaced the document
-
-
-class DriverError(Exception):
-    """Base of everything the driver raises; ``kind`` is how the lane should treat it."""
-
-    kind: ClassVar[ErrorKind] = ErrorKind.SITE_ERROR
-
-    def failure(self) -> TaskFailure:
-        """The lane's view of this error (kind decides retries)."""
-        return TaskFailure(self.kind, str(self))
-
-
-class NeedsLogin(DriverError):
-    """The account is logged out; an operator must log in (not retried)."""
-
-    kind = ErrorKind.NEEDS_LOGIN
-
-
-class SiteError(DriverError):
-    """The site showed an error, or behaved in a way that ends the run (retryable)."""
-
-    kind = ErrorKind.SITE_ERROR
-
-
-class RunTimeout(DriverError):
-    """No answer started in time, the page did not load, or the run exceeded ``max_run_s``."""
-
-    kind = ErrorKind.TIMEOUT
-
-
-class RunCanceled(DriverError):
-    """``cancel_event`` was set; generation was stopped (best effort) before this was raised."""
-
-    kind = ErrorKind.CANCELED
-
-
-class PageGone(DriverError):
-    """The page, its context or the browser closed or crashed under the run."""
-
-    kind = ErrorKind.BROWSER_CRASH
-
-
-class AdapterMismatch(DriverError):
-    """The adapter does not fit the page: invalid selector, prompt box or send button not found,
-    or the prompt box did not take the text. Needs an operator, so not retried."""
-
-    kind = ErrorKind.CONFIG
 
 
 @dataclass(frozen=True)
@@ -143,290 +99,31 @@ class RunResult:
 
 
 # --- page-side code -------------------------------------------------------------------------------
-# Helpers shared by every script. A selector the browser rejects raises an error whose message
-# starts with MEDIADESK_BAD_SELECTOR, turned into AdapterMismatch on the Python side.
-_HELPERS = r"""
-const all = (sel) => {
-  if (!sel) return [];
-  try { return Array.from(document.querySelectorAll(sel)); }
-  catch (e) { throw new Error('MEDIADESK_BAD_SELECTOR ' + sel); }
-};
-const visible = (el) => {
-  if (!el.isConnected) return false;
-  const r = el.getBoundingClientRect();
-  if (r.width <= 0 || r.height <= 0) return false;
-  const v = getComputedStyle(el).visibility;
-  return v !== 'hidden' && v !== 'collapse';
-};
-const anyVisible = (sel) => all(sel).some(visible);
-const hitTarget = (el) => {
-  let r = el.getBoundingClientRect();
-  if (r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) {
-    el.scrollIntoView({block: 'center', inline: 'center'});
-    r = el.getBoundingClientRect();
-  }
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const hit = document.elementFromPoint(x, y);
-  return hit && (hit === el || el.contains(hit)) ? {x, y} : null;
-};
-const watchDom = (fn) => {
-  const mo = new MutationObserver(() => fn());
-  mo.observe(document.documentElement,
-             {subtree: true, childList: true, characterData: true, attributes: true});
-  const iv = setInterval(() => fn(), cfg.pollMs);
-  return () => { mo.disconnect(); clearInterval(iv); };
-};
-"""
+# The scripts live in js/*.js (one page function body each, with js/helpers.js in scope), read once.
 
 
-def _script(body: str) -> str:
-    """A page function ``(cfg) => {...}`` with the shared helpers in scope."""
-    return "(cfg) => {" + _HELPERS + body + "}"
+def _read_js(name: str) -> str:
+    return resources.files("mediadesk.providers.web").joinpath("js", name).read_text(encoding="utf-8")
 
 
-# prepare(): wait until logged in and the prompt box exists (and old answers are gone after a
-# `new_chat` click). Resolves 'ready' | 'logged_out' | 'no_login' | 'no_prompt'.
-_READY_JS = _script(r"""
-  for (const s of [cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.answer]) all(s);
-  const t0 = performance.now();
-  return new Promise((resolve) => {
-    let stop = null, timers = [];
-    const finish = (v) => { if (stop) stop(); timers.forEach(clearTimeout); resolve(v); return true; };
-    const attempt = (final) => {
-      if (cfg.loggedOut && anyVisible(cfg.loggedOut)) return finish('logged_out');
-      const inOk = !!document.querySelector(cfg.loggedIn);
-      const prompt = all(cfg.prompt).length > 0;
-      const cleared = cfg.clearFrom <= 0 || all(cfg.answer).length < cfg.clearFrom
-                      || performance.now() - t0 >= cfg.clearGraceMs;
-      if (inOk && prompt && cleared) return finish('ready');
-      if (final) return finish(!inOk ? 'no_login' : (!prompt ? 'no_prompt' : 'ready'));
-      return false;
-    };
-    if (attempt(false)) return;
-    stop = watchDom(() => attempt(false));
-    if (cfg.clearFrom > 0) timers.push(setTimeout(() => attempt(false), cfg.clearGraceMs + 1));
-    timers.push(setTimeout(() => attempt(true), cfg.timeoutMs));
-  });
-""")
+_HELPERS = _read_js("helpers.js")
 
-# new_chat: where to click, and how many answers are on the page before the click.
-_NEW_CHAT_JS = _script(r"""
-  const count = all(cfg.answer).length;
-  const el = all(cfg.newChat).find(visible);
-  if (!el) return {found: false, count};
-  return {found: true, count, target: hitTarget(el)};
-""")
 
-# run(), step 1: install the watcher (baseline taken now, before anything is sent), focus the
-# prompt box and select its content so the inserted text replaces any draft.
-_INSTALL_JS = _script(r"""
-  for (const s of [cfg.answer, cfg.busy, cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.send,
-                   cfg.error, cfg.stop]) all(s);
-  const KEY = '__mediadeskWatch';
-  if (window[KEY]) window[KEY].dispose();
-  const now = () => performance.now();
-  const read = (el) => cfg.format === 'html' ? el.innerHTML : el.innerText;
-  const errorTexts = () => {
-    const m = new Map();
-    for (const el of all(cfg.error)) if (visible(el)) {
-      const t = (el.innerText || '').trim(); m.set(t, (m.get(t) || 0) + 1);
-    }
-    return m;
-  };
-  const findPrompt = () => {
-    const c = all(cfg.prompt); const el = c.find(visible) || c[0];
-    if (!el) return null;
-    if (el.matches('textarea, input')) return {el, kind: 'value'};
-    if (el.isContentEditable) return {el, kind: 'editable'};
-    const inner = el.querySelector('textarea, input, [contenteditable]:not([contenteditable=false])');
-    if (inner) return {el: inner, kind: inner.matches('textarea, input') ? 'value' : 'editable'};
-    return {el, kind: 'other'};
-  };
-  const promptText = (p) => p.kind === 'value' ? p.el.value : p.el.innerText;
-  const norm = (s) => s.replace(/\r\n?/g, '\n');
-  const loose = (s) => s.replace(/[\s\u00a0\u200b\ufeff]+/g, '');
-  const sameText = (p, text) => p.kind === 'value' ? norm(promptText(p)) === norm(text)
-                                                   : loose(promptText(p)) === loose(text);
-  const loginLost = () => !document.querySelector(cfg.loggedIn)
-                          || (!!cfg.loggedOut && anyVisible(cfg.loggedOut));
-  const TERMINAL = new Set(['done', 'error', 'logged_out', 'no_start', 'disposed']);
-  const w = {
-    state: 'idle', version: 0, sentAt: 0, lastBusyAt: 0, lossAt: 0, busy: false,
-    baseCount: all(cfg.answer).length, baseErrors: errorTexts(),
-    text: null, firstAt: null, lastChange: null, doneAt: null, error: null, errorAt: null,
-    waiters: [], timer: 0, unwatch: null,
-  };
-  const rel = (t) => t === null ? null : t - w.sentAt;
-  const snap = () => ({
-    state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
-    busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error,
-    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt),
-  });
-  // Waiters are {res, progress}: progress waiters wake on every answer change, the others
-  // (a caller without on_progress) only on a final state, saving a round trip per change.
-  const flush = (final) => {
-    const wake = w.waiters.filter((x) => final || x.progress);
-    w.waiters = w.waiters.filter((x) => !(final || x.progress));
-    const s = snap(); wake.forEach((x) => x.res(s));
-  };
-  const finish = (state) => {
-    if (TERMINAL.has(w.state)) return;
-    w.state = state; w.doneAt = now();
-    if (w.unwatch) w.unwatch();
-    clearTimeout(w.timer);
-    flush(true);
-  };
-  const wakeIn = (ms) => {
-    clearTimeout(w.timer);
-    if (ms !== Infinity) w.timer = setTimeout(check, Math.ceil(Math.max(0, ms)) + 1);
-  };
-  function check() {
-    if (TERMINAL.has(w.state)) return;
-    const t = now();
-    let wake = Infinity;
-    if (loginLost()) {
-      if (!w.lossAt) w.lossAt = t;
-      const left = cfg.loginGraceMs - (t - w.lossAt);
-      if (left <= 0) return finish('logged_out');
-      wake = left;
-    } else w.lossAt = 0;
-    if (w.state !== 'armed') return wakeIn(wake);
-    if (cfg.error && w.errorAt === null) {
-      for (const [txt, n] of errorTexts()) {
-        if (n > (w.baseErrors.get(txt) || 0)) { w.error = txt; w.errorAt = t; break; }
-      }
-    }
-    if (w.errorAt !== null) {
-      // Sites often show "session expired" and drop the login marker together: a logout wins
-      // over the error it caused, so the error waits a moment and the login grace decides.
-      if (w.lossAt) return wakeIn(wake);
-      const left = cfg.errorGraceMs - (t - w.errorAt);
-      if (left <= 0) return finish('error');
-      return wakeIn(Math.min(wake, left));
-    }
-    const busy = anyVisible(cfg.busy);
-    if (busy) w.lastBusyAt = t;
-    w.busy = busy;
-    const list = all(cfg.answer);
-    const txt = list.length > w.baseCount ? read(list[list.length - 1]) : null;
-    if (txt !== w.text) {
-      if (w.firstAt === null && txt !== null) w.firstAt = t;
-      w.text = txt; w.lastChange = t; w.version++; flush(false);
-    }
-    if (w.text === null || w.text.trim() === '') {
-      if (!busy) {
-        const left = cfg.startTimeoutMs - (t - Math.max(w.sentAt, w.lastBusyAt));
-        if (left <= 0) return finish('no_start');
-        wake = Math.min(wake, left);
-      }
-    } else if (!busy) {
-      const left = cfg.settleMs - (t - w.lastChange);
-      if (left <= 0 && !w.lossAt) return finish('done');  // never "done" while logged out
-      if (left > 0) wake = Math.min(wake, left);
-    }
-    wakeIn(wake);
-  }
-  w.dispose = () => finish('disposed');
-  w.next = (v, progress) => new Promise((res) => {
-    if (TERMINAL.has(w.state) || (progress && w.version !== v)) res(snap());
-    else w.waiters.push({res, progress});
-  });
-  // Step 2: wait until the text is in the box and the send button can be clicked, then arm.
-  // Wait until the text is in the box and the send button can be clicked, then arm. A text
-  // mismatch gets a short grace (a framework may re-render the box); the button a longer one.
-  w.readyToSend = (text) => new Promise((resolve) => {
-    const t0 = now();
-    let stop = null, timers = [], finished = false;
-    const attempt = (final) => {
-      if (finished) return true;
-      const p = findPrompt();
-      let why = '', target = null;
-      if (!p) why = 'no_prompt';
-      else if (!sameText(p, text)) why = 'text';
-      else if (cfg.send) {
-        const b = all(cfg.send).find(visible);
-        if (!b) why = 'no_send';
-        else if (b.disabled || b.getAttribute('aria-disabled') === 'true') why = 'disabled';
-        else if (!(target = hitTarget(b))) why = 'covered';
-      } else if (document.activeElement !== p.el && !p.el.contains(document.activeElement)) {
-        p.el.focus();
-      }
-      const settled = !why || why === 'covered';
-      const budget = why === 'text' || why === 'no_prompt' ? cfg.textGraceMs : cfg.sendReadyMs;
-      if (!settled && !final && now() - t0 < budget) return false;
-      finished = true;
-      if (stop) stop();
-      timers.forEach(clearTimeout);
-      if (settled) { w.state = 'armed'; w.sentAt = now(); w.unwatch = watchDom(check); }
-      resolve({why, target, seen: p ? promptText(p).slice(0, 120) : null});
-      return true;
-    };
-    if (attempt(false)) return;
-    stop = watchDom(() => attempt(false));
-    timers = [setTimeout(() => attempt(false), cfg.textGraceMs + 1),
-              setTimeout(() => attempt(true), cfg.sendReadyMs)];
-  });
-  // Focus the box and select its content, so inserted text replaces any draft.
-  w.selectPrompt = () => {
-    const p = findPrompt();
-    if (!p || p.kind === 'other') return p ? 'other' : null;
-    p.el.focus();
-    if (p.kind === 'value') p.el.select();
-    else {
-      const r = document.createRange(); r.selectNodeContents(p.el);
-      const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-    }
-    return p.kind;
-  };
-  window[KEY] = w;
-  const kind = w.selectPrompt(), loggedIn = !loginLost();
-  if (!loggedIn || !kind || kind === 'other') return {loggedIn, prompt: kind, ready: null};
-  // Fast path, one round trip: insert as the browser's own editing command (trusted input
-  // events, newlines inserted as text, not as Enter key presses). Python falls back to CDP
-  // insertText and then Playwright's fill when the box does not end up holding the text.
-  let inserted = false;
-  try { inserted = document.execCommand('insertText', false, cfg.text); } catch (e) { inserted = false; }
-  if (!inserted) return {loggedIn, prompt: kind, ready: null};
-  return w.readyToSend(cfg.text).then((ready) => ({loggedIn, prompt: kind, ready}));
-""")
+def _script(name: str) -> str:
+    """The page function ``(cfg) => {...}`` of ``js/<name>``, with the shared helpers in scope."""
+    return "(cfg) => {\n" + _HELPERS + "\n" + _read_js(name) + "\n}"
 
+
+_READY_JS = _script("ready.js")
+_NEW_CHAT_JS = _script("new_chat.js")
+_INSTALL_JS = _script("install.js")
+_STOP_JS = _script("stop.js")
+_WAIT_IDLE_JS = _script("wait_idle.js")
+_LOGGED_IN_JS = _script("logged_in.js")
+# Calls into the watcher that install.js left in the page.
 _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
 _NEXT_JS = "([v, progress]) => window.__mediadeskWatch.next(v, progress)"
-
-# Cancel/timeout: drop the watcher and return where to click `stop` (or click it from JS when
-# it cannot be hit-tested). Returns null when nothing stoppable is visible.
-_STOP_JS = _script(r"""
-  const w = window.__mediadeskWatch;
-  if (w) w.dispose();
-  const el = all(cfg.stop).find(visible);
-  if (!el) return null;
-  const t = hitTarget(el);
-  if (!t) { el.click(); return {js: true}; }
-  return t;
-""")
-
-# After a stop click: resolve true once `busy` is gone (the site really stopped), false at timeout.
-_WAIT_IDLE_JS = _script(r"""
-  return new Promise((resolve) => {
-    let stop = null, tm = 0;
-    const attempt = (final) => {
-      const idle = !anyVisible(cfg.busy);
-      if (!idle && !final) return false;
-      if (stop) stop();
-      clearTimeout(tm);
-      resolve(idle);
-      return true;
-    };
-    if (attempt(false)) return;
-    stop = watchDom(() => attempt(false));
-    tm = setTimeout(() => attempt(true), cfg.timeoutMs);
-  });
-""")
-
-_LOGGED_IN_JS = _script(r"""
-  return !!document.querySelector(cfg.loggedIn) && !(cfg.loggedOut && anyVisible(cfg.loggedOut));
-""")
 
 
 def _same_page(current: str, target: str) -> bool:
@@ -482,7 +179,7 @@ class PageDriver:
 
     # --- errors -----------------------------------------------------------------------------------
 
-    def _translate(self, exc: PlaywrightError) -> DriverError:
+    def _translate(self, exc: PlaywrightError) -> WebLaneError:
         msg = str(exc)
         if "MEDIADESK_BAD_SELECTOR" in msg:
             sel = msg.split("MEDIADESK_BAD_SELECTOR", 1)[1].strip().splitlines()[0]
@@ -491,7 +188,7 @@ class PageDriver:
             return PageGone(f"the page closed or crashed: {_first_line(exc)}")
         if _is_navigation(exc):
             return _Navigated("the page navigated away during the run")
-        return DriverError(f"page script failed: {_first_line(exc)}")
+        return SiteError(f"page script failed: {_first_line(exc)}")
 
     async def _eval(self, page: Page, script: str, arg: Any = None) -> Any:
         try:
@@ -586,7 +283,7 @@ class PageDriver:
         """A snapshot of the login state (no waiting), e.g. to watch an operator's login."""
         try:
             return bool(await self._eval(page, _LOGGED_IN_JS, self._cfg))
-        except DriverError:
+        except WebLaneError:
             return False
 
     # --- run --------------------------------------------------------------------------------------
@@ -609,7 +306,7 @@ class PageDriver:
         """
         a = self.adapter
         if not text.strip():
-            raise DriverError("nothing to send: the prompt text is empty")
+            raise BadPrompt("nothing to send: the prompt text is empty")
         if cancel_event is not None and cancel_event.is_set():
             raise RunCanceled("canceled before typing")
         loop = asyncio.get_running_loop()
@@ -796,7 +493,7 @@ class PageDriver:
             await self._await_ready(page, 0)
         except NeedsLogin as login:
             raise NeedsLogin(f"{a.name or a.url}: the page went to a login page during the run") from login
-        except DriverError:
+        except WebLaneError:
             pass
         raise SiteError(f"the page navigated away during the run (now at {page.url})") from exc
 

@@ -1,9 +1,10 @@
 """Find a Chromium to own, and the flags it needs here.
 
-Order (DESIGN §9): the configured path, Playwright's managed Chromium, then the system's. Playwright's
-path is computed from the ``browsers.json`` its driver ships (the same rule the driver uses), so nothing
-is launched to find it: starting the Node driver just to ask costs ~0.5 s and cannot run inside a live
-event loop with the sync API. A caller that already has a running Playwright can pass it instead.
+Order: the configured path (the operator chose it), Playwright's managed Chromium (the build Playwright
+is tested with), then the system's. Playwright's path is computed from the ``browsers.json`` its driver
+ships (the same rule the driver uses), so nothing is launched to find it: starting the Node driver just
+to ask costs ~0.5 s and cannot run inside a live event loop with the sync API. A caller that already has
+a running Playwright can pass it instead.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from mediadesk.providers.web.browser_errors import BrowserNotFoundError
+from mediadesk.providers.web.errors import BrowserNotFoundError
 
 if TYPE_CHECKING:
     from playwright.async_api import Playwright

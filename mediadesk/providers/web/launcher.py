@@ -1,16 +1,20 @@
 """An owned Chromium per account: we start the process, know its pid, and end its whole tree.
 
 Why not ``playwright.chromium.launch_persistent_context``: it exposes no pid, and after a crash of ours
-nothing tells the self-check which processes were ours. Owning the process (DESIGN §4) gives the pid for
-the task log, a record on the profile for the self-check, and a tree we can always end.
+nothing tells the self-check which processes were ours. Owning the process gives the pid for the task
+log, a record on the profile for the self-check (``.mediadesk-browser.json``: who launched which pid),
+and a tree we can always end.
 
-Traps handled here (PLATFORM-NOTES, "Chromium and Playwright"):
+Traps of Chromium driven over CDP, handled here:
 - ``browser.close()`` on a CDP connection only disconnects; Chromium keeps running. Closing = CDP
   ``Browser.close``, wait, then SIGTERM/SIGKILL the tree collected BEFORE the first signal, then reap.
 - A SIGKILLed MediaDesk would leave its browsers running; ``PR_SET_PDEATHSIG`` ends them with us. The
   kernel ties that signal to the *thread* that forked, so ``spawn_chromium`` must run on a thread that
   lives as long as the browser: the event-loop thread (``start`` does exactly that).
 - A second Chromium on a profile in use exits with code 21.
+
+One module of ~530 lines on purpose: start, record and close/kill are one state machine over one process
+tree (a failed start must kill exactly what close would), and splitting it would spread that state.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from mediadesk.providers.web._proctree import (
     send,
     wait_gone_sync,
 )
-from mediadesk.providers.web.browser_errors import BrowserStartError, ProfileInUseError
+from mediadesk.providers.web.errors import BrowserStartError, ProfileInUseError
 from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.providers.web.selfcheck import (
     BrowserRecord,
@@ -458,6 +462,7 @@ class OwnedBrowser:
         deadline = t0 + max(0.0, grace_s)
         procs = self._tree()
         report = CloseReport(pids=[p.pid for p in procs])
+        self._log(f"browser: closing chromium pid {self._proc.pid} ({len(procs)} processes, grace {grace_s:g} s)")
         if self._proc.poll() is None:
             delivered = await self._cdp_close(timeout_s=grace_s / 2)
             if not delivered and self._ps is not None:

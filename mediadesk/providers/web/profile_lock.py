@@ -18,7 +18,7 @@ from pathlib import Path
 import platformdirs
 
 from mediadesk.locking import OwnedFileLock, describe_holder
-from mediadesk.providers.web.browser_errors import AccountLockedError, InstanceLockedError
+from mediadesk.providers.web.errors import AccountLockedError, InstanceLockedError
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -1,6 +1,6 @@
 """Before a launch: is anything still running on this account's profile, and is it ours to end?
 
-DESIGN §4, "Residue or holder? The account lock decides.":
+Residue or holder? The account lock decides:
 - RESIDUE of a crash, ended (grace, then kill the tree):
   * a Chromium we recorded ourselves (``.mediadesk-browser.json``: pid + start time, written by a MediaDesk
     that is this process or is dead);

@@ -13,12 +13,16 @@ import psutil
 import pytest
 
 from mediadesk.config import AppConfig
-from mediadesk.providers.web.backend import WebAccountBackend, login_with_form
-from mediadesk.providers.web.finder import chromium_flags, find_browser
+from mediadesk.providers.web.backend import WebAccountBackend
+from mediadesk.providers.web.finder import chromium_flags
+from mediadesk.providers.web.login import login_with_form
+from mediadesk.providers.web.selfcheck import singleton_holder
 from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.lane import Lane
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.store import TaskReader
 from mediadesk.workspace import Workspace
+from tests.providers.web.waiting import until
 from tests.support import make_config
 
 pytestmark = pytest.mark.browser
@@ -62,6 +66,23 @@ def our_browsers(root: Path) -> list[int]:
             if any(str(root) in a for a in (p.info["cmdline"] or [])):
                 out.append(p.pid)
     return out
+
+
+def lane_rounds(lane: Lane) -> asyncio.Event:
+    """Set the next time the lane's own loop asks its backend whether it may dispatch. Other callers
+    (the stats ticker) ask too; only the loop task (named ``lane:<name>``) counts."""
+    event = asyncio.Event()
+    ask = lane.backend.available
+    loop_task = f"lane:{lane.name}"
+
+    def available() -> bool:
+        task = asyncio.current_task()
+        if task is not None and task.get_name() == loop_task:
+            event.set()
+        return ask()
+
+    lane.backend.available = available  # type: ignore[method-assign]
+    return event
 
 
 @pytest.fixture
@@ -142,8 +163,7 @@ async def test_browser_killed_mid_run_is_retried_on_fresh_browser(workspace: Wor
         backend = s.lanes[0].backend
         assert isinstance(backend, WebAccountBackend)
         s.submit([s.new_task("k", "chat", "long one [[sim:slow=400]]")])  # 2 s at this time scale
-        while sim.stats()["generations_started"] == 0:
-            await asyncio.sleep(0.02)
+        await until(lambda: sim.stats()["generations_started"] > 0, 60, "the generation to start")
         first_pid = backend.browser_pids[-1]
         os.kill(first_pid, signal.SIGKILL)
         await asyncio.wait_for(s.wait_idle(), 90)
@@ -161,13 +181,15 @@ async def test_logout_gives_needs_login_without_retry(workspace: Workspace, sim:
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
         s.submit([s.new_task("l", "chat", "bye [[sim:logout]]")])
-        while tasks_of(workspace)["l"].state in ("pending", "running"):
-            await asyncio.sleep(0.05)
+        await until(lambda: tasks_of(workspace)["l"].state not in ("pending", "running"), 60, "task l to end")
         lane = s.lanes[0]
         assert lane.backend.health()[0] == "needs_login"
         assert not lane.can_dispatch()
+        rounds = lane_rounds(lane)
         s.submit([s.new_task("after", "chat", "waits")])
-        await asyncio.sleep(0.5)
+        # The lane asks the backend before it claims, and claims in the same step: once its loop has
+        # asked after the submit, the task was either claimed then or refused.
+        await asyncio.wait_for(rounds.wait(), 30)
         assert tasks_of(workspace)["after"].state == "pending"  # not sent to a logged-out account
     t = tasks_of(workspace)["l"]
     assert (t.state, t.attempt, t.error_kind) == ("failed", 1, "needs_login")
@@ -178,9 +200,12 @@ async def test_cancel_while_generating(workspace: Workspace, sim: WebSimServer) 
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
         s.submit([s.new_task("c", "chat", "long [[sim:slow=2000]]")])
-        while sim.stats()["generations_started"] == 0:
-            await asyncio.sleep(0.02)
-        await asyncio.sleep(0.2)
+
+        def streaming() -> bool:
+            gens = sim.stats()["generations"]
+            return bool(gens) and gens[0]["tokens_sent"] >= 2
+
+        await until(streaming, 60, "the answer to stream")  # cancel mid-answer, not before it
         s.cancel(["c"])
         await asyncio.wait_for(s.wait_idle(), 30)
         s.submit([s.new_task("next", "chat", "after cancel")])
@@ -193,22 +218,25 @@ async def test_cancel_while_generating(workspace: Workspace, sim: WebSimServer) 
     assert sim.stats()["concurrent_violations"] == 0
 
 
-async def test_foreign_holder_is_reported_and_left_alone(workspace: Workspace, sim: WebSimServer) -> None:
+async def test_foreign_holder_is_reported_and_left_alone(
+    workspace: Workspace, sim: WebSimServer, chromium_exe: Path
+) -> None:
     cfg = web_config(sim, ["acct-a"])
     await login_all(cfg, workspace, sim)
     profile_dir = workspace.account_profile_dir("acct-a")
-    exe = find_browser(None, probe_version=False).path
     # a browser the operator opened by hand on that profile (not started by MediaDesk)
-    holder = subprocess.Popen([str(exe), *chromium_flags(True), f"--user-data-dir={profile_dir}", "about:blank"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    holder = subprocess.Popen([str(chromium_exe), *chromium_flags(True), f"--user-data-dir={profile_dir}",
+                               "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        await asyncio.sleep(1.0)
+        def holds_profile() -> bool:  # Chromium's own lock names it: the profile is taken
+            info = singleton_holder(profile_dir)
+            return info is not None and info.pid == holder.pid
+
+        await until(holds_profile, 30, "the hand-opened browser to take the profile")
         async with Scheduler(cfg, workspace) as s:
             s.submit([s.new_task("f", "chat", "hello")])
-            for _ in range(200):
-                if any("in use by" in ln for ln in logs_of(workspace, "f")):
-                    break
-                await asyncio.sleep(0.05)
+            await until(lambda: any("in use by" in ln for ln in logs_of(workspace, "f")), 30,
+                        "the task log to name the holder", poll_s=0.05)
             lines = logs_of(workspace, "f")
             assert any(f"pid {holder.pid}" in ln for ln in lines), lines
             assert holder.poll() is None  # never touched

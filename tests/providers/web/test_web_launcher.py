@@ -30,6 +30,7 @@ from mediadesk.providers.web import (
     self_check,
 )
 from mediadesk.providers.web import launcher as launcher_mod
+from tests.providers.web.waiting import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -121,12 +122,19 @@ async def test_cancelled_close_still_ends_the_tree(
     make_browser: Callable[..., OwnedBrowser], profile_root: Path
 ) -> None:
     prof = profile_root / "acct-a"
-    browser = make_browser(prof)
+    closing_started = asyncio.Event()
+
+    def log(line: str) -> None:
+        if line.startswith("browser: closing chromium"):
+            closing_started.set()
+
+    browser = make_browser(prof, log=log)
     await browser.start()
     pids = [p.pid for p in find_profile_processes(prof)]
-    os.kill(browser.pid, signal.SIGSTOP)  # close() now waits in its graceful phase ...
+    os.kill(browser.pid, signal.SIGSTOP)  # close() now waits in its graceful phase (30 s) ...
     closing = asyncio.create_task(browser.close(grace_s=30))
-    await asyncio.sleep(0.3)
+    await asyncio.wait_for(closing_started.wait(), 30)
+    assert not closing.done()
     closing.cancel()  # ... and is cancelled there (e.g. the app is quitting)
     with pytest.raises(asyncio.CancelledError):
         await closing
@@ -144,10 +152,7 @@ async def test_close_after_the_browser_crashed_ends_its_orphans(
     children = [p.pid for p in psutil.Process(browser.pid).children(recursive=True)]
     assert children
     os.kill(browser.pid, signal.SIGKILL)  # a crash: the main process vanishes, children are orphaned
-    deadline = time.monotonic() + 10
-    while browser.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not browser.is_alive()
+    await until(lambda: not browser.is_alive(), 10, "the browser to be seen as gone")
     report = await browser.close(grace_s=1.0)
     assert report.clean
     assert not any(_running(pid) for pid in children)

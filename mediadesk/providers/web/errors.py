@@ -1,0 +1,169 @@
+"""Every error of the web lane, in one hierarchy under :class:`WebLaneError`.
+
+Each class carries the :class:`~mediadesk.core.errors.ErrorKind` the task row should say, and the
+kind alone decides whether the lane retries (``ErrorKind.retryable``): the backend turns any of
+these into a ``TaskFailure`` with one function (``backend.task_failure``), never with a lookup
+table or a per-call-site choice. So a missing browser (``CONFIG``) ends the task at once, while a
+browser that crashed (``BROWSER_CRASH``) is retried on a fresh one.
+
+Two hints ride along where they matter: ``not_started`` (the work never began, e.g. someone else
+holds the profile: the attempt is not charged) and ``retry_after_s`` (how long to wait first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from mediadesk import locking
+from mediadesk.core.errors import ErrorKind
+from mediadesk.providers.web._proctree import ProcInfo
+
+__all__ = [
+    "PROFILE_IN_USE_RETRY_S",
+    "AccountLockedError",
+    "AdapterMismatch",
+    "BadPrompt",
+    "BrowserNotFoundError",
+    "BrowserStartError",
+    "InstanceLockedError",
+    "LockHeldError",
+    "NeedsLogin",
+    "PageGone",
+    "ProfileInUseError",
+    "RunCanceled",
+    "RunTimeout",
+    "SiteError",
+    "WebLaneError",
+]
+
+#: After "profile in use", how long the task (and the account) waits before it tries again.
+PROFILE_IN_USE_RETRY_S = 15.0
+
+
+class WebLaneError(Exception):
+    """Base class. ``kind`` is what the task row says and decides retries; never raised itself."""
+
+    kind: ClassVar[ErrorKind] = ErrorKind.INTERNAL
+    #: The work never began: the attempt is not charged (the task waits ``retry_after_s``).
+    not_started: ClassVar[bool] = False
+    #: Wait at least this long before the next attempt; None = the lane's backoff.
+    retry_after_s: ClassVar[float | None] = None
+
+
+# --- finding, starting and locking browsers ---------------------------------------------------------
+
+
+class BrowserNotFoundError(WebLaneError):
+    """No usable Chromium: the message says which paths were tried and how to install one. Another
+    attempt finds the same nothing, so this is a config problem, not retried."""
+
+    kind = ErrorKind.CONFIG
+
+
+class BrowserStartError(WebLaneError):
+    """Chromium did not come up (exited early, never wrote DevToolsActivePort, CDP connect failed)."""
+
+    kind = ErrorKind.BROWSER_CRASH
+
+
+class ProfileInUseError(WebLaneError):
+    """Another process holds the profile directory. ``holders`` names it when it could be found.
+
+    Not the task's fault and nothing was sent: the attempt is not charged and the task waits."""
+
+    kind = ErrorKind.PROFILE_IN_USE
+    not_started = True
+    retry_after_s = PROFILE_IN_USE_RETRY_S
+
+    def __init__(
+        self,
+        profile_dir: Path,
+        holders: Sequence[ProcInfo] = (),
+        *,
+        exit_code: int | None = None,
+        detail: str = "",
+    ) -> None:
+        self.profile_dir = profile_dir
+        self.holders = list(holders)
+        self.exit_code = exit_code
+        if self.holders:
+            who = ", ".join(h.describe() for h in self.holders)
+            msg = f"profile {profile_dir} is in use by {who}; close it or wait"
+        else:
+            msg = f"profile {profile_dir} is in use by another browser process (holder not found)"
+        if exit_code is not None:
+            msg += f" [chromium exit code {exit_code}]"
+        if detail:
+            msg += f"; {detail}"
+        super().__init__(msg)
+
+    @property
+    def holder(self) -> ProcInfo | None:
+        return self.holders[0] if self.holders else None
+
+
+class LockHeldError(WebLaneError, locking.LockHeldError):
+    """An on-disk lock (account or instance) is held by another process or lock object."""
+
+    kind = ErrorKind.PROFILE_IN_USE
+
+
+class AccountLockedError(LockHeldError):
+    """The account's lock file is held: another lane, process or MediaDesk drives that profile."""
+
+    not_started = True
+    retry_after_s = PROFILE_IN_USE_RETRY_S
+
+
+class InstanceLockedError(LockHeldError):
+    """Another MediaDesk already runs on this data directory."""
+
+    kind = ErrorKind.CONFIG
+
+
+# --- driving the page ---------------------------------------------------------------------------------
+
+
+class NeedsLogin(WebLaneError):
+    """The account is logged out; an operator must log in (not retried)."""
+
+    kind = ErrorKind.NEEDS_LOGIN
+
+
+class SiteError(WebLaneError):
+    """The site showed an error, or behaved in a way that ends the run (retryable)."""
+
+    kind = ErrorKind.SITE_ERROR
+
+
+class RunTimeout(WebLaneError):
+    """No answer started in time, the page did not load, or the run exceeded ``max_run_s``."""
+
+    kind = ErrorKind.TIMEOUT
+
+
+class RunCanceled(WebLaneError):
+    """``cancel_event`` was set; generation was stopped (best effort) before this was raised."""
+
+    kind = ErrorKind.CANCELED
+
+
+class PageGone(WebLaneError):
+    """The page, its context or the browser closed or crashed under the run."""
+
+    kind = ErrorKind.BROWSER_CRASH
+
+
+class AdapterMismatch(WebLaneError):
+    """The adapter does not fit the page: invalid selector, prompt box or send button not found,
+    or the prompt box did not take the text. Needs an operator, so not retried."""
+
+    kind = ErrorKind.CONFIG
+
+
+class BadPrompt(WebLaneError):
+    """The prompt cannot be sent as it is (e.g. empty); another attempt would send the same."""
+
+    kind = ErrorKind.BAD_REQUEST

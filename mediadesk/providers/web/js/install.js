@@ -1,0 +1,171 @@
+// run(), step 1: install the watcher (window.__mediadeskWatch; baseline taken now, before
+// anything is sent), focus the prompt box and select its content so the inserted text
+// replaces any draft, insert the text and wait until it can be sent.
+  for (const s of [cfg.answer, cfg.busy, cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.send,
+                   cfg.error, cfg.stop]) all(s);
+  const KEY = '__mediadeskWatch';
+  if (window[KEY]) window[KEY].dispose();
+  const now = () => performance.now();
+  const read = (el) => cfg.format === 'html' ? el.innerHTML : el.innerText;
+  const errorTexts = () => {
+    const m = new Map();
+    for (const el of all(cfg.error)) if (visible(el)) {
+      const t = (el.innerText || '').trim(); m.set(t, (m.get(t) || 0) + 1);
+    }
+    return m;
+  };
+  const findPrompt = () => {
+    const c = all(cfg.prompt); const el = c.find(visible) || c[0];
+    if (!el) return null;
+    if (el.matches('textarea, input')) return {el, kind: 'value'};
+    if (el.isContentEditable) return {el, kind: 'editable'};
+    const inner = el.querySelector('textarea, input, [contenteditable]:not([contenteditable=false])');
+    if (inner) return {el: inner, kind: inner.matches('textarea, input') ? 'value' : 'editable'};
+    return {el, kind: 'other'};
+  };
+  const promptText = (p) => p.kind === 'value' ? p.el.value : p.el.innerText;
+  const norm = (s) => s.replace(/\r\n?/g, '\n');
+  const loose = (s) => s.replace(/[\s\u00a0\u200b\ufeff]+/g, '');
+  const sameText = (p, text) => p.kind === 'value' ? norm(promptText(p)) === norm(text)
+                                                   : loose(promptText(p)) === loose(text);
+  const loginLost = () => !document.querySelector(cfg.loggedIn)
+                          || (!!cfg.loggedOut && anyVisible(cfg.loggedOut));
+  const TERMINAL = new Set(['done', 'error', 'logged_out', 'no_start', 'disposed']);
+  const w = {
+    state: 'idle', version: 0, sentAt: 0, lastBusyAt: 0, lossAt: 0, busy: false,
+    baseCount: all(cfg.answer).length, baseErrors: errorTexts(),
+    text: null, firstAt: null, lastChange: null, doneAt: null, error: null, errorAt: null,
+    waiters: [], timer: 0, unwatch: null,
+  };
+  const rel = (t) => t === null ? null : t - w.sentAt;
+  const snap = () => ({
+    state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
+    busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error,
+    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt),
+  });
+  // Waiters are {res, progress}: progress waiters wake on every answer change, the others
+  // (a caller without on_progress) only on a final state, saving a round trip per change.
+  const flush = (final) => {
+    const wake = w.waiters.filter((x) => final || x.progress);
+    w.waiters = w.waiters.filter((x) => !(final || x.progress));
+    const s = snap(); wake.forEach((x) => x.res(s));
+  };
+  const finish = (state) => {
+    if (TERMINAL.has(w.state)) return;
+    w.state = state; w.doneAt = now();
+    if (w.unwatch) w.unwatch();
+    clearTimeout(w.timer);
+    flush(true);
+  };
+  const wakeIn = (ms) => {
+    clearTimeout(w.timer);
+    if (ms !== Infinity) w.timer = setTimeout(check, Math.ceil(Math.max(0, ms)) + 1);
+  };
+  function check() {
+    if (TERMINAL.has(w.state)) return;
+    const t = now();
+    let wake = Infinity;
+    if (loginLost()) {
+      if (!w.lossAt) w.lossAt = t;
+      const left = cfg.loginGraceMs - (t - w.lossAt);
+      if (left <= 0) return finish('logged_out');
+      wake = left;
+    } else w.lossAt = 0;
+    if (w.state !== 'armed') return wakeIn(wake);
+    if (cfg.error && w.errorAt === null) {
+      for (const [txt, n] of errorTexts()) {
+        if (n > (w.baseErrors.get(txt) || 0)) { w.error = txt; w.errorAt = t; break; }
+      }
+    }
+    if (w.errorAt !== null) {
+      // Sites often show "session expired" and drop the login marker together: a logout wins
+      // over the error it caused, so the error waits a moment and the login grace decides.
+      if (w.lossAt) return wakeIn(wake);
+      const left = cfg.errorGraceMs - (t - w.errorAt);
+      if (left <= 0) return finish('error');
+      return wakeIn(Math.min(wake, left));
+    }
+    const busy = anyVisible(cfg.busy);
+    if (busy) w.lastBusyAt = t;
+    w.busy = busy;
+    const list = all(cfg.answer);
+    const txt = list.length > w.baseCount ? read(list[list.length - 1]) : null;
+    if (txt !== w.text) {
+      if (w.firstAt === null && txt !== null) w.firstAt = t;
+      w.text = txt; w.lastChange = t; w.version++; flush(false);
+    }
+    if (w.text === null || w.text.trim() === '') {
+      if (!busy) {
+        const left = cfg.startTimeoutMs - (t - Math.max(w.sentAt, w.lastBusyAt));
+        if (left <= 0) return finish('no_start');
+        wake = Math.min(wake, left);
+      }
+    } else if (!busy) {
+      const left = cfg.settleMs - (t - w.lastChange);
+      if (left <= 0 && !w.lossAt) return finish('done');  // never "done" while logged out
+      if (left > 0) wake = Math.min(wake, left);
+    }
+    wakeIn(wake);
+  }
+  w.dispose = () => finish('disposed');
+  w.next = (v, progress) => new Promise((res) => {
+    if (TERMINAL.has(w.state) || (progress && w.version !== v)) res(snap());
+    else w.waiters.push({res, progress});
+  });
+  // Step 2 (also called alone by the fallbacks):
+  // Wait until the text is in the box and the send button can be clicked, then arm. A text
+  // mismatch gets a short grace (a framework may re-render the box); the button a longer one.
+  w.readyToSend = (text) => new Promise((resolve) => {
+    const t0 = now();
+    let stop = null, timers = [], finished = false;
+    const attempt = (final) => {
+      if (finished) return true;
+      const p = findPrompt();
+      let why = '', target = null;
+      if (!p) why = 'no_prompt';
+      else if (!sameText(p, text)) why = 'text';
+      else if (cfg.send) {
+        const b = all(cfg.send).find(visible);
+        if (!b) why = 'no_send';
+        else if (b.disabled || b.getAttribute('aria-disabled') === 'true') why = 'disabled';
+        else if (!(target = hitTarget(b))) why = 'covered';
+      } else if (document.activeElement !== p.el && !p.el.contains(document.activeElement)) {
+        p.el.focus();
+      }
+      const settled = !why || why === 'covered';
+      const budget = why === 'text' || why === 'no_prompt' ? cfg.textGraceMs : cfg.sendReadyMs;
+      if (!settled && !final && now() - t0 < budget) return false;
+      finished = true;
+      if (stop) stop();
+      timers.forEach(clearTimeout);
+      if (settled) { w.state = 'armed'; w.sentAt = now(); w.unwatch = watchDom(check); }
+      resolve({why, target, seen: p ? promptText(p).slice(0, 120) : null});
+      return true;
+    };
+    if (attempt(false)) return;
+    stop = watchDom(() => attempt(false));
+    timers = [setTimeout(() => attempt(false), cfg.textGraceMs + 1),
+              setTimeout(() => attempt(true), cfg.sendReadyMs)];
+  });
+  // Focus the box and select its content, so inserted text replaces any draft.
+  w.selectPrompt = () => {
+    const p = findPrompt();
+    if (!p || p.kind === 'other') return p ? 'other' : null;
+    p.el.focus();
+    if (p.kind === 'value') p.el.select();
+    else {
+      const r = document.createRange(); r.selectNodeContents(p.el);
+      const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+    }
+    return p.kind;
+  };
+  window[KEY] = w;
+  const kind = w.selectPrompt(), loggedIn = !loginLost();
+  if (!loggedIn || !kind || kind === 'other') return {loggedIn, prompt: kind, ready: null};
+  // Fast path, one round trip: insert as the browser's own editing command (trusted input
+  // events, newlines inserted as text, not as Enter key presses). Python falls back to CDP
+  // insertText and then Playwright's fill when the box does not end up holding the text.
+  let inserted = false;
+  try { inserted = document.execCommand('insertText', false, cfg.text); } catch (e) { inserted = false; }
+  if (!inserted) return {loggedIn, prompt: kind, ready: null};
+  return w.readyToSend(cfg.text).then((ready) => ({loggedIn, prompt: kind, ready}));
