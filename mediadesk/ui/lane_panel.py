@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 
 from mediadesk.core.eta import Eta, RunTimeStats, lane_eta, throughput_per_min
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
-from mediadesk.ui.task_model import TaskTableModel, fmt_seconds
+from mediadesk.ui.format import fmt_seconds
+from mediadesk.ui.task_model import TaskTableModel
 
 __all__ = ["KindEta", "LaneLike", "LanePanel", "ProfileLike", "fmt_eta"]
 

@@ -21,7 +21,8 @@ from PySide6.QtCore import QObject, Signal
 from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
 from mediadesk.store.taskstore import LogLine, TaskReader, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.task_model import Row, TaskTableModel, record_row
+from mediadesk.ui.task_model import TaskTableModel
+from mediadesk.viewmodel.task_rows import Row, record_row
 
 __all__ = [
     "LoadStats",
