@@ -2,9 +2,11 @@
 
 The operator hands us a JSONL/CSV file (button or drag-and-drop) or pastes prompts, sees every
 row with its line number and either "OK" or what is wrong with it, and submits only the valid
-rows. Parsing runs on a worker thread: a 50 MB file must not freeze the window, and the lanes
-(which share the GUI thread under qasync) must keep dispatching while it parses. A result that
-arrives after the operator moved on (another file, edited text) is dropped by generation number.
+rows. Parsing runs on a worker thread (:class:`~mediadesk.ui.workers.TaskJobs`, the console's one
+way off the GUI thread): a 50 MB file must not freeze the window, and the lanes (which share the
+GUI thread under qasync) must keep dispatching while it parses. A result that arrives after the
+operator moved on (another file, edited text) is dropped by generation number; one that arrives
+after the dialog is gone is not delivered at all.
 """
 
 from __future__ import annotations
@@ -20,9 +22,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QRunnable,
     Qt,
-    QThreadPool,
     QTimer,
     Signal,
 )
@@ -60,6 +60,7 @@ from mediadesk.core.batch import (
 )
 from mediadesk.scheduler.scheduler import ProfileView
 from mediadesk.ui.style import icon, is_dark, state_color
+from mediadesk.ui.workers import TaskJobs
 
 log = logging.getLogger(__name__)
 
@@ -111,43 +112,15 @@ def _stage(parsed: ParsedBatch, source_name: str | None) -> _Staged:
     return _Staged(parsed.rows, parsed.errors, entries, error_entries, source_name)
 
 
-class _ResultHub(QObject):
-    """Carries parse results from worker threads to the GUI thread.
-
-    One per process and never deleted: a worker may finish after its dialog is gone, and
-    emitting on a QObject that the GUI thread is deleting at that moment would be a race. The
-    hub outlives every worker; a dead dialog's connection is simply gone and the result dropped."""
-
-    done = Signal(object, str, int, object)  # dialog token, source key, generation, _Staged
-
-
-_hub: _ResultHub | None = None
-
-
-def _result_hub() -> _ResultHub:
-    global _hub
-    if _hub is None:
-        _hub = _ResultHub()  # created from a dialog's constructor, so it lives in the GUI thread
-    return _hub
-
-
-class _ParseJob(QRunnable):
-    def __init__(self, work: Callable[[], _Staged], token: object, key: str, gen: int) -> None:
-        super().__init__()
-        self._work = work
-        self._token = token
-        self._key = key
-        self._gen = gen
-
-    def run(self) -> None:
-        try:
-            staged = self._work()
-        except BatchFileError as exc:
-            staged = _Staged(load_error=str(exc))
-        except Exception as exc:  # never lose the worker's failure: show it
-            log.exception("batch parse failed")
-            staged = _Staged(load_error=f"{type(exc).__name__}: {exc}")
-        _result_hub().done.emit(self._token, self._key, self._gen, staged)
+def _parse_safely(work: Callable[[], _Staged]) -> _Staged:
+    """Worker side: a parse that fails as a whole becomes a staged load error, never a lost result."""
+    try:
+        return work()
+    except BatchFileError as exc:
+        return _Staged(load_error=str(exc))
+    except Exception as exc:  # never lose the worker's failure: show it
+        log.exception("batch parse failed")
+        return _Staged(load_error=f"{type(exc).__name__}: {exc}")
 
 
 # --------------------------------------------------------------------------- preview model
@@ -263,9 +236,7 @@ class BatchDialog(QDialog):
         self._gen: dict[str, int] = {_FILE: 0, _PASTE: 0}
         self._done_gen: dict[str, int] = {_FILE: 0, _PASTE: 0}
         self._file_path: Path | None = None
-        self._token = object()  # tells our results from other dialogs' on the shared hub
-        _result_hub().done.connect(self._on_parsed)
-        self._pool = QThreadPool.globalInstance()
+        self._jobs = TaskJobs(owner=self)  # a result that arrives after the dialog is gone is dropped
 
         self.setWindowTitle(self.tr("Submit batch"))
         self.setWindowIcon(icon("submit"))
@@ -442,6 +413,11 @@ class BatchDialog(QDialog):
         key = self._key()
         return self._gen[key] != self._done_gen[key] or (key == _PASTE and self._paste_timer.isActive())
 
+    @property
+    def jobs(self) -> TaskJobs:
+        """The parses under way, superseded ones included (``len(dialog.jobs)``)."""
+        return self._jobs
+
     def preview_model(self) -> PreviewModel:
         return self._model
 
@@ -512,7 +488,9 @@ class BatchDialog(QDialog):
 
     def _start(self, key: str, work: Callable[[], _Staged]) -> None:
         self._gen[key] += 1
-        self._pool.start(_ParseJob(work, self._token, key, self._gen[key]))
+        gen = self._gen[key]
+        self._jobs.in_thread(lambda: _parse_safely(work), f"batch-dialog:parse-{key}",
+                             lambda staged: self._on_parsed(key, gen, staged))
         self._refresh()
 
     def _choose_file(self) -> None:
@@ -561,8 +539,8 @@ class BatchDialog(QDialog):
 
         self._start(_PASTE, work)
 
-    def _on_parsed(self, token: object, key: str, gen: int, staged: _Staged) -> None:
-        if token is not self._token or gen != self._gen[key]:
+    def _on_parsed(self, key: str, gen: int, staged: _Staged) -> None:
+        if gen != self._gen[key]:
             return  # superseded by a newer file or newer text
         self._done_gen[key] = gen
         self._staged[key] = staged

@@ -1,9 +1,14 @@
-"""Database reads (and export writes) off the GUI thread, and the feed that keeps the task model live.
+"""Work off the GUI thread (database reads, export writes, batch parsing), and the feed that keeps
+the task model live.
 
-Why threads: under qasync the asyncio loop IS the GUI thread, so a 100k-row read there would
-freeze the window for a second. Each job opens its own read-only :class:`TaskReader` in a worker
-thread (``asyncio.to_thread``; a SQLite connection is cheap to open, ~0.1 ms) and hands plain
-records back to the loop. The scheduler's own short writes stay on the loop, as designed.
+Why threads: under qasync the asyncio loop IS the GUI thread, so a 100k-row read or a 50 MB
+batch parse there would freeze the window (and the lanes, which share the loop). The console has
+one mechanism for that: :class:`TaskJobs` runs a coroutine on the loop that awaits
+``asyncio.to_thread(...)``, keeps a reference to it, logs its failure, and - for
+:meth:`TaskJobs.in_thread` - hands the result back on the GUI thread only while the owning
+widget still exists. Each database job opens its own read-only :class:`TaskReader` in the
+worker thread (a SQLite connection is cheap to open, ~0.1 ms) and hands plain rows back. The
+scheduler's own short writes stay on the loop.
 """
 
 from __future__ import annotations
@@ -11,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
@@ -34,6 +41,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 # --------------------------------------------------------------------------- blocking jobs (threads)
 
@@ -68,10 +77,16 @@ def fetch_task_detail(db_path: Path, task_id: str) -> tuple[TaskRecord | None, l
 
 class TaskJobs:
     """Keeps a reference to every background task it starts (asyncio holds only weak ones) and
-    logs failures in one place."""
+    logs failures in one place. Start jobs once the qasync loop runs.
 
-    def __init__(self) -> None:
+    ``owner``: a widget whose deletion drops the results of :meth:`in_thread` jobs still under
+    way (their threads cannot be stopped; what they return is simply not delivered)."""
+
+    def __init__(self, owner: QObject | None = None) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Weak: a strong reference would make owner -> jobs -> owner a cycle, and the cyclic GC
+        # may then free a widget from whatever thread it runs on.
+        self._owner = weakref.ref(owner) if owner is not None else None
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str,
               on_error: Callable[[BaseException], None] | None = None) -> asyncio.Task[Any]:
@@ -85,11 +100,32 @@ class TaskJobs:
             exc = t.exception()
             if exc is not None:
                 log.error("console job %s failed", name, exc_info=exc)
-                if on_error is not None:
+                if on_error is not None and self._owner_alive():
                     on_error(exc)
 
         task.add_done_callback(done)
         return task
+
+    def in_thread(self, fn: Callable[[], _T], name: str, on_result: Callable[[_T], None],
+                  on_error: Callable[[BaseException], None] | None = None) -> asyncio.Task[Any]:
+        """Run the blocking ``fn()`` in a worker thread; ``on_result(value)`` on the GUI thread
+        when it returns, unless the owner was deleted meanwhile (or the job was cancelled). An
+        exception from ``fn`` goes to ``on_error`` (and the log), never to ``on_result``."""
+
+        async def job() -> None:
+            value = await asyncio.to_thread(fn)
+            if not self._owner_alive():
+                log.debug("console job %s: owner gone, result dropped", name)
+                return
+            on_result(value)
+
+        return self.spawn(job(), name, on_error)
+
+    def _owner_alive(self) -> bool:
+        if self._owner is None:
+            return True
+        owner = self._owner()
+        return owner is not None and shiboken6.isValid(owner)
 
     def cancel_all(self) -> None:
         for t in list(self._tasks):
