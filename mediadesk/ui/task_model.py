@@ -33,7 +33,7 @@ from mediadesk.scheduler.events import LaneStats, TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.format import fmt_clock, fmt_seconds, state_labels
 from mediadesk.ui.style import is_dark, state_color
-from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, Row, RowFilter, TaskRows
+from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, Columns, Row, RowFilter, TaskRows
 
 __all__ = [
     "COLUMNS",
@@ -253,9 +253,13 @@ class TaskTableModel(QAbstractTableModel):
         self._schedule()
 
     def add_rows(self, rows: Iterable[Row]) -> None:
-        """Queue rows already in :func:`~mediadesk.viewmodel.task_rows.record_row` form (the
-        initial load builds them in its thread)."""
+        """Queue rows in :func:`~mediadesk.viewmodel.task_rows.record_row` form."""
         self.rows.queue_rows(rows)
+        self._schedule()
+
+    def add_columns(self, batch: Columns) -> None:
+        """Queue new rows in bulk (the initial load builds them in its thread)."""
+        self.rows.queue_columns(batch)
         self._schedule()
 
     def apply_change(self, ev: TaskChanged) -> None:

@@ -29,15 +29,15 @@ from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
 from mediadesk.store.taskstore import LogLine, TaskReader, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.task_model import TaskTableModel
-from mediadesk.viewmodel.task_rows import Row, record_row
+from mediadesk.viewmodel.task_rows import Columns
 
 __all__ = [
     "LoadStats",
     "TaskFeed",
     "TaskJobs",
-    "fetch_rows",
+    "fetch_columns",
     "fetch_task_detail",
-    "read_all_rows",
+    "read_all_columns",
 ]
 
 log = logging.getLogger(__name__)
@@ -46,21 +46,22 @@ _T = TypeVar("_T")
 
 # --------------------------------------------------------------------------- blocking jobs (threads)
 
-def read_all_rows(db_path: Path) -> list[Row]:
-    """Every task as a model row. Records are turned into plain tuples as they stream, so only one
-    record object lives at a time (the GC-tracked objects of 100k records made for long pauses)."""
+def read_all_columns(db_path: Path) -> Columns:
+    """Every task, as model columns. Records are turned into column entries as they stream, so
+    only one record object lives at a time and no per-row object is kept at all (see
+    :class:`~mediadesk.viewmodel.task_rows.Columns` on the cyclic GC)."""
     reader = TaskReader(db_path)
     try:
-        return [record_row(r) for r in reader.iter_tasks(batch_size=5000)]
+        return Columns.from_records(reader.iter_tasks(batch_size=5000))
     finally:
         reader.close()
 
 
-def fetch_rows(db_path: Path, task_ids: Sequence[str]) -> list[Row]:
-    """Model rows for ``task_ids`` (missing ids skipped), in the given order."""
+def fetch_columns(db_path: Path, task_ids: Sequence[str]) -> Columns:
+    """Model columns for ``task_ids`` (missing ids skipped), in the given order."""
     reader = TaskReader(db_path)
     try:
-        return [record_row(rec) for rec in reader.get_many(task_ids)]
+        return Columns.from_records(reader.get_many(task_ids))
     finally:
         reader.close()
 
@@ -174,16 +175,16 @@ class TaskFeed(QObject):
         """Read every task in a worker thread, then insert them ``chunk`` rows at a time, yielding
         to the loop in between (one insert of 100k rows would freeze the window for ~0.7 s)."""
         t0 = time.perf_counter()
-        records = await asyncio.to_thread(read_all_rows, self.db_path)
+        columns = await asyncio.to_thread(read_all_columns, self.db_path)
         t1 = time.perf_counter()
         apply_s = 0.0
-        for i in range(0, max(len(records), 1), chunk):
+        for i in range(0, max(len(columns), 1), chunk):
             t = time.perf_counter()
-            self.model.add_rows(records[i:i + chunk])
+            self.model.add_columns(columns.slice(i, i + chunk))
             self.model.flush()
             apply_s += time.perf_counter() - t
             await asyncio.sleep(0)
-        self.load_stats = LoadStats(rows=len(records), read_s=t1 - t0, apply_s=apply_s,
+        self.load_stats = LoadStats(rows=len(columns), read_s=t1 - t0, apply_s=apply_s,
                                     total_s=time.perf_counter() - t0)
         self.is_loaded = True
         self.loaded.emit(self.load_stats)
@@ -205,8 +206,8 @@ class TaskFeed(QObject):
         try:
             while self._wanted:
                 ids, self._wanted = self._wanted, []
-                rows = await asyncio.to_thread(fetch_rows, self.db_path, ids)
-                self.model.add_rows(rows)
+                columns = await asyncio.to_thread(fetch_columns, self.db_path, ids)
+                self.model.add_columns(columns)
         finally:
             self._fetching = False
 

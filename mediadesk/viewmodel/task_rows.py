@@ -129,8 +129,14 @@ def blocks(rows: Iterable[int]) -> list[tuple[int, int]]:
 
 
 class Columns:
-    """The storage: one list per :class:`Row` field, all indexed by storage index. Read-only for
-    everyone but :class:`TaskRows` (the Qt model reads it directly on its hot path)."""
+    """Tasks field by field: one list per :class:`Row` field, all of one length.
+
+    It is both the mirror's storage (indexed by storage index; read-only for everyone but
+    :class:`TaskRows`, the Qt model reads it directly on its hot path) and the way rows travel in
+    bulk: a worker thread builds the 100k rows of the initial load as columns. Lists of atoms are
+    a handful of objects for the cyclic GC to track; 100k row objects (tuple subclasses or
+    dataclass instances stay tracked) made its full collections - which hold the GIL, so they
+    stall the GUI thread - several times longer while a load was under way (measured)."""
 
     __slots__ = (
         "account",
@@ -163,12 +169,64 @@ class Columns:
         self.version: list[int] = []
         self.finished_at: list[float | None] = []
 
-    def extend(self, rows: Sequence[Row]) -> None:
-        """Append ``rows`` field by field (one C-level transpose, no per-row Python work)."""
-        if not rows:
-            return
-        for name, values in zip(Row._fields, zip(*rows, strict=True), strict=True):
-            getattr(self, name).extend(values)
+    @classmethod
+    def from_rows(cls, rows: Iterable[Row]) -> Columns:
+        out = cls()
+        rows = list(rows)
+        if rows:
+            for name, values in zip(Row._fields, zip(*rows, strict=True), strict=True):
+                getattr(out, name).extend(values)
+        return out
+
+    @classmethod
+    def from_records(cls, records: Iterable[TaskRecord]) -> Columns:
+        """Columns straight from store records (no intermediate row objects)."""
+        out = cls()
+        ids, kinds, states, attempts = out.task_id.append, out.kind.append, out.state.append, out.attempt.append
+        started, hbs, profiles, accounts = (out.started_at.append, out.heartbeat_at.append, out.profile.append,
+                                            out.account.append)
+        lanes, prompts, errors, versions, finished = (out.lane.append, out.prompt.append, out.error.append,
+                                                      out.version.append, out.finished_at.append)
+        for rec in records:
+            ids(rec.task_id)
+            kinds(rec.model_kind)
+            states(rec.state)
+            attempts(rec.attempt)
+            started(rec.started_at)
+            hbs(rec.heartbeat_at)
+            profiles(rec.profile)
+            accounts(rec.account)
+            lanes(rec.lane)
+            prompts(prompt_head(rec.prompt))
+            errors(error_text(rec.error_kind, rec.error_message))
+            versions(rec.version)
+            finished(rec.finished_at)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.task_id)
+
+    def row(self, i: int) -> Row:
+        """Entry ``i`` as a :class:`Row` (not for hot paths: it builds a tuple)."""
+        return Row(*(getattr(self, name)[i] for name in Row._fields))
+
+    def slice(self, start: int, stop: int) -> Columns:
+        out = Columns()
+        for name in Row._fields:
+            setattr(out, name, getattr(self, name)[start:stop])
+        return out
+
+    def take(self, indexes: Sequence[int]) -> Columns:
+        """The entries at ``indexes``, in that order."""
+        out = Columns()
+        for name in Row._fields:
+            col = getattr(self, name)
+            setattr(out, name, [col[i] for i in indexes])
+        return out
+
+    def extend(self, other: Columns) -> None:
+        for name in Row._fields:
+            getattr(self, name).extend(getattr(other, name))
 
 
 @dataclass(frozen=True)
@@ -247,7 +305,8 @@ class TaskRows:
         self._finishes: dict[str, deque[tuple[float, float]]] = {
             "web": deque(maxlen=finishes_kept), "api": deque(maxlen=finishes_kept)}
         # coalescing
-        self._new: list[Row] = []
+        self._new: list[Columns] = []  # batches of new rows, in arrival order
+        self._new_count = 0
         self._changes: dict[str, TaskChanged] = {}
         self._orphans: dict[str, TaskChanged] = {}
         self._sort_key: str | None = None
@@ -283,9 +342,7 @@ class TaskRows:
 
     def row_at(self, row: int) -> Row:
         """Display row ``row`` as a :class:`Row` (not for hot paths: it builds a tuple)."""
-        s = self.order[row]
-        c = self.cols
-        return Row(*(getattr(c, name)[s] for name in Row._fields))
+        return self.cols.row(self.order[row])
 
     # ------------------------------------------------------------------ derived fields (storage index)
     def display_state(self, s: int) -> str:
@@ -367,19 +424,25 @@ class TaskRows:
     @property
     def pending_updates(self) -> int:
         """Rows and changes queued for the next :meth:`flush`."""
-        return len(self._new) + len(self._changes)
+        return self._new_count + len(self._changes)
 
     @property
     def has_queued_rows(self) -> bool:
-        return bool(self._new)
+        return self._new_count > 0
+
+    def queue_columns(self, batch: Columns) -> None:
+        """Queue new rows in bulk (the initial load builds them in its thread)."""
+        if len(batch):
+            self._new.append(batch)
+            self._new_count += len(batch)
+
+    def queue_rows(self, rows: Iterable[Row]) -> None:
+        """Queue rows in :func:`record_row` form."""
+        self.queue_columns(Columns.from_rows(rows))
 
     def queue_records(self, records: Iterable[TaskRecord]) -> None:
         """Queue full records (tasks just added)."""
-        self._new.extend(record_row(r) for r in records)
-
-    def queue_rows(self, rows: Iterable[Row]) -> None:
-        """Queue rows already in :func:`record_row` form (the initial load builds them in its thread)."""
-        self._new.extend(rows)
+        self.queue_columns(Columns.from_records(records))
 
     def queue_change(self, ev: TaskChanged) -> None:
         """Queue a state change; only the newest version per task survives until the flush."""
@@ -404,11 +467,13 @@ class TaskRows:
         count changed."""
         counts_dirty = False
         if self._new:
-            if max_new_rows is None or len(self._new) <= max_new_rows:
-                new, self._new = self._new, []
-            else:
-                new, self._new = self._new[:max_new_rows], self._new[max_new_rows:]
-            counts_dirty |= self._insert(new)
+            batches = self._take_new(max_new_rows)
+            batch = batches[0]
+            if len(batches) > 1:  # one insert per flush: each one costs the view a pass
+                batch = Columns()
+                for b in batches:
+                    batch.extend(b)
+            counts_dirty |= self._insert(batch)
         if self._changes:
             changes, self._changes = self._changes, {}
             rows: list[int] = []
@@ -426,28 +491,53 @@ class TaskRows:
             self._report_changed(rows)
         return counts_dirty
 
-    def _insert(self, rows: list[Row]) -> bool:
-        fresh: list[Row] = []
-        updated: list[int] = []
-        seen: set[str] = set()
+    def _take_new(self, limit: int | None) -> list[Columns]:
+        """Dequeue new rows: all, or the first ``limit`` of them (splitting a batch if need be)."""
+        if limit is None or self._new_count <= limit:
+            out, self._new, self._new_count = self._new, [], 0
+            return out
+        out = []
+        left = limit
+        while left > 0:
+            batch = self._new[0]
+            if len(batch) <= left:
+                out.append(self._new.pop(0))
+                left -= len(batch)
+            else:
+                out.append(batch.slice(0, left))
+                self._new[0] = batch.slice(left, len(batch))
+                left = 0
+        self._new_count -= limit
+        return out
+
+    def _insert(self, batch: Columns) -> bool:
         index = self._index
-        versions = self.cols.version
-        for row in rows:
-            tid = row.task_id
-            s = index.get(tid)
-            if s is not None:
-                if row.version > versions[s]:
-                    self._apply(s, row_change(row))
-                    updated.append(self._pos[s])
-            elif tid not in seen:
-                seen.add(tid)
-                fresh.append(row)
-        if fresh:
+        tids = batch.task_id
+        if index.keys().isdisjoint(tids) and len(set(tids)) == len(tids):
+            fresh = batch  # the usual case (C-speed check): every row is new, none twice
+            updated: list[int] = []
+        else:
+            fresh_at: list[int] = []
+            updated = []
+            seen: set[str] = set()
+            versions = self.cols.version
+            new_versions = batch.version
+            for i, tid in enumerate(tids):
+                s = index.get(tid)
+                if s is not None:
+                    if new_versions[i] > versions[s]:
+                        self._apply(s, row_change(batch.row(i)))
+                        updated.append(self._pos[s])
+                elif tid not in seen:
+                    seen.add(tid)
+                    fresh_at.append(i)
+            fresh = batch.take(fresh_at)
+        if len(fresh):
             self._append(fresh)
         self._report_changed(updated)
-        return bool(fresh or updated)
+        return bool(len(fresh) or updated)
 
-    def _append(self, fresh: list[Row]) -> None:
+    def _append(self, fresh: Columns) -> None:
         c = self.cols
         first_s = len(c.task_id)
         first = len(self.order)

@@ -14,6 +14,7 @@ import pytest
 from mediadesk.scheduler.events import LaneStats, RunningInfo
 from mediadesk.viewmodel.task_rows import (
     PROMPT_CHARS,
+    Columns,
     SORT_KEYS,
     STALLED,
     Row,
@@ -83,6 +84,33 @@ def test_row_has_named_fields_from_the_record() -> None:
     assert r.error == "timeout: took"
     assert record_row(rec(2)).prompt == "prompt 2 second line"  # one line in the table
     assert error_text(None, "ignored") is None and error_text("k", "") == "k"
+
+
+def test_columns_carry_the_same_rows_as_row_objects() -> None:
+    recs = [replace(rec(i), error_kind="boom" if i == 2 else None) for i in range(5)]
+    cols = Columns.from_records(recs)
+    assert len(cols) == 5
+    assert [cols.row(i) for i in range(5)] == [record_row(r) for r in recs]
+    assert Columns.from_rows(record_row(r) for r in recs).row(2) == record_row(recs[2])
+    assert [cols.slice(1, 3).row(i).task_id for i in range(2)] == ["t000001", "t000002"]
+    assert [cols.take([4, 0]).row(i).task_id for i in range(2)] == ["t000004", "t000000"]
+    assert len(Columns.from_rows([])) == 0
+
+
+def test_batches_are_split_at_the_row_limit_and_keep_their_order() -> None:
+    rows, obs = mirror()
+    rows.queue_records([rec(i) for i in range(3)])
+    rows.queue_columns(Columns.from_records([rec(i) for i in range(3, 8)]))
+    rows.queue_rows([record_row(rec(8))])
+    rows.queue_columns(Columns())  # an empty batch is nothing to do
+    assert rows.pending_updates == 9
+    rows.flush(max_new_rows=4)
+    assert ids_in_order(rows) == [f"t{i:06d}" for i in range(4)] and rows.pending_updates == 5
+    rows.flush(max_new_rows=4)
+    rows.flush(max_new_rows=4)
+    assert ids_in_order(rows) == [f"t{i:06d}" for i in range(9)] and not rows.has_queued_rows
+    # one insert per flush, whatever the batches
+    assert [e for e in obs.events if e[0] == "begin"] == [("begin", 0, 3), ("begin", 4, 7), ("begin", 8, 8)]
 
 
 def test_rows_are_queued_then_inserted_in_one_block() -> None:
