@@ -14,9 +14,9 @@ import pytest
 from mediadesk.scheduler.events import LaneStats, RunningInfo
 from mediadesk.viewmodel.task_rows import (
     PROMPT_CHARS,
-    Columns,
     SORT_KEYS,
     STALLED,
+    Columns,
     Row,
     RowFilter,
     TaskRows,
