@@ -5,6 +5,11 @@ in both directions. We keep a rolling window of a lane's own successful run dura
 p50 and p90, and simulate the lane: ``capacity`` parallel servers, running tasks finishing after
 their *conditional* remaining time (a task already running for 4 min is one of the slow ones),
 pending tasks each taking the quantile, handed greedily to the earliest-free server.
+
+A lane *kind* (web or API) is several queues served in parallel: an API profile's lane alone, a
+web profile's accounts together (they share that profile's queue). :func:`kind_eta` gives each
+queue group its own :class:`RunTimeStats` from the durations its lanes report, simulates it with
+:func:`lane_eta`, and takes the slowest group.
 """
 
 from __future__ import annotations
@@ -13,11 +18,26 @@ import bisect
 import heapq
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Protocol, TypeVar
 
-__all__ = ["MIN_SAMPLES", "Eta", "RunTimeStats", "lane_eta", "throughput_per_min"]
+from mediadesk.core.backend import HealthStatus
+
+__all__ = [
+    "MIN_SAMPLES",
+    "NO_CAPACITY_HEALTH",
+    "Eta",
+    "EtaGroup",
+    "KindEta",
+    "LaneLoad",
+    "RunTimeStats",
+    "kind_eta",
+    "lane_eta",
+    "queue_groups",
+    "throughput_per_min",
+]
 
 #: Below this many samples the prior (if any) is used instead of the samples.
 MIN_SAMPLES = 3
@@ -214,3 +234,99 @@ def throughput_per_min(
     start = now - span
     n = sum(1 for t in finish_times if start < t <= now)
     return n * 60.0 / span
+
+
+# --------------------------------------------------------------------------- a lane kind's ETA
+
+#: A lane in one of these health states takes no task, so its capacity does not count.
+NO_CAPACITY_HEALTH = frozenset({HealthStatus.NEEDS_LOGIN.value, HealthStatus.DISABLED.value,
+                                HealthStatus.ERROR.value})
+
+
+class _Started(Protocol):
+    @property
+    def started_at(self) -> float: ...
+
+
+class LaneLoad(Protocol):
+    """What the ETA reads of one lane's latest stats (``mediadesk.scheduler.events.LaneStats`` fits)."""
+
+    @property
+    def durations(self) -> Sequence[float]: ...
+    @property
+    def running(self) -> Sequence[_Started]: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def paused(self) -> bool: ...
+    @property
+    def health(self) -> str: ...
+
+
+class _Queued(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def profiles(self) -> Sequence[str]: ...
+
+
+_L = TypeVar("_L", bound=_Queued)
+
+
+def queue_groups(kind: str, lanes: Iterable[_L]) -> dict[str, list[_L]]:
+    """Lanes grouped by the queue they serve: an API lane alone (its name), a web profile's
+    accounts together (the profile, the first of each lane's profiles)."""
+    groups: dict[str, list[_L]] = {}
+    for lane in lanes:
+        key = lane.name if kind == "api" else lane.profiles[0]
+        groups.setdefault(key, []).append(lane)
+    return groups
+
+
+@dataclass(frozen=True)
+class EtaGroup:
+    """One queue: its pending tasks and the latest stats of the lanes serving it (lanes that have
+    not reported yet are left out)."""
+
+    pending: int
+    lanes: Sequence[LaneLoad]
+
+
+@dataclass(frozen=True)
+class KindEta:
+    """A lane kind's ETA: the slowest group's. ``eta`` is None when some group has work but no
+    honest number (no samples and no prior, or no capacity)."""
+
+    eta: Eta | None
+    #: True when work is waiting but no lane of its group can take it (paused, all disabled).
+    blocked: bool
+    #: Run-time samples behind the estimate, over all groups.
+    samples: int
+
+
+def kind_eta(groups: Iterable[EtaGroup], now: float) -> KindEta:
+    """ETA of a lane kind at time ``now``: groups run in parallel, so the slowest one decides."""
+    worst: Eta | None = Eta(0.0, 0.0)
+    blocked = False
+    samples = 0
+    for group in groups:
+        stats = RunTimeStats()
+        running: list[float] = []
+        capacity = 0
+        for st in group.lanes:
+            for d in st.durations:
+                stats.add(d)
+            running.extend(max(0.0, now - r.started_at) for r in st.running)
+            if not st.paused and st.health not in NO_CAPACITY_HEALTH:
+                capacity += st.capacity
+        samples += stats.count
+        if group.pending and capacity == 0:
+            blocked = True
+        eta = lane_eta(stats, pending=group.pending, running_elapsed=running, capacity=capacity)
+        if eta is None:
+            if group.pending or running:
+                worst = None
+            continue
+        if worst is not None:
+            worst = Eta(max(worst.p50_s, eta.p50_s), max(worst.p90_s, eta.p90_s))
+    return KindEta(worst, blocked, samples)

@@ -13,10 +13,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from enum import Enum
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
-        QHeaderView,
+    QHeaderView,
     QLabel,
     QMessageBox,
     QPushButton,
@@ -32,11 +32,13 @@ from mediadesk.scheduler.events import AccountChanged, LaneStats
 from mediadesk.scheduler.lane import Lane
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.bridge import SchedulerBridge
+from mediadesk.ui.format import health_label
 from mediadesk.ui.style import ToggleSwitch, centered, health_color, icon, is_dark, state_color
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AccountsPanel", "DisableChoice", "health_label"]
+__all__ = ["AccountsPanel", "DisableChoice"]
+
 
 class DisableChoice(str, Enum):
     """The operator's answer when disabling an account that is running a task."""
@@ -44,19 +46,6 @@ class DisableChoice(str, Enum):
     FINISH = "finish"  # stop new dispatch, let the running task finish
     CANCEL = "cancel"  # stop new dispatch and cancel the running task
     KEEP = "keep"      # changed my mind: keep the account enabled
-
-
-def health_label(health: str) -> str:
-    """Human (translated) text for a health value."""
-    labels: dict[str, str] = {
-        HealthStatus.READY: QCoreApplication.translate("AccountsPanel", "ready"),
-        HealthStatus.BUSY: QCoreApplication.translate("AccountsPanel", "busy"),
-        HealthStatus.NEEDS_LOGIN: QCoreApplication.translate("AccountsPanel", "needs login"),
-        HealthStatus.DISABLED: QCoreApplication.translate("AccountsPanel", "disabled"),
-        HealthStatus.ERROR: QCoreApplication.translate("AccountsPanel", "error"),
-        HealthStatus.STARTING: QCoreApplication.translate("AccountsPanel", "starting"),
-    }
-    return labels.get(health, health)
 
 
 _COL_NAME, _COL_PROFILE, _COL_SWITCH, _COL_STATUS, _COL_ERROR, _COL_LOGIN = range(6)

@@ -2,31 +2,26 @@
 
 The operator hands us a JSONL/CSV file (button or drag-and-drop) or pastes prompts, sees every
 row with its line number and either "OK" or what is wrong with it, and submits only the valid
-rows. Parsing runs on a worker thread: a 50 MB file must not freeze the window, and the lanes
-(which share the GUI thread under qasync) must keep dispatching while it parses. A result that
-arrives after the operator moved on (another file, edited text) is dropped by generation number.
+rows. Parsing runs on a worker thread (:class:`~mediadesk.ui.workers.TaskJobs`, the console's one
+way off the GUI thread): a 50 MB file must not freeze the window, and the lanes (which share the
+GUI thread under qasync) must keep dispatching while it parses. A result that arrives after the
+operator moved on (another file, edited text) is dropped by generation number; one that arrives
+after the dialog is gone is not delivered at all.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QEvent,
-    QModelIndex,
     QObject,
-    QPersistentModelIndex,
-    QRunnable,
     Qt,
-    QThreadPool,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -51,188 +46,20 @@ from PySide6.QtWidgets import (
 from mediadesk.core.batch import (
     PRIORITY_MAX,
     PRIORITY_MIN,
-    BatchFileError,
     BatchRow,
-    ParsedBatch,
     RowError,
     parse_batch_file,
     parse_pasted,
 )
 from mediadesk.scheduler.scheduler import ProfileView
+from mediadesk.ui.batch_preview import PreviewModel, StagedBatch, parse_safely, stage_batch
 from mediadesk.ui.style import icon, is_dark, state_color
-
-log = logging.getLogger(__name__)
+from mediadesk.ui.workers import TaskJobs
 
 __all__ = ["BatchDialog", "PreviewModel"]
 
 _FILE, _PASTE = "file", "paste"
-_PROMPT_PREVIEW_CHARS = 160
 _PASTE_DEBOUNCE_MS = 200
-_TOOLTIP_CHARS = 2000
-
-
-# --------------------------------------------------------------------------- parse results
-
-@dataclass(frozen=True)
-class _Entry:
-    """One preview line: a valid row (``status`` None) or a row error."""
-
-    line: int
-    profile: str
-    priority: int | None
-    text: str
-    status: str | None
-    row: BatchRow | None = None
-
-
-@dataclass
-class _Staged:
-    rows: list[BatchRow] = field(default_factory=list)
-    errors: list[RowError] = field(default_factory=list)
-    entries: list[_Entry] = field(default_factory=list)
-    error_entries: list[_Entry] = field(default_factory=list)
-    source_name: str | None = None
-    load_error: str | None = None
-
-
-def _one_line(text: str) -> str:
-    head = text[:_PROMPT_PREVIEW_CHARS]
-    head = head.replace("\r\n", " ⏎ ").replace("\n", " ⏎ ").replace("\r", " ⏎ ").replace("\t", " ")
-    return head + ("…" if len(text) > _PROMPT_PREVIEW_CHARS else "")
-
-
-def _stage(parsed: ParsedBatch, source_name: str | None) -> _Staged:
-    """Worker side: merge rows and errors into one list in file order (sorting 200k entries on
-    the GUI thread would be a visible hitch)."""
-    entries = [_Entry(r.line, r.profile, r.priority, _one_line(r.prompt), None, r) for r in parsed.rows]
-    error_entries = [_Entry(e.line, "", None, e.excerpt, e.message) for e in parsed.errors]
-    entries.extend(error_entries)
-    entries.sort(key=lambda e: e.line)
-    return _Staged(parsed.rows, parsed.errors, entries, error_entries, source_name)
-
-
-class _ResultHub(QObject):
-    """Carries parse results from worker threads to the GUI thread.
-
-    One per process and never deleted: a worker may finish after its dialog is gone, and
-    emitting on a QObject that the GUI thread is deleting at that moment would be a race. The
-    hub outlives every worker; a dead dialog's connection is simply gone and the result dropped."""
-
-    done = Signal(object, str, int, object)  # dialog token, source key, generation, _Staged
-
-
-_hub: _ResultHub | None = None
-
-
-def _result_hub() -> _ResultHub:
-    global _hub
-    if _hub is None:
-        _hub = _ResultHub()  # created from a dialog's constructor, so it lives in the GUI thread
-    return _hub
-
-
-class _ParseJob(QRunnable):
-    def __init__(self, work: Callable[[], _Staged], token: object, key: str, gen: int) -> None:
-        super().__init__()
-        self._work = work
-        self._token = token
-        self._key = key
-        self._gen = gen
-
-    def run(self) -> None:
-        try:
-            staged = self._work()
-        except BatchFileError as exc:
-            staged = _Staged(load_error=str(exc))
-        except Exception as exc:  # never lose the worker's failure: show it
-            log.exception("batch parse failed")
-            staged = _Staged(load_error=f"{type(exc).__name__}: {exc}")
-        _result_hub().done.emit(self._token, self._key, self._gen, staged)
-
-
-# --------------------------------------------------------------------------- preview model
-
-class PreviewModel(QAbstractTableModel):
-    """The staged rows in file order; "errors only" swaps the list instead of filtering row by
-    row, so it stays instant at 200k rows."""
-
-    COLUMNS = ("line", "profile", "priority", "prompt", "status")
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._staged = _Staged()
-        self._source: _Staged | None = None
-        self._errors_only = False
-        self._dark = False
-
-    def _entries(self) -> list[_Entry]:
-        return self._staged.error_entries if self._errors_only else self._staged.entries
-
-    def shows(self, staged: _Staged | None) -> bool:
-        return self._source is staged
-
-    def set_staged(self, staged: _Staged | None, dark: bool = False) -> None:
-        self.beginResetModel()
-        self._source = staged
-        self._staged = staged or _Staged()
-        self._dark = dark
-        self.endResetModel()
-
-    def set_errors_only(self, on: bool) -> None:
-        if on != self._errors_only:
-            self.beginResetModel()
-            self._errors_only = on
-            self.endResetModel()
-
-    def errors_only(self) -> bool:
-        return self._errors_only
-
-    def entry(self, row: int) -> _Entry:
-        return self._entries()[row]
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._entries())
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        titles = (self.tr("Line"), self.tr("Profile"), self.tr("Priority"), self.tr("Prompt"), self.tr("Status"))
-        return titles[section] if 0 <= section < len(titles) else None
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        e = self._entries()[index.row()]
-        col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return e.line
-            if col == 1:
-                return e.profile
-            if col == 2:
-                return "" if e.priority is None else e.priority
-            if col == 3:
-                return e.text
-            return self.tr("OK") if e.status is None else e.status
-        if role == Qt.ItemDataRole.ToolTipRole and col in (3, 4):
-            if col == 4 and e.status:
-                return e.status
-            if e.row is not None:  # more of the prompt than the cell shows, but never megabytes
-                prompt = e.row.prompt
-                return prompt[:_TOOLTIP_CHARS] + ("…" if len(prompt) > _TOOLTIP_CHARS else "")
-            return e.text
-        if role == Qt.ItemDataRole.ForegroundRole and col == 4:
-            return state_color("failed" if e.status else "success", self._dark)
-        if role == Qt.ItemDataRole.BackgroundRole and e.status is not None:
-            bg = QColor(state_color("failed", self._dark))
-            bg.setAlpha(45)
-            return bg
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 2):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
 
 
 # --------------------------------------------------------------------------- dialog
@@ -259,13 +86,11 @@ class BatchDialog(QDialog):
             p.name for p in self._profiles
         )
         self._max_prompt_chars = max_prompt_chars
-        self._staged: dict[str, _Staged | None] = {_FILE: None, _PASTE: None}
+        self._staged: dict[str, StagedBatch | None] = {_FILE: None, _PASTE: None}
         self._gen: dict[str, int] = {_FILE: 0, _PASTE: 0}
         self._done_gen: dict[str, int] = {_FILE: 0, _PASTE: 0}
         self._file_path: Path | None = None
-        self._token = object()  # tells our results from other dialogs' on the shared hub
-        _result_hub().done.connect(self._on_parsed)
-        self._pool = QThreadPool.globalInstance()
+        self._jobs = TaskJobs(owner=self)  # a result that arrives after the dialog is gone is dropped
 
         self.setWindowTitle(self.tr("Submit batch"))
         self.setWindowIcon(icon("submit"))
@@ -399,8 +224,8 @@ class BatchDialog(QDialog):
         self._tabs.setCurrentIndex(0)
         known, limit = self._known, self._max_prompt_chars
 
-        def work() -> _Staged:
-            return _stage(parse_batch_file(p, known_profiles=known, max_prompt_chars=limit), p.name)
+        def work() -> StagedBatch:
+            return stage_batch(parse_batch_file(p, known_profiles=known, max_prompt_chars=limit), p.name)
 
         self._start(_FILE, work)
 
@@ -442,6 +267,11 @@ class BatchDialog(QDialog):
         key = self._key()
         return self._gen[key] != self._done_gen[key] or (key == _PASTE and self._paste_timer.isActive())
 
+    @property
+    def jobs(self) -> TaskJobs:
+        """The parses under way, superseded ones included (``len(dialog.jobs)``)."""
+        return self._jobs
+
     def preview_model(self) -> PreviewModel:
         return self._model
 
@@ -476,7 +306,7 @@ class BatchDialog(QDialog):
         else:
             super().dragEnterEvent(event)
 
-    def dragMoveEvent(self, event) -> None:
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         if self._local_file(event) is not None:
             event.acceptProposedAction()
         else:
@@ -507,12 +337,14 @@ class BatchDialog(QDialog):
     def _key(self) -> str:
         return _FILE if self._tabs.currentIndex() == 0 else _PASTE
 
-    def _current(self) -> _Staged | None:
+    def _current(self) -> StagedBatch | None:
         return self._staged[self._key()]
 
-    def _start(self, key: str, work: Callable[[], _Staged]) -> None:
+    def _start(self, key: str, work: Callable[[], StagedBatch]) -> None:
         self._gen[key] += 1
-        self._pool.start(_ParseJob(work, self._token, key, self._gen[key]))
+        gen = self._gen[key]
+        self._jobs.in_thread(lambda: parse_safely(work), f"batch-dialog:parse-{key}",
+                             lambda staged: self._on_parsed(key, gen, staged))
         self._refresh()
 
     def _choose_file(self) -> None:
@@ -555,14 +387,14 @@ class BatchDialog(QDialog):
         system = self._system.text() or None
         limit = self._max_prompt_chars
 
-        def work() -> _Staged:
+        def work() -> StagedBatch:
             parsed = parse_pasted(text, profile=profile, priority=priority, system=system, max_prompt_chars=limit)
-            return _stage(parsed, None)
+            return stage_batch(parsed, None)
 
         self._start(_PASTE, work)
 
-    def _on_parsed(self, token: object, key: str, gen: int, staged: _Staged) -> None:
-        if token is not self._token or gen != self._gen[key]:
+    def _on_parsed(self, key: str, gen: int, staged: StagedBatch) -> None:
+        if gen != self._gen[key]:
             return  # superseded by a newer file or newer text
         self._done_gen[key] = gen
         self._staged[key] = staged

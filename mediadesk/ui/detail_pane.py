@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from mediadesk.scheduler.events import TaskChanged, TaskLogLine
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
+from mediadesk.ui.format import fmt_stamp
 from mediadesk.ui.workers import TaskJobs, fetch_task_detail
 
 __all__ = ["DetailPane", "format_log_html", "linkify_paths"]
@@ -54,7 +55,7 @@ def linkify_paths(text: str) -> str:
 
 
 def format_log_html(ts: float, lane: str, message: str) -> str:
-    stamp = time.strftime("%H:%M:%S", time.localtime(ts)) + f".{int(ts * 1000) % 1000:03d}"
+    stamp = fmt_stamp(ts, millis=True)
     return (f'<span style="color:gray">{stamp}</span> <b>[{html.escape(lane)}]</b> '
             f"{linkify_paths(message)}")
 

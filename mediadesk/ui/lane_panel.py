@@ -1,10 +1,8 @@
 """A live panel per lane kind (Web, API): progress, counts, running tasks, throughput and an ETA.
 
-Why the ETA is built from quantiles per lane group: web runs of one batch spread 12x (31 s to
-6 min), so a mean lies both ways. Each group (an API profile's lane; a web profile's accounts,
-which share one queue) gets its own :class:`RunTimeStats` from the durations the lanes report,
-and :func:`lane_eta` simulates that group's servers; the kind's ETA is the slowest group, because
-groups run in parallel. Everything shown comes from the task model's counts and the lane stats
+The ETA itself is :func:`mediadesk.core.eta.kind_eta` (quantiles per queue group, the slowest
+group wins); the panel only feeds it the model's pending counts and the lanes' latest stats, and
+writes the result. Everything shown comes from the task model's counts and the lane stats
 events: no database reads here.
 """
 
@@ -12,10 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -28,14 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mediadesk.core.eta import Eta, RunTimeStats, lane_eta, throughput_per_min
+from mediadesk.core.backend import effective_health
+from mediadesk.core.eta import EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
-from mediadesk.ui.task_model import TaskTableModel, fmt_seconds
+from mediadesk.ui.format import fmt_eta, fmt_seconds, health_label
+from mediadesk.ui.task_model import TaskTableModel
 
-__all__ = ["KindEta", "LaneLike", "LanePanel", "ProfileLike", "fmt_eta"]
-
-_NO_ETA_HEALTH = frozenset({"needs_login", "disabled", "error"})
-
+__all__ = ["LaneLike", "LanePanel", "ProfileLike"]
 
 class LaneLike(Protocol):
     """What the panel reads of a scheduler lane (``mediadesk.scheduler.lane.Lane`` fits)."""
@@ -59,24 +55,6 @@ class ProfileLike(Protocol):
     def need_empty_prompt(self) -> bool: ...
     @property
     def concurrency(self) -> int: ...
-
-
-@dataclass(frozen=True)
-class KindEta:
-    eta: Eta | None
-    #: True when work is waiting but no lane of the group can take it (paused, all disabled).
-    blocked: bool
-    samples: int
-
-
-def fmt_eta(seconds: float) -> str:
-    """``20 s``, ``4 min``, ``1 h 05 min`` (an ETA is a rough figure: no false precision)."""
-    if seconds < 60:
-        return QCoreApplication.translate("LanePanel", "{n} s").format(n=f"{seconds:.0f}")
-    if seconds < 3600:
-        return QCoreApplication.translate("LanePanel", "{n} min").format(n=f"{seconds / 60:.0f}")
-    h, m = divmod(int(seconds // 60), 60)
-    return QCoreApplication.translate("LanePanel", "{h} h {m} min").format(h=h, m=f"{m:02d}")
 
 
 class LanePanel(QWidget):
@@ -214,45 +192,16 @@ class LanePanel(QWidget):
         total = self.progress.maximum()
         return 0.0 if total <= 0 or self.progress.value() < 0 else self.progress.value() / total
 
-    def _groups(self) -> dict[str, list[LaneLike]]:
-        """ETA groups: an API lane alone; a web profile's accounts together (one shared queue)."""
-        groups: dict[str, list[LaneLike]] = {}
-        for lane in self._lanes:
-            key = lane.name if self.kind == "api" else lane.profiles[0]
-            groups.setdefault(key, []).append(lane)
-        return groups
-
     def kind_eta(self, now: float | None = None) -> KindEta:
+        """This kind's ETA from the model's pending counts and the lanes' latest stats."""
         now = self._clock() if now is None else now
-        worst: Eta | None = Eta(0.0, 0.0)
-        blocked = False
-        samples = 0
-        for lanes in self._groups().values():
+        groups = []
+        for lanes in queue_groups(self.kind, self._lanes).values():
             profiles = {p for lane in lanes for p in lane.profiles}
             pending = sum(self.model.counts(profile=p)["pending"] for p in profiles)
-            stats = RunTimeStats()
-            running: list[float] = []
-            capacity = 0
-            for lane in lanes:
-                st = self._stats.get(lane.name)
-                if st is None:
-                    continue
-                for d in st.durations:
-                    stats.add(d)
-                running.extend(max(0.0, now - r.started_at) for r in st.running)
-                if not st.paused and st.health not in _NO_ETA_HEALTH:
-                    capacity += st.capacity
-            samples += stats.count
-            if pending and capacity == 0:
-                blocked = True
-            eta = lane_eta(stats, pending=pending, running_elapsed=running, capacity=capacity)
-            if eta is None:
-                if pending or running:
-                    worst = None
-                continue
-            if worst is not None:
-                worst = Eta(max(worst.p50_s, eta.p50_s), max(worst.p90_s, eta.p90_s))
-        return KindEta(worst, blocked, samples)
+            loads = [st for lane in lanes if (st := self._stats.get(lane.name)) is not None]
+            groups.append(EtaGroup(pending, loads))
+        return kind_eta(groups, now)
 
     def throughput(self, now: float | None = None) -> float:
         now = self._clock() if now is None else now
@@ -314,13 +263,6 @@ class LanePanel(QWidget):
     def eta_text(self) -> str:
         return self.eta_label.text()
 
-    def _health_label(self, health: str) -> str:
-        labels = {
-            "ready": self.tr("ready"), "busy": self.tr("busy"), "needs_login": self.tr("needs login"),
-            "disabled": self.tr("disabled"), "error": self.tr("error"), "starting": self.tr("starting"),
-        }
-        return labels.get(health, health)
-
     def _fill_rows(self, now: float) -> None:
         self.rows.setUpdatesEnabled(False)
         try:
@@ -342,10 +284,8 @@ class LanePanel(QWidget):
     def _fill_account(self, item: QTreeWidgetItem, lane: LaneLike, now: float) -> None:
         st = self._stats.get(lane.name)
         acc = self._accounts.get(lane.account or "")
-        health = st.health if st is not None else (acc.health if acc is not None else "starting")
-        if acc is not None and not acc.enabled:
-            health = "disabled"
-        status = self._health_label(health)
+        health = self._account_health(st, acc)
+        status = health_label(health)
         if st is not None and st.paused:
             status = self.tr("{status} (paused)").format(status=status)
         texts = [lane.account or lane.name, status, "", "", "", lane.profiles[0]]
@@ -358,6 +298,17 @@ class LanePanel(QWidget):
             item.setText(c, t)
         err = (st.last_error if st is not None else None) or (acc.last_error if acc is not None else None)
         item.setToolTip(1, err or "")
+
+    @staticmethod
+    def _account_health(st: LaneStats | None, acc: AccountChanged | None) -> str:
+        """The lane stats' health (already the effective one) or, before the first stats, the
+        account's; the operator's switch from the newest account event wins either way."""
+        base = st.health if st is not None else (acc.health if acc is not None else "starting")
+        enabled = acc.enabled if acc is not None else True
+        try:
+            return effective_health(enabled, base, len(st.running) if st is not None else 0).value
+        except ValueError:  # a health value this console does not know: show it as it is
+            return base
 
     def _fill_profile(self, item: QTreeWidgetItem, lane: LaneLike, now: float) -> None:
         st = self._stats.get(lane.name)

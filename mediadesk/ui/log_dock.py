@@ -7,7 +7,6 @@ widget keeps the last ``max_lines`` (5,000) lines; the filter re-renders from th
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
 from PySide6.QtCore import QTimer
@@ -23,12 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.scheduler.events import TaskLogLine
+from mediadesk.ui.format import fmt_stamp
 
 __all__ = ["LogDock", "format_log_line"]
 
 
 def format_log_line(ev: TaskLogLine) -> str:
-    stamp = time.strftime("%H:%M:%S", time.localtime(ev.ts))
+    stamp = fmt_stamp(ev.ts)
     return f"{stamp} [{ev.lane}] {ev.task_id}: {ev.message}"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QLibraryInfo, QLocale, QRectF, QSize, Qt, QTranslator
+from PySide6.QtCore import QLibraryInfo, QLocale, QPoint, QRectF, QSize, Qt, QTranslator
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QStyleFactory, QWidget
 
@@ -182,7 +182,7 @@ class ToggleSwitch(QCheckBox):
     def minimumSizeHint(self) -> QSize:
         return self.sizeHint()
 
-    def hitButton(self, pos) -> bool:  # the whole widget is the switch
+    def hitButton(self, pos: QPoint) -> bool:  # the whole widget is the switch
         return self.rect().contains(pos)
 
     def paintEvent(self, event: QPaintEvent) -> None:

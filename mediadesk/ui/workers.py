@@ -1,9 +1,14 @@
-"""Database reads (and export writes) off the GUI thread, and the feed that keeps the task model live.
+"""Work off the GUI thread (database reads, export writes, batch parsing), and the feed that keeps
+the task model live.
 
-Why threads: under qasync the asyncio loop IS the GUI thread, so a 100k-row read there would
-freeze the window for a second. Each job opens its own read-only :class:`TaskReader` in a worker
-thread (``asyncio.to_thread``; a SQLite connection is cheap to open, ~0.1 ms) and hands plain
-records back to the loop. The scheduler's own short writes stay on the loop, as designed.
+Why threads: under qasync the asyncio loop IS the GUI thread, so a 100k-row read or a 50 MB
+batch parse there would freeze the window (and the lanes, which share the loop). The console has
+one mechanism for that: :class:`TaskJobs` runs a coroutine on the loop that awaits
+``asyncio.to_thread(...)``, keeps a reference to it, logs its failure, and - for
+:meth:`TaskJobs.in_thread` - hands the result back on the GUI thread only while the owning
+widget still exists. Each database job opens its own read-only :class:`TaskReader` in the
+worker thread (a SQLite connection is cheap to open, ~0.1 ms) and hands plain rows back. The
+scheduler's own short writes stay on the loop.
 """
 
 from __future__ import annotations
@@ -11,46 +16,52 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
 from mediadesk.store.taskstore import LogLine, TaskReader, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.task_model import Row, TaskTableModel, record_row
+from mediadesk.ui.task_model import TaskTableModel
+from mediadesk.viewmodel.task_rows import Columns
 
 __all__ = [
     "LoadStats",
     "TaskFeed",
     "TaskJobs",
-    "fetch_rows",
+    "fetch_columns",
     "fetch_task_detail",
-    "read_all_rows",
+    "read_all_columns",
 ]
 
 log = logging.getLogger(__name__)
 
+_T = TypeVar("_T")
+
 # --------------------------------------------------------------------------- blocking jobs (threads)
 
-def read_all_rows(db_path: Path) -> list[Row]:
-    """Every task as a model row. Records are turned into plain tuples as they stream, so only one
-    record object lives at a time (the GC-tracked objects of 100k records made for long pauses)."""
+def read_all_columns(db_path: Path) -> Columns:
+    """Every task, as model columns. Records are turned into column entries as they stream, so
+    only one record object lives at a time and no per-row object is kept at all (see
+    :class:`~mediadesk.viewmodel.task_rows.Columns` on the cyclic GC)."""
     reader = TaskReader(db_path)
     try:
-        return [record_row(r) for r in reader.iter_tasks(batch_size=5000)]
+        return Columns.from_records(reader.iter_tasks(batch_size=5000))
     finally:
         reader.close()
 
 
-def fetch_rows(db_path: Path, task_ids: Sequence[str]) -> list[Row]:
-    """Model rows for ``task_ids`` (missing ids skipped), in the given order."""
+def fetch_columns(db_path: Path, task_ids: Sequence[str]) -> Columns:
+    """Model columns for ``task_ids`` (missing ids skipped), in the given order."""
     reader = TaskReader(db_path)
     try:
-        return [record_row(rec) for rec in reader.get_many(task_ids)]
+        return Columns.from_records(reader.get_many(task_ids))
     finally:
         reader.close()
 
@@ -67,10 +78,16 @@ def fetch_task_detail(db_path: Path, task_id: str) -> tuple[TaskRecord | None, l
 
 class TaskJobs:
     """Keeps a reference to every background task it starts (asyncio holds only weak ones) and
-    logs failures in one place."""
+    logs failures in one place. Start jobs once the qasync loop runs.
 
-    def __init__(self) -> None:
+    ``owner``: a widget whose deletion drops the results of :meth:`in_thread` jobs still under
+    way (their threads cannot be stopped; what they return is simply not delivered)."""
+
+    def __init__(self, owner: QObject | None = None) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Weak: a strong reference would make owner -> jobs -> owner a cycle, and the cyclic GC
+        # may then free a widget from whatever thread it runs on.
+        self._owner = weakref.ref(owner) if owner is not None else None
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str,
               on_error: Callable[[BaseException], None] | None = None) -> asyncio.Task[Any]:
@@ -84,11 +101,32 @@ class TaskJobs:
             exc = t.exception()
             if exc is not None:
                 log.error("console job %s failed", name, exc_info=exc)
-                if on_error is not None:
+                if on_error is not None and self._owner_alive():
                     on_error(exc)
 
         task.add_done_callback(done)
         return task
+
+    def in_thread(self, fn: Callable[[], _T], name: str, on_result: Callable[[_T], None],
+                  on_error: Callable[[BaseException], None] | None = None) -> asyncio.Task[Any]:
+        """Run the blocking ``fn()`` in a worker thread; ``on_result(value)`` on the GUI thread
+        when it returns, unless the owner was deleted meanwhile (or the job was cancelled). An
+        exception from ``fn`` goes to ``on_error`` (and the log), never to ``on_result``."""
+
+        async def job() -> None:
+            value = await asyncio.to_thread(fn)
+            if not self._owner_alive():
+                log.debug("console job %s: owner gone, result dropped", name)
+                return
+            on_result(value)
+
+        return self.spawn(job(), name, on_error)
+
+    def _owner_alive(self) -> bool:
+        if self._owner is None:
+            return True
+        owner = self._owner()
+        return owner is not None and shiboken6.isValid(owner)
 
     def cancel_all(self) -> None:
         for t in list(self._tasks):
@@ -137,16 +175,16 @@ class TaskFeed(QObject):
         """Read every task in a worker thread, then insert them ``chunk`` rows at a time, yielding
         to the loop in between (one insert of 100k rows would freeze the window for ~0.7 s)."""
         t0 = time.perf_counter()
-        records = await asyncio.to_thread(read_all_rows, self.db_path)
+        columns = await asyncio.to_thread(read_all_columns, self.db_path)
         t1 = time.perf_counter()
         apply_s = 0.0
-        for i in range(0, max(len(records), 1), chunk):
+        for i in range(0, max(len(columns), 1), chunk):
             t = time.perf_counter()
-            self.model.add_rows(records[i:i + chunk])
+            self.model.add_columns(columns.slice(i, i + chunk))
             self.model.flush()
             apply_s += time.perf_counter() - t
             await asyncio.sleep(0)
-        self.load_stats = LoadStats(rows=len(records), read_s=t1 - t0, apply_s=apply_s,
+        self.load_stats = LoadStats(rows=len(columns), read_s=t1 - t0, apply_s=apply_s,
                                     total_s=time.perf_counter() - t0)
         self.is_loaded = True
         self.loaded.emit(self.load_stats)
@@ -168,8 +206,8 @@ class TaskFeed(QObject):
         try:
             while self._wanted:
                 ids, self._wanted = self._wanted, []
-                rows = await asyncio.to_thread(fetch_rows, self.db_path, ids)
-                self.model.add_rows(rows)
+                columns = await asyncio.to_thread(fetch_columns, self.db_path, ids)
+                self.model.add_columns(columns)
         finally:
             self._fetching = False
 

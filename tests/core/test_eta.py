@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import heapq
 import math
+from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mediadesk.core.eta import Eta, RunTimeStats, _makespan, lane_eta, throughput_per_min
+from mediadesk.core.eta import (
+    Eta,
+    EtaGroup,
+    RunTimeStats,
+    _makespan,
+    kind_eta,
+    lane_eta,
+    queue_groups,
+    throughput_per_min,
+)
 
 
 def stats_of(values: list[float], window: int = 500) -> RunTimeStats:
@@ -165,3 +175,82 @@ def test_throughput_per_min() -> None:
     assert throughput_per_min([30.0, 40.0, 50.0, 55.0, 59.0], now=60.0, since=0.0) == pytest.approx(5.0)
     with pytest.raises(ValueError):
         throughput_per_min([], now=0.0, window_s=0)
+
+
+# --------------------------------------------------------------------------- a lane kind's ETA
+
+@dataclass(frozen=True)
+class Running:
+    started_at: float
+
+
+@dataclass(frozen=True)
+class Load:
+    """Stands in for a lane's stats event (the fields kind_eta reads)."""
+
+    durations: tuple[float, ...] = ()
+    running: tuple[Running, ...] = ()
+    capacity: int = 1
+    paused: bool = False
+    health: str = "ready"
+
+
+@dataclass(frozen=True)
+class QLane:
+    name: str
+    profiles: tuple[str, ...] = field(default=())
+
+
+def test_queue_groups_api_lanes_alone_web_accounts_by_profile() -> None:
+    web = [QLane("web:a", ("chat",)), QLane("web:b", ("chat",)), QLane("web:c", ("draw",))]
+    assert queue_groups("web", web) == {"chat": web[:2], "draw": web[2:]}
+    api = [QLane("api:writer", ("writer",)), QLane("api:reasoner", ("reasoner",))]
+    assert queue_groups("api", api) == {"api:writer": api[:1], "api:reasoner": api[1:]}
+
+
+def test_kind_eta_no_work_is_zero_and_idle() -> None:
+    ke = kind_eta([EtaGroup(0, [Load()])], now=100.0)
+    assert ke.eta == Eta(0.0, 0.0) and not ke.blocked and ke.samples == 0
+    assert kind_eta([], now=0.0).eta == Eta(0.0, 0.0)
+
+
+def test_kind_eta_is_the_slowest_group() -> None:
+    fast = EtaGroup(4, [Load(durations=(10.0,) * 5, capacity=2)])  # 2 rounds of 10 s
+    slow = EtaGroup(3, [Load(durations=(30.0,) * 5)])                # 3 x 30 s on one server
+    ke = kind_eta([fast, slow], now=0.0)
+    assert ke.eta == Eta(90.0, 90.0)
+    assert ke.samples == 10 and not ke.blocked
+    assert kind_eta([fast], now=0.0).eta == Eta(20.0, 20.0)
+
+
+def test_kind_eta_pools_the_accounts_of_one_group() -> None:
+    # two accounts of one web profile share 4 pending tasks: 2 rounds, not 4
+    group = EtaGroup(4, [Load(durations=(10.0,) * 3), Load(durations=(10.0,) * 3)])
+    ke = kind_eta([group], now=0.0)
+    assert ke.eta == Eta(20.0, 20.0) and ke.samples == 6
+
+
+def test_kind_eta_counts_running_tasks_from_their_start() -> None:
+    group = EtaGroup(0, [Load(durations=(10.0,) * 5, running=(Running(started_at=94.0),))])
+    assert kind_eta([group], now=100.0).eta == Eta(4.0, 4.0)
+
+
+@pytest.mark.parametrize("load", [Load(durations=(5.0,) * 3, paused=True),
+                                  Load(durations=(5.0,) * 3, health="needs_login"),
+                                  Load(durations=(5.0,) * 3, health="disabled"),
+                                  Load(durations=(5.0,) * 3, health="error")])
+def test_kind_eta_is_blocked_when_no_lane_of_a_group_can_take_work(load: Load) -> None:
+    ke = kind_eta([EtaGroup(2, [load]), EtaGroup(1, [Load(durations=(5.0,) * 3)])], now=0.0)
+    assert ke.eta is None and ke.blocked
+    # a busy lane still counts: it takes the next task when its run ends
+    assert kind_eta([EtaGroup(2, [Load(durations=(5.0,) * 3, health="busy")])], now=0.0).eta == Eta(10.0, 10.0)
+
+
+def test_kind_eta_without_samples_has_no_number_but_is_not_blocked() -> None:
+    ke = kind_eta([EtaGroup(3, [Load()])], now=0.0)
+    assert ke.eta is None and not ke.blocked
+    # a group without work and without samples does not spoil the others
+    ke = kind_eta([EtaGroup(0, []), EtaGroup(1, [Load(durations=(7.0,) * 3)])], now=0.0)
+    assert ke.eta == Eta(7.0, 7.0)
+    # a lane that has not reported yet gives no capacity: work waits, blocked
+    assert kind_eta([EtaGroup(1, [])], now=0.0).blocked

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,6 @@ from PySide6.QtCore import (
     QPoint,
     QPointF,
     Qt,
-    QThreadPool,
     QTimer,
     QTranslator,
     QUrl,
@@ -37,6 +38,7 @@ from mediadesk.config import AccountConfig, ProfileConfig
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.scheduler import ProfileView
+from mediadesk.ui import batch_dialog
 from mediadesk.ui.accounts_panel import AccountsPanel, DisableChoice
 from mediadesk.ui.batch_dialog import BatchDialog
 from mediadesk.ui.bridge import SchedulerBridge
@@ -149,7 +151,7 @@ def _jsonl(path: Path, lines: list[str]) -> Path:
 
 
 @pytest.fixture
-def dialog(qtbot: Any) -> BatchDialog:
+def dialog(qtbot: Any, qloop: asyncio.AbstractEventLoop) -> BatchDialog:
     dlg = BatchDialog(PROFILES)
     qtbot.addWidget(dlg)
     return dlg
@@ -238,7 +240,7 @@ def test_pasted_prompts(dialog: BatchDialog, qtbot: Any) -> None:
     assert dialog.rows()[0].system is None  # empty instructions field = the profile's default
 
 
-def test_pasted_over_the_limit_is_a_row_error(qtbot: Any) -> None:
+def test_pasted_over_the_limit_is_a_row_error(qtbot: Any, qloop: asyncio.AbstractEventLoop) -> None:
     dlg = BatchDialog(PROFILES, max_prompt_chars=10)
     qtbot.addWidget(dlg)
     with qtbot.waitSignal(dlg.parsed, timeout=10_000):
@@ -326,32 +328,71 @@ def test_large_file_parses_off_the_gui_thread(dialog: BatchDialog, qtbot: Any, t
     assert dialog.submit_button().isEnabled()
 
 
-def test_superseded_parse_is_dropped(dialog: BatchDialog, qtbot: Any, tmp_path: Path) -> None:
+class ParseGate:
+    """Holds the parse of the files named in ``held`` in its worker thread until ``release`` is
+    set (so a test decides which result arrives last)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.held: set[str] = set()
+        self.release = threading.Event()
+        self.entered = threading.Event()
+        real = batch_dialog.parse_batch_file
+
+        def gated(path: Path, **kw: Any) -> Any:
+            if Path(path).name in self.held:
+                self.entered.set()
+                assert self.release.wait(30), "parse gate never released"
+            return real(path, **kw)
+
+        monkeypatch.setattr(batch_dialog, "parse_batch_file", gated)
+
+
+@pytest.fixture
+def parse_gate(qloop: asyncio.AbstractEventLoop, monkeypatch: pytest.MonkeyPatch) -> Iterator[ParseGate]:
+    gate = ParseGate(monkeypatch)
+    yield gate
+    gate.release.set()  # before the loop's teardown waits for the jobs
+
+
+def test_superseded_parse_is_dropped(dialog: BatchDialog, qtbot: Any, tmp_path: Path, parse_gate: ParseGate) -> None:
     first = _jsonl(tmp_path / "first.jsonl", [json.dumps({"profile": "writer", "prompt": "a"})] * 3)
     second = _jsonl(tmp_path / "second.jsonl", [json.dumps({"profile": "writer", "prompt": "b"})])
+    gate = parse_gate
+    gate.held.add("first.jsonl")
     dialog.load_file(first)
+    qtbot.waitUntil(gate.entered.is_set, timeout=10_000)  # the first parse is held in its thread
     with qtbot.waitSignal(dialog.parsed, timeout=10_000):
         dialog.load_file(second)
-    qtbot.wait(50)  # let a late result of the first file arrive, if it were going to win
+    assert dialog.source_name() == "second.jsonl"
+    gate.release.set()
+    # The positive event: the first parse's job has ended (its result was handed back or dropped).
+    qtbot.waitUntil(lambda: len(dialog.jobs) == 0, timeout=10_000)
     assert dialog.source_name() == "second.jsonl"
     assert [r.prompt for r in dialog.rows()] == ["b"]
 
 
-def test_result_arriving_after_the_dialog_is_gone_is_dropped(qtbot: Any, tmp_path: Path) -> None:
-    lines = [json.dumps({"profile": "writer", "prompt": f"p{i}"}) for i in range(5000)]
-    path = _jsonl(tmp_path / "late.jsonl", lines)
+def test_result_arriving_after_the_dialog_is_gone_is_dropped(qtbot: Any, tmp_path: Path, parse_gate: ParseGate,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
+    path = _jsonl(tmp_path / "late.jsonl", [json.dumps({"profile": "writer", "prompt": f"p{i}"}) for i in range(50)])
+    gate = parse_gate
+    gate.held.add("late.jsonl")
     other = BatchDialog(PROFILES)  # a second dialog must not receive the first one's result
     qtbot.addWidget(other)
     dlg = BatchDialog(PROFILES)
+    jobs = dlg.jobs
     dlg.load_file(path)
+    qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
     dlg.deleteLater()
     qtbot.waitUntil(lambda: not shiboken6.isValid(dlg), timeout=5000)
-    assert QThreadPool.globalInstance().waitForDone(30_000)
-    qtbot.wait(50)  # deliver the queued result, if anything were still connected
+    gate.release.set()
+    # The positive event: the gone dialog's parse job has ended; its result had nowhere to go.
+    qtbot.waitUntil(lambda: len(jobs) == 0, timeout=10_000)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert other.rows() == [] and other.source_name() is None
+    gate.held.clear()
     with qtbot.waitSignal(other.parsed, timeout=10_000):
         other.load_file(path)
-    assert len(other.rows()) == 5000
+    assert len(other.rows()) == 50
 
 
 def _lrelease() -> Path | None:

@@ -208,8 +208,14 @@ def test_pause_api_stops_dispatch_and_resume_continues(window: MainWindow, conso
     assert window.act_pause_api.text() == "Resume API"
     res = window.submit_rows_from_text("a\nb\nc", "writer")
     assert res is not None
-    qtbot.wait(300)
-    assert set(db_states(console_env).values()) == {"pending"}
+    # The positive event: a web task submitted after them has run to the end. The API lane was
+    # woken by the earlier submit and runs on the same loop, so it has had its chance to dispatch.
+    s = console_scheduler
+    s.submit([s.new_task("w-probe", "chat", "probe")])
+    wait_states(qtbot, console_env, {"w-probe": "success"})
+    assert {t: db_states(console_env)[t] for t in res.added} == dict.fromkeys(res.added, "pending")
+    qtbot.waitUntil(lambda: window.model.state_of("w-probe") == "success", timeout=5_000)
+    assert [window.model.state_of(t) for t in res.added] == ["pending"] * 3
     window.act_pause_api.trigger()
     wait_states(qtbot, console_env, dict.fromkeys(res.added, "success"))
 

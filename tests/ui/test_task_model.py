@@ -1,50 +1,20 @@
-"""TaskTableModel / TaskFilterProxy: incremental updates at 100k rows, sort, filter, stalled display.
+"""TaskTableModel / TaskFilterProxy: the Qt layer over the mirror (tests/viewmodel covers its logic).
 
-Pure model logic over synthetic records (no scheduler); Qt's own model tester checks the
-invariants on a small model.
+Qt signals for inserts and changes at 100k rows (never a reset), the coalescing timer, display
+roles, sort with persistent indexes, filtering through the proxy; Qt's own model tester checks
+the invariants on a small model.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-import pytest
 from PySide6.QtCore import QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QTableView
 
-from mediadesk.scheduler.events import LaneStats, RunningInfo, TaskChanged
-from mediadesk.store.taskstore import TaskRecord
-from mediadesk.ui.task_model import STALLED, Col, TaskFilterProxy, TaskTableModel, _blocks
-
-T0 = 1_700_000_000.0
-
-
-def rec(i: int, *, state: str = "pending", profile: str | None = None, kind: str | None = None,
-        prompt: str | None = None, version: int = 0, started: float | None = None) -> TaskRecord:
-    kind = kind or ("web" if i % 3 == 0 else "api")
-    return TaskRecord(
-        task_id=f"t{i:06d}", model_kind=kind, state=state, attempt=0, started_at=started, heartbeat_at=started,
-        profile=profile or ("chat" if kind == "web" else "writer"), account=None, lane=None,
-        prompt=prompt if prompt is not None else f"prompt {i}\nsecond line", system=None, priority=0,
-        route_key=None, batch=None, result=None, error_kind=None, error_message=None, created_at=T0,
-        updated_at=T0, finished_at=None, cancel_requested=False, version=version, not_before=0.0, seq=i,
-        attempt_base=0, owner=None,
-    )
-
-
-def change(tid: str, state: str, version: int, *, started: float | None = T0, hb: float | None = T0,
-           finished: float | None = None, error: str | None = None, lane: str = "api:writer") -> TaskChanged:
-    return TaskChanged(task_id=tid, state=state, attempt=1, lane=lane, account=None, started_at=started,
-                       heartbeat_at=hb, finished_at=finished, error_kind=error, version=version)
-
-
-class Clock:
-    def __init__(self, now: float = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+from mediadesk.scheduler.events import LaneStats, RunningInfo
+from mediadesk.ui.task_model import STALLED, Col, TaskFilterProxy, TaskTableModel
+from tests.viewmodel.factory import T0, Clock, change, rec
 
 
 def ids(proxy: TaskFilterProxy) -> list[str]:
@@ -104,25 +74,6 @@ def test_coalescing_timer_flushes_on_its_own(qtbot: Any) -> None:
     qtbot.waitUntil(lambda: m.rowCount() == 1, timeout=2000)
     m.apply_change(change("t000001", "running", 1))
     qtbot.waitUntil(lambda: m.state_of("t000001") == "running", timeout=2000)
-
-
-def test_change_before_record_and_stale_versions() -> None:
-    m = TaskTableModel()
-    m.apply_change(change("t000007", "running", 1))
-    m.flush()  # the record is not loaded yet: the change waits for it
-    assert m.rowCount() == 0
-    m.add_records([rec(7, version=0)])
-    m.flush()
-    assert m.state_of("t000007") == "running"
-    m.apply_change(change("t000007", "success", 3, finished=T0 + 1))
-    m.flush()
-    m.apply_change(change("t000007", "running", 2))  # late, older event: ignored
-    m.flush()
-    assert m.state_of("t000007") == "success"
-    m.add_records([rec(7, version=1)])  # an older snapshot of the same row (initial load racing): ignored
-    m.flush()
-    assert m.state_of("t000007") == "success" and m.rowCount() == 1
-    assert m.counts() == {"pending": 0, "running": 0, "success": 1, "failed": 0, "canceled": 0}
 
 
 def test_display_columns_and_prompt_head() -> None:
@@ -246,34 +197,3 @@ def test_filters_by_kind_state_profile_and_text() -> None:
     m.apply_change(change("t000002", "failed", 1, finished=T0))
     m.flush()
     assert ids(p) == ["t000001", "t000002"]
-
-
-def test_counts_and_finishes_by_kind() -> None:
-    m = TaskTableModel()
-    m.add_records([rec(i) for i in range(6)])
-    m.flush()
-    m.apply_change(change("t000000", "success", 1, started=T0, finished=T0 + 5))  # web
-    m.apply_change(change("t000001", "success", 1, started=T0, finished=T0 + 2))  # api
-    m.apply_change(change("t000002", "canceled", 1, finished=T0 + 2))             # api, not a finish
-    m.flush()
-    assert m.counts(kind="web") == {"pending": 1, "running": 0, "success": 1, "failed": 0, "canceled": 0}
-    assert m.counts(kind="api")["canceled"] == 1
-    assert m.counts(profile="writer")["success"] == 1
-    assert list(m.finishes("web")) == [(T0, T0 + 5)]
-    assert list(m.finishes("api")) == [(T0, T0 + 2)]
-
-
-def test_blocks() -> None:
-    assert _blocks([9, 1, 2, 3, 7, 10, 2]) == [(1, 3), (7, 7), (9, 10)]
-    assert _blocks([]) == []
-
-
-@pytest.mark.parametrize("n", [1, 3])
-def test_records_replace_is_idempotent(n: int) -> None:
-    m = TaskTableModel()
-    r = rec(1)
-    for _ in range(n):
-        m.add_records([r, replace(r)])
-    m.flush()
-    assert m.rowCount() == 1
-

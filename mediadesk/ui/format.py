@@ -1,0 +1,86 @@
+"""How the console writes numbers, times and states: durations, clock times, ETAs, labels.
+
+Plain functions over plain values; the labels are translated (context ``Format``), so they
+need a Qt application for a translation to apply, but no widget.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QCoreApplication
+
+from mediadesk.core.backend import HealthStatus
+from mediadesk.viewmodel.task_rows import DISPLAY_STATES, STALLED
+
+__all__ = ["fmt_clock", "fmt_eta", "fmt_seconds", "fmt_stamp", "health_label", "state_labels"]
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Format", text)
+
+
+def fmt_seconds(s: float | None) -> str:
+    """Compact duration: ``850 ms``, ``12.3 s``, ``4:05``, ``1:02:03``; ``""`` for None."""
+    if s is None:
+        return ""
+    if s < 0:
+        s = 0.0
+    if s < 1:
+        return f"{s * 1000:.0f} ms"
+    if s < 60:
+        return f"{s:.1f} s"
+    m, sec = divmod(int(s), 60)
+    if m < 60:
+        return f"{m}:{sec:02d}"
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{sec:02d}"
+
+
+def fmt_clock(t: float | None) -> str:
+    """A timestamp in a table cell: ``14:03:12`` today, ``03-18 09:41`` on another day; ``""`` for None."""
+    if t is None:
+        return ""
+    lt = time.localtime(t)
+    if time.localtime().tm_yday == lt.tm_yday:
+        return time.strftime("%H:%M:%S", lt)
+    return time.strftime("%m-%d %H:%M", lt)
+
+
+def fmt_stamp(t: float, *, millis: bool = False) -> str:
+    """A log line's time of day: ``14:03:12`` (``14:03:12.250`` with ``millis``)."""
+    stamp = time.strftime("%H:%M:%S", time.localtime(t))
+    return stamp + f".{int(t * 1000) % 1000:03d}" if millis else stamp
+
+
+def fmt_eta(seconds: float) -> str:
+    """``20 s``, ``4 min``, ``1 h 05 min`` (an ETA is a rough figure: no false precision)."""
+    if seconds < 60:
+        return _tr("{n} s").format(n=f"{seconds:.0f}")
+    if seconds < 3600:
+        return _tr("{n} min").format(n=f"{seconds / 60:.0f}")
+    h, m = divmod(int(seconds // 60), 60)
+    return _tr("{h} h {m} min").format(h=h, m=f"{m:02d}")
+
+
+def state_labels() -> dict[str, str]:
+    """Translated label per displayed task state (``stalled`` included)."""
+    labels = {
+        "pending": _tr("pending"), "running": _tr("running"), STALLED: _tr("stalled"),
+        "success": _tr("success"), "failed": _tr("failed"), "canceled": _tr("canceled"),
+    }
+    assert set(labels) == set(DISPLAY_STATES)
+    return labels
+
+
+def health_label(health: str) -> str:
+    """Translated text for an account's or a lane's health value."""
+    labels: dict[str, str] = {
+        HealthStatus.READY: _tr("ready"),
+        HealthStatus.BUSY: _tr("busy"),
+        HealthStatus.NEEDS_LOGIN: _tr("needs login"),
+        HealthStatus.DISABLED: _tr("disabled"),
+        HealthStatus.ERROR: _tr("error"),
+        HealthStatus.STARTING: _tr("starting"),
+    }
+    return labels.get(health, health)

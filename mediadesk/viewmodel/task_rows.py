@@ -1,0 +1,671 @@
+"""A Qt-free, columnar mirror of the task table: what the console's task view shows.
+
+Why columnar: at 100,000 rows every Python call from the view counts. Each field is one list
+indexed by a *storage index* ``s`` that is stable for a task's lifetime (rows are only appended);
+a display order (``order``: display row -> storage index, and its inverse ``pos``) is kept apart
+and re-sorted with one ``sorted(key=...)`` call when the operator asks for a sort.
+
+Why versions: change events and database reads race (a read started before an event can arrive
+after it). Every row carries the store's version, and a change or a record older than what the
+mirror has is dropped, so a stale event never overwrites a newer row. A change for a task whose
+record has not arrived yet is kept aside and applied when the record comes.
+
+Why coalescing: events arrive in bursts (hundreds per second in a fast batch). They are queued
+and applied by :meth:`TaskRows.flush`: only the newest version per task survives the queue, new
+rows are inserted in one contiguous block per flush, and changed rows are reported as contiguous
+blocks of display rows. Rows never move on their own: rows that arrive after a sort are appended.
+
+The mirror also keeps per-profile state counts and recent finish times, so the lane panels need
+no database reads. A view layer (``mediadesk.ui.task_model``) observes the mirror through
+:class:`RowsObserver` and turns its callbacks into Qt model signals.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+from mediadesk.core.states import TaskState
+from mediadesk.scheduler.events import LaneStats, TaskChanged
+from mediadesk.store.taskstore import TaskRecord
+
+__all__ = [
+    "DISPLAY_STATES",
+    "PROMPT_CHARS",
+    "SORT_KEYS",
+    "STALLED",
+    "STATES",
+    "Columns",
+    "Row",
+    "RowFilter",
+    "RowsObserver",
+    "TaskRows",
+    "blocks",
+    "error_text",
+    "prompt_head",
+    "record_row",
+    "row_change",
+]
+
+#: Characters of the prompt kept per row (shown in the table and searched by the filter).
+PROMPT_CHARS = 80
+#: Display-only state of a running task whose last heartbeat is too old.
+STALLED = "stalled"
+PENDING, RUNNING, SUCCESS, FAILED, CANCELED = (s.value for s in TaskState)
+#: Stored states, in their sort order.
+STATES: tuple[str, ...] = (PENDING, RUNNING, SUCCESS, FAILED, CANCELED)
+#: States as displayed (``stalled`` included).
+DISPLAY_STATES: tuple[str, ...] = (PENDING, RUNNING, STALLED, SUCCESS, FAILED, CANCELED)
+_TERMINAL = frozenset({SUCCESS, FAILED, CANCELED})
+#: Terminal states that count as a finished run for the throughput (a cancel does not).
+_FINISHED = frozenset({SUCCESS, FAILED})
+_STATE_RANK = {st: i for i, st in enumerate(STATES)}
+#: What :meth:`TaskRows.sort` can sort by (the task table's column names).
+SORT_KEYS: tuple[str, ...] = ("id", "lane", "profile", "account", "state", "attempt", "started", "heartbeat",
+                              "duration", "prompt", "error")
+
+
+class Row(NamedTuple):
+    """One task as the mirror receives it (from a record, in a worker thread or on the loop)."""
+
+    task_id: str
+    kind: str
+    state: str
+    attempt: int
+    started_at: float | None
+    heartbeat_at: float | None
+    profile: str
+    account: str | None
+    lane: str | None
+    #: The first :data:`PROMPT_CHARS` characters, on one line.
+    prompt: str
+    #: The error column: kind and first line of the message (see :func:`error_text`).
+    error: str | None
+    version: int
+    finished_at: float | None
+
+
+def prompt_head(prompt: str) -> str:
+    head = prompt[:PROMPT_CHARS]
+    return head.replace("\n", " ").replace("\r", " ") if "\n" in head or "\r" in head else head
+
+
+def error_text(kind: str | None, message: str | None) -> str | None:
+    """The error column: the kind, then the first line of the message (full text in the detail pane)."""
+    if not kind:
+        return None
+    if not message:
+        return kind
+    first = message.splitlines()[0] if message.strip() else ""
+    return f"{kind}: {first[:200]}" if first else kind
+
+
+def record_row(rec: TaskRecord) -> Row:
+    return Row(task_id=rec.task_id, kind=rec.model_kind, state=rec.state, attempt=rec.attempt,
+               started_at=rec.started_at, heartbeat_at=rec.heartbeat_at, profile=rec.profile, account=rec.account,
+               lane=rec.lane, prompt=prompt_head(rec.prompt), error=error_text(rec.error_kind, rec.error_message),
+               version=rec.version, finished_at=rec.finished_at)
+
+
+def row_change(row: Row) -> TaskChanged:
+    """A row as a change event (a newer record of a task already in the mirror)."""
+    return TaskChanged(task_id=row.task_id, state=row.state, attempt=row.attempt, lane=row.lane,
+                       account=row.account, started_at=row.started_at, heartbeat_at=row.heartbeat_at,
+                       finished_at=row.finished_at, error_kind=row.error, version=row.version)
+
+
+def blocks(rows: Iterable[int]) -> list[tuple[int, int]]:
+    """Contiguous runs of row numbers: [1, 2, 3, 7, 9, 10] -> [(1, 3), (7, 7), (9, 10)]."""
+    out: list[tuple[int, int]] = []
+    for r in sorted(set(rows)):
+        if out and r == out[-1][1] + 1:
+            out[-1] = (out[-1][0], r)
+        else:
+            out.append((r, r))
+    return out
+
+
+class Columns:
+    """Tasks field by field: one list per :class:`Row` field, all of one length.
+
+    It is both the mirror's storage (indexed by storage index; read-only for everyone but
+    :class:`TaskRows`, the Qt model reads it directly on its hot path) and the way rows travel in
+    bulk: a worker thread builds the 100k rows of the initial load as columns. Lists of atoms are
+    a handful of objects for the cyclic GC to track; 100k row objects (tuple subclasses or
+    dataclass instances stay tracked) made its full collections - which hold the GIL, so they
+    stall the GUI thread - several times longer while a load was under way (measured)."""
+
+    __slots__ = (
+        "account",
+        "attempt",
+        "error",
+        "finished_at",
+        "heartbeat_at",
+        "kind",
+        "lane",
+        "profile",
+        "prompt",
+        "started_at",
+        "state",
+        "task_id",
+        "version",
+    )
+
+    def __init__(self) -> None:
+        self.task_id: list[str] = []
+        self.kind: list[str] = []
+        self.state: list[str] = []
+        self.attempt: list[int] = []
+        self.started_at: list[float | None] = []
+        self.heartbeat_at: list[float | None] = []
+        self.profile: list[str] = []
+        self.account: list[str | None] = []
+        self.lane: list[str | None] = []
+        self.prompt: list[str] = []
+        self.error: list[str | None] = []
+        self.version: list[int] = []
+        self.finished_at: list[float | None] = []
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Row]) -> Columns:
+        out = cls()
+        rows = list(rows)
+        if rows:
+            for name, values in zip(Row._fields, zip(*rows, strict=True), strict=True):
+                getattr(out, name).extend(values)
+        return out
+
+    @classmethod
+    def from_records(cls, records: Iterable[TaskRecord]) -> Columns:
+        """Columns straight from store records (no intermediate row objects)."""
+        out = cls()
+        ids, kinds, states, attempts = out.task_id.append, out.kind.append, out.state.append, out.attempt.append
+        started, hbs, profiles, accounts = (out.started_at.append, out.heartbeat_at.append, out.profile.append,
+                                            out.account.append)
+        lanes, prompts, errors, versions, finished = (out.lane.append, out.prompt.append, out.error.append,
+                                                      out.version.append, out.finished_at.append)
+        for rec in records:
+            ids(rec.task_id)
+            kinds(rec.model_kind)
+            states(rec.state)
+            attempts(rec.attempt)
+            started(rec.started_at)
+            hbs(rec.heartbeat_at)
+            profiles(rec.profile)
+            accounts(rec.account)
+            lanes(rec.lane)
+            prompts(prompt_head(rec.prompt))
+            errors(error_text(rec.error_kind, rec.error_message))
+            versions(rec.version)
+            finished(rec.finished_at)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.task_id)
+
+    def row(self, i: int) -> Row:
+        """Entry ``i`` as a :class:`Row` (not for hot paths: it builds a tuple)."""
+        return Row(*(getattr(self, name)[i] for name in Row._fields))
+
+    def slice(self, start: int, stop: int) -> Columns:
+        out = Columns()
+        for name in Row._fields:
+            setattr(out, name, getattr(self, name)[start:stop])
+        return out
+
+    def take(self, indexes: Sequence[int]) -> Columns:
+        """The entries at ``indexes``, in that order."""
+        out = Columns()
+        for name in Row._fields:
+            col = getattr(self, name)
+            setattr(out, name, [col[i] for i in indexes])
+        return out
+
+    def extend(self, other: Columns) -> None:
+        for name in Row._fields:
+            getattr(self, name).extend(getattr(other, name))
+
+
+@dataclass(frozen=True)
+class RowFilter:
+    """What the operator filters the table by; build it with :meth:`of` (normalises the inputs)."""
+
+    kind: str | None = None
+    states: frozenset[str] | None = None
+    profile: str | None = None
+    #: Case-folded text searched in id, profile, lane, account, error and the prompt head.
+    text: str = ""
+
+    @classmethod
+    def of(cls, *, kind: str | None = None, states: Iterable[str] | None = None, profile: str | None = None,
+           text: str = "") -> RowFilter:
+        return cls(kind or None, frozenset(states) if states else None, profile or None, text.strip().casefold())
+
+    @property
+    def active(self) -> bool:
+        return bool(self.kind or self.states or self.profile or self.text)
+
+
+class RowsObserver(Protocol):
+    """What a view is told during :meth:`TaskRows.flush` (display row numbers, inclusive)."""
+
+    def begin_insert_rows(self, first: int, last: int) -> None:
+        """Rows ``first..last`` are about to be appended."""
+
+    def end_insert_rows(self, first: int, last: int) -> None:
+        """Rows ``first..last`` are in place (and already hold any change that waited for them)."""
+
+    def rows_changed(self, first: int, last: int) -> None:
+        """Fields of rows ``first..last`` changed."""
+
+
+class _NoObserver:
+    def begin_insert_rows(self, first: int, last: int) -> None:
+        pass
+
+    def end_insert_rows(self, first: int, last: int) -> None:
+        pass
+
+    def rows_changed(self, first: int, last: int) -> None:
+        pass
+
+
+def _num(v: float | None) -> float:
+    return float("-inf") if v is None else v
+
+
+class TaskRows:
+    """The mirror. Queue rows and changes (:meth:`queue_rows`, :meth:`queue_change`), apply them
+    with :meth:`flush`; read by task id, display row or storage index."""
+
+    def __init__(
+        self,
+        *,
+        heartbeat_interval_s: float = 15.0,
+        clock: Callable[[], float] = time.time,
+        observer: RowsObserver | None = None,
+        finishes_kept: int = 50_000,
+    ) -> None:
+        self._clock = clock
+        self.observer: RowsObserver = observer if observer is not None else _NoObserver()
+        #: A running task whose last heartbeat is older than this shows as "stalled".
+        self.stalled_after_s = 2.0 * heartbeat_interval_s
+        self.cols = Columns()
+        self._index: dict[str, int] = {}
+        #: Display row -> storage index. Replaced (not mutated) by :meth:`sort`; read-only outside.
+        self.order: list[int] = []
+        self._pos: list[int] = []     # storage index -> display row
+        self._running: set[int] = set()
+        # aggregates for the lane panels
+        self._counts: dict[str, dict[str, int]] = {}
+        self._profile_kind: dict[str, str] = {}
+        self._finishes: dict[str, deque[tuple[float, float]]] = {
+            "web": deque(maxlen=finishes_kept), "api": deque(maxlen=finishes_kept)}
+        # coalescing
+        self._new: list[Columns] = []  # batches of new rows, in arrival order
+        self._new_count = 0
+        self._changes: dict[str, TaskChanged] = {}
+        self._orphans: dict[str, TaskChanged] = {}
+        self._sort_key: str | None = None
+        self._sort_descending = False
+
+    # ------------------------------------------------------------------ size and order
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def storage_of(self, row: int) -> int:
+        return self.order[row]
+
+    def row_of_storage(self, s: int) -> int:
+        return self._pos[s]
+
+    # ------------------------------------------------------------------ queries by task id / row
+    def row_of(self, task_id: str) -> int | None:
+        """Display row of ``task_id`` (None when not in the mirror yet)."""
+        s = self._index.get(task_id)
+        return None if s is None else self._pos[s]
+
+    def state_of(self, task_id: str) -> str | None:
+        s = self._index.get(task_id)
+        return None if s is None else self.cols.state[s]
+
+    def display_state_of(self, task_id: str) -> str | None:
+        s = self._index.get(task_id)
+        return None if s is None else self.display_state(s)
+
+    def task_id_at(self, row: int) -> str:
+        """Task id at display row ``row``."""
+        return self.cols.task_id[self.order[row]]
+
+    def row_at(self, row: int) -> Row:
+        """Display row ``row`` as a :class:`Row` (not for hot paths: it builds a tuple)."""
+        return self.cols.row(self.order[row])
+
+    # ------------------------------------------------------------------ derived fields (storage index)
+    def display_state(self, s: int) -> str:
+        """State as shown: "stalled" for a running task without a recent heartbeat."""
+        c = self.cols
+        state = c.state[s]
+        if state == RUNNING:
+            hb = c.heartbeat_at[s]
+            if hb is not None and self._clock() - hb > self.stalled_after_s:
+                return STALLED
+        return state
+
+    def duration(self, s: int) -> float | None:
+        """Run time so far (running) or of the finished attempt (terminal); else None."""
+        c = self.cols
+        start = c.started_at[s]
+        if start is None:
+            return None
+        state = c.state[s]
+        if state == RUNNING:
+            return self._clock() - start
+        end = c.finished_at[s]
+        if end is None or state not in _TERMINAL:
+            return None
+        return end - start
+
+    def heartbeat_age(self, s: int) -> float | None:
+        """Seconds since the last heartbeat of a running task; None when not running."""
+        c = self.cols
+        hb = c.heartbeat_at[s]
+        if c.state[s] != RUNNING or hb is None:
+            return None
+        return self._clock() - hb
+
+    # ------------------------------------------------------------------ aggregates
+    def counts(self, kind: str | None = None, profile: str | None = None) -> dict[str, int]:
+        """State counts over tasks of ``kind`` (web/api) and/or ``profile``; all when both None."""
+        out = dict.fromkeys(STATES, 0)
+        for prof, by_state in self._counts.items():
+            if profile is not None and prof != profile:
+                continue
+            if kind is not None and self._profile_kind.get(prof) != kind:
+                continue
+            for st, n in by_state.items():
+                out[st] = out.get(st, 0) + n
+        return out
+
+    def profiles(self) -> list[str]:
+        return sorted(self._counts)
+
+    def finishes(self, kind: str) -> Sequence[tuple[float, float]]:
+        """(started_at, finished_at) of recent successes/failures of ``kind`` (for throughput)."""
+        return self._finishes.get(kind, ())
+
+    def running_rows(self) -> list[int]:
+        return sorted(self._pos[s] for s in self._running)
+
+    # ------------------------------------------------------------------ filter
+    def accepts(self, row: int, flt: RowFilter) -> bool:
+        """Does display row ``row`` pass ``flt``?"""
+        s = self.order[row]
+        c = self.cols
+        if flt.kind is not None and c.kind[s] != flt.kind:
+            return False
+        states = flt.states
+        if (states is not None and c.state[s] not in states
+                and not (STALLED in states and self.display_state(s) == STALLED)):
+            return False
+        if flt.profile is not None and c.profile[s] != flt.profile:
+            return False
+        t = flt.text
+        if t:
+            return (t in c.task_id[s].casefold() or t in c.profile[s].casefold()
+                    or t in (c.lane[s] or "").casefold() or t in (c.account[s] or "").casefold()
+                    or t in (c.error[s] or "").casefold() or t in c.prompt[s].casefold())
+        return True
+
+    # ------------------------------------------------------------------ feeding
+    @property
+    def pending_updates(self) -> int:
+        """Rows and changes queued for the next :meth:`flush`."""
+        return self._new_count + len(self._changes)
+
+    @property
+    def has_queued_rows(self) -> bool:
+        return self._new_count > 0
+
+    def queue_columns(self, batch: Columns) -> None:
+        """Queue new rows in bulk (the initial load builds them in its thread)."""
+        if len(batch):
+            self._new.append(batch)
+            self._new_count += len(batch)
+
+    def queue_rows(self, rows: Iterable[Row]) -> None:
+        """Queue rows in :func:`record_row` form."""
+        self.queue_columns(Columns.from_rows(rows))
+
+    def queue_records(self, records: Iterable[TaskRecord]) -> None:
+        """Queue full records (tasks just added)."""
+        self.queue_columns(Columns.from_records(records))
+
+    def queue_change(self, ev: TaskChanged) -> None:
+        """Queue a state change; only the newest version per task survives until the flush."""
+        cur = self._changes.get(ev.task_id)
+        if cur is None or ev.version >= cur.version:
+            self._changes[ev.task_id] = ev
+
+    def apply_lane_stats(self, stats: LaneStats) -> None:
+        """Heartbeats are not task events: they arrive with the lane stats. Applied at once (no
+        signal: the view's 1 s tick repaints running rows)."""
+        c = self.cols
+        for info in stats.running:
+            s = self._index.get(info.task_id)
+            if s is not None and c.state[s] == RUNNING:
+                hb = c.heartbeat_at[s]
+                if hb is None or info.heartbeat_at > hb:
+                    c.heartbeat_at[s] = info.heartbeat_at
+
+    def flush(self, max_new_rows: int | None = None) -> bool:
+        """Apply what is queued: one insert (at most ``max_new_rows`` new rows; all when None),
+        then one ``rows_changed`` per contiguous block of changed rows. True when any state
+        count changed."""
+        counts_dirty = False
+        if self._new:
+            batches = self._take_new(max_new_rows)
+            batch = batches[0]
+            if len(batches) > 1:  # one insert per flush: each one costs the view a pass
+                batch = Columns()
+                for b in batches:
+                    batch.extend(b)
+            counts_dirty |= self._insert(batch)
+        if self._changes:
+            changes, self._changes = self._changes, {}
+            rows: list[int] = []
+            for ev in changes.values():
+                s = self._index.get(ev.task_id)
+                if s is None:
+                    # The record is still on its way from the database: keep the change for it.
+                    old = self._orphans.get(ev.task_id)
+                    if old is None or ev.version >= old.version:
+                        self._orphans[ev.task_id] = ev
+                    continue
+                if self._apply(s, ev):
+                    rows.append(self._pos[s])
+                    counts_dirty = True
+            self._report_changed(rows)
+        return counts_dirty
+
+    def _take_new(self, limit: int | None) -> list[Columns]:
+        """Dequeue new rows: all, or the first ``limit`` of them (splitting a batch if need be)."""
+        if limit is None or self._new_count <= limit:
+            out, self._new, self._new_count = self._new, [], 0
+            return out
+        out = []
+        left = limit
+        while left > 0:
+            batch = self._new[0]
+            if len(batch) <= left:
+                out.append(self._new.pop(0))
+                left -= len(batch)
+            else:
+                out.append(batch.slice(0, left))
+                self._new[0] = batch.slice(left, len(batch))
+                left = 0
+        self._new_count -= limit
+        return out
+
+    def _insert(self, batch: Columns) -> bool:
+        index = self._index
+        tids = batch.task_id
+        if index.keys().isdisjoint(tids) and len(set(tids)) == len(tids):
+            fresh = batch  # the usual case (C-speed check): every row is new, none twice
+            updated: list[int] = []
+        else:
+            fresh_at: list[int] = []
+            updated = []
+            seen: set[str] = set()
+            versions = self.cols.version
+            new_versions = batch.version
+            for i, tid in enumerate(tids):
+                s = index.get(tid)
+                if s is not None:
+                    if new_versions[i] > versions[s]:
+                        self._apply(s, row_change(batch.row(i)))
+                        updated.append(self._pos[s])
+                elif tid not in seen:
+                    seen.add(tid)
+                    fresh_at.append(i)
+            fresh = batch.take(fresh_at)
+        if len(fresh):
+            self._append(fresh)
+        self._report_changed(updated)
+        return bool(len(fresh) or updated)
+
+    def _append(self, fresh: Columns) -> None:
+        c = self.cols
+        first_s = len(c.task_id)
+        first = len(self.order)
+        last = first + len(fresh) - 1
+        self.observer.begin_insert_rows(first, last)
+        c.extend(fresh)
+        index, order, pos = self._index, self.order, self._pos
+        counts, profile_kind, finishes, running = self._counts, self._profile_kind, self._finishes, self._running
+        ids, kinds, states, profiles = c.task_id, c.kind, c.state, c.profile
+        started, finished = c.started_at, c.finished_at
+        for s in range(first_s, first_s + len(fresh)):
+            index[ids[s]] = s
+            pos.append(len(order))
+            order.append(s)
+            profile, state = profiles[s], states[s]
+            if profile not in profile_kind:
+                profile_kind[profile] = kinds[s]
+            by_state = counts.get(profile)
+            if by_state is None:
+                by_state = counts[profile] = {}
+            by_state[state] = by_state.get(state, 0) + 1
+            if state == RUNNING:
+                running.add(s)
+            elif state in _FINISHED:
+                end = finished[s]
+                if end is not None:
+                    finishes[kinds[s]].append((started[s] or end, end))
+        if self._orphans:  # changes that arrived before their record
+            for s in range(first_s, first_s + len(fresh)):
+                orphan = self._orphans.pop(ids[s], None)
+                if orphan is not None:
+                    self._apply(s, orphan)
+        self.observer.end_insert_rows(first, last)
+
+    def _apply(self, s: int, ev: TaskChanged) -> bool:
+        """Write one event/record into storage row ``s`` if it is not older than what we have."""
+        c = self.cols
+        if ev.version < c.version[s]:
+            return False
+        old_state = c.state[s]
+        new_state = ev.state
+        if old_state != new_state:
+            by_state = self._counts[c.profile[s]]
+            by_state[old_state] -= 1
+            by_state[new_state] = by_state.get(new_state, 0) + 1
+            if new_state == RUNNING:
+                self._running.add(s)
+            else:
+                self._running.discard(s)
+            if new_state in _FINISHED and ev.finished_at is not None:
+                self._finishes[c.kind[s]].append((ev.started_at or ev.finished_at, ev.finished_at))
+        c.state[s] = new_state
+        c.attempt[s] = ev.attempt
+        c.lane[s] = ev.lane
+        c.account[s] = ev.account
+        c.started_at[s] = ev.started_at
+        hb = c.heartbeat_at[s]
+        if ev.heartbeat_at is not None and (hb is None or ev.heartbeat_at > hb or old_state != RUNNING):
+            c.heartbeat_at[s] = ev.heartbeat_at
+        c.finished_at[s] = ev.finished_at
+        c.error[s] = error_text(ev.error_kind, ev.error_message)
+        c.version[s] = ev.version
+        return True
+
+    def _report_changed(self, rows: list[int]) -> None:
+        if rows:
+            for a, b in blocks(rows):
+                self.observer.rows_changed(a, b)
+
+    def running_blocks(self) -> list[tuple[int, int]]:
+        """Display rows of running tasks as contiguous blocks (the view's 1 s repaint)."""
+        return blocks([self._pos[s] for s in self._running]) if self._running else []
+
+    # ------------------------------------------------------------------ sorting
+    @property
+    def sort_key(self) -> str | None:
+        """What the display order is sorted by (None: insertion order)."""
+        return self._sort_key
+
+    @property
+    def sort_descending(self) -> bool:
+        return self._sort_descending
+
+    def sort(self, key: str | None, descending: bool = False) -> None:
+        """Re-order the display rows by ``key`` (one of :data:`SORT_KEYS`; None or an unknown key:
+        insertion order) with one ``sorted()``. Queued work is not flushed here: the view does
+        that first, so its rows and the mirror agree."""
+        keyfn = self._key_function(key)
+        n = len(self.cols.task_id)
+        new_order = list(range(n)) if keyfn is None else sorted(range(n), key=keyfn, reverse=descending)
+        pos = [0] * n
+        for row, s in enumerate(new_order):
+            pos[s] = row
+        self.order = new_order
+        self._pos = pos
+        self._sort_key = key if keyfn is not None else None
+        self._sort_descending = descending
+
+    def _key_function(self, key: str | None) -> Callable[[int], Any] | None:
+        """Key over storage indexes. None sorts first ascending (missing times, no account)."""
+        c = self.cols
+        if key == "id":
+            return c.task_id.__getitem__
+        if key == "state":
+            state = c.state
+            return lambda s: _STATE_RANK.get(state[s], 9)
+        if key == "attempt":
+            return c.attempt.__getitem__
+        if key == "prompt":
+            prompt = c.prompt
+            return lambda s: prompt[s].casefold()
+        text_cols: dict[str, list[str] | list[str | None]] = {
+            "lane": c.lane, "profile": c.profile, "account": c.account, "error": c.error}
+        if key in text_cols:
+            col = text_cols[key]
+            return lambda s: col[s] or ""
+        if key == "started":
+            started = c.started_at
+            return lambda s: _num(started[s])
+        if key == "heartbeat":
+            now = self._clock()
+            hbs, states = c.heartbeat_at, c.state
+
+            def age(s: int) -> float:
+                hb = hbs[s]
+                return float("-inf") if states[s] != RUNNING or hb is None else now - hb
+
+            return age
+        if key == "duration":
+            return lambda s: _num(self.duration(s))
+        return None
