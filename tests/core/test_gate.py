@@ -263,3 +263,23 @@ def test_gate_converges_to_a_provider_limit(limit: int, data: st.DataObject, see
     else:
         # One refusal to find the limit, then one per probe above it (one probe per success streak).
         assert 1 <= refusals <= 1 + successes // 5
+
+
+def test_a_refused_step_up_doubles_the_successes_needed_for_the_next() -> None:
+    g = AdaptiveGate(3, increase_after=2)
+    for _ in range(2):  # refused at 3 in flight: learned 2
+        g.acquire()
+    g.acquire()
+    g.on_refusal(0.0, 0.0, backoff_base_s=0.1, backoff_max_s=1.0, u=0.5)
+    for _ in range(3):
+        g.release()
+    assert g.current_limit == 2 and g.increase_after == 2
+    for _ in range(2):
+        g.on_success(1.0)
+    assert g.current_limit == 3  # stepped up ...
+    for _ in range(3):
+        g.acquire()
+    g.on_refusal(2.0, 0.0, backoff_base_s=0.1, backoff_max_s=1.0, u=0.5)  # ... and refused
+    for _ in range(3):
+        g.release()
+    assert g.current_limit == 2 and g.increase_after == 4

@@ -333,3 +333,67 @@ async def test_second_scheduler_on_same_db_names_the_database(tmp_path) -> None:
             await sched(other, ScriptedBackend(quick)).start()
     msg = str(err.value)
     assert str(db) in msg and "--db" in msg and f"MediaDesk process {os.getpid()}" in msg
+
+
+async def test_conversation_turns_run_in_order_one_at_a_time_with_history(workspace: Workspace) -> None:
+    active: dict[str, int] = {}
+    overlap: list[str] = []
+
+    async def behave(t: TaskSpec) -> str:
+        key = t.route_key
+        if key is not None:
+            active[key] = active.get(key, 0) + 1
+            if active[key] > 1:
+                overlap.append(t.task_id)
+        await asyncio.sleep(0.02)
+        if key is not None:
+            active[key] -= 1
+        return f"answer to {t.prompt}"
+
+    backend = ScriptedBackend(behave, capacity=3)
+    async with sched(workspace, backend) as s:
+        s.submit([s.new_task(f"c{i}", "p", f"turn {i}", route_key="conv-1") for i in range(4)]
+                 + [s.new_task(f"x{i}", "p", f"other {i}") for i in range(4)])
+        await asyncio.wait_for(s.wait_idle(), 30)
+    turns = [sp for sp in backend.seen if sp.route_key == "conv-1"]
+    assert [sp.task_id for sp in turns] == ["c0", "c1", "c2", "c3"]
+    assert overlap == []
+    assert [len(sp.history) for sp in turns] == [0, 1, 2, 3]
+    assert turns[3].history[2] == ("turn 2", "answer to turn 2")
+
+
+async def test_a_broken_turn_fails_the_later_turns(workspace: Workspace) -> None:
+    backend = ScriptedBackend(
+        lambda t: TaskFailure(ErrorKind.BAD_REQUEST, "HTTP 400") if t.task_id == "c1" else "ok", capacity=3
+    )
+    async with sched(workspace, backend) as s:
+        s.submit([s.new_task(f"c{i}", "p", f"turn {i}", route_key="conv") for i in range(4)])
+        await asyncio.wait_for(s.wait_idle(), 30)
+    r = rows(workspace)
+    assert [r[f"c{i}"].state for i in range(4)] == ["success", "failed", "failed", "failed"]
+    assert (r["c2"].error_kind, r["c3"].error_kind) == ("conversation_broken", "conversation_broken")
+    assert r["c3"].attempt == 0  # never run
+    assert {sp.task_id for sp in backend.seen} == {"c0", "c1"}
+
+
+async def test_high_priority_is_served_first_and_low_is_not_starved(workspace: Workspace) -> None:
+    backend = ScriptedBackend(lambda t: "ok", capacity=1)
+    async with sched(workspace, backend) as s:
+        s.submit([s.new_task(f"l{i}", "p", "x", priority=-1) for i in range(3)]
+                 + [s.new_task(f"h{i:02d}", "p", "x", priority=5) for i in range(40)])
+        await asyncio.wait_for(s.wait_idle(), 60)
+    order = [sp.task_id for sp in backend.seen]
+    assert order[0].startswith("h")
+    first_low = next(i for i, t in enumerate(order) if t.startswith("l"))
+    assert first_low <= 20, f"low channel starved for {first_low} picks"
+
+
+async def test_web_task_that_keeps_crashing_the_browser_is_quarantined(workspace: Workspace) -> None:
+    backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.BROWSER_CRASH, "browser died"), capacity=1)
+    cfg = make_config([{"name": "chat", "kind": "web", "site": "simchat"}], [{"name": "a1", "profile": "chat"}])
+    async with Scheduler(cfg, workspace, backend_factory=lambda p, a: backend) as s:
+        s.submit([s.new_task("q", "chat", "poison")])
+        await asyncio.wait_for(s.wait_idle(), 30)
+        assert [r.task_id for r in s.exceptions()] == ["q"]
+    t = rows(workspace)["q"]
+    assert (t.state, t.error_kind, t.attempt, t.crash_count) == ("failed", "quarantined", 2, 2)

@@ -1,6 +1,6 @@
 """Shared Qt + qasync fixtures for the console tests (used by every file in tests/ui).
 
-The pattern is the one measured in PLATFORM-NOTES: a ``qasync.QEventLoop`` on the pytest-qt
+The pattern measured to be stable over repeated runs: a ``qasync.QEventLoop`` on the pytest-qt
 ``qapp``, marked as the running loop, never ``stop()``-ed (that latches Qt's quit flag and makes
 every later ``qtbot.waitUntil`` spin to its timeout). Async work is driven with
 ``loop.create_task(...)`` + ``qtbot.waitUntil(...)``; the ``arun`` fixture wraps that.
@@ -130,7 +130,7 @@ class FakeWebBackend:
     then ``available()`` is False, as for a real logged-out account)."""
 
     def __init__(self, account: str, delay_s: float = 0.05) -> None:
-        # One run per account, always (DESIGN §3); the lane reads this.
+        # One run per account, always (a chat account allows one generation at a time).
         self.capacity = 1
         self.account = account
         self.delay_s = delay_s

@@ -1,5 +1,5 @@
 """Single instance over a real QLocalServer/QLocalSocket, including a real second process and a
-real SIGKILLed first instance (the stale-socket case from PLATFORM-NOTES)."""
+real SIGKILLed first instance (the stale socket name a killed server leaves)."""
 
 from __future__ import annotations
 
