@@ -333,7 +333,7 @@ class Scheduler:
         for t in tasks:
             if t.profile not in self._profiles:
                 raise ValueError(f"unknown profile {t.profile!r}")
-        self._check_caps(tasks)
+        self.check_caps(tasks)
         res = self.store.add_tasks(tasks)
         if res.added:
             self.bus.publish(TasksAdded(res.added))
@@ -358,7 +358,8 @@ class Scheduler:
         tasks = self.tasks_from_rows(rows, batch)
         return self.submit(tasks), [t.task_id for t in tasks]
 
-    def _check_caps(self, tasks: Sequence[NewTask]) -> None:
+    def check_caps(self, tasks: Sequence[NewTask]) -> None:
+        """Raise :class:`QueueFullError` if ``tasks`` would take a profile past its ``max_pending``."""
         wanted: dict[str, set[str]] = {}
         for t in tasks:
             wanted.setdefault(t.profile, set()).add(t.task_id)

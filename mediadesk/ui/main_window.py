@@ -421,6 +421,7 @@ class MainWindow(QMainWindow):
             return None
         try:
             tasks = self.scheduler.tasks_from_rows(rows, self._batch_name(batch))
+            self.scheduler.check_caps(tasks)  # refused whole, before the first chunk goes in
         except ValueError as exc:
             self.notify(self.tr("Batch not submitted"), str(exc), error=True)
             return None
