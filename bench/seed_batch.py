@@ -1,4 +1,5 @@
-"""The seed batch (the real batch that motivated two lanes): 40 tasks, 12 web + 28 API, MediaDesk's two lanes vs the old design.
+"""The seed batch (the real batch that motivated two lanes): 40 tasks, 12 web + 28 API, MediaDesk's
+two lanes vs the old design.
 
 Both designs run the SAME tasks with the SAME run times (drawn once from the simulator's web
 distribution, 31 s..370 s, and 8..20 s for the API, then scaled by ``--scale``), against the same
@@ -91,7 +92,8 @@ class Outcome:
 
 async def run_mediadesk(cfg: AppConfig, ws: Workspace, items: list[Item]) -> Outcome:
     async with Scheduler(cfg, ws) as s:
-        await s.wait_ready(60)
+        async with asyncio.timeout(60):
+            await s.wait_ready()
         t0 = time.time()
         s.submit([s.new_task(it.task_id, it.kind, it.prompt) for it in items])
         await s.wait_idle(poll_s=0.05)

@@ -58,7 +58,8 @@ async def one_mode(sim: WebSimServer, root: Path, mode: str, n: int, round_no: i
                           submit="button.login", logged_in=".avatar")
     sim.reset_stats()
     async with Scheduler(cfg, ws) as s:
-        await s.wait_ready(60)
+        async with asyncio.timeout(60):
+            await s.wait_ready()
         s.submit([s.new_task(f"{mode}{round_no}-{i}", "chat", f"{mode} task {i}") for i in range(n)])
         await s.wait_idle(poll_s=0.05)
     gens = {g["prompt"]: g for g in sim.stats()["generations"]}

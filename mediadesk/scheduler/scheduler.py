@@ -146,10 +146,10 @@ class Scheduler:
         for lane in self.lanes:
             self._dirty.add(lane.name)
 
-    async def wait_ready(self, timeout: float | None = None) -> None:
+    async def wait_ready(self) -> None:
         """Wait until every lane's backend has started (browsers prewarmed); benchmarks use it so a
-        makespan does not include browser start-up."""
-        await asyncio.wait_for(asyncio.gather(*(lane.started.wait() for lane in self.lanes)), timeout)
+        makespan does not include browser start-up (wrap it in ``asyncio.timeout`` to bound it)."""
+        await asyncio.gather(*(lane.started.wait() for lane in self.lanes))
 
     async def stop(self) -> None:
         if self._ticker is not None:

@@ -1,6 +1,7 @@
 """Chat-site simulator: a real web site on 127.0.0.1 that a real Chromium uses like a chat site.
 
-Why it exists: the web lane's hard rule is ONE generation per account at a time (a second one at the same moment breaks both).
+Why it exists: the web lane's hard rule is ONE generation per account at a time (a second one at
+the same moment breaks both).
 This site enforces that rule on the server, the way real chat sites do, and counts every breach on
 ``GET /stats`` so tests can prove the scheduler never breaks it. It also produces on demand the
 failures a web run must survive: hangs, forced logouts, site errors, killed browsers.

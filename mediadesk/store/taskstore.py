@@ -64,13 +64,14 @@ class TaskRecord:
     seq: int
     attempt_base: int
     owner: str | None
-    queued_at: float | None
-    crash_count: int
-    served_by: str | None
-    origin_profile: str | None
-    resolution: str | None
-    resolution_note: str | None
-    resolved_at: float | None
+    # schema 2 (defaults: records built by hand in tests and tools need not name them)
+    queued_at: float | None = None
+    crash_count: int = 0
+    served_by: str | None = None
+    origin_profile: str | None = None
+    resolution: str | None = None
+    resolution_note: str | None = None
+    resolved_at: float | None = None
 
     @property
     def attempts_in_budget(self) -> int:
