@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ProfileConfig
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
@@ -265,33 +265,49 @@ class WebAccountBackend:
 
     async def _ensure_page(self) -> Any:
         """One page per account, reused: ``prepare`` brings it back to a new conversation (measured
-        ~35 ms per task vs ~260 ms for a new page + navigation). Replaced after any failure."""
+        ~35 ms per task vs ~260 ms for a new page + navigation). Replaced after any failure
+        (:meth:`_replace_page`), so the browser always keeps a tab."""
         assert self._browser is not None
         if self._page is None or self._page.is_closed():
             ctx = self._browser.context
             self._page = ctx.pages[0] if ctx.pages else await ctx.new_page()
         return self._page
 
+    async def _replace_page(self) -> Literal["none", "replaced", "killed"]:
+        """Swap the page for a fresh tab, opening the new tab BEFORE closing the old one: a headless
+        Chromium drops its session cookies when its last tab closes, which would log out a site whose
+        login is a session cookie. A browser that does not answer within ``kill_grace_s`` is killed."""
+        old, self._page = self._page, None
+        if old is None or not self._browser_alive():
+            return "none"
+        assert self._browser is not None
+        context = self._browser.context
+        try:
+            # shielded: on cancel this runs while the task is being cancelled; the timeouts bound it
+            fresh = await asyncio.wait_for(asyncio.shield(context.new_page()), self.kill_grace_s)
+            await asyncio.wait_for(asyncio.shield(old.close()), self.kill_grace_s)
+        except Exception:
+            await self._kill_browser()
+            return "killed"
+        self._page = fresh
+        return "replaced"
+
     async def _after_failure(self, ctx: RunContext) -> None:
-        """A failed run leaves the page in an unknown state: close it (a new one comes next time)."""
-        page, self._page = self._page, None
-        if page is not None and self._browser_alive():
-            try:
-                await asyncio.wait_for(page.close(), self.kill_grace_s)
-            except Exception:
-                ctx.log("browser: page did not close; ending the browser")
-                await self._kill_browser()
+        """A failed run leaves the page in an unknown state: replace it by a fresh tab."""
+        if await self._replace_page() == "killed":
+            ctx.log("browser: the page could not be replaced; browser ended")
 
     async def _abandon_page(self, ctx: RunContext) -> None:
-        page, self._page = self._page, None
-        if page is None or not self._browser_alive():
-            return
+        """On cancel (the driver has clicked stop): a fresh tab, or a killed browser, never a wait."""
         try:
-            await asyncio.wait_for(asyncio.shield(page.close()), self.kill_grace_s)
-            ctx.log("canceled: generation stopped and page closed")
-        except BaseException:
-            ctx.log(f"canceled: browser did not answer within {self.kill_grace_s:g} s; killing it")
+            outcome = await self._replace_page()
+        except BaseException:  # cancelled again while waiting: wait no longer
             await self._kill_browser()
+            outcome = "killed"
+        if outcome == "replaced":
+            ctx.log("canceled: generation stopped and page replaced")
+        elif outcome == "killed":
+            ctx.log(f"canceled: browser did not answer within {self.kill_grace_s:g} s; killed it")
 
     async def _kill_browser(self) -> None:
         browser, self._browser = self._browser, None
