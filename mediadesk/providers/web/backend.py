@@ -39,6 +39,7 @@ from mediadesk.providers.web.playwright_hub import PlaywrightHub
 from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
 from mediadesk.providers.web.sites import adapter_for
+from mediadesk.providers.web.threads import ThreadBook, replay
 from mediadesk.workspace import Workspace
 
 __all__ = [
@@ -98,6 +99,7 @@ class WebAccountBackend:
         self.browser_pids: list[int] = []  # every browser this backend started (tests, evidence)
         #: What the prewarm's self-check and launch said; written into the next task's log.
         self._notes: list[str] = []
+        self._threads = ThreadBook(adapter.url)
 
     # ------------------------------------------------------------------ LaneBackend
     @property
@@ -135,6 +137,7 @@ class WebAccountBackend:
         try:
             await self._ensure_browser(self._note)
             page = await self._ensure_page()
+            self._threads.page_moved()
             await self.driver.prepare(page)
             self._health, self._last_error = HealthStatus.READY, None
         except NeedsLogin as exc:
@@ -162,10 +165,10 @@ class WebAccountBackend:
                 assert self._browser is not None
                 ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
                 page = await self._ensure_page()
-                await self.driver.prepare(page)
-                text = compose_prompt(self.adapter, task.prompt, task.effective_instructions())
+                text = await self._open_for(task, page, ctx)
                 self._health = HealthStatus.READY
                 result = await self.driver.run(page, text)
+                self._threads.after_turn(page, page.url, task.route_key)
             except asyncio.CancelledError:
                 # The driver has clicked stop. Close the page; a browser that does not answer is killed.
                 await self._abandon_page(ctx)
@@ -180,6 +183,59 @@ class WebAccountBackend:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
                 await self._close_browser()
             return result.answer
+
+    async def _open_for(self, task: TaskSpec, page: Any, ctx: RunContext) -> str:
+        """Bring the page to where ``task`` belongs and return the text to type.
+
+        A later turn of a conversation (``history`` non-empty) goes into the chat thread of its
+        previous turn on this account, without a new chat and without the instructions again (the
+        thread has them). Anything else starts a new chat. A later turn whose thread cannot be
+        reopened here gets its earlier turns replayed in the new chat, so its context is not lost."""
+        key = task.route_key
+        thread = self._threads.url(key) if key is not None and task.history else None
+        if key is not None and thread is not None:
+            here = self._threads.shows(page, key) and page.url == thread
+            if here or self._threads.addressable(thread):
+                ctx.log(f"conversation {key}: turn {len(task.history) + 1} in its chat thread"
+                        + ("" if here else f" (reopening {thread})"))
+                await self.driver.open(page, thread, reload=not here)
+                return task.prompt
+        self._threads.page_moved()
+        await self.driver.prepare(page)
+        prompt = task.prompt
+        if task.history:
+            ctx.log(f"conversation {key}: its chat thread cannot be reopened on this account; "
+                    f"replaying {len(task.history)} earlier turn(s) in a new chat")
+            prompt = replay(task.history, task.prompt)
+        return compose_prompt(self.adapter, prompt, task.effective_instructions())
+
+    async def probe(self) -> tuple[bool, str]:
+        """Could this account run a task now? For a circuit breaker's health probe: the warm page
+        reloads the chat page and must show the logged-in marker and the prompt box (one page load,
+        no generation); a browser that is not running is started first. Never raises; the health
+        the console shows follows the answer."""
+        if self._stopped:
+            return False, "stopped"
+        if self._logging_in:
+            return False, "an operator is logging in"
+        if self._run_lock.locked():
+            return True, "a run is in progress"
+        async with self._run_lock:
+            try:
+                await self._ensure_browser(self._note)
+                page = await self._ensure_page()
+                self._threads.page_moved()
+                await self.driver.open(page, self.adapter.url, reload=True)
+            except NeedsLogin as exc:
+                self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
+                return False, f"needs login: {exc}"
+            except Exception as exc:  # whatever it is, the account cannot run now
+                if not self._browser_alive():
+                    await self._close_browser()
+                self._set_error(f"probe: {exc}")
+                return False, str(exc)
+            self._health, self._last_error = HealthStatus.READY, None
+            return True, "logged in, prompt box ready"
 
     async def _after_error(self, exc: Exception, page: Any, ctx: RunContext, task: TaskSpec) -> WebLaneError:
         """Record what a failed attempt says about the account (health, evidence, a page or browser

@@ -238,6 +238,16 @@ class PageDriver:
             await self._goto(page, a.url)
         await self._await_ready(page, clear_from)
 
+    async def open(self, page: Page, url: str, *, reload: bool = False) -> None:
+        """Bring ``page`` to ``url`` as it is (no new chat: e.g. a conversation thread to continue)
+        and wait until it is logged in with a prompt box. Loads only when the page is elsewhere,
+        or always with ``reload`` (a health probe must see the site's current state, not an old DOM).
+
+        Raises what :meth:`prepare` raises."""
+        if reload or page.url != url:
+            await self._goto(page, url)
+        await self._await_ready(page, 0)
+
     async def _goto(self, page: Page, url: str) -> None:
         timeout_ms = self.adapter.page_load_timeout_s * 1000.0
         try:
