@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ProfileConfig
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
@@ -39,6 +39,7 @@ from mediadesk.providers.web.playwright_hub import PlaywrightHub
 from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
 from mediadesk.providers.web.sites import adapter_for
+from mediadesk.providers.web.threads import ThreadBook, replay
 from mediadesk.workspace import Workspace
 
 __all__ = [
@@ -98,6 +99,7 @@ class WebAccountBackend:
         self.browser_pids: list[int] = []  # every browser this backend started (tests, evidence)
         #: What the prewarm's self-check and launch said; written into the next task's log.
         self._notes: list[str] = []
+        self._threads = ThreadBook(adapter.url)
 
     # ------------------------------------------------------------------ LaneBackend
     @property
@@ -135,6 +137,7 @@ class WebAccountBackend:
         try:
             await self._ensure_browser(self._note)
             page = await self._ensure_page()
+            self._threads.page_moved()
             await self.driver.prepare(page)
             self._health, self._last_error = HealthStatus.READY, None
         except NeedsLogin as exc:
@@ -162,10 +165,10 @@ class WebAccountBackend:
                 assert self._browser is not None
                 ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
                 page = await self._ensure_page()
-                await self.driver.prepare(page)
-                text = compose_prompt(self.adapter, task.prompt, task.effective_instructions())
+                text = await self._open_for(task, page, ctx)
                 self._health = HealthStatus.READY
                 result = await self.driver.run(page, text)
+                self._threads.after_turn(page, page.url, task.route_key)
             except asyncio.CancelledError:
                 # The driver has clicked stop. Close the page; a browser that does not answer is killed.
                 await self._abandon_page(ctx)
@@ -180,6 +183,59 @@ class WebAccountBackend:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
                 await self._close_browser()
             return result.answer
+
+    async def _open_for(self, task: TaskSpec, page: Any, ctx: RunContext) -> str:
+        """Bring the page to where ``task`` belongs and return the text to type.
+
+        A later turn of a conversation (``history`` non-empty) goes into the chat thread of its
+        previous turn on this account, without a new chat and without the instructions again (the
+        thread has them). Anything else starts a new chat. A later turn whose thread cannot be
+        reopened here gets its earlier turns replayed in the new chat, so its context is not lost."""
+        key = task.route_key
+        thread = self._threads.url(key) if key is not None and task.history else None
+        if key is not None and thread is not None:
+            here = self._threads.shows(page, key) and page.url == thread
+            if here or self._threads.addressable(thread):
+                ctx.log(f"conversation {key}: turn {len(task.history) + 1} in its chat thread"
+                        + ("" if here else f" (reopening {thread})"))
+                await self.driver.open(page, thread, reload=not here)
+                return task.prompt
+        self._threads.page_moved()
+        await self.driver.prepare(page)
+        prompt = task.prompt
+        if task.history:
+            ctx.log(f"conversation {key}: its chat thread cannot be reopened on this account; "
+                    f"replaying {len(task.history)} earlier turn(s) in a new chat")
+            prompt = replay(task.history, task.prompt)
+        return compose_prompt(self.adapter, prompt, task.effective_instructions())
+
+    async def probe(self) -> tuple[bool, str]:
+        """Could this account run a task now? For a circuit breaker's health probe: the warm page
+        reloads the chat page and must show the logged-in marker and the prompt box (one page load,
+        no generation); a browser that is not running is started first. Never raises; the health
+        the console shows follows the answer."""
+        if self._stopped:
+            return False, "stopped"
+        if self._logging_in:
+            return False, "an operator is logging in"
+        if self._run_lock.locked():
+            return True, "a run is in progress"
+        async with self._run_lock:
+            try:
+                await self._ensure_browser(self._note)
+                page = await self._ensure_page()
+                self._threads.page_moved()
+                await self.driver.open(page, self.adapter.url, reload=True)
+            except NeedsLogin as exc:
+                self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
+                return False, f"needs login: {exc}"
+            except Exception as exc:  # whatever it is, the account cannot run now
+                if not self._browser_alive():
+                    await self._close_browser()
+                self._set_error(f"probe: {exc}")
+                return False, str(exc)
+            self._health, self._last_error = HealthStatus.READY, None
+            return True, "logged in, prompt box ready"
 
     async def _after_error(self, exc: Exception, page: Any, ctx: RunContext, task: TaskSpec) -> WebLaneError:
         """Record what a failed attempt says about the account (health, evidence, a page or browser
@@ -265,33 +321,49 @@ class WebAccountBackend:
 
     async def _ensure_page(self) -> Any:
         """One page per account, reused: ``prepare`` brings it back to a new conversation (measured
-        ~35 ms per task vs ~260 ms for a new page + navigation). Replaced after any failure."""
+        ~35 ms per task vs ~260 ms for a new page + navigation). Replaced after any failure
+        (:meth:`_replace_page`), so the browser always keeps a tab."""
         assert self._browser is not None
         if self._page is None or self._page.is_closed():
             ctx = self._browser.context
             self._page = ctx.pages[0] if ctx.pages else await ctx.new_page()
         return self._page
 
+    async def _replace_page(self) -> Literal["none", "replaced", "killed"]:
+        """Swap the page for a fresh tab, opening the new tab BEFORE closing the old one: a headless
+        Chromium drops its session cookies when its last tab closes, which would log out a site whose
+        login is a session cookie. A browser that does not answer within ``kill_grace_s`` is killed."""
+        old, self._page = self._page, None
+        if old is None or not self._browser_alive():
+            return "none"
+        assert self._browser is not None
+        context = self._browser.context
+        try:
+            # shielded: on cancel this runs while the task is being cancelled; the timeouts bound it
+            fresh = await asyncio.wait_for(asyncio.shield(context.new_page()), self.kill_grace_s)
+            await asyncio.wait_for(asyncio.shield(old.close()), self.kill_grace_s)
+        except Exception:
+            await self._kill_browser()
+            return "killed"
+        self._page = fresh
+        return "replaced"
+
     async def _after_failure(self, ctx: RunContext) -> None:
-        """A failed run leaves the page in an unknown state: close it (a new one comes next time)."""
-        page, self._page = self._page, None
-        if page is not None and self._browser_alive():
-            try:
-                await asyncio.wait_for(page.close(), self.kill_grace_s)
-            except Exception:
-                ctx.log("browser: page did not close; ending the browser")
-                await self._kill_browser()
+        """A failed run leaves the page in an unknown state: replace it by a fresh tab."""
+        if await self._replace_page() == "killed":
+            ctx.log("browser: the page could not be replaced; browser ended")
 
     async def _abandon_page(self, ctx: RunContext) -> None:
-        page, self._page = self._page, None
-        if page is None or not self._browser_alive():
-            return
+        """On cancel (the driver has clicked stop): a fresh tab, or a killed browser, never a wait."""
         try:
-            await asyncio.wait_for(asyncio.shield(page.close()), self.kill_grace_s)
-            ctx.log("canceled: generation stopped and page closed")
-        except BaseException:
-            ctx.log(f"canceled: browser did not answer within {self.kill_grace_s:g} s; killing it")
+            outcome = await self._replace_page()
+        except BaseException:  # cancelled again while waiting: wait no longer
             await self._kill_browser()
+            outcome = "killed"
+        if outcome == "replaced":
+            ctx.log("canceled: generation stopped and page replaced")
+        elif outcome == "killed":
+            ctx.log(f"canceled: browser did not answer within {self.kill_grace_s:g} s; killed it")
 
     async def _kill_browser(self) -> None:
         browser, self._browser = self._browser, None

@@ -12,9 +12,12 @@ Why it is built this way:
 * **Few round trips.** Installing the watcher, typing and checking the send button are ONE
   ``evaluate``: the text goes in with the browser's own ``insertText`` editing command (trusted
   input events; newlines, Chinese and emoji intact; never an Enter key press, which would send
-  early on most sites). The click is a real mouse click at the centre of the button after an
-  in-page hit test (no actionability polling). CDP ``Input.insertText`` and Playwright's
-  ``fill``/``click`` are fallbacks for editors and layouts the fast path does not fit.
+  early on most sites). CDP ``Input.insertText`` and Playwright's ``fill`` are fallbacks for
+  editors the fast path does not fit.
+* **Sent means sent.** The send button is found and checked by Playwright at click time (sites
+  grow the prompt box after input and move the button), and the page must confirm within
+  ``_SEND_CONFIRM_MS`` that the prompt left the box or the answer started; otherwise the run
+  fails at once as ``send_failed`` instead of waiting for an answer that never comes.
 * **This run's answer** is the last ``answer`` match when there are more matches than before
   sending (a count, not element identity: many sites re-render the whole conversation).
 * **Done** = that answer exists with non-empty text, ``busy`` is not visible, and the text has
@@ -66,6 +69,8 @@ _LOGIN_GRACE_MS = 500  # a re-render may drop the logged-in marker for a moment
 _ERROR_GRACE_MS = 200  # an error is held this long in case the login marker goes with it
 _CLEAR_GRACE_MS = 3000  # after `new_chat`, how long old answers may take to disappear
 _SEND_READY_MS = 5000  # longest wait for the send button to become enabled after typing
+_SEND_CLICK_MS = 5000  # longest wait for the send button to be clickable (visible, stable, uncovered)
+_SEND_CONFIRM_MS = 3000  # after sending: the prompt must leave the box, or busy/an answer show, by then
 _TEXT_GRACE_MS = 300  # how long the prompt box may take to show the inserted text
 _STOP_TIMEOUT_S = 3.0  # best-effort stop click on cancel/timeout, and the wait for busy to go
 _EVIDENCE_TIMEOUT_S = 5.0
@@ -124,6 +129,7 @@ _LOGGED_IN_JS = _script("logged_in.js")
 _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
 _NEXT_JS = "([v, progress]) => window.__mediadeskWatch.next(v, progress)"
+_CONFIRM_SENT_JS = "([text, ms]) => window.__mediadeskWatch.confirmSent(text, ms)"
 
 
 def _same_page(current: str, target: str) -> bool:
@@ -232,6 +238,16 @@ class PageDriver:
             await self._goto(page, a.url)
         await self._await_ready(page, clear_from)
 
+    async def open(self, page: Page, url: str, *, reload: bool = False) -> None:
+        """Bring ``page`` to ``url`` as it is (no new chat: e.g. a conversation thread to continue)
+        and wait until it is logged in with a prompt box. Loads only when the page is elsewhere,
+        or always with ``reload`` (a health probe must see the site's current state, not an old DOM).
+
+        Raises what :meth:`prepare` raises."""
+        if reload or page.url != url:
+            await self._goto(page, url)
+        await self._await_ready(page, 0)
+
     async def _goto(self, page: Page, url: str) -> None:
         timeout_ms = self.adapter.page_load_timeout_s * 1000.0
         try:
@@ -316,17 +332,21 @@ class PageDriver:
         pre_send_s = min(a.max_run_s, a.page_load_timeout_s + a.start_timeout_s + 10.0)
         try:
             async with asyncio.timeout(pre_send_s):
-                ready = await self._type_and_arm(page, text)
+                await self._type_and_arm(page, text)
         except TimeoutError as exc:
             raise RunTimeout(f"the page did not take the prompt within {pre_send_s:g} s") from exc
         typed = loop.time()
         try:
             if cancel_event is not None and cancel_event.is_set():
                 raise RunCanceled("canceled before sending")
+            send_budget_s = (_SEND_CLICK_MS + _SEND_CONFIRM_MS) / 1000.0 + 5.0
+            left_s = max(0.0, deadline - loop.time())
             try:
-                async with asyncio.timeout(_SEND_READY_MS / 1000.0 + 5.0):
-                    await self._send(page, ready)
+                async with asyncio.timeout(min(send_budget_s, left_s)):
+                    await self._send(page, text)
             except TimeoutError as exc:
+                if left_s <= send_budget_s:  # max_run_s bounds every step, sending included
+                    raise RunTimeout(f"no complete answer within max_run_s={a.max_run_s:g} s") from exc
                 raise RunTimeout("the page did not respond to the send click") from exc
             sent = loop.time()
             snap, progress = await self._await_answer(page, deadline, on_progress, cancel_event)
@@ -356,16 +376,17 @@ class PageDriver:
         )
         return RunResult(answer=(snap["text"] or "").strip(), timings=timings)
 
-    async def _type_and_arm(self, page: Page, text: str) -> dict[str, Any]:
+    async def _type_and_arm(self, page: Page, text: str) -> None:
         """Put ``text`` in the prompt box and arm the watcher; redone if the document changes."""
         for _ in range(_NAV_RETRIES):
             try:
-                return await self._type_once(page, text)
+                await self._type_once(page, text)
+                return
             except _Navigated:
                 await self._settle_navigation(page)
         raise SiteError("the page kept navigating; the prompt could not be typed")
 
-    async def _type_once(self, page: Page, text: str) -> dict[str, Any]:
+    async def _type_once(self, page: Page, text: str) -> None:
         """Install the watcher and type. Three ways in, cheapest first: the browser's own
         ``insertText`` editing command inside the install script (one round trip), CDP
         ``Input.insertText`` (what IMEs use), then Playwright's ``fill``."""
@@ -388,8 +409,8 @@ class PageDriver:
             await self._input("fill the prompt box", page.locator(a.prompt).first.fill(text, timeout=5000))
             ready = await self._eval(page, _READY_TO_SEND_JS, text)
         why = ready["why"]
-        if why in ("", "covered"):
-            return ready
+        if why in ("", "covered"):  # covered: the send click waits for it to be uncovered
+            return
         if why == "text":
             raise AdapterMismatch(f"the prompt box {a.prompt!r} did not take the text (it shows {ready['seen']!r})")
         if why == "no_prompt":
@@ -398,13 +419,33 @@ class PageDriver:
             raise AdapterMismatch(f"send button {a.send!r} not found (or not visible)")
         raise SiteError(f"send button {a.send!r} stayed disabled for {_SEND_READY_MS / 1000:g} s")
 
-    async def _send(self, page: Page, ready: dict[str, Any]) -> None:
+    async def _send(self, page: Page, text: str) -> None:
+        """Send, then make sure it was sent: a click that hit nothing fails now as ``send_failed``
+        (a retryable site error) instead of waiting ``start_timeout_s`` for an answer that never comes.
+
+        The button is resolved and checked (visible, stable, enabled, not covered) at click time by
+        Playwright: sites grow the prompt box after text goes in and the button moves, so a position
+        computed while typing can miss it."""
         a = self.adapter
         if a.send_key:
-            await self._input(f"press {a.send_key!r}", page.keyboard.press(a.send_key))
+            how = f"pressing {a.send_key!r}"
+            await self._input(how, page.keyboard.press(a.send_key))
         else:
             assert a.send is not None
-            await self._click(page, ready.get("target"), a.send, "click 'send'")
+            how = f"clicking {a.send!r}"
+            try:
+                await page.locator(f"{a.send} >> visible=true").first.click(timeout=_SEND_CLICK_MS)
+            except PlaywrightTimeout as exc:
+                raise SiteError(f"send_failed: could not click {a.send!r}: {_first_line(exc)}") from exc
+            except PlaywrightError as exc:
+                raise self._translate(exc) from exc
+        limit_ms = min(float(_SEND_CONFIRM_MS), a.start_timeout_s * 1000.0)
+        seen = await self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms])
+        if not seen["ok"]:
+            raise SiteError(
+                f"send_failed: after {how} the prompt stayed in the box, with no busy indicator and no "
+                f"answer, for {limit_ms / 1000:g} s (box shows {seen['seen']!r})"
+            )
 
     async def _click(self, page: Page, target: dict[str, float] | None, selector: str, what: str) -> None:
         """A real mouse click where the page's hit test said; Playwright's checked click otherwise."""

@@ -85,6 +85,9 @@ def chromium_flags(headless: bool) -> list[str]:
         "--disable-features=Translate,MediaRouter",
         "--password-store=basic",
         "--use-mock-keychain",
+        # Chat sites lay out for a desktop; headless defaults to 800x600, where some hide or move the
+        # send button.
+        "--window-size=1280,900",
     ]
     if headless:
         flags.append("--headless=new")

@@ -261,6 +261,25 @@ async def test_invalid_selector_and_missing_prompt_are_adapter_mismatches(server
     assert not task_failure(info.value).retryable
 
 
+async def test_site_a_send_button_that_moves_after_input(server: str, page: Page) -> None:
+    # The box grows right after the text goes in and the button moves below it: the click must find
+    # the button where it is at click time, not where it was when the text was typed.
+    driver = PageDriver(site(server, "site_a", "?grow=1"))
+    await driver.prepare(page)
+    assert (await driver.run(page, "moving target")).answer == "Echo: moving target | done."
+    assert await page.evaluate("window.received") == ["moving target"]
+
+
+async def test_site_a_send_that_does_nothing_fails_fast_as_send_failed(server: str, page: Page) -> None:
+    # start_timeout_s is long: the run must not wait for it to learn that nothing was sent.
+    driver = PageDriver(site(server, "site_a", "?deadsend=1", start_timeout_s=30.0))
+    await driver.prepare(page)
+    with pytest.raises(SiteError, match=r"^send_failed: .*'button\.send'.*box shows 'dead button'") as info:
+        await driver.run(page, "dead button")
+    assert info.value.kind is ErrorKind.SITE_ERROR
+    assert await page.evaluate("window.received") == []
+
+
 # --- site B: contenteditable + Enter, aria-busy, re-rendered thread ---------------------------------
 
 

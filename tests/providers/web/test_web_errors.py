@@ -13,7 +13,7 @@ from mediadesk.providers.web import errors
 from mediadesk.providers.web.backend import build_web_backend, task_failure
 from mediadesk.scheduler import Scheduler
 from mediadesk.workspace import Workspace
-from tests.providers.web.waiting import until
+from tests.providers.web.helpers import RecordingCtx, until
 from tests.support import make_config
 
 #: Every concrete error class and the kind the task row must say.
@@ -67,17 +67,6 @@ def test_every_error_of_the_package_is_a_web_lane_error() -> None:
     assert concrete - {errors.ProfileInUseError, errors.AccountLockedError} == set(KINDS)
 
 
-class _Ctx:
-    lane = "web:acct-a"
-
-    def __init__(self, evidence_dir: Path) -> None:
-        self.evidence_dir = evidence_dir
-        self.lines: list[str] = []
-
-    def log(self, message: str) -> None:
-        self.lines.append(message)
-
-
 def missing_browser_config(tmp_path: Path) -> AppConfig:
     return make_config(
         [{"name": "chat", "kind": "web", "site": "simchat", "url": "http://127.0.0.1:9/chat"}],
@@ -94,7 +83,7 @@ async def test_backend_with_a_missing_browser_fails_as_config(workspace: Workspa
         assert backend.health()[0] == "error" and "no-such-chromium" in (backend.health()[1] or "")
         spec = TaskSpec(task_id="t", profile="chat", prompt="hi", attempt=1, instructions=None)
         with pytest.raises(TaskFailure) as info:
-            await backend.run(spec, _Ctx(tmp_path / "ev"))
+            await backend.run(spec, RecordingCtx(tmp_path / "ev"))
         assert (info.value.kind, info.value.retryable) == (ErrorKind.CONFIG, False)
         assert "no-such-chromium" in info.value.message
         assert backend.browser_pids == []

@@ -22,7 +22,7 @@ from mediadesk.scheduler.lane import Lane
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.store import TaskReader
 from mediadesk.workspace import Workspace
-from tests.providers.web.waiting import until
+from tests.providers.web.helpers import until
 from tests.support import make_config
 
 pytestmark = pytest.mark.browser

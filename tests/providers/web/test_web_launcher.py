@@ -30,7 +30,7 @@ from mediadesk.providers.web import (
     self_check,
 )
 from mediadesk.providers.web import launcher as launcher_mod
-from tests.providers.web.waiting import until
+from tests.providers.web.helpers import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -86,6 +86,8 @@ async def test_launch_open_page_close_leaves_nothing(
     await page.goto(page_url)
     assert await page.title() == "MediaDesk test"
     assert await page.text_content("#msg") == "hello"
+    width, height = await page.evaluate("[outerWidth, outerHeight]")
+    assert width >= 1280 and height >= 900  # a desktop window: sites lay out their send button for it
     tree = [p.pid for p in find_profile_processes(prof)]
     assert browser.pid in tree and len(tree) > 1
 

@@ -147,6 +147,25 @@
     timers = [setTimeout(() => attempt(false), cfg.textGraceMs + 1),
               setTimeout(() => attempt(true), cfg.sendReadyMs)];
   });
+  // After the send click: resolve once the prompt left the box, busy shows, an answer started or
+  // the watcher saw an error/logout; {ok: false, ...} with what the box shows after timeoutMs.
+  w.confirmSent = (text, timeoutMs) => new Promise((resolve) => {
+    let stop = null, tm = 0;
+    const attempt = (final) => {
+      const p = findPrompt();
+      const left = !p || !sameText(p, text);
+      const started = anyVisible(cfg.busy) || all(cfg.answer).length > w.baseCount
+                      || w.errorAt !== null || TERMINAL.has(w.state);
+      if (!left && !started && !final) return false;
+      if (stop) stop();
+      clearTimeout(tm);
+      resolve({ok: left || started, seen: p ? promptText(p).slice(0, 120) : null});
+      return true;
+    };
+    if (attempt(false)) return;
+    stop = watchDom(() => attempt(false));
+    tm = setTimeout(() => attempt(true), timeoutMs);
+  });
   // Focus the box and select its content, so inserted text replaces any draft.
   w.selectPrompt = () => {
     const p = findPrompt();
