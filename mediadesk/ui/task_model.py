@@ -346,7 +346,9 @@ class TaskFilterProxy(QSortFilterProxyModel):
         text: str = "",
     ) -> None:
         """Replace all filters at once (one re-filter pass instead of four)."""
-        new = RowFilter.of(kind=kind, states=states, profile=profile, text=text)
+        self.set_row_filter(RowFilter.of(kind=kind, states=states, profile=profile, text=text))
+
+    def set_row_filter(self, new: RowFilter) -> None:
         if new == self._filter:
             return
         self.beginFilterChange()
