@@ -33,7 +33,8 @@ from mediadesk.scheduler.events import LaneStats, TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.format import fmt_clock, fmt_seconds, state_labels
 from mediadesk.ui.style import is_dark, state_color
-from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, Columns, Row, RowFilter, TaskRows
+from mediadesk.viewmodel.columns import Columns, Row
+from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, TaskRows
 
 __all__ = [
     "COLUMNS",
