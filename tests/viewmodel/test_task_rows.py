@@ -37,9 +37,9 @@ class Recorder:
         self.events.append(("changed", first, last))
 
 
-def mirror(clock: Clock | None = None, **kw: float) -> tuple[TaskRows, Recorder]:
+def mirror(clock: Clock | None = None, heartbeat_interval_s: float = 15.0) -> tuple[TaskRows, Recorder]:
     obs = Recorder()
-    rows = TaskRows(clock=clock or Clock(), observer=obs, **kw)  # type: ignore[arg-type]
+    rows = TaskRows(clock=clock or Clock(), observer=obs, heartbeat_interval_s=heartbeat_interval_s)
     obs.rows = rows
     return rows, obs
 
