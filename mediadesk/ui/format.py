@@ -16,10 +16,6 @@ from mediadesk.viewmodel.task_rows import DISPLAY_STATES, STALLED
 __all__ = ["fmt_clock", "fmt_eta", "fmt_seconds", "fmt_stamp", "health_label", "state_labels"]
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Format", text)
-
-
 def fmt_seconds(s: float | None) -> str:
     """Compact duration: ``850 ms``, ``12.3 s``, ``4:05``, ``1:02:03``; ``""`` for None."""
     if s is None:
@@ -56,18 +52,23 @@ def fmt_stamp(t: float, *, millis: bool = False) -> str:
 def fmt_eta(seconds: float) -> str:
     """``20 s``, ``4 min``, ``1 h 05 min`` (an ETA is a rough figure: no false precision)."""
     if seconds < 60:
-        return _tr("{n} s").format(n=f"{seconds:.0f}")
+        return QCoreApplication.translate("Format", "{n} s").format(n=f"{seconds:.0f}")
     if seconds < 3600:
-        return _tr("{n} min").format(n=f"{seconds / 60:.0f}")
+        return QCoreApplication.translate("Format", "{n} min").format(n=f"{seconds / 60:.0f}")
     h, m = divmod(int(seconds // 60), 60)
-    return _tr("{h} h {m} min").format(h=h, m=f"{m:02d}")
+    return QCoreApplication.translate("Format", "{h} h {m} min").format(h=h, m=f"{m:02d}")
 
 
 def state_labels() -> dict[str, str]:
     """Translated label per displayed task state (``stalled`` included)."""
+    # Literal translate("Format", "...") calls: lupdate finds strings in those only.
     labels = {
-        "pending": _tr("pending"), "running": _tr("running"), STALLED: _tr("stalled"),
-        "success": _tr("success"), "failed": _tr("failed"), "canceled": _tr("canceled"),
+        "pending": QCoreApplication.translate("Format", "pending"),
+        "running": QCoreApplication.translate("Format", "running"),
+        STALLED: QCoreApplication.translate("Format", "stalled"),
+        "success": QCoreApplication.translate("Format", "success"),
+        "failed": QCoreApplication.translate("Format", "failed"),
+        "canceled": QCoreApplication.translate("Format", "canceled"),
     }
     assert set(labels) == set(DISPLAY_STATES)
     return labels
@@ -76,11 +77,11 @@ def state_labels() -> dict[str, str]:
 def health_label(health: str) -> str:
     """Translated text for an account's or a lane's health value."""
     labels: dict[str, str] = {
-        HealthStatus.READY: _tr("ready"),
-        HealthStatus.BUSY: _tr("busy"),
-        HealthStatus.NEEDS_LOGIN: _tr("needs login"),
-        HealthStatus.DISABLED: _tr("disabled"),
-        HealthStatus.ERROR: _tr("error"),
-        HealthStatus.STARTING: _tr("starting"),
+        HealthStatus.READY: QCoreApplication.translate("Format", "ready"),
+        HealthStatus.BUSY: QCoreApplication.translate("Format", "busy"),
+        HealthStatus.NEEDS_LOGIN: QCoreApplication.translate("Format", "needs login"),
+        HealthStatus.DISABLED: QCoreApplication.translate("Format", "disabled"),
+        HealthStatus.ERROR: QCoreApplication.translate("Format", "error"),
+        HealthStatus.STARTING: QCoreApplication.translate("Format", "starting"),
     }
     return labels.get(health, health)

@@ -13,21 +13,18 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
     QDockWidget,
     QFileDialog,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
     QSplitter,
     QTableView,
-    QToolBar,
     QWidget,
 )
 
@@ -36,15 +33,17 @@ from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.export import export_to_file
 from mediadesk.store.taskstore import AddResult
 from mediadesk.ui.accounts_panel import AccountsPanel
+from mediadesk.ui.actions import WindowActions
 from mediadesk.ui.batch_dialog import BatchDialog
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.detail_pane import DetailPane
+from mediadesk.ui.filter_bar import FilterBar
 from mediadesk.ui.lane_panel import LanePanel
 from mediadesk.ui.log_dock import LogDock
 from mediadesk.ui.profiles_editor import ProfilesEditor
 from mediadesk.ui.single_instance import bring_to_front
-from mediadesk.ui.style import icon
 from mediadesk.ui.task_model import Col, TaskFilterProxy, TaskTableModel
+from mediadesk.ui.window_state import restore_window_state, save_window_state
 from mediadesk.ui.workers import TaskFeed, TaskJobs
 
 __all__ = ["BATCH_SUFFIXES", "MainWindow"]
@@ -52,7 +51,6 @@ __all__ = ["BATCH_SUFFIXES", "MainWindow"]
 BATCH_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 _COLUMN_WIDTHS = {Col.ID: 170, Col.LANE: 110, Col.PROFILE: 90, Col.ACCOUNT: 80, Col.STATE: 80, Col.ATTEMPT: 60,
                   Col.STARTED: 75, Col.HEARTBEAT: 75, Col.DURATION: 75, Col.PROMPT: 380}
-_SETTINGS_VERSION = 1
 #: Tasks per submit transaction for big batches (see submit_rows_async).
 SUBMIT_CHUNK = 1000
 
@@ -181,100 +179,24 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         return dock
 
-    def _action(self, text: str, name: str, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
-                icon_name: str | None = None, tip: str | None = None) -> QAction:
-        act = QAction(text, self)
-        act.setObjectName(name)
-        if icon_name:
-            act.setIcon(icon(icon_name))
-        if shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-        if tip:
-            act.setToolTip(tip)
-            act.setStatusTip(tip)
-        self.addAction(act)
-        return act
-
     def _build_actions(self) -> None:
-        self.act_submit = self._action(self.tr("Submit batch…"), "actSubmit", QKeySequence.StandardKey.Open,
-                                       "submit", self.tr("Stage a batch from a JSONL/CSV file or pasted prompts "
-                                                         "(Ctrl+O; or drop a file on the window)"))
-        self.act_submit.triggered.connect(lambda: self.open_batch_dialog())
-        self.act_pause_web = self._action(self.tr("Pause web"), "actPauseWeb", None, "pause",
-                                          self.tr("Stop dispatching new web tasks (running ones finish)"))
-        self.act_pause_web.setCheckable(True)
-        self.act_pause_web.toggled.connect(lambda on: self.set_paused("web", on))
-        self.act_pause_api = self._action(self.tr("Pause API"), "actPauseApi", None, "pause",
-                                          self.tr("Stop dispatching new API tasks (running ones finish)"))
-        self.act_pause_api.setCheckable(True)
-        self.act_pause_api.toggled.connect(lambda on: self.set_paused("api", on))
-        self.act_cancel = self._action(self.tr("Cancel selected"), "actCancel", QKeySequence.StandardKey.Delete,
-                                       "cancel", self.tr("Cancel the selected tasks (Del): pending ones at once, "
-                                                         "running ones at their next checkpoint"))
-        # Del belongs to the table: in the search box it must still delete a character.
-        self.act_cancel.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.removeAction(self.act_cancel)
-        self.table.addAction(self.act_cancel)
-        self.act_cancel.triggered.connect(self.cancel_selected)
-        self.act_retry = self._action(self.tr("Retry selected"), "actRetry", "Ctrl+R", "retry",
-                                      self.tr("Queue the selected failed or canceled tasks again (Ctrl+R)"))
-        self.act_retry.triggered.connect(self.retry_selected)
-        self.act_export = self._action(self.tr("Export results…"), "actExport", "Ctrl+E", "export",
-                                       self.tr("Write all tasks with their results as JSONL or CSV (Ctrl+E)"))
-        self.act_export.triggered.connect(self.export_dialog)
-        self.act_find = self._action(self.tr("Search"), "actFind", QKeySequence.StandardKey.Find)
-        self.act_find.triggered.connect(self._focus_search)
-        self.act_demo = self._action(self.tr("Load demo batch"), "actDemo", None, "submit",
-                                     self.tr("Open the bundled demo batch in the staging dialog"))
-        self.act_demo.setVisible(False)
-        self.act_demo.triggered.connect(lambda: self.demo_batch and self.open_batch_dialog(self.demo_batch))
+        self.window_actions = a = WindowActions(self, self.table)
+        self.act_submit, self.act_pause_web, self.act_pause_api = a.submit, a.pause_web, a.pause_api
+        self.act_cancel, self.act_retry, self.act_export, self.act_demo = a.cancel, a.retry, a.export, a.demo
+        a.submit.triggered.connect(lambda: self.open_batch_dialog())
+        a.pause_web.toggled.connect(lambda on: self.set_paused("web", on))
+        a.pause_api.toggled.connect(lambda on: self.set_paused("api", on))
+        a.cancel.triggered.connect(self.cancel_selected)
+        a.retry.triggered.connect(self.retry_selected)
+        a.export.triggered.connect(self.export_dialog)
+        a.find.triggered.connect(self._focus_search)
+        a.demo.triggered.connect(lambda: self.demo_batch and self.open_batch_dialog(self.demo_batch))
 
     def _build_toolbar(self) -> None:
-        tb = QToolBar(self.tr("Main"))
-        tb.setObjectName("mainToolbar")
-        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for act in (self.act_submit, self.act_demo):
-            tb.addAction(act)
-        tb.addSeparator()
-        tb.addAction(self.act_pause_web)
-        tb.addAction(self.act_pause_api)
-        tb.addSeparator()
-        for act in (self.act_cancel, self.act_retry, self.act_export):
-            tb.addAction(act)
-        self.addToolBar(tb)
-
-        fb = QToolBar(self.tr("Filter"))
-        fb.setObjectName("filterToolbar")
-        self.kind_combo = QComboBox()
-        self.kind_combo.addItem(self.tr("All lanes"), None)
-        self.kind_combo.addItem(self.tr("Web"), "web")
-        self.kind_combo.addItem(self.tr("API"), "api")
-        self.state_combo = QComboBox()
-        self.state_combo.addItem(self.tr("All states"), None)
-        for st, label in (("pending", self.tr("pending")), ("running", self.tr("running")),
-                          ("stalled", self.tr("stalled")), ("success", self.tr("success")),
-                          ("failed", self.tr("failed")), ("canceled", self.tr("canceled"))):
-            self.state_combo.addItem(label, st)
-        self.profile_combo = QComboBox()
-        self.profile_combo.addItem(self.tr("All profiles"), None)
-        for name in self.scheduler.profile_names():
-            self.profile_combo.addItem(name, name)
-        self.search = QLineEdit()
-        self.search.setObjectName("search")
-        self.search.setClearButtonEnabled(True)
-        self.search.setPlaceholderText(self.tr("Search id, prompt, error… (Ctrl+F)"))
-        self.search.setMinimumWidth(260)
-        for w in (self.kind_combo, self.state_combo, self.profile_combo):
-            fb.addWidget(w)
-            w.currentIndexChanged.connect(lambda _i: self.apply_filters())
-        fb.addWidget(self.search)
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(250)
-        self._search_timer.timeout.connect(self.apply_filters)
-        self.search.textChanged.connect(lambda _t: self._search_timer.start())
-        self.search.returnPressed.connect(self.apply_filters)
-        self.addToolBar(fb)
+        self.addToolBar(self.window_actions.main_toolbar())
+        self.filter_bar = FilterBar(self.scheduler.profile_names(), self)
+        self.filter_bar.changed.connect(self._on_filters_changed)
+        self.addToolBar(self.filter_bar)
 
     def _build_statusbar(self) -> None:
         self.status_label = QLabel()
@@ -317,47 +239,17 @@ class MainWindow(QMainWindow):
         bring_to_front(self)
 
     # ------------------------------------------------------------------ settings
+    def _layout_parts(self) -> tuple[dict[str, QSplitter], QHeaderView]:
+        splitters = {"mainSplitter": self.main_splitter, "laneSplitter": self.lane_splitter,
+                     "detailSplitter": self.detail.splitter}
+        return splitters, self.table.horizontalHeader()
+
     def save_settings(self) -> None:
-        s = self.settings
-        s.beginGroup("mainWindow")
-        s.setValue("version", _SETTINGS_VERSION)
-        s.setValue("geometry", self.saveGeometry())
-        s.setValue("state", self.saveState(_SETTINGS_VERSION))
-        s.setValue("mainSplitter", self.main_splitter.saveState())
-        s.setValue("laneSplitter", self.lane_splitter.saveState())
-        s.setValue("detailSplitter", self.detail.splitter.saveState())
-        s.setValue("tableHeader", self.table.horizontalHeader().saveState())
-        s.endGroup()
-        s.sync()
+        save_window_state(self.settings, self, *self._layout_parts())
 
     def restore_settings(self) -> bool:
         """Restore what :meth:`save_settings` wrote; False when nothing (or an old format) was saved."""
-        s = self.settings
-        s.beginGroup("mainWindow")
-        try:
-            if int(s.value("version", 0) or 0) != _SETTINGS_VERSION:  # type: ignore[call-overload]
-                return False
-            for key, restore in (
-                ("geometry", self.restoreGeometry),
-                ("mainSplitter", self.main_splitter.restoreState),
-                ("laneSplitter", self.lane_splitter.restoreState),
-                ("detailSplitter", self.detail.splitter.restoreState),
-            ):
-                value = s.value(key)
-                if isinstance(value, QByteArray | bytes):
-                    restore(QByteArray(value))
-            state = s.value("state")
-            if isinstance(state, QByteArray | bytes):
-                self.restoreState(QByteArray(state), _SETTINGS_VERSION)
-            header = s.value("tableHeader")
-            if isinstance(header, QByteArray | bytes):
-                hh = self.table.horizontalHeader()
-                hh.restoreState(QByteArray(header))
-                # A saved sort indicator would re-sort on every start: keep insertion order.
-                hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-            return True
-        finally:
-            s.endGroup()
+        return restore_window_state(self.settings, self, *self._layout_parts())
 
     # ------------------------------------------------------------------ batch submit
     def open_batch_dialog(self, path: Path | str | None = None) -> BatchDialog:
@@ -488,30 +380,14 @@ class MainWindow(QMainWindow):
 
     def set_paused(self, kind: str, paused: bool) -> None:
         self.scheduler.pause(kind, paused)
-        act = self.act_pause_web if kind == "web" else self.act_pause_api
-        if act.isChecked() != paused:
-            act.blockSignals(True)
-            act.setChecked(paused)
-            act.blockSignals(False)
-        self._label_pause(act, kind, paused)
-
-    def _label_pause(self, act: QAction, kind: str, paused: bool) -> None:
-        if kind == "web":
-            act.setText(self.tr("Resume web") if paused else self.tr("Pause web"))
-            act.setIcon(icon("start" if paused else "pause"))
-        else:
-            act.setText(self.tr("Resume API") if paused else self.tr("Pause API"))
-            act.setIcon(icon("start" if paused else "pause"))
+        self.window_actions.show_paused(kind, paused)
 
     def _sync_pause_actions(self, _ev: object) -> None:
-        for kind, act in (("web", self.act_pause_web), ("api", self.act_pause_api)):
+        for kind in ("web", "api"):
             lanes = [lane for lane in self.scheduler.lanes if lane.kind == kind]
             paused = bool(lanes) and all(lane.paused for lane in lanes)
-            if act.isChecked() != paused:
-                act.blockSignals(True)
-                act.setChecked(paused)
-                act.blockSignals(False)
-                self._label_pause(act, kind, paused)
+            if self.window_actions.pause_action(kind).isChecked() != paused:
+                self.window_actions.show_paused(kind, paused)
 
     # ------------------------------------------------------------------ export
     def export_dialog(self) -> None:
@@ -536,19 +412,15 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ filters, selection, status
     def apply_filters(self) -> None:
-        self._search_timer.stop()
-        state = self.state_combo.currentData()
-        self.proxy.set_filters(
-            kind=self.kind_combo.currentData(),
-            states=[state] if state else None,
-            profile=self.profile_combo.currentData(),
-            text=self.search.text(),
-        )
-        self._update_status()
+        """Apply the filter bar now (without waiting for the search box's typing pause)."""
+        self.filter_bar.apply()
 
     def _focus_search(self) -> None:
-        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        self.search.selectAll()
+        self.filter_bar.focus_search()
+
+    def _on_filters_changed(self) -> None:
+        self.proxy.set_row_filter(self.filter_bar.row_filter())
+        self._update_status()
 
     def _show_current(self, proxy_row: int) -> None:
         ids = self.proxy.task_ids([proxy_row]) if proxy_row >= 0 else []

@@ -7,9 +7,10 @@ socket named from the data directory (and the OS user), and a second one connect
 ``activate`` and quits.
 
 A SIGKILLed instance leaves its socket file behind and ``listen()`` then fails with "address in
-use" (measured with PySide6 6.9-6.11). We remove the stale name and retry, but only after a probe connection
-fails: removing the name of a *live* instance would let two consoles run at once. (The database
-lock remains the hard guard; this is the friendly front door.)
+use" until ``QLocalServer.removeServer(name)`` is called (measured on Linux, offscreen). We remove
+the stale name and retry, but only after a probe connection fails: removing the name of a *live*
+instance would let two consoles run at once. (The database lock remains the hard guard; this is
+the friendly front door.)
 """
 
 from __future__ import annotations

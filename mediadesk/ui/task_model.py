@@ -33,7 +33,8 @@ from mediadesk.scheduler.events import LaneStats, TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.format import fmt_clock, fmt_seconds, state_labels
 from mediadesk.ui.style import is_dark, state_color
-from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, Columns, Row, RowFilter, TaskRows
+from mediadesk.viewmodel.columns import Columns, Row
+from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, TaskRows
 
 __all__ = [
     "COLUMNS",
@@ -346,7 +347,9 @@ class TaskFilterProxy(QSortFilterProxyModel):
         text: str = "",
     ) -> None:
         """Replace all filters at once (one re-filter pass instead of four)."""
-        new = RowFilter.of(kind=kind, states=states, profile=profile, text=text)
+        self.set_row_filter(RowFilter.of(kind=kind, states=states, profile=profile, text=text))
+
+    def set_row_filter(self, new: RowFilter) -> None:
         if new == self._filter:
             return
         self.beginFilterChange()

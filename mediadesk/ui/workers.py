@@ -29,7 +29,7 @@ from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
 from mediadesk.store.taskstore import LogLine, TaskReader, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.task_model import TaskTableModel
-from mediadesk.viewmodel.task_rows import Columns
+from mediadesk.viewmodel.columns import Columns
 
 __all__ = [
     "LoadStats",

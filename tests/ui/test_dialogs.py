@@ -42,6 +42,7 @@ from mediadesk.ui import batch_dialog
 from mediadesk.ui.accounts_panel import AccountsPanel, DisableChoice
 from mediadesk.ui.batch_dialog import BatchDialog
 from mediadesk.ui.bridge import SchedulerBridge
+from mediadesk.ui.format import fmt_eta, health_label
 from mediadesk.ui.profiles_editor import ProfilesEditor
 from mediadesk.ui.style import apply_style, health_color, icon, is_dark, resources_dir, state_color
 from mediadesk.workspace import Workspace
@@ -415,6 +416,9 @@ def test_chinese_translation_applies_to_the_dialogs(qtbot: Any, tmp_path: Path) 
         qtbot.addWidget(dlg)
         assert dlg.windowTitle() == "提交批次"
         assert dlg.summary_text() == "尚未暂存任何内容"
+        # strings of the plain formatting functions (context "Format") are translated too
+        assert health_label("needs_login") == "需要登录"
+        assert fmt_eta(30) == "30 秒"
     finally:
         QCoreApplication.removeTranslator(tr)
 

@@ -229,18 +229,18 @@ def test_filters_and_search(window: MainWindow, console_env: ConsoleEnv, console
     wait_states(qtbot, console_env, {"bad": "failed", "a4": "success", "b2": "success"})
     qtbot.waitUntil(lambda: window.model.state_of("bad") == "failed" and window.model.state_of("b2") == "success",
                     timeout=5_000)
-    window.profile_combo.setCurrentIndex(window.profile_combo.findData("reasoner"))
+    window.filter_bar.profile_combo.setCurrentIndex(window.filter_bar.profile_combo.findData("reasoner"))
     assert window.proxy.rowCount() == 3
-    window.profile_combo.setCurrentIndex(0)
-    window.state_combo.setCurrentIndex(window.state_combo.findData("failed"))
+    window.filter_bar.profile_combo.setCurrentIndex(0)
+    window.filter_bar.state_combo.setCurrentIndex(window.filter_bar.state_combo.findData("failed"))
     assert window.proxy.task_ids(range(window.proxy.rowCount())) == ["bad"]
-    window.state_combo.setCurrentIndex(0)
-    window.search.setText("BANANA 1")
+    window.filter_bar.state_combo.setCurrentIndex(0)
+    window.filter_bar.search.setText("BANANA 1")
     window.apply_filters()
     assert window.proxy.task_ids(range(window.proxy.rowCount())) == ["b1"]
     assert "1 of 9 tasks shown" in window.status_label.text()
-    window.search.setText("")
-    window.kind_combo.setCurrentIndex(window.kind_combo.findData("web"))
+    window.filter_bar.search.setText("")
+    window.filter_bar.kind_combo.setCurrentIndex(window.filter_bar.kind_combo.findData("web"))
     window.apply_filters()
     assert window.proxy.rowCount() == 0
 

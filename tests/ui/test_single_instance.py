@@ -1,5 +1,6 @@
 """Single instance over a real QLocalServer/QLocalSocket, including a real second process and a
-real SIGKILLed first instance (the stale socket name a killed server leaves)."""
+real SIGKILLed first instance (its socket file stays behind, and ``listen()`` fails with "address
+in use" until the stale name is removed)."""
 
 from __future__ import annotations
 

@@ -76,6 +76,18 @@ def test_coalescing_timer_flushes_on_its_own(qtbot: Any) -> None:
     qtbot.waitUntil(lambda: m.state_of("t000001") == "running", timeout=2000)
 
 
+def test_timed_flush_applies_a_big_submit_in_steps_and_signals(qtbot: Any) -> None:
+    m = TaskTableModel(flush_interval_ms=10, max_rows_per_flush=40)
+    appended: list[int] = []
+    counts: list[int] = []
+    m.rowsAppended.connect(appended.append)
+    m.countsChanged.connect(lambda: counts.append(1))
+    m.add_records([rec(i) for i in range(100)])
+    qtbot.waitUntil(lambda: m.rowCount() == 100, timeout=5000)
+    assert appended == [40, 40, 20]  # one insert per step, the loop runs in between
+    assert len(counts) == 3 and m.counts()["pending"] == 100
+
+
 def test_display_columns_and_prompt_head() -> None:
     clock = Clock(T0 + 10)
     m = TaskTableModel(clock=clock)

@@ -12,18 +12,8 @@ from dataclasses import replace
 import pytest
 
 from mediadesk.scheduler.events import LaneStats, RunningInfo
-from mediadesk.viewmodel.task_rows import (
-    PROMPT_CHARS,
-    SORT_KEYS,
-    STALLED,
-    Columns,
-    Row,
-    RowFilter,
-    TaskRows,
-    blocks,
-    error_text,
-    record_row,
-)
+from mediadesk.viewmodel.columns import PROMPT_CHARS, Columns, Row, error_text, record_row
+from mediadesk.viewmodel.task_rows import SORT_KEYS, STALLED, RowFilter, TaskRows, blocks
 from tests.viewmodel.factory import T0, Clock, change, rec
 
 
@@ -47,9 +37,9 @@ class Recorder:
         self.events.append(("changed", first, last))
 
 
-def mirror(clock: Clock | None = None, **kw: float) -> tuple[TaskRows, Recorder]:
+def mirror(clock: Clock | None = None, heartbeat_interval_s: float = 15.0) -> tuple[TaskRows, Recorder]:
     obs = Recorder()
-    rows = TaskRows(clock=clock or Clock(), observer=obs, **kw)  # type: ignore[arg-type]
+    rows = TaskRows(clock=clock or Clock(), observer=obs, heartbeat_interval_s=heartbeat_interval_s)
     obs.rows = rows
     return rows, obs
 
@@ -63,7 +53,8 @@ def test_the_mirror_imports_and_runs_without_qt() -> None:
         "import sys\n"
         "for name in ('PySide6', 'qasync', 'shiboken6'):\n"
         "    sys.modules[name] = None\n"
-        "from mediadesk.viewmodel.task_rows import TaskRows, record_row\n"
+        "from mediadesk.viewmodel.columns import record_row\n"
+        "from mediadesk.viewmodel.task_rows import TaskRows\n"
         "from tests.viewmodel.factory import rec\n"
         "m = TaskRows()\n"
         "m.queue_rows([record_row(rec(1))])\n"

@@ -1,0 +1,90 @@
+"""The main window's actions: texts, shortcuts, icons and tips, the main toolbar, and how the
+pause actions show their state. The window connects them to what they do."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QToolBar, QWidget
+
+from mediadesk.ui.style import icon
+
+__all__ = ["WindowActions"]
+
+_Shortcut = QKeySequence | QKeySequence.StandardKey | str
+
+
+class WindowActions(QObject):
+    """Creates the actions on ``window`` (so their shortcuts work anywhere in it); ``cancel``
+    belongs to ``table``: Del must still delete a character in the search box."""
+
+    def __init__(self, window: QMainWindow, table: QWidget) -> None:
+        super().__init__(window)
+        self._window = window
+        self.submit = self._action(self.tr("Submit batch…"), "actSubmit", QKeySequence.StandardKey.Open, "submit",
+                                   self.tr("Stage a batch from a JSONL/CSV file or pasted prompts "
+                                           "(Ctrl+O; or drop a file on the window)"))
+        self.pause_web = self._action(self.tr("Pause web"), "actPauseWeb", None, "pause",
+                                      self.tr("Stop dispatching new web tasks (running ones finish)"))
+        self.pause_web.setCheckable(True)
+        self.pause_api = self._action(self.tr("Pause API"), "actPauseApi", None, "pause",
+                                      self.tr("Stop dispatching new API tasks (running ones finish)"))
+        self.pause_api.setCheckable(True)
+        self.cancel = self._action(self.tr("Cancel selected"), "actCancel", QKeySequence.StandardKey.Delete,
+                                   "cancel", self.tr("Cancel the selected tasks (Del): pending ones at once, "
+                                                     "running ones at their next checkpoint"))
+        self.cancel.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        window.removeAction(self.cancel)
+        table.addAction(self.cancel)
+        self.retry = self._action(self.tr("Retry selected"), "actRetry", "Ctrl+R", "retry",
+                                  self.tr("Queue the selected failed or canceled tasks again (Ctrl+R)"))
+        self.export = self._action(self.tr("Export results…"), "actExport", "Ctrl+E", "export",
+                                   self.tr("Write all tasks with their results as JSONL or CSV (Ctrl+E)"))
+        self.find = self._action(self.tr("Search"), "actFind", QKeySequence.StandardKey.Find)
+        self.demo = self._action(self.tr("Load demo batch"), "actDemo", None, "submit",
+                                 self.tr("Open the bundled demo batch in the staging dialog"))
+        self.demo.setVisible(False)
+
+    def _action(self, text: str, name: str, shortcut: _Shortcut | None = None, icon_name: str | None = None,
+                tip: str | None = None) -> QAction:
+        act = QAction(text, self._window)
+        act.setObjectName(name)
+        if icon_name:
+            act.setIcon(icon(icon_name))
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        if tip:
+            act.setToolTip(tip)
+            act.setStatusTip(tip)
+        self._window.addAction(act)
+        return act
+
+    def main_toolbar(self) -> QToolBar:
+        tb = QToolBar(self.tr("Main"))
+        tb.setObjectName("mainToolbar")
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for act in (self.submit, self.demo):
+            tb.addAction(act)
+        tb.addSeparator()
+        tb.addAction(self.pause_web)
+        tb.addAction(self.pause_api)
+        tb.addSeparator()
+        for act in (self.cancel, self.retry, self.export):
+            tb.addAction(act)
+        return tb
+
+    def pause_action(self, kind: str) -> QAction:
+        return self.pause_web if kind == "web" else self.pause_api
+
+    def show_paused(self, kind: str, paused: bool) -> None:
+        """Check (without triggering) and label the pause action of ``kind``: "Resume …" while paused."""
+        act = self.pause_action(kind)
+        if act.isChecked() != paused:
+            act.blockSignals(True)
+            act.setChecked(paused)
+            act.blockSignals(False)
+        if kind == "web":
+            act.setText(self.tr("Resume web") if paused else self.tr("Pause web"))
+        else:
+            act.setText(self.tr("Resume API") if paused else self.tr("Pause API"))
+        act.setIcon(icon("start" if paused else "pause"))
