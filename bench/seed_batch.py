@@ -1,4 +1,5 @@
-"""The seed batch (the real batch that motivated two lanes): 40 tasks, 12 web + 28 API, MediaDesk's two lanes vs the old design.
+"""The seed batch (the real batch that motivated two lanes): 40 tasks, 12 web + 28 API,
+MediaDesk's two lanes vs the old design.
 
 Both designs run the SAME tasks with the SAME run times (drawn once from the simulator's web
 distribution, 31 s..370 s, and 8..20 s for the API, then scaled by ``--scale``), against the same
