@@ -77,12 +77,12 @@ class LagMonitor:
         return statistics.median(xs), p99, xs[-1], len(self.lags)
 
 
-async def wait_for(cond: Callable[[], bool], timeout: float, poll: float = 0.05) -> None:
-    deadline = time.monotonic() + timeout
+async def wait_for(cond: Callable[[], bool], limit_s: float, step_s: float = 0.05) -> None:
+    deadline = time.monotonic() + limit_s
     while not cond():
         if time.monotonic() > deadline:
             raise TimeoutError("condition not met in time")
-        await asyncio.sleep(poll)
+        await asyncio.sleep(step_s)
 
 
 # ----------------------------------------------------------------------------------- part 1: live batch
@@ -109,7 +109,7 @@ async def live_batch(url: str, tmp: Path, n_tasks: int, concurrency: int) -> dic
         t_submit = time.perf_counter() - t0
         panel = window.api_panel
         await wait_for(lambda: panel.progress.maximum() == n_tasks and panel.progress.value() == n_tasks,
-                       timeout=600, poll=0.2)
+                       limit_s=600, step_s=0.2)
         elapsed = time.perf_counter() - t0
         mon.stop()
         p50, p99, mx, ticks = mon.summary()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+
 from mediadesk.config import AppConfig, parse_config
 
 FAST = {
@@ -16,3 +20,29 @@ def make_config(profiles: list[dict], accounts: list[dict] | None = None, **extr
     for k, v in extra.items():
         data[k] = {**data.get(k, {}), **v} if isinstance(v, dict) else v
     return parse_config(data, "test-config")
+
+
+async def until(
+    predicate: Callable[[], bool | Awaitable[bool]],
+    what: str,
+    *,
+    limit_s: float = 10.0,
+    step_s: float = 0.01,
+) -> None:
+    """Return as soon as ``predicate()`` holds (it may be sync or async); poll every ``step_s``.
+
+    ``limit_s`` is a safety net against a hung test, never a speed assertion: when it runs out
+    the test fails with an AssertionError naming ``what`` it waited for. Use an event instead
+    when the code under test exposes one.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while True:
+        held = predicate()
+        if inspect.isawaitable(held):
+            held = await held
+        if held:
+            return
+        if loop.time() >= deadline:
+            raise AssertionError(f"timed out after {limit_s:g} s waiting for {what}")
+        await asyncio.sleep(step_s)

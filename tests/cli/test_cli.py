@@ -43,12 +43,12 @@ stream = true
     return cfg
 
 
-async def mediadesk(*args: str, timeout: float = 120) -> tuple[int, str, str]:
+async def mediadesk(*args: str, limit_s: float = 120) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "mediadesk", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    out, err = await asyncio.wait_for(proc.communicate(), limit_s)
     return proc.returncode or 0, out.decode(), err.decode()
 
 
@@ -251,7 +251,7 @@ async def test_logged_out_web_account_is_reported_and_tasks_stay_pending(tmp_pat
         )
         batch = tmp_path / "b.jsonl"
         batch.write_text(json.dumps({"id": "w1", "profile": "chat", "prompt": "hello"}) + "\n", encoding="utf-8")
-        rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), timeout=120)
+        rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), limit_s=120)
         assert web.stats()["generations_started"] == 0
     assert rc == 1, (out, err)
     assert "no account can take the tasks of profile(s) chat" in err and "mediadesk login" in err

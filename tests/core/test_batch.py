@@ -384,9 +384,9 @@ def test_parse_pasted() -> None:
     assert all(r.profile == "writer" and r.priority == 3 and r.system == "sys" and r.id is None for r in pb.rows)
     pb = parse_pasted("ok\n" + "z" * 11, profile="writer", max_prompt_chars=10)
     assert [r.prompt for r in pb.rows] == ["ok"] and pb.errors[0].line == 2
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^priority 5000 is out of range"):
         parse_pasted("x", profile="writer", priority=5000)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^profile is empty$"):
         parse_pasted("x", profile=" ")
 
 

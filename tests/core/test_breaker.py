@@ -27,12 +27,17 @@ def half_open(now: float = 0.0) -> CircuitBreaker:
 
 
 @pytest.mark.parametrize(
-    "kwargs",
-    [{"window": 0}, {"min_calls": 0}, {"min_calls": 21}, {"failure_rate": 0.0}, {"failure_rate": 1.5},
-     {"cooldown_s": -1.0}, {"probe_interval_s": -1.0}],
+    ("kwargs", "match"),
+    [({"window": 0}, r"^window must be >= 1"),
+     ({"min_calls": 0}, r"^min_calls must be within 1\.\.window"),
+     ({"min_calls": 21}, r"^min_calls must be within 1\.\.window"),
+     ({"failure_rate": 0.0}, r"^failure_rate must be within \(0, 1\]"),
+     ({"failure_rate": 1.5}, r"^failure_rate must be within \(0, 1\]"),
+     ({"cooldown_s": -1.0}, r"^cooldown_s and probe_interval_s must be >= 0"),
+     ({"probe_interval_s": -1.0}, r"^cooldown_s and probe_interval_s must be >= 0")],
 )
-def test_config_is_validated(kwargs: dict[str, float]) -> None:
-    with pytest.raises(ValueError):
+def test_config_is_validated(kwargs: dict[str, float], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
         BreakerConfig(**kwargs)  # type: ignore[arg-type]
 
 

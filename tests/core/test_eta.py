@@ -37,7 +37,7 @@ def test_quantiles_on_known_data() -> None:
     assert s.quantile(0.5) == pytest.approx(5.5)
     assert s.quantile(0.9) == pytest.approx(9.1)
     assert stats_of([7.0]).quantile(0.9) == 7.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^q must be within 0\.\.1, got 1\.5$"):
         s.quantile(1.5)
 
 
@@ -52,7 +52,7 @@ def test_window_keeps_only_recent_samples() -> None:
     s = stats_of([1000.0] * 5 + [1.0, 2.0, 3.0], window=3)
     assert s.count == 3
     assert s.quantile(1.0) == 3.0 and s.quantile(0.5) == 2.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^window must be >= 1$"):
         RunTimeStats(window=0)
 
 
@@ -94,7 +94,7 @@ def test_prior_conditional_remaining_time_grows_with_the_tail() -> None:
 
 def test_invalid_prior_is_rejected() -> None:
     for bad in [(0.0, 10.0), (10.0, 5.0), (math.nan, 10.0)]:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"^prior must be finite with 0 < p50 <= p90"):
             RunTimeStats(prior=bad)
     flat = RunTimeStats(prior=(10.0, 10.0))
     assert flat.quantile(0.9) == 10.0 and flat.remaining_quantile(0.5, 4.0) == 6.0
@@ -173,7 +173,7 @@ def test_throughput_per_min() -> None:
     assert throughput_per_min([], now=300.0) == 0.0
     # early in a run, the window shrinks to the time since the start
     assert throughput_per_min([30.0, 40.0, 50.0, 55.0, 59.0], now=60.0, since=0.0) == pytest.approx(5.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^window_s must be > 0$"):
         throughput_per_min([], now=0.0, window_s=0)
 
 

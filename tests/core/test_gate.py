@@ -30,12 +30,12 @@ def refuse(gate: AdaptiveGate, now: float = 0.0, retry_after_s: float | None = 0
 
 def test_limits_are_validated() -> None:
     for bad in (0, -1, MAX_LIMIT + 1):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=rf"^limit must be within 1\.\.{MAX_LIMIT}, got {bad}$"):
             AdaptiveGate(bad)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^increase_after must be >= 1, got 0$"):
         AdaptiveGate(2, increase_after=0)
     gate = AdaptiveGate(3)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"^limit must be within 1\.\.{MAX_LIMIT}, got 0$"):
         gate.set_limit(0)
     assert gate.limit == 3 and gate.current_limit == 3
 
@@ -104,7 +104,7 @@ def test_backoff_without_retry_after_is_full_jitter_exponential() -> None:
 def test_bad_retry_after_falls_back_to_backoff_and_bad_u_is_refused() -> None:
     for bad in (-1.0, math.nan):
         assert refusal_pause(1, bad, backoff_base_s=4.0, backoff_max_s=60.0, u=0.5) == 2.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^u must be within \[0, 1\], got 1\.5$"):
         refusal_pause(1, None, backoff_base_s=1.0, backoff_max_s=2.0, u=1.5)
 
 

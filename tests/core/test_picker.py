@@ -23,9 +23,13 @@ def test_channel_of_priority() -> None:
     assert [c.value for c in Channel] == ["high", "normal", "low"]
 
 
-@pytest.mark.parametrize(("weights", "limit"), [((5, 1), 20), ((5, 0, 1), 20), ((5, 1, -1), 20), (DEFAULT_WEIGHTS, 1)])
-def test_bad_parameters_are_refused(weights: tuple[int, ...], limit: int) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("weights", "limit", "match"),
+                         [((5, 1), 20, r"^weights must be 3 positive integers"),
+                          ((5, 0, 1), 20, r"^weights must be 3 positive integers"),
+                          ((5, 1, -1), 20, r"^weights must be 3 positive integers"),
+                          (DEFAULT_WEIGHTS, 1, r"^starvation_limit must be >= 2")])
+def test_bad_parameters_are_refused(weights: tuple[int, ...], limit: int, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
         PriorityPicker(weights, limit)  # type: ignore[arg-type]
 
 

@@ -15,19 +15,23 @@ bursts = st.one_of(st.none(), st.floats(1.0, 10.0))
 starts = st.floats(0.0, 1e7)
 
 
-@pytest.mark.parametrize(("rate", "burst"), [(-1.0, None), (math.inf, None), (math.nan, None), (10.0, 0.5),
-                                            (10.0, math.inf)])
-def test_bad_parameters_are_refused(rate: float, burst: float | None) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("rate", "burst", "match"),
+                         [(-1.0, None, r"^rate_per_min must be finite and >= 0"),
+                          (math.inf, None, r"^rate_per_min must be finite and >= 0"),
+                          (math.nan, None, r"^rate_per_min must be finite and >= 0"),
+                          (10.0, 0.5, r"^burst must be finite and >= 1"),
+                          (10.0, math.inf, r"^burst must be finite and >= 1")])
+def test_bad_parameters_are_refused(rate: float, burst: float | None, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
         TokenBucket(rate, burst)
 
 
 def test_asking_more_than_the_burst_is_a_bug() -> None:
     b = TokenBucket(60.0, burst=2.0)
     for n in (0.0, -1.0, 2.5):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"^n must be within \(0, burst="):
             b.try_take(0.0, n)
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"^n must be within \(0, burst="):
             b.wait_time(0.0, n)
 
 

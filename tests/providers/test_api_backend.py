@@ -18,6 +18,7 @@ from mediadesk.core.backend import LaneBackend, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.api import ApiBackend
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for
+from tests.support import until
 
 SECRET = "sk-test-NEVER-LEAK-7f3a9c"
 
@@ -116,9 +117,9 @@ def test_is_a_lane_backend_with_settable_capacity() -> None:
     backend.capacity = 5
     assert backend.capacity == 5
     assert backend.available()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^concurrency must be >= 1, got 0$"):
         ApiBackend(name="w", base_url="http://x/v1", model="m", concurrency=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^api_key_keyring must be 'service:username', got 'no-colon'$"):
         ApiBackend(name="w", base_url="http://x/v1", model="m", api_key_keyring="no-colon")
 
 
@@ -393,16 +394,12 @@ async def test_cancel_closes_the_request(
 ) -> None:
     backend = await make_backend(sim.base_url, stream=stream)
     task = asyncio.create_task(backend.run(spec("[[sim:hang]]"), run_ctx))
-    async with asyncio.timeout(5):
-        while sim.stats()["in_flight"] != 1:
-            await asyncio.sleep(0.01)
+    await until(lambda: sim.stats()["in_flight"] == 1, "the request to reach the simulator")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     # The server saw the connection go away: the request is no longer in flight.
-    async with asyncio.timeout(5):
-        while sim.stats()["in_flight"] != 0:
-            await asyncio.sleep(0.01)
+    await until(lambda: sim.stats()["in_flight"] == 0, "the simulator to see the request go away")
     assert "cancelled" in run_ctx.lines[-1]
 
 

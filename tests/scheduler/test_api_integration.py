@@ -12,7 +12,7 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.store import TaskReader
 from mediadesk.workspace import Workspace
-from tests.support import make_config
+from tests.support import make_config, until
 
 
 def api_profile(name: str, sim: ApiSimServer, **kw: object) -> dict:
@@ -27,9 +27,9 @@ def tasks_of(ws: Workspace) -> dict:
         r.close()
 
 
-async def run_batch(s: Scheduler, items: list[tuple[str, str, str]], timeout: float = 60) -> None:
+async def run_batch(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 60) -> None:
     s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
-    await asyncio.wait_for(s.wait_idle(), timeout)
+    await asyncio.wait_for(s.wait_idle(), limit_s)
 
 
 @pytest.fixture
@@ -122,8 +122,10 @@ async def test_cancel_pending_and_running(workspace: Workspace, sim: ApiSimServe
     cfg = make_config([api_profile("w", sim, concurrency=1)])
     async with Scheduler(cfg, workspace) as s:
         s.submit([s.new_task("run", "w", "slow [[sim:sleep=30]]"), s.new_task("wait", "w", "next")])
-        while tasks_of(workspace)["run"].state != "running" or sim.stats()["in_flight"] == 0:
-            await asyncio.sleep(0.02)
+        await until(
+            lambda: tasks_of(workspace)["run"].state == "running" and sim.stats()["in_flight"] > 0,
+            "task 'run' to be running with its request in flight",
+        )
         s.cancel(["wait", "run"])
         await asyncio.wait_for(s.wait_idle(), 20)
         await asyncio.sleep(0.1)

@@ -16,7 +16,7 @@ from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.store import TaskReader
 from mediadesk.store.export import export_tasks
 from mediadesk.workspace import Workspace
-from tests.support import make_config
+from tests.support import make_config, until
 
 # Short breaker/backoff numbers so the tests run in seconds; the logic is the production one.
 BREAKER = {"window": 20, "failure_rate": 0.5, "min_calls": 10, "cooldown_s": 30.0, "probe_interval_s": 0.3}
@@ -38,9 +38,9 @@ def logs_of(ws: Workspace, task_id: str) -> list[str]:
         r.close()
 
 
-async def run_all(s: Scheduler, items: list[tuple[str, str, str]], timeout: float = 90) -> None:
+async def run_all(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 90) -> None:
     s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
-    await asyncio.wait_for(s.wait_idle(), timeout)
+    await asyncio.wait_for(s.wait_idle(), limit_s)
 
 
 def free_port() -> int:
@@ -116,12 +116,16 @@ async def test_outage_opens_the_breaker_and_burns_no_attempt(workspace: Workspac
         )
         async with Scheduler(cfg, workspace) as s:
             s.submit([s.new_task(f"t{i}", "w", f"q{i}") for i in range(12)])
-            while sum(1 for t in tasks_of(workspace).values() if t.state == "success") < 2:
-                await asyncio.sleep(0.02)
+            await until(
+                lambda: sum(1 for t in tasks_of(workspace).values() if t.state == "success") >= 2,
+                "two tasks to succeed before the outage",
+            )
             sim.set_outage("503", duration_s=1.5, retry_after_s=None)
             cap = next(iter(s.capacities.values()))
-            while cap.breaker.state.value == "closed" and sim.stats()["outage"] is not None:
-                await asyncio.sleep(0.01)
+            await until(
+                lambda: cap.breaker.state.value != "closed" or sim.stats()["outage"] is None,
+                "the breaker to leave closed (or the outage to end)",
+            )
             assert cap.breaker.state.value == "open", "the outage did not open the breaker"
             await asyncio.wait_for(s.wait_idle(), 60)
             probes = cap.probes_sent

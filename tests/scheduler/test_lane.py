@@ -169,15 +169,18 @@ async def test_cancel_pending_and_running(workspace: Workspace) -> None:
 
 
 async def test_cancel_flag_from_another_process_seen_at_heartbeat(workspace: Workspace) -> None:
+    started = asyncio.Event()
+
     async def slow(task: TaskSpec) -> str:
+        started.set()
         await asyncio.sleep(60)
         return "never"
 
     backend = ScriptedBackend(slow, capacity=1)
     async with sched(workspace, backend) as s:
         s.submit([s.new_task("run", "p", "x")])
-        while rows(workspace)["run"].state != "running":
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(started.wait(), 10)  # the lane claims the row (running) before it starts the attempt
+        assert rows(workspace)["run"].state == "running"
         # another process (e.g. a CLI) sets the flag directly in the database
         con = sqlite3.connect(workspace.db_path)
         con.execute("UPDATE task SET cancel_requested=1 WHERE task_id='run'")

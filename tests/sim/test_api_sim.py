@@ -23,6 +23,7 @@ from mediadesk.sim.api_server import (
     prompt_key,
     serve_from_args,
 )
+from tests.support import until
 
 SimFactory = Callable[..., Awaitable[ApiSimServer]]
 
@@ -52,13 +53,6 @@ def body(prompt: str, *, system: str | None = None, stream: bool = False) -> dic
     messages = [{"role": "system", "content": system}] if system is not None else []
     messages.append({"role": "user", "content": prompt})
     return {"model": "sim-model", "messages": messages, "stream": stream}
-
-
-async def wait_until(cond: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Poll a condition; the timeout is only a safety net."""
-    async with asyncio.timeout(timeout):
-        while not cond():
-            await asyncio.sleep(0.01)
 
 
 async def test_non_stream_answer_and_usage(make_sim: SimFactory, client: httpx.AsyncClient) -> None:
@@ -105,7 +99,7 @@ async def test_quota_refuses_with_retry_after(make_sim: SimFactory, client: http
     url = f"{sim.base_url}/chat/completions"
     # Two hanging requests hold both slots, deterministically.
     holders = [asyncio.create_task(client.post(url, json=body(f"hold {i} [[sim:hang]]"))) for i in range(2)]
-    await wait_until(lambda: sim.stats()["in_flight"] == 2)
+    await until(lambda: sim.stats()["in_flight"] == 2, "2 requests in flight")
     r = await client.post(url, json=body("third"))
     assert r.status_code == 429
     assert r.headers["Retry-After"] == "1.5"
@@ -113,7 +107,7 @@ async def test_quota_refuses_with_retry_after(make_sim: SimFactory, client: http
     for t in holders:
         t.cancel()
     await asyncio.gather(*holders, return_exceptions=True)
-    await wait_until(lambda: sim.stats()["in_flight"] == 0)
+    await until(lambda: sim.stats()["in_flight"] == 0, "no request in flight")
     r = await client.post(url, json=body("third"))
     assert r.status_code == 200
     stats = sim.stats()
@@ -169,7 +163,7 @@ async def test_reset_marker_is_a_connection_error(make_sim: SimFactory, client: 
     sim = await make_sim()
     with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
         await client.post(f"{sim.base_url}/chat/completions", json=body("[[sim:reset]]", stream=True))
-    await wait_until(lambda: sim.stats()["in_flight"] == 0)
+    await until(lambda: sim.stats()["in_flight"] == 0, "no request in flight")
 
 
 async def test_hang_marker_until_client_timeout(make_sim: SimFactory, client: httpx.AsyncClient) -> None:
@@ -177,7 +171,7 @@ async def test_hang_marker_until_client_timeout(make_sim: SimFactory, client: ht
     with pytest.raises(httpx.ReadTimeout):
         await client.post(f"{sim.base_url}/chat/completions", json=body("[[sim:hang]]"), timeout=0.2)
     # The client gave up: the simulator notices and the request stops counting as in flight.
-    await wait_until(lambda: sim.stats()["in_flight"] == 0)
+    await until(lambda: sim.stats()["in_flight"] == 0, "no request in flight")
     assert sim.stats()["status_counts"]["hang"] == 1
 
 
@@ -233,7 +227,7 @@ async def test_stop_with_hanging_request_returns(make_sim: SimFactory, client: h
     pending = asyncio.create_task(
         client.post(f"{sim.base_url}/chat/completions", json=body("[[sim:hang]]"), timeout=60)
     )
-    await wait_until(lambda: sim.stats()["in_flight"] == 1)
+    await until(lambda: sim.stats()["in_flight"] == 1, "1 request in flight")
     # aiohttp's default graceful shutdown would wait 60 s for this handler; ours must not.
     await asyncio.wait_for(sim.stop(), timeout=10)
     with pytest.raises(httpx.TransportError):
@@ -294,7 +288,7 @@ async def test_serve_from_args_prints_url_and_serves(
         return "API simulator on " in out
 
     try:
-        await wait_until(printed)
+        await until(printed, "the simulator to print its URL")
         base_url = out.split("API simulator on ", 1)[1].split()[0]
         assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
         headers = {"Authorization": "Bearer k-123"}
@@ -331,13 +325,6 @@ def root_of(sim: ApiSimServer) -> str:
     return sim.base_url.removesuffix("/v1")
 
 
-async def eventually(probe: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
-    """Poll an async condition; the timeout is only a safety net."""
-    async with asyncio.timeout(timeout):
-        while not await probe():
-            await asyncio.sleep(0.02)
-
-
 async def hold(
     sim: ApiSimServer, client: httpx.AsyncClient, n: int, headers: dict[str, str] | None = None
 ) -> list[asyncio.Task[httpx.Response]]:
@@ -348,7 +335,7 @@ async def hold(
         asyncio.create_task(client.post(url, json=body(f"hold {before + i} [[sim:hang]]"), headers=headers))
         for i in range(n)
     ]
-    await wait_until(lambda: sim.stats()["in_flight"] == before + n)
+    await until(lambda: sim.stats()["in_flight"] == before + n, f"{before + n} requests in flight")
     return tasks
 
 
@@ -356,7 +343,7 @@ async def release(sim: ApiSimServer, tasks: list[asyncio.Task[httpx.Response]]) 
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    await wait_until(lambda: sim.stats()["in_flight"] == 0)
+    await until(lambda: sim.stats()["in_flight"] == 0, "no request in flight")
 
 
 @pytest.mark.parametrize("bare", [{"send_retry_after": False}, {"retry_after_s": None}])
@@ -515,7 +502,7 @@ async def test_outage_ends_after_duration(make_sim: SimFactory, client: httpx.As
     async def healthy() -> bool:
         return (await client.get(f"{sim.base_url}/models")).status_code == 200
 
-    await eventually(healthy)
+    await until(healthy, "/models to answer 200 after the outage", step_s=0.02)
     assert (await client.post(url, json=body("back"))).status_code == 200
     stats = sim.stats()
     assert stats["outage"] is None
@@ -593,7 +580,7 @@ async def test_scheduled_outage_from_config(make_sim: SimFactory, client: httpx.
         r = await client.post(f"{brief.base_url}/chat/completions", json=body("x"))
         return r.status_code == 200
 
-    await eventually(served)
+    await until(served, "a request served after the brief 429 outage", step_s=0.02)
     [outage] = brief.stats()["outages"]
     assert outage["mode"] == "429"
     assert outage["ended_at"] - outage["started_at"] == pytest.approx(0.1)

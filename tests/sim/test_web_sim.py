@@ -12,9 +12,8 @@ import contextlib
 import json
 import os
 import random
-import subprocess
 import tomllib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from mediadesk.sim.web_server import (
     parse_markers,
     serve_from_args,
 )
+from tests.support import until
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -68,21 +68,6 @@ async def browser() -> AsyncIterator[Browser]:
             yield b
         finally:
             await b.close()
-
-
-async def until(pred: Callable[[], Awaitable[bool] | bool], timeout: float = 10.0) -> None:
-    """Poll ``pred`` until true; the timeout is only a safety net."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while True:
-        r = pred()
-        if isinstance(r, Awaitable):
-            r = await r
-        if r:
-            return
-        if loop.time() > end:
-            raise AssertionError("condition not met before the safety timeout")
-        await asyncio.sleep(0.02)
 
 
 async def chat_page(browser: Browser, sim: WebSimServer, account: str) -> Page:
@@ -143,9 +128,9 @@ async def test_run_time_distribution_is_clipped_and_fixed_run_is_exact() -> None
     assert 60.0 < samples[1000] < 130.0  # median near 90 s
     assert samples[-1] / samples[0] > 8  # the spread that makes averages lie
     assert draw_run_seconds(WebSimConfig(fixed_run_s=12.5), rng) == 12.5
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^fault rates must be in \[0, 1\] and sum to at most 1$"):
         WebSimConfig(hang_rate=0.7, error_rate=0.7)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^time_scale must be > 0$"):
         WebSimConfig(time_scale=0)
 
 
@@ -207,10 +192,10 @@ async def test_http_disconnect_during_hang_ends_the_generation_and_admin_logout(
     ):
         await c.post("/login", data={"account": "acct", "password": "x"})
         async with c.stream("POST", "/api/generate", json={"prompt": "no marker, hang by rate"}) as resp:
-            await until(lambda: gen(sim)["status"] == "hung")
+            await until(lambda: gen(sim)["status"] == "hung", "the generation to hang")
             assert resp.status_code == 200
         # Leaving the block closes the connection mid-stream, with no token write to reveal it.
-        await until(lambda: sim.stats()["client_disconnects"] == 1)
+        await until(lambda: sim.stats()["client_disconnects"] == 1, "the simulator to notice the disconnect")
         g = gen(sim)
         assert g["status"] == "disconnected" and g["fault"] == "hang" and sim.stats()["active_generations"] == 0
         r = await c.post("/admin/logout", params={"account": "acct"})
@@ -225,7 +210,7 @@ async def test_stop_is_prompt_with_a_hung_stream() -> None:
     async with httpx.AsyncClient(base_url=sim.base_url) as c:
         await c.post("/login", data={"account": "acct", "password": "x"})
         async with c.stream("POST", "/api/generate", json={"prompt": "[[sim:hang]]"}):
-            await until(lambda: gen(sim)["status"] == "hung")
+            await until(lambda: gen(sim)["status"] == "hung", "the generation to hang")
             await asyncio.wait_for(sim.stop(), 10)  # safety net only
     assert gen(sim)["status"] == "hung" and gen(sim)["ended"] is not None
 
@@ -244,7 +229,7 @@ async def test_serve_from_args_prints_the_url_and_runs_until_cancelled(capsys: p
         return "Chat simulator on http://127.0.0.1:" in out
 
     try:
-        await until(printed)
+        await until(printed, "the simulator to print its URL")
         url = out.split("Chat simulator on ", 1)[1].split()[0]
         assert url.endswith("/chat")
         async with httpx.AsyncClient() as c:
@@ -365,7 +350,7 @@ async def test_stop_button_stops_server_side_and_keeps_partial(sim: WebSimServer
 async def test_hang_marker_stalls_until_stopped(sim: WebSimServer, browser: Browser) -> None:
     page = await chat_page(browser, sim, "acct")
     await send(page, "[[sim:hang]] stall")
-    await until(lambda: gen(sim)["status"] == "hung")
+    await until(lambda: gen(sim)["status"] == "hung", "the generation to hang")
     await asyncio.sleep(0.3)  # stalled: still busy, nothing more arrives
     assert await page.locator("button.stop").is_visible()
     assert await last_answer(page) == gen(sim)["answer"] and gen(sim)["tokens_sent"] == 3
@@ -411,7 +396,7 @@ async def test_closing_the_page_mid_run_ends_it_and_a_new_page_may_run(sim: WebS
     """The driver's cancel path: close the page; the next task's fresh page is not a violation."""
     page = await chat_page(browser, sim, "acct")
     await send(page, "[[sim:hang]] cancelled by closing the page")
-    await until(lambda: gen(sim)["status"] == "hung")
+    await until(lambda: gen(sim)["status"] == "hung", "the generation to hang")
     await page.close()
     page = await page.context.new_page()
     await page.goto(sim.chat_url)
@@ -423,16 +408,17 @@ async def test_closing_the_page_mid_run_ends_it_and_a_new_page_may_run(sim: WebS
     await page.context.close()
 
 
-def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
+async def _kill_tree(proc: asyncio.subprocess.Process) -> None:
     parent = psutil.Process(proc.pid)
-    procs = [parent, *parent.children(recursive=True)]
-    for p in procs:
+    children = parent.children(recursive=True)
+    for p in (parent, *children):
         try:
             p.kill()
         except psutil.NoSuchProcess:
             pass
-    psutil.wait_procs(procs, timeout=5)
-    proc.wait(timeout=5)
+    # The parent is asyncio's child: its watcher reaps it. The rest were reparented; psutil polls them.
+    await asyncio.to_thread(psutil.wait_procs, children, timeout=5)
+    await asyncio.wait_for(proc.wait(), 5)
 
 
 @needs_chromium
@@ -440,15 +426,19 @@ async def test_killed_browser_is_noticed_and_retry_is_not_a_violation(
     sim: WebSimServer, browser: Browser, tmp_path: Path
 ) -> None:
     profile = tmp_path / "profile"
-    proc = subprocess.Popen(
-        [CHROMIUM, "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}", *FLAGS],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    proc = await asyncio.create_subprocess_exec(
+        CHROMIUM, "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}", *FLAGS,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
         port_file = profile / "DevToolsActivePort"
-        await until(lambda: port_file.exists() and port_file.read_text().strip() != "", timeout=20)
+        await until(
+            lambda: port_file.exists() and port_file.read_text().strip() != "",
+            "Chromium to write DevToolsActivePort",
+            limit_s=20,
+        )
         port = port_file.read_text().splitlines()[0]
         async with async_playwright() as pw:
             owned = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
@@ -457,12 +447,12 @@ async def test_killed_browser_is_noticed_and_retry_is_not_a_violation(
             page = await ctx.new_page()
             await page.goto(sim.chat_url)
             await send(page, "[[sim:hang]] then the browser dies")
-            await until(lambda: gen(sim)["status"] == "hung")
-            _kill_tree(proc)  # a hang writes nothing: only the closed connection can reveal this
-            await until(lambda: sim.stats()["client_disconnects"] == 1)
+            await until(lambda: gen(sim)["status"] == "hung", "the generation to hang")
+            await _kill_tree(proc)  # a hang writes nothing: only the closed connection can reveal this
+            await until(lambda: sim.stats()["client_disconnects"] == 1, "the simulator to notice the disconnect")
     finally:
-        if proc.poll() is None:
-            _kill_tree(proc)
+        if proc.returncode is None:
+            await _kill_tree(proc)
     assert gen(sim)["status"] == "disconnected" and sim.stats()["active_generations"] == 0
 
     page = await chat_page(browser, sim, "acct")  # a fresh browser, same account
