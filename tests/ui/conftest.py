@@ -47,7 +47,7 @@ ARun = Callable[..., Any]
 
 
 @pytest.fixture
-def qsettings_tmp(tmp_path: Path) -> Iterator[Path]:
+def qsettings_tmp(tmp_path: Path) -> Path:
     """Point QSettings at a tmp dir (IniFormat, user scope) for the whole test."""
     d = tmp_path / "qsettings"
     d.mkdir()
@@ -55,7 +55,7 @@ def qsettings_tmp(tmp_path: Path) -> Iterator[Path]:
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(d))
     QCoreApplication.setOrganizationName("MediaDesk")
     QCoreApplication.setApplicationName("MediaDesk-test")
-    yield d
+    return d
 
 
 @pytest.fixture(autouse=True)

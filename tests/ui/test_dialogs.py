@@ -232,7 +232,7 @@ def test_pasted_prompts(dialog: BatchDialog, qtbot: Any) -> None:
     ]
     assert dialog.source_name() is None
     assert dialog.submit_button().text() == "Submit 3 tasks"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown profile 'no-such-profile'"):
         dialog.set_pasted("x", "no-such-profile", 0)
 
     with qtbot.waitSignal(dialog.parsed, timeout=10_000):

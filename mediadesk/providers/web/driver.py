@@ -547,7 +547,7 @@ class PageDriver:
         """
         written: list[Path] = []
         try:
-            dir.mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(dir.mkdir, parents=True, exist_ok=True)
         except OSError as exc:
             log.warning("evidence: cannot create %s: %s", dir, exc)
             return written

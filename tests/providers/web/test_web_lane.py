@@ -227,7 +227,7 @@ async def test_foreign_holder_is_reported_and_left_alone(
     await login_all(cfg, workspace, sim)
     profile_dir = workspace.account_profile_dir("acct-a")
     # a browser the operator opened by hand on that profile (not started by MediaDesk)
-    holder = subprocess.Popen([str(chromium_exe), *chromium_flags(True), f"--user-data-dir={profile_dir}",
+    holder = subprocess.Popen([str(chromium_exe), *chromium_flags(True), f"--user-data-dir={profile_dir}",  # noqa: ASYNC220 (starts it, waits for nothing)
                                "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         def holds_profile() -> bool:  # Chromium's own lock names it: the profile is taken

@@ -260,7 +260,7 @@ time.sleep(120)
 """
 
 
-async def test_browser_dies_with_a_sigkilled_mediadesk(
+def test_browser_dies_with_a_sigkilled_mediadesk(
     chromium_exe: Path, profile_root: Path
 ) -> None:
     prof = profile_root / "acct-a"
