@@ -7,6 +7,10 @@ times: the lane's capacity (``capacity`` below), an in-process ``asyncio.Lock`` 
 and the on-disk account lock (filelock, path hashed from the OS user, the account and its profile
 dir) held for as long as this backend drives the profile, so two processes or two app instances
 can never drive one profile.
+
+Each failure becomes a ``TaskFailure`` through :func:`task_failure`, so the error's kind alone decides
+the retry. A later turn of a conversation continues its chat thread (``threads``); :meth:`probe` is a
+one-page-load readiness check for a circuit breaker.
 """
 
 from __future__ import annotations
