@@ -210,6 +210,7 @@ class MainWindow(QMainWindow):
             b.accountChanged.connect(panel.on_account_changed)
             b.profileChanged.connect(panel.on_profile_changed)
         b.taskLog.connect(self.log_dock.on_log)
+        b.notice.connect(self.log_dock.on_notice)
         b.laneStats.connect(self._sync_pause_actions)
         sel = self.table.selectionModel()
         sel.currentRowChanged.connect(lambda cur, _prev: self._show_current(cur.row()))
