@@ -241,7 +241,7 @@
     <message>
         <location filename="../../mediadesk/ui/app.py" line="159"/>
         <source>MediaDesk: cannot start</source>
-        <translation type="unfinished"></translation>
+        <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/app.py" line="162"/>
@@ -447,7 +447,7 @@
         <location filename="../../mediadesk/ui/lane_panel.py" line="107"/>
         <source>gate: requests allowed at once now / configured (an adaptive gate learns the provider&apos;s real limit from its refusals); breaker: open = nothing is sent there until a probe succeeds</source>
         <extracomment>The callees&apos; gates and breakers (an API endpoint is shared by its profiles) and backlog.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>闸门：当前允许的并发请求数 / 配置值（自适应闸门会根据服务方的拒绝学习其真实上限）；熔断器：打开 = 在探测成功之前不向该处发送任何请求</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="110"/>
@@ -522,32 +522,32 @@
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="275"/>
         <source>{name}: gate {cur}/{limit}, {n} in flight</source>
-        <translation type="unfinished"></translation>
+        <translation>{name}：闸门 {cur}/{limit}，进行中 {n}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="278"/>
         <source>paused {s}</source>
-        <translation type="unfinished"></translation>
+        <translation>暂停 {s}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="280"/>
         <source>breaker open</source>
-        <translation type="unfinished"></translation>
+        <translation>熔断器已打开</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="280"/>
         <source>breaker half-open</source>
-        <translation type="unfinished"></translation>
+        <translation>熔断器半开</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="283"/>
         <source>, next probe in {s}</source>
-        <translation type="unfinished"></translation>
+        <translation>，{s} 后下次探测</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="287"/>
         <source>backlog: high {h} · normal {n} · low {low}</source>
-        <translation type="unfinished"></translation>
+        <translation>积压：高 {h} · 普通 {n} · 低 {low}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="294"/>
