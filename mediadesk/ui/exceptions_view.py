@@ -53,11 +53,11 @@ def read_exception_detail(db_path: Path, evidence_dir: Path, task_id: str) -> tu
 class ExceptionsView(QWidget):
     """The table of exceptions, the selected one's detail, and the resolution controls."""
 
-    #: The number of unresolved exceptions changed (for the tab title).
+    # The number of unresolved exceptions changed (for the tab title).
     countChanged = Signal(int)
-    #: The list was re-read.
+    # The list was re-read.
     refreshed = Signal()
-    #: The detail (log, evidence) of the selected task was loaded.
+    # The detail (log, evidence) of the selected task was loaded.
     detailLoaded = Signal(str)
 
     def __init__(self, scheduler: Scheduler, bridge: SchedulerBridge, parent: QWidget | None = None) -> None:
@@ -66,7 +66,7 @@ class ExceptionsView(QWidget):
         self.records: list[TaskRecord] = []
         self.count = 0
         self.evidence: list[Path] = []
-        #: Opens an evidence file or a log link (the desktop's default application); replaceable in tests.
+        # Opens an evidence file or a log link (the desktop's default application); replaceable in tests.
         self.opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self._jobs = TaskJobs(owner=self)
         self._refresh_timer = QTimer(self)

@@ -315,6 +315,135 @@
     </message>
 </context>
 <context>
+    <name>ExceptionsView</name>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <source>Profile</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="88"/>
+        <source>Show resolved</source>
+        <translation>显示已处理</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="249"/>
+        <source>No exception selected.</source>
+        <translation>未选择异常。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="100"/>
+        <source>prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="108"/>
+        <source>task log</source>
+        <translation>任务日志</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="111"/>
+        <source>note (kept with the decision)</source>
+        <translation>备注（随处理决定一并保存）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="113"/>
+        <source>the answer, pasted by hand</source>
+        <translation>手工粘贴的回答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="115"/>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="116"/>
+        <source>Re-route to</source>
+        <translation>改派到</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="119"/>
+        <source>Answer by hand</source>
+        <translation>手工回答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="120"/>
+        <source>Drop</source>
+        <translation>放弃</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="139"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="142"/>
+        <source>Task log</source>
+        <translation>任务日志</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="193"/>
+        <source>resolved: {r}</source>
+        <translation>已处理：{r}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="209"/>
+        <source>Select an exception first.</source>
+        <translation>请先选择一个异常。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="217"/>
+        <source>Could not resolve {id}: {why}</source>
+        <translation>无法处理 {id}：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="219"/>
+        <source>{id}: {action} done.</source>
+        <translation>{id}：{action} 已完成。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="253"/>
+        <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
+        <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="256"/>
+        <source>resolved: {r} {note}</source>
+        <translation>已处理：{r} {note}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="259"/>
+        <source>error: {kind}: {message}</source>
+        <translation>错误：{kind}：{message}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="275"/>
+        <source>Evidence: {links}</source>
+        <translation>证据：{links}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="277"/>
+        <source>No evidence files.</source>
+        <translation>没有证据文件。</translation>
+    </message>
+</context>
+<context>
     <name>FilterBar</name>
     <message>
         <location filename="../../mediadesk/ui/filter_bar.py" line="27"/>
@@ -622,114 +751,119 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="83"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="84"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Tasks per submit transaction for big batches (see submit_rows_async). The window was closed by the operator (the app then stops the scheduler and quits).</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="167"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="168"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="169"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="170"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="283"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="183"/>
+        <source>Exceptions ({n})</source>
+        <translation>异常 ({n})</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="294"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="287"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="298"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="290"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="301"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="292"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="303"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="302"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="319"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="313"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="330"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="328"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="339"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="342"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="353"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="344"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="355"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="354"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="365"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="370"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="381"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="376"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="387"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="379"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="390"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="396"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="407"/>
         <source>Export results</source>
         <translation>导出结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="397"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="408"/>
         <source>JSON Lines (*.jsonl);;CSV (*.csv)</source>
         <translation>JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="403"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="414"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="409"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="420"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="411"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="422"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="437"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="448"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="439"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="450"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
