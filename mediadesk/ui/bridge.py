@@ -14,6 +14,7 @@ from mediadesk.scheduler.events import (
     Event,
     EventBus,
     LaneStats,
+    Notice,
     ProfileChanged,
     TaskChanged,
     TaskLogLine,
@@ -28,6 +29,7 @@ class SchedulerBridge(QObject):
     laneStats = Signal(object)       # LaneStats
     accountChanged = Signal(object)  # AccountChanged
     profileChanged = Signal(object)  # ProfileChanged
+    notice = Signal(object)          # Notice (a breaker opened, a probe failed, ...)
 
     def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -50,3 +52,5 @@ class SchedulerBridge(QObject):
             self.accountChanged.emit(ev)
         elif isinstance(ev, ProfileChanged):
             self.profileChanged.emit(ev)
+        elif isinstance(ev, Notice):
+            self.notice.emit(ev)

@@ -100,6 +100,12 @@ class LanePanel(QWidget):
         self.progress.setFormat("%v/%m  (%p%)")
         self.counts_label = QLabel()
         self.eta_label = QLabel()
+        #: The callees' gates and breakers (an API endpoint is shared by its profiles) and backlog.
+        self.callee_label = QLabel()
+        self.callee_label.setWordWrap(True)
+        self.callee_label.setToolTip(self.tr(
+            "gate: requests allowed at once now / configured (an adaptive gate learns the provider's "
+            "real limit from its refusals); breaker: open = nothing is sent there until a probe succeeds"))
         self.eta_label.setToolTip(self.tr(
             "Estimated time until this lane's queued and running tasks are done, from the lane's own "
             "recent run times: p50 = median case, p90 = slow case."))
@@ -123,6 +129,7 @@ class LanePanel(QWidget):
         lay.addWidget(self.progress)
         lay.addWidget(self.counts_label)
         lay.addWidget(self.eta_label)
+        lay.addWidget(self.callee_label)
         lay.addWidget(self.empty_hint)
         lay.addWidget(self.rows, 1)
 
@@ -245,7 +252,41 @@ class LanePanel(QWidget):
         eta = self._eta_text(now)
         if self.eta_label.text() != eta:
             self.eta_label.setText(eta)
+        callees = self.callee_text(now)
+        if self.callee_label.text() != callees:
+            self.callee_label.setText(callees)
         self._fill_rows(now)
+
+    def callee_text(self, now: float) -> str:
+        """One line per callee whose state matters (an endpoint always; an account when its breaker
+        is not closed), then the backlog per priority channel."""
+        lines: list[str] = []
+        seen: set[str] = set()
+        backlog: dict[str, int] = {}
+        for st in self._stats.values():
+            for ch, n in st.backlog:
+                backlog[ch] = max(backlog.get(ch, 0), n)
+            c = st.callee
+            if c is None or c.name in seen:
+                continue
+            seen.add(c.name)
+            if c.kind == "account" and c.breaker == "closed":
+                continue
+            parts = [self.tr("{name}: gate {cur}/{limit}, {n} in flight").format(
+                name=c.name, cur=c.current_limit, limit=c.limit, n=c.in_flight)]
+            if c.paused_until > now:
+                parts.append(self.tr("paused {s}").format(s=fmt_seconds(c.paused_until - now)))
+            if c.breaker != "closed":
+                state = self.tr("breaker open") if c.breaker == "open" else self.tr("breaker half-open")
+                text = f"{state} ({c.breaker_reason})" if c.breaker_reason else state
+                if c.next_probe_at is not None:
+                    text += self.tr(", next probe in {s}").format(s=fmt_seconds(max(0.0, c.next_probe_at - now)))
+                parts.append(text)
+            lines.append(" · ".join(parts))
+        if any(backlog.get(ch) for ch in ("high", "low")):
+            lines.append(self.tr("backlog: high {h} · normal {n} · low {low}").format(
+                h=backlog.get("high", 0), n=backlog.get("normal", 0), low=backlog.get("low", 0)))
+        return "\n".join(lines)
 
     def _eta_text(self, now: float) -> str:
         ke = self.kind_eta(now)

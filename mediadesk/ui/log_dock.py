@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mediadesk.scheduler.events import TaskLogLine
+from mediadesk.scheduler.events import Notice, TaskLogLine
 from mediadesk.ui.format import fmt_stamp
 
 __all__ = ["LogDock", "format_log_line"]
@@ -71,6 +71,12 @@ class LogDock(QDockWidget):
 
     def on_log(self, ev: TaskLogLine) -> None:
         self._pending.append(format_log_line(ev))
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def on_notice(self, ev: Notice) -> None:
+        """A callee's state changed (breaker opened, probe failed): shown among the task lines."""
+        self._pending.append(f"{fmt_stamp(ev.ts)} [capacity] {ev.message}")
         if not self._timer.isActive():
             self._timer.start()
 

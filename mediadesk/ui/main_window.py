@@ -37,6 +37,7 @@ from mediadesk.ui.actions import WindowActions
 from mediadesk.ui.batch_dialog import BatchDialog
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.detail_pane import DetailPane
+from mediadesk.ui.exceptions_view import ExceptionsView
 from mediadesk.ui.filter_bar import FilterBar
 from mediadesk.ui.lane_panel import LanePanel
 from mediadesk.ui.log_dock import LogDock
@@ -168,9 +169,18 @@ class MainWindow(QMainWindow):
         self.profiles_editor = ProfilesEditor(self.scheduler, self.bridge, self)
         self.profiles_dock = self._dock(self.tr("Profiles"), "profilesDock", self.profiles_editor)
         self.tabifyDockWidget(self.log_dock, self.accounts_dock)
+        self.exceptions_view = ExceptionsView(self.scheduler, self.bridge, self)
+        self.exceptions_dock = self._dock(self._exceptions_title(self.exceptions_view.count), "exceptionsDock",
+                                          self.exceptions_view)
+        self.exceptions_view.countChanged.connect(
+            lambda n: self.exceptions_dock.setWindowTitle(self._exceptions_title(n)))
         self.tabifyDockWidget(self.accounts_dock, self.profiles_dock)
+        self.tabifyDockWidget(self.profiles_dock, self.exceptions_dock)
         self.log_dock.raise_()
         self.resizeDocks([self.log_dock], [150], Qt.Orientation.Vertical)
+
+    def _exceptions_title(self, count: int) -> str:
+        return self.tr("Exceptions ({n})").format(n=count)
 
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -210,6 +220,7 @@ class MainWindow(QMainWindow):
             b.accountChanged.connect(panel.on_account_changed)
             b.profileChanged.connect(panel.on_profile_changed)
         b.taskLog.connect(self.log_dock.on_log)
+        b.notice.connect(self.log_dock.on_notice)
         b.laneStats.connect(self._sync_pause_actions)
         sel = self.table.selectionModel()
         sel.currentRowChanged.connect(lambda cur, _prev: self._show_current(cur.row()))
@@ -224,6 +235,7 @@ class MainWindow(QMainWindow):
         """Stop background work (the app stops the scheduler after this)."""
         self._tick.stop()
         self.detail.close_jobs()
+        self.exceptions_view.close_jobs()
         self._jobs.cancel_all()
         await self.feed.aclose()
         await self._jobs.wait_all()

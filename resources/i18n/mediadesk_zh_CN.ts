@@ -213,32 +213,38 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="65"/>
+        <location filename="../../mediadesk/ui/app.py" line="67"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="120"/>
+        <location filename="../../mediadesk/ui/app.py" line="122"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="135"/>
+        <location filename="../../mediadesk/ui/app.py" line="137"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="143"/>
+        <location filename="../../mediadesk/ui/app.py" line="145"/>
+        <location filename="../../mediadesk/ui/app.py" line="156"/>
         <source>MediaDesk is already running</source>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="151"/>
+        <location filename="../../mediadesk/ui/app.py" line="153"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="154"/>
+        <location filename="../../mediadesk/ui/app.py" line="159"/>
+        <source>MediaDesk: cannot start</source>
+        <translation>MediaDesk：无法启动</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app.py" line="162"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -306,6 +312,135 @@
         <location filename="../../mediadesk/ui/detail_pane.py" line="233"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
+    </message>
+</context>
+<context>
+    <name>ExceptionsView</name>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <source>Profile</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="88"/>
+        <source>Show resolved</source>
+        <translation>显示已处理</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="249"/>
+        <source>No exception selected.</source>
+        <translation>未选择异常。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="100"/>
+        <source>prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="108"/>
+        <source>task log</source>
+        <translation>任务日志</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="111"/>
+        <source>note (kept with the decision)</source>
+        <translation>备注（随处理决定一并保存）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="113"/>
+        <source>the answer, pasted by hand</source>
+        <translation>手工粘贴的回答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="115"/>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="116"/>
+        <source>Re-route to</source>
+        <translation>改派到</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="119"/>
+        <source>Answer by hand</source>
+        <translation>手工回答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="120"/>
+        <source>Drop</source>
+        <translation>放弃</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="139"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="142"/>
+        <source>Task log</source>
+        <translation>任务日志</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="193"/>
+        <source>resolved: {r}</source>
+        <translation>已处理：{r}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="209"/>
+        <source>Select an exception first.</source>
+        <translation>请先选择一个异常。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="217"/>
+        <source>Could not resolve {id}: {why}</source>
+        <translation>无法处理 {id}：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="219"/>
+        <source>{id}: {action} done.</source>
+        <translation>{id}：{action} 已完成。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="253"/>
+        <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
+        <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="256"/>
+        <source>resolved: {r} {note}</source>
+        <translation>已处理：{r} {note}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="259"/>
+        <source>error: {kind}: {message}</source>
+        <translation>错误：{kind}：{message}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="275"/>
+        <source>Evidence: {links}</source>
+        <translation>证据：{links}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="277"/>
+        <source>No evidence files.</source>
+        <translation>没有证据文件。</translation>
     </message>
 </context>
 <context>
@@ -438,123 +573,159 @@
         <translation>API 通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="104"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="107"/>
+        <source>gate: requests allowed at once now / configured (an adaptive gate learns the provider&apos;s real limit from its refusals); breaker: open = nothing is sent there until a probe succeeds</source>
+        <extracomment>The callees&apos; gates and breakers (an API endpoint is shared by its profiles) and backlog.</extracomment>
+        <translation>闸门：当前允许的并发请求数 / 配置值（自适应闸门会根据服务方的拒绝学习其真实上限）；熔断器：打开 = 在探测成功之前不向该处发送任何请求</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="110"/>
         <source>Estimated time until this lane&apos;s queued and running tasks are done, from the lane&apos;s own recent run times: p50 = median case, p90 = slow case.</source>
         <translation>根据此通道最近的运行耗时，估算其排队中和运行中的任务全部完成所需的时间：p50 = 中位情况，p90 = 较慢情况。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="109"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="115"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="109"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="115"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="109"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="115"/>
         <source>status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="109"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="115"/>
         <source>task</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="110"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="116"/>
         <source>elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="110"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="116"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="110"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="116"/>
         <source>settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="116"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="122"/>
         <source>No web accounts configured.</source>
         <translation>尚未配置网页账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="117"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="123"/>
         <source>No API profiles configured.</source>
         <translation>尚未配置 API 配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="223"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="230"/>
         <source>no tasks</source>
         <translation>暂无任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="228"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="235"/>
         <source>running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}</source>
         <translation>运行中 {run} · 等待中 {pend} · 成功 {ok} · 失败 {fail} · 已取消 {canc}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="240"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="247"/>
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="242"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="249"/>
         <source>partly paused</source>
         <translation>部分暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="253"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="275"/>
+        <source>{name}: gate {cur}/{limit}, {n} in flight</source>
+        <translation>{name}：闸门 {cur}/{limit}，进行中 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="278"/>
+        <source>paused {s}</source>
+        <translation>暂停 {s}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="280"/>
+        <source>breaker open</source>
+        <translation>熔断器已打开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="280"/>
+        <source>breaker half-open</source>
+        <translation>熔断器半开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="283"/>
+        <source>, next probe in {s}</source>
+        <translation>，{s} 后下次探测</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="287"/>
+        <source>backlog: high {h} · normal {n} · low {low}</source>
+        <translation>积压：高 {h} · 普通 {n} · 低 {low}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="294"/>
         <source>{n:.1f} tasks/min</source>
         <translation>{n:.1f} 个任务/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="256"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="297"/>
         <source>ETA — (no lane can take the queued tasks) · {rate}</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="257"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="298"/>
         <source>ETA — (no finished run yet) · {rate}</source>
         <translation>预计剩余 —（尚无已完成的运行）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="259"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="300"/>
         <source>idle · {rate}</source>
         <translation>空闲 · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="260"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="301"/>
         <source>ETA p50 {p50}, p90 {p90} · {rate}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90} · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="290"/>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="321"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="331"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="362"/>
         <source>{status} (paused)</source>
         <translation>{status}（已暂停）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="319"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="360"/>
         <source>{n}/{cap} running</source>
         <translation>运行中 {n}/{cap}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="325"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="366"/>
         <source>empty prompt: on</source>
         <translation>空指令：开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="325"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="366"/>
         <source>empty prompt: off</source>
         <translation>空指令：关</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="336"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="377"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -580,114 +751,119 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="83"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="84"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Tasks per submit transaction for big batches (see submit_rows_async). The window was closed by the operator (the app then stops the scheduler and quits).</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="167"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="168"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="169"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="170"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="282"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="183"/>
+        <source>Exceptions ({n})</source>
+        <translation>异常 ({n})</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="294"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="286"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="298"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="289"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="301"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="291"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="303"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="301"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="317"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="313"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="330"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="326"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="339"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="340"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="353"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="342"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="355"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="352"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="365"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="368"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="381"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="374"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="387"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="377"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="390"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="394"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="407"/>
         <source>Export results</source>
         <translation>导出结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="395"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="408"/>
         <source>JSON Lines (*.jsonl);;CSV (*.csv)</source>
         <translation>JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="401"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="414"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="407"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="420"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="409"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="422"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="435"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="448"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="437"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="450"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -791,58 +967,58 @@
 <context>
     <name>TaskTableModel</name>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="130"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
         <source>id</source>
         <extracomment>Column names, in column order; they are also the mirror&apos;s sort keys. Alpha of the state tint behind the state cell: the shared state colours (style.py, light or dark variant) laid translucently on the palette&apos;s own base, so text stays readable in both. Raw state string (&quot;running&quot; even when displayed as stalled). The task id of the row. Emitted after a flush changed any per-profile count. Emitted after rows were inserted (argument: number of new rows). New rows applied per timed flush: a 10k-row submit becomes a few short steps between which the loop paints and runs the lanes, not one long freeze.</extracomment>
         <translation>ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="130"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
         <source>lane</source>
         <translation>通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="130"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="130"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="130"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
         <source>attempt</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
         <source>started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
         <source>duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="133"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="133"/>
         <source>error</source>
         <translation>错误</translation>
     </message>

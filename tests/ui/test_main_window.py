@@ -526,3 +526,20 @@ def test_log_in_button_goes_through_the_scheduler_and_restores_the_account(
     qtbot.waitUntil(lambda: getattr(backend, "logins", 0) == 1, timeout=5_000)
     qtbot.waitUntil(lambda: "is logged in" in window.statusBar().currentMessage(), timeout=5_000)
     wait_states(qtbot, console_env, {res.added[0]: "success"})
+
+
+def test_api_panel_shows_the_endpoint_gate_and_breaker_notices_reach_the_log(
+    window: MainWindow, console_env: ConsoleEnv, qtbot: Any
+) -> None:
+    api = window.api_panel
+    qtbot.waitUntil(lambda: "gate" in api.callee_label.text(), timeout=10_000)
+    text = api.callee_label.text()
+    assert "in flight" in text and "breaker" not in text  # closed breakers are not shouted about
+    sched = window.scheduler
+    cap = next(iter(c for name, c in sched.capacities.items() if not name.startswith("account:")))
+    cap.trip("test: endpoint unreachable")
+    qtbot.waitUntil(lambda: any("[capacity]" in ln and "breaker closed -> open" in ln
+                                for ln in window.log_dock.lines()), timeout=5_000)
+    api.on_lane_stats(next(ln for ln in sched.lanes if ln.capacity_ctl is cap).stats())
+    api.refresh()
+    assert "breaker open (test: endpoint unreachable), next probe in" in api.callee_label.text()
