@@ -260,10 +260,14 @@ time.sleep(120)
 """
 
 
-def test_browser_dies_with_a_sigkilled_mediadesk(
+async def test_browser_dies_with_a_sigkilled_mediadesk(
     chromium_exe: Path, profile_root: Path
 ) -> None:
-    prof = profile_root / "acct-a"
+    # blocking process work (spawn, SIGKILL, poll the tree): in a thread, off the event loop
+    await asyncio.to_thread(_sigkill_scenario, chromium_exe, profile_root / "acct-a")
+
+
+def _sigkill_scenario(chromium_exe: Path, prof: Path) -> None:
     parent = subprocess.Popen(
         [sys.executable, "-c", PDEATHSIG_CHILD, str(chromium_exe), str(prof)],
         stdout=subprocess.PIPE, text=True,
