@@ -1,5 +1,8 @@
 """Batch files (JSONL / CSV / pasted prompts) -> validated rows plus per-row errors.
 
+(One module of ~560 lines on purpose: the three input formats share one row validator and one
+line-numbering rule, and keeping them together keeps the error messages identical.)
+
 Used by ``mediadesk run BATCH`` and by the console's staging preview, so it must never raise on
 what a user hands it: every problem becomes a :class:`RowError` with the line number the user's
 editor shows (1-based; ``\\r\\n``, ``\\n`` and a lone ``\\r`` each end a line), and every good row

@@ -1,5 +1,5 @@
-"""After a task has failed for good (or spent its wait budget): the fallback chain, then the
-conversation's later turns.
+"""After an attempt has failed: the retry decision written (:func:`apply_failure`), and after a task
+has failed for good (or spent its wait budget): the fallback chain, then the conversation's later turns.
 
 A task its profile cannot serve moves down ``fallback = [...]`` (one profile after another, each
 tried once), then to the chain's ``rule_reply``, then it ends ``fallback_exhausted``. Each step is
@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from mediadesk.core.errors import RETRYABLE, ErrorKind
+from mediadesk.core.errors import RETRYABLE, ErrorKind, TaskFailure
 from mediadesk.core.fallback import SERVED_BY_RULE_REPLY, StepKind, next_step
+from mediadesk.core.policy import RetryPolicy, Verdict
+from mediadesk.core.quarantine import counts_toward_quarantine
 from mediadesk.core.states import TaskState
+from mediadesk.scheduler.capacity import Capacity
 from mediadesk.scheduler.events import EventBus, task_changed
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
@@ -99,3 +102,50 @@ class Finalizer:
         new = self._store.set_error(rec, ErrorKind.FALLBACK_EXHAUSTED.value, msg, log=f"fallback exhausted: {msg}")
         self._publish(new)
         return True
+
+
+def apply_failure(
+    store: TaskStore,
+    policy: RetryPolicy,
+    rec: TaskRecord,
+    failure: TaskFailure,
+    now: float,
+    *,
+    pause: float | None = None,
+    quarantinable: bool = False,
+    capacity: Capacity | None = None,
+) -> TaskRecord | None:
+    """Write what the retry policy decided for a failed attempt (the decision itself is pure, in
+    :meth:`RetryPolicy.decide`): pending again on the same row (charged or not), or failed."""
+    crashed = quarantinable and counts_toward_quarantine(failure.kind)
+    outcome = policy.decide(
+        failure, rec.attempts_in_budget, crash_count=rec.crash_count + (1 if crashed else 0)
+    )
+    kind = (outcome.kind or failure.kind).value
+    what = f"{failure.kind.value}: {failure.message}"
+    if outcome.verdict is Verdict.REQUEUE:
+        if failure.not_started:
+            note = f"not started ({what}); attempt not charged, back in the queue for {outcome.delay_s:.0f} s"
+        else:
+            note = f"attempt {rec.attempt} {outcome.why} ({what})"
+            if pause:
+                note += f"; {capacity.kind if capacity else 'callee'} paused {pause:.1f} s"
+            if capacity is not None and capacity.breaker.state.value != "closed":
+                nxt = capacity.breaker.next_probe_at
+                when = f", next probe in {max(0.0, nxt - now):.0f} s" if nxt is not None else ""
+                note += f"; breaker {capacity.breaker.state.value} ({capacity.breaker.reason}){when}"
+        return store.finish(
+            rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
+            not_before=now + outcome.delay_s, refund_attempt=True, now=now, log=note,
+        )
+    if outcome.verdict is Verdict.RETRY:
+        return store.finish(
+            rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
+            not_before=now + outcome.delay_s, now=now, crashed=crashed,
+            log=f"attempt {rec.attempt} failed ({what}); {outcome.why}",
+        )
+    message = failure.message if outcome.kind in (None, failure.kind) else f"{outcome.why} (last: {what})"
+    return store.finish(
+        rec, TaskState.FAILED, error_kind=kind, error_message=message, now=now, crashed=crashed,
+        log=f"attempt {rec.attempt} failed ({what}); {outcome.why}",
+    )

@@ -23,12 +23,11 @@ from pathlib import Path
 from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.picker import PriorityPicker
-from mediadesk.core.policy import RetryPolicy, Verdict
-from mediadesk.core.quarantine import counts_toward_quarantine
+from mediadesk.core.policy import RetryPolicy
 from mediadesk.core.states import HeartbeatResult, ModelKind, TaskState
 from mediadesk.scheduler.capacity import Capacity, Signal, signal_of
 from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskLogLine, task_changed
-from mediadesk.scheduler.finalizer import Finalizer
+from mediadesk.scheduler.finalizer import Finalizer, apply_failure
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
 log = logging.getLogger(__name__)
@@ -467,50 +466,3 @@ class Lane:
 
 def _with_hb(rec: TaskRecord, now: float) -> TaskRecord:
     return replace(rec, heartbeat_at=now)
-
-
-def apply_failure(
-    store: TaskStore,
-    policy: RetryPolicy,
-    rec: TaskRecord,
-    failure: TaskFailure,
-    now: float,
-    *,
-    pause: float | None = None,
-    quarantinable: bool = False,
-    capacity: Capacity | None = None,
-) -> TaskRecord | None:
-    """Write what the retry policy decided for a failed attempt (the decision itself is pure, in
-    :meth:`RetryPolicy.decide`): pending again on the same row (charged or not), or failed."""
-    crashed = quarantinable and counts_toward_quarantine(failure.kind)
-    outcome = policy.decide(
-        failure, rec.attempts_in_budget, crash_count=rec.crash_count + (1 if crashed else 0)
-    )
-    kind = (outcome.kind or failure.kind).value
-    what = f"{failure.kind.value}: {failure.message}"
-    if outcome.verdict is Verdict.REQUEUE:
-        if failure.not_started:
-            note = f"not started ({what}); attempt not charged, back in the queue for {outcome.delay_s:.0f} s"
-        else:
-            note = f"attempt {rec.attempt} {outcome.why} ({what})"
-            if pause:
-                note += f"; {capacity.kind if capacity else 'callee'} paused {pause:.1f} s"
-            if capacity is not None and capacity.breaker.state.value != "closed":
-                nxt = capacity.breaker.next_probe_at
-                when = f", next probe in {max(0.0, nxt - now):.0f} s" if nxt is not None else ""
-                note += f"; breaker {capacity.breaker.state.value} ({capacity.breaker.reason}){when}"
-        return store.finish(
-            rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
-            not_before=now + outcome.delay_s, refund_attempt=True, now=now, log=note,
-        )
-    if outcome.verdict is Verdict.RETRY:
-        return store.finish(
-            rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
-            not_before=now + outcome.delay_s, now=now, crashed=crashed,
-            log=f"attempt {rec.attempt} failed ({what}); {outcome.why}",
-        )
-    message = failure.message if outcome.kind in (None, failure.kind) else f"{outcome.why} (last: {what})"
-    return store.finish(
-        rec, TaskState.FAILED, error_kind=kind, error_message=message, now=now, crashed=crashed,
-        log=f"attempt {rec.attempt} failed ({what}); {outcome.why}",
-    )

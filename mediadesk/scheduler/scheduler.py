@@ -1,5 +1,9 @@
 """The scheduler: lanes built from the config, recovery at start, operator actions, one event stream.
 
+Why one module of ~570 lines: this is the one facade both faces (console and CLI) call; every
+operator action (submit, cancel, retry, pause, switches, exceptions) is a short method here that
+delegates to the lanes, capacities, finalizer and store, so a face never reaches past it.
+
 Two kinds of lane over one durable table: one API lane per API profile (its semaphore is the
 profile's concurrency, 1..5) and one web lane per account (exactly one run at a time). The console
 and the headless CLI drive this same object.
@@ -36,8 +40,8 @@ from mediadesk.scheduler.events import (
     TasksAdded,
     task_changed,
 )
-from mediadesk.scheduler.finalizer import Finalizer
-from mediadesk.scheduler.lane import Lane, LaneTiming, apply_failure
+from mediadesk.scheduler.finalizer import Finalizer, apply_failure
+from mediadesk.scheduler.lane import Lane, LaneTiming
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore
 from mediadesk.workspace import Workspace
 

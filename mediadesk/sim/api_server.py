@@ -1,5 +1,8 @@
 """An OpenAI-compatible API simulator: a real aiohttp server on 127.0.0.1.
 
+(~620 lines: the request handlers and their fault paths read best side by side; fault control and
+the CLI already live in ``_faults.py`` and ``_api_cli.py``.)
+
 Why it exists: the API lane must survive quotas (429 + Retry-After), 5xx, hangs and resets, and the
 tests must *prove* it never exceeded the callee's capacity. Real providers cannot be made to fail on
 demand, so this server does, and counts what it saw (``max_concurrent``, system messages per task,

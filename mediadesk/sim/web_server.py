@@ -1,5 +1,8 @@
 """Chat-site simulator: a real web site on 127.0.0.1 that a real Chromium uses like a chat site.
 
+(~580 lines: login, chat, stream, stop and stats handlers share the per-session state; the page's
+own script is in ``web_assets``.)
+
 Why it exists: the web lane's hard rule is ONE generation per account at a time (a second one at
 the same moment breaks both).
 This site enforces that rule on the server, the way real chat sites do, and counts every breach on

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from mediadesk.store.taskstore import TaskReader
+from mediadesk.store.reader import TaskReader
 
 EXPORT_FORMATS = ("jsonl", "csv")
 

@@ -26,7 +26,8 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
-from mediadesk.store.taskstore import LogLine, TaskReader, TaskRecord
+from mediadesk.store.reader import TaskReader
+from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.task_model import TaskTableModel
 from mediadesk.viewmodel.columns import Columns

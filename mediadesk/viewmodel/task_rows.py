@@ -1,5 +1,7 @@
 """A Qt-free, columnar mirror of the task table: what the console's task view shows.
 
+(~510 lines: the mirror's storage, ordering, counts and filters share one row layout.)
+
 Why columnar: at 100,000 rows every Python call from the view counts. Each field is one list
 (:class:`~mediadesk.viewmodel.columns.Columns`) indexed by a *storage index* ``s`` that is stable
 for a task's lifetime (rows are only appended); a display order (``order``: display row ->
