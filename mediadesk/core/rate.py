@@ -109,6 +109,10 @@ class RateGates:
         extra = self.domain_buckets.get(key) if key else None
         return [self.global_bucket] if extra is None else [self.global_bucket, extra]
 
+    def limits(self, domain: str | None) -> bool:
+        """True when some bucket (global or this domain's) actually limits requests to ``domain``."""
+        return any(not bucket.unlimited for bucket in self._buckets(domain))
+
     def wait_time(self, domain: str | None, now: float) -> float:
         """Seconds until a request to ``domain`` (None: no domain) may go."""
         return max(bucket.wait_time(now) for bucket in self._buckets(domain))

@@ -29,7 +29,7 @@ from typing import Protocol
 from mediadesk.core.breaker import BreakerConfig, BreakerState, CircuitBreaker
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.gate import AdaptiveGate
-from mediadesk.core.rate import RateGates
+from mediadesk.core.rate import RateGates, TokenBucket
 from mediadesk.scheduler.events import CapacityView
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,7 @@ class Capacity:
         backoff_max_s: float,
         clock: Callable[[], float],
         probe: Probe | None = None,
+        own_rpm: float = 0.0,
         on_event: Callable[[str], None] | None = None,
         rng: random.Random | None = None,
     ) -> None:
@@ -93,6 +94,10 @@ class Capacity:
         self.gate = AdaptiveGate(limit, adaptive=adaptive, increase_after=INCREASE_AFTER)
         self.breaker = CircuitBreaker(breaker)
         self._rates = rates
+        #: This callee's own requests-per-minute bucket (an endpoint's ``rpm``), besides the shared ones.
+        self._own = TokenBucket(own_rpm) if own_rpm > 0 else None
+        #: Some bucket limits this callee: dispatch one at a time, as tokens come.
+        self._rate_limited = self._own is not None or (rates is not None and rates.limits(domain))
         self._domain = domain
         self._backoff = (backoff_base_s, backoff_max_s)
         self._clock = clock
@@ -128,19 +133,27 @@ class Capacity:
         free = self.gate.current_limit - self.gate.in_flight
         if self.breaker.state is BreakerState.HALF_OPEN:
             free = min(free, 1)  # one trial task decides
-        if free > 0 and self._rates is not None and self._rates.wait_time(self._domain, now) > 0:
-            return 0
+        if free > 0 and self._rate_limited:
+            # a token per dispatch: one at a time, the next when the buckets allow it
+            free = 0 if self._rate_wait(now) > 0 else 1
         return max(0, free)
+
+    def _rate_wait(self, now: float) -> float:
+        waits = [0.0]
+        if self._rates is not None:
+            waits.append(self._rates.wait_time(self._domain, now))
+        if self._own is not None:
+            waits.append(self._own.wait_time(now))
+        return max(waits)
 
     def next_change(self, now: float) -> float | None:
         """Seconds until ``free_slots`` may grow by time alone (pause end, rate tokens), if known."""
         waits: list[float] = []
         if now < self.gate.paused_until:
             waits.append(self.gate.paused_until - now)
-        if self._rates is not None:
-            w = self._rates.wait_time(self._domain, now)
-            if w > 0:
-                waits.append(w)
+        w = self._rate_wait(now)
+        if w > 0:
+            waits.append(w)
         return min(waits) if waits else None
 
     def acquire(self, now: float) -> None:
@@ -149,6 +162,8 @@ class Capacity:
             self.breaker.begin_trial()
         if self._rates is not None:
             self._rates.take(self._domain, now)
+        if self._own is not None:
+            self._own.try_take(now)
 
     def release(self, signal: Signal, *, retry_after_s: float | None = None, detail: str = "") -> float | None:
         """End one attempt's hold on the gate and learn from how it ended. Returns the endpoint's

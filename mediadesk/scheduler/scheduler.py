@@ -231,7 +231,7 @@ class Scheduler:
                 backend.capacity = self._conc[prof.name]
                 if cap is None:
                     cap = self._capacity(ep.name, "endpoint", self._endpoint_limit(ep.name), ep.adaptive,
-                                         _host(ep.base_url), getattr(backend, "probe", None))
+                                         _host(ep.base_url), getattr(backend, "probe", None), ep.rpm)
                     self.capacities[ep.name] = cap
                 lane = Lane(
                     name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,), backend=backend,
@@ -260,7 +260,8 @@ class Scheduler:
             self._add_lane(lane)
 
     def _capacity(
-        self, name: str, kind: str, limit: int, adaptive: bool, domain: str | None, probe: Probe | None
+        self, name: str, kind: str, limit: int, adaptive: bool, domain: str | None, probe: Probe | None,
+        rpm: float = 0.0,
     ) -> Capacity:
         b = self.config.breaker
         return Capacity(
@@ -268,7 +269,7 @@ class Scheduler:
             breaker=BreakerConfig(window=b.window, failure_rate=b.failure_rate, min_calls=b.min_calls,
                                   cooldown_s=b.cooldown_s, probe_interval_s=b.probe_interval_s),
             rates=self._rates, domain=domain, backoff_base_s=self.config.retry.backoff_base_s,
-            backoff_max_s=self.config.retry.backoff_max_s, clock=self._clock, probe=probe,
+            backoff_max_s=self.config.retry.backoff_max_s, clock=self._clock, probe=probe, own_rpm=rpm,
             on_event=self._capacity_notice,
         )
 

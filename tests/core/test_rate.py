@@ -149,3 +149,10 @@ def test_rate_gates_respect_both_budgets(global_rpm: float, domain_rpm: float, t
             to_domain += domain == "d"
     assert total <= 1 + global_rpm * now / 60.0 + 1e-6 * total
     assert to_domain <= 1 + domain_rpm * now / 60.0 + 1e-6 * to_domain
+
+
+def test_limits_names_only_the_domains_a_bucket_applies_to() -> None:
+    gates = RateGates(0, {"api.example.com": 60})
+    assert gates.limits("API.example.com") and not gates.limits("other.example.com")
+    assert not gates.limits(None)
+    assert RateGates(30, {}).limits(None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import socket
 
@@ -215,3 +216,18 @@ async def test_max_pending_refuses_a_batch_whole(workspace: Workspace) -> None:
         s.submit([s.new_task(f"a{i}", "p", "x") for i in range(3)])  # re-submitting known ids adds nothing
     finally:
         await s.stop()
+
+
+async def test_endpoint_rpm_spaces_requests(workspace: Workspace) -> None:
+    """rpm = 120 -> one request every 0.5 s (burst 1): 4 tasks take at least 1.5 s of bucket time,
+    read from the simulator's own arrival times, not from a wall-clock assertion on our side."""
+    async with ApiSimServer(ApiSimConfig(latency=(0.01, 0.01), seed=10)) as sim:
+        cfg = make_config(
+            [{"name": "a", "kind": "api", "endpoint": "x", "model": "m"}],
+            endpoints=[{"name": "x", "base_url": sim.base_url, "concurrency": 3, "rpm": 120}],
+        )
+        async with Scheduler(cfg, workspace) as s:
+            await run_all(s, [(f"a{i}", "a", f"a{i}") for i in range(4)])
+            starts = sorted(t.started_at for t in tasks_of(workspace).values())
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert min(gaps) >= 0.45, gaps  # never two requests closer than the bucket allows

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ProfileConfig
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
@@ -104,6 +105,8 @@ class WebAccountBackend:
         #: What the prewarm's self-check and launch said; written into the next task's log.
         self._notes: list[str] = []
         self._threads = ThreadBook(adapter.url)
+        #: The site's host name: its ``[rates.per_domain]`` bucket counts this account's runs.
+        self.domain = urlsplit(adapter.url).hostname
 
     # ------------------------------------------------------------------ LaneBackend
     @property
