@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import subprocess
@@ -255,3 +256,26 @@ async def test_foreign_holder_is_reported_and_left_alone(
         for pid in our_browsers(workspace.data_dir):
             with __import__("contextlib").suppress(psutil.Error):
                 psutil.Process(pid).kill()
+
+
+async def test_conversation_of_four_turns_runs_in_order_on_one_account_in_one_thread(
+    workspace: Workspace, sim: WebSimServer
+) -> None:
+    """Two accounts could take the turns; all four go to the account that ran the first, one at a
+    time, in submit order, typed into the same chat thread (the simulator's conversation id)."""
+    cfg = web_config(sim, ["acct-a", "acct-b"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        s.submit([s.new_task(f"turn{i}", "chat", f"question {i}", route_key="conv-7") for i in range(4)])
+        await asyncio.wait_for(s.wait_idle(), 120)
+    tasks = tasks_of(workspace)
+    turns = [tasks[f"turn{i}"] for i in range(4)]
+    assert [t.state for t in turns] == ["success"] * 4
+    assert len({t.account for t in turns}) == 1
+    for earlier, later in itertools.pairwise(turns):
+        assert later.started_at is not None and earlier.finished_at is not None
+        assert later.started_at >= earlier.finished_at  # one at a time, in order
+    gens = [g for g in sim.stats()["generations"] if "question" in g["prompt"]]
+    assert [g["prompt"].rsplit("\n", 1)[-1] for g in gens] == [f"question {i}" for i in range(4)]
+    assert len({g["conversation_id"] for g in gens}) == 1  # one chat thread
+    assert sim.stats()["concurrent_violations"] == 0
