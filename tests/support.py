@@ -7,6 +7,8 @@ import inspect
 from collections.abc import Awaitable, Callable
 
 from mediadesk.config import AppConfig, parse_config
+from mediadesk.store import TaskReader, TaskRecord
+from mediadesk.workspace import Workspace
 
 FAST = {
     "retry": {"max_retries": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.2},
@@ -46,3 +48,21 @@ async def until(
         if loop.time() >= deadline:
             raise AssertionError(f"timed out after {limit_s:g} s waiting for {what}")
         await asyncio.sleep(step_s)
+
+
+def tasks_of(ws: Workspace) -> dict[str, TaskRecord]:
+    """Every task of the workspace's database, by id (a read-only connection of its own)."""
+    r = TaskReader(ws.db_path)
+    try:
+        return {t.task_id: t for t in r.iter_tasks()}
+    finally:
+        r.close()
+
+
+def log_messages(ws: Workspace, task_id: str) -> list[str]:
+    """The task log's messages, oldest first."""
+    r = TaskReader(ws.db_path)
+    try:
+        return [ln.message for ln in r.logs(task_id)]
+    finally:
+        r.close()

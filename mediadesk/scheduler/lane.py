@@ -125,6 +125,8 @@ class Lane:
         self.capacity_ctl = capacity_ctl
         self._max_wait_s = max_wait_s
         self._picker = PriorityPicker()
+        self._backlog: tuple[tuple[str, int], ...] = ()
+        self._backlog_at = float("-inf")
         self._finalizer = finalizer or Finalizer(store, bus)
         self._wake = asyncio.Event()
         #: Set once the backend's start (e.g. a browser prewarm) has finished, well or not.
@@ -203,8 +205,17 @@ class Lane:
             completed=self.completed,
             durations=tuple(self.durations),
             callee=None if self.capacity_ctl is None else self.capacity_ctl.view(),
-            backlog=tuple((ch.value, n) for ch, n in sorted(self._store.backlog(self.profiles).items())),
+            backlog=self._backlog_counts(),
         )
+
+    def _backlog_counts(self) -> tuple[tuple[str, int], ...]:
+        """Pending tasks per priority channel, counted at most every 2 s: stats are published up
+        to 4 times a second per lane, and counting a deep queue each time would load the loop."""
+        now = self._clock()
+        if now - self._backlog_at >= 2.0:
+            self._backlog = tuple((ch.value, n) for ch, n in sorted(self._store.backlog(self.profiles).items()))
+            self._backlog_at = now
+        return self._backlog
 
     def is_running(self, task_id: str) -> bool:
         return task_id in self._running

@@ -14,29 +14,12 @@ import pytest
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.scheduler import QueueFullError
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from mediadesk.store import TaskReader
 from mediadesk.store.export import export_tasks
 from mediadesk.workspace import Workspace
-from tests.support import make_config, until
+from tests.support import log_messages, make_config, tasks_of, until
 
 # Short breaker/backoff numbers so the tests run in seconds; the logic is the production one.
 BREAKER = {"window": 20, "failure_rate": 0.5, "min_calls": 10, "cooldown_s": 30.0, "probe_interval_s": 0.3}
-
-
-def tasks_of(ws: Workspace) -> dict:
-    r = TaskReader(ws.db_path)
-    try:
-        return {t.task_id: t for t in r.iter_tasks()}
-    finally:
-        r.close()
-
-
-def logs_of(ws: Workspace, task_id: str) -> list[str]:
-    r = TaskReader(ws.db_path)
-    try:
-        return [ln.message for ln in r.logs(task_id)]
-    finally:
-        r.close()
 
 
 async def run_all(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 90) -> None:
@@ -71,7 +54,7 @@ async def test_quota_below_gate_costs_nothing(workspace: Workspace, send_retry_a
     # the adaptive gate learned the real limit instead of storming: few refusals per answer
     assert stats["refused_429"] <= 10
     assert view.limit == 3 and view.in_flight == 0
-    refused = [t for t in tasks if any("refused by the callee" in m for m in logs_of(workspace, t))]
+    refused = [t for t in tasks if any("refused by the callee" in m for m in log_messages(workspace, t))]
     assert refused, "refusals are written in the task log"
 
 
@@ -137,7 +120,7 @@ async def test_outage_opens_the_breaker_and_burns_no_attempt(workspace: Workspac
     assert probes >= 1 and stats["models_requests"] == probes
     # while down: the requests already under way (<= concurrency), then only probes
     assert stats["requests_during_outage"] <= 2 + 1.5 / 0.3 + 2
-    logs = [m for t in tasks for m in logs_of(workspace, t)]
+    logs = [m for t in tasks for m in log_messages(workspace, t)]
     assert any("breaker open" in m and "next probe in" in m for m in logs)
 
 
@@ -177,7 +160,7 @@ async def test_fallback_to_backup_profile_then_rule_reply(workspace: Workspace) 
     tasks = tasks_of(workspace)
     assert (tasks["m1"].state, tasks["m1"].served_by, tasks["m1"].origin_profile) == ("success", "backup", "main")
     assert tasks["m1"].attempt == 1  # the dead endpoint never cost it an attempt
-    assert any("moved to backup" in m for m in logs_of(workspace, "m1"))
+    assert any("moved to backup" in m for m in log_messages(workspace, "m1"))
     assert (tasks["l1"].state, tasks["l1"].served_by, tasks["l1"].result) == (
         "success", "rule_reply", "Sorry, try again later.")
     out = io.StringIO()
