@@ -283,6 +283,10 @@ class Scheduler:
                 return ep.concurrency
         raise KeyError(endpoint)
 
+    def endpoint_limit(self, endpoint: str) -> int:
+        """The configured gate of the API endpoint named ``endpoint`` (console edits included)."""
+        return self._endpoint_limit(endpoint)
+
     def _capacity_notice(self, message: str) -> None:
         log.info("%s", message)
         self.bus.publish(Notice(self._clock(), message))
