@@ -109,6 +109,9 @@ class Lane:
         self.account = account
         self.enabled = enabled
         self.paused = False
+        #: Holds on new claims (e.g. while the operator is asked whether to disable this account);
+        #: they nest. Running attempts go on; see ``Scheduler.hold_account``.
+        self.held = 0
         self.completed = 0
         self.durations: deque[float] = deque(maxlen=500)
         self._store = store
@@ -184,7 +187,11 @@ class Lane:
         return len(self._running)
 
     def can_dispatch(self) -> bool:
-        return not (self._stopping or self.paused or not self.enabled) and self.backend.available()
+        return not (self._stopping or self.paused or self.held or not self.enabled) and self.backend.available()
+
+    def running_records(self) -> list[TaskRecord]:
+        """The tasks this lane is running now, as claimed (prompt included)."""
+        return [r.rec for r in self._running.values()]
 
     def stats(self) -> LaneStats:
         health, last_error = self.backend.health()

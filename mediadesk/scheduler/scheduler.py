@@ -283,6 +283,10 @@ class Scheduler:
                 return ep.concurrency
         raise KeyError(endpoint)
 
+    def endpoint_limit(self, endpoint: str) -> int:
+        """The configured gate of the API endpoint named ``endpoint`` (console edits included)."""
+        return self._endpoint_limit(endpoint)
+
     def _capacity_notice(self, message: str) -> None:
         log.info("%s", message)
         self.bus.publish(Notice(self._clock(), message))
@@ -436,6 +440,22 @@ class Scheduler:
         self._dirty.add(lane.name)
         health, err = lane.backend.health()
         self.bus.publish(AccountChanged(account, enabled, health, err))
+
+    def hold_account(self, account: str) -> list[TaskRecord]:
+        """Stop new claims for ``account`` while the operator decides about it (the "disable this
+        busy account?" question), and return the tasks it is running now: with the hold on, these
+        are the only ones it can be running until :meth:`release_account`. Holds nest."""
+        lane = self._lane_of_account(account)
+        lane.held += 1
+        self._dirty.add(lane.name)
+        return lane.running_records()
+
+    def release_account(self, account: str) -> None:
+        """End one :meth:`hold_account`; the account takes work again if it is enabled."""
+        lane = self._lane_of_account(account)
+        lane.held = max(0, lane.held - 1)
+        lane.wake()
+        self._dirty.add(lane.name)
 
     def set_profile_setting(
         self, profile: str, *, need_empty_prompt: bool | None = None, concurrency: int | None = None
