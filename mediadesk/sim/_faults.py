@@ -44,10 +44,13 @@ __all__ = [
 
 #: ``refuse``: the endpoint is down: its listening socket is closed for the outage, so a connect gets
 #: ECONNREFUSED (httpx raises ConnectError: nothing was sent, which a client can tell apart from a
-#: request that broke), and idle keep-alive connections are closed with it; requests already under way
-#: finish. The port is re-opened (the same number) when the outage ends. Consequences: a refused
-#: connect never reaches the server, so it is not counted (``requests_during_outage`` counts only
-#: requests that still came in on a connection opened before, which are reset); ``/stats`` and
+#: request that broke). Requests already under way finish; a request that still comes on a keep-alive
+#: connection opened before gets 503 with no Retry-After and ``Connection: close`` (a gateway's
+#: "unavailable": closing idle connections at the start instead would race with a client sending on
+#: one, and the reset it gets looks like a request that broke). The port is re-opened (the same
+#: number) when the outage ends. Consequences: a refused connect never reaches the server, so it is
+#: not counted (``requests_during_outage`` counts only requests on connections opened before);
+#: ``/stats`` and
 #: ``/admin/*`` share the port, so over HTTP they are unreachable too -- in-process
 #: ``stats()``/``set_outage()`` still work, and ``POST /admin/outage`` requires a ``duration_s`` for a
 #: ``refuse`` outage so it ends by itself (a timer re-opens the port). Re-opening could in theory find

@@ -10,7 +10,6 @@ down looks like to a client -- unlike a reset, which a client cannot tell from a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 from abc import ABC, abstractmethod
 from typing import Any
@@ -110,9 +109,9 @@ class LocalServer(ABC):
             listener.close()
 
     def close_listener(self) -> None:
-        """Stop listening now: on return, a connect to the port is refused. Idle keep-alive
-        connections are closed too (a client's pooled connection would otherwise still be served);
-        requests already under way finish, then their connections close."""
+        """Stop listening now: on return, a connect to the port is refused. Connections already open
+        are left alone (requests under way finish); what a request arriving on one of them gets is
+        the subclass's choice."""
         sock, self._sock = self._sock, None
         listener, self._listener = self._listener, None
         serving, self._serving = self._serving, None
@@ -124,19 +123,6 @@ class LocalServer(ABC):
             if serving is not None:
                 serving.cancel()
             sock.close()
-        server = self._runner.server if self._runner is not None else None
-        for handler in server.connections if server is not None else ():
-            with contextlib.suppress(Exception):
-                if getattr(handler, "_request_in_progress", False):
-                    handler.close()  # after this response, the connection closes
-                    continue
-                # Idle: the FIN goes out now (the transport itself closes on the next loop pass),
-                # so a client's next request opens a new connection, which is refused.
-                transport = handler.transport
-                conn = transport.get_extra_info("socket") if transport is not None else None
-                if conn is not None:
-                    conn.shutdown(socket.SHUT_RDWR)
-                handler.force_close()
 
     async def __aenter__(self) -> Any:
         await self.start()
@@ -150,3 +136,4 @@ class LocalServer(ABC):
         if self._port is None:
             raise RuntimeError(f"{type(self).__name__} is not started")
         return self._port
+

@@ -33,19 +33,21 @@ Capacity (for capacity-aware dispatch tests; all of it can change while a batch 
   Beyond either, a 429 with ``Retry-After: retry_after_s``, or a bare 429 when ``send_retry_after``
   is False (or ``retry_after_s`` is None). Lowering a quota never cuts requests already admitted.
 * Outages (``mediadesk.sim._faults``): ``"refuse"`` closes the listening socket for the outage (a
-  connect gets ECONNREFUSED; idle keep-alive connections are closed, requests under way finish, a
-  request still arriving on an old connection is reset) and re-opens the same port when it ends --
+  connect gets ECONNREFUSED; requests under way finish; a request on a keep-alive connection opened
+  before gets 503 without Retry-After and ``Connection: close``, as from a gateway in front of a
+  dead server -- closing such connections instead races with a client that is sending on one, and a
+  reset looks like a request that broke) and re-opens the same port when it ends --
   ``/stats`` and ``/admin/*`` are on that port, so use ``stats()``/``set_outage()`` in-process or give
   the outage a ``duration_s``; ``"503"`` answers 503 to both; ``"429"`` and
   ``"insufficient_quota"`` answer chat requests only (``/models`` stays 200, as a real provider's
   listing does while you are rate limited or out of credit). Requests already admitted finish.
-  ``/stats`` and ``/admin/*`` are never affected.
+  ``/stats`` and ``/admin/*`` are never affected (except that ``refuse`` closes their port too).
 
 Stats (``server.stats()`` and ``GET /stats`` return the same dict; ``status_counts`` keys are
 strings so both are identical: ``"200"``, ``"429"``, ..., plus ``"reset"`` and ``"hang"`` for
-requests that got no HTTP response and ``"refused"`` for those reset by a ``refuse`` outage; a
-connect the kernel refused never reaches the server and is not counted anywhere). ``listening`` says
-whether the port accepts connections now.
+requests that got no HTTP response; a connect the kernel refused during a ``refuse`` outage never
+reaches the server and is not counted anywhere). ``listening`` says whether the port accepts
+connections now.
 ``status_counts`` and ``refused_429`` (every 429 sent: quota, per key, injected or outage) count chat
 requests only; ``refused_429_per_key`` the per-key ones. ``requests_total`` and
 ``chat_requests_total`` are the same count of chat requests; ``models_requests`` counts
@@ -403,9 +405,12 @@ class ApiSimServer(FaultControlMixin, LocalServer):
     def _outage_answer(self, request: web.Request, outage: Outage, chat: bool) -> web.StreamResponse | None:
         """What an outage answers to this request, or None if it lets the request through."""
         if outage.mode == "refuse":
-            if chat:
-                self._count("refused")
-            return self._abort(request)
+            # The port is closed; this came on a connection opened before. Resetting it would look
+            # like a request that broke; a gateway's "unavailable" (503, no wait) says what it is.
+            resp = self._error(503, "simulated outage: endpoint down (its port refuses connections)",
+                               "server_error", retry_after=None, count=chat)
+            resp.force_close()  # and the connection closes: the next request must connect, and is refused
+            return resp
         if outage.mode == "503":
             return self._error(503, "simulated outage: service unavailable", "server_error",
                                retry_after=outage.retry_after, count=chat)

@@ -109,6 +109,8 @@ async def test_busy_account_pauses_and_the_task_succeeds_after_it_uncharged(
     waits = {r["at"]: r["wait_s"] for r in st["busy_log"]}
     events = events_of(sim, "acct-a")
     assert [kind for _, kind in events].count("generated") == 2
+    # the refused task kept its place at the head of the queue: it ran first once the pause was over
+    assert [g["prompt"].removesuffix(" question") for g in st["generations"]] == ["first", "second"]
     for (at, kind), (nxt, _) in itertools.pairwise(events):
         if kind == "refused":
             assert nxt - at >= waits[at], f"a send {nxt - at:.2f} s after a refusal that asked for {waits[at]} s"
