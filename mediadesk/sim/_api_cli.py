@@ -134,7 +134,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--outage-mode", choices=OUTAGE_MODES, default=None,
-        help="refuse: connections reset without an answer; 503: every request 503; 429: every chat "
+        help="refuse: the port is closed (connection refused; /stats and /admin too, so give --outage-for); "
+        "503: every request 503; 429: every chat "
         "request 429; insufficient_quota: out-of-credit 429 (default 503)",
     )
 

@@ -5,8 +5,9 @@ runs* (a quota that shrinks, a key that is out of credit, an endpoint that goes 
 and that state machine is easier to read and test apart from the request handlers.
 
 Outages end lazily: the state is settled whenever a request arrives or stats are read, by comparing
-the monotonic clock with the planned end. No timer task is involved, so nothing needs the event loop
-to set or end an outage, and a stopped server leaves nothing behind.
+the monotonic clock with the planned end. The one exception is ``refuse``, which closes the listening
+socket: no request can arrive to settle it, so the server arms a timer for the planned start and end
+(:meth:`OutageControl.next_change`) and opens or closes its port when it fires.
 """
 
 from __future__ import annotations
@@ -41,10 +42,19 @@ __all__ = [
     "parse_quota_body",
 ]
 
-#: ``refuse``: the TCP connection is accepted and then reset as soon as a request arrives, with no HTTP
-#: response (httpx raises RemoteProtocolError or ReadError, a connection error to any client). Chosen
-#: over closing the listening socket: pooled keep-alive connections would go on working, re-binding
-#: the port later could race another process, and a refused SYN cannot be counted.
+#: ``refuse``: the endpoint is down: its listening socket is closed for the outage, so a connect gets
+#: ECONNREFUSED (httpx raises ConnectError: nothing was sent, which a client can tell apart from a
+#: request that broke). Requests already under way finish; a request that still comes on a keep-alive
+#: connection opened before gets 503 with no Retry-After and ``Connection: close`` (a gateway's
+#: "unavailable": closing idle connections at the start instead would race with a client sending on
+#: one, and the reset it gets looks like a request that broke). The port is re-opened (the same
+#: number) when the outage ends. Consequences: a refused connect never reaches the server, so it is
+#: not counted (``requests_during_outage`` counts only requests on connections opened before);
+#: ``/stats`` and
+#: ``/admin/*`` share the port, so over HTTP they are unreachable too -- in-process
+#: ``stats()``/``set_outage()`` still work, and ``POST /admin/outage`` requires a ``duration_s`` for a
+#: ``refuse`` outage so it ends by itself (a timer re-opens the port). Re-opening could in theory find
+#: the port taken by another process meanwhile; the server then retries and reports ``listening``.
 #: ``503``: every request answers 503; ``429``: every chat request answers 429 (rate limited);
 #: ``insufficient_quota``: every chat request answers OpenAI's out-of-credit 429.
 OutageMode = Literal["refuse", "503", "429", "insufficient_quota"]
@@ -164,6 +174,13 @@ class OutageControl:
         check_outage_args(mode, duration_s)
         self._pending = _Pending(self._clock() + after_s, mode, duration_s, retry_after)
 
+    def next_change(self) -> float | None:
+        """Seconds until the next planned change (the end of the outage in force, else the start of a
+        scheduled one), or None when nothing is planned."""
+        active = self.current()
+        at = active.ends_mono if active is not None else (self._pending.start_mono if self._pending else None)
+        return None if at is None else max(0.0, at - self._clock())
+
     def note_request(self) -> Outage | None:
         """Count a request (or connection attempt) against the outage in force, and return it."""
         outage = self.current()
@@ -264,6 +281,10 @@ def parse_outage_body(body: object) -> dict[str, Any]:
     kwargs = _parse(body, _OUTAGE_FIELDS)
     if "mode" not in kwargs:
         raise ValueError("'mode' is required (null ends the outage)")
+    if kwargs["mode"] == "refuse" and kwargs.get("duration_s") is None:
+        raise ValueError(
+            "a 'refuse' outage closes the port, this admin endpoint included: give 'duration_s' so it ends by itself"
+        )
     return kwargs
 
 
@@ -278,6 +299,11 @@ class FaultControlMixin:
 
     config: ApiSimConfig
     _outages: OutageControl
+
+    if TYPE_CHECKING:
+
+        def _outage_changed(self) -> None:
+            """The server's hook: open or close its port to match the outage in force."""
 
     def set_quota(
         self,
@@ -313,7 +339,8 @@ class FaultControlMixin:
 
         ``duration_s`` ends it by itself (None: until ``set_outage(None)`` or stop). ``retry_after_s``
         is the ``Retry-After`` of its 503/429 answers, None for none; by default the config's (as a
-        quota 429), except ``insufficient_quota`` which, as OpenAI's, has none.
+        quota 429), except ``insufficient_quota`` which, as OpenAI's, has none. ``refuse`` closes the
+        port before this returns (and re-opens it when the outage ends); call it from the server's loop.
         """
         check_outage_args(mode, duration_s)
         if isinstance(retry_after_s, Unset):
@@ -325,6 +352,7 @@ class FaultControlMixin:
         else:
             raise ValueError(f"retry_after_s must be >= 0, got {retry_after_s!r}")
         self._outages.set(mode, duration_s, header)
+        self._outage_changed()
 
     def _outage_retry_after(self, mode: OutageMode | None) -> str | None:
         return None if mode == "insufficient_quota" else self.config.retry_after_header

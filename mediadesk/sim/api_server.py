@@ -32,15 +32,22 @@ Capacity (for capacity-aware dispatch tests; all of it can change while a batch 
 * ``quota``: concurrent generations over all keys; ``per_key_quota``: per ``Authorization`` value.
   Beyond either, a 429 with ``Retry-After: retry_after_s``, or a bare 429 when ``send_retry_after``
   is False (or ``retry_after_s`` is None). Lowering a quota never cuts requests already admitted.
-* Outages (``mediadesk.sim._faults``): ``"refuse"`` resets the connection before any HTTP answer
-  (chat and ``GET /v1/models``); ``"503"`` answers 503 to both; ``"429"`` and
+* Outages (``mediadesk.sim._faults``): ``"refuse"`` closes the listening socket for the outage (a
+  connect gets ECONNREFUSED; requests under way finish; a request on a keep-alive connection opened
+  before gets 503 without Retry-After and ``Connection: close``, as from a gateway in front of a
+  dead server -- closing such connections instead races with a client that is sending on one, and a
+  reset looks like a request that broke) and re-opens the same port when it ends --
+  ``/stats`` and ``/admin/*`` are on that port, so use ``stats()``/``set_outage()`` in-process or give
+  the outage a ``duration_s``; ``"503"`` answers 503 to both; ``"429"`` and
   ``"insufficient_quota"`` answer chat requests only (``/models`` stays 200, as a real provider's
   listing does while you are rate limited or out of credit). Requests already admitted finish.
-  ``/stats`` and ``/admin/*`` are never affected.
+  ``/stats`` and ``/admin/*`` are never affected (except that ``refuse`` closes their port too).
 
 Stats (``server.stats()`` and ``GET /stats`` return the same dict; ``status_counts`` keys are
 strings so both are identical: ``"200"``, ``"429"``, ..., plus ``"reset"`` and ``"hang"`` for
-requests that got no HTTP response and ``"refused"`` for those reset by a ``refuse`` outage).
+requests that got no HTTP response; a connect the kernel refused during a ``refuse`` outage never
+reaches the server and is not counted anywhere). ``listening`` says whether the port accepts
+connections now.
 ``status_counts`` and ``refused_429`` (every 429 sent: quota, per key, injected or outage) count chat
 requests only; ``refused_429_per_key`` the per-key ones. ``requests_total`` and
 ``chat_requests_total`` are the same count of chat requests; ``models_requests`` counts
@@ -321,6 +328,8 @@ class ApiSimServer(FaultControlMixin, LocalServer):
         #: Chat requests in flight per key label; live state, so reset_stats() keeps it.
         self._key_in_flight: dict[str, int] = {}
         self._outages = OutageControl()
+        #: Fires at the next planned outage change, to close or re-open the port for ``refuse``.
+        self._outage_timer: asyncio.TimerHandle | None = None
 
     # ----------------------------------------------------------------- lifecycle
     def _routes(self) -> list[web.RouteDef]:
@@ -340,9 +349,39 @@ class ApiSimServer(FaultControlMixin, LocalServer):
             self._outages.schedule(
                 cfg.outage_mode, cfg.outage_after_s, cfg.outage_for_s, self._outage_retry_after(cfg.outage_mode)
             )
+        self._outage_changed()
+
+    def _outage_changed(self) -> None:
+        """Listen exactly when no ``refuse`` outage is in force, and arm a timer for the next planned
+        change (no request can arrive to settle a ``refuse`` outage lazily). A port that cannot be
+        re-bound (taken meanwhile) is tried again every 0.1 s; ``stats()["listening"]`` shows it."""
+        if self._outage_timer is not None:
+            self._outage_timer.cancel()
+            self._outage_timer = None
+        if self._runner is None or self._stopping:
+            return
+        outage = self._outages.current()
+        retry = False
+        if outage is not None and outage.mode == "refuse":
+            self.close_listener()
+        else:
+            try:
+                self.open_listener()
+            except OSError:
+                retry = True
+        delays = [0.1] if retry else []
+        nxt = self._outages.next_change()
+        if nxt is not None:
+            delays.append(nxt)
+        if delays:
+            # +1 ms: the monotonic clock must have passed the planned time when the timer fires
+            self._outage_timer = asyncio.get_running_loop().call_later(min(delays) + 0.001, self._outage_changed)
 
     def _before_stop(self) -> None:
         """Wake sleeping and hanging requests (they abort their connection)."""
+        if self._outage_timer is not None:
+            self._outage_timer.cancel()
+            self._outage_timer = None
         for fut in list(self._waits):
             if not fut.done():
                 fut.set_result(False)
@@ -353,7 +392,7 @@ class ApiSimServer(FaultControlMixin, LocalServer):
 
     def stats(self) -> dict[str, Any]:
         """A snapshot (deep copy) of the counters; the same dict ``GET /stats`` returns."""
-        return {**self._st.as_dict(), **self._outages.stats()}
+        return {**self._st.as_dict(), **self._outages.stats(), "listening": self.listening}
 
     def reset_stats(self) -> None:
         """Zero the counters and the ``fail=CODExN`` budgets; requests in flight stay counted, and an
@@ -366,9 +405,12 @@ class ApiSimServer(FaultControlMixin, LocalServer):
     def _outage_answer(self, request: web.Request, outage: Outage, chat: bool) -> web.StreamResponse | None:
         """What an outage answers to this request, or None if it lets the request through."""
         if outage.mode == "refuse":
-            if chat:
-                self._count("refused")
-            return self._abort(request)
+            # The port is closed; this came on a connection opened before. Resetting it would look
+            # like a request that broke; a gateway's "unavailable" (503, no wait) says what it is.
+            resp = self._error(503, "simulated outage: endpoint down (its port refuses connections)",
+                               "server_error", retry_after=None, count=chat)
+            resp.force_close()  # and the connection closes: the next request must connect, and is refused
+            return resp
         if outage.mode == "503":
             return self._error(503, "simulated outage: service unavailable", "server_error",
                                retry_after=outage.retry_after, count=chat)

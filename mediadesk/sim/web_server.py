@@ -15,6 +15,13 @@ required) answers 401 (no session), 409 (another generation of this account is a
 streamed NDJSON body: ``{"t":"start","id"}``, ``{"t":"token","d"}``..., then exactly one of
 ``{"t":"done"}``, ``{"t":"stopped"}``, ``{"t":"error","code","message"}`` (a hang sends none), plus
 ``{"t":"ping"}`` keep-alives while idle. ``POST /api/stop`` ``{"request_id"}`` stops a run server-side.
+
+Busy (rate-limited) periods, as real chat sites have them (:meth:`WebSimServer.set_busy` or
+``POST /admin/busy``): while one is in force for an account, a send is refused instead of generating --
+429 ``{"error": "busy", "message", "style", "retry_after_s"}`` shown by the page as a busy banner
+(``style="banner"``, ``.notice.busy``) or as an error message (``"error"``, ``.msg.error``), or the notice
+streamed as the assistant's answer (``"answer"``, as some sites do). Each refusal is counted in stats
+(``busy_refusals``, ``busy_refusals_per_account``, ``busy_log``); no generation is started.
 """
 
 from __future__ import annotations
@@ -60,6 +67,10 @@ __all__ = [
 ]
 
 DEFAULT_PORT = 8002
+#: What a busy site says, with and without a stated wait (``{wait}``: whole seconds).
+BUSY_MESSAGE_WAIT = "Too many requests: you've reached the limit for now. Please try again in {wait} seconds."
+BUSY_MESSAGE = "Another response is already being generated for this account. Please wait until it finishes."
+BUSY_STYLES = ("banner", "error", "answer")
 SESSION_COOKIE = "simchat_session"
 CONCURRENT_MESSAGE = "another generation is in progress"
 SESSION_EXPIRED_MESSAGE = "session expired"
@@ -219,6 +230,7 @@ class WebSimServer(LocalServer):
         self._fault_rng = random.Random(None if seed is None else f"{seed}:faults")
         self._time_rng = random.Random(None if seed is None else f"{seed}:times")
         self._assets = {n: _asset(n) for n in ("chat.html", "login.html", "logged_out.html", "chat.js", "chat.css")}
+        self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -235,6 +247,8 @@ class WebSimServer(LocalServer):
             web.get("/stats", self._h_stats),
             web.post("/stats/reset", self._h_stats_reset),
             web.post("/admin/logout", self._h_admin_logout),
+            web.get("/admin/busy", self._h_admin_busy),
+            web.post("/admin/busy", self._h_admin_busy),
         ]
 
     def _before_stop(self) -> None:
@@ -271,6 +285,7 @@ class WebSimServer(LocalServer):
         }
         self._generations: list[_Generation] = []
         self._violations: list[dict[str, Any]] = []
+        self._busy_log: list[dict[str, Any]] = []
 
     def stats(self) -> dict[str, Any]:
         """A JSON-able snapshot (the same as ``GET /stats``)."""
@@ -278,6 +293,7 @@ class WebSimServer(LocalServer):
         out["active_generations"] = sum(len(g) for g in self._active.values())
         out["generations"] = [g.record() for g in self._generations]
         out["violations"] = list(self._violations)
+        out.update(self._busy_stats())
         return out
 
     def logout(self, account: str) -> int:
@@ -355,6 +371,96 @@ class WebSimServer(LocalServer):
             return web.json_response({"error": "account required"}, status=400)
         return web.json_response({"account": account, "sessions_invalidated": self.logout(account)})
 
+    # ----------------------------------------------------------------------------- busy periods
+    def set_busy(
+        self,
+        seconds: float,
+        *,
+        wait_s: float | str | None = None,
+        account: str | None = None,
+        style: str = "banner",
+        message: str | None = None,
+    ) -> None:
+        """Make ``account`` (None: every account) busy for ``seconds`` from now; 0 ends it. A send
+        meanwhile is refused with ``message`` (default: :data:`BUSY_MESSAGE_WAIT` when a wait is
+        stated, else :data:`BUSY_MESSAGE`; ``{wait}`` in it is replaced by the stated wait).
+        ``wait_s``: the wait the notice states, in seconds, ``"remaining"`` (what is left of the
+        period, rounded up), or None for none. ``style``: how the page shows it (``BUSY_STYLES``)."""
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < math.inf:
+            raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
+        if style not in BUSY_STYLES:
+            raise ValueError(f"style must be one of {', '.join(BUSY_STYLES)}, got {style!r}")
+        if wait_s is not None and wait_s != "remaining" and (
+            isinstance(wait_s, bool) or not isinstance(wait_s, int | float) or not 0 < wait_s < math.inf
+        ):
+            raise ValueError(f"wait_s must be a number > 0, \"remaining\" or null, got {wait_s!r}")
+        if account is not None and not isinstance(account, str):
+            raise ValueError(f"account must be a string or null, got {account!r}")
+        if message is not None and (not isinstance(message, str) or not message.strip()):
+            raise ValueError(f"message must be a non-empty string or null, got {message!r}")
+        if seconds == 0:
+            self._busy.pop(account, None)
+            return
+        self._busy[account] = _BusyWindow(time.monotonic() + seconds, wait_s, style, message)
+
+    def _busy_window(self, account: str) -> _BusyWindow | None:
+        now = time.monotonic()
+        for key in (account, None):
+            window = self._busy.get(key)
+            if window is not None:
+                if now < window.until:
+                    return window
+                del self._busy[key]
+        return None
+
+    def _busy_stats(self) -> dict[str, Any]:
+        per: dict[str, int] = {}
+        for r in self._busy_log:
+            per[r["account"]] = per.get(r["account"], 0) + 1
+        now = time.monotonic()
+        return {
+            "busy_refusals": len(self._busy_log),
+            "busy_refusals_per_account": per,
+            "busy_log": [dict(r) for r in self._busy_log],
+            "busy": {
+                ("*" if k is None else k): round(w.until - now, 3) for k, w in self._busy.items() if now < w.until
+            },
+        }
+
+    async def _refuse_busy(
+        self, request: web.Request, account: str, prompt: str, window: _BusyWindow
+    ) -> web.StreamResponse:
+        message, wait = _busy_message(window, time.monotonic())
+        self._busy_log.append({"account": account, "at": time.time(), "style": window.style, "prompt": prompt,
+                               "message": message, "wait_s": wait})  # fmt: skip
+        if window.style != "answer":
+            headers = {"Retry-After": f"{math.ceil(wait)}"} if wait is not None else {}
+            body = {"error": "busy", "message": message, "style": window.style, "retry_after_s": wait}
+            return web.json_response(
+                body, status=429, headers=headers, dumps=lambda o: json.dumps(o, ensure_ascii=False)
+            )
+        # Some sites answer with the notice itself, as if the assistant said it.
+        resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson; charset=utf-8",
+                                           "Cache-Control": "no-store"})  # fmt: skip
+        await resp.prepare(request)
+        with contextlib.suppress(ConnectionError):
+            for event in ({"t": "start", "id": "busy-" + secrets.token_hex(4)}, {"t": "token", "d": message},
+                          {"t": "done"}):  # fmt: skip
+                await resp.write((json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8"))
+            await resp.write_eof()
+        return resp
+
+    async def _h_admin_busy(self, request: web.Request) -> web.Response:
+        """``POST {"seconds", "wait_s", "account", "style", "message"}``: :meth:`set_busy`; both: the
+        busy periods in force (seconds left per account, ``"*"`` = every account) and the counts."""
+        if request.method == "POST":
+            try:
+                self.set_busy(**_busy_args(await request.json()))
+            except (ValueError, TypeError) as exc:
+                return web.json_response({"error": str(exc)}, status=400)
+        st = self._busy_stats()
+        return web.json_response({k: st[k] for k in ("busy", "busy_refusals", "busy_refusals_per_account")})
+
     # ----------------------------------------------------------------------------- generation
     async def _h_stop(self, request: web.Request) -> web.Response:
         try:
@@ -385,6 +491,8 @@ class WebSimServer(LocalServer):
             return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
         if not isinstance(prompt, str) or not prompt.strip():
             return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
+        if (busy := self._busy_window(account)) is not None:  # refused before any generation starts
+            return await self._refuse_busy(request, account, prompt, busy)
         # Server-side one-generation-per-session rule: check and admit with no await in between.
         active = self._active.setdefault(account, [])
         for old in list(active):
@@ -524,6 +632,40 @@ class WebSimServer(LocalServer):
         except (ConnectionError, RuntimeError) as exc:
             raise _Disconnected() from exc
         gen.last_write = asyncio.get_running_loop().time()
+
+
+@dataclass(frozen=True)
+class _BusyWindow:
+    until: float  # time.monotonic()
+    wait_s: float | str | None  # stated wait: seconds, "remaining", or None (none stated)
+    style: str
+    message: str | None
+
+
+def _busy_message(window: _BusyWindow, now: float) -> tuple[str, float | None]:
+    """The notice and the wait it states, for a refusal at ``now``."""
+    wait: float | None
+    if window.wait_s == "remaining":
+        wait = float(max(1, math.ceil(window.until - now)))
+    else:
+        wait = None if window.wait_s is None else float(window.wait_s)
+    if window.message is not None:
+        return window.message.replace("{wait}", f"{wait:g}" if wait is not None else ""), wait
+    if wait is None:
+        return BUSY_MESSAGE, None
+    return BUSY_MESSAGE_WAIT.format(wait=f"{wait:g}"), wait
+
+
+def _busy_args(body: object) -> dict[str, Any]:
+    """``POST /admin/busy`` body -> ``set_busy`` keyword arguments; ValueError for a bad one."""
+    if not isinstance(body, dict):
+        raise ValueError("request body must be a JSON object")
+    known = {"seconds", "wait_s", "account", "style", "message"}
+    if unknown := sorted(set(body) - known):
+        raise ValueError(f"unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}")
+    if "seconds" not in body:
+        raise ValueError("'seconds' is required (0 ends the busy period)")
+    return dict(body)
 
 
 async def login_context(

@@ -32,6 +32,15 @@
     addMessage("error", message || "error");
   }
 
+  // A busy / rate-limit refusal shown as a banner, as real sites do (not as a chat message).
+  function showBusy(message) {
+    const note = document.createElement("div");
+    note.className = "notice busy";
+    note.setAttribute("role", "alert");
+    note.textContent = message || "too many requests, please wait";
+    messages.appendChild(note);
+  }
+
   function sessionExpired(message) {
     showError(message || "session expired");
     document.querySelectorAll(".avatar").forEach((el) => el.remove());
@@ -61,7 +70,9 @@
       let body = {};
       try { body = await res.json(); } catch (e) { /* not JSON */ }
       const message = body.message || ("HTTP " + res.status);
-      if (res.status === 401) sessionExpired(message); else showError(message);
+      if (res.status === 401) sessionExpired(message);
+      else if (res.status === 429 && body.style === "banner") showBusy(message);
+      else showError(message);
       return "error";
     }
     const msg = addMessage("assistant", "");
