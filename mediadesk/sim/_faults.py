@@ -599,15 +599,16 @@ class HostileAnswerMixin:
                 else:
                     await write(open_body + esc(half) + close_body("length"))
             else:  # steady
+                # Stream: the answer spread over the ticks (empty deltas once it runs out). JSON: a
+                # space per tick before the body (leading whitespace is valid JSON; real gateways
+                # keep slow non-streamed answers alive this way), then the whole body.
                 ticks = max(1, round(hostile.seconds / _STEADY_TICK_S))
-                pieces = [*_pieces(answer, ticks)]
-                if not stream:
-                    await write(open_body)
-                for piece in pieces:
+                for piece in _pieces(answer, ticks):
                     if not await self._pause(hostile.seconds / ticks):
                         raise _ClientGone
-                    await write(event({"content": piece}, None) if stream else esc(piece))
-                await write((event({}, "stop") + "data: [DONE]\n\n") if stream else close_body("stop"))
+                    await write(event({"content": piece}, None) if stream else " ")
+                await write((event({}, "stop") + "data: [DONE]\n\n") if stream
+                            else open_body + esc(answer) + close_body("stop"))
             await resp.write_eof()
             finished = True
         except _ClientGone:
