@@ -270,3 +270,37 @@ def _states(db: Path) -> dict[str, str] | None:
         return None
     finally:
         con.close()
+
+
+# ------------------------------------------------------------------------ the simulator's controls
+async def test_hostile_mode_is_settable_at_run_time_and_by_flags(workspace: Workspace, sim: ApiSimServer) -> None:
+    import argparse
+
+    import httpx
+
+    from mediadesk.sim.api_server import add_arguments, config_from_args
+
+    admin = sim.base_url.removesuffix("/v1") + "/admin/hostile"
+    cfg = make_config([api_profile("w", sim, stream=True)])
+    async with httpx.AsyncClient(timeout=10) as client, Scheduler(cfg, workspace) as s:
+        r = await client.post(admin, json={"mode": "length"})
+        assert r.status_code == 200 and r.json()["hostile"]["mode"] == "length"
+        await run_items(s, [("a", "w", "first")])
+        r = await client.post(admin, json={"mode": None})
+        assert r.json()["hostile"] is None
+        await run_items(s, [("b", "w", "second")])
+        bad = await client.post(admin, json={"mode": "nasty"})
+        assert bad.status_code == 400 and "mode must be one of" in bad.json()["error"]["message"]
+        typo = await client.post(admin, json={"mode": "huge", "charz": 5})
+        assert typo.status_code == 400 and "unknown field" in typo.json()["error"]["message"]
+    tasks = tasks_of(workspace)
+    assert (tasks["a"].truncated, tasks["b"].truncated) == (True, False)
+    assert tasks["b"].result == answer_for("second")
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    conf = config_from_args(parser.parse_args(["--hostile", "huge", "--hostile-chars", "123"]))
+    assert (conf.hostile, conf.hostile_chars) == ("huge", 123)
+    assert config_from_args(parser.parse_args([])).hostile is None
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--hostile", "nasty"])
