@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from mediadesk.config import AppConfig, ConfigError, load_config
+from mediadesk.config import AppConfig, ConfigError, load_config, missing_api_keys
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.states import TaskState
 from mediadesk.locking import LockError
@@ -180,6 +180,7 @@ async def run_batch(
     sched = Scheduler(config, ws)
     sched.open()  # a LockError (database or data dir in use) before any work
     try:
+        _check_api_keys(sched, parsed, batch.name, retry_failed)
         res, ids = sched.submit_rows(parsed.rows, batch=batch.name)
         print(
             f"batch {batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
@@ -196,6 +197,24 @@ async def run_batch(
     finally:
         await sched.stop()
     return _summary(states, ids, parsed, ws, interrupted)
+
+
+def _check_api_keys(sched: Scheduler, parsed: ParsedBatch, batch: str, retry_failed: bool) -> None:
+    """Refuse the run, before anything is submitted or sent, when an ``api_key_env`` variable is
+    unset for a profile that has work in this run: the batch's tasks still to do, and what is
+    already queued in the database. One message per variable, naming its profiles."""
+    runnable = {TaskState.PENDING.value, TaskState.RUNNING.value}
+    if retry_failed:
+        runnable |= {TaskState.FAILED.value, TaskState.CANCELED.value}
+    tasks = sched.tasks_from_rows(parsed.rows, batch)
+    known = sched.store.states_of([t.task_id for t in tasks])
+    profiles = {t.profile for t in tasks if t.task_id not in known}
+    profiles |= {profile for state, profile in known.values() if state in runnable}
+    queued = (TaskState.PENDING.value, TaskState.RUNNING.value)
+    profiles |= {profile for (profile, state), n in sched.store.counts().items() if n and state in queued}
+    missing = missing_api_keys(sched.config, profiles)
+    if missing:
+        raise UserError("\nmediadesk: ".join(m.message() for m in missing))
 
 
 async def run_demo(data_dir: Path | None = None) -> int:

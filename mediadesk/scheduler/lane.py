@@ -20,7 +20,7 @@ from enum import Enum
 from functools import partial
 from pathlib import Path
 
-from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health
+from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.picker import PriorityPicker
 from mediadesk.core.policy import RetryPolicy
@@ -423,8 +423,11 @@ class Lane:
         if exc is None:
             self._release(run, Signal.SUCCESS)
             text = work.result()
+            cut = is_truncated(text)
+            note = " (truncated: the provider stopped at its length limit)" if cut else ""
             new = self._store.finish(
-                rec, TaskState.SUCCESS, result=text, log=f"success in {now - run.started:.2f} s", now=now
+                rec, TaskState.SUCCESS, result=text, log=f"success in {now - run.started:.2f} s{note}", now=now,
+                truncated=cut,
             )
             if new is not None:
                 self.completed += 1

@@ -233,9 +233,12 @@ class Scheduler:
                     cap = self._capacity(ep.name, "endpoint", self._endpoint_limit(ep.name), ep.adaptive,
                                          _host(ep.base_url), getattr(backend, "probe", None), ep.rpm)
                     self.capacities[ep.name] = cap
+                # timeout_s is the longest silence (the backend's read timeout); the whole attempt is
+                # bounded by max_run_s, which the backend enforces; the lane's deadline is a backstop.
+                deadline = getattr(backend, "attempt_deadline_s", None) or prof.api_max_run_s + 15.0
                 lane = Lane(
                     name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,), backend=backend,
-                    attempt_deadline_s=prof.timeout_s + 5.0, capacity_ctl=cap, max_wait_s=prof.max_wait_s,
+                    attempt_deadline_s=deadline, capacity_ctl=cap, max_wait_s=prof.max_wait_s,
                     **common,  # type: ignore[arg-type]
                 )
                 cap.attach(lane)

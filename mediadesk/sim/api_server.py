@@ -21,6 +21,13 @@ Deterministic per-request faults, written anywhere in the last user message:
 * ``[[sim:fail=CODExN]]`` (``500x2``, ``429x1``, ``resetx2``, ``hangx1``): the first N requests
   carrying that exact prompt fail that way, later ones succeed.
 * ``[[sim:sleep=SECONDS]]``: extra generation time (multiplied by ``time_scale``).
+* Hostile answers (``mediadesk.sim._faults.HostileMode``): ``[[sim:endless]]`` (never ends),
+  ``[[sim:huge]]`` / ``[[sim:huge=CHARS]]`` (a complete answer of that size, default 50,000,000),
+  ``[[sim:cut]]`` (the stream ends cleanly without finish_reason and [DONE]), ``[[sim:length]]``
+  (part of the answer, finish_reason "length"), ``[[sim:steady=SECONDS]]`` (the answer as a steady
+  trickle over that long). ``hostile`` in the config (``--hostile``, ``POST /admin/hostile``)
+  answers every chat request that way; stats count them (``hostile_answers``, ``hostile_bytes_sent``,
+  ``hostile_closed_by_client``).
 
 Marker faults are decided before the quota check (they are never counted as in flight); random
 faults (``fail_rate``, ``hang_rate``, ``reset_rate``) hit admitted requests.
@@ -73,24 +80,34 @@ from aiohttp import web
 
 from mediadesk.sim._api_cli import add_arguments, config_from_args, serve_from_args
 from mediadesk.sim._faults import (
+    HOSTILE_HUGE_CHARS,
+    HOSTILE_MODES,
+    HOSTILE_STEADY_S,
     OUTAGE_MODES,
     UNSET,
     FaultControlMixin,
+    Hostile,
+    HostileAnswerMixin,
+    HostileMode,
+    HostileStats,
     Outage,
     OutageControl,
     OutageMode,
     Unset,
     auth_key_label,
+    hostile_marker,
     key_hash,
 )
 from mediadesk.sim._server import LocalServer
 
 __all__ = [
+    "HOSTILE_MODES",
     "MODEL_ID",
     "OUTAGE_MODES",
     "TASK_HEADER",
     "ApiSimConfig",
     "ApiSimServer",
+    "Hostile",
     "add_arguments",
     "answer_for",
     "config_from_args",
@@ -148,6 +165,10 @@ class ApiSimConfig:
     outage_after_s: float | None = None
     outage_for_s: float | None = None
     outage_mode: OutageMode = "503"
+    #: Answer every chat request the hostile way (None: normal answers); see ``_faults.HostileMode``.
+    hostile: HostileMode | None = None
+    hostile_chars: int = HOSTILE_HUGE_CHARS
+    hostile_seconds: float = HOSTILE_STEADY_S
 
     def __post_init__(self) -> None:
         lo, hi = self.latency
@@ -178,6 +199,8 @@ class ApiSimConfig:
                 raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
         if self.chunks < 1:
             raise ValueError(f"chunks must be >= 1, got {self.chunks!r}")
+        if self.hostile is not None:
+            Hostile(self.hostile, self.hostile_chars, self.hostile_seconds)  # raises ValueError if bad
 
     @property
     def retry_after_header(self) -> str | None:
@@ -194,6 +217,7 @@ class _Markers:
     reset: bool = False
     fail: tuple[str, int] | None = None
     sleep_s: float = 0.0
+    hostile: Hostile | None = None
 
 
 _NO_MARKERS = _Markers()
@@ -204,6 +228,7 @@ def _parse_markers(prompt: str) -> _Markers:
     hang = reset = False
     fail: tuple[str, int] | None = None
     sleep_s = 0.0
+    hostile: Hostile | None = None
     for token in _MARKER_RE.findall(prompt):
         token = token.strip()
         if token in ("400", "401"):
@@ -219,7 +244,9 @@ def _parse_markers(prompt: str) -> _Markers:
                 pass
         elif m := _FAIL_RE.match(token):
             fail = (m.group(1), int(m.group(2)))
-    return _Markers(status, hang, reset, fail, sleep_s)
+        elif (h := hostile_marker(token)) is not None:
+            hostile = h
+    return _Markers(status, hang, reset, fail, sleep_s, hostile)
 
 
 def _split(text: str, n: int) -> list[str]:
@@ -309,7 +336,7 @@ class _Stats:
         }
 
 
-class ApiSimServer(FaultControlMixin, LocalServer):
+class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
     """The simulator. ``async with ApiSimServer(ApiSimConfig()) as sim: sim.base_url``."""
 
     # handler_cancellation: a client that gives up cancels its handler, so in_flight drops at once.
@@ -330,6 +357,9 @@ class ApiSimServer(FaultControlMixin, LocalServer):
         self._outages = OutageControl()
         #: Fires at the next planned outage change, to close or re-open the port for ``refuse``.
         self._outage_timer: asyncio.TimerHandle | None = None
+        cfg = self.config
+        self.hostile = None if cfg.hostile is None else Hostile(cfg.hostile, cfg.hostile_chars, cfg.hostile_seconds)
+        self._hostile_stats = HostileStats()
 
     # ----------------------------------------------------------------- lifecycle
     def _routes(self) -> list[web.RouteDef]:
@@ -339,6 +369,7 @@ class ApiSimServer(FaultControlMixin, LocalServer):
             web.get("/stats", self._stats_handler),
             web.post("/stats/reset", self._reset_handler),
             *self._admin_routes(),
+            *self._hostile_routes(),
         ]
 
     async def start(self) -> None:
@@ -392,7 +423,8 @@ class ApiSimServer(FaultControlMixin, LocalServer):
 
     def stats(self) -> dict[str, Any]:
         """A snapshot (deep copy) of the counters; the same dict ``GET /stats`` returns."""
-        return {**self._st.as_dict(), **self._outages.stats(), "listening": self.listening}
+        return {**self._st.as_dict(), **self._outages.stats(), **self._hostile_stats.as_dict(),
+                "listening": self.listening}
 
     def reset_stats(self) -> None:
         """Zero the counters and the ``fail=CODExN`` budgets; requests in flight stay counted, and an
@@ -400,6 +432,7 @@ class ApiSimServer(FaultControlMixin, LocalServer):
         self._st = _Stats(self._st.in_flight, self._key_in_flight)
         self._fail_counts.clear()
         self._outages.reset_counts()
+        self._hostile_stats = HostileStats()
 
     # ----------------------------------------------------------------- faults
     def _outage_answer(self, request: web.Request, outage: Outage, chat: bool) -> web.StreamResponse | None:
@@ -573,6 +606,12 @@ class ApiSimServer(FaultControlMixin, LocalServer):
         answer = answer_for(prompt)
         self._seq += 1
         cid = f"chatcmpl-sim-{self._seq}"
+        hostile = markers.hostile or self.hostile
+        if hostile is not None and not fail:
+            if delay > 0 and not await self._pause(delay):
+                return self._abort(request)
+            self._count("200")
+            return await self._send_hostile(request, hostile, stream=stream, model=model, cid=cid, answer=answer)
 
         if not stream or fail:
             if delay > 0 and not await self._pause(delay):

@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import TextIO
 
 from mediadesk.store.reader import TaskReader
+from mediadesk.store.schema import migrate
 
 EXPORT_FORMATS = ("jsonl", "csv")
 
 EXPORT_FIELDS = (
     "task_id", "state", "model_kind", "profile", "account", "attempt", "prompt", "result",
     "error_kind", "error_message", "created_at", "started_at", "finished_at", "batch",
-    "served_by", "origin_profile", "route_key", "resolution", "resolution_note",
+    "served_by", "origin_profile", "route_key", "resolution", "resolution_note", "truncated",
 )
 
 
@@ -31,6 +32,7 @@ def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None =
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
     if not db.exists():
         raise ExportError(f"database not found: {db} (pass --db or --data-dir of the workspace to export)")
+    migrate(db)  # a database from an older MediaDesk lacks newer columns (a no-op when current)
     reader = TaskReader(db)
     n = 0
     try:

@@ -62,7 +62,19 @@ def _v2_capacity(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS ix_task_route ON task (route_key, seq) WHERE route_key IS NOT NULL")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection, Path], None]] = [_v1_initial, _v2_capacity]
+_V3_COLUMNS = (("truncated", "INTEGER NOT NULL DEFAULT 0"),)
+
+
+def _v3_truncated(conn: sqlite3.Connection, path: Path) -> None:
+    """``truncated``: a success whose answer the provider cut at its length limit
+    (``finish_reason: "length"``). Existing rows are whole answers (0)."""
+    have = {r[1] for r in conn.execute("PRAGMA table_info(task)")}
+    for name, decl in _V3_COLUMNS:
+        if name not in have:
+            conn.execute(f"ALTER TABLE task ADD COLUMN {name} {decl}")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection, Path], None]] = [_v1_initial, _v2_capacity, _v3_truncated]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -29,7 +29,7 @@ _TASK_COLUMNS = (
     "task_id, model_kind, state, attempt, started_at, heartbeat_at, profile, account, lane, prompt, "
     "system, priority, route_key, batch, result, error_kind, error_message, created_at, updated_at, "
     "finished_at, cancel_requested, version, not_before, seq, attempt_base, owner, queued_at, crash_count, "
-    "served_by, origin_profile, resolution, resolution_note, resolved_at"
+    "served_by, origin_profile, resolution, resolution_note, resolved_at, truncated"
 )
 
 
@@ -77,6 +77,8 @@ class TaskRecord:
     resolution: str | None = None
     resolution_note: str | None = None
     resolved_at: float | None = None
+    # schema 3: a success whose answer the provider cut at its length limit
+    truncated: bool = False
 
     @property
     def attempts_in_budget(self) -> int:
@@ -90,6 +92,7 @@ assert tuple(f.name for f in fields(TaskRecord)) == tuple(c.strip() for c in _TA
 def _rec(row: tuple[Any, ...]) -> TaskRecord:
     r = list(row)
     r[20] = bool(r[20])
+    r[33] = bool(r[33])  # truncated
     return TaskRecord(*r)
 
 
@@ -423,16 +426,18 @@ class TaskStore:
         now: float | None = None,
         served_by: str | None = None,
         crashed: bool = False,
+        truncated: bool = False,
     ) -> TaskRecord | None:
         """End an attempt: success / failed / canceled, or pending again for a deferred retry.
-        ``crashed`` counts the attempt toward quarantine (it crashed the browser or timed out)."""
+        ``crashed`` counts the attempt toward quarantine (it crashed the browser or timed out);
+        ``truncated`` marks a success whose answer the provider cut at its length limit."""
         now = time.time() if now is None else now
         values: dict[str, Any] = {"error_kind": error_kind, "error_message": error_message}
         if crashed:
             values["crash_count"] = rec.crash_count + 1
         if dst is TaskState.SUCCESS:
             values.update(result=result, finished_at=now, error_kind=None, error_message=None,
-                          served_by=served_by or rec.profile)
+                          served_by=served_by or rec.profile, truncated=bool(truncated))
         elif dst is TaskState.PENDING:
             values.update(not_before=not_before, finished_at=None)
             if refund_attempt:

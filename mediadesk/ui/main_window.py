@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mediadesk.config import missing_api_keys
 from mediadesk.core.batch import BatchRow, parse_pasted
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.export import export_to_file
@@ -305,7 +306,7 @@ class MainWindow(QMainWindow):
     def submit_rows(self, rows: Sequence[BatchRow], *, batch: str | None = None) -> AddResult | None:
         """Turn staged rows into tasks (deterministic ids, as the CLI does) and submit them in one
         transaction. For big batches prefer :meth:`submit_rows_async` (the dialog does)."""
-        if not rows:
+        if not rows or self._refuse_missing_keys(rows):
             return None
         try:
             res, _ids = self.scheduler.submit_rows(rows, self._batch_name(batch))
@@ -321,7 +322,7 @@ class MainWindow(QMainWindow):
         submit in one go blocks the GUI thread (which is also the lanes' loop) for ~0.25 s.
         Re-submitting after an interruption is safe: ids are deterministic and existing ones are
         left untouched."""
-        if not rows:
+        if not rows or self._refuse_missing_keys(rows):
             return None
         try:
             tasks = self.scheduler.tasks_from_rows(rows, self._batch_name(batch))
@@ -341,6 +342,25 @@ class MainWindow(QMainWindow):
         res = AddResult(tuple(added), tuple(existing))
         self._report_submit(res)
         return res
+
+    def _refuse_missing_keys(self, rows: Sequence[BatchRow]) -> bool:
+        """A batch for a profile whose ``api_key_env`` variable is unset is refused with one
+        message, instead of one ``auth`` failure per task. The console's environment is fixed when
+        it starts, so the operator sets the variable and starts it again."""
+        missing = missing_api_keys(self.scheduler.config, {r.profile for r in rows})
+        if not missing:
+            return False
+        lines = [
+            self.tr("Environment variable {env} is not set; profile(s) {profiles} read their API key from it.")
+            .format(env=m.env, profiles=", ".join(m.profiles))
+            for m in missing
+        ]
+        lines.append(self.tr(
+            "Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give "
+            "those profiles api_key_keyring, then start it again."
+        ).format(env=missing[0].env))
+        self.notify(self.tr("Batch not submitted"), "\n".join(lines), error=True)
+        return True
 
     def _submit_accepted(self, dlg: BatchDialog) -> None:
         rows, batch = dlg.rows(), dlg.source_name()

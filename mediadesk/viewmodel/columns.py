@@ -9,10 +9,15 @@ from typing import NamedTuple
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 
-__all__ = ["PROMPT_CHARS", "Columns", "Row", "error_text", "prompt_head", "record_row", "row_change"]
+__all__ = [
+    "PROMPT_CHARS", "TRUNCATED_MARK", "Columns", "Row", "error_text", "prompt_head", "record_row", "row_change",
+]
 
 #: Characters of the prompt kept per row (shown in the table and searched by the filter).
 PROMPT_CHARS = 80
+#: The error column of a success whose answer the provider cut at its length limit (a marker
+#: like an error kind, searchable with the filter; the detail pane explains it in words).
+TRUNCATED_MARK = "truncated (finish_reason=length)"
 
 
 class Row(NamedTuple):
@@ -40,10 +45,11 @@ def prompt_head(prompt: str) -> str:
     return head.replace("\n", " ").replace("\r", " ") if "\n" in head or "\r" in head else head
 
 
-def error_text(kind: str | None, message: str | None) -> str | None:
-    """The error column: the kind, then the first line of the message (full text in the detail pane)."""
+def error_text(kind: str | None, message: str | None, truncated: bool = False) -> str | None:
+    """The error column: the kind, then the first line of the message (full text in the detail
+    pane); for a truncated success, :data:`TRUNCATED_MARK`."""
     if not kind:
-        return None
+        return TRUNCATED_MARK if truncated else None
     if not message:
         return kind
     first = message.splitlines()[0] if message.strip() else ""
@@ -53,7 +59,8 @@ def error_text(kind: str | None, message: str | None) -> str | None:
 def record_row(rec: TaskRecord) -> Row:
     return Row(task_id=rec.task_id, kind=rec.model_kind, state=rec.state, attempt=rec.attempt,
                started_at=rec.started_at, heartbeat_at=rec.heartbeat_at, profile=rec.profile, account=rec.account,
-               lane=rec.lane, prompt=prompt_head(rec.prompt), error=error_text(rec.error_kind, rec.error_message),
+               lane=rec.lane, prompt=prompt_head(rec.prompt),
+               error=error_text(rec.error_kind, rec.error_message, rec.truncated),
                version=rec.version, finished_at=rec.finished_at)
 
 
@@ -134,7 +141,7 @@ class Columns:
             accounts(rec.account)
             lanes(rec.lane)
             prompts(prompt_head(rec.prompt))
-            errors(error_text(rec.error_kind, rec.error_message))
+            errors(error_text(rec.error_kind, rec.error_message, rec.truncated))
             versions(rec.version)
             finished(rec.finished_at)
         return out

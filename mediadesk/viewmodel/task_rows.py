@@ -443,7 +443,7 @@ class TaskRows:
         if ev.heartbeat_at is not None and (hb is None or ev.heartbeat_at > hb or old_state != RUNNING):
             c.heartbeat_at[s] = ev.heartbeat_at
         c.finished_at[s] = ev.finished_at
-        c.error[s] = error_text(ev.error_kind, ev.error_message)
+        c.error[s] = error_text(ev.error_kind, ev.error_message, ev.truncated)
         c.version[s] = ev.version
         return True
 
