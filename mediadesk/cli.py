@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import signal
+import sqlite3
 import sys
 import time
 from collections import Counter
@@ -27,11 +28,13 @@ from mediadesk.config import AppConfig, ConfigError, load_config, missing_api_ke
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.states import TaskState
 from mediadesk.locking import LockError
+from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
 from mediadesk.store import SchemaError, TaskReader, TaskStore
 from mediadesk.store.export import ExportError, export_tasks, export_to_file
+from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.workspace import Workspace
 
 EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, EXIT_ROWS_REJECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -39,6 +42,15 @@ EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, EXIT_ROWS_REJECTED, EXIT_INTERRUPTED = 0,
 
 class UserError(Exception):
     """Printed as ``mediadesk: <message>`` with exit code 2."""
+
+
+#: Errors whose message is the whole story for the user: printed, exit 2, no traceback.
+USER_ERRORS = (
+    UserError, ConfigError, LockError, SchemaError, StoreOpenError, UnsafePathError, BatchFileError, ExportError,
+    QueueFullError,
+)
+#: The database the running command works on (named when a storage error does not name a file).
+_current_db: Path | None = None
 
 
 # ---------------------------------------------------------------------------------------- parser
@@ -136,16 +148,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(cmd_login(args))
         parser.print_help()
         return EXIT_USAGE
-    except (UserError, ConfigError, LockError, SchemaError, BatchFileError, ExportError, QueueFullError) as exc:
+    except USER_ERRORS as exc:
         print(f"mediadesk: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (sqlite3.Error, OSError) as exc:
+        # a storage fault wherever it surfaced (disk full at submit, read-only disk, permission denied...);
+        # anything else is a bug and keeps its traceback
+        err = storage_error(exc, _current_db)
+        if err is None:
+            raise
+        print(f"mediadesk: {err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
 
 
 def _workspace(config: AppConfig | None, data_dir: Path | None, db: Path | None) -> Workspace:
+    global _current_db
     base = data_dir or (config.data_dir if config is not None else None)
-    return Workspace.resolve(data_dir=base, db_path=db)
+    ws = Workspace.resolve(data_dir=base, db_path=db)
+    _current_db = ws.db_path
+    return ws
 
 
 # ---------------------------------------------------------------------------------------- run
@@ -391,7 +414,7 @@ def _summary(
 def cmd_exceptions(args: argparse.Namespace) -> int:
     if args.exc_cmd == "list":
         ws = _workspace(None, args.data_dir, args.db)
-        if not ws.db_path.exists():
+        if not os.path.lexists(ws.db_path):
             raise UserError(f"database not found: {ws.db_path} (pass --db or --data-dir)")
         store = TaskStore(ws.db_path)
         try:
@@ -438,7 +461,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_cancel(args: argparse.Namespace) -> int:
     ws = _workspace(None, args.data_dir, args.db)
-    if not ws.db_path.exists():
+    if not os.path.lexists(ws.db_path):
         raise UserError(f"database not found: {ws.db_path}")
     store = TaskStore(ws.db_path)
     try:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import csv
 import json
 import os
+import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from mediadesk.safefiles import create_private_file, refuse_symlink
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.schema import migrate
 
@@ -30,7 +32,7 @@ def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None =
     """Write the tasks of ``db`` (optionally only those in ``states``) to ``out``; returns the row count."""
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
-    if not db.exists():
+    if not os.path.lexists(db):
         raise ExportError(f"database not found: {db} (pass --db or --data-dir of the workspace to export)")
     migrate(db)  # a database from an older MediaDesk lacks newer columns (a no-op when current)
     reader = TaskReader(db)
@@ -54,10 +56,17 @@ def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None =
 def export_to_file(db: Path, path: Path, fmt: str, states: Sequence[str] | None = None) -> int:
     """Export into ``path`` through a private temp file that is renamed into place, so a failed
     export never leaves half a file under the chosen name. The file is created 0600 (results can be
-    confidential) and a symlink planted at the temp name is not followed."""
-    tmp = path.with_name(path.name + ".part")
-    tmp.unlink(missing_ok=True)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    confidential) whatever the umask; a symlink at ``path`` is refused (never followed nor replaced)."""
+    refuse_symlink(path, "export")
+    if path.is_dir():
+        raise ExportError(f"{path} is a directory: give --out a file name")
+    if not path.parent.is_dir():
+        raise ExportError(f"folder {path.parent} does not exist: create it, or choose another --out")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.part")
+    try:
+        fd = create_private_file(tmp)
+    except OSError as exc:  # (read-only or full disk, no permission): name the file the user chose
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
             n = export_tasks(db, fh, fmt, states)

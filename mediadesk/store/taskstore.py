@@ -23,6 +23,8 @@ from typing import Any
 
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
+from mediadesk.store import dbfile
+from mediadesk.store.open_errors import storage_error
 from mediadesk.store.schema import migrate
 
 _TASK_COLUMNS = (
@@ -124,12 +126,16 @@ class LogLine:
 
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA busy_timeout=10000")
-    # Checkpoints (the only writes that fsync in WAL + NORMAL) run in a background thread via
-    # TaskStore.checkpoint(); the automatic one stays only as a far fallback (~80 MB of WAL).
-    conn.execute("PRAGMA wal_autocheckpoint=20000")
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        # Checkpoints (the only writes that fsync in WAL + NORMAL) run in a background thread via
+        # TaskStore.checkpoint(); the automatic one stays only as a far fallback (~80 MB of WAL).
+        conn.execute("PRAGMA wal_autocheckpoint=20000")
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -137,10 +143,25 @@ class TaskStore:
     """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only."""
 
     def __init__(self, path: Path | str) -> None:
+        """Open (creating or upgrading) the database at ``path``. Whatever keeps it from being used (a
+        directory, a link, not SQLite, another program's, a newer schema, a full or read-only disk, no
+        permission) raises a :class:`~mediadesk.store.open_errors.StoreOpenError` saying so."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        migrate(self.path)
-        self._conn = _connect(self.path)
+        try:
+            migrate(self.path)  # checks the file first; creates it private
+            dbfile.tighten(self.path)  # files of older versions were 0644 (only once known to be ours)
+            conn = _connect(self.path)
+            try:
+                dbfile.tighten(self.path)  # -wal / -shm it may have created
+            except BaseException:
+                conn.close()
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            err = storage_error(exc, self.path)
+            if err is None:
+                raise
+            raise err from exc
+        self._conn = conn
         self._closed = False
         #: Task-log lines waiting for the next transaction (group commit): a log line costs one
         #: INSERT inside a transaction that happens anyway, instead of a transaction of its own.
@@ -643,7 +664,10 @@ class _Tx:
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         if exc_type:
-            self._conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (SQLITE_FULL, I/O errors): a second ROLLBACK would raise
+            # "no transaction is active" and hide the real error
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
             del self._store._log_buf[self._mark :]  # lines of the rolled-back transaction
             return
         self._store._flush_in_tx()

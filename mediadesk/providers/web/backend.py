@@ -45,6 +45,7 @@ from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
 from mediadesk.providers.web.sites import adapter_for
 from mediadesk.providers.web.threads import ThreadBook, replay
+from mediadesk.safefiles import ensure_private_dir
 from mediadesk.workspace import Workspace
 
 __all__ = [
@@ -309,7 +310,7 @@ class WebAccountBackend:
                 raise ProfileInUseError(
                     self.profile_dir, detail=f"account {self.account} is locked by MediaDesk pid {pid}"
                 )
-        self.profile_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_dir(self.profile_dir, what="browser profile")
         result = await asyncio.to_thread(
             self_check, self.profile_dir, self.lock, say, self.kill_grace_s, lock_was_free=lock_was_free
         )

@@ -67,6 +67,7 @@ from mediadesk.providers.web.errors import (
     SiteError,
     WebLaneError,
 )
+from mediadesk.safefiles import UnsafePathError, ensure_private_dir, write_private_file
 
 __all__ = ["PageDriver", "RunResult", "RunTimings"]
 
@@ -569,17 +570,19 @@ class PageDriver:
     async def evidence(self, page: Page, dir: Path, stem: str) -> list[Path]:
         """Save a full-page PNG and the page HTML for a failed run; returns what was written.
 
-        Never raises (except for task cancellation): evidence must not mask the real failure.
+        Never raises (except for task cancellation): evidence must not mask the real failure. Folder and
+        files are private (0700 / 0600) and written by us, never through a link planted at their names.
         """
         written: list[Path] = []
         try:
-            await asyncio.to_thread(dir.mkdir, parents=True, exist_ok=True)
-        except OSError as exc:
+            await asyncio.to_thread(ensure_private_dir, dir, what="evidence folder")
+        except (OSError, UnsafePathError) as exc:
             log.warning("evidence: cannot create %s: %s", dir, exc)
             return written
         png = dir / f"{stem}.png"
         try:
-            await page.screenshot(path=str(png), full_page=True, timeout=_EVIDENCE_TIMEOUT_S * 1000)
+            shot = await page.screenshot(full_page=True, timeout=_EVIDENCE_TIMEOUT_S * 1000)
+            await asyncio.to_thread(write_private_file, png, shot, "evidence file")
             written.append(png)
         except Exception as exc:
             log.warning("evidence: screenshot failed: %s", _first_line(exc))
@@ -587,7 +590,7 @@ class PageDriver:
         try:
             content = await asyncio.wait_for(page.content(), _EVIDENCE_TIMEOUT_S)
             header = f"<!-- saved by MediaDesk from {json.dumps(page.url)} -->\n"
-            html.write_text(header + content, encoding="utf-8")
+            await asyncio.to_thread(write_private_file, html, header + content, "evidence file")
             written.append(html)
         except Exception as exc:
             log.warning("evidence: page HTML failed: %s", _first_line(exc))

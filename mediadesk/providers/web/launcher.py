@@ -56,6 +56,7 @@ from mediadesk.providers.web.selfcheck import (
     singleton_holder,
     write_browser_record,
 )
+from mediadesk.safefiles import ensure_private_dir, open_private_for_writing
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Playwright
@@ -124,14 +125,15 @@ def spawn_chromium(
     PDEATHSIG so the browser never outlives MediaDesk. Call it from a long-lived thread (see module doc).
     """
     profile_dir = Path(profile_dir)
-    profile_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ensure_private_dir(profile_dir, what="browser profile")
     with contextlib.suppress(FileNotFoundError):
         (profile_dir / "DevToolsActivePort").unlink()
     out: int | IO[bytes] = subprocess.DEVNULL
     log_file: IO[bytes] | None = None
     if log_path is not None:
         with contextlib.suppress(OSError):
-            log_file = open(log_path, "wb")  # noqa: SIM115 - the child keeps its own copy; we close ours
+            # 0600, never through a link (UnsafePathError stops the start): the child keeps its own copy
+            log_file = os.fdopen(open_private_for_writing(log_path, "browser log"), "wb")
             out = log_file
     try:
         return subprocess.Popen(
@@ -256,7 +258,7 @@ class OwnedBrowser:
     async def start(self) -> None:
         if self._proc is not None or self._closed:
             raise RuntimeError("OwnedBrowser.start() may be called once")
-        self.profile_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        ensure_private_dir(self.profile_dir, what="browser profile")
         holder = singleton_holder(self.profile_dir)
         if holder is not None:
             raise ProfileInUseError(self.profile_dir, [holder], detail="found by Chromium's SingletonLock")
