@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mediadesk.safefiles import create_private_file, refuse_symlink
+from mediadesk.store.open_errors import OlderSchemaError
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.schema import migrate
 
@@ -34,8 +35,11 @@ def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None =
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
     if not os.path.lexists(db):
         raise ExportError(f"database not found: {db} (pass --db or --data-dir of the workspace to export)")
-    migrate(db)  # a database from an older MediaDesk lacks newer columns (a no-op when current)
-    reader = TaskReader(db)
+    try:
+        reader = TaskReader(db)  # reads only: a current database exports from a read-only disk too
+    except OlderSchemaError:
+        migrate(db)  # an older MediaDesk's database lacks newer columns: upgrade it once (backup kept)
+        reader = TaskReader(db)
     n = 0
     try:
         writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS) if fmt == "csv" else None

@@ -20,6 +20,7 @@ __all__ = [
     "ForeignDatabaseError",
     "NewerSchemaError",
     "NotADatabaseError",
+    "OlderSchemaError",
     "SchemaError",
     "StorageUnavailableError",
     "StoreOpenError",
@@ -118,6 +119,17 @@ class NewerSchemaError(SchemaError):
         super().__init__(
             f"{path}: written by a newer MediaDesk (schema {found}, this version knows {known}); "
             "upgrade MediaDesk or use another --db",
+            path,
+        )
+
+
+class OlderSchemaError(SchemaError):
+    """A reader met a database of an older MediaDesk: it needs one upgrade (a write) before reading."""
+
+    def __init__(self, path: Path, found: int, known: int) -> None:
+        super().__init__(
+            f"{path}: written by an older MediaDesk (schema {found}, this version uses {known}); open it "
+            "once with `mediadesk run` or the console to upgrade it (a backup is kept), then read it again",
             path,
         )
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mediadesk.store import dbfile
-from mediadesk.store.open_errors import SchemaError, StoreOpenError, storage_error
+from mediadesk.store.open_errors import OlderSchemaError, StoreOpenError, storage_error
 from mediadesk.store.schema import SCHEMA_VERSION, check_ours
 from mediadesk.store.taskstore import _TASK_COLUMNS, LogLine, TaskRecord, _rec
 
@@ -53,11 +53,7 @@ class TaskReader:
                 raise StoreOpenError(f"{self.path} is an empty database: nothing to read yet (a run or the "
                                      "console creates its tables)", self.path)
             if info.version < SCHEMA_VERSION:
-                raise SchemaError(
-                    f"{self.path}: written by an older MediaDesk (schema {info.version}, this version uses "
-                    f"{SCHEMA_VERSION}); open it once with `mediadesk run` or the console to upgrade it "
-                    "(a backup is kept), then read it again", self.path,
-                )
+                raise OlderSchemaError(self.path, info.version, SCHEMA_VERSION)
         except BaseException:
             conn.close()
             raise
