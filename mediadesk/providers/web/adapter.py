@@ -32,7 +32,10 @@ Optional (default)
                                   its text (a retryable site error).
     ``logged_out`` (none)         selector whose presence proves logged out (e.g. a login
                                   button); makes the login check fail fast instead of waiting.
-    ``answer_format`` ("text")    "text" = innerText, "html" = innerHTML of the answer.
+    ``answer_format`` ("text")    "text" = innerText, "html" = innerHTML of the answer,
+                                  "markdown" = its innerHTML converted to Markdown (bold, lists,
+                                  headings, links, tables, code fences with their language;
+                                  buttons, SVG and comments dropped; see ``markdown.py``).
     ``instructions_mode`` ("prepend")  when instructions are sent: "prepend" = instructions,
                                   a blank line, then the content; "none" = never type them.
     ``stop`` (busy)               selector clicked to stop generation on cancel or timeout.
@@ -57,7 +60,7 @@ __all__ = [
     "with_url",
 ]
 
-AnswerFormat = Literal["text", "html"]
+AnswerFormat = Literal["text", "html", "markdown"]
 InstructionsMode = Literal["prepend", "none"]
 
 SETTLE_MS_RANGE = (50, 60_000)
@@ -130,7 +133,7 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "page_load_timeout_s": ("num", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "answer_format": ("text", "html"),
+    "answer_format": ("text", "html", "markdown"),
     "instructions_mode": ("prepend", "none"),
 }
 _KIND_NAMES = {"str": "a string", "num": "a number", "int": "an integer"}

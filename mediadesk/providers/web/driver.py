@@ -59,6 +59,7 @@ from mediadesk.providers.web.errors import (
     SiteError,
     WebLaneError,
 )
+from mediadesk.providers.web.markdown import html_to_markdown
 
 __all__ = ["PageDriver", "RunResult", "RunTimings"]
 
@@ -172,7 +173,7 @@ class PageDriver:
             "error": a.error,
             "stop": a.stop_selector,
             "newChat": a.new_chat,
-            "format": a.answer_format,
+            "format": "html" if a.answer_format == "markdown" else a.answer_format,
             "settleMs": a.settle_ms,
             "startTimeoutMs": a.start_timeout_s * 1000.0,
             "loginGraceMs": _LOGIN_GRACE_MS,
@@ -374,7 +375,10 @@ class PageDriver:
             total_ms=(end - t0) * 1000.0,
             progress_events=progress,
         )
-        return RunResult(answer=(snap["text"] or "").strip(), timings=timings)
+        answer = (snap["text"] or "").strip()
+        if a.answer_format == "markdown":
+            answer = html_to_markdown(answer)
+        return RunResult(answer=answer, timings=timings)
 
     async def _type_and_arm(self, page: Page, text: str) -> None:
         """Put ``text`` in the prompt box and arm the watcher; redone if the document changes."""
