@@ -147,6 +147,7 @@ class WebAccountBackend:
             self._threads.page_moved()
             await self.driver.prepare(page)
             self._health, self._last_error = HealthStatus.READY, None
+            await self._keep_cookies(force=True)  # a successful login check
         except NeedsLogin as exc:
             self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
         except WebLaneError as exc:
@@ -184,6 +185,7 @@ class WebAccountBackend:
                 err = await self._after_error(exc, page, ctx, task)
                 raise task_failure(err) from None
             self._last_error = None
+            await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
             self._tasks_on_browser += 1
             ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
             if self._tasks_on_browser >= self.browser_config.recycle_after:
@@ -242,6 +244,7 @@ class WebAccountBackend:
                 self._set_error(f"probe: {exc}")
                 return False, str(exc)
             self._health, self._last_error = HealthStatus.READY, None
+            await self._keep_cookies()
             return True, "logged in, prompt box ready"
 
     async def _after_error(self, exc: Exception, page: Any, ctx: RunContext, task: TaskSpec) -> WebLaneError:
@@ -371,6 +374,11 @@ class WebAccountBackend:
             ctx.log("canceled: generation stopped and page replaced")
         elif outcome == "killed":
             ctx.log(f"canceled: browser did not answer within {self.kill_grace_s:g} s; killed it")
+
+    async def _keep_cookies(self, *, force: bool = False) -> None:
+        """Save the account's session cookies to its jar (only when they changed; see ``cookies.py``)."""
+        if self._browser is not None:
+            await self._browser.save_session_cookies(force=force)
 
     async def _kill_browser(self) -> None:
         browser, self._browser = self._browser, None
