@@ -39,6 +39,10 @@ Optional (default)
     ``instructions_mode`` ("prepend")  when instructions are sent: "prepend" = instructions,
                                   a blank line, then the content; "none" = never type them.
     ``stop`` (busy)               selector clicked to stop generation on cancel or timeout.
+    ``login_user``, ``login_password``, ``login_submit`` (none)  all three or none: the user and
+                                  password fields of the form at ``login_url`` and its submit
+                                  button, for accounts with stored credentials (they log
+                                  themselves in again when logged out).
 """
 
 from __future__ import annotations
@@ -98,6 +102,9 @@ class SiteAdapter:
     instructions_mode: InstructionsMode = "prepend"
     stop: str | None = None
     page_load_timeout_s: float = 30.0
+    login_user: str | None = None
+    login_password: str | None = None
+    login_submit: str | None = None
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -108,6 +115,11 @@ class SiteAdapter:
     @property
     def stop_selector(self) -> str:
         return self.stop or self.busy
+
+    @property
+    def has_login_form(self) -> bool:
+        """The adapter names the login form's fields (so stored credentials can be used)."""
+        return bool(self.login_user and self.login_password and self.login_submit)
 
 
 # Key -> (kind, required). Kinds: "str" (non-empty), "int", "num" (int or float; never bool).
@@ -131,11 +143,15 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "instructions_mode": ("str", False),
     "stop": ("str", False),
     "page_load_timeout_s": ("num", False),
+    "login_user": ("str", False),
+    "login_password": ("str", False),
+    "login_submit": ("str", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "answer_format": ("text", "html", "markdown"),
     "instructions_mode": ("prepend", "none"),
 }
+_LOGIN_FORM_KEYS = ("login_user", "login_password", "login_submit")
 _KIND_NAMES = {"str": "a string", "num": "a number", "int": "an integer"}
 
 
@@ -186,6 +202,11 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
     if ("send" in data) == ("send_key" in data):
         which = "both" if "send" in data else "neither"
         problems.append(f"exactly one of 'send' (selector) or 'send_key' (key name) is needed, got {which}")
+    login_keys = [k for k in _LOGIN_FORM_KEYS if k in data]
+    if login_keys and len(login_keys) != len(_LOGIN_FORM_KEYS):
+        missing = ", ".join(repr(k) for k in _LOGIN_FORM_KEYS if k not in data)
+        problems.append(f"the login form needs all of 'login_user', 'login_password', 'login_submit'; "
+                        f"missing {missing}")
     if problems:
         raise AdapterError(source, problems)
     values = dict(data)
