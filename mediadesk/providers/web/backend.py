@@ -348,10 +348,11 @@ class WebAccountBackend:
         if self._health != HealthStatus.NEEDS_LOGIN or self._needs_login_since is None:
             self._needs_login_since = time.time()
         self._health, self._last_error = HealthStatus.NEEDS_LOGIN, message
-        if self.credentials is not None and self.login_cooldown.last_error:
-            nxt = self.login_cooldown.next_try_wall()
-            self._last_error = (f"{message}; automatic login failed: {self.login_cooldown.last_error}"
-                                + (f" (next try at {_clock_time(nxt)})" if nxt is not None else ""))
+        cooldown = self.login_cooldown
+        if self.credentials is not None and cooldown.last_attempt is not None:
+            nxt = f"next try at {_clock_time(cooldown.next_try_wall())}"
+            self._last_error = (f"{message}; automatic login failed: {cooldown.last_error} ({nxt})"
+                                if cooldown.last_error else f"{message}; automatic login: {nxt}")
 
     async def _log_in_again(self, page: Any, exc: NeedsLogin, say: Callable[[str], None]) -> bool:
         """The account found itself logged out (``exc``): with stored credentials, fill the site's
