@@ -22,6 +22,7 @@ Cookie values are secrets: they are never logged (messages name counts and domai
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import hashlib
@@ -152,7 +153,7 @@ class CookieJar:
 
     async def restore(self, context: Any, say: Callable[[str], None]) -> int:
         """Put the saved session cookies into ``context`` (before its first navigation); how many."""
-        cookies = read_jar(self.profile_dir)
+        cookies = await asyncio.to_thread(read_jar, self.profile_dir)
         self._read_at = self._clock()
         if not cookies:
             return 0
@@ -178,7 +179,7 @@ class CookieJar:
             self._saved = fingerprint
             return False
         try:
-            write_jar(self.profile_dir, cookies)
+            await asyncio.to_thread(write_jar, self.profile_dir, cookies)  # an fsync: off the event loop
         except OSError as exc:
             say(f"session cookies: could not save {self.path}: {exc.strerror or exc}")
             return False
