@@ -376,8 +376,8 @@ class PageDriver:
             progress_events=progress,
         )
         answer = (snap["text"] or "").strip()
-        if a.answer_format == "markdown":
-            answer = html_to_markdown(answer)
+        if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop
+            answer = await asyncio.to_thread(html_to_markdown, answer)
         return RunResult(answer=answer, timings=timings)
 
     async def _type_and_arm(self, page: Page, text: str) -> None:

@@ -293,8 +293,12 @@ class OwnedBrowser:
         if self.cookie_jar is not None:
             try:  # before anything navigates: the first page load must already carry the login
                 await asyncio.wait_for(self.cookie_jar.restore(self.context, self._log), self.start_timeout_s)
-            except BaseException:
+            except BaseException as exc:
                 self._kill_tree_now()
+                if isinstance(exc, TimeoutError):
+                    raise BrowserStartError(
+                        f"chromium pid {self._proc.pid} did not take the session cookies within "
+                        f"{self.start_timeout_s:g} s") from None
                 raise
 
     async def save_session_cookies(self, *, force: bool = False, timeout_s: float = 5.0) -> bool:
