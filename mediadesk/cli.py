@@ -175,7 +175,7 @@ def _workspace(config: AppConfig | None, data_dir: Path | None, db: Path | None)
 async def cmd_run(args: argparse.Namespace) -> int:
     return await run_batch(
         args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
-        retry_failed=args.retry_failed, quiet=args.quiet,
+        retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
     )
 
 
@@ -188,6 +188,7 @@ async def run_batch(
     fmt: str | None = None,
     retry_failed: bool = False,
     quiet: bool = False,
+    config_path: Path | None = None,
 ) -> int:
     """Run one batch file headless until every task of it is terminal; returns the exit code.
     ``mediadesk run`` and ``mediadesk demo`` both come here."""
@@ -215,7 +216,7 @@ async def run_batch(
             if n:
                 print(f"re-queued {n} failed/canceled task(s)", flush=True)
         await sched.start()
-        interrupted = await _run_until_done(sched, ids, quiet=quiet)
+        interrupted = await _run_until_done(sched, ids, quiet=quiet, config_path=config_path)
         states = sched.store.states_of(ids)
     finally:
         await sched.stop()
@@ -258,7 +259,33 @@ async def run_demo(data_dir: Path | None = None) -> int:
         return rc
 
 
-async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> bool:
+_NEXT_STEP = {
+    "enable": "switch it on in the console (Accounts tab); the switch is kept in the database",
+    "wait": "it retries by itself; run again later",
+    "fix": "fix the cause above, then run again",
+    "none": "",
+}
+
+
+def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Path | None = None) -> str:
+    """Why no account can take the tasks of ``profiles``: each account, why, and what to do next."""
+    config = str(config_path) if config_path is not None else "CONFIG"
+    lines = [f"no account can take the tasks of profile(s) {', '.join(profiles)}; they stay pending in the "
+             "database and resume on the next run:"]
+    for profile in profiles:
+        blocks = sched.blocked_accounts(profile)
+        if not blocks:
+            lines.append(f"  {profile}: no [[accounts]] entry uses this profile; add one to the config")
+        for b in blocks:
+            step = (f"log in with `mediadesk login {b.account} --config {config}` (or the console's Log in)"
+                    if b.action == "login" else _NEXT_STEP.get(b.action, ""))
+            lines.append(f"  {profile} / {b.account}: {b.reason}" + (f" -> {step}" if step else ""))
+    return "\n".join(lines)
+
+
+async def _run_until_done(
+    sched: Scheduler, ids: list[str], *, quiet: bool, config_path: Path | None = None
+) -> bool:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     # SIGINT/SIGTERM end the run gracefully (running attempts go back to pending). Windows' loops
@@ -276,9 +303,7 @@ async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> b
                 return True
             blocked = sched.unservable_profiles()
             if blocked and progress.only_pending_of(blocked):
-                print(f"\nno account can take the tasks of profile(s) {', '.join(blocked)} (all disabled "
-                      "or logged out; log in with `mediadesk login ACCOUNT --config ...`): they stay "
-                      "pending in the database and resume on the next run", file=sys.stderr)
+                print("\n" + cannot_serve_message(sched, blocked, config_path), file=sys.stderr)
                 return False
             progress.render()
             with contextlib.suppress(TimeoutError):

@@ -252,8 +252,47 @@ class AccountConfig(_Strict):
     profile: str
     enabled: bool = True
     profile_dir: Path | None = Field(None, strict=False)
+    #: Stored credentials (optional): the NAMES of environment variables or keyring entries
+    #: ("service:username") holding the site's user and password, never the values. With them an
+    #: account that finds itself logged out logs itself in again, at most once per ``login_cooldown_s``
+    #: (the site adapter needs ``login_user``, ``login_password`` and ``login_submit``).
+    login_user_env: str | None = None
+    login_user_keyring: str | None = None
+    login_password_env: str | None = None
+    login_password_keyring: str | None = None
+    login_cooldown_s: float = Field(600.0, gt=0, le=7 * 86400)
 
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+
+    @field_validator("login_user_env", "login_password_env")
+    @classmethod
+    def _login_env_name(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
+            raise ValueError("must be the NAME of an environment variable (the value itself never goes in the config)")
+        return v
+
+    @field_validator("login_user_keyring", "login_password_keyring")
+    @classmethod
+    def _login_keyring_entry(cls, v: str | None) -> str | None:
+        if v is not None:
+            service, sep, username = v.partition(":")
+            if not sep or not service.strip() or not username.strip():
+                raise ValueError("must be a keyring entry 'service:username' (the value never goes in the config)")
+        return v
+
+    @model_validator(mode="after")
+    def _login_pair(self) -> AccountConfig:
+        has_user = self.login_user_env is not None or self.login_user_keyring is not None
+        has_password = self.login_password_env is not None or self.login_password_keyring is not None
+        if has_user != has_password:
+            missing = "login_password_env or login_password_keyring" if has_user else (
+                "login_user_env or login_user_keyring")
+            raise ValueError(f"stored credentials need both a user and a password: add {missing}")
+        return self
+
+    @property
+    def has_login_credentials(self) -> bool:
+        return self.login_password_env is not None or self.login_password_keyring is not None
 
 
 class AppConfig(_Strict):

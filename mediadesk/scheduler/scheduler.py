@@ -68,6 +68,24 @@ def _host(url: str) -> str | None:
 
 
 @dataclass(frozen=True)
+class AccountBlock:
+    """Why one web account takes no task now, and what would change that. ``action``: "enable"
+    (switched off by the operator), "login" (an operator must log in), "wait" (it recovers by itself:
+    breaker probe, profile held by someone else, a login in progress), "fix" (something to repair),
+    "none" (it can take tasks)."""
+
+    account: str
+    reason: str
+    action: str
+
+
+def _at(ts: float | None) -> str:
+    if ts is None:
+        return "?"
+    return time.strftime("%H:%M:%S", time.localtime(ts))
+
+
+@dataclass(frozen=True)
 class ProfileView:
     name: str
     kind: str
@@ -521,6 +539,32 @@ class Scheduler:
             serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] != "needs_login"]
             if not serving and self.store.has_pending([name]):
                 out.append(name)
+        return out
+
+    def blocked_accounts(self, profile: str) -> list[AccountBlock]:
+        """Every account of ``profile`` with why it takes no task now (for the "cannot serve" message):
+        the operator's switch first, then what the backend says (needs login since ..., profile held,
+        ...), then an open breaker."""
+        out: list[AccountBlock] = []
+        for lane in self.lanes:
+            if lane.account is None or profile not in lane.profiles:
+                continue
+            if not lane.enabled:
+                out.append(AccountBlock(lane.account, "disabled by the operator", "enable"))
+                continue
+            explain = getattr(lane.backend, "unavailable_reason", None)
+            said = explain() if callable(explain) else None
+            health, err = lane.backend.health()
+            if said is None and health == "needs_login":
+                said = (f"needs login ({err})" if err else "needs login", "login")
+            cap = self.capacities.get(f"account:{lane.account}")
+            if said is None and cap is not None and cap.view().breaker != "closed":
+                view = cap.view()
+                said = (f"breaker {view.breaker.replace('_', '-')} ({view.breaker_reason or 'failures'}); "
+                        f"next probe at {_at(view.next_probe_at)}", "wait")
+            if said is None:
+                said = (f"{health}" + (f" ({err})" if err else ""), "none")
+            out.append(AccountBlock(lane.account, said[0], said[1]))
         return out
 
     async def wait_idle(self, poll_s: float = 0.5) -> None:

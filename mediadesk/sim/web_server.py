@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from playwright.async_api import BrowserContext
 
 __all__ = [
+    "ANSWER_STYLES",
     "CONCURRENT_MESSAGE",
     "DEFAULT_PORT",
     "SESSION_COOKIE",
@@ -62,6 +63,8 @@ __all__ = [
     "config_from_args",
     "draw_run_seconds",
     "login_context",
+    "markdown_answer",
+    "markdown_tokens",
     "parse_markers",
     "serve_from_args",
 ]
@@ -77,6 +80,9 @@ SESSION_EXPIRED_MESSAGE = "session expired"
 SITE_ERROR_MESSAGE = "something went wrong, please retry (site error)"
 #: How often an idle stream checks whether the client is still there.
 _POLL_S = 0.05
+
+#: ``WebSimConfig.answer_style`` values.
+ANSWER_STYLES = ("text", "markdown")
 
 _MARKER = re.compile(r"\[\[sim:(hang|logout|error|slow=(\d+(?:\.\d+)?))\]\]")
 _VOCAB = (
@@ -107,6 +113,16 @@ class WebSimConfig:
     run_max_s: float = 370.0
     #: A ping line is written when a stream was silent this long (real seconds, not scaled).
     keepalive_s: float = 0.5
+    #: The login is a SESSION cookie (no Expires/Max-Age), as on many real sites: a browser drops it
+    #: whenever it closes. False: a persistent ("remember me") cookie that survives a restart.
+    session_cookie: bool = False
+    #: A logged-out visit to the chat page is redirected to the login form (as most real sites do)
+    #: instead of showing the "not logged in" page.
+    login_redirect: bool = False
+    #: "text": the answer is plain text appended token by token. "markdown": the answer is a Markdown
+    #: document the page renders to HTML as it streams (bold, list, fenced code with a copy button and
+    #: an SVG icon, framework comments), like real chat sites.
+    answer_style: str = "text"
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
@@ -116,6 +132,8 @@ class WebSimConfig:
         rates = (self.hang_rate, self.logout_rate, self.error_rate)
         if any(not 0.0 <= r <= 1.0 for r in rates) or sum(rates) > 1.0:
             raise ValueError("fault rates must be in [0, 1] and sum to at most 1")
+        if self.answer_style not in ANSWER_STYLES:
+            raise ValueError(f"answer_style must be one of {', '.join(ANSWER_STYLES)}")
 
 
 @dataclass(frozen=True)
@@ -152,6 +170,36 @@ def answer_tokens(prompt: str, n: int) -> list[str]:
     digest = hashlib.sha256(prompt.encode("utf-8")).digest()
     body = [_VOCAB[(digest[i % len(digest)] + i) % len(_VOCAB)] for i in range(n - len(head) - len(tail))]
     return head + body + tail
+
+
+def markdown_answer(prompt: str) -> str:
+    """The deterministic Markdown answer of ``answer_style = "markdown"``: a paragraph with bold and
+    italics, a list with inline code, a fenced code block with its language, a closing paragraph.
+
+    Written in the canonical form an HTML-to-Markdown converter gives back (``-`` bullets, ``**``/``*``,
+    blank lines between blocks), so a test can compare what it read from the page to this text."""
+    shown = " ".join(prompt.split())
+    if len(shown) > 40:
+        shown = shown[:40] + "…"
+    shown = re.sub(r"[\\`*_\[\]<>#|~-]", "", shown) or "…"  # no Markdown syntax of the user's in the echo
+    return (
+        f"好的，这是对「{shown}」的回答 🚀\n\n"
+        "**要点**：*模拟* 内容 streaming\n\n"
+        "- 第一项 ✨\n"
+        "- 第二项 `token`\n"
+        "- third item 👍\n\n"
+        "```python\n"
+        "def answer(x):\n"
+        "    return x * 2  # 完毕\n"
+        "```\n\n"
+        "完毕 ✅"
+    )
+
+
+def markdown_tokens(prompt: str) -> list[str]:
+    """:func:`markdown_answer` cut into streamed pieces (words with their following whitespace), so the
+    page re-renders half-written Markdown as it arrives, as real sites do."""
+    return re.findall(r"\S+\s*|\s+", markdown_answer(prompt))
 
 
 def draw_run_seconds(config: WebSimConfig, rng: random.Random) -> float:
@@ -231,6 +279,7 @@ class WebSimServer(LocalServer):
         self._time_rng = random.Random(None if seed is None else f"{seed}:times")
         self._assets = {n: _asset(n) for n in ("chat.html", "login.html", "logged_out.html", "chat.js", "chat.css")}
         self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
+        self._assets["markdown.js"] = _asset("markdown.js")
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -282,6 +331,7 @@ class WebSimServer(LocalServer):
             "errors": 0,
             "session_expirations": 0,
             "logins": 0,
+            "login_failures": 0,
         }
         self._generations: list[_Generation] = []
         self._violations: list[dict[str, Any]] = []
@@ -326,15 +376,19 @@ class WebSimServer(LocalServer):
         account = str(form.get("account", "")).strip()[:64]
         password = str(form.get("password", ""))
         if not account or not password:
+            self._stats["login_failures"] += 1
             return self._page("login.html", 400, error='<p class="login-error">Account and password required.</p>')
         if self.config.password is not None and not secrets.compare_digest(password, self.config.password):
+            self._stats["login_failures"] += 1
             return self._page("login.html", 401, error='<p class="login-error">Wrong password.</p>')
         token = secrets.token_urlsafe(24)
         self._sessions[token] = account
         self._stats["logins"] += 1
         resp = web.Response(status=303, headers={"Location": "/chat"})
-        # A persistent ("remember me") cookie, like real chat sites: the login survives a browser restart.
-        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="Lax", path="/", max_age=30 * 86400)
+        # A persistent ("remember me") cookie by default: the login survives a browser restart. With
+        # ``session_cookie`` no Expires/Max-Age: the browser keeps it only while it runs.
+        max_age = None if self.config.session_cookie else 30 * 86400
+        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="Lax", path="/", max_age=max_age)
         return resp
 
     async def _h_logout(self, request: web.Request) -> web.Response:
@@ -348,12 +402,14 @@ class WebSimServer(LocalServer):
     async def _h_chat(self, request: web.Request) -> web.Response:
         account = self._account(request)
         if account is None:
+            if self.config.login_redirect:
+                return web.Response(status=303, headers={"Location": "/login"})
             return self._page("logged_out.html")
-        return self._page("chat.html", account=html.escape(account, quote=True))
+        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style)
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        types = {"chat.js": "application/javascript", "chat.css": "text/css"}
+        types = {"chat.js": "application/javascript", "chat.css": "text/css", "markdown.js": "application/javascript"}
         if name not in types:
             raise web.HTTPNotFound()
         return web.Response(text=self._assets[name], content_type=types[name], charset="utf-8")
@@ -566,6 +622,8 @@ class WebSimServer(LocalServer):
 
     async def _run(self, gen: _Generation, request: web.Request, resp: web.StreamResponse) -> None:
         tokens = answer_tokens(gen.prompt, self.config.answer_tokens)
+        if self.config.answer_style == "markdown":
+            tokens = markdown_tokens(gen.prompt)
         interval = gen.run_s / len(tokens)
         fault_at = {"hang": min(3, len(tokens) - 1), "logout": len(tokens) // 2, "error": len(tokens) // 2}
         at = fault_at.get(gen.fault or "", -1)
@@ -699,6 +757,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--error-rate", type=float, default=0.0, help="share of runs that fail mid-stream")
     parser.add_argument("--seed", type=int, default=None, help="seed for run times and injected faults")
     parser.add_argument("--password", default=None, help="only this password logs in (default: any)")
+    parser.add_argument("--session-cookie", action="store_true",
+                        help="log in with a session cookie (no expiry: dropped when the browser closes)")
+    parser.add_argument("--login-redirect", action="store_true",
+                        help="send a logged-out visit of the chat page to the login form")
+    parser.add_argument("--answer-style", choices=ANSWER_STYLES, default="text",
+                        help="markdown: answers are Markdown rendered to HTML by the page")
 
 
 def config_from_args(args: argparse.Namespace) -> WebSimConfig:
@@ -706,6 +770,8 @@ def config_from_args(args: argparse.Namespace) -> WebSimConfig:
         time_scale=args.time_scale, fixed_run_s=args.fixed_run_s, answer_tokens=args.answer_tokens,
         hang_rate=args.hang_rate, logout_rate=args.logout_rate, error_rate=args.error_rate,
         seed=args.seed, password=args.password,
+        session_cookie=getattr(args, "session_cookie", False), login_redirect=getattr(args, "login_redirect", False),
+        answer_style=getattr(args, "answer_style", "text"),
     )  # fmt: skip
 
 

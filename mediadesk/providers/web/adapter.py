@@ -32,7 +32,10 @@ Optional (default)
                                   its text (a retryable site error).
     ``logged_out`` (none)         selector whose presence proves logged out (e.g. a login
                                   button); makes the login check fail fast instead of waiting.
-    ``answer_format`` ("text")    "text" = innerText, "html" = innerHTML of the answer.
+    ``answer_format`` ("text")    "text" = innerText, "html" = innerHTML of the answer,
+                                  "markdown" = its innerHTML converted to Markdown (bold, lists,
+                                  headings, links, tables, code fences with their language;
+                                  buttons, SVG and comments dropped; see ``markdown.py``).
     ``instructions_mode`` ("prepend")  when instructions are sent: "prepend" = instructions,
                                   a blank line, then the content; "none" = never type them.
     ``stop`` (busy)               selector clicked to stop generation on cancel or timeout.
@@ -47,6 +50,10 @@ Optional (default)
                                   is a refusal, not a site error; so is an answer that is nothing
                                   but such a notice (see ``busy.BusyMatcher.is_busy_answer``).
     ``busy_text_builtin`` (true)  false: use only this adapter's ``busy_text``.
+    ``login_user``, ``login_password``, ``login_submit`` (none)  all three or none: the user and
+                                  password fields of the form at ``login_url`` and its submit
+                                  button, for accounts with stored credentials (they log
+                                  themselves in again when logged out).
 """
 
 from __future__ import annotations
@@ -71,7 +78,7 @@ __all__ = [
     "with_url",
 ]
 
-AnswerFormat = Literal["text", "html"]
+AnswerFormat = Literal["text", "html", "markdown"]
 InstructionsMode = Literal["prepend", "none"]
 
 SETTLE_MS_RANGE = (50, 60_000)
@@ -112,6 +119,9 @@ class SiteAdapter:
     busy_selector: str | None = None
     busy_text: tuple[str, ...] = ()
     busy_text_builtin: bool = True
+    login_user: str | None = None
+    login_password: str | None = None
+    login_submit: str | None = None
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -126,6 +136,11 @@ class SiteAdapter:
     def busy_matcher(self) -> BusyMatcher:
         """The busy wordings of this site: the built-in ones (unless turned off) plus ``busy_text``."""
         return BusyMatcher.for_site(self.busy_text, builtin=self.busy_text_builtin)
+
+    @property
+    def has_login_form(self) -> bool:
+        """The adapter names the login form's fields (so stored credentials can be used)."""
+        return bool(self.login_user and self.login_password and self.login_submit)
 
 
 # Key -> (kind, required). Kinds: "str" (non-empty), "int", "num" (int or float; never bool), "bool",
@@ -153,11 +168,15 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "busy_selector": ("str", False),
     "busy_text": ("regexes", False),
     "busy_text_builtin": ("bool", False),
+    "login_user": ("str", False),
+    "login_password": ("str", False),
+    "login_submit": ("str", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "answer_format": ("text", "html"),
+    "answer_format": ("text", "html", "markdown"),
     "instructions_mode": ("prepend", "none"),
 }
+_LOGIN_FORM_KEYS = ("login_user", "login_password", "login_submit")
 _KIND_NAMES = {"str": "a string", "num": "a number", "int": "an integer"}
 
 
@@ -225,6 +244,11 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
     if ("send" in data) == ("send_key" in data):
         which = "both" if "send" in data else "neither"
         problems.append(f"exactly one of 'send' (selector) or 'send_key' (key name) is needed, got {which}")
+    login_keys = [k for k in _LOGIN_FORM_KEYS if k in data]
+    if login_keys and len(login_keys) != len(_LOGIN_FORM_KEYS):
+        missing = ", ".join(repr(k) for k in _LOGIN_FORM_KEYS if k not in data)
+        problems.append(f"the login form needs all of 'login_user', 'login_password', 'login_submit'; "
+                        f"missing {missing}")
     if problems:
         raise AdapterError(source, problems)
     values = dict(data)

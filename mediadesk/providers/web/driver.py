@@ -67,6 +67,7 @@ from mediadesk.providers.web.errors import (
     SiteError,
     WebLaneError,
 )
+from mediadesk.providers.web.markdown import html_to_markdown
 from mediadesk.safefiles import UnsafePathError, ensure_private_dir, write_private_file
 
 __all__ = ["PageDriver", "RunResult", "RunTimings"]
@@ -160,8 +161,8 @@ _TAG = re.compile(r"<[^>]*>")
 
 
 def _plain(text: str, fmt: str) -> str:
-    """The reader's text of an answer (tags dropped from an ``html`` answer), for the busy check."""
-    return html.unescape(_TAG.sub(" ", text)) if fmt == "html" else text
+    """The reader's text of an answer (tags dropped from an ``html`` or ``markdown`` one), for the busy check."""
+    return html.unescape(_TAG.sub(" ", text)) if fmt in ("html", "markdown") else text
 
 
 def _first_line(exc: BaseException) -> str:
@@ -190,7 +191,7 @@ class PageDriver:
             "stop": a.stop_selector,
             "refused": a.busy_selector,
             "newChat": a.new_chat,
-            "format": a.answer_format,
+            "format": "html" if a.answer_format == "markdown" else a.answer_format,
             "settleMs": a.settle_ms,
             "startTimeoutMs": a.start_timeout_s * 1000.0,
             "loginGraceMs": _LOGIN_GRACE_MS,
@@ -401,6 +402,8 @@ class PageDriver:
             total_ms=(end - t0) * 1000.0,
             progress_events=progress,
         )
+        if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop
+            answer = await asyncio.to_thread(html_to_markdown, answer)
         return RunResult(answer=answer, timings=timings)
 
     async def _type_and_arm(self, page: Page, text: str) -> None:

@@ -78,7 +78,11 @@
     const msg = addMessage("assistant", "");
     msg.dataset.requestId = run.requestId;
     const node = document.createTextNode("");
-    msg.querySelector(".content").appendChild(node);
+    const content = msg.querySelector(".content");
+    content.appendChild(node);
+    // answer_style "markdown": the page keeps the Markdown source and re-renders it as HTML per token
+    const markdown = document.body.dataset.answerStyle === "markdown" && window.simchatMarkdown;
+    let source = "";
     const reader = res.body.getReader();
     const decoder = new TextDecoder("utf-8");
     let buf = "";
@@ -93,7 +97,12 @@
         if (!line) continue;
         const ev = JSON.parse(line);
         if (ev.t === "token") {
-          node.appendData(ev.d);
+          if (markdown) {
+            source += ev.d;
+            content.innerHTML = markdown.render(source);
+          } else {
+            node.appendData(ev.d);
+          }
         } else if (ev.t === "start") {
           msg.dataset.generationId = ev.id;
         } else if (ev.t === "done" || ev.t === "stopped") {
