@@ -33,6 +33,8 @@ class Row(NamedTuple):
     error: str | None
     version: int
     finished_at: float | None
+    #: The batch the task was submitted with (never changes; "show only this batch").
+    batch: str | None = None
 
 
 def prompt_head(prompt: str) -> str:
@@ -54,7 +56,7 @@ def record_row(rec: TaskRecord) -> Row:
     return Row(task_id=rec.task_id, kind=rec.model_kind, state=rec.state, attempt=rec.attempt,
                started_at=rec.started_at, heartbeat_at=rec.heartbeat_at, profile=rec.profile, account=rec.account,
                lane=rec.lane, prompt=prompt_head(rec.prompt), error=error_text(rec.error_kind, rec.error_message),
-               version=rec.version, finished_at=rec.finished_at)
+               version=rec.version, finished_at=rec.finished_at, batch=rec.batch)
 
 
 def row_change(row: Row) -> TaskChanged:
@@ -77,6 +79,7 @@ class Columns:
     __slots__ = (
         "account",
         "attempt",
+        "batch",
         "error",
         "finished_at",
         "heartbeat_at",
@@ -104,6 +107,7 @@ class Columns:
         self.error: list[str | None] = []
         self.version: list[int] = []
         self.finished_at: list[float | None] = []
+        self.batch: list[str | None] = []
 
     @classmethod
     def from_rows(cls, rows: Iterable[Row]) -> Columns:
@@ -123,6 +127,10 @@ class Columns:
                                             out.account.append)
         lanes, prompts, errors, versions, finished = (out.lane.append, out.prompt.append, out.error.append,
                                                       out.version.append, out.finished_at.append)
+        batches = out.batch.append
+        # One string object per batch name, not one per row (100k rows of one batch).
+        batch_names: dict[str, str] = {}
+        batch_name = batch_names.setdefault
         for rec in records:
             ids(rec.task_id)
             kinds(rec.model_kind)
@@ -137,6 +145,8 @@ class Columns:
             errors(error_text(rec.error_kind, rec.error_message))
             versions(rec.version)
             finished(rec.finished_at)
+            b = rec.batch
+            batches(None if b is None else batch_name(b, b))
         return out
 
     def __len__(self) -> int:
