@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -57,6 +58,15 @@ class ProfileLike(Protocol):
     def concurrency(self) -> int: ...
 
 
+class _ElidedLabel(QLabel):
+    """One line that ends in "…" when it does not fit (the full text is the tooltip)."""
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.width())
+        painter.drawText(self.rect(), int(self.alignment()), text)
+
+
 class LanePanel(QWidget):
     """One kind's lanes. Feed it ``on_lane_stats`` / ``on_account_changed`` / ``on_profile_changed``
     (the bridge signals); counts come from the model's ``countsChanged``.
@@ -93,7 +103,7 @@ class LanePanel(QWidget):
         self.title.setFont(font)
         self.state_label = QLabel()
         #: The one-line summary shown instead of everything below the title in compact mode.
-        self.summary_label = QLabel()
+        self.summary_label = _ElidedLabel()
         self.summary_label.setObjectName(f"laneSummary_{kind}")
         self.summary_label.setVisible(False)
         self.is_compact = False
