@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -81,10 +82,18 @@ _IDS_PER_QUERY = 500
 
 
 def iso_time(ts: float | None) -> str | None:
-    """Epoch seconds as ISO-8601 local time with its UTC offset, to the millisecond."""
+    """Epoch seconds as ISO-8601 local time with its UTC offset, to the millisecond:
+    ``2025-10-09T10:53:20.250+02:00`` (``time.localtime`` knows the offset of that moment, DST
+    included; half the cost of ``datetime.astimezone``, which counts at 300k timestamps)."""
     if ts is None:
         return None
-    return datetime.fromtimestamp(ts).astimezone().isoformat(timespec="milliseconds")
+    whole = math.floor(ts)
+    ms = min(999, round((ts - whole) * 1000))
+    lt = time.localtime(whole)
+    off = lt.tm_gmtoff // 60
+    sign = "-" if off < 0 else "+"
+    off = abs(off)
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', lt)}.{ms:03d}{sign}{off // 60:02d}:{off % 60:02d}"
 
 
 def export_row(rec: TaskRecord) -> dict[str, object]:
