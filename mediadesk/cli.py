@@ -33,7 +33,7 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
 from mediadesk.store import SchemaError, TaskReader, TaskStore
-from mediadesk.store.export import ExportError, export_tasks, export_to_file
+from mediadesk.store.export import EXPORT_FORMATS, ExportError, export_tasks, export_to_file
 from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.workspace import Workspace
 
@@ -77,10 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
     r.add_argument("--quiet", action="store_true", help="no progress, summary only")
 
-    e = sub.add_parser("export", help="write results as JSONL or CSV")
+    e = sub.add_parser("export", help="write results as JSONL, CSV, XLSX or a Markdown table")
     e.add_argument("--db", type=Path, help="database file (default: <data dir>/mediadesk.db)")
     e.add_argument("--data-dir", type=Path)
-    e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    e.add_argument("--format", choices=list(EXPORT_FORMATS), default="jsonl",
+                   help="jsonl (default), csv, xlsx (needs --out or a pipe) or md")
     e.add_argument("--out", type=Path, help="output file (default: stdout)")
     e.add_argument("--state", action="append", choices=[s.value for s in TaskState],
                    help="only tasks in this state (repeatable; default: all)")
@@ -476,6 +477,8 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------- export
 def cmd_export(args: argparse.Namespace) -> int:
     ws = _workspace(None, args.data_dir, args.db)
+    if args.out is None and args.format == "xlsx" and sys.stdout.isatty():
+        raise UserError("xlsx is a binary format: pass --out FILE.xlsx (or pipe the output into a file)")
     if args.out is None:
         n = export_tasks(ws.db_path, sys.stdout, args.format, args.state)
     else:

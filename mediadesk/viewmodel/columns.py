@@ -38,6 +38,8 @@ class Row(NamedTuple):
     error: str | None
     version: int
     finished_at: float | None
+    #: The batch the task was submitted with (never changes; "show only this batch").
+    batch: str | None = None
 
 
 def prompt_head(prompt: str) -> str:
@@ -61,7 +63,7 @@ def record_row(rec: TaskRecord) -> Row:
                started_at=rec.started_at, heartbeat_at=rec.heartbeat_at, profile=rec.profile, account=rec.account,
                lane=rec.lane, prompt=prompt_head(rec.prompt),
                error=error_text(rec.error_kind, rec.error_message, rec.truncated),
-               version=rec.version, finished_at=rec.finished_at)
+               version=rec.version, finished_at=rec.finished_at, batch=rec.batch)
 
 
 def row_change(row: Row) -> TaskChanged:
@@ -84,6 +86,7 @@ class Columns:
     __slots__ = (
         "account",
         "attempt",
+        "batch",
         "error",
         "finished_at",
         "heartbeat_at",
@@ -111,6 +114,7 @@ class Columns:
         self.error: list[str | None] = []
         self.version: list[int] = []
         self.finished_at: list[float | None] = []
+        self.batch: list[str | None] = []
 
     @classmethod
     def from_rows(cls, rows: Iterable[Row]) -> Columns:
@@ -130,6 +134,10 @@ class Columns:
                                             out.account.append)
         lanes, prompts, errors, versions, finished = (out.lane.append, out.prompt.append, out.error.append,
                                                       out.version.append, out.finished_at.append)
+        batches = out.batch.append
+        # One string object per batch name, not one per row (100k rows of one batch).
+        batch_names: dict[str, str] = {}
+        batch_name = batch_names.setdefault
         for rec in records:
             ids(rec.task_id)
             kinds(rec.model_kind)
@@ -144,6 +152,8 @@ class Columns:
             errors(error_text(rec.error_kind, rec.error_message, rec.truncated))
             versions(rec.version)
             finished(rec.finished_at)
+            b = rec.batch
+            batches(None if b is None else batch_name(b, b))
         return out
 
     def __len__(self) -> int:
