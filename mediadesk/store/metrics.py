@@ -11,6 +11,7 @@ version); without them each refresh reads every row of the table, prompts and re
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,3 +225,18 @@ class MetricsReader:
             (profile, prio, prio, seq),
         ).fetchone()
         return int(n)
+
+    def recent_run_times(self, lanes: Sequence[str], limit: int = 200) -> dict[str, list[float]]:
+        """The run times of each lane's last ``limit`` successes, newest first (an ETA right after
+        a restart, before the lanes have finished anything). Walks ix_task_finished backwards."""
+        out: dict[str, list[float]] = {}
+        for lane in lanes:
+            rows = self._conn.execute(
+                "SELECT max(0.0, finished_at - started_at) FROM task WHERE finished_at IS NOT NULL AND lane = ?"
+                f" AND +state = 'success' AND started_at IS NOT NULL"
+                f" AND (served_by IS NULL OR served_by NOT IN {_NOT_LANE}) ORDER BY finished_at DESC LIMIT ?",
+                (lane, limit),
+            ).fetchall()
+            if rows:
+                out[lane] = [float(r[0]) for r in rows]
+        return out

@@ -33,9 +33,10 @@ from mediadesk.viewmodel.batches import BatchRow, LaneInfo, batch_rows
 __all__ = ["BatchesView", "read_batches"]
 
 
-def read_batches(db_path: Path) -> list[BatchCounts]:
+def read_batches(db_path: Path, lanes: Sequence[str] = ()) -> tuple[list[BatchCounts], dict[str, list[float]]]:
+    """Every batch's counts, and the lanes' recent run times from the store (worker thread)."""
     with MetricsReader(db_path) as r:
-        return r.batches()
+        return r.batches(), r.recent_run_times(lanes)
 
 
 class BatchesView(QWidget):
@@ -56,6 +57,7 @@ class BatchesView(QWidget):
         self._jobs = TaskJobs(owner=self)
         self._busy = False
         self._counts: list[BatchCounts] = []
+        self._run_times: dict[str, list[float]] = {}
         self.rows: list[BatchRow] = []
 
         self.table = QTableWidget(0, self.COLUMNS)
@@ -107,16 +109,17 @@ class BatchesView(QWidget):
             return False
         self._busy = True
         db = self.db_path
+        names = [lane.name for lane in self._lanes]
 
-        def done(counts: list[BatchCounts]) -> None:
+        def done(result: tuple[list[BatchCounts], dict[str, list[float]]]) -> None:
             self._busy = False
-            self._counts = counts
+            self._counts, self._run_times = result
             self.redraw()
 
         def failed(_exc: BaseException) -> None:
             self._busy = False
 
-        self._jobs.in_thread(lambda: read_batches(db), "batches:read", done, failed)
+        self._jobs.in_thread(lambda: read_batches(db, names), "batches:read", done, failed)
         return True
 
     @property
@@ -132,7 +135,7 @@ class BatchesView(QWidget):
 
     def redraw(self) -> None:
         now = self._clock()
-        self.rows = batch_rows(self._counts, self._lanes, self._stats, now)
+        self.rows = batch_rows(self._counts, self._lanes, self._stats, now, self._run_times)
         t = self.table
         t.setUpdatesEnabled(False)
         try:

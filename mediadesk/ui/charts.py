@@ -22,7 +22,7 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")  # before pyqtgraph picks a
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QShowEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from mediadesk.store.metrics import FinishedBuckets, MetricsReader, ensure_metrics_indexes
 from mediadesk.ui.format import fmt_seconds
@@ -48,6 +48,19 @@ def tune_curve(item: pg.PlotDataItem) -> pg.PlotDataItem:
     item.setDownsampling(auto=True, method="peak")
     item.setClipToView(True)
     return item
+
+
+class SecondsLogAxis(pg.AxisItem):
+    """A log-scale axis of seconds labelled 1, 2, 5, 10, 20, 50, ... (the default puts a label on
+    every minor tick, and they overlap)."""
+
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        out = []
+        for v in values:
+            x = 10 ** (v * scale)
+            lead = round(x / 10 ** math.floor(math.log10(x) + 1e-9), 6) if x > 0 else 0
+            out.append(f"{x:g}" if lead in (1, 2, 5) else "")
+        return out
 
 
 def read_finished(db_path: Path, since: float, until: float, bucket_s: float, *,
@@ -97,6 +110,8 @@ class ChartsView(QWidget):
         self.summary = QLabel()
         self.summary.setObjectName("chartSummary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setWordWrap(True)  # one line per lane; never widens the window
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Range:")))
         top.addWidget(self.range_box)
@@ -119,8 +134,8 @@ class ChartsView(QWidget):
         tp.setMouseEnabled(x=False, y=False)
         tp.hideButtons()
         tp.disableAutoRange()  # ranges are set from the data we already have (no bounds scan per paint)
-        self.legend = tp.addLegend(offset=(10, 5))
-        self.dist_plot = pg.PlotWidget(background=bg)
+        self.legend = tp.addLegend(offset=(10, 5), labelTextColor=fg)
+        self.dist_plot = pg.PlotWidget(axisItems={"bottom": SecondsLogAxis(orientation="bottom")}, background=bg)
         self.dist_plot.setObjectName("runTimePlot")
         dp = self.dist_plot.getPlotItem()
         dp.setTitle(self.tr("Run-time distribution (successes)"), color=fg)
@@ -311,7 +326,7 @@ class ChartsView(QWidget):
             parts.append(text)
         if not parts:
             return self.tr("No lane finished a task in this range.")
-        return "   |   ".join(parts)
+        return "\n".join(parts)
 
     def curve_data(self, lane: str) -> tuple[list[float], list[float]]:
         """What the throughput line of ``lane`` shows now (tests): x, y."""

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from mediadesk.core.eta import Eta, EtaGroup, KindEta, LaneLoad, kind_eta
+from mediadesk.core.eta import MIN_SAMPLES, Eta, EtaGroup, KindEta, LaneLoad, kind_eta
 from mediadesk.store.metrics import BatchCounts
 
-__all__ = ["BatchRow", "LaneInfo", "Totals", "batch_rows", "totals"]
+__all__ = ["BatchRow", "LaneInfo", "Totals", "batch_rows", "totals", "with_store_run_times"]
 
 
 class LaneInfo(Protocol):
@@ -56,6 +56,31 @@ class BatchRow:
         return self.done_at is not None
 
 
+@dataclass(frozen=True)
+class _WithRunTimes:
+    """A lane's latest stats with run times from the store in place of its own too few ones."""
+
+    durations: Sequence[float]
+    running: Sequence[Any]
+    capacity: int
+    paused: bool
+    health: str
+
+
+def with_store_run_times(stats: Mapping[str, LaneLoad], run_times: Mapping[str, Sequence[float]]
+                         ) -> dict[str, LaneLoad]:
+    """Lanes that have finished fewer than ``MIN_SAMPLES`` runs since start (a console just
+    restarted) take their recent run times from the store instead, so an ETA exists at once."""
+    out: dict[str, LaneLoad] = {}
+    for name, st in stats.items():
+        stored = run_times.get(name, ())
+        if len(st.durations) < MIN_SAMPLES and len(stored) >= MIN_SAMPLES:
+            out[name] = _WithRunTimes(tuple(stored), st.running, st.capacity, st.paused, st.health)
+        else:
+            out[name] = st
+    return out
+
+
 def batch_eta(counts: BatchCounts, lanes: Sequence[LaneInfo], stats: Mapping[str, LaneLoad], now: float) -> KindEta:
     """The batch's ETA: one group per profile holding its open tasks (see the module doc)."""
     groups = []
@@ -66,8 +91,11 @@ def batch_eta(counts: BatchCounts, lanes: Sequence[LaneInfo], stats: Mapping[str
 
 
 def batch_rows(batches: Iterable[BatchCounts], lanes: Sequence[LaneInfo], stats: Mapping[str, LaneLoad],
-               now: float) -> list[BatchRow]:
-    """One row per batch, newest first."""
+               now: float, run_times: Mapping[str, Sequence[float]] | None = None) -> list[BatchRow]:
+    """One row per batch, newest first. ``run_times``: recent run times per lane from the store
+    (see :func:`with_store_run_times`)."""
+    if run_times:
+        stats = with_store_run_times(stats, run_times)
     rows = []
     for c in batches:
         s = c.states

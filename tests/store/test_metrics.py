@@ -127,3 +127,15 @@ def test_a_high_priority_batch_has_only_itself_ahead(db: Path) -> None:
     with MetricsReader(db) as r:
         ahead = {b.batch: b.ahead["writer"] for b in r.batches()}
     assert ahead == {"hot": 2, "normal": 52, "cold": 54}
+
+
+def test_recent_run_times_are_the_newest_successes_of_each_lane(db: Path) -> None:
+    s = TaskStore(db)
+    s.add_tasks([NewTask(f"w{i}", "writer", "api", "p") for i in range(5)])
+    for i in range(4):
+        run(s, "writer", "api:writer", T0 + 100 * i, T0 + 100 * i + 10 + i)
+    run(s, "writer", "api:writer", T0 + 500, T0 + 530, ok=False)  # a failure has no run time
+    s.close()
+    ensure_metrics_indexes(db)
+    with MetricsReader(db) as r:
+        assert r.recent_run_times(["api:writer", "web:acct-a"], limit=3) == {"api:writer": [13.0, 12.0, 11.0]}

@@ -78,3 +78,15 @@ def test_totals_add_throughput_and_take_the_slowest_kind() -> None:
     unknown = totals([(KindEta(Eta(20.0, 40.0), False, 5), 1.0), (KindEta(None, True, 0), 0.0)])
     assert unknown.eta is None and unknown.blocked
     assert totals([]).eta == Eta(0.0, 0.0)
+
+
+def test_after_a_restart_the_eta_uses_the_run_times_in_the_store() -> None:
+    c = counts("b4", {"pending": 4}, {"writer": (4, 0)}, {"writer": 4})
+    fresh = {"api:writer": Stats(durations=())}  # the lane has finished nothing since start
+    (no_eta,) = batch_rows([c], LANES, fresh, T0)
+    assert no_eta.eta is None and not no_eta.blocked
+    (row,) = batch_rows([c], LANES, fresh, T0, {"api:writer": [20.0] * 10})
+    assert row.eta == Eta(40.0, 40.0)  # 4 tasks on 2 slots at 20 s
+    # a lane with enough runs of its own keeps them
+    (own,) = batch_rows([c], LANES, {"api:writer": Stats()}, T0, {"api:writer": [20.0] * 10})
+    assert own.eta == Eta(20.0, 20.0)
