@@ -482,7 +482,8 @@ def print_chart_costs(lib: list[tuple[str, int, list[float], list[float]]] | Non
               f"24 bins, 900x350, offscreen); one update = set the data + the paint it causes; refresh every "
               f"{CHART_REFRESH_S:.0f} s")
         rows: list[tuple[str, ...]] = [("data", "points/line", "Qt Charts median (p90)", "pyqtgraph median (p90)",
-                                        "Qt Charts / pyqtgraph", "per second of live data: Qt Charts", "pyqtgraph")]
+                                        "time Qt Charts / pyqtgraph", "per second of live data: Qt Charts",
+                                        "pyqtgraph")]
         for label, n, qc, pq in lib:
             mq, mp = statistics.median(qc), statistics.median(pq)
             rows.append((label, f"{n:,}", f"{mq:.1f} ms ({_p90(qc):.1f})", f"{mp:.1f} ms ({_p90(pq):.1f})",
