@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.scheduler.events import LaneStats
-from mediadesk.store.metrics import BatchCounts, MetricsReader
+from mediadesk.store.metrics import BatchCounts, MetricsReader, ensure_metrics_indexes
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.format import fmt_clock, fmt_eta
 from mediadesk.ui.workers import TaskJobs
@@ -33,8 +33,11 @@ from mediadesk.viewmodel.batches import BatchRow, LaneInfo, batch_rows
 __all__ = ["BatchesView", "read_batches"]
 
 
-def read_batches(db_path: Path, lanes: Sequence[str] = ()) -> tuple[list[BatchCounts], dict[str, list[float]]]:
+def read_batches(db_path: Path, lanes: Sequence[str] = (), *, ensure_indexes: bool = False,
+                 ) -> tuple[list[BatchCounts], dict[str, list[float]]]:
     """Every batch's counts, and the lanes' recent run times from the store (worker thread)."""
+    if ensure_indexes:
+        ensure_metrics_indexes(db_path)
     with MetricsReader(db_path) as r:
         return r.batches(), r.recent_run_times(lanes)
 
@@ -58,6 +61,7 @@ class BatchesView(QWidget):
         self._busy = False
         self._counts: list[BatchCounts] = []
         self._run_times: dict[str, list[float]] = {}
+        self._indexes_checked = False
         self.rows: list[BatchRow] = []
 
         self.table = QTableWidget(0, self.COLUMNS)
@@ -110,6 +114,8 @@ class BatchesView(QWidget):
         self._busy = True
         db = self.db_path
         names = [lane.name for lane in self._lanes]
+        ensure = not self._indexes_checked
+        self._indexes_checked = True
 
         def done(result: tuple[list[BatchCounts], dict[str, list[float]]]) -> None:
             self._busy = False
@@ -119,7 +125,7 @@ class BatchesView(QWidget):
         def failed(_exc: BaseException) -> None:
             self._busy = False
 
-        self._jobs.in_thread(lambda: read_batches(db, names), "batches:read", done, failed)
+        self._jobs.in_thread(lambda: read_batches(db, names, ensure_indexes=ensure), "batches:read", done, failed)
         return True
 
     @property

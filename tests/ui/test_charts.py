@@ -15,7 +15,7 @@ from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
 from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.charts import ChartsView
+from mediadesk.ui.charts import ChartsView, SecondsLogAxis
 from mediadesk.ui.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv
 
@@ -172,3 +172,11 @@ def test_status_bar_totals_combine_the_lanes(window: MainWindow, console_env: Co
     rate = float(text.split("all lanes: ")[1].split(" tasks/min")[0])
     assert rate > 0
     assert rate == pytest.approx(window.api_panel.throughput() + window.web_panel.throughput(), abs=0.1)
+
+
+def test_the_run_time_axis_labels_only_1_2_5_steps(qapp: Any) -> None:
+    import math
+
+    axis = SecondsLogAxis(orientation="bottom")
+    values = [math.log10(v) for v in (1, 2, 3, 5, 7, 10, 20, 40, 50, 100)]
+    assert axis.logTickStrings(values, 1.0, 1.0) == ["1", "2", "", "5", "", "10", "20", "", "50", "100"]
