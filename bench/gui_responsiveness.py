@@ -10,7 +10,15 @@ Part 2 (model): 100,000 rows into the task model with a shown view: one insert, 
 of 100,000 rows from a real database through the worker thread (read time off-thread, apply time
 on the GUI thread, and the lag meanwhile).
 
-    python -m bench gui [--tasks 10000] [--concurrency 5] [--rows 100000] [--part all|live|model]
+Part 3 (charts): the plotting library, measured side by side in one run (Qt Charts vs pyqtgraph,
+alternating updates of the same data on two shown 900x350 views): one update = four lane lines,
+the all-lanes line and four 24-bin histograms, with 24 h of per-minute and of per-second data; the
+cost per second of live display follows from the console's 2 s refresh. Then the real Charts tab
+on a database holding 24 h of history (100,000 finished tasks, four lanes) at the 24 h range while
+20 tasks/s finish through the real TaskStore on the GUI loop: the store reads (worker thread; the
+first one full, then the newest buckets only), the drawing (GUI thread) and the loop lag.
+
+    python -m bench gui [--tasks 10000] [--concurrency 5] [--rows 100000] [--part all|live|model|charts]
 """
 
 from __future__ import annotations
@@ -18,6 +26,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -34,10 +44,12 @@ from PySide6.QtWidgets import QApplication, QHeaderView, QTableView
 from bench.common import sim_process, table
 from mediadesk.config import parse_config
 from mediadesk.core.batch import BatchRow
+from mediadesk.core.states import TaskState
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import NewTask, TaskRecord, TaskStore
 from mediadesk.ui.app import install_asyncgen_hooks
 from mediadesk.ui.bridge import SchedulerBridge
+from mediadesk.ui.charts import ChartsView
 from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.task_model import Col, TaskFilterProxy, TaskTableModel
 from mediadesk.ui.workers import TaskFeed
@@ -241,6 +253,256 @@ async def db_load(app: QApplication, tmp: Path, n_rows: int) -> tuple[float, flo
     return stats.read_s, stats.apply_s, total, mx
 
 
+# ----------------------------------------------------------------------------------- part 3: charts
+
+CHART_LANES = ("api:writer", "api:reasoner", "web:acct-a", "web:acct-b")
+CHART_REFRESH_S = 2.0
+
+
+def _chart_data(n: int, k: int) -> tuple[Any, list[Any], list[Any]]:
+    """24 h at ``n`` points: x (s), per-lane rates, per-lane 24-bin histograms (numpy arrays)."""
+    import numpy as np
+
+    rng = np.random.default_rng(k)
+    x = np.arange(n, dtype=float) * (86_400 / n)
+    ys = [rng.poisson(3 + i, n).astype(float) for i in range(len(CHART_LANES))]
+    hists = [rng.integers(0, 400, 24).astype(float) for _ in CHART_LANES]
+    return x, ys, hists
+
+
+def _steps(edges: Any, counts: Any) -> tuple[Any, Any]:
+    """A histogram as a step line: (x, y) through every bin's two corners."""
+    import numpy as np
+
+    x = np.repeat(edges, 2)[1:-1]
+    y = np.repeat(counts, 2)
+    return x, y
+
+
+class _QtChartsPlots:
+    """The Charts tab drawn with Qt Charts: lines on a value axis, step-line histograms on a log axis."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCharts import QChart, QChartView, QLineSeries, QLogValueAxis, QValueAxis
+        from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+        self.widget = QWidget()
+        lay = QHBoxLayout(self.widget)
+        line_chart, hist_chart = QChart(), QChart()
+        self.ax, self.ay, self.hx, self.hy = QValueAxis(), QValueAxis(), QLogValueAxis(), QValueAxis()
+        line_chart.addAxis(self.ax, Qt.AlignmentFlag.AlignBottom)
+        line_chart.addAxis(self.ay, Qt.AlignmentFlag.AlignLeft)
+        hist_chart.addAxis(self.hx, Qt.AlignmentFlag.AlignBottom)
+        hist_chart.addAxis(self.hy, Qt.AlignmentFlag.AlignLeft)
+        self.lines, self.hists = [], []
+        for chart, xa, ya, out, n in ((line_chart, self.ax, self.ay, self.lines, len(CHART_LANES) + 1),
+                                      (hist_chart, self.hx, self.hy, self.hists, len(CHART_LANES))):
+            for _ in range(n):
+                series = QLineSeries()
+                chart.addSeries(series)
+                series.attachAxis(xa)
+                series.attachAxis(ya)
+                out.append(series)
+        for chart in (line_chart, hist_chart):
+            lay.addWidget(QChartView(chart))
+        self.widget.resize(900, 350)
+        self.widget.show()
+
+    def update(self, x: Any, ys: list[Any], hists: list[Any], edges: Any) -> None:
+        total = sum(ys)
+        for series, y in zip(self.lines, [*ys, total], strict=True):
+            series.replaceNp(x, y)
+        self.ax.setRange(float(x[0]), float(x[-1]))
+        self.ay.setRange(0, float(total.max()) * 1.1)
+        for series, h in zip(self.hists, hists, strict=True):
+            series.replaceNp(*_steps(edges, h))
+        self.hx.setRange(float(edges[0]), float(edges[-1]))
+        self.hy.setRange(0, 400)
+
+    def close(self) -> None:
+        self.widget.close()
+        self.widget.deleteLater()
+
+
+class _PyqtgraphPlots:
+    """The same with pyqtgraph, configured as mediadesk.ui.charts draws it."""
+
+    def __init__(self) -> None:
+        import pyqtgraph as pg
+        from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+        from mediadesk.ui.charts import tune_curve
+
+        self.widget = QWidget()
+        lay = QHBoxLayout(self.widget)
+        self.line_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem(orientation="bottom")})
+        self.line_plot.getPlotItem().disableAutoRange()
+        self.hist_plot = pg.PlotWidget()
+        self.hist_plot.getPlotItem().setLogMode(x=True, y=False)
+        self.hist_plot.getPlotItem().disableAutoRange()
+        self.lines = [tune_curve(self.line_plot.plot([], [], pen=pg.mkPen((50, 100, 200), width=2)))
+                      for _ in range(len(CHART_LANES) + 1)]
+        self.hists = [self.hist_plot.plot([], [], stepMode="center", pen=pg.mkPen((50, 100, 200), width=2))
+                      for _ in CHART_LANES]
+        lay.addWidget(self.line_plot)
+        lay.addWidget(self.hist_plot)
+        self.widget.resize(900, 350)
+        self.widget.show()
+
+    def update(self, x: Any, ys: list[Any], hists: list[Any], edges: Any) -> None:
+        import math
+
+        total = sum(ys)
+        for item, y in zip(self.lines, [*ys, total], strict=True):
+            item.setData(x, y, skipFiniteCheck=True)
+        self.line_plot.setRange(xRange=(float(x[0]), float(x[-1])), yRange=(0, float(total.max()) * 1.1), padding=0)
+        for item, h in zip(self.hists, hists, strict=True):
+            item.setData(edges, h, skipFiniteCheck=True)
+        self.hist_plot.setRange(xRange=(math.log10(edges[0]), math.log10(edges[-1])), yRange=(0, 400), padding=0)
+
+    def close(self) -> None:
+        self.widget.close()
+        self.widget.deleteLater()
+
+
+def library_costs(app: QApplication, rounds: int) -> list[tuple[str, int, list[float], list[float]]] | None:
+    """(data, points per line, Qt Charts ms per update, pyqtgraph ms per update); None when Qt Charts
+    (PySide6-Addons) is not installed. One update = set the data, then let the loop run the paint it
+    posted (both libraries defer work to the paint: timing the calls alone misses most of it)."""
+    try:
+        import PySide6.QtCharts  # noqa: F401
+    except ImportError:
+        return None
+    import numpy as np
+
+    edges = np.geomspace(5.0, 400.0, 25)
+    out = []
+    for label, n in (("24 h per minute", 1440), ("24 h per 10 s", 8640), ("24 h per second", 86_400)):
+        plots = {"qc": _QtChartsPlots(), "pq": _PyqtgraphPlots()}
+        for p in plots.values():
+            p.update(*_chart_data(n, 0), edges)  # the first paint (layout, fonts) is not an update
+            app.processEvents()
+        sets = [_chart_data(n, k + 1) for k in range(min(rounds, 4))]
+        times: dict[str, list[float]] = {"qc": [], "pq": []}
+        for r in range(rounds):
+            for key in (("qc", "pq") if r % 2 == 0 else ("pq", "qc")):
+                t = time.perf_counter()
+                plots[key].update(*sets[r % len(sets)], edges)
+                app.processEvents()
+                times[key].append((time.perf_counter() - t) * 1000)
+        for p in plots.values():
+            p.close()
+        app.processEvents()
+        out.append((label, n, times["qc"], times["pq"]))
+    return out
+
+
+def _seed_history(db: Path, n: int, now: float) -> None:
+    """``n`` tasks finished over the last 24 h on four lanes (API 8-20 s, web 31-370 s runs)."""
+    store = TaskStore(db)
+    store.add_tasks([NewTask(f"h{i:07d}", "writer", "api", f"history prompt {i} " * 8, batch=f"day-{i // 10_000}")
+                     for i in range(n)], now=now - 86_400)
+    store.close()
+    rng = random.Random(3)
+    rows = []
+    for i in range(n):
+        lane = CHART_LANES[i % 4]
+        run_s = rng.uniform(8, 20) if lane.startswith("api") else rng.uniform(31, 370)
+        fin = now - rng.random() * 86_000
+        rows.append(("success" if i % 40 else "failed", fin - run_s, fin, lane, "an answer " * 40, f"h{i:07d}"))
+    con = sqlite3.connect(db)
+    con.executemany("UPDATE task SET state=?, attempt=1, started_at=?, finished_at=?, lane=?, result=? WHERE task_id=?",
+                    rows)
+    con.commit()
+    con.close()
+
+
+async def charts_live(app: QApplication, tmp: Path, history: int, seconds: float, rate: int) -> dict[str, Any]:
+    ws = Workspace.resolve(data_dir=tmp / "charts").ensure()
+    _seed_history(ws.db_path, history, time.time())
+    store = TaskStore(ws.db_path)
+    view = ChartsView(ws.db_path, list(CHART_LANES), refresh_ms=int(CHART_REFRESH_S * 1000))
+    view.resize(1400, 420)
+    view.show()
+    view.set_range("24h")
+    await wait_for(lambda: view.data is not None and view.data.range.key == "24h", limit_s=120)
+    first_read, first_apply = view.read_times[-1], view.apply_times[-1]
+    reads0, applies0 = len(view.read_times), len(view.apply_times)
+    mon = LagMonitor()
+    mon.start()
+    live = 0
+    t_end = time.monotonic() + seconds
+    step = 1.0 / rate
+    try:
+        while time.monotonic() < t_end:
+            store.add_tasks([NewTask(f"l{live:07d}", "writer", "api", "live prompt")])
+            (rec,) = store.claim(["writer"], 1, lane="api:writer", account=None, owner="bench")
+            store.finish(rec, TaskState.SUCCESS, result="ok", now=rec.started_at + 0.01 if rec.started_at else None)
+            live += 1
+            await asyncio.sleep(step)
+        store.flush()
+        total_expected = history + live
+        await wait_for(lambda: view.data is not None and view.data.finished() >= total_expected - 1 and not view.busy,
+                       limit_s=30)
+        mon.stop()
+        # the GUI-thread cost of one refresh of the real tab with this 24 h of data: draw + its paint
+        redraw = []
+        for _ in range(10):
+            t = time.perf_counter()
+            view._draw()
+            app.processEvents()
+            redraw.append(time.perf_counter() - t)
+    finally:
+        mon.stop()
+        view.close_jobs()
+        store.close()
+    _p50, p99, mx, _n = mon.summary()
+    reads = view.read_times[reads0:]
+    applies = view.apply_times[applies0:]
+    assert view.data is not None
+    return {"first_read": first_read, "first_apply": first_apply, "reads": reads, "applies": applies,
+            "full_reads": view.cache.reads[0], "partial_reads": view.cache.reads[1], "lag_p99": p99, "lag_max": mx,
+            "live": live, "shown": view.data.finished(), "expected": history + live, "redraw": redraw}
+
+
+def _ms(xs: list[float]) -> str:
+    return f"{statistics.median(xs):.1f} ms" if xs else "-"
+
+
+def _p90(xs: list[float]) -> float:
+    ys = sorted(xs)
+    return ys[min(len(ys) - 1, int(len(ys) * 0.9))] if ys else 0.0
+
+
+def print_chart_costs(lib: list[tuple[str, int, list[float], list[float]]] | None, live: dict[str, Any]) -> None:
+    if lib is None:
+        print("\nCharts: Qt Charts not installed (pip install -e '.[bench]' adds PySide6-Addons): comparison skipped")
+    else:
+        print(f"\nCharts library, side by side (alternating updates of the same data, 5 lines + 4 step histograms of "
+              f"24 bins, 900x350, offscreen); one update = set the data + the paint it causes; refresh every "
+              f"{CHART_REFRESH_S:.0f} s")
+        rows: list[tuple[str, ...]] = [("data", "points/line", "Qt Charts median (p90)", "pyqtgraph median (p90)",
+                                        "time Qt Charts / pyqtgraph", "per second of live data: Qt Charts",
+                                        "pyqtgraph")]
+        for label, n, qc, pq in lib:
+            mq, mp = statistics.median(qc), statistics.median(pq)
+            rows.append((label, f"{n:,}", f"{mq:.1f} ms ({_p90(qc):.1f})", f"{mp:.1f} ms ({_p90(pq):.1f})",
+                         f"{mq / mp:.1f}x", f"{mq / CHART_REFRESH_S:.1f} ms/s", f"{mp / CHART_REFRESH_S:.1f} ms/s"))
+        print(table(rows))
+    reads, applies = live["reads"], live["applies"]
+    redraw = [r * 1000 for r in live["redraw"]]
+    print(f"\nCharts tab live (pyqtgraph), 24 h range, {live['expected'] - live['live']:,} finished tasks of history "
+          f"+ {live['live']:,} finishing live through the TaskStore on the GUI loop; refresh every "
+          f"{CHART_REFRESH_S:.0f} s")
+    print(table([
+        ("first read (full, thread)", "later reads (thread)", "set data (GUI)", "set data + paint (GUI)",
+         "GUI per second of live data", "reads full/partial", "loop lag p99", "max", "tasks shown / expected"),
+        (f"{live['first_read'] * 1000:,.0f} ms", _ms([r * 1000 for r in reads]), _ms([a * 1000 for a in applies]),
+         f"{statistics.median(redraw):.1f} ms (p90 {_p90(redraw):.1f})",
+         f"{statistics.median(redraw) / CHART_REFRESH_S:.1f} ms/s", f"{live['full_reads']}/{live['partial_reads']}",
+         f"{live['lag_p99']:.1f} ms", f"{live['lag_max']:.0f} ms", f"{live['shown']:,} / {live['expected']:,}"),
+    ]))
+
 # ----------------------------------------------------------------------------------- main
 
 async def main_async(app: QApplication, args: argparse.Namespace) -> None:
@@ -271,6 +533,10 @@ async def main_async(app: QApplication, args: argparse.Namespace) -> None:
             print(f"\nInitial load of {args.rows:,} rows from SQLite: read {read_s * 1000:,.0f} ms in a worker "
                   f"thread, apply {apply_s * 1000:,.0f} ms on the GUI thread (chunks of 5,000), "
                   f"{total_s * 1000:,.0f} ms total; worst GUI-loop lag meanwhile {load_max:.0f} ms")
+        if args.part in ("all", "charts"):
+            lib = library_costs(app, args.chart_rounds)
+            live_charts = await charts_live(app, tmp, args.chart_history, args.chart_seconds, 20)
+            print_chart_costs(lib, live_charts)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -278,7 +544,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tasks", type=int, default=10_000)
     p.add_argument("--concurrency", type=int, default=5)
     p.add_argument("--rows", type=int, default=100_000)
-    p.add_argument("--part", choices=["all", "live", "model"], default="all")
+    p.add_argument("--part", choices=["all", "live", "model", "charts"], default="all")
+    p.add_argument("--chart-rounds", type=int, default=20, help="updates per library and data size")
+    p.add_argument("--chart-history", type=int, default=100_000, help="finished tasks of history (24 h)")
+    p.add_argument("--chart-seconds", type=float, default=20.0, help="seconds of live finishes")
     args = p.parse_args(argv)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(["bench-gui"])

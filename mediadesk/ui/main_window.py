@@ -35,10 +35,13 @@ from mediadesk.store.taskstore import AddResult
 from mediadesk.ui.accounts_panel import AccountsPanel
 from mediadesk.ui.actions import WindowActions
 from mediadesk.ui.batch_dialog import BatchDialog
+from mediadesk.ui.batches_view import BatchesView
 from mediadesk.ui.bridge import SchedulerBridge
+from mediadesk.ui.charts import ChartsView
 from mediadesk.ui.detail_pane import DetailPane
 from mediadesk.ui.exceptions_view import ExceptionsView
 from mediadesk.ui.filter_bar import FilterBar
+from mediadesk.ui.format import fmt_eta
 from mediadesk.ui.lane_panel import LanePanel
 from mediadesk.ui.log_dock import LogDock
 from mediadesk.ui.profiles_editor import ProfilesEditor
@@ -54,6 +57,7 @@ from mediadesk.ui.window_state import (
     saved_state,
 )
 from mediadesk.ui.workers import TaskFeed, TaskJobs
+from mediadesk.viewmodel.batches import totals
 
 __all__ = ["BATCH_SUFFIXES", "MainWindow"]
 
@@ -114,6 +118,7 @@ class MainWindow(QMainWindow):
         self.main_splitter.setSizes([190, 460, 200])
         self.setCentralWidget(self.main_splitter)
         self._build_docks()
+        self._build_chart_docks()
         self._build_actions()
         self._build_toolbar()
         self._build_statusbar()
@@ -194,6 +199,21 @@ class MainWindow(QMainWindow):
         self.log_dock.raise_()
         self.resizeDocks([self.log_dock], [150], Qt.Orientation.Vertical)
 
+    def _build_chart_docks(self) -> None:
+        """Charts (throughput and run times per lane, from the store) and Batches, as two more
+        tabs of the bottom dock area."""
+        lanes = self.scheduler.lanes
+        self.charts_view = ChartsView(self.db_path, [lane.name for lane in lanes], self)
+        self.charts_dock = self._dock(self.tr("Charts"), "chartsDock", self.charts_view)
+        self.batches_view = BatchesView(self.db_path, lanes, self.bridge, self)
+        self.batches_dock = self._dock(self.tr("Batches"), "batchesDock", self.batches_view)
+        self.tabifyDockWidget(self.exceptions_dock, self.batches_dock)
+        self.tabifyDockWidget(self.batches_dock, self.charts_dock)
+        # a dock tab brought to the front is not "shown" again (tabs are moved off-screen): read now
+        self.charts_dock.visibilityChanged.connect(lambda on: on and self.charts_view.refresh(force=True))
+        self.batches_dock.visibilityChanged.connect(lambda on: on and self.batches_view.refresh(force=True))
+        self.log_dock.raise_()
+
     def _exceptions_title(self, count: int) -> str:
         return self.tr("Exceptions ({n})").format(n=count)
 
@@ -230,7 +250,11 @@ class MainWindow(QMainWindow):
     def _build_statusbar(self) -> None:
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
+        self.totals_label = QLabel()
+        self.totals_label.setObjectName("totalsLabel")
+        self.statusBar().addPermanentWidget(self.totals_label)
         self._update_status()
+        self._update_totals()
 
     def _connect(self) -> None:
         b = self.bridge
@@ -256,6 +280,8 @@ class MainWindow(QMainWindow):
         self.detail.close_jobs()
         self.table_menu.close_jobs()
         self.exceptions_view.close_jobs()
+        self.charts_view.close_jobs()
+        self.batches_view.close_jobs()
         self._jobs.cancel_all()
         await self.feed.aclose()
         await self._jobs.wait_all()
@@ -511,6 +537,7 @@ class MainWindow(QMainWindow):
     def _on_tick(self) -> None:
         self.model.refresh_running()
         self._update_status()
+        self._update_totals()
 
     def _update_status(self) -> None:
         total = self.model.rowCount()
@@ -519,6 +546,19 @@ class MainWindow(QMainWindow):
         if shown != total:
             text = self.tr("{shown} of {total} tasks shown").format(shown=f"{shown:,}", total=f"{total:,}")
         self.status_label.setText(text)
+
+    def _update_totals(self) -> None:
+        """Across both lane kinds: combined throughput and the overall ETA (the slower kind's)."""
+        t = totals([(p.kind_eta(), p.throughput()) for p in (self.web_panel, self.api_panel)])
+        if t.eta is None:
+            eta = self.tr("ETA — (no lane can take the queued tasks)") if t.blocked else self.tr("ETA —")
+        elif t.eta.p90_s <= 0:
+            eta = self.tr("idle")
+        else:
+            eta = self.tr("ETA p50 {p50}, p90 {p90}").format(p50=fmt_eta(t.eta.p50_s), p90=fmt_eta(t.eta.p90_s))
+        text = self.tr("all lanes: {rate} tasks/min · {eta}").format(rate=f"{t.per_min:.1f}", eta=eta)
+        if self.totals_label.text() != text:
+            self.totals_label.setText(text)
 
     def show_status(self, text: str, timeout_ms: int = 8000) -> None:
         self.last_message = text
