@@ -263,7 +263,7 @@ async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> b
             stop.set()  # wake at once; the caller reports it (sched.storage_error)
 
     unsubscribe = sched.bus.subscribe(on_event)
-    next_poll = 0.0
+    next_poll = loop.time() + _DB_POLL_S  # _Progress has just read them
     try:
         while True:
             if sched.storage_error is not None:

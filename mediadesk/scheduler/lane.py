@@ -139,8 +139,8 @@ class Lane:
         self.on_stats_dirty: Callable[[Lane], None] = lambda _lane: None
         #: Set once the database failed under this lane (see :meth:`halt`): it dispatches no more.
         self.storage_error: StorageError | None = None
-        #: Told of a storage fault met by this lane; the scheduler halts every lane with it.
-        self.on_storage_error: Callable[[StorageError], None] = self.halt
+        #: Told of a storage fault met by this lane (after it halted); the scheduler halts every lane.
+        self.on_storage_error: Callable[[StorageError], None] = lambda _exc: None
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -280,6 +280,7 @@ class Lane:
 
     def _storage_failed(self, exc: StorageError) -> None:
         log.debug("%s: storage failed: %s", self.name, exc)
+        self.halt(exc)
         self.on_storage_error(exc)
 
     def free_slots(self, now: float) -> int:

@@ -177,6 +177,8 @@ class Scheduler:
                 self._store.close()
             except StorageError as exc:  # the last log lines could not be written, or the file is gone
                 self._storage_failed(exc)
+            except Exception:  # never keep the locks because a last write failed
+                log.exception("scheduler: closing the database failed")
             finally:
                 self._store = None
         self._dblock.release()

@@ -14,6 +14,7 @@ the schema is SQLModel and the transitions are plain SQL. Long reads for the con
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sqlite3
 import time
@@ -702,6 +703,14 @@ class _Tx:
             del self._store._log_buf[self._mark :]  # lines of the rolled-back transaction
             return
         self._store._flush_in_tx()
-        self._conn.execute("COMMIT")
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error:
+            # A failed COMMIT (disk full) may leave the transaction open: end it, or every later
+            # statement of this connection would join a transaction that can never commit.
+            if self._conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+            raise
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.events import LaneStats, StorageFailed, TaskChanged
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.workspace import Workspace
 from tests.support import make_config, until
@@ -61,6 +62,14 @@ def write_batch(tmp: Path, rows: list[dict[str, object]]) -> Path:
     batch = tmp / "b.jsonl"
     batch.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return batch
+
+
+#: Two tasks that take two of the three slots for a minute (claimed first): the run is surely still
+#: going when the fault comes, however slow the machine; a halted run ends them at once.
+ANCHORS: list[dict[str, object]] = [
+    {"id": f"anchor{i}", "profile": "writer", "prompt": f"anchor {i} [[sim:sleep=60]]", "priority": 1}
+    for i in range(2)
+]
 
 
 async def start_run(*args: str) -> asyncio.subprocess.Process:
@@ -128,7 +137,8 @@ async def sim() -> ApiSimServer:
 # ------------------------------------------------------------------------------------ (a) deleted
 async def test_deleting_the_database_mid_run_exits_2_and_reports_no_success(tmp_path: Path, sim: ApiSimServer) -> None:
     cfg = write_config(tmp_path, sim.base_url)
-    batch = write_batch(tmp_path, [{"id": f"t{i}", "profile": "writer", "prompt": f"q{i}"} for i in range(40)])
+    batch = write_batch(tmp_path, [*ANCHORS, *({"id": f"t{i}", "profile": "writer", "prompt": f"q{i}"}
+                                              for i in range(40))])
     db = tmp_path / "t.db"
     summary = tmp_path / "summary.json"
     proc = await start_run(str(batch), "--config", str(cfg), "--db", str(db), "--summary-json", str(summary))
@@ -221,8 +231,8 @@ def delete_database(db: Path) -> None:
 async def test_disk_full_mid_run_exits_2_and_keeps_what_is_stored(tmp_path: Path, sim: ApiSimServer) -> None:
     cfg = write_config(tmp_path, sim.base_url)
     # ~8 KB answers (the simulator echoes the prompt): every success needs new pages in the file
-    batch = write_batch(tmp_path, [{"id": f"t{i}", "profile": "writer", "prompt": f"q{i} " + "x" * 8000}
-                                   for i in range(40)])
+    batch = write_batch(tmp_path, [*ANCHORS, *({"id": f"t{i}", "profile": "writer", "prompt": f"q{i} " + "x" * 8000}
+                                              for i in range(40))])
     summary = tmp_path / "summary.json"
     with small_tmpfs(tmp_path / "disk", "4m") as disk:
         db = disk / "t.db"
@@ -246,7 +256,7 @@ async def test_disk_full_mid_run_exits_2_and_keeps_what_is_stored(tmp_path: Path
         finally:
             con.close()
         after = db_rows(db)
-    assert len(after) == 40  # every row is still there
+    assert len(after) == 42  # every row is still there
     for tid, result in stored_before.items():  # what was stored before the disk filled is intact
         assert after[tid] == ("success", result)
     doc = json.loads(summary.read_text(encoding="utf-8"))
@@ -270,24 +280,25 @@ async def test_the_scheduler_stops_dispatch_once_its_database_file_is_deleted(
     events: list[object] = []
     async with Scheduler(make_config([api_profile(sim)]), workspace) as s:
         s.bus.subscribe(events.append)
-        s.submit([s.new_task(f"t{i}", "writer", f"q{i} [[sim:sleep=2]]") for i in range(9)])
+        s.submit([s.new_task(f"t{i}", "writer", f"q{i} [[sim:sleep=60]]") for i in range(9)])
         await until(lambda: len(s.store.running()) == 3, "three attempts running")
         delete_database(workspace.db_path)
 
         def failed_at() -> int | None:
-            return next((i for i, ev in enumerate(events) if ev.type.value == "storage_failed"), None)  # type: ignore[attr-defined]
+            return next((i for i, ev in enumerate(events) if isinstance(ev, StorageFailed)), None)
 
-        await until(lambda: failed_at() is not None, "a storage_failed event")
+        await until(lambda: failed_at() is not None, "a StorageFailed event")
         at = failed_at()
         assert at is not None
         fatal = events[at]
-        assert (fatal.kind, fatal.path) == ("lost", str(workspace.db_path))  # type: ignore[attr-defined]
+        assert isinstance(fatal, StorageFailed)
+        assert (fatal.kind, fatal.path) == ("lost", str(workspace.db_path))
         # the stats loop survived it: lane stats keep coming, showing the lane unavailable, none running
-        await until(lambda: any(ev.type.value == "lane_stats" and not ev.available and not ev.running  # type: ignore[attr-defined]
+        await until(lambda: any(isinstance(ev, LaneStats) and not ev.available and not ev.running
                                 for ev in events[at + 1:]), "lane stats after the failure, lane halted")
         await asyncio.wait_for(s.wait_idle(poll_s=0.05), LIMIT_S)  # returns: the run is over
         after = events[at + 1:]
-        assert not any(ev.type.value == "task_changed" and ev.state in ("success", "running")  # type: ignore[attr-defined]
+        assert not any(isinstance(ev, TaskChanged) and ev.state in ("success", "running")
                        for ev in after)  # no success, no new dispatch after the failure
         assert sim.stats()["requests_total"] == 3  # the six pending tasks were never sent
     assert not workspace.db_path.exists()  # the checkpoint did not create an empty file in its place
@@ -303,19 +314,20 @@ async def test_the_scheduler_stops_cleanly_when_the_disk_fills(tmp_path: Path, s
         await s.start()
         try:
             s.bus.subscribe(events.append)
-            s.submit([s.new_task(f"t{i}", "writer", f"q{i} " + "y" * 8000) for i in range(60)])
+            s.submit([s.new_task("anchor", "writer", "anchor [[sim:sleep=60]]", priority=1)]
+                     + [s.new_task(f"t{i}", "writer", f"q{i} " + "y" * 8000) for i in range(60)])
             await until(lambda: list(states(ws.db_path).values()).count("success") >= 3, "a few successes")
             stored_before = successes(ws.db_path)
             filler = fill(disk)
             await asyncio.wait_for(s.wait_idle(poll_s=0.05), LIMIT_S)  # hung for ever before
             assert s.storage_error is not None and s.storage_error.kind == "full"
-            kinds = [ev.kind for ev in events if ev.type.value == "storage_failed"]  # type: ignore[attr-defined]
+            kinds = [ev.kind for ev in events if isinstance(ev, StorageFailed)]
             assert kinds == ["full"]  # told once
         finally:
             await asyncio.wait_for(s.stop(), LIMIT_S)
         filler.unlink()
         after = db_rows(ws.db_path)
-    assert len(after) == 60
+    assert len(after) == 61
     for tid, result in stored_before.items():
         assert after[tid] == ("success", result)
     assert "pending" in {st for st, _ in after.values()}  # dispatch stopped: work was left for the next run
