@@ -33,6 +33,9 @@ def test_the_window_says_the_database_file_was_deleted(
     w = MainWindow(console_scheduler, bridge, settings=QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
     w.show()
     arun(w.start())
+    # every lane's backend has started (an API client is built in a worker thread: left running,
+    # it would call back into the loop after the test closed it)
+    arun(console_scheduler.wait_ready())
     try:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)

@@ -163,9 +163,11 @@ async def test_deleting_the_database_mid_run_exits_2_and_reports_no_success(tmp_
 # ------------------------------------------------------------------------------------ (b) cancel
 async def test_a_pending_task_canceled_by_another_process_ends_the_run(tmp_path: Path, sim: ApiSimServer) -> None:
     cfg = write_config(tmp_path, sim.base_url)
-    # three slow tasks fill the three slots; "last" (lower priority) stays pending behind them
-    rows: list[dict[str, object]] = [{"id": f"s{i}", "profile": "writer", "prompt": f"slow {i} [[sim:sleep=4]]"}
-                                     for i in range(3)]
+    # "quick" runs first and succeeds; three slow tasks then fill the three slots, and "last"
+    # (lower priority) stays pending behind them for as long as the test needs
+    rows: list[dict[str, object]] = [{"id": "quick", "profile": "writer", "prompt": "quick", "priority": 2}]
+    rows += [{"id": f"s{i}", "profile": "writer", "prompt": f"slow {i} [[sim:sleep=60]]", "priority": 1}
+             for i in range(3)]
     rows.append({"id": "last", "profile": "writer", "prompt": "last", "priority": -1})
     batch = write_batch(tmp_path, rows)
     db = tmp_path / "t.db"
@@ -176,16 +178,21 @@ async def test_a_pending_task_canceled_by_another_process_ends_the_run(tmp_path:
                           lambda st: [st.get(f"s{i}") for i in range(3)] == ["running"] * 3)
         crc, cout, cerr = await mediadesk("cancel", "--db", str(db), "last")
         assert (crc, cout.strip()) == (0, "last: canceled"), cerr  # canceled while pending, by another process
+        # the slow ones too (running: through the database flag, which the run already follows)
+        crc, cout, cerr = await mediadesk("cancel", "--db", str(db), "s0", "s1", "s2")
+        assert crc == 0 and cout.count("cancel requested") == 3, (cout, cerr)
+        # every task is terminal in the database now: the run must end (it waited for ever before)
         rc, out, err = await finish(proc)
     finally:
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
-    assert states(db) == {"s0": "success", "s1": "success", "s2": "success", "last": "canceled"}
+    final = states(db)
+    assert final == {"quick": "success", "s0": "canceled", "s1": "canceled", "s2": "canceled", "last": "canceled"}
     assert rc == 1, (out, err)  # documented: a task was canceled
-    assert "summary: success 3, canceled 1" in out
+    assert "summary: success 1, canceled 4" in out  # the counts are the database's
     doc = json.loads(summary.read_text(encoding="utf-8"))
-    assert doc["counts"] == {"success": 3, "canceled": 1} and doc["tasks"] == states(db)
+    assert doc["counts"] == {"success": 1, "canceled": 4} and doc["tasks"] == final
 
 
 # ------------------------------------------------------------------------------------ (c) disk full
