@@ -18,7 +18,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -357,6 +357,16 @@ class Scheduler:
         self._terminal_event.set()
         self.bus.publish(StorageFailed(self._clock(), exc.kind, str(exc.path), str(exc), exc.detail))
 
+    @contextlib.contextmanager
+    def _storage_guard(self) -> Iterator[None]:
+        """An operator's write that meets a storage fault stops dispatch like any other (and the
+        faces hear of it), then raises to the caller."""
+        try:
+            yield
+        except StorageError as exc:
+            self._storage_failed(exc)
+            raise
+
     def _sync_account_health(self, lane: Lane) -> None:
         if lane.account is None:
             return
@@ -388,7 +398,8 @@ class Scheduler:
             if t.profile not in self._profiles:
                 raise ValueError(f"unknown profile {t.profile!r}")
         self.check_caps(tasks)
-        res = self.store.add_tasks(tasks)
+        with self._storage_guard():
+            res = self.store.add_tasks(tasks)
         if res.added:
             self.bus.publish(TasksAdded(res.added))
             profiles = {t.profile for t in tasks}
@@ -449,7 +460,9 @@ class Scheduler:
     def cancel(self, task_ids: Iterable[str]) -> int:
         """Pending -> canceled at once; running -> flag + immediate interrupt of our own attempt."""
         n = 0
-        for rec in self.store.request_cancel(list(task_ids)):
+        with self._storage_guard():
+            recs = self.store.request_cancel(list(task_ids))
+        for rec in recs:
             n += 1
             if rec.state == TaskState.CANCELED.value:
                 self._publish(rec)
@@ -460,7 +473,8 @@ class Scheduler:
         return n
 
     def retry(self, task_ids: Iterable[str]) -> int:
-        recs = self.store.requeue(list(task_ids))
+        with self._storage_guard():
+            recs = self.store.requeue(list(task_ids))
         for rec in recs:
             self._publish(rec)
         self._wake_profiles({r.profile for r in recs})
