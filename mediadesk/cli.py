@@ -264,6 +264,7 @@ async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> b
 
     unsubscribe = sched.bus.subscribe(on_event)
     next_poll = loop.time() + _DB_POLL_S  # _Progress has just read them
+    storage_failed = False
     try:
         while True:
             if sched.storage_error is not None:
@@ -293,9 +294,12 @@ async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> b
         sched.store.verify()  # the last progress line only for a file that is still ours
         progress.render(final=True)
         return False
+    except StorageError:
+        storage_failed = True
+        raise
     finally:
         unsubscribe()
-        progress.close()
+        progress.close(storage_failed=storage_failed or sched.storage_error is not None)
         for sig in signals:
             loop.remove_signal_handler(sig)
 
@@ -389,8 +393,11 @@ class _Progress:
                                  f"fail {c['failed']})")
             print(f"[{now - self._t0:6.1f}s] " + " | ".join(parts), flush=True)
 
-    def close(self) -> None:
+    def close(self, *, storage_failed: bool = False) -> None:
         if self._live is not None:
+            if storage_failed:  # the bars' counts are not what the file holds: do not leave them shown
+                for bar in self._bars.values():
+                    self._live.update(bar, detail="stopped: the database failed")
             self._live.stop()
 
 
