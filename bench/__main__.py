@@ -11,6 +11,7 @@ BENCHES = {
     "seed": "bench.seed_batch",
     "gui": "bench.gui_responsiveness",
     "storm": "bench.storm",
+    "faults": "bench.faults",
 }
 
 

@@ -25,16 +25,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from mediadesk.config import AppConfig, ConfigError, load_config
+from mediadesk.config import AppConfig, ConfigError, load_config, missing_api_keys
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.states import TERMINAL_STATES, TaskState
 from mediadesk.locking import LockError
+from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import StorageFailed, TaskChanged
 from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
 from mediadesk.store import SchemaError, TaskReader, TaskStore
 from mediadesk.store.errors import StorageError, StoreLostError
-from mediadesk.store.export import ExportError, export_tasks, export_to_file
+from mediadesk.store.export import EXPORT_FORMATS, ExportError, export_tasks, export_to_file
+from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.workspace import Workspace
 
 EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, EXIT_ROWS_REJECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -42,6 +44,15 @@ EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, EXIT_ROWS_REJECTED, EXIT_INTERRUPTED = 0,
 
 class UserError(Exception):
     """Printed as ``mediadesk: <message>`` with exit code 2."""
+
+
+#: Errors whose message is the whole story for the user: printed, exit 2, no traceback.
+USER_ERRORS = (
+    UserError, ConfigError, LockError, SchemaError, StoreOpenError, UnsafePathError, BatchFileError, ExportError,
+    QueueFullError,
+)
+#: The database the running command works on (named when a storage error does not name a file).
+_current_db: Path | None = None
 
 
 # ---------------------------------------------------------------------------------------- parser
@@ -71,10 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write the outcome as JSON: exit code, storage error, and each task's state "
                    "as read back from the database file at the end")
 
-    e = sub.add_parser("export", help="write results as JSONL or CSV")
+    e = sub.add_parser("export", help="write results as JSONL, CSV, XLSX or a Markdown table")
     e.add_argument("--db", type=Path, help="database file (default: <data dir>/mediadesk.db)")
     e.add_argument("--data-dir", type=Path)
-    e.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    e.add_argument("--format", choices=list(EXPORT_FORMATS), default="jsonl",
+                   help="jsonl (default), csv, xlsx (needs --out or a pipe) or md")
     e.add_argument("--out", type=Path, help="output file (default: stdout)")
     e.add_argument("--state", action="append", choices=[s.value for s in TaskState],
                    help="only tasks in this state (repeatable; default: all)")
@@ -142,23 +154,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(cmd_login(args))
         parser.print_help()
         return EXIT_USAGE
-    except (UserError, ConfigError, LockError, SchemaError, BatchFileError, ExportError, QueueFullError) as exc:
+    except USER_ERRORS as exc:
         print(f"mediadesk: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (sqlite3.Error, OSError) as exc:
+        # a storage fault wherever it surfaced (disk full at submit, read-only disk, permission denied...);
+        # anything else is a bug and keeps its traceback
+        err = storage_error(exc, _current_db)
+        if err is None:
+            raise
+        print(f"mediadesk: {err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
 
 
 def _workspace(config: AppConfig | None, data_dir: Path | None, db: Path | None) -> Workspace:
+    global _current_db
     base = data_dir or (config.data_dir if config is not None else None)
-    return Workspace.resolve(data_dir=base, db_path=db)
+    ws = Workspace.resolve(data_dir=base, db_path=db)
+    _current_db = ws.db_path
+    return ws
 
 
 # ---------------------------------------------------------------------------------------- run
 async def cmd_run(args: argparse.Namespace) -> int:
     return await run_batch(
         args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
-        retry_failed=args.retry_failed, quiet=args.quiet, summary_json=args.summary_json,
+        retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
+        summary_json=args.summary_json,
     )
 
 
@@ -171,6 +195,7 @@ async def run_batch(
     fmt: str | None = None,
     retry_failed: bool = False,
     quiet: bool = False,
+    config_path: Path | None = None,
     summary_json: Path | None = None,
 ) -> int:
     """Run one batch file headless until every task of it is terminal; returns the exit code.
@@ -198,6 +223,7 @@ async def run_batch(
     failure: StorageError | None = None
     try:
         try:
+            _check_api_keys(sched, parsed, batch.name, retry_failed)
             res, ids = sched.submit_rows(parsed.rows, batch=batch.name)
             print(
                 f"batch {batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
@@ -209,7 +235,7 @@ async def run_batch(
                 if n:
                     print(f"re-queued {n} failed/canceled task(s)", flush=True)
             await sched.start()
-            interrupted = await _run_until_done(sched, ids, quiet=quiet)
+            interrupted = await _run_until_done(sched, ids, quiet=quiet, config_path=config_path)
             if sched.storage_error is None:
                 store.verify()
                 states = store.states_of(ids)
@@ -227,6 +253,24 @@ async def run_batch(
         return _storage_failure(failure, ids, parsed, ws, summary_json)
     rc = _summary(states, ids, parsed, ws, interrupted)
     return _write_summary_json(summary_json, rc, ws, ids, states, parsed, interrupted=interrupted)
+
+
+def _check_api_keys(sched: Scheduler, parsed: ParsedBatch, batch: str, retry_failed: bool) -> None:
+    """Refuse the run, before anything is submitted or sent, when an ``api_key_env`` variable is
+    unset for a profile that has work in this run: the batch's tasks still to do, and what is
+    already queued in the database. One message per variable, naming its profiles."""
+    runnable = {TaskState.PENDING.value, TaskState.RUNNING.value}
+    if retry_failed:
+        runnable |= {TaskState.FAILED.value, TaskState.CANCELED.value}
+    tasks = sched.tasks_from_rows(parsed.rows, batch)
+    known = sched.store.states_of([t.task_id for t in tasks])
+    profiles = {t.profile for t in tasks if t.task_id not in known}
+    profiles |= {profile for state, profile in known.values() if state in runnable}
+    queued = (TaskState.PENDING.value, TaskState.RUNNING.value)
+    profiles |= {profile for (profile, state), n in sched.store.counts().items() if n and state in queued}
+    missing = missing_api_keys(sched.config, profiles)
+    if missing:
+        raise UserError("\nmediadesk: ".join(m.message() for m in missing))
 
 
 async def run_demo(data_dir: Path | None = None) -> int:
@@ -247,7 +291,33 @@ async def run_demo(data_dir: Path | None = None) -> int:
         return rc
 
 
-async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> bool:
+_NEXT_STEP = {
+    "enable": "switch it on in the console (Accounts tab); the switch is kept in the database",
+    "wait": "it retries by itself; run again later",
+    "fix": "fix the cause above, then run again",
+    "none": "",
+}
+
+
+def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Path | None = None) -> str:
+    """Why no account can take the tasks of ``profiles``: each account, why, and what to do next."""
+    config = str(config_path) if config_path is not None else "CONFIG"
+    lines = [f"no account can take the tasks of profile(s) {', '.join(profiles)}; they stay pending in the "
+             "database and resume on the next run:"]
+    for profile in profiles:
+        blocks = sched.blocked_accounts(profile)
+        if not blocks:
+            lines.append(f"  {profile}: no [[accounts]] entry uses this profile; add one to the config")
+        for b in blocks:
+            step = (f"log in with `mediadesk login {b.account} --config {config}` (or the console's Log in)"
+                    if b.action == "login" else _NEXT_STEP.get(b.action, ""))
+            lines.append(f"  {profile} / {b.account}: {b.reason}" + (f" -> {step}" if step else ""))
+    return "\n".join(lines)
+
+
+async def _run_until_done(
+    sched: Scheduler, ids: list[str], *, quiet: bool, config_path: Path | None = None
+) -> bool:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     # SIGINT/SIGTERM end the run gracefully (running attempts go back to pending). Windows' loops
@@ -284,9 +354,7 @@ async def _run_until_done(sched: Scheduler, ids: list[str], *, quiet: bool) -> b
                 return True
             blocked = sched.unservable_profiles()
             if blocked and progress.only_pending_of(blocked):
-                print(f"\nno account can take the tasks of profile(s) {', '.join(blocked)} (all disabled "
-                      "or logged out; log in with `mediadesk login ACCOUNT --config ...`): they stay "
-                      "pending in the database and resume on the next run", file=sys.stderr)
+                print("\n" + cannot_serve_message(sched, blocked, config_path), file=sys.stderr)
                 return False
             progress.render()
             with contextlib.suppress(TimeoutError):
@@ -509,7 +577,7 @@ def _summary(
 def cmd_exceptions(args: argparse.Namespace) -> int:
     if args.exc_cmd == "list":
         ws = _workspace(None, args.data_dir, args.db)
-        if not ws.db_path.exists():
+        if not os.path.lexists(ws.db_path):
             raise UserError(f"database not found: {ws.db_path} (pass --db or --data-dir)")
         store = TaskStore(ws.db_path)
         try:
@@ -546,6 +614,8 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------- export
 def cmd_export(args: argparse.Namespace) -> int:
     ws = _workspace(None, args.data_dir, args.db)
+    if args.out is None and args.format == "xlsx" and sys.stdout.isatty():
+        raise UserError("xlsx is a binary format: pass --out FILE.xlsx (or pipe the output into a file)")
     if args.out is None:
         n = export_tasks(ws.db_path, sys.stdout, args.format, args.state)
     else:
@@ -556,7 +626,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_cancel(args: argparse.Namespace) -> int:
     ws = _workspace(None, args.data_dir, args.db)
-    if not ws.db_path.exists():
+    if not os.path.lexists(ws.db_path):
         raise UserError(f"database not found: {ws.db_path}")
     store = TaskStore(ws.db_path)
     try:

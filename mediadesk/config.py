@@ -7,8 +7,10 @@ fixed by the product: operators and outside tools write them. Unknown keys are e
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +23,10 @@ from mediadesk.core.policy import RetryPolicy
 #: An API endpoint allows at most this many concurrent requests (provider quotas); default 3.
 API_CONCURRENCY_MAX = 5
 API_CONCURRENCY_DEFAULT = 3
+#: Longest answer an API profile accepts unless it sets ``max_answer_chars`` (characters).
+MAX_ANSWER_CHARS_DEFAULT = 200_000
+#: Longest one API attempt may take in all (send to last byte) unless the profile sets ``max_run_s``.
+API_MAX_RUN_S_DEFAULT = 600.0
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
@@ -43,7 +49,10 @@ class ConfigError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: a TOML value of the wrong type is an error, never converted ("3" is not 3, 1 is not
+    # true); a float key takes an integer. Lists and paths relax only the container (TOML has no
+    # tuple or path type): their items are still checked strictly.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class RetryConfig(_Strict):
@@ -89,7 +98,7 @@ class RatesConfig(_Strict):
     @classmethod
     def _rpm_values(cls, v: dict[str, float]) -> dict[str, float]:
         for domain, rpm in v.items():
-            if not isinstance(rpm, (int, float)) or isinstance(rpm, bool) or rpm < 0:
+            if rpm < 0:
                 raise ValueError(f"{domain}: requests per minute must be a number >= 0")
         return v
 
@@ -143,13 +152,13 @@ class SchedulerConfig(_Strict):
 
 
 class BrowserConfig(_Strict):
-    executable: Path | None = None
+    executable: Path | None = Field(None, strict=False)
     headless: bool = True
     #: A warm browser is recycled (closed and relaunched) after this many tasks.
     recycle_after: int = Field(50, ge=1, le=100_000)
-    extra_args: tuple[str, ...] = ()
+    extra_args: tuple[str, ...] = Field((), strict=False)
     #: Folder of user site adapters (``*.toml``) overriding the bundled ones.
-    sites_dir: Path | None = None
+    sites_dir: Path | None = Field(None, strict=False)
 
 
 class ProfileConfig(_Strict):
@@ -164,7 +173,7 @@ class ProfileConfig(_Strict):
     #: Most pending tasks this profile may hold; a batch that would pass it is refused whole.
     max_pending: int | None = Field(None, ge=1, le=10_000_000)
     #: Profiles that take a task this one cannot serve, in order; then ``rule_reply``.
-    fallback: tuple[str, ...] = ()
+    fallback: tuple[str, ...] = Field((), strict=False)
     rule_reply: str | None = None
     # api
     endpoint: str | None = None
@@ -174,9 +183,15 @@ class ProfileConfig(_Strict):
     api_key_keyring: str | None = None
     concurrency: int | None = Field(None, ge=1, le=API_CONCURRENCY_MAX)
     stream: bool = False
+    #: Longest answer accepted (characters); past it the attempt fails ``answer_too_large`` and
+    #: reading stops, so memory stays bounded whatever the server sends.
+    max_answer_chars: int = Field(MAX_ANSWER_CHARS_DEFAULT, ge=1, le=50_000_000)
     # web
     site: str | None = None
     url: str | None = None
+    #: Longest one attempt may take in all. API: from sending the request to the answer's last
+    #: byte (default 600 s), while ``timeout_s`` is the longest silence. Web: the whole run, from
+    #: typing the prompt to the complete answer (default: the site adapter's).
     max_run_s: float | None = Field(None, gt=0, le=86400)
 
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
@@ -202,7 +217,7 @@ class ProfileConfig(_Strict):
                 assert self.base_url is not None
                 if not re.match(r"^https?://", self.base_url):
                     raise ValueError("base_url must start with http:// or https://")
-            for k in ("site", "url", "max_run_s"):
+            for k in ("site", "url"):
                 if getattr(self, k) is not None:
                     raise ValueError(f"{k} is for web profiles only")
         else:
@@ -216,6 +231,8 @@ class ProfileConfig(_Strict):
             for k in ("base_url", "model", "api_key_env", "api_key_keyring", "endpoint"):
                 if getattr(self, k) is not None:
                     raise ValueError(f"{k} is for api profiles only")
+            if "max_answer_chars" in self.model_fields_set:
+                raise ValueError("max_answer_chars is for api profiles only")
         if self.name in self.fallback:
             raise ValueError("fallback must not name the profile itself")
         return self
@@ -224,27 +241,71 @@ class ProfileConfig(_Strict):
     def api_concurrency(self) -> int:
         return self.concurrency or API_CONCURRENCY_DEFAULT
 
+    @property
+    def api_max_run_s(self) -> float:
+        """The whole-attempt limit of an API profile."""
+        return self.max_run_s if self.max_run_s is not None else API_MAX_RUN_S_DEFAULT
+
 
 class AccountConfig(_Strict):
     name: str
     profile: str
     enabled: bool = True
-    profile_dir: Path | None = None
+    profile_dir: Path | None = Field(None, strict=False)
+    #: Stored credentials (optional): the NAMES of environment variables or keyring entries
+    #: ("service:username") holding the site's user and password, never the values. With them an
+    #: account that finds itself logged out logs itself in again, at most once per ``login_cooldown_s``
+    #: (the site adapter needs ``login_user``, ``login_password`` and ``login_submit``).
+    login_user_env: str | None = None
+    login_user_keyring: str | None = None
+    login_password_env: str | None = None
+    login_password_keyring: str | None = None
+    login_cooldown_s: float = Field(600.0, gt=0, le=7 * 86400)
 
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
 
+    @field_validator("login_user_env", "login_password_env")
+    @classmethod
+    def _login_env_name(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
+            raise ValueError("must be the NAME of an environment variable (the value itself never goes in the config)")
+        return v
+
+    @field_validator("login_user_keyring", "login_password_keyring")
+    @classmethod
+    def _login_keyring_entry(cls, v: str | None) -> str | None:
+        if v is not None:
+            service, sep, username = v.partition(":")
+            if not sep or not service.strip() or not username.strip():
+                raise ValueError("must be a keyring entry 'service:username' (the value never goes in the config)")
+        return v
+
+    @model_validator(mode="after")
+    def _login_pair(self) -> AccountConfig:
+        has_user = self.login_user_env is not None or self.login_user_keyring is not None
+        has_password = self.login_password_env is not None or self.login_password_keyring is not None
+        if has_user != has_password:
+            missing = "login_password_env or login_password_keyring" if has_user else (
+                "login_user_env or login_user_keyring")
+            raise ValueError(f"stored credentials need both a user and a password: add {missing}")
+        return self
+
+    @property
+    def has_login_credentials(self) -> bool:
+        return self.login_password_env is not None or self.login_password_keyring is not None
+
 
 class AppConfig(_Strict):
-    data_dir: Path | None = None
+    data_dir: Path | None = Field(None, strict=False)
     retry: RetryConfig = RetryConfig()
     heartbeat: HeartbeatConfig = HeartbeatConfig()
     scheduler: SchedulerConfig = SchedulerConfig()
     browser: BrowserConfig = BrowserConfig()
     breaker: BreakerConfig = BreakerConfig()
     rates: RatesConfig = RatesConfig()
-    endpoints: tuple[EndpointConfig, ...] = ()
-    profiles: tuple[ProfileConfig, ...] = ()
-    accounts: tuple[AccountConfig, ...] = ()
+    endpoints: tuple[EndpointConfig, ...] = Field((), strict=False)
+    profiles: tuple[ProfileConfig, ...] = Field((), strict=False)
+    accounts: tuple[AccountConfig, ...] = Field((), strict=False)
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AppConfig:
@@ -329,6 +390,41 @@ class ResolvedEndpoint:
     implicit: bool
 
 
+@dataclass(frozen=True)
+class MissingKey:
+    """An API key variable the config names that is not set, and the profiles that need it."""
+
+    env: str
+    profiles: tuple[str, ...]
+
+    def message(self) -> str:
+        who = ", ".join(self.profiles)
+        return (
+            f"environment variable {self.env} is not set; profile(s) {who} read their API key from it: "
+            f"run `export {self.env}=...` (the key itself) in the shell that starts MediaDesk, or give "
+            f"those profiles api_key_keyring, then start again"
+        )
+
+
+def missing_api_keys(
+    config: AppConfig, profiles: Iterable[str], environ: Mapping[str, str] | None = None
+) -> list[MissingKey]:
+    """The ``api_key_env`` variables that are unset (or blank) for the given ``profiles`` only, each
+    with the profiles that use it, in config order. A source with a keyring too is not reported:
+    the keyring may hold the key. Checked once before a batch starts, so an unset variable is one
+    clear message instead of one ``auth`` failure per task."""
+    env = os.environ if environ is None else environ
+    wanted = set(profiles)
+    found: dict[str, list[str]] = {}
+    for ep in config.api_endpoints():
+        if ep.api_key_env is None or ep.api_key_keyring is not None or env.get(ep.api_key_env, "").strip():
+            continue
+        for name in ep.profiles:
+            if name in wanted:
+                found.setdefault(ep.api_key_env, []).append(name)
+    return [MissingKey(var, tuple(names)) for var, names in found.items()]
+
+
 def _implicit_name(url: str, taken: set[str]) -> str:
     netloc = urlsplit(url).netloc or url
     name, n = netloc, 2
@@ -366,6 +462,57 @@ def _fmt_loc(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
     return out or "(top level)"
 
 
+#: What a key of each pydantic type error expects, in TOML words.
+_EXPECTED = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "path_type": "a path (a string)",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "dict_type": "a table",
+    "model_type": "a table",
+    "model_attributes_type": "a table",
+}
+
+
+def _toml_kind(value: object) -> str:
+    """The TOML type of a value, with the value itself when it is short (never a long string:
+    whatever was pasted there is not echoed)."""
+    if isinstance(value, bool):
+        return f"a boolean ({'true' if value else 'false'})"
+    if isinstance(value, int):
+        return f"an integer ({value})"
+    if isinstance(value, float):
+        return f"a float ({value!r})"
+    if isinstance(value, str):
+        return f'a string ("{value}")' if len(value) <= 20 and value.isprintable() else "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return f"a {type(value).__name__}"
+
+
+def _type_message(kind: str, value: object) -> str:
+    """``expected an integer, got a string ("3") (write it without quotes)``."""
+    expected = _EXPECTED[kind]
+    hint = ""
+    if isinstance(value, str):
+        text = value.strip()
+        if kind in ("int_type", "float_type") and re.fullmatch(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?", text):
+            hint = " (write the number without quotes)"
+        elif kind == "bool_type" and text.lower() in ("true", "false"):
+            hint = f" (write {text.lower()} without quotes)"
+    elif kind == "bool_type" and isinstance(value, int) and value in (0, 1):
+        hint = " (write true or false)"
+    elif kind == "int_from_float" or (kind == "int_type" and isinstance(value, float)):
+        hint = " (write a whole number without a decimal point)"
+    return f"expected {expected}, got {_toml_kind(value)}{hint}"
+
+
 def _resolve_paths(cfg: AppConfig, base: Path) -> AppConfig:
     def rel(p: Path | None) -> Path | None:
         if p is None:
@@ -394,6 +541,8 @@ def parse_config(data: dict[str, Any], source: str = "<config>", base_dir: Path 
             msg = err["msg"].removeprefix("Value error, ")
             if err["type"] == "extra_forbidden":
                 msg = "unknown key (check the spelling; see the README for all keys)"
+            elif err["type"] in _EXPECTED:
+                msg = _type_message(err["type"], err.get("input"))
             lines.append(f"{source}: {key}: {msg}")
         raise ConfigError("\n".join(lines)) from None
     return _resolve_paths(cfg, base_dir or Path.cwd())

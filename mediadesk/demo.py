@@ -6,7 +6,6 @@ Works with no account and no network. Run times are the real distributions scale
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mediadesk.config import AppConfig, load_config
+from mediadesk.safefiles import ensure_private_dir, write_private_file
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.workspace import Workspace, resources_dir
@@ -90,7 +90,7 @@ async def demo_environment(
 ) -> AsyncIterator[DemoEnv]:
     """Start the simulators, write the demo config, log the demo accounts in; stop on exit."""
     data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="mediadesk-demo-"))).resolve()
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ensure_private_dir(data_dir, tighten=False, what="demo folder")
     api = ApiSimServer(ApiSimConfig(latency=(8.0, 20.0), time_scale=api_time_scale, quota=5, fail_rate=0.05,
                                     retry_after_s=0.5, seed=7))
     web = WebSimServer(WebSimConfig(time_scale=web_time_scale, seed=7))
@@ -99,14 +99,13 @@ async def demo_environment(
         await web.start()
         try:
             config_path = data_dir / "config.toml"
-            config_path.write_text(
-                CONFIG_TEMPLATE.format(data_dir=data_dir, api_url=api.base_url, chat_url=web.chat_url),
-                encoding="utf-8",
+            write_private_file(
+                config_path, CONFIG_TEMPLATE.format(data_dir=data_dir, api_url=api.base_url, chat_url=web.chat_url)
             )
             config = load_config(config_path)
             ws = Workspace.resolve(data_dir=data_dir).ensure()
             batch_path = data_dir / "demo-batch.jsonl"
-            shutil.copyfile(resources_dir() / "demo" / "batch.jsonl", batch_path)
+            write_private_file(batch_path, (resources_dir() / "demo" / "batch.jsonl").read_bytes())
             await _login_demo_accounts(config, ws, web)
             yield DemoEnv(config, config_path, ws, batch_path, api, web)
         finally:

@@ -31,6 +31,8 @@ from typing import Any, Self
 import filelock
 import psutil
 
+from mediadesk.safefiles import FILE_MODE, O_NOFOLLOW, create_private_file, ensure_private_dir
+
 __all__ = [
     "LockError",
     "LockHeldError",
@@ -39,9 +41,7 @@ __all__ = [
     "describe_holder",
 ]
 
-FILE_MODE = 0o600
-DIR_MODE = 0o700
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NOFOLLOW = O_NOFOLLOW
 #: A recorded start time within this of the live process's is the same process (float rounding only).
 _SAME_START_S = 0.5
 
@@ -126,7 +126,7 @@ class OwnedFileLock:
                 return True
             _refuse_symlink(self.path)
             _refuse_symlink(self.owner_path)
-            self.path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            ensure_private_dir(self.path.parent, ours=False)  # what we create of it is 0700
             try:
                 self._lock.acquire(timeout=0)
             except filelock.Timeout:
@@ -238,7 +238,7 @@ class OwnedFileLock:
             "acquired_at": time.time(),
         }
         tmp = self.owner_path.with_name(f".{self.owner_path.name}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, FILE_MODE)
+        fd = create_private_file(tmp)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(record, fh)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import platformdirs
 
+from mediadesk.safefiles import ensure_private_dir
+
 
 def resources_dir() -> Path:
     """The bundled ``resources/`` folder (site adapters, demo batch, icons, translations)."""
@@ -26,17 +28,30 @@ class Workspace:
 
     @classmethod
     def resolve(cls, *, data_dir: Path | None = None, db_path: Path | None = None) -> Workspace:
-        """``data_dir``: explicit, else $MEDIADESK_DATA_DIR, else the platform's user data dir."""
+        """``data_dir``: explicit, else $MEDIADESK_DATA_DIR, else the platform's user data dir.
+
+        The data dir may be a link of the user's (it is resolved); the database file itself is not resolved,
+        so a link there is seen, and refused, when the store opens it."""
         if data_dir is None:
             env = os.environ.get("MEDIADESK_DATA_DIR")
             data_dir = Path(env) if env else Path(platformdirs.user_data_dir("mediadesk", appauthor=False))
         data_dir = data_dir.expanduser().resolve()
-        db = (db_path.expanduser().resolve() if db_path else data_dir / "mediadesk.db")
+        if db_path:
+            db_path = db_path.expanduser()
+            db = db_path.parent.resolve() / db_path.name
+        else:
+            db = data_dir / "mediadesk.db"
         return cls(data_dir=data_dir, db_path=db)
 
     def ensure(self) -> Workspace:
-        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        """Create the folders, private (0700) whatever the umask: the data dir, ``profiles/`` and
+        ``evidence/`` (tightened when older versions left them 0755), and the folder of ``--db``.
+        An existing data dir is the user's: checked (a folder of theirs), not chmod-ed.
+        Raises :class:`~mediadesk.safefiles.UnsafePathError` for a link, a file, or another user's folder."""
+        ensure_private_dir(self.data_dir, tighten=False, what="data dir")
+        ensure_private_dir(self.profiles_dir, what="browser profiles folder")
+        ensure_private_dir(self.evidence_dir, what="evidence folder")
+        ensure_private_dir(self.db_path.parent, ours=False)
         return self
 
     @property

@@ -39,6 +39,24 @@ class TaskSpec:
         return self.instructions or None
 
 
+class Answer(str):
+    """An answer text with what the backend knows about it. ``truncated``: the provider stopped at
+    its output limit (``finish_reason: "length"``); a success, but not the whole answer, and marked
+    so in the task table, the console and exports. A backend may return a plain ``str``."""
+
+    truncated: bool
+
+    def __new__(cls, text: str, *, truncated: bool = False) -> Answer:
+        obj = super().__new__(cls, text)
+        obj.truncated = truncated
+        return obj
+
+
+def is_truncated(answer: str) -> bool:
+    """True for an :class:`Answer` marked truncated."""
+    return bool(getattr(answer, "truncated", False))
+
+
 class RunContext(Protocol):
     """Handed to a backend for one attempt."""
 

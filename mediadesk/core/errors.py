@@ -15,6 +15,7 @@ class ErrorKind(str, Enum):
     OWNER_LOST = "owner_lost"              # the process that ran it died (recovered at start)
     BROWSER_CRASH = "browser_crash"
     SITE_ERROR = "site_error"              # the chat page showed an error mid-run
+    TRUNCATED_STREAM = "truncated_stream"  # the stream ended without [DONE] and without finish_reason
     # not retryable
     BAD_REQUEST = "bad_request"            # HTTP 400/404/422
     AUTH = "auth"                          # HTTP 401/403, missing API key
@@ -28,6 +29,7 @@ class ErrorKind(str, Enum):
     QUARANTINED = "quarantined"            # crashed a browser/page or timed out on N attempts
     CONVERSATION_BROKEN = "conversation_broken"  # an earlier turn of its route_key failed for good
     FALLBACK_EXHAUSTED = "fallback_exhausted"    # every profile of the fallback chain failed
+    ANSWER_TOO_LARGE = "answer_too_large"  # the answer passed the profile's max_answer_chars
 
     @property
     def retryable(self) -> bool:
@@ -44,6 +46,7 @@ RETRYABLE = frozenset(
         ErrorKind.OWNER_LOST,
         ErrorKind.BROWSER_CRASH,
         ErrorKind.SITE_ERROR,
+        ErrorKind.TRUNCATED_STREAM,
     }
 )
 

@@ -25,6 +25,8 @@ def default_backend(
             api_key_keyring=ep.api_key_keyring,
             stream=profile.stream,
             timeout_s=profile.timeout_s,
+            max_answer_chars=profile.max_answer_chars,
+            max_run_s=profile.api_max_run_s,
         )
     assert account is not None, "web lanes are per account"
     from mediadesk.providers.web.backend import build_web_backend

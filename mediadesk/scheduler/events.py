@@ -42,6 +42,8 @@ class TaskChanged:
     error_kind: str | None
     version: int
     error_message: str | None = None
+    #: A success whose answer the provider cut at its length limit.
+    truncated: bool = False
     type: EventType = EventType.TASK_CHANGED
 
 
@@ -174,5 +176,5 @@ def task_changed(rec: TaskRecord) -> TaskChanged:
         task_id=rec.task_id, state=rec.state, attempt=rec.attempt, lane=rec.lane,
         account=rec.account, started_at=rec.started_at, heartbeat_at=rec.heartbeat_at,
         finished_at=rec.finished_at, error_kind=rec.error_kind, version=rec.version,
-        error_message=rec.error_message,
+        error_message=rec.error_message, truncated=rec.truncated,
     )

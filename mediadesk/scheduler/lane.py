@@ -20,7 +20,7 @@ from enum import Enum
 from functools import partial
 from pathlib import Path
 
-from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health
+from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.picker import PriorityPicker
 from mediadesk.core.policy import RetryPolicy
@@ -111,6 +111,9 @@ class Lane:
         self.account = account
         self.enabled = enabled
         self.paused = False
+        #: Holds on new claims (e.g. while the operator is asked whether to disable this account);
+        #: they nest. Running attempts go on; see ``Scheduler.hold_account``.
+        self.held = 0
         self.completed = 0
         self.durations: deque[float] = deque(maxlen=500)
         self._store = store
@@ -190,8 +193,8 @@ class Lane:
         return len(self._running)
 
     def can_dispatch(self) -> bool:
-        return not (self._stopping or self.paused or not self.enabled or self.storage_error is not None) and (
-            self.backend.available())
+        blocked = self._stopping or self.paused or self.held or not self.enabled or self.storage_error is not None
+        return not blocked and self.backend.available()
 
     def halt(self, exc: StorageError) -> None:
         """The database failed: dispatch nothing more, and end the running attempts without
@@ -202,6 +205,10 @@ class Lane:
             run.request_stop(StopReason.STORAGE)
         self._wake.set()
         self.on_stats_dirty(self)
+
+    def running_records(self) -> list[TaskRecord]:
+        """The tasks this lane is running now, as claimed (prompt included)."""
+        return [r.rec for r in self._running.values()]
 
     def stats(self) -> LaneStats:
         health, last_error = self.backend.health()
@@ -467,8 +474,11 @@ class Lane:
         if exc is None:
             self._release(run, Signal.SUCCESS)
             text = work.result()
+            cut = is_truncated(text)
+            note = " (truncated: the provider stopped at its length limit)" if cut else ""
             new = self._store.finish(
-                rec, TaskState.SUCCESS, result=text, log=f"success in {now - run.started:.2f} s", now=now
+                rec, TaskState.SUCCESS, result=text, log=f"success in {now - run.started:.2f} s{note}", now=now,
+                truncated=cut,
             )
             if new is not None:
                 self.completed += 1

@@ -70,6 +70,24 @@ def _host(url: str) -> str | None:
 
 
 @dataclass(frozen=True)
+class AccountBlock:
+    """Why one web account takes no task now, and what would change that. ``action``: "enable"
+    (switched off by the operator), "login" (an operator must log in), "wait" (it recovers by itself:
+    breaker probe, profile held by someone else, a login in progress), "fix" (something to repair),
+    "none" (it can take tasks)."""
+
+    account: str
+    reason: str
+    action: str
+
+
+def _at(ts: float | None) -> str:
+    if ts is None:
+        return "?"
+    return time.strftime("%H:%M:%S", time.localtime(ts))
+
+
+@dataclass(frozen=True)
 class ProfileView:
     name: str
     kind: str
@@ -243,9 +261,12 @@ class Scheduler:
                     cap = self._capacity(ep.name, "endpoint", self._endpoint_limit(ep.name), ep.adaptive,
                                          _host(ep.base_url), getattr(backend, "probe", None), ep.rpm)
                     self.capacities[ep.name] = cap
+                # timeout_s is the longest silence (the backend's read timeout); the whole attempt is
+                # bounded by max_run_s, which the backend enforces; the lane's deadline is a backstop.
+                deadline = getattr(backend, "attempt_deadline_s", None) or prof.api_max_run_s + 15.0
                 lane = Lane(
                     name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,), backend=backend,
-                    attempt_deadline_s=prof.timeout_s + 5.0, capacity_ctl=cap, max_wait_s=prof.max_wait_s,
+                    attempt_deadline_s=deadline, capacity_ctl=cap, max_wait_s=prof.max_wait_s,
                     **common,  # type: ignore[arg-type]
                 )
                 cap.attach(lane)
@@ -292,6 +313,10 @@ class Scheduler:
                     return min(self._conc[p] for p in ep.profiles)
                 return ep.concurrency
         raise KeyError(endpoint)
+
+    def endpoint_limit(self, endpoint: str) -> int:
+        """The configured gate of the API endpoint named ``endpoint`` (console edits included)."""
+        return self._endpoint_limit(endpoint)
 
     def _capacity_notice(self, message: str) -> None:
         log.info("%s", message)
@@ -500,6 +525,22 @@ class Scheduler:
         health, err = lane.backend.health()
         self.bus.publish(AccountChanged(account, enabled, health, err))
 
+    def hold_account(self, account: str) -> list[TaskRecord]:
+        """Stop new claims for ``account`` while the operator decides about it (the "disable this
+        busy account?" question), and return the tasks it is running now: with the hold on, these
+        are the only ones it can be running until :meth:`release_account`. Holds nest."""
+        lane = self._lane_of_account(account)
+        lane.held += 1
+        self._dirty.add(lane.name)
+        return lane.running_records()
+
+    def release_account(self, account: str) -> None:
+        """End one :meth:`hold_account`; the account takes work again if it is enabled."""
+        lane = self._lane_of_account(account)
+        lane.held = max(0, lane.held - 1)
+        lane.wake()
+        self._dirty.add(lane.name)
+
     def set_profile_setting(
         self, profile: str, *, need_empty_prompt: bool | None = None, concurrency: int | None = None
     ) -> None:
@@ -561,6 +602,32 @@ class Scheduler:
             serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] != "needs_login"]
             if not serving and self.store.has_pending([name]):
                 out.append(name)
+        return out
+
+    def blocked_accounts(self, profile: str) -> list[AccountBlock]:
+        """Every account of ``profile`` with why it takes no task now (for the "cannot serve" message):
+        the operator's switch first, then what the backend says (needs login since ..., profile held,
+        ...), then an open breaker."""
+        out: list[AccountBlock] = []
+        for lane in self.lanes:
+            if lane.account is None or profile not in lane.profiles:
+                continue
+            if not lane.enabled:
+                out.append(AccountBlock(lane.account, "disabled by the operator", "enable"))
+                continue
+            explain = getattr(lane.backend, "unavailable_reason", None)
+            said = explain() if callable(explain) else None
+            health, err = lane.backend.health()
+            if said is None and health == "needs_login":
+                said = (f"needs login ({err})" if err else "needs login", "login")
+            cap = self.capacities.get(f"account:{lane.account}")
+            if said is None and cap is not None and cap.view().breaker != "closed":
+                view = cap.view()
+                said = (f"breaker {view.breaker.replace('_', '-')} ({view.breaker_reason or 'failures'}); "
+                        f"next probe at {_at(view.next_probe_at)}", "wait")
+            if said is None:
+                said = (f"{health}" + (f" ({err})" if err else ""), "none")
+            out.append(AccountBlock(lane.account, said[0], said[1]))
         return out
 
     async def wait_idle(self, poll_s: float = 0.5) -> None:

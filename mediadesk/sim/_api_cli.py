@@ -13,7 +13,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from mediadesk.sim._faults import OUTAGE_MODES
+from mediadesk.sim._faults import HOSTILE_HUGE_CHARS, HOSTILE_MODES, HOSTILE_STEADY_S, OUTAGE_MODES
 
 if TYPE_CHECKING:
     from mediadesk.sim.api_server import ApiSimConfig
@@ -134,9 +134,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--outage-mode", choices=OUTAGE_MODES, default=None,
-        help="refuse: connections reset without an answer; 503: every request 503; 429: every chat "
+        help="refuse: the port is closed (connection refused; /stats and /admin too, so give --outage-for); "
+        "503: every request 503; 429: every chat "
         "request 429; insufficient_quota: out-of-credit 429 (default 503)",
     )
+    parser.add_argument(
+        "--hostile", choices=HOSTILE_MODES, default=None,
+        help="answer every chat request the hostile way: endless (never ends), huge (--hostile-chars), "
+        "cut (stream ends without finish_reason/[DONE]), length (finish_reason length), steady "
+        "(a steady trickle for --hostile-seconds)",
+    )
+    parser.add_argument("--hostile-chars", type=_positive_int, default=HOSTILE_HUGE_CHARS, metavar="N",
+                        help=f"size of a huge answer (default {HOSTILE_HUGE_CHARS})")
+    parser.add_argument("--hostile-seconds", type=_positive_float, default=HOSTILE_STEADY_S, metavar="S",
+                        help=f"duration of a steady answer (default {HOSTILE_STEADY_S:g})")
 
 
 def config_from_args(args: argparse.Namespace) -> ApiSimConfig:
@@ -170,6 +181,9 @@ def config_from_args(args: argparse.Namespace) -> ApiSimConfig:
         outage_after_s=args.outage_after,
         outage_for_s=args.outage_for,
         outage_mode=args.outage_mode or "503",
+        hostile=getattr(args, "hostile", None),
+        hostile_chars=getattr(args, "hostile_chars", HOSTILE_HUGE_CHARS),
+        hostile_seconds=getattr(args, "hostile_seconds", HOSTILE_STEADY_S),
     )
 
 

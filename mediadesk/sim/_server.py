@@ -1,8 +1,17 @@
 """The lifecycle both simulators share: an aiohttp app bound to 127.0.0.1, started and stopped
-explicitly (``async with``), never ``run_app`` inside library code."""
+explicitly (``async with``), never ``run_app`` inside library code.
+
+The listening socket is ours (not an aiohttp site), so a simulator can stop listening and listen again
+on the same port while it runs (:meth:`LocalServer.close_listener` / :meth:`LocalServer.open_listener`):
+a connect to a closed port is refused by the kernel (ECONNREFUSED), which is what an endpoint that is
+down looks like to a client -- unlike a reset, which a client cannot tell from a request that broke.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import socket
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -23,6 +32,10 @@ class LocalServer(ABC):
         self._runner: web.AppRunner | None = None
         #: True while stopping: handlers check it to end what they are doing.
         self._stopping = False
+        #: The listening socket while listening, and the asyncio server accepting on it.
+        self._sock: socket.socket | None = None
+        self._listener: asyncio.Server | None = None
+        self._serving: asyncio.Task[None] | None = None
 
     @abstractmethod
     def _routes(self) -> list[web.RouteDef]:
@@ -40,22 +53,78 @@ class LocalServer(ABC):
         self._stopping = False
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0, **self.runner_options)
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self._requested_port)
+        self._runner = runner
+        self._port = None  # a restart binds the requested port again, as the first start did
         try:
-            await site.start()
+            self.open_listener()
+            assert self._serving is not None
+            await self._serving
         except BaseException:
+            self._runner = None
+            self.close_listener()
             await runner.cleanup()
             raise
-        self._runner = runner
-        self._port = int(runner.addresses[0][1])
 
     async def stop(self) -> None:
         runner, self._runner = self._runner, None
         if runner is None:
             return
         self._stopping = True
+        self.close_listener()
         self._before_stop()
         await runner.cleanup()
+
+    # ------------------------------------------------------------------ the listening socket
+    @property
+    def listening(self) -> bool:
+        """The port accepts connections now."""
+        return self._sock is not None
+
+    def open_listener(self) -> None:
+        """Listen (again) on the server's port: on return, connects are accepted by the kernel (the
+        loop starts serving them a moment later). Raises OSError if the port cannot be bound (e.g.
+        another process took it meanwhile). Call it from the server's event loop."""
+        if self._runner is None or self._sock is not None:
+            return
+        port = self._port if self._port is not None else self._requested_port
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            if os.name == "posix":  # as asyncio does: on Windows it would let two sockets share a port
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, port))
+            sock.listen(128)
+            sock.setblocking(False)
+        except BaseException:
+            sock.close()
+            raise
+        self._sock = sock
+        self._port = int(sock.getsockname()[1])
+        self._serving = asyncio.get_running_loop().create_task(self._serve(sock), name=f"{type(self).__name__}:listen")
+
+    async def _serve(self, sock: socket.socket) -> None:
+        runner = self._runner
+        assert runner is not None and runner.server is not None
+        listener = await asyncio.get_running_loop().create_server(runner.server, sock=sock)
+        if self._sock is sock:
+            self._listener = listener
+        else:  # closed while starting
+            listener.close()
+
+    def close_listener(self) -> None:
+        """Stop listening now: on return, a connect to the port is refused. Connections already open
+        are left alone (requests under way finish); what a request arriving on one of them gets is
+        the subclass's choice."""
+        sock, self._sock = self._sock, None
+        listener, self._listener = self._listener, None
+        serving, self._serving = self._serving, None
+        if sock is None:
+            return
+        if listener is not None:
+            listener.close()  # closes the socket
+        else:
+            if serving is not None:
+                serving.cancel()
+            sock.close()
 
     async def __aenter__(self) -> Any:
         await self.start()
@@ -69,3 +138,4 @@ class LocalServer(ABC):
         if self._port is None:
             raise RuntimeError(f"{type(self).__name__} is not started")
         return self._port
+

@@ -21,6 +21,13 @@ Deterministic per-request faults, written anywhere in the last user message:
 * ``[[sim:fail=CODExN]]`` (``500x2``, ``429x1``, ``resetx2``, ``hangx1``): the first N requests
   carrying that exact prompt fail that way, later ones succeed.
 * ``[[sim:sleep=SECONDS]]``: extra generation time (multiplied by ``time_scale``).
+* Hostile answers (``mediadesk.sim._faults.HostileMode``): ``[[sim:endless]]`` (never ends),
+  ``[[sim:huge]]`` / ``[[sim:huge=CHARS]]`` (a complete answer of that size, default 50,000,000),
+  ``[[sim:cut]]`` (the stream ends cleanly without finish_reason and [DONE]), ``[[sim:length]]``
+  (part of the answer, finish_reason "length"), ``[[sim:steady=SECONDS]]`` (the answer as a steady
+  trickle over that long). ``hostile`` in the config (``--hostile``, ``POST /admin/hostile``)
+  answers every chat request that way; stats count them (``hostile_answers``, ``hostile_bytes_sent``,
+  ``hostile_closed_by_client``).
 
 Marker faults are decided before the quota check (they are never counted as in flight); random
 faults (``fail_rate``, ``hang_rate``, ``reset_rate``) hit admitted requests.
@@ -32,15 +39,22 @@ Capacity (for capacity-aware dispatch tests; all of it can change while a batch 
 * ``quota``: concurrent generations over all keys; ``per_key_quota``: per ``Authorization`` value.
   Beyond either, a 429 with ``Retry-After: retry_after_s``, or a bare 429 when ``send_retry_after``
   is False (or ``retry_after_s`` is None). Lowering a quota never cuts requests already admitted.
-* Outages (``mediadesk.sim._faults``): ``"refuse"`` resets the connection before any HTTP answer
-  (chat and ``GET /v1/models``); ``"503"`` answers 503 to both; ``"429"`` and
+* Outages (``mediadesk.sim._faults``): ``"refuse"`` closes the listening socket for the outage (a
+  connect gets ECONNREFUSED; requests under way finish; a request on a keep-alive connection opened
+  before gets 503 without Retry-After and ``Connection: close``, as from a gateway in front of a
+  dead server -- closing such connections instead races with a client that is sending on one, and a
+  reset looks like a request that broke) and re-opens the same port when it ends --
+  ``/stats`` and ``/admin/*`` are on that port, so use ``stats()``/``set_outage()`` in-process or give
+  the outage a ``duration_s``; ``"503"`` answers 503 to both; ``"429"`` and
   ``"insufficient_quota"`` answer chat requests only (``/models`` stays 200, as a real provider's
   listing does while you are rate limited or out of credit). Requests already admitted finish.
-  ``/stats`` and ``/admin/*`` are never affected.
+  ``/stats`` and ``/admin/*`` are never affected (except that ``refuse`` closes their port too).
 
 Stats (``server.stats()`` and ``GET /stats`` return the same dict; ``status_counts`` keys are
 strings so both are identical: ``"200"``, ``"429"``, ..., plus ``"reset"`` and ``"hang"`` for
-requests that got no HTTP response and ``"refused"`` for those reset by a ``refuse`` outage).
+requests that got no HTTP response; a connect the kernel refused during a ``refuse`` outage never
+reaches the server and is not counted anywhere). ``listening`` says whether the port accepts
+connections now.
 ``status_counts`` and ``refused_429`` (every 429 sent: quota, per key, injected or outage) count chat
 requests only; ``refused_429_per_key`` the per-key ones. ``requests_total`` and
 ``chat_requests_total`` are the same count of chat requests; ``models_requests`` counts
@@ -66,24 +80,34 @@ from aiohttp import web
 
 from mediadesk.sim._api_cli import add_arguments, config_from_args, serve_from_args
 from mediadesk.sim._faults import (
+    HOSTILE_HUGE_CHARS,
+    HOSTILE_MODES,
+    HOSTILE_STEADY_S,
     OUTAGE_MODES,
     UNSET,
     FaultControlMixin,
+    Hostile,
+    HostileAnswerMixin,
+    HostileMode,
+    HostileStats,
     Outage,
     OutageControl,
     OutageMode,
     Unset,
     auth_key_label,
+    hostile_marker,
     key_hash,
 )
 from mediadesk.sim._server import LocalServer
 
 __all__ = [
+    "HOSTILE_MODES",
     "MODEL_ID",
     "OUTAGE_MODES",
     "TASK_HEADER",
     "ApiSimConfig",
     "ApiSimServer",
+    "Hostile",
     "add_arguments",
     "answer_for",
     "config_from_args",
@@ -141,6 +165,10 @@ class ApiSimConfig:
     outage_after_s: float | None = None
     outage_for_s: float | None = None
     outage_mode: OutageMode = "503"
+    #: Answer every chat request the hostile way (None: normal answers); see ``_faults.HostileMode``.
+    hostile: HostileMode | None = None
+    hostile_chars: int = HOSTILE_HUGE_CHARS
+    hostile_seconds: float = HOSTILE_STEADY_S
 
     def __post_init__(self) -> None:
         lo, hi = self.latency
@@ -171,6 +199,8 @@ class ApiSimConfig:
                 raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
         if self.chunks < 1:
             raise ValueError(f"chunks must be >= 1, got {self.chunks!r}")
+        if self.hostile is not None:
+            Hostile(self.hostile, self.hostile_chars, self.hostile_seconds)  # raises ValueError if bad
 
     @property
     def retry_after_header(self) -> str | None:
@@ -187,6 +217,7 @@ class _Markers:
     reset: bool = False
     fail: tuple[str, int] | None = None
     sleep_s: float = 0.0
+    hostile: Hostile | None = None
 
 
 _NO_MARKERS = _Markers()
@@ -197,6 +228,7 @@ def _parse_markers(prompt: str) -> _Markers:
     hang = reset = False
     fail: tuple[str, int] | None = None
     sleep_s = 0.0
+    hostile: Hostile | None = None
     for token in _MARKER_RE.findall(prompt):
         token = token.strip()
         if token in ("400", "401"):
@@ -212,7 +244,9 @@ def _parse_markers(prompt: str) -> _Markers:
                 pass
         elif m := _FAIL_RE.match(token):
             fail = (m.group(1), int(m.group(2)))
-    return _Markers(status, hang, reset, fail, sleep_s)
+        elif (h := hostile_marker(token)) is not None:
+            hostile = h
+    return _Markers(status, hang, reset, fail, sleep_s, hostile)
 
 
 def _split(text: str, n: int) -> list[str]:
@@ -302,7 +336,7 @@ class _Stats:
         }
 
 
-class ApiSimServer(FaultControlMixin, LocalServer):
+class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
     """The simulator. ``async with ApiSimServer(ApiSimConfig()) as sim: sim.base_url``."""
 
     # handler_cancellation: a client that gives up cancels its handler, so in_flight drops at once.
@@ -321,6 +355,11 @@ class ApiSimServer(FaultControlMixin, LocalServer):
         #: Chat requests in flight per key label; live state, so reset_stats() keeps it.
         self._key_in_flight: dict[str, int] = {}
         self._outages = OutageControl()
+        #: Fires at the next planned outage change, to close or re-open the port for ``refuse``.
+        self._outage_timer: asyncio.TimerHandle | None = None
+        cfg = self.config
+        self.hostile = None if cfg.hostile is None else Hostile(cfg.hostile, cfg.hostile_chars, cfg.hostile_seconds)
+        self._hostile_stats = HostileStats()
 
     # ----------------------------------------------------------------- lifecycle
     def _routes(self) -> list[web.RouteDef]:
@@ -330,6 +369,7 @@ class ApiSimServer(FaultControlMixin, LocalServer):
             web.get("/stats", self._stats_handler),
             web.post("/stats/reset", self._reset_handler),
             *self._admin_routes(),
+            *self._hostile_routes(),
         ]
 
     async def start(self) -> None:
@@ -340,9 +380,39 @@ class ApiSimServer(FaultControlMixin, LocalServer):
             self._outages.schedule(
                 cfg.outage_mode, cfg.outage_after_s, cfg.outage_for_s, self._outage_retry_after(cfg.outage_mode)
             )
+        self._outage_changed()
+
+    def _outage_changed(self) -> None:
+        """Listen exactly when no ``refuse`` outage is in force, and arm a timer for the next planned
+        change (no request can arrive to settle a ``refuse`` outage lazily). A port that cannot be
+        re-bound (taken meanwhile) is tried again every 0.1 s; ``stats()["listening"]`` shows it."""
+        if self._outage_timer is not None:
+            self._outage_timer.cancel()
+            self._outage_timer = None
+        if self._runner is None or self._stopping:
+            return
+        outage = self._outages.current()
+        retry = False
+        if outage is not None and outage.mode == "refuse":
+            self.close_listener()
+        else:
+            try:
+                self.open_listener()
+            except OSError:
+                retry = True
+        delays = [0.1] if retry else []
+        nxt = self._outages.next_change()
+        if nxt is not None:
+            delays.append(nxt)
+        if delays:
+            # +1 ms: the monotonic clock must have passed the planned time when the timer fires
+            self._outage_timer = asyncio.get_running_loop().call_later(min(delays) + 0.001, self._outage_changed)
 
     def _before_stop(self) -> None:
         """Wake sleeping and hanging requests (they abort their connection)."""
+        if self._outage_timer is not None:
+            self._outage_timer.cancel()
+            self._outage_timer = None
         for fut in list(self._waits):
             if not fut.done():
                 fut.set_result(False)
@@ -353,7 +423,8 @@ class ApiSimServer(FaultControlMixin, LocalServer):
 
     def stats(self) -> dict[str, Any]:
         """A snapshot (deep copy) of the counters; the same dict ``GET /stats`` returns."""
-        return {**self._st.as_dict(), **self._outages.stats()}
+        return {**self._st.as_dict(), **self._outages.stats(), **self._hostile_stats.as_dict(),
+                "listening": self.listening}
 
     def reset_stats(self) -> None:
         """Zero the counters and the ``fail=CODExN`` budgets; requests in flight stay counted, and an
@@ -361,14 +432,18 @@ class ApiSimServer(FaultControlMixin, LocalServer):
         self._st = _Stats(self._st.in_flight, self._key_in_flight)
         self._fail_counts.clear()
         self._outages.reset_counts()
+        self._hostile_stats = HostileStats()
 
     # ----------------------------------------------------------------- faults
     def _outage_answer(self, request: web.Request, outage: Outage, chat: bool) -> web.StreamResponse | None:
         """What an outage answers to this request, or None if it lets the request through."""
         if outage.mode == "refuse":
-            if chat:
-                self._count("refused")
-            return self._abort(request)
+            # The port is closed; this came on a connection opened before. Resetting it would look
+            # like a request that broke; a gateway's "unavailable" (503, no wait) says what it is.
+            resp = self._error(503, "simulated outage: endpoint down (its port refuses connections)",
+                               "server_error", retry_after=None, count=chat)
+            resp.force_close()  # and the connection closes: the next request must connect, and is refused
+            return resp
         if outage.mode == "503":
             return self._error(503, "simulated outage: service unavailable", "server_error",
                                retry_after=outage.retry_after, count=chat)
@@ -531,6 +606,12 @@ class ApiSimServer(FaultControlMixin, LocalServer):
         answer = answer_for(prompt)
         self._seq += 1
         cid = f"chatcmpl-sim-{self._seq}"
+        hostile = markers.hostile or self.hostile
+        if hostile is not None and not fail:
+            if delay > 0 and not await self._pause(delay):
+                return self._abort(request)
+            self._count("200")
+            return await self._send_hostile(request, hostile, stream=stream, model=model, cid=cid, answer=answer)
 
         if not stream or fail:
             if delay > 0 and not await self._pause(delay):

@@ -15,6 +15,13 @@ required) answers 401 (no session), 409 (another generation of this account is a
 streamed NDJSON body: ``{"t":"start","id"}``, ``{"t":"token","d"}``..., then exactly one of
 ``{"t":"done"}``, ``{"t":"stopped"}``, ``{"t":"error","code","message"}`` (a hang sends none), plus
 ``{"t":"ping"}`` keep-alives while idle. ``POST /api/stop`` ``{"request_id"}`` stops a run server-side.
+
+Busy (rate-limited) periods, as real chat sites have them (:meth:`WebSimServer.set_busy` or
+``POST /admin/busy``): while one is in force for an account, a send is refused instead of generating --
+429 ``{"error": "busy", "message", "style", "retry_after_s"}`` shown by the page as a busy banner
+(``style="banner"``, ``.notice.busy``) or as an error message (``"error"``, ``.msg.error``), or the notice
+streamed as the assistant's answer (``"answer"``, as some sites do). Each refusal is counted in stats
+(``busy_refusals``, ``busy_refusals_per_account``, ``busy_log``); no generation is started.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ if TYPE_CHECKING:
     from playwright.async_api import BrowserContext
 
 __all__ = [
+    "ANSWER_STYLES",
     "CONCURRENT_MESSAGE",
     "DEFAULT_PORT",
     "SESSION_COOKIE",
@@ -55,17 +63,26 @@ __all__ = [
     "config_from_args",
     "draw_run_seconds",
     "login_context",
+    "markdown_answer",
+    "markdown_tokens",
     "parse_markers",
     "serve_from_args",
 ]
 
 DEFAULT_PORT = 8002
+#: What a busy site says, with and without a stated wait (``{wait}``: whole seconds).
+BUSY_MESSAGE_WAIT = "Too many requests: you've reached the limit for now. Please try again in {wait} seconds."
+BUSY_MESSAGE = "Another response is already being generated for this account. Please wait until it finishes."
+BUSY_STYLES = ("banner", "error", "answer")
 SESSION_COOKIE = "simchat_session"
 CONCURRENT_MESSAGE = "another generation is in progress"
 SESSION_EXPIRED_MESSAGE = "session expired"
 SITE_ERROR_MESSAGE = "something went wrong, please retry (site error)"
 #: How often an idle stream checks whether the client is still there.
 _POLL_S = 0.05
+
+#: ``WebSimConfig.answer_style`` values.
+ANSWER_STYLES = ("text", "markdown")
 
 _MARKER = re.compile(r"\[\[sim:(hang|logout|error|slow=(\d+(?:\.\d+)?))\]\]")
 _VOCAB = (
@@ -96,6 +113,16 @@ class WebSimConfig:
     run_max_s: float = 370.0
     #: A ping line is written when a stream was silent this long (real seconds, not scaled).
     keepalive_s: float = 0.5
+    #: The login is a SESSION cookie (no Expires/Max-Age), as on many real sites: a browser drops it
+    #: whenever it closes. False: a persistent ("remember me") cookie that survives a restart.
+    session_cookie: bool = False
+    #: A logged-out visit to the chat page is redirected to the login form (as most real sites do)
+    #: instead of showing the "not logged in" page.
+    login_redirect: bool = False
+    #: "text": the answer is plain text appended token by token. "markdown": the answer is a Markdown
+    #: document the page renders to HTML as it streams (bold, list, fenced code with a copy button and
+    #: an SVG icon, framework comments), like real chat sites.
+    answer_style: str = "text"
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
@@ -105,6 +132,8 @@ class WebSimConfig:
         rates = (self.hang_rate, self.logout_rate, self.error_rate)
         if any(not 0.0 <= r <= 1.0 for r in rates) or sum(rates) > 1.0:
             raise ValueError("fault rates must be in [0, 1] and sum to at most 1")
+        if self.answer_style not in ANSWER_STYLES:
+            raise ValueError(f"answer_style must be one of {', '.join(ANSWER_STYLES)}")
 
 
 @dataclass(frozen=True)
@@ -141,6 +170,36 @@ def answer_tokens(prompt: str, n: int) -> list[str]:
     digest = hashlib.sha256(prompt.encode("utf-8")).digest()
     body = [_VOCAB[(digest[i % len(digest)] + i) % len(_VOCAB)] for i in range(n - len(head) - len(tail))]
     return head + body + tail
+
+
+def markdown_answer(prompt: str) -> str:
+    """The deterministic Markdown answer of ``answer_style = "markdown"``: a paragraph with bold and
+    italics, a list with inline code, a fenced code block with its language, a closing paragraph.
+
+    Written in the canonical form an HTML-to-Markdown converter gives back (``-`` bullets, ``**``/``*``,
+    blank lines between blocks), so a test can compare what it read from the page to this text."""
+    shown = " ".join(prompt.split())
+    if len(shown) > 40:
+        shown = shown[:40] + "…"
+    shown = re.sub(r"[\\`*_\[\]<>#|~-]", "", shown) or "…"  # no Markdown syntax of the user's in the echo
+    return (
+        f"好的，这是对「{shown}」的回答 🚀\n\n"
+        "**要点**：*模拟* 内容 streaming\n\n"
+        "- 第一项 ✨\n"
+        "- 第二项 `token`\n"
+        "- third item 👍\n\n"
+        "```python\n"
+        "def answer(x):\n"
+        "    return x * 2  # 完毕\n"
+        "```\n\n"
+        "完毕 ✅"
+    )
+
+
+def markdown_tokens(prompt: str) -> list[str]:
+    """:func:`markdown_answer` cut into streamed pieces (words with their following whitespace), so the
+    page re-renders half-written Markdown as it arrives, as real sites do."""
+    return re.findall(r"\S+\s*|\s+", markdown_answer(prompt))
 
 
 def draw_run_seconds(config: WebSimConfig, rng: random.Random) -> float:
@@ -219,6 +278,8 @@ class WebSimServer(LocalServer):
         self._fault_rng = random.Random(None if seed is None else f"{seed}:faults")
         self._time_rng = random.Random(None if seed is None else f"{seed}:times")
         self._assets = {n: _asset(n) for n in ("chat.html", "login.html", "logged_out.html", "chat.js", "chat.css")}
+        self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
+        self._assets["markdown.js"] = _asset("markdown.js")
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -235,6 +296,8 @@ class WebSimServer(LocalServer):
             web.get("/stats", self._h_stats),
             web.post("/stats/reset", self._h_stats_reset),
             web.post("/admin/logout", self._h_admin_logout),
+            web.get("/admin/busy", self._h_admin_busy),
+            web.post("/admin/busy", self._h_admin_busy),
         ]
 
     def _before_stop(self) -> None:
@@ -268,9 +331,11 @@ class WebSimServer(LocalServer):
             "errors": 0,
             "session_expirations": 0,
             "logins": 0,
+            "login_failures": 0,
         }
         self._generations: list[_Generation] = []
         self._violations: list[dict[str, Any]] = []
+        self._busy_log: list[dict[str, Any]] = []
 
     def stats(self) -> dict[str, Any]:
         """A JSON-able snapshot (the same as ``GET /stats``)."""
@@ -278,6 +343,7 @@ class WebSimServer(LocalServer):
         out["active_generations"] = sum(len(g) for g in self._active.values())
         out["generations"] = [g.record() for g in self._generations]
         out["violations"] = list(self._violations)
+        out.update(self._busy_stats())
         return out
 
     def logout(self, account: str) -> int:
@@ -310,15 +376,19 @@ class WebSimServer(LocalServer):
         account = str(form.get("account", "")).strip()[:64]
         password = str(form.get("password", ""))
         if not account or not password:
+            self._stats["login_failures"] += 1
             return self._page("login.html", 400, error='<p class="login-error">Account and password required.</p>')
         if self.config.password is not None and not secrets.compare_digest(password, self.config.password):
+            self._stats["login_failures"] += 1
             return self._page("login.html", 401, error='<p class="login-error">Wrong password.</p>')
         token = secrets.token_urlsafe(24)
         self._sessions[token] = account
         self._stats["logins"] += 1
         resp = web.Response(status=303, headers={"Location": "/chat"})
-        # A persistent ("remember me") cookie, like real chat sites: the login survives a browser restart.
-        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="Lax", path="/", max_age=30 * 86400)
+        # A persistent ("remember me") cookie by default: the login survives a browser restart. With
+        # ``session_cookie`` no Expires/Max-Age: the browser keeps it only while it runs.
+        max_age = None if self.config.session_cookie else 30 * 86400
+        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="Lax", path="/", max_age=max_age)
         return resp
 
     async def _h_logout(self, request: web.Request) -> web.Response:
@@ -332,12 +402,14 @@ class WebSimServer(LocalServer):
     async def _h_chat(self, request: web.Request) -> web.Response:
         account = self._account(request)
         if account is None:
+            if self.config.login_redirect:
+                return web.Response(status=303, headers={"Location": "/login"})
             return self._page("logged_out.html")
-        return self._page("chat.html", account=html.escape(account, quote=True))
+        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style)
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        types = {"chat.js": "application/javascript", "chat.css": "text/css"}
+        types = {"chat.js": "application/javascript", "chat.css": "text/css", "markdown.js": "application/javascript"}
         if name not in types:
             raise web.HTTPNotFound()
         return web.Response(text=self._assets[name], content_type=types[name], charset="utf-8")
@@ -354,6 +426,96 @@ class WebSimServer(LocalServer):
         if not account:
             return web.json_response({"error": "account required"}, status=400)
         return web.json_response({"account": account, "sessions_invalidated": self.logout(account)})
+
+    # ----------------------------------------------------------------------------- busy periods
+    def set_busy(
+        self,
+        seconds: float,
+        *,
+        wait_s: float | str | None = None,
+        account: str | None = None,
+        style: str = "banner",
+        message: str | None = None,
+    ) -> None:
+        """Make ``account`` (None: every account) busy for ``seconds`` from now; 0 ends it. A send
+        meanwhile is refused with ``message`` (default: :data:`BUSY_MESSAGE_WAIT` when a wait is
+        stated, else :data:`BUSY_MESSAGE`; ``{wait}`` in it is replaced by the stated wait).
+        ``wait_s``: the wait the notice states, in seconds, ``"remaining"`` (what is left of the
+        period, rounded up), or None for none. ``style``: how the page shows it (``BUSY_STYLES``)."""
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < math.inf:
+            raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
+        if style not in BUSY_STYLES:
+            raise ValueError(f"style must be one of {', '.join(BUSY_STYLES)}, got {style!r}")
+        if wait_s is not None and wait_s != "remaining" and (
+            isinstance(wait_s, bool) or not isinstance(wait_s, int | float) or not 0 < wait_s < math.inf
+        ):
+            raise ValueError(f"wait_s must be a number > 0, \"remaining\" or null, got {wait_s!r}")
+        if account is not None and not isinstance(account, str):
+            raise ValueError(f"account must be a string or null, got {account!r}")
+        if message is not None and (not isinstance(message, str) or not message.strip()):
+            raise ValueError(f"message must be a non-empty string or null, got {message!r}")
+        if seconds == 0:
+            self._busy.pop(account, None)
+            return
+        self._busy[account] = _BusyWindow(time.monotonic() + seconds, wait_s, style, message)
+
+    def _busy_window(self, account: str) -> _BusyWindow | None:
+        now = time.monotonic()
+        for key in (account, None):
+            window = self._busy.get(key)
+            if window is not None:
+                if now < window.until:
+                    return window
+                del self._busy[key]
+        return None
+
+    def _busy_stats(self) -> dict[str, Any]:
+        per: dict[str, int] = {}
+        for r in self._busy_log:
+            per[r["account"]] = per.get(r["account"], 0) + 1
+        now = time.monotonic()
+        return {
+            "busy_refusals": len(self._busy_log),
+            "busy_refusals_per_account": per,
+            "busy_log": [dict(r) for r in self._busy_log],
+            "busy": {
+                ("*" if k is None else k): round(w.until - now, 3) for k, w in self._busy.items() if now < w.until
+            },
+        }
+
+    async def _refuse_busy(
+        self, request: web.Request, account: str, prompt: str, window: _BusyWindow
+    ) -> web.StreamResponse:
+        message, wait = _busy_message(window, time.monotonic())
+        self._busy_log.append({"account": account, "at": time.time(), "style": window.style, "prompt": prompt,
+                               "message": message, "wait_s": wait})  # fmt: skip
+        if window.style != "answer":
+            headers = {"Retry-After": f"{math.ceil(wait)}"} if wait is not None else {}
+            body = {"error": "busy", "message": message, "style": window.style, "retry_after_s": wait}
+            return web.json_response(
+                body, status=429, headers=headers, dumps=lambda o: json.dumps(o, ensure_ascii=False)
+            )
+        # Some sites answer with the notice itself, as if the assistant said it.
+        resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson; charset=utf-8",
+                                           "Cache-Control": "no-store"})  # fmt: skip
+        await resp.prepare(request)
+        with contextlib.suppress(ConnectionError):
+            for event in ({"t": "start", "id": "busy-" + secrets.token_hex(4)}, {"t": "token", "d": message},
+                          {"t": "done"}):  # fmt: skip
+                await resp.write((json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8"))
+            await resp.write_eof()
+        return resp
+
+    async def _h_admin_busy(self, request: web.Request) -> web.Response:
+        """``POST {"seconds", "wait_s", "account", "style", "message"}``: :meth:`set_busy`; both: the
+        busy periods in force (seconds left per account, ``"*"`` = every account) and the counts."""
+        if request.method == "POST":
+            try:
+                self.set_busy(**_busy_args(await request.json()))
+            except (ValueError, TypeError) as exc:
+                return web.json_response({"error": str(exc)}, status=400)
+        st = self._busy_stats()
+        return web.json_response({k: st[k] for k in ("busy", "busy_refusals", "busy_refusals_per_account")})
 
     # ----------------------------------------------------------------------------- generation
     async def _h_stop(self, request: web.Request) -> web.Response:
@@ -385,6 +547,8 @@ class WebSimServer(LocalServer):
             return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
         if not isinstance(prompt, str) or not prompt.strip():
             return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
+        if (busy := self._busy_window(account)) is not None:  # refused before any generation starts
+            return await self._refuse_busy(request, account, prompt, busy)
         # Server-side one-generation-per-session rule: check and admit with no await in between.
         active = self._active.setdefault(account, [])
         for old in list(active):
@@ -458,6 +622,8 @@ class WebSimServer(LocalServer):
 
     async def _run(self, gen: _Generation, request: web.Request, resp: web.StreamResponse) -> None:
         tokens = answer_tokens(gen.prompt, self.config.answer_tokens)
+        if self.config.answer_style == "markdown":
+            tokens = markdown_tokens(gen.prompt)
         interval = gen.run_s / len(tokens)
         fault_at = {"hang": min(3, len(tokens) - 1), "logout": len(tokens) // 2, "error": len(tokens) // 2}
         at = fault_at.get(gen.fault or "", -1)
@@ -526,6 +692,40 @@ class WebSimServer(LocalServer):
         gen.last_write = asyncio.get_running_loop().time()
 
 
+@dataclass(frozen=True)
+class _BusyWindow:
+    until: float  # time.monotonic()
+    wait_s: float | str | None  # stated wait: seconds, "remaining", or None (none stated)
+    style: str
+    message: str | None
+
+
+def _busy_message(window: _BusyWindow, now: float) -> tuple[str, float | None]:
+    """The notice and the wait it states, for a refusal at ``now``."""
+    wait: float | None
+    if window.wait_s == "remaining":
+        wait = float(max(1, math.ceil(window.until - now)))
+    else:
+        wait = None if window.wait_s is None else float(window.wait_s)
+    if window.message is not None:
+        return window.message.replace("{wait}", f"{wait:g}" if wait is not None else ""), wait
+    if wait is None:
+        return BUSY_MESSAGE, None
+    return BUSY_MESSAGE_WAIT.format(wait=f"{wait:g}"), wait
+
+
+def _busy_args(body: object) -> dict[str, Any]:
+    """``POST /admin/busy`` body -> ``set_busy`` keyword arguments; ValueError for a bad one."""
+    if not isinstance(body, dict):
+        raise ValueError("request body must be a JSON object")
+    known = {"seconds", "wait_s", "account", "style", "message"}
+    if unknown := sorted(set(body) - known):
+        raise ValueError(f"unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}")
+    if "seconds" not in body:
+        raise ValueError("'seconds' is required (0 ends the busy period)")
+    return dict(body)
+
+
 async def login_context(
     context: BrowserContext, base_url: str, account: str, password: str = "secret", timeout_ms: float = 10_000
 ) -> None:
@@ -557,6 +757,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--error-rate", type=float, default=0.0, help="share of runs that fail mid-stream")
     parser.add_argument("--seed", type=int, default=None, help="seed for run times and injected faults")
     parser.add_argument("--password", default=None, help="only this password logs in (default: any)")
+    parser.add_argument("--session-cookie", action="store_true",
+                        help="log in with a session cookie (no expiry: dropped when the browser closes)")
+    parser.add_argument("--login-redirect", action="store_true",
+                        help="send a logged-out visit of the chat page to the login form")
+    parser.add_argument("--answer-style", choices=ANSWER_STYLES, default="text",
+                        help="markdown: answers are Markdown rendered to HTML by the page")
 
 
 def config_from_args(args: argparse.Namespace) -> WebSimConfig:
@@ -564,6 +770,8 @@ def config_from_args(args: argparse.Namespace) -> WebSimConfig:
         time_scale=args.time_scale, fixed_run_s=args.fixed_run_s, answer_tokens=args.answer_tokens,
         hang_rate=args.hang_rate, logout_rate=args.logout_rate, error_rate=args.error_rate,
         seed=args.seed, password=args.password,
+        session_cookie=getattr(args, "session_cookie", False), login_redirect=getattr(args, "login_redirect", False),
+        answer_style=getattr(args, "answer_style", "text"),
     )  # fmt: skip
 
 

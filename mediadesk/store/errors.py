@@ -2,12 +2,15 @@
 
 The faces catch :class:`StorageError` by type (the CLI exits 2, the console shows it); ``kind`` is
 what they switch on ("lost", "full", "error") and ``str(error)`` is the English message for a log
-or a terminal: what happened, to which file, and what to do next.
+or a terminal: what happened, to which file, and what to do next. They are
+:class:`~mediadesk.store.open_errors.StoreOpenError` too, so an entry point that reports open-time
+faults reports these the same way wherever they surface (e.g. ``mediadesk cancel`` on a full disk).
 
 Why these are not plain ``sqlite3.OperationalError``: an error of the disk is fatal for a run
 (stop dispatching, keep what is stored, say so), while "database is locked" and friends are not;
 and a deleted database raises nothing at all in SQLite (the open file lives on, unlinked), so that
-one is found by comparing the file at the path with the file we opened.
+one is found by comparing the file at the path with the file we opened. Which sqlite3 error is a
+fault of the disk is decided in one place, :func:`~mediadesk.store.open_errors.storage_error`.
 """
 
 from __future__ import annotations
@@ -16,33 +19,31 @@ import os
 import sqlite3
 from pathlib import Path
 
+from mediadesk.store.open_errors import StorageUnavailableError, StoreOpenError, storage_error
+
 __all__ = ["StorageError", "StorageFullError", "StoreLostError", "file_identity", "storage_error_of"]
 
-# SQLite primary result codes (the low byte of sqlite_errorcode, Python >= 3.11).
-_SQLITE_PERM, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CORRUPT = 3, 8, 10, 11
-_SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 13, 14, 26
-_FAULT_CODES = frozenset({_SQLITE_PERM, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_CANTOPEN,
-                          _SQLITE_NOTADB})
-#: Below this many free bytes an I/O error of the disk is reported as "disk full".
-_NEARLY_FULL_BYTES = 64 * 1024
+_AFTER = "Dispatching stopped; what was stored before is kept, and unfinished tasks resume on the next run."
 
 
-class StorageError(Exception):
-    """The database could not be written or read for a reason of the disk or the file."""
+class StorageError(StoreOpenError):
+    """The database could not be written or read any more while running, for a reason of the disk
+    or the file. ``detail``: the cause as the system said it; ``advice``: what to do, when known."""
 
     kind = "error"
 
-    def __init__(self, path: Path | str, detail: str) -> None:
+    def __init__(self, path: Path | str, detail: str, advice: str | None = None) -> None:
         self.path = Path(path)
         self.detail = detail
-        super().__init__(self._message())
+        self.advice = advice
+        super().__init__(self._message(), self.path)
 
     def _message(self) -> str:
-        return (
-            f"the database {self.path} could not be written ({self.detail}). Dispatching stopped; what was "
-            "already stored is kept. Check the disk and the file's permissions, then run again: "
-            "unfinished tasks resume."
+        what = self.advice or (
+            f"the database {self.path} could not be written ({self.detail}): check the disk and the file's "
+            "permissions, then run again"
         )
+        return f"{what.rstrip('.')}. {_AFTER}"
 
 
 class StoreLostError(StorageError):
@@ -82,23 +83,11 @@ def file_identity(path: Path) -> tuple[int, int] | None:
 
 
 def storage_error_of(exc: sqlite3.Error, path: Path) -> StorageError | None:
-    """The typed fault behind an sqlite3 error, or None when it is not a fault of the disk or file
-    (busy, locked, a bad statement: those stay what they are)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    primary = code & 0xFF if isinstance(code, int) else None
-    text = str(exc)
-    if primary == _SQLITE_FULL or "database or disk is full" in text:
-        return StorageFullError(path, text)
-    if primary in _FAULT_CODES or "disk I/O error" in text or "readonly database" in text:
-        if primary == _SQLITE_IOERR and _nearly_full(path):
-            return StorageFullError(path, text)
-        return StorageError(path, text)
-    return None
-
-
-def _nearly_full(path: Path) -> bool:
-    try:
-        st = os.statvfs(path.parent)
-    except (OSError, AttributeError):  # AttributeError: no statvfs on Windows
-        return False
-    return st.f_bavail * st.f_frsize < _NEARLY_FULL_BYTES
+    """The running-time fault behind an sqlite3 error, or None when it is not a fault of the disk or
+    the file (busy, locked, a bad statement: those stay what they are)."""
+    err = storage_error(exc, path)
+    if err is None:
+        return None
+    if isinstance(err, StorageUnavailableError) and err.kind == "disk_full":
+        return StorageFullError(path, str(exc))
+    return StorageError(path, str(exc), advice=str(err))

@@ -1,23 +1,32 @@
-"""Results out of the task table as JSONL or CSV: one writer for the console and the CLI, so both
-produce the same file."""
+"""Results out of the task table as JSONL, CSV, XLSX or a Markdown table: one writer for the console
+and the CLI, so both produce the same file. Timestamps are ISO-8601 with the local UTC offset
+(``2025-10-09T10:53:20.250+02:00``): readable, sortable and unambiguous in every format."""
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 import os
-from collections.abc import Sequence
+import re
+import secrets
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
+from mediadesk.safefiles import create_private_file, refuse_symlink
+from mediadesk.store.open_errors import OlderSchemaError
 from mediadesk.store.reader import TaskReader
+from mediadesk.store.schema import migrate
+from mediadesk.store.taskstore import TaskRecord
 
-EXPORT_FORMATS = ("jsonl", "csv")
+EXPORT_FORMATS = ("jsonl", "csv", "xlsx", "md")
 
 EXPORT_FIELDS = (
     "task_id", "state", "model_kind", "profile", "account", "attempt", "prompt", "result",
     "error_kind", "error_message", "created_at", "started_at", "finished_at", "batch",
-    "served_by", "origin_profile", "route_key", "resolution", "resolution_note",
+    "served_by", "origin_profile", "route_key", "resolution", "resolution_note", "truncated",
 )
 
 
@@ -25,42 +34,204 @@ class ExportError(Exception):
     """A user-level export problem (no database, unknown format); the message says what to do."""
 
 
-def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None = None) -> int:
-    """Write the tasks of ``db`` (optionally only those in ``states``) to ``out``; returns the row count."""
+def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None = None, *,
+                 task_ids: Sequence[str] | None = None) -> int:
+    """Write the tasks of ``db`` to ``out``; returns the row count. ``states``: only tasks in these
+    states; ``task_ids``: only these tasks, in this order (the console's selected or filtered
+    rows; ids not in the database are skipped). XLSX is written to ``out.buffer`` (a file opened by
+    :func:`export_to_file`, or a piped stdout)."""
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
-    if not db.exists():
+    binary = _binary_target(out) if fmt == "xlsx" else None
+    if not os.path.lexists(db):
         raise ExportError(f"database not found: {db} (pass --db or --data-dir of the workspace to export)")
-    reader = TaskReader(db)
-    n = 0
     try:
-        writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS) if fmt == "csv" else None
-        if writer is not None:
-            writer.writeheader()
-        for rec in reader.iter_tasks(states=states):
-            row = {f: getattr(rec, f) for f in EXPORT_FIELDS}
-            if writer is not None:
-                writer.writerow(row)
-            else:
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            n += 1
+        reader = TaskReader(db)  # reads only: a current database exports from a read-only disk too
+    except OlderSchemaError:
+        migrate(db)  # an older MediaDesk's database lacks newer columns: upgrade it once (backup kept)
+        reader = TaskReader(db)
+    try:
+        rows = (export_row(rec) for rec in _export_records(reader, states, task_ids))
+        if binary is not None:
+            out.flush()
+            return write_xlsx(rows, binary)
+        if fmt == "md":
+            return write_markdown(rows, out)
+        if fmt == "csv":
+            return write_csv(rows, out)
+        return write_jsonl(rows, out)
     finally:
         reader.close()
-    return n
 
 
-def export_to_file(db: Path, path: Path, fmt: str, states: Sequence[str] | None = None) -> int:
+def export_to_file(db: Path, path: Path, fmt: str, states: Sequence[str] | None = None, *,
+                   task_ids: Sequence[str] | None = None) -> int:
     """Export into ``path`` through a private temp file that is renamed into place, so a failed
     export never leaves half a file under the chosen name. The file is created 0600 (results can be
-    confidential) and a symlink planted at the temp name is not followed."""
-    tmp = path.with_name(path.name + ".part")
-    tmp.unlink(missing_ok=True)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    confidential) whatever the umask; a symlink at ``path`` is refused (never followed nor replaced)."""
+    refuse_symlink(path, "export")
+    if path.is_dir():
+        raise ExportError(f"{path} is a directory: give --out a file name")
+    if not path.parent.is_dir():
+        raise ExportError(f"folder {path.parent} does not exist: create it, or choose another --out")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.part")
+    try:
+        fd = create_private_file(tmp)
+    except OSError as exc:  # (read-only or full disk, no permission): name the file the user chose
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
-            n = export_tasks(db, fh, fmt, states)
+            n = export_tasks(db, fh, fmt, states, task_ids=task_ids)
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return n
+
+
+# ------------------------------------------------------------------------------------------ rows
+#: Fields holding epoch seconds in the store, written as ISO-8601 text.
+TIME_FIELDS = frozenset({"created_at", "started_at", "finished_at"})
+#: Ids per query when exporting a subset.
+_IDS_PER_QUERY = 500
+
+
+def iso_time(ts: float | None) -> str | None:
+    """Epoch seconds as ISO-8601 local time with its UTC offset, to the millisecond:
+    ``2025-10-09T10:53:20.250+02:00`` (``time.localtime`` knows the offset of that moment, DST
+    included; half the cost of ``datetime.astimezone``, which counts at 300k timestamps)."""
+    if ts is None:
+        return None
+    whole = math.floor(ts)
+    ms = min(999, round((ts - whole) * 1000))
+    lt = time.localtime(whole)
+    off = lt.tm_gmtoff // 60
+    sign = "-" if off < 0 else "+"
+    off = abs(off)
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', lt)}.{ms:03d}{sign}{off // 60:02d}:{off % 60:02d}"
+
+
+def export_row(rec: TaskRecord) -> dict[str, object]:
+    """One task as exported: :data:`EXPORT_FIELDS`, timestamps as ISO-8601 text."""
+    row: dict[str, object] = {f: getattr(rec, f) for f in EXPORT_FIELDS}
+    for f in TIME_FIELDS.intersection(row):
+        value = row[f]
+        row[f] = iso_time(value) if isinstance(value, int | float) else value
+    return row
+
+
+def _export_records(reader: TaskReader, states: Sequence[str] | None,
+                    task_ids: Sequence[str] | None) -> Iterator[TaskRecord]:
+    if task_ids is None:
+        yield from reader.iter_tasks(states=states)
+        return
+    wanted = set(states) if states else None
+    for i in range(0, len(task_ids), _IDS_PER_QUERY):
+        for rec in reader.get_many(task_ids[i:i + _IDS_PER_QUERY]):
+            if wanted is None or rec.state in wanted:
+                yield rec
+
+
+# ------------------------------------------------------------------------------------------ writers
+def write_jsonl(rows: Iterable[Mapping[str, object]], out: TextIO) -> int:
+    n = 0
+    for row in rows:
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        n += 1
+    return n
+
+
+def write_csv(rows: Iterable[Mapping[str, object]], out: TextIO) -> int:
+    writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS)
+    writer.writeheader()
+    n = 0
+    for row in rows:
+        writer.writerow(row)
+        n += 1
+    return n
+
+
+_MD_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+
+def markdown_cell(value: object) -> str:
+    """A value as one Markdown table cell: pipes and backslashes escaped, HTML shown as text,
+    line breaks as ``<br>`` (a table row is one line)."""
+    if value is None:
+        return ""
+    return _NEWLINES.sub("<br>", str(value).translate(_MD_ESCAPES))
+
+
+def write_markdown(rows: Iterable[Mapping[str, object]], out: TextIO) -> int:
+    """A GitHub-flavoured Markdown table, one line per task."""
+    out.write("| " + " | ".join(EXPORT_FIELDS) + " |\n")
+    out.write("|" + "---|" * len(EXPORT_FIELDS) + "\n")
+    n = 0
+    for row in rows:
+        out.write("| " + " | ".join(markdown_cell(row.get(f)) for f in EXPORT_FIELDS) + " |\n")
+        n += 1
+    return n
+
+
+#: The most characters a spreadsheet cell holds (Excel's limit; openpyxl would write more and
+#: the file would then be "repaired" on opening).
+XLSX_CELL_MAX = 32_767
+#: Control characters the XLSX format cannot hold (tab, newline and carriage return are allowed).
+_XLSX_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_XLSX_WIDTHS = {"task_id": 28, "prompt": 60, "result": 60, "error_message": 40, "created_at": 30,
+                "started_at": 30, "finished_at": 30, "resolution_note": 30}
+
+
+def xlsx_text(text: str) -> str:
+    """``text`` as a cell holds it: illegal control characters dropped, and cut to
+    :data:`XLSX_CELL_MAX` with a note saying so (the JSONL/CSV exports carry it whole)."""
+    text = _XLSX_ILLEGAL.sub("", text)
+    if len(text) <= XLSX_CELL_MAX:
+        return text
+    note = f" … [cut: {len(text)} characters, a cell holds {XLSX_CELL_MAX}; the JSONL export has all]"
+    return text[:XLSX_CELL_MAX - len(note)] + note
+
+
+def write_xlsx(rows: Iterable[Mapping[str, object]], out: BinaryIO) -> int:
+    """One sheet, a bold frozen header row, one row per task. Every text is a string cell, never
+    a formula: a prompt that starts with ``=`` must not run in the operator's spreadsheet."""
+    from openpyxl import Workbook  # imported here: only this format needs it (~0.2 s)
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("tasks")
+    ws.freeze_panes = "A2"
+    for i, name in enumerate(EXPORT_FIELDS, start=1):
+        ws.column_dimensions[get_column_letter(i)].width = _XLSX_WIDTHS.get(name, 14)
+    bold = Font(bold=True)
+    header = []
+    for name in EXPORT_FIELDS:
+        cell = WriteOnlyCell(ws, value=name)
+        cell.font = bold
+        header.append(cell)
+    ws.append(header)
+    n = 0
+    for row in rows:
+        cells = []
+        for f in EXPORT_FIELDS:
+            value = row.get(f)
+            if isinstance(value, str):
+                cell = WriteOnlyCell(ws, value=xlsx_text(value))
+                cell.data_type = "s"  # not "f" for "=...", not "e" for "#N/A"
+            else:
+                cell = WriteOnlyCell(ws, value=value)
+            cells.append(cell)
+        ws.append(cells)
+        n += 1
+    wb.save(out)
+    return n
+
+
+def _binary_target(out: TextIO) -> BinaryIO:
+    binary = getattr(out, "buffer", None)
+    if binary is None:
+        raise ExportError("xlsx is a binary format: write it to a file (--out FILE.xlsx)")
+    return binary

@@ -56,6 +56,10 @@ class Task(SQLModel, table=True):
     resolution: str | None = None
     resolution_note: str | None = None
     resolved_at: float | None = None
+    # --- schema 3 ---
+    #: A success whose answer the provider cut at its length limit (finish_reason "length").
+    #: (A server default: inserts that do not name it, such as ``add_tasks``, must not break NOT NULL.)
+    truncated: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
 
 
 class TaskLog(SQLModel, table=True):

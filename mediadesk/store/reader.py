@@ -8,16 +8,56 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mediadesk.store import dbfile
+from mediadesk.store.open_errors import OlderSchemaError, StoreOpenError, storage_error
+from mediadesk.store.schema import SCHEMA_VERSION, check_ours
 from mediadesk.store.taskstore import _TASK_COLUMNS, LogLine, TaskRecord, _rec
 
 
 class TaskReader:
-    """Read-only queries for the console and exports: open one per thread (not the GUI thread)."""
+    """Read-only queries for the console and exports: open one per thread (not the GUI thread).
+
+    Opening checks what :class:`~mediadesk.store.TaskStore` checks (a link, a directory, not SQLite,
+    another program's database, a newer schema...) and raises the same typed errors, without writing
+    anything. On a read-only disk the database is opened as immutable (nobody can change it there).
+    """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10, check_same_thread=False)
-        self._conn.execute("PRAGMA busy_timeout=10000")
+        try:
+            self._conn = self._open()
+        except (sqlite3.Error, OSError) as exc:
+            err = storage_error(exc, self.path)
+            if err is None:
+                raise
+            raise err from exc
+
+    def _open(self) -> sqlite3.Connection:
+        dbfile.check_database_file(self.path, create=False)
+        uri = self.path.absolute().as_uri() + "?mode=ro"
+        try:
+            return self._connect(uri)
+        except sqlite3.OperationalError:
+            # A WAL database needs its -shm, which SQLite cannot create on a read-only disk; there nothing
+            # can change the file, so reading it as immutable is exact (unless a WAL is left to replay).
+            if not dbfile.read_only_fs(self.path) or _has_wal(self.path):
+                raise
+            return self._connect(uri + "&immutable=1")
+
+    def _connect(self, uri: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(uri, uri=True, timeout=10, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA busy_timeout=10000")
+            info = check_ours(conn, self.path)
+            if info.version == 0:
+                raise StoreOpenError(f"{self.path} is an empty database: nothing to read yet (a run or the "
+                                     "console creates its tables)", self.path)
+            if info.version < SCHEMA_VERSION:
+                raise OlderSchemaError(self.path, info.version, SCHEMA_VERSION)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     def close(self) -> None:
         self._conn.close()
@@ -61,3 +101,10 @@ class TaskReader:
     def counts(self) -> dict[tuple[str, str], int]:
         rows = self._conn.execute("SELECT profile, state, count(*) FROM task GROUP BY profile, state")
         return {(r[0], r[1]): r[2] for r in rows}
+
+
+def _has_wal(path: Path) -> bool:
+    try:
+        return dbfile.sidecar(path, "-wal").stat().st_size > 0
+    except OSError:
+        return False

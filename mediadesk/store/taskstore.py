@@ -25,14 +25,16 @@ from typing import Any, TypeVar
 
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
+from mediadesk.store import dbfile
 from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
+from mediadesk.store.open_errors import storage_error
 from mediadesk.store.schema import migrate
 
 _TASK_COLUMNS = (
     "task_id, model_kind, state, attempt, started_at, heartbeat_at, profile, account, lane, prompt, "
     "system, priority, route_key, batch, result, error_kind, error_message, created_at, updated_at, "
     "finished_at, cancel_requested, version, not_before, seq, attempt_base, owner, queued_at, crash_count, "
-    "served_by, origin_profile, resolution, resolution_note, resolved_at"
+    "served_by, origin_profile, resolution, resolution_note, resolved_at, truncated"
 )
 
 
@@ -80,6 +82,8 @@ class TaskRecord:
     resolution: str | None = None
     resolution_note: str | None = None
     resolved_at: float | None = None
+    # schema 3: a success whose answer the provider cut at its length limit
+    truncated: bool = False
 
     @property
     def attempts_in_budget(self) -> int:
@@ -93,6 +97,7 @@ assert tuple(f.name for f in fields(TaskRecord)) == tuple(c.strip() for c in _TA
 def _rec(row: tuple[Any, ...]) -> TaskRecord:
     r = list(row)
     r[20] = bool(r[20])
+    r[33] = bool(r[33])  # truncated
     return TaskRecord(*r)
 
 
@@ -124,12 +129,16 @@ class LogLine:
 
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA busy_timeout=10000")
-    # Checkpoints (the only writes that fsync in WAL + NORMAL) run in a background thread via
-    # TaskStore.checkpoint(); the automatic one stays only as a far fallback (~80 MB of WAL).
-    conn.execute("PRAGMA wal_autocheckpoint=20000")
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        # Checkpoints (the only writes that fsync in WAL + NORMAL) run in a background thread via
+        # TaskStore.checkpoint(); the automatic one stays only as a far fallback (~80 MB of WAL).
+        conn.execute("PRAGMA wal_autocheckpoint=20000")
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -165,10 +174,25 @@ class TaskStore:
     """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only."""
 
     def __init__(self, path: Path | str) -> None:
+        """Open (creating or upgrading) the database at ``path``. Whatever keeps it from being used (a
+        directory, a link, not SQLite, another program's, a newer schema, a full or read-only disk, no
+        permission) raises a :class:`~mediadesk.store.open_errors.StoreOpenError` saying so."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        migrate(self.path)
-        self._conn = _connect(self.path)
+        try:
+            migrate(self.path)  # checks the file first; creates it private
+            dbfile.tighten(self.path)  # files of older versions were 0644 (only once known to be ours)
+            conn = _connect(self.path)
+            try:
+                dbfile.tighten(self.path)  # -wal / -shm it may have created
+            except BaseException:
+                conn.close()
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            err = storage_error(exc, self.path)
+            if err is None:
+                raise
+            raise err from exc
+        self._conn = conn
         #: (st_dev, st_ino) of the file we opened: a file deleted or replaced under us is noticed by
         #: :meth:`verify` (SQLite itself keeps writing to the unlinked file without an error).
         self._identity = file_identity(self.path)
@@ -483,16 +507,18 @@ class TaskStore:
         now: float | None = None,
         served_by: str | None = None,
         crashed: bool = False,
+        truncated: bool = False,
     ) -> TaskRecord | None:
         """End an attempt: success / failed / canceled, or pending again for a deferred retry.
-        ``crashed`` counts the attempt toward quarantine (it crashed the browser or timed out)."""
+        ``crashed`` counts the attempt toward quarantine (it crashed the browser or timed out);
+        ``truncated`` marks a success whose answer the provider cut at its length limit."""
         now = time.time() if now is None else now
         values: dict[str, Any] = {"error_kind": error_kind, "error_message": error_message}
         if crashed:
             values["crash_count"] = rec.crash_count + 1
         if dst is TaskState.SUCCESS:
             values.update(result=result, finished_at=now, error_kind=None, error_message=None,
-                          served_by=served_by or rec.profile)
+                          served_by=served_by or rec.profile, truncated=bool(truncated))
         elif dst is TaskState.PENDING:
             values.update(not_before=not_before, finished_at=None)
             if refund_attempt:
@@ -698,7 +724,9 @@ class _Tx:
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         if exc_type:
-            if self._conn.in_transaction:  # SQLite already rolled back after e.g. SQLITE_FULL
+            # SQLite may have rolled back already (SQLITE_FULL, I/O errors): a second ROLLBACK would raise
+            # "no transaction is active" and hide the real error
+            if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
             del self._store._log_buf[self._mark :]  # lines of the rolled-back transaction
             return

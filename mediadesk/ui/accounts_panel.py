@@ -9,8 +9,10 @@ on; it simply gets no work until it is logged in again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from enum import Enum
 
 from PySide6.QtCore import Qt
@@ -31,13 +33,17 @@ from mediadesk.core.backend import HealthStatus, effective_health
 from mediadesk.scheduler.events import AccountChanged, LaneStats
 from mediadesk.scheduler.lane import Lane
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.format import health_label
 from mediadesk.ui.style import ToggleSwitch, centered, health_color, icon, is_dark, state_color
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AccountsPanel", "DisableChoice"]
+__all__ = ["AccountsPanel", "DisableChoice", "DisableQuestion"]
+
+#: How much of a running task's prompt the disable question quotes.
+PROMPT_EXCERPT = 60
 
 
 class DisableChoice(str, Enum):
@@ -46,6 +52,29 @@ class DisableChoice(str, Enum):
     FINISH = "finish"  # stop new dispatch, let the running task finish
     CANCEL = "cancel"  # stop new dispatch and cancel the running task
     KEEP = "keep"      # changed my mind: keep the account enabled
+
+
+@dataclass(frozen=True)
+class DisableQuestion:
+    """What the operator is asked when disabling an account that is running a task."""
+
+    account: str
+    #: (task id, start of its prompt) of each task the account is running.
+    running: tuple[tuple[str, str], ...]
+    #: The question as shown.
+    text: str
+
+
+def prompt_excerpt(prompt: str, limit: int = PROMPT_EXCERPT) -> str:
+    """The start of a prompt on one line, cut at a word (when one ends late enough) with an ellipsis."""
+    one_line = " ".join(prompt.split())
+    if len(one_line) <= limit:
+        return one_line
+    cut = one_line[:limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
 
 
 _COL_NAME, _COL_PROFILE, _COL_SWITCH, _COL_STATUS, _COL_ERROR, _COL_LOGIN = range(6)
@@ -82,9 +111,10 @@ class AccountsPanel(QWidget):
         self._login = login
         self._rows: dict[str, _Row] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        #: Asked when disabling an account that has a running task: (account, running count) ->
-        #: choice. Replaceable (tests, or a main window that wants its own wording).
-        self.confirm: Callable[[str, int], DisableChoice] = self._ask_disable
+        #: Asked when disabling an account that has a running task; the account takes no new task
+        #: while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that
+        #: wants its own wording).
+        self.confirm: Callable[[DisableQuestion], DisableChoice] = self._ask_disable
 
         self._table = QTableWidget(0, 6, self)
         self._table.setHorizontalHeaderLabels([
@@ -242,17 +272,27 @@ class AccountsPanel(QWidget):
 
     # ------------------------------------------------------------------ operator actions
     def _on_switch(self, account: str, checked: bool) -> None:
-        row = self._rows[account]
-        cancel_running = False
-        if not checked:
-            lane = self._lane(account)
-            running = len(lane.stats().running) if lane is not None else 0
+        if checked or self._lane(account) is None:
+            self._set_enabled(account, checked, cancel_running=False)
+            return
+        # Hold the account before asking: while the question is open it must not start another
+        # task, or "let the running task finish" would be about a task the operator never saw.
+        running = self._scheduler.hold_account(account)
+        try:
+            cancel_running = False
             if running:
-                choice = self.confirm(account, running)
+                choice = self.confirm(self._question(account, running))
                 if choice == DisableChoice.KEEP:
-                    self._render(row)  # back to "on"
+                    self._render(self._rows[account])  # back to "on"
                     return
                 cancel_running = choice == DisableChoice.CANCEL
+            self._set_enabled(account, False, cancel_running=cancel_running)
+        finally:
+            with contextlib.suppress(ValueError):  # the scheduler stopped while the question was open
+                self._scheduler.release_account(account)
+
+    def _set_enabled(self, account: str, checked: bool, *, cancel_running: bool) -> None:
+        row = self._rows[account]
         try:
             self._scheduler.set_account_enabled(account, checked, cancel_running=cancel_running)
         except (ValueError, RuntimeError) as exc:
@@ -263,12 +303,18 @@ class AccountsPanel(QWidget):
         self._show_message("")
         self._render(row)
 
-    def _ask_disable(self, account: str, running: int) -> DisableChoice:
+    def _question(self, account: str, running: Sequence[TaskRecord]) -> DisableQuestion:
+        tasks = tuple((r.task_id, prompt_excerpt(r.prompt)) for r in running)
+        named = "; ".join(self.tr("{id} (“{prompt}”)").format(id=tid, prompt=excerpt) for tid, excerpt in tasks)
+        text = self.tr("{name} is running {tasks}. It takes no new task while you decide, and none "
+                       "once disabled. What about the running task?").format(name=account, tasks=named)
+        return DisableQuestion(account, tasks, text)
+
+    def _ask_disable(self, question: DisableQuestion) -> DisableChoice:
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle(self.tr("Disable account"))
-        box.setText(self.tr("{name} is running a task. No new task will be sent to it. "
-                            "What about the running task?").format(name=account))
+        box.setText(question.text)
         finish = box.addButton(self.tr("Let the running task finish"), QMessageBox.ButtonRole.AcceptRole)
         cancel = box.addButton(self.tr("Cancel it"), QMessageBox.ButtonRole.DestructiveRole)
         keep = box.addButton(self.tr("Keep enabled"), QMessageBox.ButtonRole.RejectRole)

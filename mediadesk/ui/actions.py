@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QToolBar, QWidget
+from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QToolButton, QWidget
 
 from mediadesk.ui.style import icon
 
@@ -15,8 +15,8 @@ _Shortcut = QKeySequence | QKeySequence.StandardKey | str
 
 
 class WindowActions(QObject):
-    """Creates the actions on ``window`` (so their shortcuts work anywhere in it); ``cancel``
-    belongs to ``table``: Del must still delete a character in the search box."""
+    """Creates the actions on ``window`` (so their shortcuts work anywhere in it); ``cancel`` and
+    ``copy_rows`` belong to ``table``: Del and Ctrl+C must still work in the search box."""
 
     def __init__(self, window: QMainWindow, table: QWidget) -> None:
         super().__init__(window)
@@ -39,7 +39,25 @@ class WindowActions(QObject):
         self.retry = self._action(self.tr("Retry selected"), "actRetry", "Ctrl+R", "retry",
                                   self.tr("Queue the selected failed or canceled tasks again (Ctrl+R)"))
         self.export = self._action(self.tr("Export results…"), "actExport", "Ctrl+E", "export",
-                                   self.tr("Write all tasks with their results as JSONL or CSV (Ctrl+E)"))
+                                   self.tr("Write all tasks with their results as JSONL, CSV, XLSX or a "
+                                           "Markdown table (Ctrl+E); the arrow: only the filtered or "
+                                           "selected rows"))
+        self.export_all = self._action(self.tr("Export all tasks…"), "actExportAll", None, None,
+                                       self.tr("Every task in the workspace"))
+        self.export_filtered = self._action(self.tr("Export filtered rows…"), "actExportFiltered", None, None,
+                                            self.tr("The rows the filters show, in table order"))
+        self.export_selected = self._action(self.tr("Export selected rows…"), "actExportSelected", None, None,
+                                            self.tr("The selected rows, in table order"))
+        self.export_menu = QMenu(window)
+        self.export_menu.setObjectName("exportMenu")
+        for act in (self.export_all, self.export_filtered, self.export_selected):
+            self.export_menu.addAction(act)
+        self.export.setMenu(self.export_menu)
+        self.copy_rows = self._action(self.tr("Copy rows"), "actCopyRows", QKeySequence.StandardKey.Copy, None,
+                                      self.tr("Copy the selected rows as tab-separated text (Ctrl+C)"))
+        self.copy_rows.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        window.removeAction(self.copy_rows)
+        table.addAction(self.copy_rows)
         self.find = self._action(self.tr("Search"), "actFind", QKeySequence.StandardKey.Find)
         self.demo = self._action(self.tr("Load demo batch"), "actDemo", None, "submit",
                                  self.tr("Open the bundled demo batch in the staging dialog"))
@@ -71,6 +89,9 @@ class WindowActions(QObject):
         tb.addSeparator()
         for act in (self.cancel, self.retry, self.export):
             tb.addAction(act)
+        button = tb.widgetForAction(self.export)
+        if isinstance(button, QToolButton):  # a click exports all; the arrow offers filtered / selected
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         return tb
 
     def pause_action(self, kind: str) -> QAction:

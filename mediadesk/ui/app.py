@@ -6,7 +6,8 @@ Order matters and each step has a reason:
 3. Single instance (per data dir): a second start hands over to the first window and exits.
 4. ``scheduler.start()``: a :class:`DatabaseBusyError` (a headless ``mediadesk run`` holds the
    database) or another lock error (one holds the data dir with another ``--db``) is shown clearly and we
-   exit non-zero.
+   exit non-zero. So is a workspace that cannot be used (:class:`StoreOpenError`: not a database, another
+   program's, damaged, newer; a full or read-only disk; a planted link), caught in :func:`console_main`.
 5. Window; ``await window.start()`` loads the table in a thread; wait until the window closes;
    then stop the scheduler (running attempts go back to pending, attempt refunded).
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,8 +32,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from mediadesk.config import AppConfig, ConfigError, load_config
 from mediadesk.locking import LockError, LockHeldError
+from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store import DatabaseBusyError, SchemaError
+from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.single_instance import SingleInstance, SingleInstanceError, instance_key
@@ -99,6 +103,14 @@ async def console_main(
     restore_hooks = install_asyncgen_hooks(asyncio.get_running_loop())
     try:
         return await _console_main(app, config_path, data_dir=data_dir, demo=demo, on_window=on_window)
+    except (StoreOpenError, UnsafePathError, sqlite3.Error, OSError) as exc:
+        # the workspace cannot be used (a database that is not ours or is damaged, a full or read-only
+        # disk, a planted link...): say so, as the CLI does; anything else is a bug and keeps its traceback
+        err = exc if isinstance(exc, StoreOpenError | UnsafePathError) else storage_error(exc)
+        if err is None:
+            raise
+        show_error(QCoreApplication.translate("Console", "MediaDesk: cannot open the workspace"), str(err))
+        return EXIT_CONFIG
     finally:
         restore_hooks()
 
@@ -161,6 +173,11 @@ async def _run_window(
         except SchemaError as exc:
             show_error(QCoreApplication.translate("Console", "MediaDesk: database error"), str(exc))
             return EXIT_CONFIG
+        except (sqlite3.Error, OSError) as exc:  # a storage fault past the open (disk full while recovering)
+            err = storage_error(exc, workspace.db_path)
+            if err is None:
+                raise
+            raise err from exc
         bridge = SchedulerBridge(scheduler.bus)
         closed = asyncio.Event()
         window = MainWindow(scheduler, bridge, demo_batch=demo_batch)

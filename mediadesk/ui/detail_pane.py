@@ -233,6 +233,11 @@ class DetailPane(QWidget):
             self.error_label.setText(self.tr("error: {kind}: {message}").format(
                 kind=rec.error_kind or "?", message=rec.error_message or ""))
             self.error_label.setVisible(True)
+        elif rec.truncated:
+            self.error_label.setText(self.tr(
+                "truncated: the provider stopped this answer at its length limit (finish_reason \"length\"); "
+                "the result is incomplete"))
+            self.error_label.setVisible(True)
         else:
             self.error_label.clear()
             self.error_label.setVisible(False)

@@ -3,7 +3,13 @@ evidence, and the operator's decision on each (retry, re-route, answer by hand, 
 
 The list comes from ``Scheduler.exceptions()`` (a short indexed query, run on the loop thread);
 the task log and the evidence directory listing are read in a worker thread via :class:`TaskJobs`.
-A task entering ``failed`` (``bridge.taskChanged``) triggers one coalesced refresh.
+A task entering ``failed``, or a listed task changing (e.g. retried from the main table), triggers
+one coalesced refresh (``bridge.taskChanged``). The scheduler's events are enough, no store poll is
+needed: a task leaves ``failed`` only through a scheduler (retry, re-route, answer), and another
+process needs the database lock this console's scheduler holds to run one (``mediadesk cancel``
+works beside the console but touches only pending and running tasks).
+
+Retry, re-route and drop apply to every selected row; Drop asks first, naming how many tasks.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -68,6 +75,9 @@ class ExceptionsView(QWidget):
         self.evidence: list[Path] = []
         # Opens an evidence file or a log link (the desktop's default application); replaceable in tests.
         self.opener: Callable[[QUrl], object] = QDesktopServices.openUrl
+        #: Asked before a drop: (task ids) -> go ahead? Replaceable in tests.
+        self.confirm_drop: Callable[[list[str]], bool] = self._ask_drop
+        self._listed: set[str] = set()
         self._jobs = TaskJobs(owner=self)
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
@@ -79,7 +89,7 @@ class ExceptionsView(QWidget):
         self.table.setHorizontalHeaderLabels(
             [self.tr("Task"), self.tr("Profile"), self.tr("Kind"), self.tr("Message")])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -182,6 +192,7 @@ class ExceptionsView(QWidget):
         cur = self.current
         keep = cur.task_id if cur is not None else None
         self.records = self.scheduler.exceptions(include_resolved=self.show_resolved.isChecked())
+        self._listed = {r.task_id for r in self.records}
         self.table.blockSignals(True)
         self.table.setRowCount(len(self.records))
         for i, rec in enumerate(self.records):
@@ -202,25 +213,67 @@ class ExceptionsView(QWidget):
             self._show_row(self.table.currentRow())
         self.refreshed.emit()
 
+    def selected(self) -> list[TaskRecord]:
+        """The selected unresolved rows in table order (the current row when none is selected)."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        recs = [self.records[r] for r in rows if 0 <= r < len(self.records)]
+        if not recs and self.current is not None:
+            recs = [self.current]
+        return [r for r in recs if not r.resolution]
+
     def resolve(self, action: str) -> bool:
-        """Apply the operator's decision to the selected task; errors go to the status label."""
-        rec = self.current
-        if rec is None:
+        """Apply the operator's decision to the selected tasks (an answer by hand: exactly one);
+        a drop is confirmed first. Errors go to the status label."""
+        recs = self.selected()
+        if not recs:
             self._say(self.tr("Select an exception first."), error=True)
+            return False
+        if action == "answer" and len(recs) > 1:
+            self._say(self.tr("Select one exception to answer by hand."), error=True)
+            return False
+        ids = [r.task_id for r in recs]
+        if action == "drop" and not self.confirm_drop(ids):
             return False
         note = self.note_edit.text().strip()
         answer = self.answer_edit.toPlainText() if action == "answer" else None
         profile = self.profile_combo.currentText() if action == "reroute" else None
-        try:
-            self.scheduler.resolve_exception(rec.task_id, action, note, answer=answer, profile=profile)
-        except ValueError as exc:
-            self._say(self.tr("Could not resolve {id}: {why}").format(id=rec.task_id, why=str(exc)), error=True)
-            return False
-        self._say(self.tr("{id}: {action} done.").format(id=rec.task_id, action=action))
-        self.note_edit.clear()
-        self.answer_edit.clear()
-        self.refresh()
-        return True
+        errors: list[str] = []
+        for tid in ids:
+            try:
+                self.scheduler.resolve_exception(tid, action, note, answer=answer, profile=profile)
+            except ValueError as exc:
+                errors.append(self.tr("Could not resolve {id}: {why}").format(id=tid, why=str(exc)))
+        done = len(ids) - len(errors)
+        if errors:
+            self._say("\n".join(errors), error=True)
+        elif len(ids) == 1:
+            self._say(self.tr("{id}: {action} done.").format(id=ids[0], action=action))
+        else:
+            self._say(self.tr("{n} tasks: {action} done.").format(n=done, action=action))
+        if done:
+            self.note_edit.clear()
+            self.answer_edit.clear()
+            self.refresh()
+        return not errors
+
+    def _ask_drop(self, task_ids: list[str]) -> bool:
+        n = len(task_ids)
+        head = (self.tr("Drop task {id}?").format(id=task_ids[0]) if n == 1
+                else self.tr("Drop {n} tasks?").format(n=n))
+        lines = [head]
+        if n > 1:
+            lines.append(self.tr("Tasks: {ids}").format(ids=", ".join(task_ids[:10]) + (", …" if n > 10 else "")))
+        lines.append(self.tr("They stay failed, leave this list, and are exported as dropped with your note."))
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("Drop exceptions"))
+        box.setText("\n".join(lines))
+        drop = box.addButton(self.tr("Drop"), QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton(self.tr("Cancel"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        box.exec()
+        return box.clickedButton() is drop
 
     @property
     def busy(self) -> bool:
@@ -283,5 +336,5 @@ class ExceptionsView(QWidget):
         self.opener(QUrl(link))
 
     def _on_changed(self, ev: TaskChanged) -> None:
-        if ev.state == "failed" and not self._refresh_timer.isActive():
+        if (ev.state == "failed" or ev.task_id in self._listed) and not self._refresh_timer.isActive():
             self._refresh_timer.start()

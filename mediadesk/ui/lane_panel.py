@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -57,9 +58,21 @@ class ProfileLike(Protocol):
     def concurrency(self) -> int: ...
 
 
+class _ElidedLabel(QLabel):
+    """One line that ends in "…" when it does not fit (the full text is the tooltip)."""
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.width())
+        painter.drawText(self.rect(), int(self.alignment()), text)
+
+
 class LanePanel(QWidget):
     """One kind's lanes. Feed it ``on_lane_stats`` / ``on_account_changed`` / ``on_profile_changed``
-    (the bridge signals); counts come from the model's ``countsChanged``."""
+    (the bridge signals); counts come from the model's ``countsChanged``.
+
+    :meth:`set_compact` folds it to one line (title, progress, counts, ETA) for small screens:
+    the task table keeps the height; the full text is the summary's tooltip."""
 
     COLS = 6  # name, status, task, elapsed, heartbeat, settings
 
@@ -89,8 +102,14 @@ class LanePanel(QWidget):
         font.setBold(True)
         self.title.setFont(font)
         self.state_label = QLabel()
-        head = QHBoxLayout()
+        #: The one-line summary shown instead of everything below the title in compact mode.
+        self.summary_label = _ElidedLabel()
+        self.summary_label.setObjectName(f"laneSummary_{kind}")
+        self.summary_label.setVisible(False)
+        self.is_compact = False
+        self._head = head = QHBoxLayout()
         head.addWidget(self.title)
+        head.addWidget(self.summary_label, 1)
         head.addStretch(1)
         head.addWidget(self.state_label)
 
@@ -141,7 +160,7 @@ class LanePanel(QWidget):
         self._counts_timer.setInterval(250)
         self._counts_timer.timeout.connect(self.refresh_counts)
         model.countsChanged.connect(self._counts_changed)
-        for label in (self.counts_label, self.eta_label, self.state_label):
+        for label in (self.counts_label, self.eta_label, self.state_label, self.summary_label):
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._timer = QTimer(self)
         self._timer.setInterval(refresh_ms)
@@ -159,9 +178,31 @@ class LanePanel(QWidget):
         for p in profiles:
             if p.kind == self.kind:
                 self._profiles[p.name] = p
-        self.empty_hint.setVisible(not self._lanes)
-        self.rows.setVisible(bool(self._lanes))
+        self._show_parts()
         self.refresh()
+
+    def set_compact(self, compact: bool) -> None:
+        """One line (compact) or the full panel."""
+        if compact == self.is_compact:
+            return
+        self.is_compact = compact
+        self._show_parts()
+        self.refresh()
+
+    def compact_height(self) -> int:
+        """The panel's height as one line: the title row and the margins."""
+        m = self.contentsMargins()
+        lay = self.layout()
+        margins = lay.contentsMargins() if lay is not None else m
+        return self._head.sizeHint().height() + margins.top() + margins.bottom() + m.top() + m.bottom()
+
+    def _show_parts(self) -> None:
+        full = not self.is_compact
+        for w in (self.progress, self.counts_label, self.eta_label, self.callee_label):
+            w.setVisible(full)
+        self.empty_hint.setVisible(full and not self._lanes)
+        self.rows.setVisible(full and bool(self._lanes))
+        self.summary_label.setVisible(not full)
 
     def on_lane_stats(self, ev: LaneStats) -> None:
         if ev.kind == self.kind:
@@ -237,6 +278,28 @@ class LanePanel(QWidget):
             fail=c.get("failed", 0), canc=c.get("canceled", 0))
         if self.counts_label.text() != text:
             self.counts_label.setText(text)
+        if self.is_compact:
+            self._refresh_summary()
+
+    def summary_text(self) -> str:
+        """The compact line: done/total, then the counts that need attention, then the ETA."""
+        c = self.counts()
+        total = sum(c.values())
+        done = c.get("success", 0) + c.get("failed", 0) + c.get("canceled", 0)
+        text = self.tr("{done}/{total} done · {run} running · {pend} pending").format(
+            done=done, total=total, run=c.get("running", 0), pend=c.get("pending", 0))
+        if c.get("failed", 0):
+            text += self.tr(" · {n} failed").format(n=c["failed"])
+        if self.eta_label.text():
+            text += " · " + self.eta_label.text()
+        return text
+
+    def _refresh_summary(self) -> None:
+        text = self.summary_text()
+        if self.summary_label.text() != text:
+            self.summary_label.setText(text)
+            details = [t for t in (self.counts_label.text(), self.eta_label.text(), self.callee_label.text()) if t]
+            self.summary_label.setToolTip("\n".join(details))
 
     def refresh(self) -> None:
         """The 1 s tick: counts, ETA, throughput, rows (elapsed and heartbeat ages move)."""
@@ -255,6 +318,9 @@ class LanePanel(QWidget):
         callees = self.callee_text(now)
         if self.callee_label.text() != callees:
             self.callee_label.setText(callees)
+        if self.is_compact:
+            self._refresh_summary()
+            return  # the rows are hidden: no need to fill them
         self._fill_rows(now)
 
     def callee_text(self, now: float) -> str:

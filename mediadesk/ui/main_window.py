@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -18,7 +18,6 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
-    QFileDialog,
     QHeaderView,
     QLabel,
     QMainWindow,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mediadesk.config import missing_api_keys
 from mediadesk.core.batch import BatchRow, parse_pasted
 from mediadesk.scheduler.events import StorageFailed
 from mediadesk.scheduler.scheduler import Scheduler
@@ -44,8 +44,16 @@ from mediadesk.ui.lane_panel import LanePanel
 from mediadesk.ui.log_dock import LogDock
 from mediadesk.ui.profiles_editor import ProfilesEditor
 from mediadesk.ui.single_instance import bring_to_front
+from mediadesk.ui.small_screen import SmallScreenLayout, scrolling
+from mediadesk.ui.table_menu import CONFIRM_CANCEL_ABOVE, TableMenu, ask_cancel_many, choose_export_file
 from mediadesk.ui.task_model import Col, TaskFilterProxy, TaskTableModel
-from mediadesk.ui.window_state import restore_window_state, save_window_state
+from mediadesk.ui.window_state import (
+    restore_table_filters,
+    restore_window_state,
+    save_table_filters,
+    save_window_state,
+    saved_state,
+)
 from mediadesk.ui.workers import TaskFeed, TaskJobs
 
 __all__ = ["BATCH_SUFFIXES", "MainWindow"]
@@ -91,6 +99,7 @@ class MainWindow(QMainWindow):
         self.proxy.setSourceModel(self.model)
         self.feed = TaskFeed(self.db_path, self.model, bridge, self)
         self.feed.loaded.connect(lambda st: self._update_status())
+        self.feed.loaded.connect(lambda st: self.apply_sort())  # a remembered sort, once the rows are in
 
         self._build_panels()
         self._build_table()
@@ -99,7 +108,7 @@ class MainWindow(QMainWindow):
         self.main_splitter.setObjectName("mainSplitter")
         self.main_splitter.addWidget(self.lane_splitter)
         self.main_splitter.addWidget(self.table)
-        self.main_splitter.addWidget(self.detail)
+        self.main_splitter.addWidget(scrolling(self.detail))  # squeezed on a small screen: it scrolls
         self.main_splitter.setStretchFactor(0, 0)
         self.main_splitter.setStretchFactor(1, 3)
         self.main_splitter.setStretchFactor(2, 1)
@@ -110,6 +119,12 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_statusbar()
         self._connect()
+        self.table_menu = TableMenu(self, self.db_path, scheduler.workspace.evidence_dir)
+        #: Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -> go ahead?
+        self.confirm_cancel: Callable[[int], bool] = lambda n: ask_cancel_many(self, n)
+        self.small_screen = SmallScreenLayout(self, (self.web_panel, self.api_panel), self.lane_splitter,
+                                              self.main_splitter, self.table, self.main_toolbar, self.filter_bar)
+        self.filter_bar.changed.connect(lambda: self.small_screen.fit())  # the scope button takes room
         if demo_batch is not None:
             self.set_demo_batch(demo_batch)
         self._tick = QTimer(self)
@@ -186,7 +201,7 @@ class MainWindow(QMainWindow):
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
-        dock.setWidget(widget)
+        dock.setWidget(scrolling(widget))  # the exceptions view alone needs ~420 px: scroll, not a taller window
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         return dock
 
@@ -199,12 +214,16 @@ class MainWindow(QMainWindow):
         a.pause_api.toggled.connect(lambda on: self.set_paused("api", on))
         a.cancel.triggered.connect(self.cancel_selected)
         a.retry.triggered.connect(self.retry_selected)
-        a.export.triggered.connect(self.export_dialog)
+        a.export.triggered.connect(lambda: self.export_dialog("all"))
+        a.export_all.triggered.connect(lambda: self.export_dialog("all"))
+        a.export_filtered.triggered.connect(lambda: self.export_dialog("filtered"))
+        a.export_selected.triggered.connect(lambda: self.export_dialog("selected"))
         a.find.triggered.connect(self._focus_search)
         a.demo.triggered.connect(lambda: self.demo_batch and self.open_batch_dialog(self.demo_batch))
 
     def _build_toolbar(self) -> None:
-        self.addToolBar(self.window_actions.main_toolbar())
+        self.main_toolbar = self.window_actions.main_toolbar()
+        self.addToolBar(self.main_toolbar)
         self.filter_bar = FilterBar(self.scheduler.profile_names(), self)
         self.filter_bar.changed.connect(self._on_filters_changed)
         self.addToolBar(self.filter_bar)
@@ -237,6 +256,7 @@ class MainWindow(QMainWindow):
         """Stop background work (the app stops the scheduler after this)."""
         self._tick.stop()
         self.detail.close_jobs()
+        self.table_menu.close_jobs()
         self.exceptions_view.close_jobs()
         self._jobs.cancel_all()
         await self.feed.aclose()
@@ -259,11 +279,23 @@ class MainWindow(QMainWindow):
         return splitters, self.table.horizontalHeader()
 
     def save_settings(self) -> None:
-        save_window_state(self.settings, self, *self._layout_parts())
+        save_window_state(self.settings, self, *self._layout_parts(), overrides=self.small_screen.saved_states())
+        save_table_filters(self.settings, self.filter_bar.state())
 
     def restore_settings(self) -> bool:
-        """Restore what :meth:`save_settings` wrote; False when nothing (or an old format) was saved."""
-        return restore_window_state(self.settings, self, *self._layout_parts())
+        """Restore what :meth:`save_settings` wrote; False when nothing (or an old format) was saved.
+        The remembered sort is applied when the rows are loaded (:meth:`apply_sort`)."""
+        self.small_screen.compact_state = saved_state(self.settings, "mainSplitterCompact")
+        restored = restore_window_state(self.settings, self, *self._layout_parts())
+        if filters := restore_table_filters(self.settings):
+            self.filter_bar.set_state(filters)
+        return restored
+
+    def apply_sort(self) -> None:
+        """Sort the rows by the header's sort indicator (rows are not sorted as they arrive)."""
+        hh = self.table.horizontalHeader()
+        if hh.sortIndicatorSection() >= 0:
+            self.proxy.sort(hh.sortIndicatorSection(), hh.sortIndicatorOrder())
 
     # ------------------------------------------------------------------ batch submit
     def open_batch_dialog(self, path: Path | str | None = None) -> BatchDialog:
@@ -307,7 +339,7 @@ class MainWindow(QMainWindow):
     def submit_rows(self, rows: Sequence[BatchRow], *, batch: str | None = None) -> AddResult | None:
         """Turn staged rows into tasks (deterministic ids, as the CLI does) and submit them in one
         transaction. For big batches prefer :meth:`submit_rows_async` (the dialog does)."""
-        if not rows:
+        if not rows or self._refuse_missing_keys(rows):
             return None
         try:
             res, _ids = self.scheduler.submit_rows(rows, self._batch_name(batch))
@@ -323,7 +355,7 @@ class MainWindow(QMainWindow):
         submit in one go blocks the GUI thread (which is also the lanes' loop) for ~0.25 s.
         Re-submitting after an interruption is safe: ids are deterministic and existing ones are
         left untouched."""
-        if not rows:
+        if not rows or self._refuse_missing_keys(rows):
             return None
         try:
             tasks = self.scheduler.tasks_from_rows(rows, self._batch_name(batch))
@@ -343,6 +375,25 @@ class MainWindow(QMainWindow):
         res = AddResult(tuple(added), tuple(existing))
         self._report_submit(res)
         return res
+
+    def _refuse_missing_keys(self, rows: Sequence[BatchRow]) -> bool:
+        """A batch for a profile whose ``api_key_env`` variable is unset is refused with one
+        message, instead of one ``auth`` failure per task. The console's environment is fixed when
+        it starts, so the operator sets the variable and starts it again."""
+        missing = missing_api_keys(self.scheduler.config, {r.profile for r in rows})
+        if not missing:
+            return False
+        lines = [
+            self.tr("Environment variable {env} is not set; profile(s) {profiles} read their API key from it.")
+            .format(env=m.env, profiles=", ".join(m.profiles))
+            for m in missing
+        ]
+        lines.append(self.tr(
+            "Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give "
+            "those profiles api_key_keyring, then start it again."
+        ).format(env=missing[0].env))
+        self.notify(self.tr("Batch not submitted"), "\n".join(lines), error=True)
+        return True
 
     def _submit_accepted(self, dlg: BatchDialog) -> None:
         rows, batch = dlg.rows(), dlg.source_name()
@@ -379,6 +430,9 @@ class MainWindow(QMainWindow):
         ids = self.selected_task_ids()
         if not ids:
             return 0
+        if len(ids) > CONFIRM_CANCEL_ABOVE and not self.confirm_cancel(len(ids)):
+            self.show_status(self.tr("Nothing canceled"))
+            return 0
         n = self.scheduler.cancel(ids)
         self.show_status(self.tr("Cancel requested for {n} of {m} selected tasks").format(n=n, m=len(ids)))
         return n
@@ -404,23 +458,39 @@ class MainWindow(QMainWindow):
                 self.window_actions.show_paused(kind, paused)
 
     # ------------------------------------------------------------------ export
-    def export_dialog(self) -> None:
-        path, flt = QFileDialog.getSaveFileName(
-            self, self.tr("Export results"), str(Path.home() / "mediadesk-results.jsonl"),
-            self.tr("JSON Lines (*.jsonl);;CSV (*.csv)"))
-        if not path:
+    def export_dialog(self, scope: str = "all") -> None:
+        """Ask for a file and export ``scope``: "all" tasks, the "filtered" rows or the "selected"
+        rows (JSONL, CSV, XLSX or Markdown, by the file's suffix)."""
+        if scope == "selected" and not self.selected_task_ids():
+            self.show_status(self.tr("Nothing selected to export"))
             return
-        fmt = "csv" if path.lower().endswith(".csv") or "csv" in flt.lower() else "jsonl"
+        chosen = choose_export_file(self, scope)
+        if chosen is None:
+            return
+        path, fmt = chosen
 
         def failed(exc: BaseException) -> None:
             self.notify(self.tr("Export failed"), str(exc), error=True)
 
-        self._jobs.spawn(self.export_to(Path(path), fmt), "console:export", on_error=failed)
+        self._jobs.spawn(self.export_to(path, fmt, scope), "console:export", on_error=failed)
 
-    async def export_to(self, path: Path, fmt: str) -> int:
+    def export_ids(self, scope: str) -> list[str] | None:
+        """Task ids of ``scope`` in table order; None for "all" (every task in the database)."""
+        if scope == "selected":
+            return self.selected_task_ids()
+        if scope == "filtered":
+            return self.proxy.visible_task_ids()
+        return None
+
+    async def export_to(self, path: Path, fmt: str, scope: str = "all") -> int:
         """Write the export in a worker thread; returns the number of tasks written."""
+        ids = self.export_ids(scope)
+        if ids is not None and not ids:
+            self.show_status(self.tr("Nothing selected to export") if scope == "selected"
+                             else self.tr("No rows to export: the filters show none"))
+            return 0
         self.show_status(self.tr("Exporting to {path}…").format(path=path), 0)
-        n = await asyncio.to_thread(export_to_file, self.db_path, path, fmt)
+        n = await asyncio.to_thread(export_to_file, self.db_path, path, fmt, task_ids=ids)
         self.show_status(self.tr("Exported {n} tasks to {path}").format(n=n, path=path))
         return n
 

@@ -345,9 +345,12 @@ class TaskFilterProxy(QSortFilterProxyModel):
         states: Iterable[str] | None = None,
         profile: str | None = None,
         text: str = "",
+        account: str | None = None,
+        batch: str | None = None,
     ) -> None:
         """Replace all filters at once (one re-filter pass instead of four)."""
-        self.set_row_filter(RowFilter.of(kind=kind, states=states, profile=profile, text=text))
+        self.set_row_filter(RowFilter.of(kind=kind, states=states, profile=profile, text=text, account=account,
+                                         batch=batch))
 
     def set_row_filter(self, new: RowFilter) -> None:
         if new == self._filter:
@@ -359,19 +362,19 @@ class TaskFilterProxy(QSortFilterProxyModel):
 
     def set_kind(self, kind: str | None) -> None:
         f = self._filter
-        self.set_filters(kind=kind, states=f.states, profile=f.profile, text=f.text)
+        self.set_filters(kind=kind, states=f.states, profile=f.profile, text=f.text, account=f.account, batch=f.batch)
 
     def set_states(self, states: Iterable[str] | None) -> None:
         f = self._filter
-        self.set_filters(kind=f.kind, states=states, profile=f.profile, text=f.text)
+        self.set_filters(kind=f.kind, states=states, profile=f.profile, text=f.text, account=f.account, batch=f.batch)
 
     def set_profile(self, profile: str | None) -> None:
         f = self._filter
-        self.set_filters(kind=f.kind, states=f.states, profile=profile, text=f.text)
+        self.set_filters(kind=f.kind, states=f.states, profile=profile, text=f.text, account=f.account, batch=f.batch)
 
     def set_text(self, text: str) -> None:
         f = self._filter
-        self.set_filters(kind=f.kind, states=f.states, profile=f.profile, text=text)
+        self.set_filters(kind=f.kind, states=f.states, profile=f.profile, text=text, account=f.account, batch=f.batch)
 
     @property
     def row_filter(self) -> RowFilter:
@@ -400,6 +403,17 @@ class TaskFilterProxy(QSortFilterProxyModel):
             self._src.sort(column, order)
 
     # helpers ---------------------------------------------------------------
+    def visible_task_ids(self) -> list[str]:
+        """Task ids of every row the filter lets through, in display order (read from the mirror:
+        100k ``mapToSource`` calls would cost far more)."""
+        src = self._src
+        assert src is not None
+        rows, ids = src.rows, src.rows.cols.task_id
+        if not self._active:
+            return [ids[s] for s in rows.order]
+        flt = self._filter
+        return [ids[rows.order[r]] for r in range(len(rows)) if rows.accepts(r, flt)]
+
     def task_ids(self, proxy_rows: Iterable[int]) -> list[str]:
         src = self._src
         assert src is not None

@@ -9,10 +9,15 @@ from typing import NamedTuple
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 
-__all__ = ["PROMPT_CHARS", "Columns", "Row", "error_text", "prompt_head", "record_row", "row_change"]
+__all__ = [
+    "PROMPT_CHARS", "TRUNCATED_MARK", "Columns", "Row", "error_text", "prompt_head", "record_row", "row_change",
+]
 
 #: Characters of the prompt kept per row (shown in the table and searched by the filter).
 PROMPT_CHARS = 80
+#: The error column of a success whose answer the provider cut at its length limit (a marker
+#: like an error kind, searchable with the filter; the detail pane explains it in words).
+TRUNCATED_MARK = "truncated (finish_reason=length)"
 
 
 class Row(NamedTuple):
@@ -33,6 +38,8 @@ class Row(NamedTuple):
     error: str | None
     version: int
     finished_at: float | None
+    #: The batch the task was submitted with (never changes; "show only this batch").
+    batch: str | None = None
 
 
 def prompt_head(prompt: str) -> str:
@@ -40,10 +47,11 @@ def prompt_head(prompt: str) -> str:
     return head.replace("\n", " ").replace("\r", " ") if "\n" in head or "\r" in head else head
 
 
-def error_text(kind: str | None, message: str | None) -> str | None:
-    """The error column: the kind, then the first line of the message (full text in the detail pane)."""
+def error_text(kind: str | None, message: str | None, truncated: bool = False) -> str | None:
+    """The error column: the kind, then the first line of the message (full text in the detail
+    pane); for a truncated success, :data:`TRUNCATED_MARK`."""
     if not kind:
-        return None
+        return TRUNCATED_MARK if truncated else None
     if not message:
         return kind
     first = message.splitlines()[0] if message.strip() else ""
@@ -53,8 +61,9 @@ def error_text(kind: str | None, message: str | None) -> str | None:
 def record_row(rec: TaskRecord) -> Row:
     return Row(task_id=rec.task_id, kind=rec.model_kind, state=rec.state, attempt=rec.attempt,
                started_at=rec.started_at, heartbeat_at=rec.heartbeat_at, profile=rec.profile, account=rec.account,
-               lane=rec.lane, prompt=prompt_head(rec.prompt), error=error_text(rec.error_kind, rec.error_message),
-               version=rec.version, finished_at=rec.finished_at)
+               lane=rec.lane, prompt=prompt_head(rec.prompt),
+               error=error_text(rec.error_kind, rec.error_message, rec.truncated),
+               version=rec.version, finished_at=rec.finished_at, batch=rec.batch)
 
 
 def row_change(row: Row) -> TaskChanged:
@@ -77,6 +86,7 @@ class Columns:
     __slots__ = (
         "account",
         "attempt",
+        "batch",
         "error",
         "finished_at",
         "heartbeat_at",
@@ -104,6 +114,7 @@ class Columns:
         self.error: list[str | None] = []
         self.version: list[int] = []
         self.finished_at: list[float | None] = []
+        self.batch: list[str | None] = []
 
     @classmethod
     def from_rows(cls, rows: Iterable[Row]) -> Columns:
@@ -123,6 +134,10 @@ class Columns:
                                             out.account.append)
         lanes, prompts, errors, versions, finished = (out.lane.append, out.prompt.append, out.error.append,
                                                       out.version.append, out.finished_at.append)
+        batches = out.batch.append
+        # One string object per batch name, not one per row (100k rows of one batch).
+        batch_names: dict[str, str] = {}
+        batch_name = batch_names.setdefault
         for rec in records:
             ids(rec.task_id)
             kinds(rec.model_kind)
@@ -134,9 +149,11 @@ class Columns:
             accounts(rec.account)
             lanes(rec.lane)
             prompts(prompt_head(rec.prompt))
-            errors(error_text(rec.error_kind, rec.error_message))
+            errors(error_text(rec.error_kind, rec.error_message, rec.truncated))
             versions(rec.version)
             finished(rec.finished_at)
+            b = rec.batch
+            batches(None if b is None else batch_name(b, b))
         return out
 
     def __len__(self) -> int:

@@ -83,15 +83,20 @@ class RowFilter:
     profile: str | None = None
     #: Case-folded text searched in id, profile, lane, account, error and the prompt head.
     text: str = ""
+    #: Only tasks run by this web account ("show only this account").
+    account: str | None = None
+    #: Only tasks of this batch ("show only this batch").
+    batch: str | None = None
 
     @classmethod
     def of(cls, *, kind: str | None = None, states: Iterable[str] | None = None, profile: str | None = None,
-           text: str = "") -> RowFilter:
-        return cls(kind or None, frozenset(states) if states else None, profile or None, text.strip().casefold())
+           text: str = "", account: str | None = None, batch: str | None = None) -> RowFilter:
+        return cls(kind or None, frozenset(states) if states else None, profile or None, text.strip().casefold(),
+                   account or None, batch or None)
 
     @property
     def active(self) -> bool:
-        return bool(self.kind or self.states or self.profile or self.text)
+        return bool(self.kind or self.states or self.profile or self.text or self.account or self.batch)
 
 
 class RowsObserver(Protocol):
@@ -257,6 +262,10 @@ class TaskRows:
                 and not (STALLED in states and self.display_state(s) == STALLED)):
             return False
         if flt.profile is not None and c.profile[s] != flt.profile:
+            return False
+        if flt.account is not None and c.account[s] != flt.account:
+            return False
+        if flt.batch is not None and c.batch[s] != flt.batch:
             return False
         t = flt.text
         if t:
@@ -443,7 +452,7 @@ class TaskRows:
         if ev.heartbeat_at is not None and (hb is None or ev.heartbeat_at > hb or old_state != RUNNING):
             c.heartbeat_at[s] = ev.heartbeat_at
         c.finished_at[s] = ev.finished_at
-        c.error[s] = error_text(ev.error_kind, ev.error_message)
+        c.error[s] = error_text(ev.error_kind, ev.error_message, ev.truncated)
         c.version[s] = ev.version
         return True
 

@@ -363,7 +363,9 @@ async def test_key_never_leaks_even_when_echoed(
         ("nochoices", False, ErrorKind.SERVER_ERROR),
         ("stream-error", True, ErrorKind.SERVER_ERROR),
         ("stream-invalid", True, ErrorKind.BAD_REQUEST),
-        ("stream-empty", True, ErrorKind.CONNECTION),
+        # ended cleanly without [DONE] or finish_reason: not a whole answer (issue 9, item 14)
+        ("stream-empty", True, ErrorKind.TRUNCATED_STREAM),
+        ("stream-no-finish", True, ErrorKind.TRUNCATED_STREAM),
         ("stream-cut", True, ErrorKind.CONNECTION),
     ],
 )
@@ -378,7 +380,7 @@ async def test_malformed_answers_are_classified(
 
 @pytest.mark.parametrize(
     ("case", "expected"),
-    [("stream-no-done", "hello"), ("stream-no-finish", "hello"), ("stream-json", "plain")],
+    [("stream-no-done", "hello"), ("stream-json", "plain")],
 )
 async def test_tolerated_stream_shapes(
     odd_url: str, make_backend: BackendFactory, run_ctx: Ctx, case: str, expected: str
@@ -424,3 +426,162 @@ def test_scrubber_catches_json_escaped_echoes() -> None:
     assert json.dumps(key)[1:-1] not in scrub(echoed)
     assert scrub(echoed).count("***") == 1
     assert _Scrubber(None)("unchanged") == "unchanged"
+
+
+# ------------------------------------------------------------------------ hostile servers (issue 9, 13-15)
+_SENT = web.AppKey("sent", dict)
+
+
+async def _hostile_handler(request: web.Request) -> web.StreamResponse:
+    """Answers no honest server sends; ``app[_SENT]["n"]`` counts the bytes that went out."""
+    case = request.match_info["case"]
+    sent = request.app[_SENT]
+    if case == "error-huge":  # a 500 whose body never ends
+        resp = web.StreamResponse(status=500, headers={"Content-Type": "text/plain"})
+    elif case == "declared-huge":  # says up front it is 2 MB
+        blob = b'{"choices": [{"message": {"content": "' + b"x" * 2_000_000 + b'"}}]}'
+        sent["n"] += len(blob)
+        return web.Response(body=blob, content_type="application/json")
+    else:  # endless-line: an SSE data line that never ends
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await resp.prepare(request)
+    chunk = b"data: " if case == "endless-line" else b""
+    try:
+        while True:
+            await resp.write(chunk + b"y" * 65536)
+            sent["n"] += 65536
+            chunk = b""
+            await asyncio.sleep(0)
+    except ConnectionError:
+        pass
+    return resp
+
+
+@pytest.fixture
+async def hostile_app() -> AsyncIterator[tuple[str, web.Application]]:
+    app = web.Application()
+    app[_SENT] = {"n": 0}
+    app.router.add_post("/{case}/v1/chat/completions", _hostile_handler)
+    runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    yield f"http://127.0.0.1:{runner.addresses[0][1]}", app
+    await runner.cleanup()
+
+
+async def test_sse_line_without_end_is_too_large_and_reading_stops(
+    hostile_app: tuple[str, web.Application], make_backend: BackendFactory, run_ctx: Ctx
+) -> None:
+    """Before: the SSE line buffer grew without bound (no newline ever came) until max memory."""
+    url, app = hostile_app
+    backend = await make_backend(f"{url}/endless-line/v1", stream=True, max_answer_chars=1000, timeout_s=5)
+    failure = await failure_of(backend, spec("x"), run_ctx)
+    assert failure.kind is ErrorKind.ANSWER_TOO_LARGE and not failure.retryable
+    assert "max_answer_chars=1000" in failure.message and "stream event" in failure.message
+    cap = 1000 * 12 + 1024 * 1024
+    assert app[_SENT]["n"] < cap + 8 * 1024 * 1024  # stopped soon after the cap, not at the timeout
+
+
+async def test_declared_length_over_the_cap_fails_without_reading(
+    hostile_app: tuple[str, web.Application], make_backend: BackendFactory, run_ctx: Ctx
+) -> None:
+    url, _ = hostile_app
+    backend = await make_backend(f"{url}/declared-huge/v1", max_answer_chars=10)
+    failure = await failure_of(backend, spec("x"), run_ctx)
+    assert failure.kind is ErrorKind.ANSWER_TOO_LARGE
+    assert "body passed" in failure.message
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_huge_error_body_is_read_only_in_part(
+    hostile_app: tuple[str, web.Application], make_backend: BackendFactory, run_ctx: Ctx, stream: bool
+) -> None:
+    """Before: ``resp.aread()`` / ``resp.text`` read an error body of any size whole."""
+    url, app = hostile_app
+    backend = await make_backend(f"{url}/error-huge/v1", stream=stream, timeout_s=5)
+    failure = await failure_of(backend, spec("x"), run_ctx)
+    assert failure.kind is ErrorKind.SERVER_ERROR and failure.message.startswith("HTTP 500")
+    assert len(failure.message) < 400
+    await until(lambda: app[_SENT]["n"] > 0, "the server to have sent something")
+    assert app[_SENT]["n"] < 8 * 1024 * 1024
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_max_answer_chars_counts_characters(
+    sim: ApiSimServer, make_backend: BackendFactory, run_ctx: Ctx, stream: bool
+) -> None:
+    """The cap is in characters (the answer mixes Chinese and an emoji): the exact length passes,
+    one less fails, and too large is final."""
+    prompt = "讲个笑话 🚀"
+    n = len(answer_for(prompt))
+    exact = await make_backend(sim.base_url, stream=stream, max_answer_chars=n)
+    assert await exact.run(spec(prompt), run_ctx) == answer_for(prompt)
+    short = await make_backend(sim.base_url, stream=stream, max_answer_chars=n - 1)
+    failure = await failure_of(short, spec(prompt), run_ctx)
+    assert failure.kind is ErrorKind.ANSWER_TOO_LARGE and not failure.retryable
+    assert f"max_answer_chars={n - 1}" in failure.message
+    assert "answer_too_large" in run_ctx.lines[-1]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_finish_reason_length_is_an_answer_marked_truncated(
+    sim: ApiSimServer, make_backend: BackendFactory, run_ctx: Ctx, stream: bool
+) -> None:
+    from mediadesk.core.backend import is_truncated
+
+    backend = await make_backend(sim.base_url, stream=stream)
+    prompt = "long [[sim:length]]"
+    answer = await backend.run(spec(prompt), run_ctx)
+    assert answer == answer_for(prompt)[: len(answer_for(prompt)) // 2]
+    assert is_truncated(answer)
+    assert "truncated: finish_reason=length" in run_ctx.lines[-1]
+    whole = await backend.run(spec("short"), run_ctx)
+    assert whole == answer_for("short") and not is_truncated(whole)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_max_run_s_ends_an_attempt_that_keeps_sending(
+    sim: ApiSimServer, make_backend: BackendFactory, run_ctx: Ctx, stream: bool
+) -> None:
+    backend = await make_backend(sim.base_url, stream=stream, timeout_s=2, max_run_s=0.5)
+    assert backend.attempt_deadline_s > backend.max_run_s  # the lane's deadline is only a backstop
+    failure = await failure_of(backend, spec("[[sim:steady=20]]"), run_ctx)
+    assert failure.kind is ErrorKind.TIMEOUT and failure.retryable
+    assert "max_run_s=0.5" in failure.message
+    await until(lambda: sim.stats()["in_flight"] == 0, "the simulator to see the request closed")
+
+
+def test_new_limits_are_checked() -> None:
+    with pytest.raises(ValueError, match="max_answer_chars must be >= 1"):
+        ApiBackend(name="w", base_url="http://x/v1", model="m", max_answer_chars=0)
+    with pytest.raises(ValueError, match="max_run_s must be > 0"):
+        ApiBackend(name="w", base_url="http://x/v1", model="m", max_run_s=0)
+
+
+def test_sse_decoder_handles_split_lines_comments_and_multiline_data() -> None:
+    from mediadesk.providers.api.backend import _EventTooLong, _SseDecoder
+
+    d = _SseDecoder(max_bytes=100)
+    stream = b": keep-alive\r\n\r\ndata: {\"a\":\r\ndata:1}\r\n\r\nevent: x\ndata: [DONE]\r\r"
+    events: list[str] = []
+    for i in range(len(stream)):  # one byte at a time: every split point, CRLF halves included
+        events += d.feed(stream[i:i + 1])
+    assert events == ['{"a":\n1}', "[DONE]"]
+    with pytest.raises(_EventTooLong):
+        _SseDecoder(max_bytes=10).feed(b"data: " + b"z" * 20)
+    big = _SseDecoder(max_bytes=12)
+    assert big.feed(b"data: 12345\n") == []
+    with pytest.raises(_EventTooLong):  # an event's data lines count together
+        big.feed(b"data: 67890\n")
+
+
+def test_new_error_kinds_retry_classification() -> None:
+    from mediadesk.core.policy import RetryPolicy, Verdict
+
+    policy = RetryPolicy(max_retries=2)
+    too_large = TaskFailure(ErrorKind.ANSWER_TOO_LARGE, "big")
+    cut = TaskFailure(ErrorKind.TRUNCATED_STREAM, "cut")
+    assert policy.decide(too_large, 1, u=0.5).verdict is Verdict.FAIL
+    assert policy.decide(cut, 1, u=0.5).verdict is Verdict.RETRY
+    assert policy.decide(cut, 3, u=0.5).verdict is Verdict.FAIL

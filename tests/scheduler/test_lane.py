@@ -202,7 +202,7 @@ async def test_attempt_deadline_is_retryable_timeout(workspace: Workspace) -> No
     backend = ScriptedBackend(hang_once, capacity=1)
     cfg = {**API, "timeout_s": 0.2, "concurrency": 1}
     s = Scheduler(make_config([cfg]), workspace, backend_factory=lambda p, a: backend)
-    # the lane deadline is timeout_s + 5 s; shrink it for the test
+    # the lane deadline is a backstop past the profile's max_run_s (600 s); shrink it for the test
     async with s:
         s.lanes[0]._deadline_s = 0.3
         s.submit([s.new_task("a", "p", "x")])

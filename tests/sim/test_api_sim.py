@@ -443,29 +443,32 @@ async def test_outage_refuse_is_a_connection_error(make_sim: SimFactory, client:
     url = f"{sim.base_url}/chat/completions"
     assert (await client.post(url, json=body("before"))).status_code == 200  # leaves a pooled connection
     sim.set_outage("refuse")
-    with pytest.raises(CONNECTION_ERRORS):
-        await client.post(url, json=body("pooled"))
+    pooled = await client.post(url, json=body("pooled"))  # a connection opened before: unavailable, closed
+    assert pooled.status_code == 503 and pooled.headers["Connection"] == "close"
+    assert "Retry-After" not in pooled.headers
     async with httpx.AsyncClient(timeout=10.0) as fresh:
         with pytest.raises(CONNECTION_ERRORS):
             await fresh.post(url, json=body("fresh"))
         with pytest.raises(CONNECTION_ERRORS):
             await fresh.get(f"{sim.base_url}/models")
-    stats = (await client.get(f"{root_of(sim)}/stats")).json()  # the control plane stays up
-    assert stats["outage"] == "refuse"
-    assert stats["requests_during_outage"] == 3
-    assert stats["chat_requests_total"] == 3
-    assert stats["models_requests"] == 1
-    assert stats["status_counts"] == {"200": 1, "refused": 2}
+    with pytest.raises(httpx.ConnectError):  # the port itself is closed (/stats too): ECONNREFUSED
+        await client.get(f"{root_of(sim)}/stats")
+    stats = sim.stats()  # the control plane stays up in-process
+    assert stats["outage"] == "refuse" and stats["listening"] is False
+    # refused connects never reach the server: only the request on the old connection is counted
+    assert stats["requests_during_outage"] == 1
+    assert stats["chat_requests_total"] == 2
+    assert stats["models_requests"] == 0
+    assert stats["status_counts"] == {"200": 1, "503": 1}
 
-    sim.set_outage(None)
+    sim.set_outage(None)  # the same port listens again at once
     assert (await client.post(url, json=body("after"))).status_code == 200
     assert (await client.get(f"{sim.base_url}/models")).status_code == 200
     stats = sim.stats()
-    assert stats["outage"] is None
-    assert stats["requests_during_outage"] == 3
+    assert stats["outage"] is None and stats["listening"] is True
     [outage] = stats["outages"]
     assert outage["mode"] == "refuse"
-    assert outage["requests"] == 3
+    assert outage["requests"] == 1
     assert outage["ended_at"] >= outage["started_at"]
 
 

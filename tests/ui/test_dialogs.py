@@ -39,7 +39,7 @@ from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.scheduler import ProfileView
 from mediadesk.ui import batch_dialog
-from mediadesk.ui.accounts_panel import AccountsPanel, DisableChoice
+from mediadesk.ui.accounts_panel import AccountsPanel, DisableChoice, DisableQuestion
 from mediadesk.ui.batch_dialog import BatchDialog
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.format import fmt_eta, health_label
@@ -432,11 +432,11 @@ def test_icons_exist_and_render(qapp: Any) -> None:
 
 # --------------------------------------------------------------------------- AccountsPanel
 
-def _answer(asked: list[tuple[str, int]], choice: DisableChoice) -> Callable[[str, int], DisableChoice]:
-    """A scripted operator for the disable question: records (account, running) and answers."""
+def _answer(asked: list[tuple[str, int]], choice: DisableChoice) -> Callable[[DisableQuestion], DisableChoice]:
+    """A scripted operator for the disable question: records (account, running count) and answers."""
 
-    def confirm(account: str, running: int) -> DisableChoice:
-        asked.append((account, running))
+    def confirm(question: DisableQuestion) -> DisableChoice:
+        asked.append((question.account, len(question.running)))
         return choice
 
     return confirm

@@ -127,7 +127,10 @@ def test_exceptions_tab_lists_failed_tasks_and_resolves_them(
 
     # drop: stays failed, resolved; listed again with "show resolved"
     assert view.select_task("x3")
+    asked: list[list[str]] = []
+    view.confirm_drop = lambda ids: asked.append(ids) is None  # the operator says yes
     assert view.resolve("drop")
+    assert asked == [["x3"]]
     assert view.task_ids() == [] and window.exceptions_dock.windowTitle() == "Exceptions (0)"
     assert db_record(console_env, "x3").state == "failed"
     view.show_resolved.setChecked(True)

@@ -543,3 +543,22 @@ def test_api_panel_shows_the_endpoint_gate_and_breaker_notices_reach_the_log(
     api.on_lane_stats(next(ln for ln in sched.lanes if ln.capacity_ctl is cap).stats())
     api.refresh()
     assert "breaker open (test: endpoint unreachable), next probe in" in api.callee_label.text()
+
+
+def test_batch_for_a_profile_with_an_unset_key_variable_is_refused_once(
+    window: MainWindow, console_env: ConsoleEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 9, item 16: one message naming the variable and its profiles, not one auth failure
+    per task (before: the tasks were submitted and each failed ``auth``)."""
+    env_name = "MD_CONSOLE_TEST_UNSET_KEY"
+    monkeypatch.delenv(env_name, raising=False)
+    cfg = console_env.config
+    profiles = tuple(p.model_copy(update={"api_key_env": env_name}) if p.name == "writer" else p
+                     for p in cfg.profiles)
+    monkeypatch.setattr(window.scheduler, "config", cfg.model_copy(update={"profiles": profiles}))
+    assert window.submit_rows_from_text("one\ntwo\nthree", "writer") is None
+    assert env_name in window.last_message and "writer" in window.last_message
+    assert f"export {env_name}=" in window.last_message
+    assert db_states(console_env) == {}  # nothing submitted, nothing attempted
+    res = window.submit_rows_from_text("fine", "reasoner")  # its key source is fine: not refused
+    assert res is not None and len(res.added) == 1

@@ -343,3 +343,24 @@ def test_100k_rows_and_10k_changes() -> None:
     rows.sort("state", descending=True)
     assert rows.state_of(rows.task_id_at(0)) == "running"
     assert sum(rows.accepts(r, RowFilter.of(text="prompt 4242 second")) for r in range(len(rows))) == 1
+
+
+def test_a_truncated_success_is_marked_in_the_error_column() -> None:
+    """Issue 9, item 14: a success cut at the provider's length limit is visible in the table (the
+    error column, which the filter searches), from a loaded record and from a live change."""
+    from mediadesk.scheduler.events import task_changed
+    from mediadesk.viewmodel.columns import TRUNCATED_MARK
+
+    assert error_text(None, None, truncated=True) == TRUNCATED_MARK
+    assert error_text(None, None) is None
+    assert error_text("timeout", "slow", truncated=True) == "timeout: slow"  # a failure says its error
+    done = replace(rec(1, state="success", version=1), truncated=True)
+    assert record_row(done).error == TRUNCATED_MARK
+    assert Columns.from_records([done]).error == [TRUNCATED_MARK]
+    rows, _ = mirror()
+    rows.queue_records([rec(2, version=0)])
+    rows.flush()
+    rows.queue_change(task_changed(replace(rec(2, state="success", version=1), truncated=True)))
+    rows.flush()
+    row = rows.row_of("t000002")
+    assert row is not None and rows.row_at(row).error == TRUNCATED_MARK

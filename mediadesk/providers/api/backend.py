@@ -8,6 +8,13 @@ one attempt talks to the endpoint and how each failure is classified for the ret
 Secrets: the API key is read at request time (env var or OS keyring, named in the profile), so a
 rotated key applies to the next attempt, and it is scrubbed from every message this module makes,
 including server error bodies that echo request headers.
+
+Hostile servers: nothing a server sends is read without a bound. Answer text is counted as it
+arrives and reading stops (the connection is closed) past ``max_answer_chars``; a non-streamed
+body, an SSE line and an error body are capped in bytes before they are parsed. ``timeout_s`` is
+the longest silence (httpx's read timeout); ``max_run_s`` ends an attempt that keeps sending for
+too long. A stream must end with ``[DONE]`` or a ``finish_reason``: one that just stops is a
+retryable ``truncated_stream``; ``finish_reason: "length"`` is a success marked truncated.
 """
 
 from __future__ import annotations
@@ -20,10 +27,9 @@ import time
 from typing import Any
 
 import httpx
-from httpx_sse import aconnect_sse
 
 from mediadesk import __version__
-from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
+from mediadesk.core.backend import Answer, HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.policy import parse_retry_after
 
@@ -35,6 +41,14 @@ TASK_HEADER = "X-MediaDesk-Task"
 EXCERPT_CHARS = 300
 _ENDPOINT = "/chat/completions"
 _WS = re.compile(r"\s+")
+#: Bytes of an error body (non-2xx) read at most: only an excerpt is ever shown.
+_ERROR_BODY_BYTES = 64 * 1024
+#: Bytes a JSON/SSE encoding may spend on one answer character (a non-BMP character escaped as a
+#: surrogate pair is 12), plus room for the rest of the body: a body or SSE line past
+#: ``max_answer_chars * _BYTES_PER_CHAR + _BODY_SLACK`` cannot hold an acceptable answer.
+_BYTES_PER_CHAR = 12
+_BODY_SLACK = 1024 * 1024
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
 
 
 class _Scrubber:
@@ -184,8 +198,9 @@ def _provider_error(err: Any, scrub: _Scrubber) -> TaskFailure:
     return TaskFailure(ErrorKind.SERVER_ERROR, f"provider error: {excerpt}")
 
 
-def _parse_completion(raw: bytes, scrub: _Scrubber) -> str:
-    """``choices[0].message.content`` of a non-streamed answer; anything malformed is a server error."""
+def _parse_completion(raw: bytes, scrub: _Scrubber) -> tuple[str, str | None]:
+    """(``choices[0].message.content``, ``finish_reason``) of a non-streamed answer; anything
+    malformed is a server error."""
     text = raw.decode("utf-8", errors="replace")
     try:
         obj = json.loads(text)
@@ -194,14 +209,107 @@ def _parse_completion(raw: bytes, scrub: _Scrubber) -> str:
     if isinstance(obj, dict) and obj.get("error"):
         raise _provider_error(obj["error"], scrub)
     try:
-        content = obj["choices"][0]["message"]["content"]
+        choice = obj["choices"][0]
+        content = choice["message"]["content"]
     except (KeyError, IndexError, TypeError):
         content = None
     if not isinstance(content, str):
         raise TaskFailure(
             ErrorKind.SERVER_ERROR, f"answer has no choices[0].message.content: {_excerpt(text, scrub)}"
         )
-    return content
+    reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+    return content, (reason if isinstance(reason, str) else None)
+
+
+def _too_large(cap: int, what: str) -> TaskFailure:
+    return TaskFailure(
+        ErrorKind.ANSWER_TOO_LARGE,
+        f"the answer passed max_answer_chars={cap} ({what}); reading stopped and the connection was closed",
+    )
+
+
+async def _read_capped(resp: httpx.Response, limit: int) -> bytes | None:
+    """The body, or None as soon as it passes ``limit`` bytes (declared or read): never more than
+    ``limit`` plus one network chunk is held. The caller closes the response."""
+    declared = resp.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        return None
+    buf = bytearray()
+    async for chunk in resp.aiter_bytes():
+        buf += chunk
+        if len(buf) > limit:
+            return None
+    return bytes(buf)
+
+
+async def _error_text(resp: httpx.Response) -> str:
+    """The start of an error body (at most ``_ERROR_BODY_BYTES``), for the excerpt."""
+    buf = bytearray()
+    async for chunk in resp.aiter_bytes():
+        buf += chunk
+        if len(buf) >= _ERROR_BODY_BYTES:
+            break
+    return bytes(buf[:_ERROR_BODY_BYTES]).decode(resp.encoding or "utf-8", errors="replace")
+
+
+class _EventTooLong(Exception):
+    """An SSE line or event passed the byte cap."""
+
+
+class _SseDecoder:
+    """Server-sent events from bytes, bounded: a line (or an event's data) longer than
+    ``max_bytes`` raises :class:`_EventTooLong` instead of growing a buffer without end (a server
+    that never sends a newline). Yields each event's data; comments and other fields are skipped."""
+
+    __slots__ = ("_after_cr", "_buf", "_data", "_data_len", "_max")
+
+    def __init__(self, max_bytes: int) -> None:
+        self._buf = bytearray()
+        self._data: list[str] = []
+        self._data_len = 0
+        self._max = max_bytes
+        #: The last chunk ended with CR: a LF at the start of the next one belongs to it.
+        self._after_cr = False
+
+    def feed(self, chunk: bytes) -> list[str]:
+        buf = self._buf
+        buf += chunk
+        events: list[str] = []
+        pos = 1 if self._after_cr and buf[:1] == b"\n" else 0
+        if buf:
+            self._after_cr = False
+        while True:
+            m = _NEWLINE.search(buf, pos)
+            if m is None:
+                break
+            data = self._line(bytes(buf[pos:m.start()]))
+            if data is not None:
+                events.append(data)
+            pos = m.end()
+            if m.group() == b"\r" and pos == len(buf):
+                self._after_cr = True  # maybe the first half of a CRLF split across chunks
+        del buf[:pos]
+        if len(buf) > self._max:
+            raise _EventTooLong
+        return events
+
+    def _line(self, raw: bytes) -> str | None:
+        if not raw:  # a blank line ends an event
+            if not self._data:
+                return None
+            data, self._data, self._data_len = "\n".join(self._data), [], 0
+            return data
+        line = raw.decode("utf-8", errors="replace")
+        if line.startswith(":"):
+            return None  # comment (keep-alive)
+        name, _, value = line.partition(":")
+        if name == "data":
+            value = value[1:] if value.startswith(" ") else value
+            self._data_len += len(raw)
+            if self._data_len > self._max:
+                raise _EventTooLong
+            self._data.append(value)
+        return None
 
 
 def _transport_failure(exc: Exception, scrub: _Scrubber, att: _Attempt) -> TaskFailure:
@@ -240,9 +348,15 @@ class ApiBackend:
         timeout_s: float = 60.0,
         connect_timeout_s: float = 10.0,
         extra_headers: dict[str, str] | None = None,
+        max_answer_chars: int = 200_000,
+        max_run_s: float = 600.0,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if max_answer_chars < 1:
+            raise ValueError(f"max_answer_chars must be >= 1, got {max_answer_chars}")
+        if not max_run_s > 0:
+            raise ValueError(f"max_run_s must be > 0, got {max_run_s}")
         if api_key_keyring is not None:
             service, sep, username = api_key_keyring.partition(":")
             if not (sep and service and username):
@@ -256,8 +370,12 @@ class ApiBackend:
         self.api_key_keyring = api_key_keyring or None
         self.stream = stream
         #: Longest silence (connect excluded) before an attempt fails as TIMEOUT; per read, so a
-        #: long stream that keeps sending is not cut off.
+        #: long stream that keeps sending is not cut off by it.
         self.timeout_s = timeout_s
+        #: Longest one attempt may take in all, request sent to last byte (TIMEOUT past it).
+        self.max_run_s = max_run_s
+        #: Longest answer accepted; reading stops past it (ANSWER_TOO_LARGE, not retried).
+        self.max_answer_chars = max_answer_chars
         self.connect_timeout_s = connect_timeout_s
         self.extra_headers = dict(extra_headers or {})
         self._url = self.base_url + _ENDPOINT
@@ -296,6 +414,15 @@ class ApiBackend:
     def health(self) -> tuple[str, str | None]:
         return HealthStatus.READY, self._last_error
 
+    @property
+    def attempt_deadline_s(self) -> float:
+        """The lane's backstop: this backend ends an attempt at ``max_run_s`` itself."""
+        return self.max_run_s + self.connect_timeout_s + 5.0
+
+    @property
+    def _byte_cap(self) -> int:
+        return self.max_answer_chars * _BYTES_PER_CHAR + _BODY_SLACK
+
     # ----------------------------------------------------------------- one attempt
     async def run(self, task: TaskSpec, ctx: RunContext) -> str:
         client = self._client
@@ -314,11 +441,19 @@ class ApiBackend:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         body = {"model": self.model, "messages": self._messages(task), "stream": self.stream}
+        deadline = asyncio.timeout(self.max_run_s)
         try:
-            if self.stream:
-                text = await self._run_stream(client, body, headers, ctx, scrub, att)
-            else:
-                text = await self._run_plain(client, body, headers, ctx, scrub, att)
+            async with deadline:
+                if self.stream:
+                    text = await self._run_stream(client, body, headers, ctx, scrub, att)
+                else:
+                    text = await self._run_plain(client, body, headers, ctx, scrub, att)
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            failure = TaskFailure(
+                ErrorKind.TIMEOUT, f"the answer was not complete within max_run_s={self.max_run_s:g} s"
+            )
         except asyncio.CancelledError:
             # httpx has closed the request/stream while unwinding; say so, then let the lane finish.
             ctx.log(f"{what} -> cancelled after {att.elapsed():.2f} s")
@@ -329,7 +464,8 @@ class ApiBackend:
             failure = _transport_failure(exc, scrub, att)
         else:
             self._last_error = None
-            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars")
+            note = " (truncated: finish_reason=length)" if text.truncated else ""
+            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars{note}")
             return text
         # Not chained: the cause may carry request details; the message already says what happened.
         raise self._failed(ctx, what, att, failure) from None
@@ -371,15 +507,26 @@ class ApiBackend:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         try:
-            resp = await client.get(self.base_url + "/models", headers=headers)
-            if resp.status_code in (404, 405):
-                body = {"model": self.model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
-                resp = await client.post(self._url, json=body, headers=headers)
+            async with asyncio.timeout(self.max_run_s):
+                status, text, resp_headers = await self._probe_call(client, "GET", self.base_url + "/models", headers)
+                if status in (404, 405):
+                    body = {"model": self.model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
+                    status, text, resp_headers = await self._probe_call(client, "POST", self._url, headers, body)
+        except TimeoutError:
+            return False, f"no answer within {self.max_run_s:g} s"
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             return False, _transport_failure(exc, scrub, _Attempt()).message
-        if resp.is_success:
-            return True, f"HTTP {resp.status_code}"
-        return False, _http_failure(resp.status_code, resp.text, resp.headers, scrub).message
+        if 200 <= status < 300:
+            return True, f"HTTP {status}"
+        return False, _http_failure(status, text, resp_headers, scrub).message
+
+    @staticmethod
+    async def _probe_call(
+        client: httpx.AsyncClient, method: str, url: str, headers: dict[str, str], body: Any = None
+    ) -> tuple[int, str, httpx.Headers]:
+        """(status, start of the body, headers): a probe reads no more than an error excerpt."""
+        async with client.stream(method, url, headers=headers, json=body) as resp:
+            return resp.status_code, await _error_text(resp), resp.headers
 
     async def _run_plain(
         self,
@@ -389,12 +536,22 @@ class ApiBackend:
         ctx: RunContext,
         scrub: _Scrubber,
         att: _Attempt,
-    ) -> str:
-        resp = await client.post(self._url, json=body, headers=headers)
-        att.status = resp.status_code
-        if not resp.is_success:
-            raise _http_failure(resp.status_code, resp.text, resp.headers, scrub)
-        return _parse_completion(resp.content, scrub)
+    ) -> Answer:
+        async with client.stream("POST", self._url, json=body, headers=headers) as resp:
+            att.status = resp.status_code
+            if not resp.is_success:
+                raise _http_failure(resp.status_code, await _error_text(resp), resp.headers, scrub)
+            return await self._read_json_answer(resp, scrub)
+
+    async def _read_json_answer(self, resp: httpx.Response, scrub: _Scrubber) -> Answer:
+        """A whole JSON answer, read with a byte cap (never an unbounded ``.json()``)."""
+        raw = await _read_capped(resp, self._byte_cap)
+        if raw is None:
+            raise _too_large(self.max_answer_chars, f"the body passed {self._byte_cap} bytes")
+        content, reason = _parse_completion(raw, scrub)
+        if len(content) > self.max_answer_chars:
+            raise _too_large(self.max_answer_chars, f"{len(content)} chars")
+        return Answer(content, truncated=reason == "length")
 
     async def _run_stream(
         self,
@@ -404,38 +561,52 @@ class ApiBackend:
         ctx: RunContext,
         scrub: _Scrubber,
         att: _Attempt,
-    ) -> str:
-        async with aconnect_sse(client, "POST", self._url, json=body, headers=headers) as source:
-            resp = source.response
+    ) -> Answer:
+        headers = {**headers, "Accept": "text/event-stream", "Cache-Control": "no-store"}
+        async with client.stream("POST", self._url, json=body, headers=headers) as resp:
             att.status = resp.status_code
             if not resp.is_success:
-                await resp.aread()
-                raise _http_failure(resp.status_code, resp.text, resp.headers, scrub)
+                raise _http_failure(resp.status_code, await _error_text(resp), resp.headers, scrub)
             if "text/event-stream" not in resp.headers.get("content-type", ""):
                 # Some servers ignore stream=true and send one JSON answer: take it.
-                return _parse_completion(await resp.aread(), scrub)
+                return await self._read_json_answer(resp, scrub)
+            # Raising inside this block closes the response: the server sees the connection go.
+            cap = self.max_answer_chars
+            decoder = _SseDecoder(self._byte_cap)
             parts: list[str] = []
+            chars = 0
             finished: str | None = None
             done = False
             try:
-                async for event in source.aiter_sse():
-                    data = event.data
-                    if not data:
-                        continue
-                    if data.strip() == "[DONE]":
-                        done = True
+                async for raw in resp.aiter_bytes():
+                    try:
+                        events = decoder.feed(raw)
+                    except _EventTooLong:
+                        raise _too_large(cap, f"one stream event passed {self._byte_cap} bytes") from None
+                    for data in events:
+                        if data.strip() == "[DONE]":
+                            done = True
+                            break
+                        piece, reason = self._chunk(data, scrub)
+                        if piece:
+                            chars += len(piece)
+                            if chars > cap:
+                                raise _too_large(cap, f"{chars} chars so far")
+                            parts.append(piece)
+                        finished = reason or finished
+                    if done:
                         break
-                    piece, reason = self._chunk(data, scrub)
-                    if piece:
-                        parts.append(piece)
-                    finished = reason or finished
             except httpx.TransportError:
                 # The connection died after the provider said it had finished: the answer is whole.
                 if not (parts and finished):
                     raise
-            if not done and not parts:
-                raise TaskFailure(ErrorKind.CONNECTION, "stream ended without any content")
-            return "".join(parts)
+            if not (done or finished):
+                # The server closed the stream cleanly but never said the answer was complete.
+                raise TaskFailure(
+                    ErrorKind.TRUNCATED_STREAM,
+                    f"the stream ended without [DONE] and without finish_reason after {chars} chars",
+                )
+            return Answer("".join(parts), truncated=finished == "length")
 
     @staticmethod
     def _chunk(data: str, scrub: _Scrubber) -> tuple[str | None, str | None]:

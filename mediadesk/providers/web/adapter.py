@@ -32,20 +32,41 @@ Optional (default)
                                   its text (a retryable site error).
     ``logged_out`` (none)         selector whose presence proves logged out (e.g. a login
                                   button); makes the login check fail fast instead of waiting.
-    ``answer_format`` ("text")    "text" = innerText, "html" = innerHTML of the answer.
+    ``answer_format`` ("text")    "text" = innerText, "html" = innerHTML of the answer,
+                                  "markdown" = its innerHTML converted to Markdown (bold, lists,
+                                  headings, links, tables, code fences with their language;
+                                  buttons, SVG and comments dropped; see ``markdown.py``).
     ``instructions_mode`` ("prepend")  when instructions are sent: "prepend" = instructions,
                                   a blank line, then the content; "none" = never type them.
     ``stop`` (busy)               selector clicked to stop generation on cancel or timeout.
+    ``busy_selector`` (none)      selector; a NEW visible match after sending means the site REFUSED
+                                  the run because the account is busy or rate limited (a banner
+                                  such as "too many requests"): not a failure, the run costs no
+                                  attempt and the account pauses (for the wait its text states).
+                                  Not to be confused with ``busy`` (generating).
+    ``busy_text`` ([])            extra regular expressions (Python syntax, case-insensitive) for
+                                  busy wordings, added to the built-in English and Chinese ones
+                                  (``busy.BUILTIN_BUSY_TEXT``). A new ``error`` text matching one
+                                  is a refusal, not a site error; so is an answer that is nothing
+                                  but such a notice (see ``busy.BusyMatcher.is_busy_answer``).
+    ``busy_text_builtin`` (true)  false: use only this adapter's ``busy_text``.
+    ``login_user``, ``login_password``, ``login_submit`` (none)  all three or none: the user and
+                                  password fields of the form at ``login_url`` and its submit
+                                  button, for accounts with stored credentials (they log
+                                  themselves in again when logged out).
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
+
+from mediadesk.providers.web.busy import BusyMatcher
 
 __all__ = [
     "AdapterError",
@@ -57,7 +78,7 @@ __all__ = [
     "with_url",
 ]
 
-AnswerFormat = Literal["text", "html"]
+AnswerFormat = Literal["text", "html", "markdown"]
 InstructionsMode = Literal["prepend", "none"]
 
 SETTLE_MS_RANGE = (50, 60_000)
@@ -95,6 +116,12 @@ class SiteAdapter:
     instructions_mode: InstructionsMode = "prepend"
     stop: str | None = None
     page_load_timeout_s: float = 30.0
+    busy_selector: str | None = None
+    busy_text: tuple[str, ...] = ()
+    busy_text_builtin: bool = True
+    login_user: str | None = None
+    login_password: str | None = None
+    login_submit: str | None = None
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -106,8 +133,18 @@ class SiteAdapter:
     def stop_selector(self) -> str:
         return self.stop or self.busy
 
+    def busy_matcher(self) -> BusyMatcher:
+        """The busy wordings of this site: the built-in ones (unless turned off) plus ``busy_text``."""
+        return BusyMatcher.for_site(self.busy_text, builtin=self.busy_text_builtin)
 
-# Key -> (kind, required). Kinds: "str" (non-empty), "int", "num" (int or float; never bool).
+    @property
+    def has_login_form(self) -> bool:
+        """The adapter names the login form's fields (so stored credentials can be used)."""
+        return bool(self.login_user and self.login_password and self.login_submit)
+
+
+# Key -> (kind, required). Kinds: "str" (non-empty), "int", "num" (int or float; never bool), "bool",
+# "regexes" (a list of valid regular expressions).
 _KEYS: dict[str, tuple[str, bool]] = {
     "url": ("str", True),
     "logged_in": ("str", True),
@@ -128,16 +165,27 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "instructions_mode": ("str", False),
     "stop": ("str", False),
     "page_load_timeout_s": ("num", False),
+    "busy_selector": ("str", False),
+    "busy_text": ("regexes", False),
+    "busy_text_builtin": ("bool", False),
+    "login_user": ("str", False),
+    "login_password": ("str", False),
+    "login_submit": ("str", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "answer_format": ("text", "html"),
+    "answer_format": ("text", "html", "markdown"),
     "instructions_mode": ("prepend", "none"),
 }
+_LOGIN_FORM_KEYS = ("login_user", "login_password", "login_submit")
 _KIND_NAMES = {"str": "a string", "num": "a number", "int": "an integer"}
 
 
 def _check_value(key: str, kind: str, value: object) -> str | None:
     """One problem with one value, or None."""
+    if kind == "bool":
+        return None if isinstance(value, bool) else f"{key!r} must be true or false, got {value!r}"
+    if kind == "regexes":
+        return _check_regexes(key, value)
     if kind == "str":
         if not isinstance(value, str):
             return f"{key!r} must be a string, got {type(value).__name__} {value!r}"
@@ -156,6 +204,19 @@ def _check_value(key: str, kind: str, value: object) -> str | None:
         return f"'settle_ms' must be between {SETTLE_MS_RANGE[0]} and {SETTLE_MS_RANGE[1]}, got {value}"
     if number <= 0:
         return f"{key!r} must be greater than 0, got {value}"
+    return None
+
+
+def _check_regexes(key: str, value: object) -> str | None:
+    if not isinstance(value, list):
+        return f"{key!r} must be a list of regular expressions (strings), got {type(value).__name__} {value!r}"
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            return f"{key}[{i}] must be a non-empty string, got {item!r}"
+        try:
+            re.compile(item, re.IGNORECASE)
+        except re.error as exc:
+            return f"{key}[{i}] {item!r} is not a valid regular expression: {exc}"
     return None
 
 
@@ -183,12 +244,19 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
     if ("send" in data) == ("send_key" in data):
         which = "both" if "send" in data else "neither"
         problems.append(f"exactly one of 'send' (selector) or 'send_key' (key name) is needed, got {which}")
+    login_keys = [k for k in _LOGIN_FORM_KEYS if k in data]
+    if login_keys and len(login_keys) != len(_LOGIN_FORM_KEYS):
+        missing = ", ".join(repr(k) for k in _LOGIN_FORM_KEYS if k not in data)
+        problems.append(f"the login form needs all of 'login_user', 'login_password', 'login_submit'; "
+                        f"missing {missing}")
     if problems:
         raise AdapterError(source, problems)
     values = dict(data)
     for key in ("max_run_s", "start_timeout_s", "page_load_timeout_s"):
         if key in values:
             values[key] = float(values[key])
+    if "busy_text" in values:
+        values["busy_text"] = tuple(values["busy_text"])
     values.setdefault("name", default_name)
     return SiteAdapter(source=source, **values)
 

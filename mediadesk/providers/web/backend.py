@@ -11,6 +11,10 @@ can never drive one profile.
 Each failure becomes a ``TaskFailure`` through :func:`task_failure`, so the error's kind alone decides
 the retry. A later turn of a conversation continues its chat thread (``threads``); :meth:`probe` is a
 one-page-load readiness check for a circuit breaker.
+
+Logged out: the account is ``needs_login`` until the operator logs in, unless it has stored
+credentials (``autologin``): then it logs itself in again, at most once per cooldown, and a run
+that found it logged out before sending goes on.
 """
 
 from __future__ import annotations
@@ -24,10 +28,18 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ProfileConfig
+from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import TaskFailure
 from mediadesk.providers.web.adapter import SiteAdapter, compose_prompt
+from mediadesk.providers.web.autologin import (
+    CredentialError,
+    CredentialSource,
+    LoginCooldown,
+    fill_login_form,
+    read_credentials,
+    scrub,
+)
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import (
     PROFILE_IN_USE_RETRY_S,
@@ -45,6 +57,7 @@ from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
 from mediadesk.providers.web.sites import adapter_for
 from mediadesk.providers.web.threads import ThreadBook, replay
+from mediadesk.safefiles import ensure_private_dir
 from mediadesk.workspace import Workspace
 
 __all__ = [
@@ -81,6 +94,8 @@ class WebAccountBackend:
         profile_dir: Path,
         lock_dir: Path | None = None,
         kill_grace_s: float = 3.0,
+        credentials: CredentialSource | None = None,
+        login_cooldown_s: float = 600.0,
     ) -> None:
         self.account = account
         self.adapter = adapter
@@ -107,6 +122,11 @@ class WebAccountBackend:
         self._threads = ThreadBook(adapter.url)
         #: The site's host name: its ``[rates.per_domain]`` bucket counts this account's runs.
         self.domain = urlsplit(adapter.url).hostname
+        #: Stored credentials (names only) and the once-per-cooldown rule of automatic logins.
+        self.credentials = credentials if credentials is not None and adapter.has_login_form else None
+        self.login_cooldown = LoginCooldown(login_cooldown_s)
+        self._needs_login_since: float | None = None
+        self._relogin: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ LaneBackend
     @property
@@ -121,6 +141,7 @@ class WebAccountBackend:
         if self._stopped or self._logging_in:
             return False
         if self._health == HealthStatus.NEEDS_LOGIN:
+            self._maybe_relogin()
             return False
         return not (self._health == HealthStatus.ERROR and time.monotonic() < self._rest_until)
 
@@ -145,15 +166,26 @@ class WebAccountBackend:
             await self._ensure_browser(self._note)
             page = await self._ensure_page()
             self._threads.page_moved()
-            await self.driver.prepare(page)
+            try:
+                await self.driver.prepare(page)
+            except NeedsLogin as exc:
+                if not await self._log_in_again(page, exc, self._note):
+                    raise
             self._health, self._last_error = HealthStatus.READY, None
+            self._needs_login_since = None
+            await self._keep_cookies(force=True)  # a successful login check
         except NeedsLogin as exc:
-            self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
+            self._set_needs_login(str(exc))
         except WebLaneError as exc:
             self._set_error(str(exc))
 
     async def stop(self) -> None:
         self._stopped = True
+        relogin, self._relogin = self._relogin, None
+        if relogin is not None and not relogin.done():
+            relogin.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await relogin
         async with self._run_lock:
             await self._close_browser()
             self.lock.release()
@@ -167,13 +199,21 @@ class WebAccountBackend:
             for note in notes:
                 ctx.log(f"(at lane start) {note}")
             page = None
+            login_tried = False
             try:
                 await self._ensure_browser(ctx.log)
                 assert self._browser is not None
                 ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
                 page = await self._ensure_page()
-                text = await self._open_for(task, page, ctx)
+                try:
+                    text = await self._open_for(task, page, ctx)
+                except NeedsLogin as exc:  # nothing sent yet: with stored credentials, log in and go on
+                    login_tried = True
+                    if not await self._log_in_again(page, exc, ctx.log):
+                        raise
+                    text = await self._open_for(task, page, ctx)
                 self._health = HealthStatus.READY
+                self._needs_login_since = None
                 result = await self.driver.run(page, text)
                 self._threads.after_turn(page, page.url, task.route_key)
             except asyncio.CancelledError:
@@ -181,9 +221,10 @@ class WebAccountBackend:
                 await self._abandon_page(ctx)
                 raise
             except Exception as exc:
-                err = await self._after_error(exc, page, ctx, task)
+                err = await self._after_error(exc, page, ctx, task, may_log_in=not login_tried)
                 raise task_failure(err) from None
             self._last_error = None
+            await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
             self._tasks_on_browser += 1
             ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
             if self._tasks_on_browser >= self.browser_config.recycle_after:
@@ -232,9 +273,13 @@ class WebAccountBackend:
                 await self._ensure_browser(self._note)
                 page = await self._ensure_page()
                 self._threads.page_moved()
-                await self.driver.open(page, self.adapter.url, reload=True)
+                try:
+                    await self.driver.open(page, self.adapter.url, reload=True)
+                except NeedsLogin as exc:
+                    if not await self._log_in_again(page, exc, self._note):
+                        raise
             except NeedsLogin as exc:
-                self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
+                self._set_needs_login(str(exc))
                 return False, f"needs login: {exc}"
             except Exception as exc:  # whatever it is, the account cannot run now
                 if not self._browser_alive():
@@ -242,11 +287,16 @@ class WebAccountBackend:
                 self._set_error(f"probe: {exc}")
                 return False, str(exc)
             self._health, self._last_error = HealthStatus.READY, None
+            self._needs_login_since = None
+            await self._keep_cookies()
             return True, "logged in, prompt box ready"
 
-    async def _after_error(self, exc: Exception, page: Any, ctx: RunContext, task: TaskSpec) -> WebLaneError:
+    async def _after_error(
+        self, exc: Exception, page: Any, ctx: RunContext, task: TaskSpec, *, may_log_in: bool = False
+    ) -> WebLaneError:
         """Record what a failed attempt says about the account (health, evidence, a page or browser
-        to replace) and return it as a :class:`WebLaneError`; its kind decides the retry."""
+        to replace) and return it as a :class:`WebLaneError`; its kind decides the retry.
+        ``may_log_in``: a logout found here may still try an automatic login (not tried yet)."""
         if page is None and isinstance(exc, WebLaneError):
             # Nothing was sent: no browser (not found, did not start) or someone holds the profile.
             # The account rests so the lane does not hammer a profile that is not ours right now.
@@ -255,8 +305,11 @@ class WebAccountBackend:
                 ctx.log(f"not started: {exc}")
             return exc
         if isinstance(exc, NeedsLogin):
-            self._health, self._last_error = HealthStatus.NEEDS_LOGIN, str(exc)
             await self._evidence(page, ctx, task)
+            if may_log_in and await self._log_in_again(page, exc, ctx.log):
+                # Logged out mid-run and logged in again: the run is lost, the task is worth a retry.
+                return SiteError(f"logged out during the run and logged in again automatically: {exc}")
+            self._set_needs_login(str(exc))
             return exc
         await self._evidence(page, ctx, task)
         crashed = not self._browser_alive()
@@ -291,6 +344,102 @@ class WebAccountBackend:
         finally:
             self._logging_in = False
 
+    # ------------------------------------------------------------------ logged out
+    def _set_needs_login(self, message: str) -> None:
+        if self._health != HealthStatus.NEEDS_LOGIN or self._needs_login_since is None:
+            self._needs_login_since = time.time()
+        self._health, self._last_error = HealthStatus.NEEDS_LOGIN, message
+        cooldown = self.login_cooldown
+        if self.credentials is not None and cooldown.last_attempt is not None:
+            nxt = f"next try at {_clock_time(cooldown.next_try_wall())}"
+            self._last_error = (f"{message}; automatic login failed: {cooldown.last_error} ({nxt})"
+                                if cooldown.last_error else f"{message}; automatic login: {nxt}")
+
+    async def _log_in_again(self, page: Any, exc: NeedsLogin, say: Callable[[str], None]) -> bool:
+        """The account found itself logged out (``exc``): with stored credentials, fill the site's
+        login form and check the chat page is logged in, at most once per cooldown. True when it is
+        logged in again (``page`` is on the chat page, ready). Every message names sources only."""
+        if self.credentials is None or page is None:
+            return False
+        cooldown = self.login_cooldown
+        if not cooldown.may_try():
+            nxt = cooldown.next_try_wall()
+            say(f"automatic login: not tried again before {_clock_time(nxt)} (one try per "
+                f"{cooldown.cooldown_s:g} s; the last one at {_clock_time(cooldown.last_attempt_wall)} "
+                f"{'failed: ' + cooldown.last_error if cooldown.last_error else 'succeeded'})")
+            return False
+        cooldown.begin()
+        say(f"automatic login: {exc}; logging {self.account} in with its stored credentials "
+            f"({self.credentials.describe()})")
+        user = password = ""
+        try:
+            user, password = await read_credentials(self.credentials)
+            await fill_login_form(page, self.adapter, user, password)
+            await self.driver.open(page, self.adapter.url, reload=True)
+        except (CredentialError, RuntimeError, WebLaneError) as err:
+            why = scrub(str(err), user, password)
+            if isinstance(err, NeedsLogin):
+                why = f"still logged out after submitting the login form ({why})"
+            cooldown.failed(why)
+            say(f"automatic login failed: {why}; next try not before "
+                f"{_clock_time(cooldown.next_try_wall())}")
+            return False
+        say(f"automatic login: {self.account} is logged in again")
+        self._threads.page_moved()
+        await self._keep_cookies(force=True)
+        return True
+
+    def _maybe_relogin(self) -> None:
+        """Logged out with stored credentials: once the cooldown has passed, try again in the
+        background (the lane asks :meth:`available` every round; it stays False meanwhile)."""
+        if (self.credentials is None or self._stopped or not self.login_cooldown.may_try()
+                or (self._relogin is not None and not self._relogin.done())):
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # asked outside the event loop (a test, a snapshot): nothing to start
+            return
+        self._relogin = asyncio.ensure_future(self._relogin_now())
+
+    async def _relogin_now(self) -> None:
+        async with self._run_lock:
+            if self._stopped or self._health != HealthStatus.NEEDS_LOGIN:
+                return
+            page = None
+            try:
+                await self._ensure_browser(self._note)
+                page = await self._ensure_page()
+                self._threads.page_moved()
+                try:
+                    await self.driver.open(page, self.adapter.url, reload=True)
+                except NeedsLogin as exc:
+                    if not await self._log_in_again(page, exc, self._note):
+                        raise
+            except NeedsLogin as exc:
+                self._set_needs_login(str(exc))
+                return
+            except Exception as exc:  # the browser, not the login: the account cannot run now
+                self._set_error(f"automatic login: {exc}")
+                return
+            self._health, self._last_error = HealthStatus.READY, None
+            self._needs_login_since = None
+
+    def unavailable_reason(self) -> tuple[str, str] | None:
+        """Why this account takes no task now, and what would change it: (reason, action) with
+        action one of "login", "wait", "fix"; None when it can take one."""
+        if self._stopped:
+            return "stopped", "fix"
+        if self._logging_in:
+            return "an operator is logging in", "wait"
+        if self._health == HealthStatus.NEEDS_LOGIN:
+            since = f" since {_clock_time(self._needs_login_since)}" if self._needs_login_since else ""
+            reason = f"needs login{since} ({self._last_error})" if self._last_error else f"needs login{since}"
+            return reason, "login"
+        if self._health == HealthStatus.ERROR and time.monotonic() < self._rest_until:
+            again = time.time() + (self._rest_until - time.monotonic())
+            return f"{self._last_error} (tries again at {_clock_time(again)})", "wait"
+        return None
+
     # ------------------------------------------------------------------ browser lifecycle
     def _browser_alive(self) -> bool:
         return self._browser is not None and self._browser.is_alive()
@@ -309,7 +458,7 @@ class WebAccountBackend:
                 raise ProfileInUseError(
                     self.profile_dir, detail=f"account {self.account} is locked by MediaDesk pid {pid}"
                 )
-        self.profile_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_dir(self.profile_dir, what="browser profile")
         result = await asyncio.to_thread(
             self_check, self.profile_dir, self.lock, say, self.kill_grace_s, lock_was_free=lock_was_free
         )
@@ -372,6 +521,11 @@ class WebAccountBackend:
         elif outcome == "killed":
             ctx.log(f"canceled: browser did not answer within {self.kill_grace_s:g} s; killed it")
 
+    async def _keep_cookies(self, *, force: bool = False) -> None:
+        """Save the account's session cookies to its jar (only when they changed; see ``cookies.py``)."""
+        if self._browser is not None:
+            await self._browser.save_session_cookies(force=force)
+
     async def _kill_browser(self) -> None:
         browser, self._browser = self._browser, None
         self._page = None
@@ -404,14 +558,37 @@ class WebAccountBackend:
             self._rest_until = time.monotonic() + PROFILE_IN_USE_RETRY_S
 
 
+def _clock_time(ts: float | None) -> str:
+    """A wall-clock time for the operator: HH:MM:SS today, with the date otherwise."""
+    if ts is None:
+        return "?"
+    today = time.strftime("%Y-%m-%d", time.localtime(ts)) == time.strftime("%Y-%m-%d")
+    return time.strftime("%H:%M:%S" if today else "%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
 # ---------------------------------------------------------------------- construction
 def build_web_backend(
     config: AppConfig, workspace: Workspace, profile: ProfileConfig, account: AccountConfig
 ) -> WebAccountBackend:
+    adapter = adapter_for(config, workspace, profile)
+    credentials = None
+    if account.has_login_credentials:
+        if not adapter.has_login_form:
+            raise ConfigError(
+                f"account {account.name!r}: stored login credentials are configured, but site adapter "
+                f"{adapter.source or adapter.name} has no login form keys; add login_user, login_password "
+                "and login_submit (CSS selectors of the form at login_url) to it, or remove the credentials"
+            )
+        credentials = CredentialSource(
+            user_env=account.login_user_env, user_keyring=account.login_user_keyring,
+            password_env=account.login_password_env, password_keyring=account.login_password_keyring,
+        )
     return WebAccountBackend(
         account=account.name,
-        adapter=adapter_for(config, workspace, profile),
+        adapter=adapter,
         browser=config.browser,
         profile_dir=workspace.account_profile_dir(account.name, account.profile_dir),
         kill_grace_s=config.scheduler.kill_grace_s,
+        credentials=credentials,
+        login_cooldown_s=account.login_cooldown_s,
     )

@@ -23,6 +23,10 @@ Why it is built this way:
 * **Done** = that answer exists with non-empty text, ``busy`` is not visible, and the text has
   not changed for ``settle_ms`` measured from its LAST change. A site that hides its busy
   indicator before the last tokens, or pauses shorter than ``settle_ms``, is still read whole.
+* **Refused is not failed.** A site that says the account is busy or rate limited (a new
+  ``busy_selector`` banner, an ``error`` text or a whole answer matching the adapter's busy
+  wordings, see ``busy.py``) ends the run with :class:`SiteBusy` (a refusal: no attempt charged,
+  the account pauses for the wait the site states). Such a notice is never returned as an answer.
 
 Limits: selectors apply to the main document (not iframes or shadow roots); a full navigation
 after sending fails the run (:class:`SiteError`), because the watcher lives in the document.
@@ -35,8 +39,10 @@ type, send, wait and abort share the page's watcher state and one error translat
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -49,6 +55,7 @@ from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from mediadesk.providers.web.adapter import SiteAdapter
+from mediadesk.providers.web.busy import parse_wait
 from mediadesk.providers.web.errors import (
     AdapterMismatch,
     BadPrompt,
@@ -56,9 +63,12 @@ from mediadesk.providers.web.errors import (
     PageGone,
     RunCanceled,
     RunTimeout,
+    SiteBusy,
     SiteError,
     WebLaneError,
 )
+from mediadesk.providers.web.markdown import html_to_markdown
+from mediadesk.safefiles import UnsafePathError, ensure_private_dir, write_private_file
 
 __all__ = ["PageDriver", "RunResult", "RunTimings"]
 
@@ -147,6 +157,14 @@ def _is_closed(exc: BaseException) -> bool:
     return "has been closed" in msg or "Target crashed" in msg or "Target closed" in msg
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _plain(text: str, fmt: str) -> str:
+    """The reader's text of an answer (tags dropped from an ``html`` or ``markdown`` one), for the busy check."""
+    return html.unescape(_TAG.sub(" ", text)) if fmt in ("html", "markdown") else text
+
+
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
@@ -171,8 +189,9 @@ class PageDriver:
             "send": a.send,
             "error": a.error,
             "stop": a.stop_selector,
+            "refused": a.busy_selector,
             "newChat": a.new_chat,
-            "format": a.answer_format,
+            "format": "html" if a.answer_format == "markdown" else a.answer_format,
             "settleMs": a.settle_ms,
             "startTimeoutMs": a.start_timeout_s * 1000.0,
             "loginGraceMs": _LOGIN_GRACE_MS,
@@ -182,6 +201,7 @@ class PageDriver:
             "textGraceMs": _TEXT_GRACE_MS,
             "clearGraceMs": _CLEAR_GRACE_MS,
         }
+        self._busy = adapter.busy_matcher()
 
     # --- errors -----------------------------------------------------------------------------------
 
@@ -317,8 +337,8 @@ class PageDriver:
         ``on_progress`` is called each time the answer changes (use it as a heartbeat).
         Cancel by cancelling the task (CancelledError is re-raised) or by setting
         ``cancel_event`` (:class:`RunCanceled`); either way the stop button is clicked first,
-        best effort. Raises :class:`NeedsLogin`, :class:`SiteError`, :class:`RunTimeout`,
-        :class:`AdapterMismatch`, :class:`PageGone`.
+        best effort. Raises :class:`NeedsLogin`, :class:`SiteError`, :class:`SiteBusy` (a refusal),
+        :class:`RunTimeout`, :class:`AdapterMismatch`, :class:`PageGone`.
         """
         a = self.adapter
         if not text.strip():
@@ -352,13 +372,21 @@ class PageDriver:
             snap, progress = await self._await_answer(page, deadline, on_progress, cancel_event)
             state = snap["state"]
             if state == "error":
-                raise SiteError(f"the site showed an error: {snap['error'] or '(no text)'}")
+                said = snap["error"] or ""
+                if snap.get("refused") or self._busy.matches(said):
+                    where = f"busy_selector {a.busy_selector!r}" if snap.get("refused") else "error message"
+                    raise SiteBusy(said or "(no text)", where=where, wait_s=parse_wait(said))
+                raise SiteError(f"the site showed an error: {said or '(no text)'}")
             if state == "logged_out":
                 raise NeedsLogin(f"{a.name or a.url}: logged out during the run")
             if state == "no_start":
                 raise RunTimeout(f"no answer and no busy indicator within {a.start_timeout_s:g} s after sending")
             if state != "done":
                 raise SiteError("another run took over this page")
+            answer = (snap["text"] or "").strip()
+            plain = _plain(answer, a.answer_format)
+            if self._busy.is_busy_answer(plain):  # the whole "answer" is a busy notice: never stored
+                raise SiteBusy(plain, where="answer", wait_s=parse_wait(plain))
         except _Navigated as exc:
             await self._after_navigation(page, exc)
         except BaseException:
@@ -374,7 +402,9 @@ class PageDriver:
             total_ms=(end - t0) * 1000.0,
             progress_events=progress,
         )
-        return RunResult(answer=(snap["text"] or "").strip(), timings=timings)
+        if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop
+            answer = await asyncio.to_thread(html_to_markdown, answer)
+        return RunResult(answer=answer, timings=timings)
 
     async def _type_and_arm(self, page: Page, text: str) -> None:
         """Put ``text`` in the prompt box and arm the watcher; redone if the document changes."""
@@ -543,17 +573,19 @@ class PageDriver:
     async def evidence(self, page: Page, dir: Path, stem: str) -> list[Path]:
         """Save a full-page PNG and the page HTML for a failed run; returns what was written.
 
-        Never raises (except for task cancellation): evidence must not mask the real failure.
+        Never raises (except for task cancellation): evidence must not mask the real failure. Folder and
+        files are private (0700 / 0600) and written by us, never through a link planted at their names.
         """
         written: list[Path] = []
         try:
-            await asyncio.to_thread(dir.mkdir, parents=True, exist_ok=True)
-        except OSError as exc:
+            await asyncio.to_thread(ensure_private_dir, dir, what="evidence folder")
+        except (OSError, UnsafePathError) as exc:
             log.warning("evidence: cannot create %s: %s", dir, exc)
             return written
         png = dir / f"{stem}.png"
         try:
-            await page.screenshot(path=str(png), full_page=True, timeout=_EVIDENCE_TIMEOUT_S * 1000)
+            shot = await page.screenshot(full_page=True, timeout=_EVIDENCE_TIMEOUT_S * 1000)
+            await asyncio.to_thread(write_private_file, png, shot, "evidence file")
             written.append(png)
         except Exception as exc:
             log.warning("evidence: screenshot failed: %s", _first_line(exc))
@@ -561,7 +593,7 @@ class PageDriver:
         try:
             content = await asyncio.wait_for(page.content(), _EVIDENCE_TIMEOUT_S)
             header = f"<!-- saved by MediaDesk from {json.dumps(page.url)} -->\n"
-            html.write_text(header + content, encoding="utf-8")
+            await asyncio.to_thread(write_private_file, html, header + content, "evidence file")
             written.append(html)
         except Exception as exc:
             log.warning("evidence: page HTML failed: %s", _first_line(exc))

@@ -7,7 +7,9 @@ table or a per-call-site choice. So a missing browser (``CONFIG``) ends the task
 browser that crashed (``BROWSER_CRASH``) is retried on a fresh one.
 
 Two hints ride along where they matter: ``not_started`` (the work never began, e.g. someone else
-holds the profile: the attempt is not charged) and ``retry_after_s`` (how long to wait first).
+holds the profile: the attempt is not charged) and ``retry_after_s`` (how long to wait first; for a
+busy site, the wait it stated). A ``rate_limited`` kind (:class:`SiteBusy`) makes the failure a
+*refusal* (``TaskFailure.refusal``): never charged, the account pauses.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "ProfileInUseError",
     "RunCanceled",
     "RunTimeout",
+    "SiteBusy",
     "SiteError",
     "WebLaneError",
 ]
@@ -48,8 +51,9 @@ class WebLaneError(Exception):
     kind: ClassVar[ErrorKind] = ErrorKind.INTERNAL
     #: The work never began: the attempt is not charged (the task waits ``retry_after_s``).
     not_started: ClassVar[bool] = False
-    #: Wait at least this long before the next attempt; None = the lane's backoff.
-    retry_after_s: ClassVar[float | None] = None
+    #: Wait at least this long before the next attempt; None = the lane's backoff. (A class default;
+    #: an error may set its own, e.g. the wait a busy site states.)
+    retry_after_s: float | None = None
 
 
 # --- finding, starting and locking browsers ---------------------------------------------------------
@@ -136,6 +140,28 @@ class SiteError(WebLaneError):
     """The site showed an error, or behaved in a way that ends the run (retryable)."""
 
     kind = ErrorKind.SITE_ERROR
+
+
+class SiteBusy(WebLaneError):
+    """The site refused the run: the account is busy (another generation of it runs elsewhere) or
+    rate limited ("too many requests", "try again in 20 seconds"). Its capacity speaking, not a
+    failure of the task: its kind ``rate_limited`` makes the ``TaskFailure`` a refusal, never
+    charged; the account pauses for ``retry_after_s`` (what the site stated) or the lane's refusal
+    backoff. ``text`` is what the site said, ``where`` where it said it (banner, error, answer)."""
+
+    kind = ErrorKind.RATE_LIMITED
+
+    def __init__(self, text: str, *, where: str, wait_s: float | None = None) -> None:
+        self.text = text
+        self.where = where
+        self.retry_after_s = wait_s
+        shown = " ".join(text.split())
+        if len(shown) > 200:
+            shown = shown[:200] + "…"
+        msg = f"the site is busy and refused the run ({where}: {shown!r})"
+        if wait_s is not None:
+            msg += f"; it asks to wait {wait_s:g} s"
+        super().__init__(msg)
 
 
 class RunTimeout(WebLaneError):

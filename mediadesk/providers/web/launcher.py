@@ -12,6 +12,8 @@ Traps of Chromium driven over CDP, handled here:
   kernel ties that signal to the *thread* that forked, so ``spawn_chromium`` must run on a thread that
   lives as long as the browser: the event-loop thread (``start`` does exactly that).
 - A second Chromium on a profile in use exits with code 21.
+- Chromium drops session cookies whenever it closes; the account's session cookies are put back from
+  the profile's jar right after connecting and saved again before closing (``cookies.py``).
 
 One module of ~530 lines on purpose: start, record and close/kill are one state machine over one process
 tree (a failed start must kill exactly what close would), and splitting it would spread that state.
@@ -45,6 +47,7 @@ from mediadesk.providers.web._proctree import (
     send,
     wait_gone_sync,
 )
+from mediadesk.providers.web.cookies import CookieJar
 from mediadesk.providers.web.errors import BrowserStartError, ProfileInUseError
 from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.providers.web.selfcheck import (
@@ -56,6 +59,7 @@ from mediadesk.providers.web.selfcheck import (
     singleton_holder,
     write_browser_record,
 )
+from mediadesk.safefiles import ensure_private_dir, open_private_for_writing
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Playwright
@@ -124,14 +128,15 @@ def spawn_chromium(
     PDEATHSIG so the browser never outlives MediaDesk. Call it from a long-lived thread (see module doc).
     """
     profile_dir = Path(profile_dir)
-    profile_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ensure_private_dir(profile_dir, what="browser profile")
     with contextlib.suppress(FileNotFoundError):
         (profile_dir / "DevToolsActivePort").unlink()
     out: int | IO[bytes] = subprocess.DEVNULL
     log_file: IO[bytes] | None = None
     if log_path is not None:
         with contextlib.suppress(OSError):
-            log_file = open(log_path, "wb")  # noqa: SIM115 - the child keeps its own copy; we close ours
+            # 0600, never through a link (UnsafePathError stops the start): the child keeps its own copy
+            log_file = os.fdopen(open_private_for_writing(log_path, "browser log"), "wb")
             out = log_file
     try:
         return subprocess.Popen(
@@ -195,6 +200,7 @@ class OwnedBrowser:
         extra_args: Sequence[str] = (),
         start_timeout_s: float = 20.0,
         log: Callable[[str], None] | None = None,
+        keep_session_cookies: bool = True,
     ) -> None:
         self._pw = playwright
         self.executable = Path(executable)
@@ -209,6 +215,8 @@ class OwnedBrowser:
         self._port: int | None = None
         self._browser: Browser | None = None
         self._closed = False
+        #: The profile's session-cookie jar: restored at start, saved by the owner and at close.
+        self.cookie_jar = CookieJar(self.profile_dir) if keep_session_cookies else None
 
     # --- accessors -------------------------------------------------------------------------------------
 
@@ -256,7 +264,7 @@ class OwnedBrowser:
     async def start(self) -> None:
         if self._proc is not None or self._closed:
             raise RuntimeError("OwnedBrowser.start() may be called once")
-        self.profile_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        ensure_private_dir(self.profile_dir, what="browser profile")
         holder = singleton_holder(self.profile_dir)
         if holder is not None:
             raise ProfileInUseError(self.profile_dir, [holder], detail="found by Chromium's SingletonLock")
@@ -284,6 +292,27 @@ class OwnedBrowser:
             raise
         self._write_record()
         self._log(f"browser: chromium pid {self._proc.pid} listening on port {self._port} (CDP connected)")
+        if self.cookie_jar is not None:
+            try:  # before anything navigates: the first page load must already carry the login
+                await asyncio.wait_for(self.cookie_jar.restore(self.context, self._log), self.start_timeout_s)
+            except BaseException as exc:
+                self._kill_tree_now()
+                if isinstance(exc, TimeoutError):
+                    raise BrowserStartError(
+                        f"chromium pid {self._proc.pid} did not take the session cookies within "
+                        f"{self.start_timeout_s:g} s") from None
+                raise
+
+    async def save_session_cookies(self, *, force: bool = False, timeout_s: float = 5.0) -> bool:
+        """Save the profile's session cookies to its jar if they changed (see ``cookies.py``); never
+        raises for a browser that is gone or slow. True when the jar was written."""
+        if self.cookie_jar is None or not self.is_alive():
+            return False
+        try:
+            return await asyncio.wait_for(self.cookie_jar.save(self.context, self._log, force=force), timeout_s)
+        except Exception as exc:
+            self._log(f"session cookies: not saved ({type(exc).__name__})")
+            return False
 
     async def _wait_for_port(self) -> int:
         assert self._proc is not None
@@ -463,6 +492,8 @@ class OwnedBrowser:
         procs = self._tree()
         report = CloseReport(pids=[p.pid for p in procs])
         self._log(f"browser: closing chromium pid {self._proc.pid} ({len(procs)} processes, grace {grace_s:g} s)")
+        # Chromium forgets session cookies as it closes: keep them first (bounded by half the grace).
+        await self.save_session_cookies(force=True, timeout_s=max(0.1, grace_s / 2))
         if self._proc.poll() is None:
             delivered = await self._cdp_close(timeout_s=grace_s / 2)
             if not delivered and self._ps is not None:

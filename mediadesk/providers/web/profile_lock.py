@@ -19,6 +19,7 @@ import platformdirs
 
 from mediadesk.locking import OwnedFileLock, describe_holder
 from mediadesk.providers.web.errors import AccountLockedError, InstanceLockedError
+from mediadesk.safefiles import ensure_private_dir
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -40,11 +41,8 @@ def default_lock_dir() -> Path:
 
 
 def _ensure_private_dir(path: Path) -> None:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if hasattr(os, "getuid"):
-        st = path.lstat()
-        if path.is_symlink() or st.st_uid != os.getuid():
-            raise PermissionError(f"lock directory {path} is not a directory owned by this user; refusing it")
+    """0700 (created or tightened) whatever the umask; a link or another user's directory is refused."""
+    ensure_private_dir(path, what="lock directory")
 
 
 def _slug(text: str, limit: int = 40) -> str:

@@ -42,6 +42,7 @@ from mediadesk.providers.web._proctree import (
     protected_pids,
 )
 from mediadesk.providers.web.profile_lock import AccountLock
+from mediadesk.safefiles import write_private_file
 
 RECORD_NAME = ".mediadesk-browser.json"
 SINGLETON_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")
@@ -85,12 +86,8 @@ def _opt_float(value: object) -> float | None:
 
 
 def write_browser_record(profile_dir: Path, record: BrowserRecord) -> None:
-    path = Path(profile_dir) / RECORD_NAME
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(dataclasses.asdict(record), fh)
-    os.replace(tmp, path)
+    # private, through a fresh temp file renamed into place (never through a link)
+    write_private_file(Path(profile_dir) / RECORD_NAME, json.dumps(dataclasses.asdict(record)), "browser record")
 
 
 def remove_browser_record(profile_dir: Path) -> None:

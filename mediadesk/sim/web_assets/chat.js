@@ -32,6 +32,15 @@
     addMessage("error", message || "error");
   }
 
+  // A busy / rate-limit refusal shown as a banner, as real sites do (not as a chat message).
+  function showBusy(message) {
+    const note = document.createElement("div");
+    note.className = "notice busy";
+    note.setAttribute("role", "alert");
+    note.textContent = message || "too many requests, please wait";
+    messages.appendChild(note);
+  }
+
   function sessionExpired(message) {
     showError(message || "session expired");
     document.querySelectorAll(".avatar").forEach((el) => el.remove());
@@ -61,13 +70,19 @@
       let body = {};
       try { body = await res.json(); } catch (e) { /* not JSON */ }
       const message = body.message || ("HTTP " + res.status);
-      if (res.status === 401) sessionExpired(message); else showError(message);
+      if (res.status === 401) sessionExpired(message);
+      else if (res.status === 429 && body.style === "banner") showBusy(message);
+      else showError(message);
       return "error";
     }
     const msg = addMessage("assistant", "");
     msg.dataset.requestId = run.requestId;
     const node = document.createTextNode("");
-    msg.querySelector(".content").appendChild(node);
+    const content = msg.querySelector(".content");
+    content.appendChild(node);
+    // answer_style "markdown": the page keeps the Markdown source and re-renders it as HTML per token
+    const markdown = document.body.dataset.answerStyle === "markdown" && window.simchatMarkdown;
+    let source = "";
     const reader = res.body.getReader();
     const decoder = new TextDecoder("utf-8");
     let buf = "";
@@ -82,7 +97,12 @@
         if (!line) continue;
         const ev = JSON.parse(line);
         if (ev.t === "token") {
-          node.appendData(ev.d);
+          if (markdown) {
+            source += ev.d;
+            content.innerHTML = markdown.render(source);
+          } else {
+            node.appendData(ev.d);
+          }
         } else if (ev.t === "start") {
           msg.dataset.generationId = ev.id;
         } else if (ev.t === "done" || ev.t === "stopped") {

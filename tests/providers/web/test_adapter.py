@@ -127,7 +127,7 @@ def test_missing_required_key(tmp_path: Path) -> None:
         ("max_run_s = true", "'max_run_s' must be a number"),
         ("max_run_s = 0", "'max_run_s' must be greater than 0"),
         ("start_timeout_s = -1", "'start_timeout_s' must be greater than 0"),
-        ('answer_format = "markdown"', "'answer_format' must be one of text, html"),
+        ('answer_format = "rich"', "'answer_format' must be one of text, html, markdown"),
         ('instructions_mode = "append"', "'instructions_mode' must be one of prepend, none"),
         ("new_chat = 3", "'new_chat' must be a string"),
         ('error = "  "', "'error' must not be empty"),

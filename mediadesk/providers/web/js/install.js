@@ -2,18 +2,20 @@
 // anything is sent), focus the prompt box and select its content so the inserted text
 // replaces any draft, insert the text and wait until it can be sent.
   for (const s of [cfg.answer, cfg.busy, cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.send,
-                   cfg.error, cfg.stop]) all(s);
+                   cfg.error, cfg.stop, cfg.refused]) all(s);
   const KEY = '__mediadeskWatch';
   if (window[KEY]) window[KEY].dispose();
   const now = () => performance.now();
   const read = (el) => cfg.format === 'html' ? el.innerHTML : el.innerText;
-  const errorTexts = () => {
+  // Visible matches of a selector, counted by their text (a NEW match = more of a text than before).
+  const textsOf = (sel) => {
     const m = new Map();
-    for (const el of all(cfg.error)) if (visible(el)) {
+    for (const el of all(sel)) if (visible(el)) {
       const t = (el.innerText || '').trim(); m.set(t, (m.get(t) || 0) + 1);
     }
     return m;
   };
+  const errorTexts = () => textsOf(cfg.error);
   const findPrompt = () => {
     const c = all(cfg.prompt); const el = c.find(visible) || c[0];
     if (!el) return null;
@@ -34,13 +36,14 @@
   const w = {
     state: 'idle', version: 0, sentAt: 0, lastBusyAt: 0, lossAt: 0, busy: false,
     baseCount: all(cfg.answer).length, baseErrors: errorTexts(),
+    baseRefused: textsOf(cfg.refused), refused: false,
     text: null, firstAt: null, lastChange: null, doneAt: null, error: null, errorAt: null,
     waiters: [], timer: 0, unwatch: null,
   };
   const rel = (t) => t === null ? null : t - w.sentAt;
   const snap = () => ({
     state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
-    busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error,
+    busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error, refused: w.refused,
     first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt),
   });
   // Waiters are {res, progress}: progress waiters wake on every answer change, the others
@@ -72,6 +75,13 @@
       wake = left;
     } else w.lossAt = 0;
     if (w.state !== 'armed') return wakeIn(wake);
+    // A new `busy_selector` match: the site refused the run (busy / rate limited). It ends the run
+    // like an error (same login grace); Python reads `refused` and makes it a refusal.
+    if (cfg.refused && w.errorAt === null) {
+      for (const [txt, n] of textsOf(cfg.refused)) {
+        if (n > (w.baseRefused.get(txt) || 0)) { w.error = txt; w.errorAt = t; w.refused = true; break; }
+      }
+    }
     if (cfg.error && w.errorAt === null) {
       for (const [txt, n] of errorTexts()) {
         if (n > (w.baseErrors.get(txt) || 0)) { w.error = txt; w.errorAt = t; break; }

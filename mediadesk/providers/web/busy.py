@@ -1,0 +1,161 @@
+"""Telling a chat site's "busy" refusal from a failure: pure text rules, no page, no clock.
+
+A chat account refuses a run when it is busy (another generation of this account is running
+elsewhere) or rate limited ("too many messages", "try again in 20 seconds", "请求过于频繁，请稍后再试").
+That is the site's capacity speaking, not a failure of the task: the run must cost no attempt and the
+account must pause. The driver sees the refusal as text -- a banner (the adapter's
+``busy_selector``), an error message (``error``) or, on some sites, the assistant's "answer" itself --
+and asks a :class:`BusyMatcher`:
+
+* :meth:`BusyMatcher.matches`: a banner or error text that matches any busy pattern is a refusal
+  (these elements say nothing else, so one matching phrase is enough);
+* :meth:`BusyMatcher.is_busy_answer`: an ANSWER is a refusal only when the whole of it is a busy
+  notice: short (at most :data:`MAX_BUSY_ANSWER_CHARS`), matching a pattern, and with almost nothing
+  left once the busy phrases, a stated wait and filler words ("sorry", "please", "you've", "请", ...)
+  are taken out (at most :data:`MAX_LEFT_SHARE` of its letters). So "Please wait for the paint to dry
+  before the second coat." is an answer, while "Sorry, you've sent too many messages. Please try again
+  in 2 minutes." is a refusal. An answer that merely quotes such a phrase inside real content is never
+  refused;
+* :func:`parse_wait`: the wait the site states ("in 20 seconds", "2 minutes", "20 秒后"), if any.
+
+Patterns are Python regular expressions, matched case-insensitively anywhere in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "BUILTIN_BUSY_TEXT",
+    "MAX_BUSY_ANSWER_CHARS",
+    "MAX_LEFT_SHARE",
+    "BusyMatcher",
+    "parse_wait",
+]
+
+#: The built-in busy wordings (English and Chinese), used unless an adapter turns them off with
+#: ``busy_text_builtin = false``; an adapter's own ``busy_text`` patterns are added to them.
+BUILTIN_BUSY_TEXT: tuple[str, ...] = (
+    r"too many (?:requests|messages|attempts|prompts|conversations)",
+    r"rate[ -]?limit(?:ed|s)?\b",
+    r"(?:you(?:'ve| have)|you've) (?:reached|hit|exceeded) (?:the|your|our)\b.{0,40}?\blimit",
+    r"\blimit (?:reached|exceeded)\b",
+    r"please wait\b",
+    # A stated wait, not a bare "try again later": that is also how generic site errors end.
+    r"try again (?:in a (?:moment|minute|few (?:seconds|minutes))"
+    r"|(?:in|after) (?:about )?\d+(?:\.\d+)? ?(?:s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?)\b)",
+    r"already (?:generating|responding|answering|running)",
+    r"another (?:generation|response|reply|message|answer|request) is (?:already )?"
+    r"(?:in progress|running|being generated|underway)",
+    r"(?:is|are) (?:currently |still )?(?:generating|busy)\b",
+    r"wait (?:for|until) the (?:current|previous|other) (?:response|reply|answer|generation|message)",
+    r"at capacity\b",
+    r"请稍后(?:再试|重试)",
+    r"请稍候",
+    r"请求(?:过于|太)频繁",
+    r"(?:操作|发送|提问|消息)(?:过于|太)频繁",
+    r"(?:正在|仍在)(?:生成|回答|回复|输出)",
+    r"(?:已达到?|达到了?|超过了?|超出了?)(?:[^，。,.!！]{0,10})(?:上限|限制|限额)",
+    r"\d+(?:\.\d+)?\s*(?:秒钟?|分钟|小时)\s*(?:后|之后|以后)(?:再试|重试)?",
+)
+
+#: Longer answers are never taken for a busy notice (real notices are a sentence or two).
+MAX_BUSY_ANSWER_CHARS = 300
+#: An answer is a busy notice only if at most this share of its letters is left after taking out the
+#: busy phrases, the stated wait and filler words.
+MAX_LEFT_SHARE = 0.25
+
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+_EN_UNIT = r"(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\b"
+_EN_PART = rf"(\d+(?:\.\d+)?)\s*{_EN_UNIT}"
+#: "in 20 seconds", "after 2 minutes", "wait 30s", "in 1 minute and 30 seconds".
+_EN_WAIT = re.compile(
+    rf"\b(?:in|after|wait(?:ing)?(?:\s+for)?|within|for)\s+(?:about\s+|approximately\s+|~\s*)?"
+    rf"({_EN_PART}(?:\s*(?:,|and)?\s*{_EN_PART})*)",
+    re.IGNORECASE,
+)
+_EN_PARTS = re.compile(_EN_PART, re.IGNORECASE)
+_ZH_UNIT = {"秒": 1.0, "秒钟": 1.0, "分": 60.0, "分钟": 60.0, "小时": 3600.0, "个小时": 3600.0}
+#: "20 秒后", "2分钟后", "请等待 30 秒", "1 分钟 30 秒后".
+_ZH_PART = r"(\d+(?:\.\d+)?)\s*(秒钟|秒|分钟|分|个小时|小时)"
+_ZH_WAIT = re.compile(rf"((?:{_ZH_PART}\s*)+)(?:后|之后|以后)|(?:等待|等|稍等)\s*((?:{_ZH_PART}\s*)+)")
+_ZH_PARTS = re.compile(_ZH_PART)
+
+_FILLER_EN = re.compile(
+    r"\b(?:sorry|oops|apologies|unfortunately|please|kindly|you|you've|you're|your|we|we're|our|i|i'm|it|"
+    r"it's|this|that|there|here|the|a|an|is|are|was|were|has|have|had|been|be|will|would|can|could|may|"
+    r"might|just|now|right|currently|still|at|moment|again|later|shortly|soon|for|to|in|of|on|and|or|"
+    r"with|too|many|much|sent|send|sending|request|requests|message|messages|try|retry|wait|waiting|"
+    r"limit|limits|reached|exceeded|hit|while|until|account|conversation|chat|another|one|new|high|demand|due|"
+    r"capacity|busy|server|servers|more|few|minute|minutes|second|seconds|hour|hours|per|hourly|daily|"
+    r"time|back|come|thank|thanks|patience|generating|response|reply|answer|already|progress|running|"
+    r"after|before|other|current|previous)\b",
+    re.IGNORECASE,
+)
+_FILLER_ZH = re.compile(
+    r"抱歉|对不起|不好意思|您|你|的|了|请|稍后|稍候|再|试|重试|当前|目前|现在|太多|过多|次数|消息|请求|"
+    r"已经|已|达到|上限|限制|账号|账户|会话|对话|个|一下|中|后|等待|正在|生成|回答|回复|频繁|过于"
+)
+_LETTERS = re.compile(r"\w", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+
+
+def _sum_parts(parts: Iterable[tuple[str, str]], unit_of: dict[str, float] | None = None) -> float:
+    total = 0.0
+    for number, unit in parts:
+        if unit_of is not None:
+            total += float(number) * unit_of[unit]
+        else:
+            total += float(number) * _UNITS[unit[0].lower()]
+    return total
+
+
+def parse_wait(text: str) -> float | None:
+    """The wait a busy notice states, in seconds ("in 20 seconds" -> 20, "2 minutes" -> 120,
+    "20 秒后" -> 20, "in 1 minute and 30 seconds" -> 90), or None when it states none."""
+    if not text:
+        return None
+    found: list[tuple[int, float]] = []
+    if m := _EN_WAIT.search(text):
+        found.append((m.start(), _sum_parts(_EN_PARTS.findall(m.group(1)))))
+    if m := _ZH_WAIT.search(text):
+        chunk = m.group(1) or m.group(4) or ""
+        found.append((m.start(), _sum_parts(_ZH_PARTS.findall(chunk), _ZH_UNIT)))
+    if not found:
+        return None
+    seconds = min(found)[1]  # the first one the text states
+    return seconds if seconds > 0 else None
+
+
+class BusyMatcher:
+    """The busy patterns of one site adapter, compiled (case-insensitive)."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self.patterns = tuple(patterns)
+        self._compiled = tuple(re.compile(p, re.IGNORECASE) for p in self.patterns)
+
+    @classmethod
+    def for_site(cls, extra: Sequence[str] = (), *, builtin: bool = True) -> BusyMatcher:
+        return cls([*(BUILTIN_BUSY_TEXT if builtin else ()), *extra])
+
+    def matches(self, text: str | None) -> bool:
+        """A banner or error text: any busy phrase makes it a refusal."""
+        return bool(text) and any(p.search(text or "") for p in self._compiled)
+
+    def is_busy_answer(self, text: str | None) -> bool:
+        """The whole answer is a busy notice (see the module docstring); a real answer that mentions
+        a busy phrase is not."""
+        t = _SPACE.sub(" ", text or "").strip()
+        if not t or len(t) > MAX_BUSY_ANSWER_CHARS or not self.matches(t):
+            return False
+        total = len(_LETTERS.findall(t))
+        rest = t
+        for p in self._compiled:
+            rest = p.sub(" ", rest)
+        rest = _EN_WAIT.sub(" ", rest)
+        rest = _ZH_WAIT.sub(" ", rest)
+        rest = _FILLER_EN.sub(" ", rest)
+        rest = _FILLER_ZH.sub(" ", rest)
+        left = len(_LETTERS.findall(rest))
+        return left <= MAX_LEFT_SHARE * total

@@ -1,0 +1,228 @@
+"""Every file and directory MediaDesk creates is private and is never reached through a planted link.
+
+Why: a workspace holds prompts, results, evidence screenshots and browser profiles (cookies). A data dir,
+a ``--db`` or an export may sit in a directory others can write (a shared temp dir, a shared disk); there a
+symlink planted at a name we are about to create would make us write, truncate or chmod the file it points
+to. So, whatever the umask (000 and 077 give the same result):
+
+- a new file is created with ``O_CREAT | O_EXCL | O_NOFOLLOW`` at 0600 and then ``fchmod``-ed to 0600;
+- a file we rewrite goes to a fresh private temp file beside it that is renamed over it (readers never see
+  half a file, and a rename replaces a path without following it); a link already there is refused;
+- a directory we create is 0700 (parents we create too); one of ours that exists is tightened to 0700;
+  a symlink where one of our directories belongs is refused, as is one owned by another user.
+
+This module sits below ``locking`` (it imports nothing of MediaDesk) so every layer can use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from pathlib import Path
+
+__all__ = [
+    "DIR_MODE",
+    "FILE_MODE",
+    "O_NOFOLLOW",
+    "UnsafePathError",
+    "create_private_file",
+    "ensure_private_dir",
+    "open_private_for_writing",
+    "refuse_symlink",
+    "tighten_file",
+    "write_private_file",
+]
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+O_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
+_O_CLOEXEC: int = getattr(os, "O_CLOEXEC", 0)
+_O_DIRECTORY: int = getattr(os, "O_DIRECTORY", 0)
+_O_NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)
+
+
+class UnsafePathError(Exception):
+    """A path where MediaDesk keeps a file or directory is a symbolic link, not what it should be, or
+    belongs to another user. The message names the path and what to do."""
+
+    def __init__(self, path: Path, why: str, hint: str = "") -> None:
+        self.path = Path(path)
+        super().__init__(f"{path} {why}" + (f". {hint}" if hint else ""))
+
+    @classmethod
+    def symlink(cls, path: Path, what: str = "file") -> UnsafePathError:
+        try:
+            target = f" (to {os.readlink(path)})"
+        except OSError:
+            target = ""
+        return cls(
+            path, f"is a symbolic link{target}, and MediaDesk never uses a {what} of its own through a link",
+            f"If you did not create it, someone else may have: remove it (rm {str(path)!r}) or choose another path",
+        )
+
+
+def refuse_symlink(path: Path, what: str = "file") -> None:
+    """Raise :class:`UnsafePathError` when ``path`` is a symbolic link (dangling or not)."""
+    if os.path.islink(path):
+        raise UnsafePathError.symlink(Path(path), what)
+
+
+def _our_uid() -> int | None:
+    return os.geteuid() if hasattr(os, "geteuid") else None
+
+
+def _fchmod(fd: int, mode: int) -> None:
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
+
+
+def create_private_file(path: Path) -> int:
+    """Create ``path``, which must not exist (nor be a link), mode 0600; return a write-only fd.
+
+    Raises ``FileExistsError`` when anything (a file, a link, a dangling link) is already there.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | _O_CLOEXEC, FILE_MODE)
+    try:
+        _fchmod(fd, FILE_MODE)  # the umask may have removed bits (or a mode-0 umask added none)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_private_for_writing(path: Path, what: str = "file") -> int:
+    """Open ``path`` for writing from its start (created 0600 if missing, truncated if there); a symlink
+    there is refused, never followed. For files we rewrite in place (a browser's log)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | O_NOFOLLOW | _O_CLOEXEC, FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError.symlink(Path(path), what) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePathError(Path(path), "is not a regular file")
+        _fchmod(fd, FILE_MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_private_file(path: Path, data: bytes | str, what: str = "file") -> None:
+    """Replace the content of ``path`` atomically with a private (0600) file.
+
+    A symlink at ``path`` is refused (:class:`UnsafePathError`); one planted between the check and the
+    rename is replaced, never followed.
+    """
+    path = Path(path)
+    refuse_symlink(path, what)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = create_private_file(tmp)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def tighten_file(path: Path, what: str = "file") -> None:
+    """Make an existing file of ours 0600 (files written by older versions were 0644). Missing: no-op.
+    A link is refused; a file of another user or on a read-only file system is left as it is."""
+    try:
+        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | _O_CLOEXEC | _O_NONBLOCK)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError.symlink(Path(path), what) from None
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            return
+        raise
+    try:
+        st = os.fstat(fd)
+        uid = _our_uid()
+        if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and (uid is None or st.st_uid == uid):
+            with contextlib.suppress(PermissionError):
+                try:
+                    _fchmod(fd, FILE_MODE)
+                except OSError as exc:
+                    if exc.errno != errno.EROFS:
+                        raise
+    finally:
+        os.close(fd)
+
+
+def ensure_private_dir(
+    path: Path, *, ours: bool = True, tighten: bool = True, what: str = "directory"
+) -> Path:
+    """Create ``path`` and any missing parents, each 0700 whatever the umask; return ``path``.
+
+    ``ours`` (a directory MediaDesk keeps: the data dir, ``profiles/``, ``evidence/``, a profile): it must
+    be a real directory (not a link) owned by this user, else :class:`UnsafePathError`; an existing one is
+    tightened to 0700 unless ``tighten`` is false. ``ours=False`` (the folder a ``--db`` goes to): an
+    existing one is used as it is.
+    """
+    path = Path(path)
+    missing: list[Path] = []
+    probe = path
+    while not os.path.lexists(probe) and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, DIR_MODE)
+        except FileExistsError:
+            continue  # made meanwhile by another thread or process: checked below like any existing one
+        _chmod_dir(d)
+    if not ours:
+        if not path.is_dir():
+            raise UnsafePathError(path, "is not a directory", "Choose a folder path")
+        return path
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise UnsafePathError(path, "disappeared while MediaDesk was creating it") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafePathError.symlink(path, what)
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafePathError(path, f"is not a directory, and MediaDesk keeps a {what} there",
+                              "Move it away or choose another path")
+    uid = _our_uid()
+    if uid is not None and st.st_uid != uid:
+        raise UnsafePathError(
+            path, f"belongs to another user (uid {st.st_uid}), and MediaDesk keeps private files there",
+            "Use a folder of your own",
+        )
+    if tighten and st.st_mode & 0o077:
+        try:
+            _chmod_dir(path)
+        except OSError as exc:
+            if exc.errno != errno.EROFS:  # a read-only disk: nothing will be written there anyway
+                raise
+    return path
+
+
+def _chmod_dir(path: Path) -> None:
+    """chmod 0700 through a descriptor opened without following links."""
+    if not hasattr(os, "fchmod") or not _O_DIRECTORY:
+        os.chmod(path, DIR_MODE)
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | O_NOFOLLOW | _O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError.symlink(Path(path), "directory") from None
+        raise
+    try:
+        os.fchmod(fd, DIR_MODE)
+    finally:
+        os.close(fd)

@@ -1,0 +1,74 @@
+// SimChat's Markdown renderer for `answer_style = "markdown"`: turns the streamed Markdown source into
+// the kind of HTML real chat sites show (shaped after ChatGPT / Open WebUI): paragraphs, bold, italics,
+// inline code, lists, and fenced code blocks with a header (language, a copy button with an SVG icon),
+// plus the comment markers frameworks leave in the DOM (<!--[-->, <!---->). It renders half-written
+// Markdown too (an unclosed fence is a code block to the end), since it runs again on every token.
+"use strict";
+window.simchatMarkdown = (() => {
+  const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const COPY_ICON = '<svg width="24" height="24" viewBox="0 0 24 24" fill="none" class="icon-sm" aria-hidden="true">' +
+    '<path d="M7 5a3 3 0 0 1 3-3h9a3 3 0 0 1 3 3v9a3 3 0 0 1-3 3h-2v2a3 3 0 0 1-3 3H5a3 3 0 0 1-3-3v-9a3 3 0 0 1 3-3h2V5Z"' +
+    ' fill="currentColor"></path></svg>';
+
+  function inline(text) {
+    let out = "";
+    const parts = text.split(/(`[^`]*`)/);
+    for (const part of parts) {
+      if (part.length > 1 && part.startsWith("`") && part.endsWith("`")) {
+        out += "<code>" + esc(part.slice(1, -1)) + "</code>";
+        continue;
+      }
+      out += esc(part)
+        .replace(/\*\*([^*]+)\*\*/g, '<strong data-start="0">$1</strong>')
+        .replace(/\*([^*\s][^*]*)\*/g, "<em>$1</em>");
+    }
+    return out;
+  }
+
+  function codeBlock(lang, lines) {
+    const label = lang || "text";
+    return '<pre class="overflow-visible!" data-v-4f1b2c><div class="contain-inline-size rounded-md">' +
+      '<div class="flex items-center text-token-text-secondary px-4 py-2 text-xs">' + esc(label) +
+      '<div class="flex gap-1 items-center"><button class="copy-code flex gap-1 items-center" aria-label="Copy">' +
+      COPY_ICON + "Copy code</button></div></div>" +
+      '<div class="overflow-y-auto p-4" dir="ltr"><code class="whitespace-pre! hljs language-' + esc(label) + '">' +
+      esc(lines.join("\n")) + "</code></div></div></pre><!---->";
+  }
+
+  function render(source) {
+    const lines = source.split("\n");
+    const html = ["<!--[-->"];
+    let para = [];
+    let list = null;
+    const flushPara = () => {
+      if (para.length) html.push('<p data-start="0">' + inline(para.join(" ")) + "</p>");
+      para = [];
+    };
+    const flushList = () => {
+      if (list) html.push("<ul>" + list.map((li) => "<li><!---->" + inline(li) + "</li>").join("") + "</ul>");
+      list = null;
+    };
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      const fence = line.match(/^```(\S*)\s*$/);
+      if (fence) {
+        flushPara(); flushList();
+        const code = [];
+        i += 1;
+        while (i < lines.length && !/^```\s*$/.test(lines[i])) { code.push(lines[i]); i += 1; }
+        html.push(codeBlock(fence[1], code));
+        continue;
+      }
+      const item = line.match(/^[-*] (.*)$/);
+      if (item) { flushPara(); (list = list || []).push(item[1]); continue; }
+      if (!line.trim()) { flushPara(); flushList(); continue; }
+      flushList();
+      para.push(line);
+    }
+    flushPara(); flushList();
+    html.push("<!--]-->");
+    return html.join("");
+  }
+
+  return { render };
+})();

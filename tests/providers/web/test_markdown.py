@@ -1,0 +1,155 @@
+"""``answer_format = "markdown"``: the answer's HTML back to Markdown, on markup shaped like real chat
+sites (ChatGPT, Open WebUI), and end to end on the chat simulator rendering Markdown in a real Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from mediadesk.providers.web.adapter import AdapterError, parse_adapter
+from mediadesk.providers.web.login import login_with_form
+from mediadesk.providers.web.markdown import html_to_markdown
+from mediadesk.scheduler import Scheduler
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer, markdown_answer
+from mediadesk.workspace import Workspace, resources_dir
+from tests.support import make_config, tasks_of
+
+# Shaped after ChatGPT's answer markup (2025): data-start/end attributes everywhere, a code block whose
+# <pre> holds a header with the language and Copy/Edit buttons with SVG icons, React's <!-- --> comments.
+CHATGPT = """
+<div class="markdown prose w-full break-words dark:prose-invert light">
+<p data-start="0" data-end="42">Here is <strong data-start="8"
+data-end="14">bold</strong> and <em>italic</em><!-- --> text with <code>inline_code</code>.</p>
+<h3 data-start="44" data-end="55">Steps</h3>
+<ol data-start="57" data-end="120"><li data-start="57"><p data-start="60">First step</p></li>
+<li><p>Read the <a href="https://example.com/docs" target="_blank" rel="noopener"
+class="cursor-pointer">docs</a></p></li></ol>
+<pre class="overflow-visible!" data-start="122"><div class="contain-inline-size rounded-2xl relative">
+<div class="flex items-center text-token-text-secondary px-4 py-2 text-xs font-sans justify-between h-9">bash</div>
+<div class="sticky top-9"><div class="absolute end-0 bottom-0 flex h-9 items-center pe-2"><div class="flex gap-4">
+<button class="flex gap-1 items-center select-none py-1" aria-label="Copy"><svg width="24" height="24"
+viewBox="0 0 24 24" fill="none" xmlns="http://www.w3.org/2000/svg" class="icon-xs"><path fill-rule="evenodd"
+d="M7 5C7 3.34315 8.34315 2 10 2H19"></path></svg>Copy</button><span data-state="closed"><button
+class="flex items-center gap-1 py-1 select-none"><svg width="24" height="24"><path d="M2 2"></path></svg>Edit</button>
+</span></div></div></div><div class="overflow-y-auto p-4" dir="ltr"><code
+class="whitespace-pre! language-bash"><span><span>pip install markdownify
+</span></span><span>echo "a*b_c"</span></code></div></div></pre>
+<table data-start="190"><thead><tr><th>Key</th><th>Value</th></tr></thead>
+<tbody><tr><td>retries</td><td><strong>2</strong></td></tr><tr><td>mode</td><td>fast</td></tr></tbody></table>
+<script>window.__oai_logHTML&&window.__oai_logHTML()</script><style>.x{color:red}</style>
+</div>
+"""
+
+CHATGPT_MD = """Here is **bold** and *italic* text with `inline_code`.
+
+### Steps
+
+1. First step
+2. Read the [docs](https://example.com/docs)
+
+```bash
+pip install markdownify
+echo "a*b_c"
+```
+
+| Key | Value |
+| --- | --- |
+| retries | **2** |
+| mode | fast |"""
+
+# Shaped after Open WebUI (Svelte 5): hydration comments <!--[--> <!--]--> <!---->, svelte-xxx classes,
+# dir="auto" paragraphs, and a code block whose language label and copy button sit BESIDE the <pre>.
+OPEN_WEBUI = """
+<!--[--><div class="markdown-prose svelte-1ll7xq7"><!--[--><h2 dir="auto" class="svelte-1ll7xq7">Result</h2><!---->
+<p dir="auto">Use <em>both</em> options:</p><!---->
+<ul dir="auto"><!--[--><li class="text-start" dir="auto"><!--[-->fast mode<!--]--></li><li dir="auto">a <code
+class="codespan cursor-pointer">--flag</code> for safety</li><!--]--></ul><!---->
+<div class="relative my-2 flex flex-col rounded-lg" dir="ltr"><div class="text-text-300 absolute pl-4 py-1.5
+text-xs font-medium">python</div><div class="sticky top-8 mb-1 py-1 pr-2.5 flex items-center justify-end z-10">
+<div class="flex items-center gap-0.5"><button class="flex gap-1 items-center run-code-button">Run</button>
+<button class="copy-code-button bg-none border-none">Copy</button></div></div>
+<pre class="hljs p-4 px-5 overflow-x-auto"><code class="language-python rounded-t-none whitespace-pre text-sm"><span
+class="hljs-keyword">for</span> i <span class="hljs-keyword">in</span> <span class="hljs-built_in">range</span>(<span
+class="hljs-number">3</span>):
+    <span class="hljs-built_in">print</span>(i)</code></pre><!----></div><!---->
+<p dir="auto">Done.</p><!--]--></div><!--]-->
+"""
+
+OPEN_WEBUI_MD = """## Result
+
+Use *both* options:
+
+- fast mode
+- a `--flag` for safety
+
+```python
+for i in range(3):
+    print(i)
+```
+
+Done."""
+
+
+def test_chatgpt_shaped_answer_keeps_markup_and_drops_chrome() -> None:
+    out = html_to_markdown(CHATGPT)
+    assert out == CHATGPT_MD
+    for chrome in ("Copy", "Edit", "svg", "<!--", "data-start", "__oai", "color:red"):
+        assert chrome not in out
+
+
+def test_open_webui_shaped_answer_keeps_markup_and_drops_chrome() -> None:
+    out = html_to_markdown(OPEN_WEBUI)
+    assert out == OPEN_WEBUI_MD
+    for chrome in ("Run", "Copy", "svelte", "<!--"):
+        assert chrome not in out
+
+
+def test_plain_text_and_special_characters() -> None:
+    assert html_to_markdown("just text") == "just text"
+    assert html_to_markdown("") == ""
+    # Markdown characters typed by the model as text stay text (escaped), inside code they stay as they are
+    assert html_to_markdown("<p>2*3 = 6 and a_b</p>") == r"2\*3 = 6 and a\_b"
+    assert html_to_markdown("<p>中文 <strong>粗体</strong> 🚀</p>") == "中文 **粗体** 🚀"
+    assert html_to_markdown("<pre><code>x = 1</code></pre>") == "```\nx = 1\n```"
+    assert html_to_markdown('<pre data-language="rust"><code>fn main() {}</code></pre>') == "```rust\nfn main() {}\n```"
+
+
+def test_adapter_accepts_markdown_and_rejects_other_formats() -> None:
+    base = {"url": "http://127.0.0.1:1/chat", "logged_in": ".a", "prompt": "textarea", "answer": ".x",
+            "busy": ".b", "send": "button"}
+    assert parse_adapter({**base, "answer_format": "markdown"}, "t.toml").answer_format == "markdown"
+    with pytest.raises(AdapterError, match="answer_format"):
+        parse_adapter({**base, "answer_format": "md"}, "t.toml")
+
+
+@pytest.mark.browser
+async def test_markdown_answer_from_a_site_that_renders_markdown(workspace: Workspace, tmp_path: Path) -> None:
+    """The simulator renders its answer from Markdown (bold, list, a fenced code block with a copy
+    button and an SVG icon, framework comments); the stored result is the Markdown it was made from."""
+    sites = tmp_path / "sites"
+    sites.mkdir()
+    simchat = (resources_dir() / "sites" / "simchat.toml").read_text(encoding="utf-8")
+    (sites / "simchat-md.toml").write_text(simchat + '\nanswer_format = "markdown"\n', encoding="utf-8")
+    async with WebSimServer(WebSimConfig(time_scale=0.005, answer_style="markdown")) as sim:
+        cfg = make_config(
+            [{"name": "chat", "kind": "web", "site": "simchat-md", "url": sim.chat_url}],
+            [{"name": "acct-md", "profile": "chat"}],
+            browser={"sites_dir": str(sites)},
+        )
+        await login_with_form(cfg, workspace, "acct-md", sim.login_url,
+                              fields={"#account": "acct-md", "#password": "pw"},
+                              submit="button.login", logged_in=".avatar")
+        prompts = {"m1": "explain doubling", "m2": "第二个问题 🚀"}
+        async with Scheduler(cfg, workspace) as s:
+            s.submit([s.new_task(t, "chat", p) for t, p in prompts.items()])
+            await asyncio.wait_for(s.wait_idle(), 120)
+        sent = {g["prompt"]: g["answer"] for g in sim.stats()["generations"]}
+    tasks = tasks_of(workspace)
+    for tid, prompt in prompts.items():
+        assert tasks[tid].state == "success", (tasks[tid].state, tasks[tid].error_message)
+        typed = next(p for p in sent if p.endswith(prompt))
+        assert sent[typed] == markdown_answer(typed)  # the site streamed exactly this Markdown
+        assert tasks[tid].result == markdown_answer(typed)
+        assert "Copy code" not in (tasks[tid].result or "")
