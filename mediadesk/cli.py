@@ -27,6 +27,7 @@ from typing import Any, TextIO
 
 from mediadesk.config import AppConfig, ConfigError, load_config, missing_api_keys
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
+from mediadesk.core.paths import evidence_name
 from mediadesk.core.states import TERMINAL_STATES, TaskState
 from mediadesk.locking import LockError
 from mediadesk.safefiles import UnsafePathError
@@ -586,7 +587,7 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
             store.close()
         for rec in recs:
             done = f"  [resolved: {rec.resolution}]" if rec.resolution else ""
-            evidence = ws.evidence_dir / rec.task_id
+            evidence = ws.evidence_dir / evidence_name(rec.task_id)
             ev = f"  evidence: {evidence}" if evidence.is_dir() else ""
             print(f"{rec.task_id}\t{rec.profile}\t{rec.error_kind}: {rec.error_message}{done}{ev}")
         print(f"{len(recs)} exception(s)", file=sys.stderr)

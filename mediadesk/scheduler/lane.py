@@ -22,6 +22,7 @@ from pathlib import Path
 
 from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.paths import evidence_name
 from mediadesk.core.picker import PriorityPicker
 from mediadesk.core.policy import RetryPolicy
 from mediadesk.core.states import HeartbeatResult, ModelKind, TaskState
@@ -375,7 +376,7 @@ class Lane:
         rec = run.rec
         try:
             spec = self._resolve(rec)
-            ctx = _Ctx(self, run, self._evidence_root / rec.task_id)
+            ctx = _Ctx(self, run, self._evidence_root / evidence_name(rec.task_id))
             work: asyncio.Task[str] = asyncio.create_task(self.backend.run(spec, ctx), name=f"work:{rec.task_id}")
             try:
                 await self._watch(run, work)

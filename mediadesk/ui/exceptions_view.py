@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mediadesk.core.paths import evidence_name
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import LogLine, TaskRecord
@@ -52,7 +53,7 @@ __all__ = ["ExceptionsView", "read_exception_detail"]
 def read_exception_detail(db_path: Path, evidence_dir: Path, task_id: str) -> tuple[list[LogLine], list[Path]]:
     """Blocking (worker thread): the task's stored log and its evidence files, if any."""
     _rec, logs = fetch_task_detail(db_path, task_id)
-    d = evidence_dir / task_id
+    d = evidence_dir / evidence_name(task_id)
     files = sorted(p for p in d.iterdir() if p.is_file()) if d.is_dir() else []
     return logs, files
 

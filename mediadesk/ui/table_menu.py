@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QObject, QPoin
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QTableView, QWidget
 
+from mediadesk.core.paths import evidence_name
 from mediadesk.store.reader import TaskReader
 from mediadesk.ui.actions import WindowActions
 from mediadesk.ui.filter_bar import FilterBar
@@ -144,7 +145,7 @@ class TableMenu(QObject):
                   lambda: self.copy_texts(ids, "result"))
         menu.addAction(a.copy_rows)
         menu.addSeparator()
-        evidence = self.evidence_dir / row.task_id if row is not None else None
+        evidence = self.evidence_dir / evidence_name(row.task_id) if row is not None else None
         act = self._add(menu, "menuOpenEvidence", self.tr("Open evidence folder"),
                         lambda: self.open_evidence(evidence))
         act.setEnabled(evidence is not None and evidence.is_dir())
