@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -27,13 +28,14 @@ from typing import Any, TextIO
 from mediadesk.config import AppConfig, ConfigError, load_config, missing_api_keys
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.paths import evidence_name
-from mediadesk.core.states import TaskState
+from mediadesk.core.states import TERMINAL_STATES, TaskState
 from mediadesk.locking import LockError
 from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler import Scheduler
-from mediadesk.scheduler.events import TaskChanged
+from mediadesk.scheduler.events import StorageFailed, TaskChanged
 from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
 from mediadesk.store import SchemaError, TaskReader, TaskStore
+from mediadesk.store.errors import StorageError, StoreLostError
 from mediadesk.store.export import EXPORT_FORMATS, ExportError, export_tasks, export_to_file
 from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.workspace import Workspace
@@ -77,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=["jsonl", "csv"], help="batch format (default: by extension/content)")
     r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
     r.add_argument("--quiet", action="store_true", help="no progress, summary only")
+    r.add_argument("--summary-json", type=Path, metavar="FILE",
+                   help="also write the outcome as JSON: exit code, storage error, and each task's state "
+                   "as read back from the database file at the end")
 
     e = sub.add_parser("export", help="write results as JSONL, CSV, XLSX or a Markdown table")
     e.add_argument("--db", type=Path, help="database file (default: <data dir>/mediadesk.db)")
@@ -178,6 +183,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     return await run_batch(
         args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
         retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
+        summary_json=args.summary_json,
     )
 
 
@@ -191,9 +197,15 @@ async def run_batch(
     retry_failed: bool = False,
     quiet: bool = False,
     config_path: Path | None = None,
+    summary_json: Path | None = None,
 ) -> int:
     """Run one batch file headless until every task of it is terminal; returns the exit code.
-    ``mediadesk run`` and ``mediadesk demo`` both come here."""
+    ``mediadesk run`` and ``mediadesk demo`` both come here.
+
+    Nothing is reported that is not in the database file: the counts are read back from it, after
+    checking (again after the scheduler has stopped) that the file at the path is still the one the
+    run wrote. A storage fault (file deleted or replaced, disk full, I/O error) ends the run with
+    its message and exit code 2."""
     ws = _workspace(config, data_dir, db)
     parsed = parse_batch_file(
         batch, fmt=fmt, known_profiles=[p.name for p in config.profiles],
@@ -205,24 +217,43 @@ async def run_batch(
         raise UserError(f"nothing to run in {batch}: {what}")
     sched = Scheduler(config, ws)
     sched.open()  # a LockError (database or data dir in use) before any work
+    store = sched.store  # kept past stop(): its file identity check needs no connection
+    ids: list[str] = []
+    states: dict[str, tuple[str, str]] = {}
+    interrupted = False
+    failure: StorageError | None = None
     try:
-        _check_api_keys(sched, parsed, batch.name, retry_failed)
-        res, ids = sched.submit_rows(parsed.rows, batch=batch.name)
-        print(
-            f"batch {batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
-            f"{len(res.existing)} already in {ws.db_path.name}), {len(parsed.errors)} rejected",
-            flush=True,
-        )
-        if retry_failed:
-            n = sched.retry(ids)
-            if n:
-                print(f"re-queued {n} failed/canceled task(s)", flush=True)
-        await sched.start()
-        interrupted = await _run_until_done(sched, ids, quiet=quiet, config_path=config_path)
-        states = sched.store.states_of(ids)
+        try:
+            _check_api_keys(sched, parsed, batch.name, retry_failed)
+            res, ids = sched.submit_rows(parsed.rows, batch=batch.name)
+            print(
+                f"batch {batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
+                f"{len(res.existing)} already in {ws.db_path.name}), {len(parsed.errors)} rejected",
+                flush=True,
+            )
+            if retry_failed:
+                n = sched.retry(ids)
+                if n:
+                    print(f"re-queued {n} failed/canceled task(s)", flush=True)
+            await sched.start()
+            interrupted = await _run_until_done(sched, ids, quiet=quiet, config_path=config_path)
+            if sched.storage_error is None:
+                store.verify()
+                states = store.states_of(ids)
+        except StorageError as exc:
+            failure = exc
     finally:
         await sched.stop()
-    return _summary(states, ids, parsed, ws, interrupted)
+    failure = sched.storage_error or failure
+    if failure is None:
+        try:
+            store.verify()  # one last time, after the last write: the file at the path is ours
+        except StorageError as exc:
+            failure = exc
+    if failure is not None:
+        return _storage_failure(failure, ids, parsed, ws, summary_json)
+    rc = _summary(states, ids, parsed, ws, interrupted)
+    return _write_summary_json(summary_json, rc, ws, ids, states, parsed, interrupted=interrupted)
 
 
 def _check_api_keys(sched: Scheduler, parsed: ParsedBatch, batch: str, retry_failed: bool) -> None:
@@ -296,9 +327,28 @@ async def _run_until_done(
     for sig in signals:
         loop.add_signal_handler(sig, stop.set)
     progress = _Progress(sched, ids, quiet=quiet)
-    unsubscribe = sched.bus.subscribe(progress.on_event)
+
+    def on_event(ev: object) -> None:
+        progress.on_event(ev)
+        if isinstance(ev, StorageFailed):
+            stop.set()  # wake at once; the caller reports it (sched.storage_error)
+
+    unsubscribe = sched.bus.subscribe(on_event)
+    next_poll = loop.time() + _DB_POLL_S  # _Progress has just read them
+    storage_failed = False
     try:
-        while not progress.done():
+        while True:
+            if sched.storage_error is not None:
+                return False
+            if loop.time() >= next_poll:
+                # Follow the database, not only our own events: another process may end our tasks
+                # (`mediadesk cancel ID`), and only the table says so. Polled at most once a second,
+                # and never more than ~5 % of the time on a big batch.
+                t0 = time.perf_counter()
+                progress.poll_db()
+                next_poll = loop.time() + max(_DB_POLL_S, 20 * (time.perf_counter() - t0))
+            if progress.done():
+                break
             if stop.is_set():
                 print("\ninterrupted: running tasks go back to pending and resume on the next run",
                       file=sys.stderr)
@@ -310,13 +360,21 @@ async def _run_until_done(
             progress.render()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=0.5)
+        sched.store.verify()  # the last progress line only for a file that is still ours
         progress.render(final=True)
         return False
+    except StorageError:
+        storage_failed = True
+        raise
     finally:
         unsubscribe()
-        progress.close()
+        progress.close(storage_failed=storage_failed or sched.storage_error is not None)
         for sig in signals:
             loop.remove_signal_handler(sig)
+
+
+#: How often the run reads its tasks' states back from the database (seconds, at least).
+_DB_POLL_S = 1.0
 
 
 class _Progress:
@@ -357,6 +415,14 @@ class _Progress:
         if isinstance(ev, TaskChanged) and ev.task_id in self._state:
             self._state[ev.task_id] = ev.state
 
+    def poll_db(self) -> None:
+        """Read back the states of the tasks not yet terminal here (terminal ones stay terminal:
+        only a scheduler re-queues a task, and this run holds the database's one scheduler lock)."""
+        open_ids = [t for t, s in self._state.items() if s not in TERMINAL_STATES]
+        if open_ids:
+            for tid, (state, _profile) in self._sched.store.states_of(open_ids).items():
+                self._state[tid] = state
+
     def done(self) -> bool:
         return all(TaskState(s).terminal for s in self._state.values())
 
@@ -396,8 +462,11 @@ class _Progress:
                                  f"fail {c['failed']})")
             print(f"[{now - self._t0:6.1f}s] " + " | ".join(parts), flush=True)
 
-    def close(self) -> None:
+    def close(self, *, storage_failed: bool = False) -> None:
         if self._live is not None:
+            if storage_failed:  # the bars' counts are not what the file holds: do not leave them shown
+                for bar in self._bars.values():
+                    self._live.update(bar, detail="stopped: the database failed")
             self._live.stop()
 
 
@@ -406,6 +475,74 @@ def report_row_errors(parsed: ParsedBatch, out: TextIO, limit: int = 50) -> None
         print(f"{parsed.source}:{err.line}: {err.message}  [{err.excerpt}]", file=out)
     if len(parsed.errors) > limit:
         print(f"... and {len(parsed.errors) - limit} more rejected rows", file=out)
+
+
+def _storage_failure(
+    exc: StorageError, ids: list[str], parsed: ParsedBatch, ws: Workspace, summary_json: Path | None
+) -> int:
+    """The run stopped on a storage fault: say what happened and what to do, report only what the
+    database file really holds (nothing at all when the file was lost), exit 2."""
+    print(f"mediadesk: {exc}", file=sys.stderr, flush=True)
+    states: dict[str, tuple[str, str]] = {}
+    if not isinstance(exc, StoreLostError) and ids:
+        try:  # a fresh read-only connection: what the file at the path holds
+            reader = TaskReader(ws.db_path)
+            try:
+                states = {r.task_id: (r.state, r.profile) for r in reader.get_many(ids)}
+            finally:
+                reader.close()
+        except (sqlite3.Error, OSError) as read_exc:
+            print(f"mediadesk: could not read {ws.db_path} back either ({read_exc})", file=sys.stderr)
+    if states:
+        counts = Counter(s for s, _ in states.values())
+        print(
+            "stored in the database: " + ", ".join(f"{k} {counts[k]}" for k in
+                                                   ("success", "failed", "canceled", "pending", "running")
+                                                   if counts[k])
+            + f" of {len(ids)} (database {ws.db_path}); unfinished tasks resume on the next run",
+            file=sys.stderr, flush=True,
+        )
+    return _write_summary_json(summary_json, EXIT_USAGE, ws, ids, states, parsed, storage_error=exc)
+
+
+def _write_summary_json(
+    path: Path | None,
+    rc: int,
+    ws: Workspace,
+    ids: list[str],
+    states: dict[str, tuple[str, str]],
+    parsed: ParsedBatch,
+    *,
+    interrupted: bool = False,
+    storage_error: StorageError | None = None,
+) -> int:
+    """``--summary-json``: the run's outcome for scripts and benchmarks. ``tasks`` holds only
+    states read back from the database file at the end (empty when the file was lost), so a task
+    listed ``success`` here is a success on disk. Private file (0600), written whole or not at all."""
+    if path is None:
+        return rc
+    doc = {
+        "exit_code": rc,
+        "database": str(ws.db_path),
+        "storage_error": None if storage_error is None else {"kind": storage_error.kind, "message": str(storage_error)},
+        "interrupted": interrupted,
+        "rejected_rows": len(parsed.errors),
+        "counts": dict(Counter(s for s, _ in states.values())),
+        "tasks": {t: states[t][0] for t in ids if t in states},
+    }
+    tmp = path.with_name(path.name + ".part")
+    try:
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, ensure_ascii=False, indent=1)
+        tmp.replace(path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        print(f"mediadesk: could not write the summary {path}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return rc
 
 
 def _summary(

@@ -20,6 +20,7 @@ class EventType(str, Enum):
     ACCOUNT_CHANGED = "account_changed"
     PROFILE_CHANGED = "profile_changed"
     NOTICE = "notice"
+    STORAGE_FAILED = "storage_failed"
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,24 @@ class Notice:
     type: EventType = EventType.NOTICE
 
 
-Event = TasksAdded | TaskChanged | TaskLogLine | LaneStats | AccountChanged | ProfileChanged | Notice
+@dataclass(frozen=True)
+class StorageFailed:
+    """The database can no longer be trusted to keep results (deleted or replaced under us, disk
+    full, I/O error): the scheduler stopped dispatching and ended its running attempts, none written
+    as a success (back to pending where that can still be written). Published once; fatal for a
+    run (the CLI exits 2, the console says so)."""
+
+    ts: float
+    kind: str          # "lost" | "full" | "error" (StorageError.kind)
+    path: str          # the database file
+    message: str       # English: what happened and what to do next (str of the StorageError)
+    detail: str = ""   # the cause as the system said it ("database or disk is full", "deleted", ...)
+    type: EventType = EventType.STORAGE_FAILED
+
+
+Event = (
+    TasksAdded | TaskChanged | TaskLogLine | LaneStats | AccountChanged | ProfileChanged | Notice | StorageFailed
+)
 Subscriber = Callable[[Event], None]
 
 

@@ -29,6 +29,7 @@ from mediadesk.core.states import HeartbeatResult, ModelKind, TaskState
 from mediadesk.scheduler.capacity import Capacity, Signal, signal_of
 from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskLogLine, task_changed
 from mediadesk.scheduler.finalizer import Finalizer, apply_failure
+from mediadesk.store.errors import StorageError
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ class StopReason(str, Enum):
     LOST = "lost"              # the row was taken from us (reaped as stale): write nothing
     DEADLINE = "deadline"
     SHUTDOWN = "shutdown"
+    STORAGE = "storage"        # the database failed: no outcome is written as a success
 
 
 @dataclass
@@ -139,6 +141,10 @@ class Lane:
         self._stopping = False
         self._last_reap = 0.0
         self.on_stats_dirty: Callable[[Lane], None] = lambda _lane: None
+        #: Set once the database failed under this lane (see :meth:`halt`): it dispatches no more.
+        self.storage_error: StorageError | None = None
+        #: Told of a storage fault met by this lane (after it halted); the scheduler halts every lane.
+        self.on_storage_error: Callable[[StorageError], None] = lambda _exc: None
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -188,7 +194,18 @@ class Lane:
         return len(self._running)
 
     def can_dispatch(self) -> bool:
-        return not (self._stopping or self.paused or self.held or not self.enabled) and self.backend.available()
+        blocked = self._stopping or self.paused or self.held or not self.enabled or self.storage_error is not None
+        return not blocked and self.backend.available()
+
+    def halt(self, exc: StorageError) -> None:
+        """The database failed: dispatch nothing more, and end the running attempts without
+        writing their outcome (each goes back to pending if that can still be written)."""
+        if self.storage_error is None:
+            self.storage_error = exc
+        for run in list(self._running.values()):
+            run.request_stop(StopReason.STORAGE)
+        self._wake.set()
+        self.on_stats_dirty(self)
 
     def running_records(self) -> list[TaskRecord]:
         """The tasks this lane is running now, as claimed (prompt included)."""
@@ -220,7 +237,7 @@ class Lane:
         """Pending tasks per priority channel, counted at most every 2 s: stats are published up
         to 4 times a second per lane, and counting a deep queue each time would load the loop."""
         now = self._clock()
-        if now - self._backlog_at >= 2.0:
+        if now - self._backlog_at >= 2.0 and self.storage_error is None:
             self._backlog = tuple((ch.value, n) for ch, n in sorted(self._store.backlog(self.profiles).items()))
             self._backlog_at = now
         return self._backlog
@@ -246,18 +263,33 @@ class Lane:
 
     # ------------------------------------------------------------------ the loop
     async def _loop(self) -> None:
-        while not self._stopping:
+        while not self._stopping and self.storage_error is None:
             self._wake.clear()
             now = self._clock()
-            self._reap(now)
-            if self.can_dispatch():
-                free = self.free_slots(now)
-                if free > 0:
-                    for rec in self._claim(free, now):
-                        if self.capacity_ctl is not None:
-                            self.capacity_ctl.acquire(now)
-                        self._start(rec)
-            await self._idle(now)
+            try:
+                self._round(now)
+                await self._idle(now)
+            except StorageError as exc:
+                self._storage_failed(exc)  # the loop ends: nothing more is read or written
+            except Exception:
+                # Never die silently with work queued (a run would wait for ever): log, try again.
+                log.exception("%s: lane round failed; trying again in %.2f s", self.name, self._timing.poll_s)
+                await asyncio.sleep(self._timing.poll_s)
+
+    def _round(self, now: float) -> None:
+        self._reap(now)
+        if self.can_dispatch():
+            free = self.free_slots(now)
+            if free > 0:
+                for rec in self._claim(free, now):
+                    if self.capacity_ctl is not None:
+                        self.capacity_ctl.acquire(now)
+                    self._start(rec)
+
+    def _storage_failed(self, exc: StorageError) -> None:
+        log.debug("%s: storage failed: %s", self.name, exc)
+        self.halt(exc)
+        self.on_storage_error(exc)
 
     def free_slots(self, now: float) -> int:
         """Slots this lane may fill now: its own share, within the callee's gate."""
@@ -329,6 +361,20 @@ class Lane:
     async def _supervise(self, run: _Run) -> None:
         rec = run.rec
         try:
+            await self._attempt(run)
+        except StorageError as exc:
+            # The outcome could not be written: write nothing more for it (the row stays running
+            # in the file; the next start recovers it) and halt dispatch.
+            self._storage_failed(exc)
+        finally:
+            self._release(run, Signal.NONE)
+            self._running.pop(rec.task_id, None)
+            self.on_stats_dirty(self)
+            self._wake.set()
+
+    async def _attempt(self, run: _Run) -> None:
+        rec = run.rec
+        try:
             spec = self._resolve(rec)
             ctx = _Ctx(self, run, self._evidence_root / evidence_name(rec.task_id))
             work: asyncio.Task[str] = asyncio.create_task(self.backend.run(spec, ctx), name=f"work:{rec.task_id}")
@@ -338,17 +384,18 @@ class Lane:
                 run.request_stop(StopReason.SHUTDOWN)
                 await self._end_work(work)
                 raise
+            except StorageError:  # a heartbeat could not be written
+                run.request_stop(StopReason.STORAGE)
+                await self._end_work(work)
+                raise
             self._settle(run, work)
         except asyncio.CancelledError:
             self._settle_shutdown(run)
+        except StorageError:
+            raise
         except Exception as exc:  # a bug of ours: record it on the task, keep the lane alive
             log.exception("%s: supervising %s failed", self.name, rec.task_id)
             self._final_failure(run.rec, TaskFailure(ErrorKind.INTERNAL, f"internal error: {exc!r}"))
-        finally:
-            self._release(run, Signal.NONE)
-            self._running.pop(rec.task_id, None)
-            self.on_stats_dirty(self)
-            self._wake.set()
 
     async def _watch(self, run: _Run, work: asyncio.Task[str]) -> None:
         """Wait for the work, writing heartbeats; each tick is a cancel checkpoint."""
@@ -405,6 +452,10 @@ class Lane:
         if reason is StopReason.SHUTDOWN:
             self._settle_shutdown(run)
             return
+        if reason is StopReason.STORAGE:  # never a success: the database cannot be trusted to keep it
+            with contextlib.suppress(StorageError):
+                self._settle_shutdown(run, "interrupted: the database failed; will resume")
+            return
         if reason is StopReason.DEADLINE:
             failure = TaskFailure(ErrorKind.TIMEOUT, f"attempt exceeded {self._deadline_s:.0f} s")
             self._fail_attempt(rec, failure, now, self._release(run, signal_of(failure), failure))
@@ -453,15 +504,12 @@ class Lane:
             detail="" if failure is None else f"{failure.kind.value}: {failure.message}",
         )
 
-    def _settle_shutdown(self, run: _Run) -> None:
+    def _settle_shutdown(self, run: _Run, note: str = "interrupted by shutdown; will resume") -> None:
         """Graceful stop: back to pending for the next start, the interrupted attempt refunded."""
         self._release(run, Signal.NONE)
         rec = run.rec
         # refund: the attempt did not fail, the app closed
-        new = self._store.finish(
-            rec, TaskState.PENDING, not_before=0.0, log="interrupted by shutdown; will resume",
-            refund_attempt=True,
-        )
+        new = self._store.finish(rec, TaskState.PENDING, not_before=0.0, log=note, refund_attempt=True)
         self._published(new, rec)
 
     def _fail_attempt(self, rec: TaskRecord, failure: TaskFailure, now: float, pause: float | None = None) -> None:

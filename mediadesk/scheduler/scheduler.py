@@ -18,7 +18,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -36,6 +36,7 @@ from mediadesk.scheduler.events import (
     EventBus,
     Notice,
     ProfileChanged,
+    StorageFailed,
     TaskChanged,
     TasksAdded,
     task_changed,
@@ -43,6 +44,7 @@ from mediadesk.scheduler.events import (
 from mediadesk.scheduler.finalizer import Finalizer, apply_failure
 from mediadesk.scheduler.lane import Lane, LaneTiming
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore
+from mediadesk.store.errors import StorageError
 from mediadesk.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -131,6 +133,8 @@ class Scheduler:
         self._account_health: dict[str, tuple[str, str | None]] = {}
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.started = False
+        #: The storage fault that stopped dispatch for good (see :meth:`_storage_failed`), if any.
+        self.storage_error: StorageError | None = None
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -187,8 +191,14 @@ class Scheduler:
         self.capacities = {}
         self.lanes = []
         if self._store is not None:
-            self._store.close()
-            self._store = None
+            try:
+                self._store.close()
+            except StorageError as exc:  # the last log lines could not be written, or the file is gone
+                self._storage_failed(exc)
+            except Exception:  # never keep the locks because a last write failed
+                log.exception("scheduler: closing the database failed")
+            finally:
+                self._store = None
         self._dblock.release()
         self._dirlock.release()
         self.started = False
@@ -314,25 +324,73 @@ class Scheduler:
 
     def _add_lane(self, lane: Lane) -> None:
         lane.on_stats_dirty = self._mark_dirty
+        lane.on_storage_error = self._storage_failed
         self.lanes.append(lane)
 
     def _mark_dirty(self, lane: Lane) -> None:
         self._dirty.add(lane.name)
 
     async def _stats_loop(self) -> None:
-        """Coalesced lane stats (at most ~4/s), plus a full refresh every 2 s for heartbeat ages."""
+        """Coalesced lane stats (at most ~4/s), plus a full refresh every 2 s for heartbeat ages; the
+        group commit of log lines with the database identity check (each 0.25 s) and a checkpoint
+        every 2 s. It never dies: a storage fault halts dispatch, anything else is logged."""
         tick = 0
         while True:
             await asyncio.sleep(0.25)
             tick += 1
-            self.store.flush()
-            if tick % 8 == 0 and (self._checkpointing is None or self._checkpointing.done()):
-                self._checkpointing = asyncio.ensure_future(asyncio.to_thread(self.store.checkpoint))
+            if self.storage_error is None:
+                try:
+                    self.store.flush()  # verifies the file first
+                    if tick % 8 == 0 and (self._checkpointing is None or self._checkpointing.done()):
+                        self._checkpointing = asyncio.ensure_future(asyncio.to_thread(self.store.checkpoint))
+                        self._checkpointing.add_done_callback(self._checkpoint_done)
+                except StorageError as exc:
+                    self._storage_failed(exc)
+                except Exception:
+                    log.exception("scheduler: flush or checkpoint failed; trying again")
             for lane in self.lanes:
                 if lane.name in self._dirty or tick % 8 == 0:
-                    self.bus.publish(lane.stats())
-                    self._sync_account_health(lane)
+                    try:
+                        self.bus.publish(lane.stats())
+                        self._sync_account_health(lane)
+                    except StorageError as exc:
+                        self._storage_failed(exc)
+                    except Exception:
+                        log.exception("scheduler: stats of %s failed", lane.name)
             self._dirty.clear()
+
+    def _checkpoint_done(self, fut: asyncio.Future[None]) -> None:
+        if fut.cancelled():
+            return
+        exc = fut.exception()
+        if isinstance(exc, StorageError):
+            self._storage_failed(exc)
+        elif exc is not None:
+            log.warning("scheduler: checkpoint failed: %s", exc)
+
+    def _storage_failed(self, exc: StorageError) -> None:
+        """A storage fault (file lost, disk full, I/O error) stops dispatch for good, once: every
+        lane halts (running attempts end, none written as a success), what is stored is kept, and
+        :class:`StorageFailed` tells the faces (the CLI exits 2, the console shows it)."""
+        if self.storage_error is not None:
+            return
+        self.storage_error = exc
+        log.info("storage failed, dispatch halted: %s", exc)  # the faces report it (StorageFailed)
+        for lane in self.lanes:
+            lane.halt(exc)
+            self._dirty.add(lane.name)
+        self._terminal_event.set()
+        self.bus.publish(StorageFailed(self._clock(), exc.kind, str(exc.path), str(exc), exc.detail))
+
+    @contextlib.contextmanager
+    def _storage_guard(self) -> Iterator[None]:
+        """An operator's write that meets a storage fault stops dispatch like any other (and the
+        faces hear of it), then raises to the caller."""
+        try:
+            yield
+        except StorageError as exc:
+            self._storage_failed(exc)
+            raise
 
     def _sync_account_health(self, lane: Lane) -> None:
         if lane.account is None:
@@ -340,7 +398,8 @@ class Scheduler:
         health = lane.backend.health()
         if self._account_health.get(lane.account) != health:
             self._account_health[lane.account] = health
-            self.store.set_account_health(lane.account, health[0], health[1], lane.enabled)
+            if self.storage_error is None:
+                self.store.set_account_health(lane.account, health[0], health[1], lane.enabled)
             self.bus.publish(AccountChanged(lane.account, lane.enabled, health[0], health[1]))
 
     def _resolve(self, rec: TaskRecord) -> TaskSpec:
@@ -364,7 +423,8 @@ class Scheduler:
             if t.profile not in self._profiles:
                 raise ValueError(f"unknown profile {t.profile!r}")
         self.check_caps(tasks)
-        res = self.store.add_tasks(tasks)
+        with self._storage_guard():
+            res = self.store.add_tasks(tasks)
         if res.added:
             self.bus.publish(TasksAdded(res.added))
             profiles = {t.profile for t in tasks}
@@ -425,7 +485,9 @@ class Scheduler:
     def cancel(self, task_ids: Iterable[str]) -> int:
         """Pending -> canceled at once; running -> flag + immediate interrupt of our own attempt."""
         n = 0
-        for rec in self.store.request_cancel(list(task_ids)):
+        with self._storage_guard():
+            recs = self.store.request_cancel(list(task_ids))
+        for rec in recs:
             n += 1
             if rec.state == TaskState.CANCELED.value:
                 self._publish(rec)
@@ -436,7 +498,8 @@ class Scheduler:
         return n
 
     def retry(self, task_ids: Iterable[str]) -> int:
-        recs = self.store.requeue(list(task_ids))
+        with self._storage_guard():
+            recs = self.store.requeue(list(task_ids))
         for rec in recs:
             self._publish(rec)
         self._wake_profiles({r.profile for r in recs})
@@ -568,16 +631,24 @@ class Scheduler:
         return out
 
     async def wait_idle(self, poll_s: float = 0.5) -> None:
-        """Return when no task is pending or running (deferred retries included)."""
+        """Return when no task is pending or running (deferred retries included), or when a storage
+        fault stopped dispatch (then :attr:`storage_error` says which)."""
         unsubscribe = self.bus.subscribe(self._on_event_for_idle)
         try:
-            while self.store.unfinished_count() > 0:
+            while self.storage_error is None and self._unfinished() > 0:
                 self._terminal_event.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._terminal_event.wait(), timeout=poll_s)
                 await asyncio.sleep(0.02)  # coalesce a burst of terminal events into one count
         finally:
             unsubscribe()
+
+    def _unfinished(self) -> int:
+        try:
+            return self.store.unfinished_count()
+        except StorageError as exc:
+            self._storage_failed(exc)
+            return 0
 
     def _on_event_for_idle(self, ev: object) -> None:
         if isinstance(ev, TaskChanged) and TaskState(ev.state).terminal:

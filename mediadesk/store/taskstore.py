@@ -14,16 +14,19 @@ the schema is SQLModel and the transitions are plain SQL. Long reads for the con
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
 from mediadesk.store import dbfile
+from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
 from mediadesk.store.open_errors import storage_error
 from mediadesk.store.schema import migrate
 
@@ -139,6 +142,34 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+_C = TypeVar("_C")
+
+
+def _faults_typed(cls: type[_C]) -> type[_C]:
+    """Every public method of ``cls`` raises a typed :class:`StorageError` (lost file, disk full,
+    I/O error) instead of a bare ``sqlite3`` error of the disk; other sqlite3 errors pass unchanged.
+    One wrapper instead of a try in each of ~35 methods (cost: one call, ~0.1 us, when nothing fails)."""
+    for name, fn in list(vars(cls).items()):
+        if not name.startswith("_") and name not in ("close", "verify") and callable(fn):
+            setattr(cls, name, _typed_faults(fn))
+    return cls
+
+
+def _typed_faults(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(self: TaskStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            fault = self._fault(exc)
+            if fault is None:
+                raise
+            raise fault from exc
+
+    return wrapper
+
+
+@_faults_typed
 class TaskStore:
     """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only."""
 
@@ -162,16 +193,23 @@ class TaskStore:
                 raise
             raise err from exc
         self._conn = conn
+        #: (st_dev, st_ino) of the file we opened: a file deleted or replaced under us is noticed by
+        #: :meth:`verify` (SQLite itself keeps writing to the unlinked file without an error).
+        self._identity = file_identity(self.path)
         self._closed = False
         #: Task-log lines waiting for the next transaction (group commit): a log line costs one
         #: INSERT inside a transaction that happens anyway, instead of a transaction of its own.
         self._log_buf: list[tuple[str, float, str, str]] = []
 
     def close(self) -> None:
+        """Write buffered log lines and close. A :class:`StorageError` of that last write is raised
+        after the connection is closed (the store is closed either way)."""
         if not self._closed:
-            self.flush()
             self._closed = True
-            self._conn.close()
+            try:
+                self.flush()
+            finally:
+                self._conn.close()
 
     # ------------------------------------------------------------------ helpers
     def _tx(self) -> _Tx:
@@ -182,17 +220,39 @@ class TaskStore:
             buf, self._log_buf = self._log_buf, []
             self._conn.executemany("INSERT INTO task_log(task_id, ts, lane, message) VALUES (?,?,?,?)", buf)
 
+    def verify(self) -> None:
+        """Raise :class:`StoreLostError` when the file at our path is missing or is another file
+        than the one we opened (one ``stat``, ~2 us: called on every flush and checkpoint, and by the
+        CLI before it reports anything). Thread-safe; still works after :meth:`close`."""
+        now = file_identity(self.path)
+        if now != self._identity:
+            raise StoreLostError(self.path, "deleted" if now is None else "replaced by another file")
+
+    def _fault(self, exc: sqlite3.Error) -> StorageError | None:
+        """The typed fault behind ``exc`` (a lost file first: its errors are only symptoms)."""
+        try:
+            self.verify()
+        except StoreLostError as lost:
+            return lost
+        return storage_error_of(exc, self.path)
+
     def checkpoint(self) -> None:
         """Copy the WAL back into the database (PASSIVE: never blocks writers). Thread-safe: uses its
-        own connection, so call it from a worker thread and the event loop never waits on fsync."""
-        conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+        own connection, so call it from a worker thread and the event loop never waits on fsync.
+        Never creates a file: a database deleted under us is reported (:meth:`verify`), not replaced
+        by an empty one."""
+        self.verify()
+        conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True, timeout=10,
+                               check_same_thread=False)
         try:
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
         finally:
             conn.close()
 
     def flush(self) -> None:
-        """Write buffered log lines now (the scheduler calls this a few times a second)."""
+        """Write buffered log lines now (the scheduler calls this a few times a second), after
+        checking that the database file is still ours (:meth:`verify`)."""
+        self.verify()
         if self._log_buf:
             with self._tx():
                 pass
@@ -671,6 +731,14 @@ class _Tx:
             del self._store._log_buf[self._mark :]  # lines of the rolled-back transaction
             return
         self._store._flush_in_tx()
-        self._conn.execute("COMMIT")
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error:
+            # A failed COMMIT (disk full) may leave the transaction open: end it, or every later
+            # statement of this connection would join a transaction that can never commit.
+            if self._conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+            raise
 
 

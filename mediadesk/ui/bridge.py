@@ -16,6 +16,7 @@ from mediadesk.scheduler.events import (
     LaneStats,
     Notice,
     ProfileChanged,
+    StorageFailed,
     TaskChanged,
     TaskLogLine,
     TasksAdded,
@@ -30,6 +31,7 @@ class SchedulerBridge(QObject):
     accountChanged = Signal(object)  # AccountChanged
     profileChanged = Signal(object)  # ProfileChanged
     notice = Signal(object)          # Notice (a breaker opened, a probe failed, ...)
+    storageFailed = Signal(object)   # StorageFailed (database deleted/replaced, disk full): fatal
 
     def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -54,3 +56,5 @@ class SchedulerBridge(QObject):
             self.profileChanged.emit(ev)
         elif isinstance(ev, Notice):
             self.notice.emit(ev)
+        elif isinstance(ev, StorageFailed):
+            self.storageFailed.emit(ev)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from mediadesk.config import missing_api_keys
 from mediadesk.core.batch import BatchRow, parse_pasted
+from mediadesk.scheduler.events import StorageFailed
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.export import export_to_file
 from mediadesk.store.taskstore import AddResult
@@ -264,6 +265,7 @@ class MainWindow(QMainWindow):
             b.profileChanged.connect(panel.on_profile_changed)
         b.taskLog.connect(self.log_dock.on_log)
         b.notice.connect(self.log_dock.on_notice)
+        b.storageFailed.connect(self._on_storage_failed)
         b.laneStats.connect(self._sync_pause_actions)
         sel = self.table.selectionModel()
         sel.currentRowChanged.connect(lambda cur, _prev: self._show_current(cur.row()))
@@ -563,6 +565,25 @@ class MainWindow(QMainWindow):
     def show_status(self, text: str, timeout_ms: int = 8000) -> None:
         self.last_message = text
         self.statusBar().showMessage(text, timeout_ms)
+
+    def _on_storage_failed(self, ev: StorageFailed) -> None:
+        """The database failed under the scheduler (it dispatches nothing more): say so in the window
+        until it is closed, with what to do next."""
+        if ev.kind == "lost":
+            text = self.tr("The database file {path} was deleted or replaced while MediaDesk was running: "
+                           "results since then were not saved, and nothing more is dispatched. Close "
+                           "MediaDesk, restore the file (or choose another data folder), then start again.")
+        elif ev.kind == "full":
+            text = self.tr("The disk holding the database {path} is full ({detail}). Nothing more is "
+                           "dispatched; every result stored before is kept. Free some space, then restart "
+                           "MediaDesk: unfinished tasks resume.")
+        else:
+            text = self.tr("The database {path} could not be written ({detail}). Nothing more is dispatched; "
+                           "what was stored is kept. Check the disk and the file's permissions, then restart "
+                           "MediaDesk: unfinished tasks resume.")
+        text = text.format(path=ev.path, detail=ev.detail)
+        self.notify(self.tr("Storage failed"), text, error=True)
+        self.show_status(text, timeout_ms=0)  # stays until the window closes
 
     def notify(self, title: str, text: str, *, error: bool = False) -> QMessageBox:
         """A non-blocking message box (``open()``: the lanes keep running behind it)."""

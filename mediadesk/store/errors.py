@@ -1,0 +1,93 @@
+"""Storage faults while running: the database file lost, the disk full, the disk failing.
+
+The faces catch :class:`StorageError` by type (the CLI exits 2, the console shows it); ``kind`` is
+what they switch on ("lost", "full", "error") and ``str(error)`` is the English message for a log
+or a terminal: what happened, to which file, and what to do next. They are
+:class:`~mediadesk.store.open_errors.StoreOpenError` too, so an entry point that reports open-time
+faults reports these the same way wherever they surface (e.g. ``mediadesk cancel`` on a full disk).
+
+Why these are not plain ``sqlite3.OperationalError``: an error of the disk is fatal for a run
+(stop dispatching, keep what is stored, say so), while "database is locked" and friends are not;
+and a deleted database raises nothing at all in SQLite (the open file lives on, unlinked), so that
+one is found by comparing the file at the path with the file we opened. Which sqlite3 error is a
+fault of the disk is decided in one place, :func:`~mediadesk.store.open_errors.storage_error`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from mediadesk.store.open_errors import StorageUnavailableError, StoreOpenError, storage_error
+
+__all__ = ["StorageError", "StorageFullError", "StoreLostError", "file_identity", "storage_error_of"]
+
+_AFTER = "Dispatching stopped; what was stored before is kept, and unfinished tasks resume on the next run."
+
+
+class StorageError(StoreOpenError):
+    """The database could not be written or read any more while running, for a reason of the disk
+    or the file. ``detail``: the cause as the system said it; ``advice``: what to do, when known."""
+
+    kind = "error"
+
+    def __init__(self, path: Path | str, detail: str, advice: str | None = None) -> None:
+        self.path = Path(path)
+        self.detail = detail
+        self.advice = advice
+        super().__init__(self._message(), self.path)
+
+    def _message(self) -> str:
+        what = self.advice or (
+            f"the database {self.path} could not be written ({self.detail}): check the disk and the file's "
+            "permissions, then run again"
+        )
+        return f"{what.rstrip('.')}. {_AFTER}"
+
+
+class StoreLostError(StorageError):
+    """The file at the database path is no longer the file this process opened (deleted or replaced)."""
+
+    kind = "lost"
+
+    def _message(self) -> str:
+        return (
+            f"the database file {self.path} was {self.detail} while MediaDesk was running: results written "
+            "since then are not in any file at that path and were not saved. Dispatching stopped. Restore "
+            "the file (from a backup) or start again with another --db; nothing of this run is reported "
+            "as done."
+        )
+
+
+class StorageFullError(StorageError):
+    """SQLite said "database or disk is full" (or the disk failed with no space left)."""
+
+    kind = "full"
+
+    def _message(self) -> str:
+        return (
+            f"the disk holding the database {self.path} is full ({self.detail}). Dispatching stopped; every "
+            "result stored before is kept. Free some space on that disk, then run again: unfinished tasks "
+            "resume."
+        )
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of the file at ``path`` now, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def storage_error_of(exc: sqlite3.Error, path: Path) -> StorageError | None:
+    """The running-time fault behind an sqlite3 error, or None when it is not a fault of the disk or
+    the file (busy, locked, a bad statement: those stay what they are)."""
+    err = storage_error(exc, path)
+    if err is None:
+        return None
+    if isinstance(err, StorageUnavailableError) and err.kind == "disk_full":
+        return StorageFullError(path, str(exc))
+    return StorageError(path, str(exc), advice=str(err))
