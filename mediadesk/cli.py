@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mediadesk.config import AppConfig, ConfigError, load_config, missing_api_keys
+from mediadesk.config_template import default_config_path, no_config_message, write_config_template
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.paths import evidence_name
 from mediadesk.core.states import TERMINAL_STATES, TaskState
@@ -73,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a batch file headless until every task is terminal")
     r.add_argument("batch", type=Path, help="JSONL or CSV batch file")
-    r.add_argument("--config", type=Path, required=True, help="config TOML")
+    r.add_argument("--config", type=Path, help="config TOML (default: <data dir>/config.toml)")
     r.add_argument("--db", type=Path, help="database file (default: <data dir>/mediadesk.db)")
     r.add_argument("--data-dir", type=Path, help="workspace folder (default: config data_dir or platform dir)")
     r.add_argument("--format", choices=["jsonl", "csv"], help="batch format (default: by extension/content)")
@@ -124,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     xr.add_argument("--answer", help="with answer: the answer text (or --answer-file)")
     xr.add_argument("--answer-file", type=Path, help="with answer: a UTF-8 file holding the answer")
 
+    i = sub.add_parser("init", help="write a commented config template to <data dir>/config.toml")
+    i.add_argument("--data-dir", type=Path, help="workspace folder (default: $MEDIADESK_DATA_DIR or platform dir)")
+
     lg = sub.add_parser("login", help="open a visible browser on an account's profile to log in once")
     lg.add_argument("account")
     lg.add_argument("--config", type=Path, required=True)
@@ -153,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_exceptions(args)
         if args.command == "login":
             return asyncio.run(cmd_login(args))
+        if args.command == "init":
+            return cmd_init(args)
         parser.print_help()
         return EXIT_USAGE
     except USER_ERRORS as exc:
@@ -179,7 +185,29 @@ def _workspace(config: AppConfig | None, data_dir: Path | None, db: Path | None)
 
 
 # ---------------------------------------------------------------------------------------- run
+def _run_config_path(args: argparse.Namespace) -> Path:
+    """``--config``, else ``<data dir>/config.toml``; neither: one line with the ways to go on."""
+    if args.config is not None:
+        return Path(args.config)
+    path = default_config_path(args.data_dir)
+    if not path.is_file():
+        raise UserError(no_config_message(path))
+    return path
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """`mediadesk init`: the commented config template into the data dir (never over a file)."""
+    path = default_config_path(args.data_dir)
+    try:
+        write_config_template(path)
+    except FileExistsError:
+        raise UserError(f"{path} already exists; edit it, or move it away to write a fresh template") from None
+    print(f"wrote {path}: uncomment the sections you need, then `mediadesk run BATCH` or `mediadesk`")
+    return 0
+
+
 async def cmd_run(args: argparse.Namespace) -> int:
+    args.config = _run_config_path(args)
     return await run_batch(
         args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
         retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
