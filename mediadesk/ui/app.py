@@ -2,14 +2,19 @@
 
 Order matters and each step has a reason:
 1. QApplication, style, translators (Qt's own + ``resources/i18n/mediadesk_<locale>.qm``).
-2. Config: a :class:`ConfigError` is the operator's typo, shown as a message, never a traceback.
+2. Config: none found (first run) or one that does not load opens the welcome panel
+   (:mod:`mediadesk.ui.welcome`: demo / open a config / create a workspace), the error shown there
+   with its key; without a screen (offscreen, ``MEDIADESK_NO_DIALOGS``) the error goes to stderr and
+   we exit 2, as the CLI does. Never a traceback.
 3. Single instance (per data dir): a second start hands over to the first window and exits.
 4. ``scheduler.start()``: a :class:`DatabaseBusyError` (a headless ``mediadesk run`` holds the
    database) or another lock error (one holds the data dir with another ``--db``) is shown clearly and we
    exit non-zero. So is a workspace that cannot be used (:class:`StoreOpenError`: not a database, another
    program's, damaged, newer; a full or read-only disk; a planted link), caught in :func:`console_main`.
-5. Window; ``await window.start()`` loads the table in a thread; wait until the window closes;
-   then stop the scheduler (running attempts go back to pending, attempt refunded).
+5. Window (with its tray icon, notices and close question: :mod:`mediadesk.ui.tray`);
+   ``await window.start()`` loads the table in a thread; wait until the window closes (closing with
+   work in progress asks first); then stop the scheduler (running attempts go back to pending,
+   attempt refunded).
 
 The app does not quit on "last window closed" by itself: the main coroutine decides, so the
 scheduler is always stopped inside the loop it runs on.
@@ -31,6 +36,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from mediadesk.config import AppConfig, ConfigError, load_config
+from mediadesk.config_template import default_config_path
 from mediadesk.locking import LockError, LockHeldError
 from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler.scheduler import Scheduler
@@ -40,6 +46,8 @@ from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.single_instance import SingleInstance, SingleInstanceError, instance_key
 from mediadesk.ui.style import apply_style, install_translator
+from mediadesk.ui.tray import TrayController
+from mediadesk.ui.welcome import WelcomeChoice, WelcomePanel
 from mediadesk.workspace import Workspace
 
 __all__ = ["EXIT_BUSY", "EXIT_CONFIG", "EXIT_OK", "console_main", "install_asyncgen_hooks", "run_console"]
@@ -66,13 +74,43 @@ def _resolve_config(config_path: Path | None, data_dir: Path | None) -> tuple[Ap
     """``config_path`` or ``<data dir>/config.toml`` (as the CLI documents); the config's own
     ``data_dir`` applies unless ``data_dir`` is given."""
     if config_path is None:
-        config_path = Workspace.resolve(data_dir=data_dir).data_dir / "config.toml"
+        config_path = default_config_path(data_dir)
         if not config_path.is_file():
             raise ConfigError(QCoreApplication.translate(
                 "Console", "{path}: config file not found (pass --config FILE, or try the demo with --demo)"
             ).format(path=config_path))
     config = load_config(config_path)
     return config, Workspace.resolve(data_dir=data_dir or config.data_dir)
+
+
+def _welcome_wanted() -> bool:
+    """The welcome panel needs a screen; a script (offscreen, MEDIADESK_NO_DIALOGS) gets exit 2."""
+    return not _headless() and not os.environ.get("MEDIADESK_NO_DIALOGS")
+
+
+async def _ask_welcome(
+    app: QApplication, create_path: Path, error: str | None, on_welcome: Callable[[WelcomePanel], None] | None,
+) -> WelcomeChoice:
+    """Show the welcome panel until the operator chooses (closing it is "quit")."""
+    panel = WelcomePanel(create_path, error=error)
+    fut: asyncio.Future[WelcomeChoice] = asyncio.get_running_loop().create_future()
+
+    def done(choice: object) -> None:
+        if not fut.done():
+            fut.set_result(choice if isinstance(choice, WelcomeChoice) else WelcomeChoice("quit"))
+
+    panel.chosen.connect(done)
+    app.aboutToQuit.connect(done)
+    panel.show()
+    if on_welcome is not None:
+        on_welcome(panel)
+    try:
+        return await fut
+    finally:
+        app.aboutToQuit.disconnect(done)
+        panel.chosen.disconnect(done)
+        panel.hide()
+        panel.deleteLater()
 
 
 def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
@@ -97,12 +135,18 @@ async def console_main(
     data_dir: Path | None = None,
     demo: bool = False,
     on_window: Callable[[MainWindow], None] | None = None,
+    welcome: bool | None = None,
+    on_welcome: Callable[[WelcomePanel], None] | None = None,
+    tray_available: bool | None = None,
 ) -> int:
-    """The main coroutine (runs on the qasync loop). ``on_window`` lets a test or a script reach
-    the window once it is shown."""
+    """The main coroutine (runs on the qasync loop). ``on_window`` / ``on_welcome`` let a test or a
+    script reach the window / the welcome panel once shown. ``welcome``: show the welcome panel when
+    no config loads (default: when there is a screen). ``tray_available``: default, ask the system."""
     restore_hooks = install_asyncgen_hooks(asyncio.get_running_loop())
     try:
-        return await _console_main(app, config_path, data_dir=data_dir, demo=demo, on_window=on_window)
+        return await _console_main(app, config_path, data_dir=data_dir, demo=demo, on_window=on_window,
+                                   welcome=_welcome_wanted() if welcome is None else welcome,
+                                   on_welcome=on_welcome, tray_available=tray_available)
     except (StoreOpenError, UnsafePathError, sqlite3.Error, OSError) as exc:
         # the workspace cannot be used (a database that is not ours or is damaged, a full or read-only
         # disk, a planted link...): say so, as the CLI does; anything else is a bug and keeps its traceback
@@ -122,18 +166,45 @@ async def _console_main(
     data_dir: Path | None,
     demo: bool,
     on_window: Callable[[MainWindow], None] | None,
+    welcome: bool = False,
+    on_welcome: Callable[[WelcomePanel], None] | None = None,
+    tray_available: bool | None = None,
 ) -> int:
     if demo:
-        from mediadesk.demo import demo_environment
-
-        async with demo_environment(data_dir) as env:
-            return await _run_window(app, env.config, env.workspace, demo_batch=env.batch_path, on_window=on_window)
+        return await _run_demo(app, data_dir, on_window=on_window, tray_available=tray_available)
+    error: str | None = None
     try:
         config, workspace = _resolve_config(config_path, data_dir)
     except ConfigError as exc:
-        show_error(QCoreApplication.translate("Console", "MediaDesk: configuration error"), str(exc))
-        return EXIT_CONFIG
-    return await _run_window(app, config, workspace, on_window=on_window)
+        if not welcome:
+            show_error(QCoreApplication.translate("Console", "MediaDesk: configuration error"), str(exc))
+            return EXIT_CONFIG
+        # none found (the first run) is no error: the panel says where it looked
+        found = config_path is not None or default_config_path(data_dir).is_file()
+        error = str(exc) if found else None
+        while True:
+            choice = await _ask_welcome(app, default_config_path(data_dir), error, on_welcome)
+            if choice.kind == "demo":
+                return await _run_demo(app, data_dir, on_window=on_window, tray_available=tray_available)
+            if choice.kind != "config" or choice.path is None:
+                return EXIT_OK
+            try:
+                config, workspace = _resolve_config(choice.path, data_dir)
+                break
+            except ConfigError as again:  # changed since the panel read it
+                error = str(again)
+    return await _run_window(app, config, workspace, on_window=on_window, tray_available=tray_available)
+
+
+async def _run_demo(
+    app: QApplication, data_dir: Path | None, *, on_window: Callable[[MainWindow], None] | None,
+    tray_available: bool | None,
+) -> int:
+    from mediadesk.demo import demo_environment
+
+    async with demo_environment(data_dir) as env:
+        return await _run_window(app, env.config, env.workspace, demo_batch=env.batch_path, on_window=on_window,
+                                 tray_available=tray_available)
 
 
 async def _run_window(
@@ -143,6 +214,7 @@ async def _run_window(
     *,
     demo_batch: Path | None = None,
     on_window: Callable[[MainWindow], None] | None = None,
+    tray_available: bool | None = None,
 ) -> int:
     instance = SingleInstance(instance_key(workspace.data_dir))
     if instance.activate_existing():
@@ -183,6 +255,7 @@ async def _run_window(
         window = MainWindow(scheduler, bridge, demo_batch=demo_batch)
         window.closed.connect(closed.set)
         app.aboutToQuit.connect(closed.set)
+        tray = TrayController(window, scheduler, bridge, tray_available=tray_available)
         window.show()
         if on_window is not None:
             on_window(window)
@@ -194,6 +267,7 @@ async def _run_window(
                 window.open_batch_dialog(demo_batch)
             await closed.wait()
         finally:
+            tray.close()
             await window.aclose()
             bridge.detach()
             window.deleteLater()

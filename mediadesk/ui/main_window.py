@@ -127,6 +127,8 @@ class MainWindow(QMainWindow):
         self.table_menu = TableMenu(self, self.db_path, scheduler.workspace.evidence_dir)
         #: Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -> go ahead?
         self.confirm_cancel: Callable[[int], bool] = lambda n: ask_cancel_many(self, n)
+        #: Asked before the window closes: () -> close now? (the app installs the close question)
+        self.close_guard: Callable[[], bool] | None = None
         self.small_screen = SmallScreenLayout(self, (self.web_panel, self.api_panel), self.lane_splitter,
                                               self.main_splitter, self.table, self.main_toolbar, self.filter_bar)
         self.filter_bar.changed.connect(lambda: self.small_screen.fit())  # the scope button takes room
@@ -289,6 +291,9 @@ class MainWindow(QMainWindow):
         await self._jobs.wait_all()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.close_guard is not None and not self.close_guard():
+            event.ignore()  # Cancel, or kept running in the tray
+            return
         self.save_settings()
         if self.batch_dialog is not None:
             self.batch_dialog.close()
