@@ -193,3 +193,21 @@ def test_cli_run_without_a_config_says_the_choices_in_one_line(tmp_path: Path) -
                            capture_output=True, text=True, env=env, timeout=60)
     assert found.returncode == 2
     assert "no config found" not in found.stderr and "unknown profile 'writer'" in found.stderr
+
+
+def test_try_the_demo_opens_the_demo_workspace(fresh_home: Path, tmp_path: Path, qapp: Any, arun: ARun) -> None:
+    """The --demo path, from the panel (both simulators, the demo's web accounts in real Chromium)."""
+    seen: dict[str, Any] = {}
+
+    def on_window(w: MainWindow) -> None:
+        seen["demo_batch"] = w.demo_batch
+        seen["profiles"] = sorted(w.scheduler.profile_names())
+        QTimer.singleShot(50, w.close)
+
+    rc = arun(console_main(qapp, None, data_dir=tmp_path / "demo", welcome=True,
+                           on_welcome=lambda p: _later(p.demo_button.click), on_window=on_window,
+                           tray_available=False), timeout=90)
+    assert rc == EXIT_OK
+    assert seen["demo_batch"] is not None and seen["demo_batch"].is_file()
+    assert seen["profiles"] == ["chat", "reasoner", "writer"]
+    assert not default_config_path().exists()  # the demo writes nothing into the real data dir
