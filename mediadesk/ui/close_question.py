@@ -47,25 +47,25 @@ def work_in_progress(scheduler: Scheduler) -> tuple[int, int]:
     return running, max(0, unfinished - running)
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("CloseQuestion", text)
-
-
 def question_text(q: CloseQuestion) -> str:
-    text = _tr("{running} running, {pending} pending.").format(running=q.running, pending=q.pending)
-    text += "\n\n" + _tr("Quit: running tasks go back to the queue and resume at the next start.")
+    text = QCoreApplication.translate(
+        "CloseQuestion", "{running} running, {pending} pending.").format(running=q.running, pending=q.pending)
+    text += "\n\n" + QCoreApplication.translate(
+        "CloseQuestion", "Quit: running tasks go back to the queue and resume at the next start.")
     if q.tray:
-        text += "\n" + _tr("Keep running in the tray: the window hides and the lanes keep working.")
+        text += "\n" + QCoreApplication.translate(
+            "CloseQuestion", "Keep running in the tray: the window hides and the lanes keep working.")
     return text
 
 
 def ask_close(parent: QWidget | None, q: CloseQuestion) -> CloseChoice:
     """The modal question (the loop keeps running under ``exec()``: lanes do not stop while it is open)."""
-    box = QMessageBox(QMessageBox.Icon.Question, _tr("Work in progress"), question_text(q),
-                      QMessageBox.StandardButton.NoButton, parent)
+    box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("CloseQuestion", "Work in progress"),
+                      question_text(q), QMessageBox.StandardButton.NoButton, parent)
     box.setObjectName("closeQuestion")
-    quit_b = box.addButton(_tr("Quit"), QMessageBox.ButtonRole.DestructiveRole)
-    tray_b = box.addButton(_tr("Keep running in the tray"), QMessageBox.ButtonRole.AcceptRole) if q.tray else None
+    quit_b = box.addButton(QCoreApplication.translate("CloseQuestion", "Quit"), QMessageBox.ButtonRole.DestructiveRole)
+    tray_b = (box.addButton(QCoreApplication.translate("CloseQuestion", "Keep running in the tray"),
+                            QMessageBox.ButtonRole.AcceptRole) if q.tray else None)
     cancel_b = box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(tray_b if tray_b is not None else cancel_b)
     box.setEscapeButton(cancel_b)

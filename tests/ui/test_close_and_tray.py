@@ -254,7 +254,12 @@ def test_without_a_tray_the_question_offers_no_tray(slow_sim: ApiSimServer, tmp_
         assert w.submit_rows_from_text("one", "writer") is not None
         qtbot.waitUntil(lambda: work_in_progress(s) == (1, 0), timeout=20_000)
         asked: list[CloseQuestion] = []
-        tray.guard.ask = lambda q: asked.append(q) or CloseChoice.TRAY  # not offered: taken as Cancel
+
+        def ask(q: CloseQuestion) -> CloseChoice:
+            asked.append(q)
+            return CloseChoice.TRAY  # not offered: taken as Cancel
+
+        tray.guard.ask = ask
         w.close()
         assert asked == [CloseQuestion(1, 0, False)]
         assert w.isVisible()

@@ -37,7 +37,7 @@ def fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def _later(fn: Callable[[], None]) -> None:
+def _later(fn: Callable[[], object]) -> None:
     QTimer.singleShot(0, fn)
 
 
@@ -101,7 +101,12 @@ def test_create_never_writes_over_an_existing_file_or_a_planted_link(tmp_path: P
     asked: list[Path] = []
     opened: list[Path] = []
     panel.open_editor = opened.append
-    panel.confirm_open_existing = lambda p: asked.append(p) or False
+
+    def refuse(p: Path) -> bool:
+        asked.append(p)
+        return False
+
+    panel.confirm_open_existing = refuse
     panel.create_button.click()
     assert asked == [data / "config.toml"] and opened == [] and panel.choice is None
     assert target.read_text(encoding="utf-8") == "not yours"
