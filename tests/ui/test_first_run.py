@@ -41,6 +41,14 @@ def _later(fn: Callable[[], object]) -> None:
     QTimer.singleShot(0, fn)
 
 
+def _close_when_loaded(w: MainWindow) -> None:
+    """Close once the table is loaded (as an operator would): no worker thread outlives the test's loop."""
+    if w.feed.is_loaded:
+        QTimer.singleShot(100, w.close)
+    else:
+        QTimer.singleShot(50, lambda: _close_when_loaded(w))
+
+
 def test_first_run_shows_the_welcome_panel_and_create_writes_a_private_config_the_console_loads(
     fresh_home: Path, qapp: Any, arun: ARun, qtbot: Any,
 ) -> None:
@@ -59,7 +67,7 @@ def test_first_run_shows_the_welcome_panel_and_create_writes_a_private_config_th
         seen["window"] = w
         seen["data_dir"] = w.scheduler.workspace.data_dir
         seen["profiles"] = w.scheduler.profile_names()
-        QTimer.singleShot(50, w.close)
+        _close_when_loaded(w)
 
     rc = arun(console_main(qapp, None, welcome=True, on_welcome=on_welcome, on_window=on_window,
                            tray_available=False), timeout=30)
@@ -137,7 +145,7 @@ def test_a_bad_config_shows_its_key_in_the_panel_and_open_loads_a_good_one(
 
     def on_window(w: MainWindow) -> None:
         seen["profiles"] = w.scheduler.profile_names()
-        QTimer.singleShot(50, w.close)
+        _close_when_loaded(w)
 
     rc = arun(console_main(qapp, None, welcome=True,
                            on_welcome=on_welcome, on_window=on_window, tray_available=False), timeout=30)
@@ -207,7 +215,7 @@ def test_try_the_demo_opens_the_demo_workspace(fresh_home: Path, tmp_path: Path,
     def on_window(w: MainWindow) -> None:
         seen["demo_batch"] = w.demo_batch
         seen["profiles"] = sorted(w.scheduler.profile_names())
-        QTimer.singleShot(50, w.close)
+        _close_when_loaded(w)
 
     rc = arun(console_main(qapp, None, data_dir=tmp_path / "demo", welcome=True,
                            on_welcome=lambda p: _later(p.demo_button.click), on_window=on_window,
