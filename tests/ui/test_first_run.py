@@ -224,3 +224,22 @@ def test_try_the_demo_opens_the_demo_workspace(fresh_home: Path, tmp_path: Path,
     assert seen["demo_batch"] is not None and seen["demo_batch"].is_file()
     assert seen["profiles"] == ["chat", "reasoner", "writer"]
     assert not default_config_path().exists()  # the demo writes nothing into the real data dir
+
+
+def test_the_template_uncommented_is_a_valid_config(tmp_path: Path) -> None:
+    """Every key the template shows is a real key with a valid value: uncommented, it loads."""
+    import re
+
+    lines = []
+    for line in template_text().splitlines():
+        body = line[2:] if line.startswith("# ") else None
+        if body is not None and re.match(r"^(\[|[a-z_]+ = )", body):
+            lines.append(body)
+    text = "\n".join(lines) + "\n"
+    assert "[[accounts]]" in text and "concurrency = 3" in text
+    path = tmp_path / "full.toml"
+    path.write_text(text, encoding="utf-8")
+    cfg = load_config(path)
+    assert [p.name for p in cfg.profiles] == ["writer", "chat"]
+    assert [a.name for a in cfg.accounts] == ["account-a"]
+    assert cfg.endpoints[0].api_key_env == "EXAMPLE_API_KEY"
