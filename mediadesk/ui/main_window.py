@@ -31,6 +31,7 @@ from mediadesk.config import missing_api_keys
 from mediadesk.core.batch import BatchRow, parse_pasted
 from mediadesk.scheduler.events import StorageFailed
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.store.errors import StorageError
 from mediadesk.store.export import export_to_file
 from mediadesk.store.taskstore import AddResult
 from mediadesk.ui.accounts_panel import AccountsPanel
@@ -369,6 +370,8 @@ class MainWindow(QMainWindow):
             return None
         try:
             res, _ids = self.scheduler.submit_rows(rows, self._batch_name(batch))
+        except StorageError:  # the scheduler halted; its StorageFailed event shows the box and status
+            return None
         except ValueError as exc:
             self.notify(self.tr("Batch not submitted"), str(exc), error=True)
             return None
@@ -392,7 +395,10 @@ class MainWindow(QMainWindow):
         added: list[str] = []
         existing: list[str] = []
         for i in range(0, len(tasks), chunk):
-            part = self.scheduler.submit(tasks[i:i + chunk])
+            try:
+                part = self.scheduler.submit(tasks[i:i + chunk])
+            except StorageError:  # halted; the StorageFailed event shows the box and status
+                return None
             added.extend(part.added)
             existing.extend(part.existing)
             if i + chunk < len(tasks):
@@ -459,7 +465,10 @@ class MainWindow(QMainWindow):
         if len(ids) > CONFIRM_CANCEL_ABOVE and not self.confirm_cancel(len(ids)):
             self.show_status(self.tr("Nothing canceled"))
             return 0
-        n = self.scheduler.cancel(ids)
+        try:
+            n = self.scheduler.cancel(ids)
+        except StorageError:  # halted; the StorageFailed event shows the box and status
+            return 0
         self.show_status(self.tr("Cancel requested for {n} of {m} selected tasks").format(n=n, m=len(ids)))
         return n
 
@@ -468,7 +477,10 @@ class MainWindow(QMainWindow):
         if not ids:
             self.show_status(self.tr("Nothing to retry: select failed or canceled tasks"))
             return 0
-        n = self.scheduler.retry(ids)
+        try:
+            n = self.scheduler.retry(ids)
+        except StorageError:  # halted; the StorageFailed event shows the box and status
+            return 0
         self.show_status(self.tr("Queued {n} tasks again").format(n=n))
         return n
 
