@@ -43,7 +43,7 @@ from mediadesk.ui.charts import ChartsView
 from mediadesk.ui.detail_pane import DetailPane
 from mediadesk.ui.exceptions_view import ExceptionsView
 from mediadesk.ui.filter_bar import FilterBar
-from mediadesk.ui.format import fmt_eta
+from mediadesk.ui.format import fmt_count, fmt_eta, fmt_rate
 from mediadesk.ui.lane_panel import LanePanel
 from mediadesk.ui.log_dock import LogDock
 from mediadesk.ui.profiles_editor import ProfilesEditor
@@ -556,9 +556,9 @@ class MainWindow(QMainWindow):
     def _update_status(self) -> None:
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
-        text = self.tr("{total} tasks").format(total=f"{total:,}")
+        text = self.tr("{total} tasks").format(total=fmt_count(total))
         if shown != total:
-            text = self.tr("{shown} of {total} tasks shown").format(shown=f"{shown:,}", total=f"{total:,}")
+            text = self.tr("{shown} of {total} tasks shown").format(shown=fmt_count(shown), total=fmt_count(total))
         self.status_label.setText(text)
 
     def _update_totals(self) -> None:
@@ -570,7 +570,7 @@ class MainWindow(QMainWindow):
             eta = self.tr("idle")
         else:
             eta = self.tr("ETA p50 {p50}, p90 {p90}").format(p50=fmt_eta(t.eta.p50_s), p90=fmt_eta(t.eta.p90_s))
-        text = self.tr("all lanes: {rate} tasks/min · {eta}").format(rate=f"{t.per_min:.1f}", eta=eta)
+        text = self.tr("all lanes: {rate} tasks/min · {eta}").format(rate=fmt_rate(t.per_min), eta=eta)
         if self.totals_label.text() != text:
             self.totals_label.setText(text)
 

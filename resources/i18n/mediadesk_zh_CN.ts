@@ -734,77 +734,77 @@
 <context>
     <name>Format</name>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="55"/>
+        <location filename="../../mediadesk/ui/format.py" line="65"/>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="57"/>
+        <location filename="../../mediadesk/ui/format.py" line="67"/>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="59"/>
+        <location filename="../../mediadesk/ui/format.py" line="69"/>
         <source>{h} h {m} min</source>
         <translation>{h} 小时 {m} 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="66"/>
+        <location filename="../../mediadesk/ui/format.py" line="76"/>
         <source>pending</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="67"/>
+        <location filename="../../mediadesk/ui/format.py" line="77"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="68"/>
+        <location filename="../../mediadesk/ui/format.py" line="78"/>
         <source>stalled</source>
         <translation>停滞</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="69"/>
+        <location filename="../../mediadesk/ui/format.py" line="79"/>
         <source>success</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="70"/>
+        <location filename="../../mediadesk/ui/format.py" line="80"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="71"/>
+        <location filename="../../mediadesk/ui/format.py" line="81"/>
         <source>canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="80"/>
+        <location filename="../../mediadesk/ui/format.py" line="90"/>
         <source>ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="81"/>
+        <location filename="../../mediadesk/ui/format.py" line="91"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="82"/>
+        <location filename="../../mediadesk/ui/format.py" line="92"/>
         <source>needs login</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="83"/>
+        <location filename="../../mediadesk/ui/format.py" line="93"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="84"/>
+        <location filename="../../mediadesk/ui/format.py" line="94"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="85"/>
+        <location filename="../../mediadesk/ui/format.py" line="95"/>
         <source>starting</source>
         <translation>启动中</translation>
     </message>
@@ -939,8 +939,12 @@
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="360"/>
+        <source>{n} tasks/min</source>
+        <translation>{n} 个任务/分钟</translation>
+    </message>
+    <message>
         <source>{n:.1f} tasks/min</source>
-        <translation>{n:.1f} 个任务/分钟</translation>
+        <translation type="vanished">{n:.1f} 个任务/分钟</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/lane_panel.py" line="363"/>
