@@ -1105,7 +1105,7 @@
     <message>
         <location filename="../../mediadesk/ui/main_window.py" line="466"/>
         <source>Nothing canceled</source>
-        <translation>没有任务被取消</translation>
+        <translation>未取消任何任务</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/main_window.py" line="472"/>
@@ -1502,7 +1502,7 @@
     <message>
         <location filename="../../mediadesk/ui/table_menu.py" line="264"/>
         <source>Keep them</source>
-        <translation>保留</translation>
+        <translation>保留这些任务</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/table_menu.py" line="287"/>
