@@ -51,19 +51,23 @@ def escape(text: str) -> str:
             .replace('"', "&quot;").replace("'", "&apos;"))
 
 
+class GlossaryError(Exception):
+    """The glossary cannot be used (unreadable, wrong shape, or an entry with wrong placeholders)."""
+
+
 def load_glossary(path: Path) -> tuple[dict[str, Forms], dict[str, dict[str, Forms]]]:
     try:
         doc: Any = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise SystemExit(f"{path}: cannot read the glossary: {e}") from e
+        raise GlossaryError(f"{path}: cannot read the glossary: {e}") from e
     strings = doc.get("strings", {}) if isinstance(doc, dict) else None
     contexts = doc.get("contexts", {}) if isinstance(doc, dict) else None
     if not isinstance(strings, dict) or not isinstance(contexts, dict):
-        raise SystemExit(f'{path}: expected {{"strings": {{...}}, "contexts": {{...}}}}')
+        raise GlossaryError(f'{path}: expected {{"strings": {{...}}, "contexts": {{...}}}}')
     bad = []
     for where, table in [("strings", strings), *((f"contexts.{c}", t) for c, t in contexts.items())]:
         if not isinstance(table, dict):
-            raise SystemExit(f"{path}: {where} must be an object of source -> translation")
+            raise GlossaryError(f"{path}: {where} must be an object of source -> translation")
         for src, tr in table.items():
             forms = [tr] if isinstance(tr, str) else tr
             if not isinstance(forms, list) or not forms or not all(isinstance(f, str) and f for f in forms):
@@ -73,7 +77,7 @@ def load_glossary(path: Path) -> tuple[dict[str, Forms], dict[str, dict[str, For
                 if placeholders(f) != placeholders(src):
                     bad.append(f"{where}: {src!r}: placeholders {placeholders(f)} != source's {placeholders(src)}")
     if bad:
-        raise SystemExit(f"{path}: " + "\n  ".join(["refused entries:", *bad]))
+        raise GlossaryError(f"{path}: " + "\n  ".join(["refused entries:", *bad]))
     return strings, contexts
 
 
@@ -130,7 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--missing", action="store_true",
                     help="change nothing; print the unfinished strings the glossary lacks, as glossary JSON")
     args = ap.parse_args(argv)
-    strings, contexts = load_glossary(args.glossary)
+    try:
+        strings, contexts = load_glossary(args.glossary)
+    except GlossaryError as e:
+        print(e, file=sys.stderr)
+        return 2
     try:
         text = args.ts.read_text(encoding="utf-8")
         ET.fromstring(text.encode("utf-8"))
