@@ -29,7 +29,7 @@ import tomlkit.exceptions
 from tomlkit.items import AoT, Item, Table
 
 from mediadesk.config import AppConfig, ConfigError, parse_config
-from mediadesk.safefiles import O_NOFOLLOW, UnsafePathError, write_private_file
+from mediadesk.safefiles import O_NOFOLLOW, UnsafePathError, ensure_private_dir, write_private_file
 
 __all__ = [
     "SECTIONS",
@@ -288,6 +288,8 @@ class ConfigDoc:
         payload = self.text().encode("utf-8")
         if self._bom:
             payload = b"\xef\xbb\xbf" + payload
+        if not self.path.parent.exists():  # a first config in a new folder: made private (0700)
+            ensure_private_dir(self.path.parent, ours=False)
         write_private_file(self.path, payload, "config file")
         self._loaded_digest = _digest(payload)
         return cfg

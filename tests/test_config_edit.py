@@ -202,13 +202,14 @@ def test_symlinked_config_is_refused(tmp_path: Path, cfg_path: Path) -> None:
 
 
 def test_new_file_is_created_private(tmp_path: Path) -> None:
-    path = tmp_path / "fresh.toml"
+    path = tmp_path / "new-workspace" / "fresh.toml"
     doc = ConfigDoc.load(path)
     assert not doc.exists and doc.entries("profiles") == []
     doc.add("endpoints", {"name": "sim", "base_url": "http://127.0.0.1:9/v1"})
     doc.add("profiles", {"name": "p", "kind": "api", "endpoint": "sim", "model": "m"})
     doc.save()
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
     cfg = load_config(path)
     assert cfg.profile("p").endpoint == "sim"
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -300,6 +301,8 @@ class SetupEditor(QDialog):
         self._tests: set[asyncio.Task[None]] = set()
         #: Asked before overwriting a file changed on disk: (message) -> overwrite?
         self.confirm_overwrite: Callable[[str], bool] = self._ask_overwrite
+        #: Asked before closing with unsaved edits: () -> discard them?
+        self.confirm_discard: Callable[[], bool] = self._ask_discard
         self.dirty = False
         self.setWindowTitle(self.tr("Setup — {path}").format(path=self.path))
         self.resize(980, 620)
@@ -600,6 +603,19 @@ class SetupEditor(QDialog):
             self.tr("{message}\n\nOverwrite the file with the edits made here?").format(message=message),
         )
         return answer == QMessageBox.StandardButton.Yes
+
+    def _ask_discard(self) -> bool:
+        answer = QMessageBox.question(
+            self, self.tr("Unsaved changes"),
+            self.tr("Close Setup and discard the changes not saved to {path}?").format(path=self.path),
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.dirty and not self.confirm_discard():
+            event.ignore()
+            return
+        super().closeEvent(event)
 
     def save(self) -> bool:
         """Write the file (validated first); apply what the running app can apply live; say what

@@ -51,12 +51,13 @@ def cfg_file(tmp_path: Path, api_sim: ApiSimServer) -> Path:
 
 
 @pytest.fixture
-def editor(cfg_file: Path, tmp_path: Path, qtbot: Any) -> Iterator[SetupEditor]:
+def editor(cfg_file: Path, tmp_path: Path, qtbot: Any) -> SetupEditor:
     ws = Workspace.resolve(data_dir=tmp_path / "data")
     dlg = SetupEditor(cfg_file, workspace=ws)
+    dlg.confirm_discard = lambda: True  # pytest-qt closes it at teardown: no modal question there
     qtbot.addWidget(dlg)
     dlg.show()
-    yield dlg
+    return dlg
 
 
 def test_add_api_profile_through_the_form_and_save(editor: SetupEditor, cfg_file: Path) -> None:
@@ -231,6 +232,7 @@ def test_web_account_test_reports_logged_out_then_logged_in(
             '[[accounts]]\nname = "acct-a"\nprofile = "chat"\n', encoding="utf-8")
         ws = Workspace.resolve(data_dir=tmp_path / "data")
         dlg = SetupEditor(path, workspace=ws)
+        dlg.confirm_discard = lambda: True
         qtbot.addWidget(dlg)
         dlg.show()
         dlg.select("accounts", "acct-a")
@@ -327,4 +329,9 @@ profile = "chat"
     assert "Applied now: writer concurrency 1, acct-b disabled." in status, status
     assert status.endswith("Applies at the next start: profile reasoner-copy added."), status
     assert load_config(console_env.config_path).profile("writer").concurrency == 1
-    dlg.close()
+    # unsaved edits: closing asks first; "no" keeps the dialog open
+    dlg.set_field("profiles", "timeout_s", "30")
+    dlg.confirm_discard = lambda: False
+    assert not dlg.close() and window.setup_editor is dlg
+    dlg.confirm_discard = lambda: True
+    assert dlg.close()
