@@ -335,8 +335,9 @@ class LiveChanges:
     concurrency: tuple[tuple[str, int], ...] = ()
     #: (account, enabled): the account switch, applied live.
     enabled: tuple[tuple[str, bool], ...] = ()
-    #: Human-readable descriptions of changes that take effect on the next start.
-    restart: tuple[str, ...] = ()
+    #: (what, name, change) that take effect on the next start: what is "endpoint", "profile" or
+    #: "account"; change is "added", "removed" or "changed".
+    restart: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -348,13 +349,13 @@ def live_changes(old: AppConfig, new: AppConfig) -> LiveChanges:
     live; anything else in endpoints, profiles and accounts (added, removed or changed) needs a restart."""
     conc: list[tuple[str, int]] = []
     enabled: list[tuple[str, bool]] = []
-    restart: list[str] = []
+    restart: list[tuple[str, str, str]] = []
     old_p = {p.name: p for p in old.profiles}
     new_p = {p.name: p for p in new.profiles}
     for name in new_p.keys() - old_p.keys():
-        restart.append(f"profile {name} added")
+        restart.append(("profile", name, "added"))
     for name in old_p.keys() - new_p.keys():
-        restart.append(f"profile {name} removed")
+        restart.append(("profile", name, "removed"))
     for name in sorted(old_p.keys() & new_p.keys()):
         a, b = old_p[name], new_p[name]
         if a.kind == b.kind == "api" and a.concurrency != b.concurrency and b.concurrency is not None:
@@ -362,23 +363,23 @@ def live_changes(old: AppConfig, new: AppConfig) -> LiveChanges:
         if a.model_copy(update={"concurrency": None}) != b.model_copy(update={"concurrency": None}) or (
             b.concurrency is None and a.concurrency is not None
         ):
-            restart.append(f"profile {name} changed")
+            restart.append(("profile", name, "changed"))
     old_a = {a.name: a for a in old.accounts}
     new_a = {a.name: a for a in new.accounts}
     for name in new_a.keys() - old_a.keys():
-        restart.append(f"account {name} added")
+        restart.append(("account", name, "added"))
     for name in old_a.keys() - new_a.keys():
-        restart.append(f"account {name} removed")
+        restart.append(("account", name, "removed"))
     for name in sorted(old_a.keys() & new_a.keys()):
         x, y = old_a[name], new_a[name]
         if x.enabled != y.enabled:
             enabled.append((name, y.enabled))
         if x.model_copy(update={"enabled": True}) != y.model_copy(update={"enabled": True}):
-            restart.append(f"account {name} changed")
+            restart.append(("account", name, "changed"))
     old_e = {e.name: e for e in old.endpoints}
     new_e = {e.name: e for e in new.endpoints}
     for name in sorted(old_e.keys() | new_e.keys()):
         if old_e.get(name) != new_e.get(name):
             what = "added" if name not in old_e else "removed" if name not in new_e else "changed"
-            restart.append(f"endpoint {name} {what}")
+            restart.append(("endpoint", name, what))
     return LiveChanges(tuple(conc), tuple(enabled), tuple(sorted(restart)))

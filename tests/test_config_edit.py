@@ -225,7 +225,7 @@ def test_live_changes_sorts_live_from_restart(cfg_path: Path) -> None:
     ch = live_changes(old, new)
     assert ch.concurrency == (("writer", 4),)
     assert ch.enabled == (("chat-1", False),)
-    assert ch.restart == ("account chat-1-copy added",)
+    assert ch.restart == (("account", "chat-1-copy", "added"),)
     doc.update("profiles", 0, {"model": "sim-2"})
     new2, _ = doc.validate()
-    assert new2 is not None and "profile writer changed" in live_changes(old, new2).restart
+    assert new2 is not None and ("profile", "writer", "changed") in live_changes(old, new2).restart

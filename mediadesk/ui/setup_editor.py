@@ -666,10 +666,25 @@ class SetupEditor(QDialog):
             if applied:
                 out.append(self.tr("Applied now: {what}.").format(what=", ".join(applied)))
             if changes.restart:
-                out.append(self.tr("Applies at the next start: {what}.").format(what="; ".join(changes.restart)))
+                out.append(self.tr("Applies at the next start: {what}.").format(
+                    what="; ".join(self._describe(*change) for change in changes.restart)))
         else:
             self._baseline = cfg
         return out
+
+    def _describe(self, what: str, name: str, change: str) -> str:
+        texts = {
+            ("endpoint", "added"): self.tr("endpoint {name} added"),
+            ("endpoint", "removed"): self.tr("endpoint {name} removed"),
+            ("endpoint", "changed"): self.tr("endpoint {name} changed"),
+            ("profile", "added"): self.tr("profile {name} added"),
+            ("profile", "removed"): self.tr("profile {name} removed"),
+            ("profile", "changed"): self.tr("profile {name} changed"),
+            ("account", "added"): self.tr("account {name} added"),
+            ("account", "removed"): self.tr("account {name} removed"),
+            ("account", "changed"): self.tr("account {name} changed"),
+        }
+        return texts.get((what, change), f"{what} {{name}} {change}").format(name=name)
 
     def _say(self, text: str, *, error: bool = False) -> None:
         self.status.setStyleSheet(_ERROR_STYLE if error else "")
