@@ -705,12 +705,18 @@ class SetupEditor(QDialog):
             return None
         entry = self.doc.entry(section, idx)
         name = str(entry.get("name", ""))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no asyncio loop runs the window (not the console): nothing to run it on
+            result.setStyleSheet(_ERROR_STYLE)
+            result.setText(self.tr("Test needs the console's event loop; open Setup from the console"))
+            return None
         coro = self._test_account(cfg, name) if section == "accounts" else self._test_api(cfg, section, name)
         btn = self.test_buttons[section]
         btn.setEnabled(False)
         result.setStyleSheet("")
         result.setText(self.tr("Testing {name}…").format(name=name))
-        task = asyncio.get_event_loop().create_task(self._run_test(section, coro))
+        task = loop.create_task(self._run_test(section, coro))
         self._tests.add(task)
         task.add_done_callback(self._tests.discard)
         return task
