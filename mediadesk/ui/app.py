@@ -133,7 +133,8 @@ async def _console_main(
     except ConfigError as exc:
         show_error(QCoreApplication.translate("Console", "MediaDesk: configuration error"), str(exc))
         return EXIT_CONFIG
-    return await _run_window(app, config, workspace, on_window=on_window)
+    setup_path = config_path or Workspace.resolve(data_dir=data_dir).data_dir / "config.toml"
+    return await _run_window(app, config, workspace, on_window=on_window, config_path=setup_path)
 
 
 async def _run_window(
@@ -143,6 +144,7 @@ async def _run_window(
     *,
     demo_batch: Path | None = None,
     on_window: Callable[[MainWindow], None] | None = None,
+    config_path: Path | None = None,
 ) -> int:
     instance = SingleInstance(instance_key(workspace.data_dir))
     if instance.activate_existing():
@@ -181,6 +183,7 @@ async def _run_window(
         bridge = SchedulerBridge(scheduler.bus)
         closed = asyncio.Event()
         window = MainWindow(scheduler, bridge, demo_batch=demo_batch)
+        window.config_path = config_path  # what Setup… edits
         window.closed.connect(closed.set)
         app.aboutToQuit.connect(closed.set)
         window.show()

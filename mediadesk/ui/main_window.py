@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mediadesk.config import missing_api_keys
+from mediadesk.config import ConfigError, missing_api_keys
 from mediadesk.core.batch import BatchRow, parse_pasted
+from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler.events import StorageFailed
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.errors import StorageError
@@ -47,6 +48,7 @@ from mediadesk.ui.format import fmt_count, fmt_eta, fmt_rate
 from mediadesk.ui.lane_panel import LanePanel
 from mediadesk.ui.log_dock import LogDock
 from mediadesk.ui.profiles_editor import ProfilesEditor
+from mediadesk.ui.setup_editor import SetupEditor
 from mediadesk.ui.single_instance import bring_to_front
 from mediadesk.ui.small_screen import SmallScreenLayout, scrolling
 from mediadesk.ui.table_menu import CONFIRM_CANCEL_ABOVE, TableMenu, ask_cancel_many, choose_export_file
@@ -93,6 +95,9 @@ class MainWindow(QMainWindow):
         self.last_message = ""
         self.batch_dialog: BatchDialog | None = None
         self.demo_batch = demo_batch
+        #: The config file this console runs (Setup… edits it); None: <data dir>/config.toml.
+        self.config_path: Path | None = None
+        self.setup_editor: SetupEditor | None = None
         self._jobs = TaskJobs()
         self.setObjectName("mainWindow")
         self.setWindowTitle(self.tr("MediaDesk — {dir}").format(dir=scheduler.workspace.data_dir))
@@ -241,9 +246,14 @@ class MainWindow(QMainWindow):
         a.export_selected.triggered.connect(lambda: self.export_dialog("selected"))
         a.find.triggered.connect(self._focus_search)
         a.demo.triggered.connect(lambda: self.demo_batch and self.open_batch_dialog(self.demo_batch))
+        self.act_setup = QAction(self.tr("Setup…"), self)
+        self.act_setup.setObjectName("actSetup")
+        self.act_setup.setToolTip(self.tr("Edit endpoints, profiles and accounts in the config file"))
+        self.act_setup.triggered.connect(lambda: self.open_setup_editor())
 
     def _build_toolbar(self) -> None:
         self.main_toolbar = self.window_actions.main_toolbar()
+        self.main_toolbar.addAction(self.act_setup)
         self.addToolBar(self.main_toolbar)
         self.filter_bar = FilterBar(self.scheduler.profile_names(), self)
         self.filter_bar.changed.connect(self._on_filters_changed)
@@ -339,6 +349,28 @@ class MainWindow(QMainWindow):
             dlg.load_file(Path(path))
         self.batch_dialog = dlg
         dlg.open()
+        return dlg
+
+    def open_setup_editor(self, path: Path | str | None = None) -> SetupEditor | None:
+        """The Setup editor (endpoints, profiles, accounts) of ``path``, else of this console's
+        config; one at a time (a second call brings it to front). None when the file cannot be
+        opened (the reason is shown)."""
+        if self.setup_editor is not None:
+            self.setup_editor.show()
+            self.setup_editor.raise_()
+            self.setup_editor.activateWindow()
+            return self.setup_editor
+        target = Path(path) if path is not None else (
+            self.config_path or self.scheduler.workspace.data_dir / "config.toml")
+        try:
+            dlg = SetupEditor(target, scheduler=self.scheduler, parent=self)
+        except (ConfigError, UnsafePathError, OSError) as exc:
+            self.notify(self.tr("Setup"), str(exc), error=True)
+            return None
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dlg.destroyed.connect(lambda: setattr(self, "setup_editor", None))
+        self.setup_editor = dlg
+        dlg.show()
         return dlg
 
     def _dialog_gone(self, dlg: BatchDialog) -> None:
