@@ -2,6 +2,184 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name></name>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="337"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="346"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="367"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="338"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="349"/>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="339"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="350"/>
+        <source>API key variable</source>
+        <translation>API 密钥环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="340"/>
+        <source>API key keyring entry</source>
+        <translation>API 密钥的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="341"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="352"/>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="342"/>
+        <source>Requests per minute</source>
+        <translation>每分钟请求数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="343"/>
+        <source>Adaptive</source>
+        <translation>自适应</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="347"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="348"/>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="351"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="353"/>
+        <source>Stream</source>
+        <translation>流式输出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="354"/>
+        <source>Longest answer (chars)</source>
+        <translation>最长回答（字符）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="355"/>
+        <source>Site</source>
+        <translation>站点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="356"/>
+        <source>Chat URL</source>
+        <translation>聊天 URL</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="357"/>
+        <source>Instructions</source>
+        <translation>指令</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="358"/>
+        <source>Needs an empty prompt</source>
+        <translation>需要空指令</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="359"/>
+        <source>Timeout (s)</source>
+        <translation>超时（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="360"/>
+        <source>Longest run (s)</source>
+        <translation>最长运行时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="361"/>
+        <source>Longest wait (s)</source>
+        <translation>最长等待时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="362"/>
+        <source>Most pending tasks</source>
+        <translation>最多等待中任务数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="363"/>
+        <source>Fallback profiles</source>
+        <translation>后备配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="364"/>
+        <source>Rule reply</source>
+        <translation>规则回复</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="368"/>
+        <source>Web profile</source>
+        <translation>网页配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="369"/>
+        <source>Enabled</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="370"/>
+        <source>Browser profile folder</source>
+        <translation>浏览器配置文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="371"/>
+        <source>Login user variable</source>
+        <translation>登录用户名环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="372"/>
+        <source>Login password variable</source>
+        <translation>登录密码环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="373"/>
+        <source>Login user keyring entry</source>
+        <translation>登录用户名的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="374"/>
+        <source>Login password keyring entry</source>
+        <translation>登录密码的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="375"/>
+        <source>Login cooldown (s)</source>
+        <translation>登录冷却时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <source>Profiles</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <source>Accounts</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="393"/>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+</context>
+<context>
     <name>AccountsPanel</name>
     <message>
         <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
@@ -404,28 +582,28 @@
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="149"/>
+        <location filename="../../mediadesk/ui/app.py" line="151"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="157"/>
-        <location filename="../../mediadesk/ui/app.py" line="168"/>
+        <location filename="../../mediadesk/ui/app.py" line="159"/>
+        <location filename="../../mediadesk/ui/app.py" line="170"/>
         <source>MediaDesk is already running</source>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="165"/>
+        <location filename="../../mediadesk/ui/app.py" line="167"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="171"/>
+        <location filename="../../mediadesk/ui/app.py" line="173"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="174"/>
+        <location filename="../../mediadesk/ui/app.py" line="176"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -1014,162 +1192,177 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="98"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="103"/>
         <source>MediaDesk — {dir}</source>
-        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async). The window was closed by the operator (the app then stops the scheduler and quits).</extracomment>
+        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async). The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="190"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="195"/>
         <source>Accounts</source>
         <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead?</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="192"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="197"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="209"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="214"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="211"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="216"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="220"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="225"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="355"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="249"/>
+        <source>Setup…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="251"/>
+        <source>Edit endpoints, profiles and accounts in the config file</source>
+        <translation>编辑配置文件中的端点、配置和账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="368"/>
+        <source>Setup</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="387"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="359"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="391"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="362"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="394"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="364"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="396"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="376"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="393"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="427"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="408"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="425"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="459"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="405"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="437"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="419"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="451"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="424"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="456"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="438"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="470"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="440"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="472"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="450"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="482"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="466"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="498"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="472"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="504"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="478"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="510"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="484"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="516"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="503"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="527"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="535"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="559"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="568"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="600"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="568"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="600"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="570"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="602"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="572"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="604"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="573"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="585"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="617"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="589"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="621"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="593"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="625"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="597"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="629"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -1182,32 +1375,32 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="511"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="543"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="528"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="560"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="530"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="562"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="532"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="564"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="559"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="591"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="561"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="593"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -1374,6 +1567,230 @@
         <location filename="../../mediadesk/ui/profiles_editor.py" line="255"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>SetupEditor</name>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="307"/>
+        <source>Setup — {path}</source>
+        <extracomment>What the running app uses (restart-needed changes are measured against it). Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
+        <translation>设置 — {path}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="313"/>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="316"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="409"/>
+        <source>Opens the site in Chromium on this account&apos;s profile and says logged in or out</source>
+        <translation>用此账号的浏览器配置在 Chromium 中打开站点，并显示已登录或未登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="410"/>
+        <source>Sends one cheap request (GET /models, or a one-token answer) and shows the latency</source>
+        <translation>发送一个开销很小的请求（GET /models，或只生成一个 token 的回答）并显示延迟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="456"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="535"/>
+        <source>(no name)</source>
+        <translation>（无名称）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="489"/>
+        <source>built-in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="489"/>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="582"/>
+        <source>{n} problem(s); Save is off until they are fixed. {first}</source>
+        <translation>{n} 个问题；修复之前无法保存。{first}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="586"/>
+        <source>Unsaved changes.</source>
+        <translation>有未保存的更改。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="602"/>
+        <source>Config changed on disk</source>
+        <translation>配置文件已在磁盘上被更改</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="603"/>
+        <source>{message}
+
+Overwrite the file with the edits made here?</source>
+        <translation>{message}
+
+要用此处的编辑覆盖该文件吗？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="609"/>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="610"/>
+        <source>Close Setup and discard the changes not saved to {path}?</source>
+        <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="628"/>
+        <source>Not saved: {path} changed on disk. Close and reopen Setup to see that change.</source>
+        <translation>未保存：{path} 已在磁盘上被更改。请关闭并重新打开设置以查看该更改。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="636"/>
+        <source>Not saved: {error}</source>
+        <translation>未保存：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="639"/>
+        <source>Saved {path}.</source>
+        <translation>已保存 {path}。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="657"/>
+        <source>{profile} concurrency {n}</source>
+        <translation>{profile} 并发数 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="664"/>
+        <source>{account} {state}</source>
+        <translation>{account} {state}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="665"/>
+        <source>enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="665"/>
+        <source>disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="667"/>
+        <source>Applied now: {what}.</source>
+        <translation>已立即生效：{what}。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="669"/>
+        <source>Applies at the next start: {what}.</source>
+        <translation>下次启动时生效：{what}。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="677"/>
+        <source>endpoint {name} added</source>
+        <translation>已添加端点 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="678"/>
+        <source>endpoint {name} removed</source>
+        <translation>已删除端点 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="679"/>
+        <source>endpoint {name} changed</source>
+        <translation>已更改端点 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="680"/>
+        <source>profile {name} added</source>
+        <translation>已添加配置 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="681"/>
+        <source>profile {name} removed</source>
+        <translation>已删除配置 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="682"/>
+        <source>profile {name} changed</source>
+        <translation>已更改配置 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="683"/>
+        <source>account {name} added</source>
+        <translation>已添加账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="684"/>
+        <source>account {name} removed</source>
+        <translation>已删除账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="685"/>
+        <source>account {name} changed</source>
+        <translation>已更改账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="704"/>
+        <source>Fix the problems first: {first}</source>
+        <translation>请先修复问题：{first}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="712"/>
+        <source>Test needs the console&apos;s event loop; open Setup from the console</source>
+        <translation>测试需要控制台的事件循环；请从控制台打开设置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="718"/>
+        <source>Testing {name}…</source>
+        <translation>正在测试 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="745"/>
+        <source>a web profile is tested through its accounts</source>
+        <translation>网页配置通过其账号进行测试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="762"/>
+        <source>OK: {seen} in {ms:.0f} ms</source>
+        <translation>正常：{seen}，用时 {ms:.0f} ms</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="763"/>
+        <source>Failed after {ms:.0f} ms: {seen}</source>
+        <translation>{ms:.0f} ms 后失败：{seen}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="782"/>
+        <source>{name}: logged in</source>
+        <translation>{name}：已登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="784"/>
+        <source>{name}: logged out ({why}); use Log in on the account panel</source>
+        <translation>{name}：未登录（{why}）；请在账号面板上点击“登录”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="786"/>
+        <source>{name}: {error}</source>
+        <translation>{name}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="790"/>
+        <source>logged in ({seen})</source>
+        <translation>已登录（{seen}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="792"/>
+        <source>logged out ({seen})</source>
+        <translation>未登录（{seen}）</translation>
     </message>
 </context>
 <context>
@@ -1736,6 +2153,33 @@
         <location filename="../../mediadesk/ui/actions.py" line="110"/>
         <source>Resume API</source>
         <translation>恢复 API 通道</translation>
+    </message>
+</context>
+<context>
+    <name>_EntryForm</name>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="182"/>
+        <source>default: {value}</source>
+        <extracomment>Only for profiles of this kind (None: every profile).</extracomment>
+        <translation>默认：{value}</translation>
+    </message>
+</context>
+<context>
+    <name>_SectionPage</name>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="264"/>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="265"/>
+        <source>Duplicate</source>
+        <translation>创建副本</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="266"/>
+        <source>Remove</source>
+        <translation>删除</translation>
     </message>
 </context>
 </TS>
