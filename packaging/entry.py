@@ -19,7 +19,8 @@ def _smoke_closer(seconds: float) -> Any:
 
     from mediadesk.ui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([sys.argv[0]])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
     shown: list[float] = []
 
     def tick() -> None:

@@ -15,7 +15,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -52,7 +51,7 @@ def _installed(dist: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def packaged_app() -> Iterator[Path]:
+def packaged_app() -> Path:
     if not _installed("pyinstaller"):
         pytest.skip("PyInstaller is not installed: pip install -e '.[package]' (./dev setup installs it)")
     try:
@@ -70,7 +69,7 @@ def packaged_app() -> Iterator[Path]:
                         "--work", str(here / "work")], check=True, cwd=ROOT, timeout=800)
         shutil.rmtree(here / "work", ignore_errors=True)
         (here / "complete").write_text(key)
-    yield app
+    return app
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

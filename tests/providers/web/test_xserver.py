@@ -18,7 +18,7 @@ from tests.providers.web.xserver import read_display_number, xvfb
 
 
 def _unread(fd: int) -> int:
-    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
 
 
 def test_display_number_is_read_up_to_the_newline_xvfb_writes_after_it() -> None:
