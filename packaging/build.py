@@ -24,10 +24,12 @@ def folder_size(path: Path) -> int:
     return sum(p.lstat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def build(dist: Path, work: Path) -> Path:
+def build(dist: Path, work: Path, *, clean: bool = False) -> Path:
+    """Without ``clean``, PyInstaller reuses its caches (``work`` and its binary cache): a rebuild after
+    a source change takes about half the time of a clean one."""
     started = time.monotonic()
     subprocess.run(
-        [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
+        [sys.executable, "-m", "PyInstaller", "--noconfirm", *(["--clean"] if clean else []), "--log-level", "WARN",
          "--distpath", str(dist), "--workpath", str(work), str(PKG / "mediadesk.spec")],
         check=True, cwd=ROOT,
     )
@@ -43,6 +45,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="output folder (default: dist/)")
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "pyinstaller", help="PyInstaller's work folder")
+    parser.add_argument("--clean", action="store_true", help="empty PyInstaller's caches first")
     args = parser.parse_args()
     try:
         import PyInstaller  # noqa: F401
@@ -50,7 +53,7 @@ def main() -> int:
         print("error: PyInstaller is not installed: pip install -e '.[package]' (./dev package does it)",
               file=sys.stderr)
         return 2
-    build(args.dist.resolve(), args.work.resolve())
+    build(args.dist.resolve(), args.work.resolve(), clean=args.clean)
     return 0
 
 

@@ -10,7 +10,9 @@ Costs about 1-2 min to build on a 2-core machine (nothing when the cache is warm
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import platform
 import shutil
 import sqlite3
 import subprocess
@@ -94,16 +96,37 @@ def test_the_folder_has_the_app_its_menu_entry_and_resources(packaged_app: Path)
     assert (internal / "playwright" / "driver" / "package" / "browsers.json").is_file()
 
 
+def _managed_chromium_stand_in(app: Path, registry: Path, marker: Path) -> None:
+    """A "Playwright-managed Chromium" where the packaged app's bundled browsers.json says it is:
+    a wrapper that notes each start in ``marker`` and runs the system's Chromium."""
+    browsers = json.loads((app / "_internal" / "playwright" / "driver" / "package" / "browsers.json").read_text())
+    revision = next(b["revision"] for b in browsers["browsers"] if b["name"] == "chromium")
+    sub = {"x86_64": "chrome-linux64", "aarch64": "chrome-linux-arm64"}.get(platform.machine())
+    if sub is None:
+        pytest.skip(f"no Playwright Chromium layout known for {platform.machine()}")
+    system = find_browser(probe_version=False).path
+    exe = registry / f"chromium-{revision}" / sub / "chrome"
+    exe.parent.mkdir(parents=True)
+    exe.write_text(f'#!/bin/sh\necho "$$" >> "{marker}"\nexec "{system}" "$@"\n')
+    exe.chmod(0o755)
+
+
 def test_packaged_demo_runs_the_batch_end_to_end(packaged_app: Path, tmp_path: Path) -> None:
+    """Headless, both lanes; the web lane's Chromium is found by the packaged finder.py through
+    Playwright's registry (PLAYWRIGHT_BROWSERS_PATH and the bundled browsers.json)."""
+    marker = tmp_path / "managed-chromium-starts"
+    _managed_chromium_stand_in(packaged_app, tmp_path / "pw-browsers", marker)
     data = tmp_path / "demo"
+    env = _env(tmp_path) | {"PLAYWRIGHT_BROWSERS_PATH": str(tmp_path / "pw-browsers")}
     done = subprocess.run([str(packaged_app / "mediadesk"), "demo", "--data-dir", str(data)],
-                          env=_env(tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-3000:]
     assert "summary: success 40" in out, out[-3000:]
     with sqlite3.connect(data / "mediadesk.db") as db:
         done_by_kind = dict(db.execute("SELECT model_kind, COUNT(*) FROM task WHERE state = 'success' GROUP BY 1"))
     assert done_by_kind.get("web", 0) > 0 and done_by_kind.get("api", 0) > 0, done_by_kind  # Chromium really ran
+    assert marker.is_file() and marker.read_text().split(), "the packaged app did not use Playwright's Chromium"
 
 
 def test_packaged_console_opens_offscreen_and_closes_cleanly(packaged_app: Path, tmp_path: Path) -> None:
