@@ -1,11 +1,19 @@
 """Fault figures for the README's reliability section, each from real processes and real files.
 
-(a) SIGKILL: a 200-task batch run by ``mediadesk run`` in a child process, killed with SIGKILL at
+(a) sigkill: a 200-task batch run by ``mediadesk run`` in a child process, killed with SIGKILL at
     random moments N times, then run to the end. Reported: tasks lost (not ``success`` at the end),
     duplicated (more than one row for an id, or a stored success rewritten by a later run), and the
     work redone (requests beyond one per task: the attempts that were running at each kill).
+(b) deleted: the database file is deleted (``rm db db-wal db-shm``) while a run works. Reported: the
+    exit code, successes the run reported (``--summary-json`` and its summary line; every one would be
+    false: the file is gone) and the seconds from the deletion to the exit.
+(c) disk-full: the database lives on a small tmpfs that is filled while the run works (root only).
+    Reported: exit code, successes reported vs successes really in the file once space is freed
+    (false successes = reported but not stored), integrity of the file.
+(d) endless: an API answer that never ends (the simulator's ``endless`` mode). Reported: the task's
+    outcome and the peak RSS of the ``mediadesk run`` process (goal < 200 MB), beside a normal run.
 
-    python -m bench faults [--tasks 200] [--kills 10] [--seed 1]
+    python -m bench faults [--tasks 200] [--kills 10] [--seed 1] [--only sigkill|deleted|disk-full|endless]
 """
 
 from __future__ import annotations
@@ -116,7 +124,130 @@ def sigkill(args: argparse.Namespace, tmp: Path) -> list[tuple[str, ...]]:
     ]
 
 
-SECTIONS: dict[str, Section] = {"sigkill": sigkill}
+def _wait_successes(db: Path, n: int, proc: subprocess.Popen[bytes], limit_s: float = 120) -> None:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                if sum(1 for _, s, _ in _rows(db) if s == "success") >= n:
+                    return
+            except sqlite3.Error:
+                pass
+        time.sleep(0.05)
+    raise RuntimeError(f"the run did not reach {n} successes (exit {proc.poll()})")
+
+
+def _reported(summary: Path) -> set[str]:
+    if not summary.exists():
+        return set()
+    doc = json.loads(summary.read_text(encoding="utf-8"))
+    tasks = doc.get("tasks") or {}
+    return {t for t, st in tasks.items() if st == "success"}
+
+
+def deleted(args: argparse.Namespace, tmp: Path) -> list[tuple[str, ...]]:
+    with sim_process("api", "--latency", "0.05,0.3") as url:
+        cfg = _config(tmp, url)
+        batch = _batch(tmp, 100)
+        db, summary = tmp / "gone.db", tmp / "summary.json"
+        proc = subprocess.Popen([*_run_cmd(cfg, batch, db), "--summary-json", str(summary)], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _wait_successes(db, 20, proc)
+        stored = sum(1 for _, s, _ in _rows(db) if s == "success")
+        t0 = time.monotonic()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        out, _ = proc.communicate(timeout=120)
+        took = time.monotonic() - t0
+    said = "summary: success" in out.decode("utf-8", "replace")
+    reported = len(_reported(summary))
+    return [
+        ("deleted DB", "successes stored before", "exit", "successes reported", "summary line", "s to exit"),
+        ("", str(stored), str(proc.returncode), str(reported), "yes" if said else "no", f"{took:.2f}"),
+    ]
+
+
+def _mount_tmpfs(where: Path, size: str) -> str | None:
+    """Mount a tmpfs at ``where``; None when done, else why not."""
+    if os.geteuid() != 0:
+        return "needs root (mount -t tmpfs)"
+    where.mkdir(mode=0o700)
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(where)],
+                         capture_output=True, text=True, check=False)
+    return None if res.returncode == 0 else f"mount failed: {res.stderr.strip()}"
+
+
+def disk_full(args: argparse.Namespace, tmp: Path) -> list[tuple[str, ...]]:
+    head = ("disk full", "exit", "successes reported", "successes stored", "false successes", "integrity")
+    disk = tmp / "disk"
+    why = _mount_tmpfs(disk, "4m")
+    if why is not None:
+        return [head, ("skipped: " + why, "", "", "", "", "")]
+    try:
+        with sim_process("api", "--latency", "0.05,0.3") as url:
+            cfg = _config(tmp, url)
+            batch = _batch(tmp, 60, prompt="q{i} " + "x" * 8000)  # ~8 KB answers: every success needs pages
+            db, summary = disk / "full.db", tmp / "summary.json"
+            proc = subprocess.Popen([*_run_cmd(cfg, batch, db), "--summary-json", str(summary)], cwd=ROOT,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _wait_successes(db, 3, proc)
+            filler = disk / "filler"
+            with filler.open("wb") as fh:
+                try:
+                    while True:
+                        fh.write(b"\0" * 65536)
+                        fh.flush()
+                except OSError:
+                    pass
+            proc.wait(timeout=120)
+            filler.unlink()
+            con = sqlite3.connect(db)
+            try:
+                integrity = con.execute("PRAGMA integrity_check").fetchone()[0]
+            finally:
+                con.close()
+            on_disk = {t for t, s, _ in _rows(db) if s == "success"}
+            reported = _reported(summary)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+    return [head, ("", str(proc.returncode), str(len(reported)), str(len(on_disk)),
+                   str(len(reported - on_disk)), str(integrity))]
+
+
+_PEAK_RSS = (
+    "import resource, subprocess, sys\n"
+    "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n"
+    "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+def _peak_run(cmd: list[str]) -> tuple[int, float]:
+    """Exit code and peak RSS (MB) of ``cmd``, measured by a parent that has no other child."""
+    res = subprocess.run([sys.executable, "-c", _PEAK_RSS, *cmd], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300, check=True)
+    rc, kb = res.stdout.split()
+    return int(rc), int(kb) / 1024
+
+
+def endless(args: argparse.Namespace, tmp: Path) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = [("answer", "task state", "error kind", "exit", "peak RSS MB")]
+    for label, prompt in (("normal", "a normal prompt {i}"), ("endless stream", "{i} [[sim:endless]]")):
+        with sim_process("api", "--latency", "0.05,0.1") as url:
+            d = tmp / label.replace(" ", "-")
+            d.mkdir()
+            cfg = _config(d, url)
+            db = d / "e.db"
+            rc, peak = _peak_run(_run_cmd(cfg, _batch(d, 1, prompt=prompt), db))
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            state, kind = con.execute("SELECT state, error_kind FROM task").fetchone()
+        finally:
+            con.close()
+        rows.append((label, str(state), str(kind or "-"), str(rc), f"{peak:.0f}"))
+    return rows
+
+
+SECTIONS: dict[str, Section] = {"sigkill": sigkill, "deleted": deleted, "disk-full": disk_full, "endless": endless}
 
 
 def main(argv: list[str]) -> None:

@@ -15,6 +15,11 @@ from mediadesk.safefiles import ensure_private_dir
 def resources_dir() -> Path:
     """The bundled ``resources/`` folder (site adapters, demo batch, icons, translations)."""
     here = Path(__file__).resolve().parent
+    frozen = getattr(sys, "_MEIPASS", None) if getattr(sys, "frozen", False) else None
+    if frozen:  # the packaged app (PyInstaller, packaging/mediadesk.spec): <_internal>/resources
+        bundled = Path(frozen) / "resources"
+        if bundled.is_dir():
+            return bundled
     for cand in (here.parent / "resources", here / "resources", Path(sys.prefix) / "share" / "mediadesk" / "resources"):
         if cand.is_dir():
             return cand

@@ -29,8 +29,8 @@ from PySide6.QtCore import QLocale, QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from mediadesk.config import AccountConfig, ProfileConfig, parse_config  # noqa: E402
+from mediadesk.core.backend import LaneBackend, RunContext, TaskSpec  # noqa: E402
 from mediadesk.core.batch import BatchRow, parse_batch_file  # noqa: E402
-from mediadesk.core.runner import LaneBackend, RunContext, TaskSpec  # noqa: E402
 from mediadesk.scheduler.backends import default_backend  # noqa: E402
 from mediadesk.scheduler.scheduler import Scheduler  # noqa: E402
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for  # noqa: E402

@@ -145,26 +145,35 @@ def _connect(path: Path) -> sqlite3.Connection:
 _C = TypeVar("_C")
 
 
+#: Writes whose success an operator is told about at once (a batch submitted, tasks canceled or queued
+#: again, an exception resolved): after them the file is checked to still be the one we wrote, so a
+#: deleted database never yields "submitted" (the lanes' own writes are checked on every flush).
+_REPORTED_WRITES = frozenset({"add_tasks", "request_cancel", "requeue", "resolve", "reroute"})
+
+
 def _faults_typed(cls: type[_C]) -> type[_C]:
     """Every public method of ``cls`` raises a typed :class:`StorageError` (lost file, disk full,
     I/O error) instead of a bare ``sqlite3`` error of the disk; other sqlite3 errors pass unchanged.
     One wrapper instead of a try in each of ~35 methods (cost: one call, ~0.1 us, when nothing fails)."""
     for name, fn in list(vars(cls).items()):
         if not name.startswith("_") and name not in ("close", "verify") and callable(fn):
-            setattr(cls, name, _typed_faults(fn))
+            setattr(cls, name, _typed_faults(fn, verify_after=name in _REPORTED_WRITES))
     return cls
 
 
-def _typed_faults(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _typed_faults(fn: Callable[..., Any], verify_after: bool = False) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(self: TaskStore, *args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(self, *args, **kwargs)
+            result = fn(self, *args, **kwargs)
         except sqlite3.Error as exc:
             fault = self._fault(exc)
             if fault is None:
                 raise
             raise fault from exc
+        if verify_after:
+            self.verify()
+        return result
 
     return wrapper
 

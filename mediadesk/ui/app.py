@@ -101,6 +101,7 @@ async def _ask_welcome(
 
     panel.chosen.connect(done)
     app.aboutToQuit.connect(done)
+    panel.open_editor = lambda _path: None  # the console opens it in its Setup editor once up
     panel.show()
     if on_welcome is not None:
         on_welcome(panel)
@@ -193,7 +194,12 @@ async def _console_main(
                 break
             except ConfigError as again:  # changed since the panel read it
                 error = str(again)
-    return await _run_window(app, config, workspace, on_window=on_window, tray_available=tray_available)
+        # a workspace just created opens with its config in the Setup editor
+        return await _run_window(app, config, workspace, on_window=on_window, config_path=choice.path,
+                                 tray_available=tray_available, open_setup=choice.created)
+    setup_path = config_path or Workspace.resolve(data_dir=data_dir).data_dir / "config.toml"
+    return await _run_window(app, config, workspace, on_window=on_window, config_path=setup_path,
+                             tray_available=tray_available)
 
 
 async def _run_demo(
@@ -214,7 +220,9 @@ async def _run_window(
     *,
     demo_batch: Path | None = None,
     on_window: Callable[[MainWindow], None] | None = None,
+    config_path: Path | None = None,
     tray_available: bool | None = None,
+    open_setup: bool = False,
 ) -> int:
     instance = SingleInstance(instance_key(workspace.data_dir))
     if instance.activate_existing():
@@ -253,6 +261,7 @@ async def _run_window(
         bridge = SchedulerBridge(scheduler.bus)
         closed = asyncio.Event()
         window = MainWindow(scheduler, bridge, demo_batch=demo_batch)
+        window.config_path = config_path  # what Setup… edits
         window.closed.connect(closed.set)
         app.aboutToQuit.connect(closed.set)
         tray = TrayController(window, scheduler, bridge, tray_available=tray_available)
@@ -261,6 +270,8 @@ async def _run_window(
             on_window(window)
         try:
             await window.start()
+            if open_setup:  # "Create a workspace": its fresh config, in the Setup editor
+                window.open_setup_editor(config_path)
             if demo_batch is not None:
                 # a new user sees both lanes work within a minute: the demo batch is staged, one
                 # click on Submit runs it

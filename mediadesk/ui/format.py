@@ -8,12 +8,22 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QLocale
 
 from mediadesk.core.backend import HealthStatus
 from mediadesk.viewmodel.task_rows import DISPLAY_STATES, STALLED
 
-__all__ = ["fmt_clock", "fmt_eta", "fmt_seconds", "fmt_stamp", "health_label", "state_labels"]
+__all__ = ["fmt_clock", "fmt_count", "fmt_eta", "fmt_rate", "fmt_seconds", "fmt_stamp", "health_label", "state_labels"]
+
+
+def fmt_count(n: int) -> str:
+    """A count as the user's locale writes it: ``12,345`` (en, zh), ``12.345`` (de); no grouping in C."""
+    return QLocale().toString(int(n))
+
+
+def fmt_rate(x: float, decimals: int = 1) -> str:
+    """A fractional figure (a rate) in the user's locale: ``1,234.5`` (en, zh), ``1.234,5`` (de)."""
+    return QLocale().toString(float(x), "f", decimals)
 
 
 def fmt_seconds(s: float | None) -> str:
@@ -25,7 +35,7 @@ def fmt_seconds(s: float | None) -> str:
     if s < 1:
         return f"{s * 1000:.0f} ms"
     if s < 60:
-        return f"{s:.1f} s"
+        return f"{fmt_rate(s)} s"
     m, sec = divmod(int(s), 60)
     if m < 60:
         return f"{m}:{sec:02d}"
@@ -56,7 +66,7 @@ def fmt_eta(seconds: float) -> str:
     if seconds < 3600:
         return QCoreApplication.translate("Format", "{n} min").format(n=f"{seconds / 60:.0f}")
     h, m = divmod(int(seconds // 60), 60)
-    return QCoreApplication.translate("Format", "{h} h {m} min").format(h=h, m=f"{m:02d}")
+    return QCoreApplication.translate("Format", "{h} h {m} min").format(h=fmt_count(h), m=f"{m:02d}")
 
 
 def state_labels() -> dict[str, str]:

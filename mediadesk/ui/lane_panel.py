@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from mediadesk.core.backend import effective_health
 from mediadesk.core.eta import EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
-from mediadesk.ui.format import fmt_eta, fmt_seconds, health_label
+from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label
 from mediadesk.ui.task_model import TaskTableModel
 
 __all__ = ["LaneLike", "LanePanel", "ProfileLike"]
@@ -357,7 +357,7 @@ class LanePanel(QWidget):
     def _eta_text(self, now: float) -> str:
         ke = self.kind_eta(now)
         tput = self.throughput(now)
-        rate = self.tr("{n:.1f} tasks/min").format(n=tput)
+        rate = self.tr("{n} tasks/min").format(n=fmt_rate(tput))
         if ke.eta is None:
             if ke.blocked:
                 return self.tr("ETA — (no lane can take the queued tasks) · {rate}").format(rate=rate)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
@@ -27,10 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mediadesk.config import missing_api_keys
+from mediadesk.config import ConfigError, missing_api_keys
 from mediadesk.core.batch import BatchRow, parse_pasted
+from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler.events import StorageFailed
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.store.errors import StorageError
 from mediadesk.store.export import export_to_file
 from mediadesk.store.taskstore import AddResult
 from mediadesk.ui.accounts_panel import AccountsPanel
@@ -42,10 +44,11 @@ from mediadesk.ui.charts import ChartsView
 from mediadesk.ui.detail_pane import DetailPane
 from mediadesk.ui.exceptions_view import ExceptionsView
 from mediadesk.ui.filter_bar import FilterBar
-from mediadesk.ui.format import fmt_eta
+from mediadesk.ui.format import fmt_count, fmt_eta, fmt_rate
 from mediadesk.ui.lane_panel import LanePanel
 from mediadesk.ui.log_dock import LogDock
 from mediadesk.ui.profiles_editor import ProfilesEditor
+from mediadesk.ui.setup_editor import SetupEditor
 from mediadesk.ui.single_instance import bring_to_front
 from mediadesk.ui.small_screen import SmallScreenLayout, scrolling
 from mediadesk.ui.table_menu import CONFIRM_CANCEL_ABOVE, TableMenu, ask_cancel_many, choose_export_file
@@ -92,6 +95,9 @@ class MainWindow(QMainWindow):
         self.last_message = ""
         self.batch_dialog: BatchDialog | None = None
         self.demo_batch = demo_batch
+        #: The config file this console runs (Setup… edits it); None: <data dir>/config.toml.
+        self.config_path: Path | None = None
+        self.setup_editor: SetupEditor | None = None
         self._jobs = TaskJobs()
         self.setObjectName("mainWindow")
         self.setWindowTitle(self.tr("MediaDesk — {dir}").format(dir=scheduler.workspace.data_dir))
@@ -242,9 +248,14 @@ class MainWindow(QMainWindow):
         a.export_selected.triggered.connect(lambda: self.export_dialog("selected"))
         a.find.triggered.connect(self._focus_search)
         a.demo.triggered.connect(lambda: self.demo_batch and self.open_batch_dialog(self.demo_batch))
+        self.act_setup = QAction(self.tr("Setup…"), self)
+        self.act_setup.setObjectName("actSetup")
+        self.act_setup.setToolTip(self.tr("Edit endpoints, profiles and accounts in the config file"))
+        self.act_setup.triggered.connect(lambda: self.open_setup_editor())
 
     def _build_toolbar(self) -> None:
         self.main_toolbar = self.window_actions.main_toolbar()
+        self.main_toolbar.addAction(self.act_setup)
         self.addToolBar(self.main_toolbar)
         self.filter_bar = FilterBar(self.scheduler.profile_names(), self)
         self.filter_bar.changed.connect(self._on_filters_changed)
@@ -345,6 +356,28 @@ class MainWindow(QMainWindow):
         dlg.open()
         return dlg
 
+    def open_setup_editor(self, path: Path | str | None = None) -> SetupEditor | None:
+        """The Setup editor (endpoints, profiles, accounts) of ``path``, else of this console's
+        config; one at a time (a second call brings it to front). None when the file cannot be
+        opened (the reason is shown)."""
+        if self.setup_editor is not None:
+            self.setup_editor.show()
+            self.setup_editor.raise_()
+            self.setup_editor.activateWindow()
+            return self.setup_editor
+        target = Path(path) if path is not None else (
+            self.config_path or self.scheduler.workspace.data_dir / "config.toml")
+        try:
+            dlg = SetupEditor(target, scheduler=self.scheduler, parent=self)
+        except (ConfigError, UnsafePathError, OSError) as exc:
+            self.notify(self.tr("Setup"), str(exc), error=True)
+            return None
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dlg.destroyed.connect(lambda: setattr(self, "setup_editor", None))
+        self.setup_editor = dlg
+        dlg.show()
+        return dlg
+
     def _dialog_gone(self, dlg: BatchDialog) -> None:
         if self.batch_dialog is dlg:
             self.batch_dialog = None
@@ -374,6 +407,8 @@ class MainWindow(QMainWindow):
             return None
         try:
             res, _ids = self.scheduler.submit_rows(rows, self._batch_name(batch))
+        except StorageError:  # the scheduler halted; its StorageFailed event shows the box and status
+            return None
         except ValueError as exc:
             self.notify(self.tr("Batch not submitted"), str(exc), error=True)
             return None
@@ -397,7 +432,10 @@ class MainWindow(QMainWindow):
         added: list[str] = []
         existing: list[str] = []
         for i in range(0, len(tasks), chunk):
-            part = self.scheduler.submit(tasks[i:i + chunk])
+            try:
+                part = self.scheduler.submit(tasks[i:i + chunk])
+            except StorageError:  # halted; the StorageFailed event shows the box and status
+                return None
             added.extend(part.added)
             existing.extend(part.existing)
             if i + chunk < len(tasks):
@@ -464,7 +502,10 @@ class MainWindow(QMainWindow):
         if len(ids) > CONFIRM_CANCEL_ABOVE and not self.confirm_cancel(len(ids)):
             self.show_status(self.tr("Nothing canceled"))
             return 0
-        n = self.scheduler.cancel(ids)
+        try:
+            n = self.scheduler.cancel(ids)
+        except StorageError:  # halted; the StorageFailed event shows the box and status
+            return 0
         self.show_status(self.tr("Cancel requested for {n} of {m} selected tasks").format(n=n, m=len(ids)))
         return n
 
@@ -473,7 +514,10 @@ class MainWindow(QMainWindow):
         if not ids:
             self.show_status(self.tr("Nothing to retry: select failed or canceled tasks"))
             return 0
-        n = self.scheduler.retry(ids)
+        try:
+            n = self.scheduler.retry(ids)
+        except StorageError:  # halted; the StorageFailed event shows the box and status
+            return 0
         self.show_status(self.tr("Queued {n} tasks again").format(n=n))
         return n
 
@@ -549,9 +593,9 @@ class MainWindow(QMainWindow):
     def _update_status(self) -> None:
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
-        text = self.tr("{total} tasks").format(total=f"{total:,}")
+        text = self.tr("{total} tasks").format(total=fmt_count(total))
         if shown != total:
-            text = self.tr("{shown} of {total} tasks shown").format(shown=f"{shown:,}", total=f"{total:,}")
+            text = self.tr("{shown} of {total} tasks shown").format(shown=fmt_count(shown), total=fmt_count(total))
         self.status_label.setText(text)
 
     def _update_totals(self) -> None:
@@ -563,7 +607,7 @@ class MainWindow(QMainWindow):
             eta = self.tr("idle")
         else:
             eta = self.tr("ETA p50 {p50}, p90 {p90}").format(p50=fmt_eta(t.eta.p50_s), p90=fmt_eta(t.eta.p90_s))
-        text = self.tr("all lanes: {rate} tasks/min · {eta}").format(rate=f"{t.per_min:.1f}", eta=eta)
+        text = self.tr("all lanes: {rate} tasks/min · {eta}").format(rate=fmt_rate(t.per_min), eta=eta)
         if self.totals_label.text() != text:
             self.totals_label.setText(text)
 

@@ -2,101 +2,288 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>AccountsPanel</name>
+    <name></name>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="91"/>
-        <source>Account</source>
-        <extracomment>Asked when disabling an account that has a running task: (account, running count) -&gt; choice. Replaceable (tests, or a main window that wants its own wording).</extracomment>
-        <translation>账号</translation>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="337"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="346"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="367"/>
+        <source>Name</source>
+        <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="91"/>
-        <source>Profile</source>
-        <translation>配置</translation>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="338"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="349"/>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="91"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="339"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="350"/>
+        <source>API key variable</source>
+        <translation>API 密钥环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="340"/>
+        <source>API key keyring entry</source>
+        <translation>API 密钥的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="341"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="352"/>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="342"/>
+        <source>Requests per minute</source>
+        <translation>每分钟请求数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="343"/>
+        <source>Adaptive</source>
+        <translation>自适应</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="347"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="348"/>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="351"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="353"/>
+        <source>Stream</source>
+        <translation>流式输出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="354"/>
+        <source>Longest answer (chars)</source>
+        <translation>最长回答（字符）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="355"/>
+        <source>Site</source>
+        <translation>站点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="356"/>
+        <source>Chat URL</source>
+        <translation>聊天 URL</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="357"/>
+        <source>Instructions</source>
+        <translation>指令</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="358"/>
+        <source>Needs an empty prompt</source>
+        <translation>需要空指令</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="359"/>
+        <source>Timeout (s)</source>
+        <translation>超时（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="360"/>
+        <source>Longest run (s)</source>
+        <translation>最长运行时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="361"/>
+        <source>Longest wait (s)</source>
+        <translation>最长等待时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="362"/>
+        <source>Most pending tasks</source>
+        <translation>最多等待中任务数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="363"/>
+        <source>Fallback profiles</source>
+        <translation>后备配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="364"/>
+        <source>Rule reply</source>
+        <translation>规则回复</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="368"/>
+        <source>Web profile</source>
+        <translation>网页配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="369"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="91"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="370"/>
+        <source>Browser profile folder</source>
+        <translation>浏览器配置文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="371"/>
+        <source>Login user variable</source>
+        <translation>登录用户名环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="372"/>
+        <source>Login password variable</source>
+        <translation>登录密码环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="373"/>
+        <source>Login user keyring entry</source>
+        <translation>登录用户名的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="374"/>
+        <source>Login password keyring entry</source>
+        <translation>登录密码的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="375"/>
+        <source>Login cooldown (s)</source>
+        <translation>登录冷却时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <source>Profiles</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <source>Accounts</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="393"/>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+</context>
+<context>
+    <name>AccountsPanel</name>
+    <message>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
+        <source>Account</source>
+        <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording).</extracomment>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
+        <source>Profile</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
+        <source>Enabled</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="92"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="122"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="181"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="211"/>
         <source>Your switch: when off, no new task is sent to this account. MediaDesk never changes it by itself.</source>
         <translation>由您控制的开关：关闭后不再向此账号派发新任务。MediaDesk 不会自行更改它。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="183"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="213"/>
         <source>Enable account {name}</source>
         <translation>启用账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="187"/>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="214"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="217"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="244"/>
         <source>Log in</source>
         <translation>登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="211"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="241"/>
         <source>Logging in is not available in this window</source>
         <translation>此窗口中无法登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="213"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="243"/>
         <source>Open this account&apos;s browser to log in</source>
         <translation>打开此账号的浏览器进行登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="214"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="244"/>
         <source>Logging in…</source>
         <translation>正在登录…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="259"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="299"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="269"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="308"/>
+        <source>{id} (“{prompt}”)</source>
+        <translation>{id}（“{prompt}”）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="309"/>
+        <source>{name} is running {tasks}. It takes no new task while you decide, and none once disabled. What about the running task?</source>
+        <translation>{name} 正在运行 {tasks}。在您做出决定期间以及停用之后，都不会再向它派发新任务。正在运行的任务要如何处理？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="316"/>
         <source>Disable account</source>
         <translation>停用账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="270"/>
         <source>{name} is running a task. No new task will be sent to it. What about the running task?</source>
-        <translation>{name} 正在运行一个任务。之后不会再向它派发新任务。正在运行的任务要如何处理？</translation>
+        <translation type="vanished">{name} 正在运行一个任务。之后不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="272"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="318"/>
         <source>Let the running task finish</source>
         <translation>让正在运行的任务完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="273"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="319"/>
         <source>Cancel it</source>
         <translation>取消该任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="274"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="320"/>
         <source>Keep enabled</source>
         <translation>保持启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="293"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="339"/>
         <source>Cannot log in: the event loop is not running</source>
         <translation>无法登录：事件循环未运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="320"/>
+        <location filename="../../mediadesk/ui/accounts_panel.py" line="366"/>
         <source>Login for {name} failed: {error}</source>
         <translation>{name} 登录失败：{error}</translation>
     </message>
@@ -211,40 +398,212 @@
     </message>
 </context>
 <context>
+    <name>BatchesView</name>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <source>Batch</source>
+        <translation>批次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <source>Submitted</source>
+        <translation>提交时间</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <source>Total</source>
+        <translation>总数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <source>Pending</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <source>Succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <source>Canceled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
+        <source>ETA / done</source>
+        <translation>预计剩余 / 完成时间</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="82"/>
+        <source>No batch yet: submit one with Ctrl+O or drop a JSONL/CSV file on the window.</source>
+        <translation>还没有批次：按 Ctrl+O 提交一个，或将 JSONL/CSV 文件拖放到窗口上。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="88"/>
+        <source>ETA: time until the batch&apos;s last queued task is done, from the lanes&apos; recent run times and what is queued ahead of it (p50 = median case, p90 = slow case).</source>
+        <translation>预计剩余：根据各通道最近的运行耗时以及排在前面的任务，估算此批次最后一个排队任务完成所需的时间（p50 = 中位情况，p90 = 较慢情况）。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="151"/>
+        <source>(no batch)</source>
+        <translation>（无批次）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="171"/>
+        <source>done at {t}</source>
+        <translation>完成于 {t}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="173"/>
+        <source>— (no lane can take it)</source>
+        <translation>—（没有通道能接收）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="173"/>
+        <source>— (no finished run yet)</source>
+        <translation>—（尚无已完成的运行）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/batches_view.py" line="174"/>
+        <source>p50 {p50} ({at}), p90 {p90}</source>
+        <translation>p50 {p50}（{at}），p90 {p90}</translation>
+    </message>
+</context>
+<context>
+    <name>ChartsView</name>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="102"/>
+        <source>Last 5 minutes</source>
+        <extracomment>(light, dark) per lane, in order of appearance; the total is drawn in the text colour. A refresh was drawn (tests, bench). seconds per refresh: the store read (worker thread) and the drawing (GUI thread)</extracomment>
+        <translation>最近 5 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="102"/>
+        <source>Last hour</source>
+        <translation>最近 1 小时</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="102"/>
+        <source>Last 24 hours</source>
+        <translation>最近 24 小时</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="107"/>
+        <source>All lanes</source>
+        <translation>所有通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="116"/>
+        <source>Range:</source>
+        <translation>范围：</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="119"/>
+        <source>Lane:</source>
+        <translation>通道：</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="131"/>
+        <source>Throughput (tasks finished per minute)</source>
+        <translation>吞吐量（每分钟完成的任务数）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="132"/>
+        <source>tasks/min</source>
+        <translation>任务数/分钟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="141"/>
+        <source>Run-time distribution (successes)</source>
+        <translation>运行耗时分布（成功的任务）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="142"/>
+        <source>run time (s, log scale)</source>
+        <translation>运行耗时（秒，对数刻度）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="143"/>
+        <source>tasks</source>
+        <translation>任务数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="156"/>
+        <source>all lanes</source>
+        <translation>所有通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="322"/>
+        <source>{lane}: {ok} done, {bad} failed</source>
+        <translation>{lane}：成功 {ok}，失败 {bad}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="324"/>
+        <source> · run time p50 {p50}, p90 {p90}, max {mx}</source>
+        <translation> · 运行耗时 p50 {p50}，p90 {p90}，最长 {mx}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/charts.py" line="328"/>
+        <source>No lane finished a task in this range.</source>
+        <translation>此时间范围内没有通道完成任务。</translation>
+    </message>
+</context>
+<context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="67"/>
+        <location filename="../../mediadesk/ui/app.py" line="71"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="122"/>
+        <location filename="../../mediadesk/ui/app.py" line="112"/>
+        <source>MediaDesk: cannot open the workspace</source>
+        <translation>MediaDesk：无法打开工作区</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app.py" line="134"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="137"/>
+        <location filename="../../mediadesk/ui/app.py" line="151"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="145"/>
-        <location filename="../../mediadesk/ui/app.py" line="156"/>
+        <location filename="../../mediadesk/ui/app.py" line="159"/>
+        <location filename="../../mediadesk/ui/app.py" line="170"/>
         <source>MediaDesk is already running</source>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="153"/>
+        <location filename="../../mediadesk/ui/app.py" line="167"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="159"/>
+        <location filename="../../mediadesk/ui/app.py" line="173"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="162"/>
+        <location filename="../../mediadesk/ui/app.py" line="176"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -313,132 +672,179 @@
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
+    <message>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="238"/>
+        <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
+        <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
+    </message>
 </context>
 <context>
     <name>ExceptionsView</name>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
         <source>Task</source>
+        <extracomment>Asked before a drop: (task ids) -&gt; go ahead? Replaceable in tests.</extracomment>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="80"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="88"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="99"/>
         <source>Show resolved</source>
         <translation>显示已处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="249"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="102"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="303"/>
         <source>No exception selected.</source>
         <translation>未选择异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="100"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="111"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="108"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="119"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="111"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="122"/>
         <source>note (kept with the decision)</source>
         <translation>备注（随处理决定一并保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="113"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="124"/>
         <source>the answer, pasted by hand</source>
         <translation>手工粘贴的回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="115"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="126"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="116"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="127"/>
         <source>Re-route to</source>
         <translation>改派到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="119"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="130"/>
         <source>Answer by hand</source>
         <translation>手工回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="120"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="131"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="272"/>
         <source>Drop</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="139"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="150"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="142"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="153"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="193"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="205"/>
         <source>resolved: {r}</source>
         <translation>已处理：{r}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="209"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="230"/>
         <source>Select an exception first.</source>
         <translation>请先选择一个异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="217"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="233"/>
+        <source>Select one exception to answer by hand.</source>
+        <translation>请只选择一个异常来手工回答。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="246"/>
         <source>Could not resolve {id}: {why}</source>
         <translation>无法处理 {id}：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="219"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="251"/>
         <source>{id}: {action} done.</source>
         <translation>{id}：{action} 已完成。</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/exceptions_view.py" line="253"/>
+        <source>{n} tasks: {action} done.</source>
+        <translation>{n} 个任务：{action} 已完成。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="262"/>
+        <source>Drop task {id}?</source>
+        <translation>放弃任务 {id}？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="263"/>
+        <source>Drop {n} tasks?</source>
+        <translation>放弃 {n} 个任务？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="266"/>
+        <source>Tasks: {ids}</source>
+        <translation>任务：{ids}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="267"/>
+        <source>They stay failed, leave this list, and are exported as dropped with your note.</source>
+        <translation>这些任务保持失败状态并移出此列表，导出时标记为已放弃并附上您的备注。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="270"/>
+        <source>Drop exceptions</source>
+        <translation>放弃异常</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="273"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="307"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="256"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="310"/>
         <source>resolved: {r} {note}</source>
         <translation>已处理：{r} {note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="259"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="313"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="275"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="329"/>
         <source>Evidence: {links}</source>
         <translation>证据：{links}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="277"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="331"/>
         <source>No evidence files.</source>
         <translation>没有证据文件。</translation>
     </message>
@@ -446,116 +852,137 @@
 <context>
     <name>FilterBar</name>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="27"/>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="28"/>
         <source>Filter</source>
         <extracomment>Typing pauses this long before the table is filtered (each pass over 100k rows costs ~0.2 s).</extracomment>
         <translation>筛选</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="30"/>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="31"/>
         <source>All lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="31"/>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="32"/>
         <source>Web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="32"/>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="33"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="34"/>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="35"/>
         <source>All states</source>
         <translation>所有状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="39"/>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="40"/>
         <source>All profiles</source>
         <translation>所有配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="45"/>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="46"/>
         <source>Search id, prompt, error… (Ctrl+F)</source>
         <translation>搜索 ID、提示词、错误…（Ctrl+F）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="58"/>
+        <source>Click to show every account and batch again</source>
+        <extracomment>&quot;Show only this account / batch&quot; (from the row menu): shown while set; a click clears it.</extracomment>
+        <translation>点击以重新显示所有账号和批次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="119"/>
+        <source>account {name}</source>
+        <translation>账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="121"/>
+        <source>batch {name}</source>
+        <translation>批次 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/filter_bar.py" line="122"/>
+        <source>Only {what} ✕</source>
+        <translation>仅 {what} ✕</translation>
     </message>
 </context>
 <context>
     <name>Format</name>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="55"/>
+        <location filename="../../mediadesk/ui/format.py" line="65"/>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="57"/>
+        <location filename="../../mediadesk/ui/format.py" line="67"/>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="59"/>
+        <location filename="../../mediadesk/ui/format.py" line="69"/>
         <source>{h} h {m} min</source>
         <translation>{h} 小时 {m} 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="66"/>
+        <location filename="../../mediadesk/ui/format.py" line="76"/>
         <source>pending</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="67"/>
+        <location filename="../../mediadesk/ui/format.py" line="77"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="68"/>
+        <location filename="../../mediadesk/ui/format.py" line="78"/>
         <source>stalled</source>
         <translation>停滞</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="69"/>
+        <location filename="../../mediadesk/ui/format.py" line="79"/>
         <source>success</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="70"/>
+        <location filename="../../mediadesk/ui/format.py" line="80"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="71"/>
+        <location filename="../../mediadesk/ui/format.py" line="81"/>
         <source>canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="80"/>
+        <location filename="../../mediadesk/ui/format.py" line="90"/>
         <source>ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="81"/>
+        <location filename="../../mediadesk/ui/format.py" line="91"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="82"/>
+        <location filename="../../mediadesk/ui/format.py" line="92"/>
         <source>needs login</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="83"/>
+        <location filename="../../mediadesk/ui/format.py" line="93"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="84"/>
+        <location filename="../../mediadesk/ui/format.py" line="94"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="85"/>
+        <location filename="../../mediadesk/ui/format.py" line="95"/>
         <source>starting</source>
         <translation>启动中</translation>
     </message>
@@ -563,169 +990,183 @@
 <context>
     <name>LanePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="87"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="100"/>
         <source>Web lane</source>
         <translation>网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="87"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="100"/>
         <source>API lane</source>
         <translation>API 通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="107"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="126"/>
         <source>gate: requests allowed at once now / configured (an adaptive gate learns the provider&apos;s real limit from its refusals); breaker: open = nothing is sent there until a probe succeeds</source>
-        <extracomment>The callees&apos; gates and breakers (an API endpoint is shared by its profiles) and backlog.</extracomment>
+        <extracomment>The one-line summary shown instead of everything below the title in compact mode. The callees&apos; gates and breakers (an API endpoint is shared by its profiles) and backlog.</extracomment>
         <translation>闸门：当前允许的并发请求数 / 配置值（自适应闸门会根据服务方的拒绝学习其真实上限）；熔断器：打开 = 在探测成功之前不向该处发送任何请求</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="110"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="129"/>
         <source>Estimated time until this lane&apos;s queued and running tasks are done, from the lane&apos;s own recent run times: p50 = median case, p90 = slow case.</source>
         <translation>根据此通道最近的运行耗时，估算其排队中和运行中的任务全部完成所需的时间：p50 = 中位情况，p90 = 较慢情况。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="115"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="134"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="115"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="134"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="115"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="134"/>
         <source>status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="115"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="134"/>
         <source>task</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="116"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="135"/>
         <source>elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="116"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="135"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="116"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="135"/>
         <source>settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="141"/>
         <source>No web accounts configured.</source>
         <translation>尚未配置网页账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="123"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="142"/>
         <source>No API profiles configured.</source>
         <translation>尚未配置 API 配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="230"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="271"/>
         <source>no tasks</source>
         <translation>暂无任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="235"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="276"/>
         <source>running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}</source>
         <translation>运行中 {run} · 等待中 {pend} · 成功 {ok} · 失败 {fail} · 已取消 {canc}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="247"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="289"/>
+        <source>{done}/{total} done · {run} running · {pend} pending</source>
+        <translation>已完成 {done}/{total} · 运行中 {run} · 等待中 {pend}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="292"/>
+        <source> · {n} failed</source>
+        <translation> · 失败 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="310"/>
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="249"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="312"/>
         <source>partly paused</source>
         <translation>部分暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="275"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="341"/>
         <source>{name}: gate {cur}/{limit}, {n} in flight</source>
         <translation>{name}：闸门 {cur}/{limit}，进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="278"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="344"/>
         <source>paused {s}</source>
         <translation>暂停 {s}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="280"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="346"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="280"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="346"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="283"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="349"/>
         <source>, next probe in {s}</source>
         <translation>，{s} 后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="287"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="353"/>
         <source>backlog: high {h} · normal {n} · low {low}</source>
         <translation>积压：高 {h} · 普通 {n} · 低 {low}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="294"/>
-        <source>{n:.1f} tasks/min</source>
-        <translation>{n:.1f} 个任务/分钟</translation>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="360"/>
+        <source>{n} tasks/min</source>
+        <translation>{n} 个任务/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="297"/>
+        <source>{n:.1f} tasks/min</source>
+        <translation type="vanished">{n:.1f} 个任务/分钟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="363"/>
         <source>ETA — (no lane can take the queued tasks) · {rate}</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="298"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="364"/>
         <source>ETA — (no finished run yet) · {rate}</source>
         <translation>预计剩余 —（尚无已完成的运行）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="300"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="366"/>
         <source>idle · {rate}</source>
         <translation>空闲 · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="301"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="367"/>
         <source>ETA p50 {p50}, p90 {p90} · {rate}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90} · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="331"/>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="362"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="397"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="428"/>
         <source>{status} (paused)</source>
         <translation>{status}（已暂停）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="360"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="426"/>
         <source>{n}/{cap} running</source>
         <translation>运行中 {n}/{cap}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="366"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="432"/>
         <source>empty prompt: on</source>
         <translation>空指令：开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="366"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="432"/>
         <source>empty prompt: off</source>
         <translation>空指令：关</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="377"/>
+        <location filename="../../mediadesk/ui/lane_panel.py" line="443"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -751,119 +1192,215 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="84"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="103"/>
         <source>MediaDesk — {dir}</source>
-        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async). The window was closed by the operator (the app then stops the scheduler and quits).</extracomment>
+        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async). The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="168"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="195"/>
         <source>Accounts</source>
+        <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead?</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="170"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="197"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="183"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="214"/>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="216"/>
+        <source>Batches</source>
+        <translation>批次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="225"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="294"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="249"/>
+        <source>Setup…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="251"/>
+        <source>Edit endpoints, profiles and accounts in the config file</source>
+        <translation>编辑配置文件中的端点、配置和账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="368"/>
+        <source>Setup</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="387"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="298"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="391"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="301"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="394"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="303"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="396"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="313"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="330"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="408"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="425"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="459"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="339"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="437"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="353"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="451"/>
+        <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
+        <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="456"/>
+        <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
+        <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="470"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="355"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="472"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="365"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="482"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="381"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="498"/>
+        <source>Nothing canceled</source>
+        <translation>未取消任何任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="504"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="387"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="510"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="390"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="516"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="407"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="535"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="559"/>
+        <source>Nothing selected to export</source>
+        <translation>未选择要导出的行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="600"/>
+        <source>ETA — (no lane can take the queued tasks)</source>
+        <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="600"/>
+        <source>ETA —</source>
+        <translation>预计剩余 —</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="602"/>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="604"/>
+        <source>ETA p50 {p50}, p90 {p90}</source>
+        <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
+        <source>all lanes: {rate} tasks/min · {eta}</source>
+        <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="617"/>
+        <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
+        <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="621"/>
+        <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
+        <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="625"/>
+        <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
+        <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="629"/>
+        <source>Storage failed</source>
+        <translation>存储失败</translation>
+    </message>
+    <message>
         <source>Export results</source>
-        <translation>导出结果</translation>
+        <translation type="vanished">导出结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="408"/>
         <source>JSON Lines (*.jsonl);;CSV (*.csv)</source>
-        <translation>JSON Lines (*.jsonl);;CSV (*.csv)</translation>
+        <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="414"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="543"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="420"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="560"/>
+        <source>No rows to export: the filters show none</source>
+        <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="562"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="422"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="564"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="448"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="591"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="450"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="593"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -904,64 +1441,520 @@
 <context>
     <name>ProfilesEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="51"/>
         <source>Profile</source>
-        <translation>配置</translation>
+        <translation type="vanished">配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="51"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="64"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="51"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="64"/>
         <source>Empty prompt</source>
         <translation>空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="51"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="64"/>
+        <source>Endpoint / profile</source>
+        <translation>端点 / 配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="65"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="106"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="65"/>
+        <source>Gate / share</source>
+        <translation>闸门 / 份额</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="146"/>
         <source>Reasoning models: send only the user&apos;s content, no instructions; applies to tasks dispatched after the change</source>
         <translation>推理模型：只发送用户内容，不发送指令；对更改之后派发的任务生效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="113"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="150"/>
+        <source>Endpoint: how many requests it may serve at once for all its profiles together (learned: the lower limit found from the provider&apos;s refusals). Profile: its share, at most this many of its own requests at once, within the endpoint&apos;s gate.</source>
+        <translation>端点：它为其所有配置合计可同时处理的请求数（学得：根据服务方的拒绝找到的更低上限）。配置：它的份额，即在端点闸门之内，它自己最多可同时运行的请求数。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="155"/>
+        <source>implicit: {url}</source>
+        <translation>隐式：{url}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="157"/>
+        <source>endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="159"/>
+        <source>Profiles {profiles} give this base URL and key source themselves: they share one implicit endpoint, whose gate is the smallest of their concurrencies.</source>
+        <translation>配置 {profiles} 各自指定了此基础 URL 和密钥来源：它们共享一个隐式端点，其闸门取它们并发数中的最小值。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="162"/>
+        <source>Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.</source>
+        <translation>来自 [[endpoints]] 的端点 {name}（{url}）：{profiles} 共用一个闸门。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="173"/>
         <source>web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="113"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="173"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="119"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="178"/>
         <source>Empty prompt for {name}</source>
         <translation>{name} 的空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="129"/>
-        <source>How many requests this endpoint may run at once (1..{max}); set it to the provider&apos;s quota</source>
-        <translation>此端点可同时运行的请求数（1..{max}）；请按服务商的配额设置</translation>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="188"/>
+        <source>How many of this profile&apos;s requests may run at once (1..{max}), within its endpoint&apos;s gate; set it to the provider&apos;s quota</source>
+        <translation>此配置可同时运行的请求数（1..{max}），受其端点闸门限制；请按服务商的配额设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="136"/>
+        <source>How many requests this endpoint may run at once (1..{max}); set it to the provider&apos;s quota</source>
+        <translation type="vanished">此端点可同时运行的请求数（1..{max}）；请按服务商的配额设置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="196"/>
         <source>1 per account</source>
         <translation>每账号 1 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="137"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="197"/>
         <source>A chat account allows exactly one generation at a time; a second one at the same moment breaks both. Add accounts to go faster.</source>
         <translation>一个聊天账号同一时间只能进行一次生成；同时进行第二次会让两次都失败。想要更快，请添加账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="170"/>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="211"/>
+        <source>gate {n}</source>
+        <translation>闸门 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="215"/>
+        <source>learned {n}</source>
+        <translation>学得 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="216"/>
+        <source>{n} in flight</source>
+        <translation>进行中 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="218"/>
+        <source>breaker open</source>
+        <translation>熔断器已打开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="218"/>
+        <source>breaker half-open</source>
+        <translation>熔断器半开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="225"/>
+        <source>share {share} · up to {n} at once</source>
+        <translation>份额 {share} · 最多同时 {n} 个</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/profiles_editor.py" line="255"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>SetupEditor</name>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="307"/>
+        <source>Setup — {path}</source>
+        <extracomment>What the running app uses (restart-needed changes are measured against it). Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
+        <translation>设置 — {path}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="313"/>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="316"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="409"/>
+        <source>Opens the site in Chromium on this account&apos;s profile and says logged in or out</source>
+        <translation>用此账号的浏览器配置在 Chromium 中打开站点，并显示已登录或未登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="410"/>
+        <source>Sends one cheap request (GET /models, or a one-token answer) and shows the latency</source>
+        <translation>发送一个开销很小的请求（GET /models，或只生成一个 token 的回答）并显示延迟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="456"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="535"/>
+        <source>(no name)</source>
+        <translation>（无名称）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="489"/>
+        <source>built-in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="489"/>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="582"/>
+        <source>{n} problem(s); Save is off until they are fixed. {first}</source>
+        <translation>{n} 个问题；修复之前无法保存。{first}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="586"/>
+        <source>Unsaved changes.</source>
+        <translation>有未保存的更改。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="602"/>
+        <source>Config changed on disk</source>
+        <translation>配置文件已在磁盘上被更改</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="603"/>
+        <source>{message}
+
+Overwrite the file with the edits made here?</source>
+        <translation>{message}
+
+要用此处的编辑覆盖该文件吗？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="609"/>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="610"/>
+        <source>Close Setup and discard the changes not saved to {path}?</source>
+        <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="628"/>
+        <source>Not saved: {path} changed on disk. Close and reopen Setup to see that change.</source>
+        <translation>未保存：{path} 已在磁盘上被更改。请关闭并重新打开设置以查看该更改。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="636"/>
+        <source>Not saved: {error}</source>
+        <translation>未保存：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="639"/>
+        <source>Saved {path}.</source>
+        <translation>已保存 {path}。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="657"/>
+        <source>{profile} concurrency {n}</source>
+        <translation>{profile} 并发数 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="664"/>
+        <source>{account} {state}</source>
+        <translation>{account} {state}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="665"/>
+        <source>enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="665"/>
+        <source>disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="667"/>
+        <source>Applied now: {what}.</source>
+        <translation>已立即生效：{what}。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="669"/>
+        <source>Applies at the next start: {what}.</source>
+        <translation>下次启动时生效：{what}。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="677"/>
+        <source>endpoint {name} added</source>
+        <translation>已添加端点 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="678"/>
+        <source>endpoint {name} removed</source>
+        <translation>已删除端点 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="679"/>
+        <source>endpoint {name} changed</source>
+        <translation>已更改端点 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="680"/>
+        <source>profile {name} added</source>
+        <translation>已添加配置 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="681"/>
+        <source>profile {name} removed</source>
+        <translation>已删除配置 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="682"/>
+        <source>profile {name} changed</source>
+        <translation>已更改配置 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="683"/>
+        <source>account {name} added</source>
+        <translation>已添加账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="684"/>
+        <source>account {name} removed</source>
+        <translation>已删除账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="685"/>
+        <source>account {name} changed</source>
+        <translation>已更改账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="704"/>
+        <source>Fix the problems first: {first}</source>
+        <translation>请先修复问题：{first}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="712"/>
+        <source>Test needs the console&apos;s event loop; open Setup from the console</source>
+        <translation>测试需要控制台的事件循环；请从控制台打开设置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="718"/>
+        <source>Testing {name}…</source>
+        <translation>正在测试 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="745"/>
+        <source>a web profile is tested through its accounts</source>
+        <translation>网页配置通过其账号进行测试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="762"/>
+        <source>OK: {seen} in {ms:.0f} ms</source>
+        <translation>正常：{seen}，用时 {ms:.0f} ms</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="763"/>
+        <source>Failed after {ms:.0f} ms: {seen}</source>
+        <translation>{ms:.0f} ms 后失败：{seen}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="782"/>
+        <source>{name}: logged in</source>
+        <translation>{name}：已登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="784"/>
+        <source>{name}: logged out ({why}); use Log in on the account panel</source>
+        <translation>{name}：未登录（{why}）；请在账号面板上点击“登录”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="786"/>
+        <source>{name}: {error}</source>
+        <translation>{name}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="790"/>
+        <source>logged in ({seen})</source>
+        <translation>已登录（{seen}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="792"/>
+        <source>logged out ({seen})</source>
+        <translation>未登录（{seen}）</translation>
+    </message>
+</context>
+<context>
+    <name>TableMenu</name>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="138"/>
+        <source>Copy id</source>
+        <extracomment>Cancelling more rows than this at once asks first (a stray Del on a select-all is costly). What an export covers: every task, the rows the filters show, or the selected rows.</extracomment>
+        <translation>复制 ID</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="138"/>
+        <source>Copy {n} ids</source>
+        <translation>复制 {n} 个 ID</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="141"/>
+        <source>Copy prompt</source>
+        <translation>复制提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="141"/>
+        <source>Copy {n} prompts</source>
+        <translation>复制 {n} 条提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="144"/>
+        <source>Copy result</source>
+        <translation>复制结果</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="144"/>
+        <source>Copy {n} results</source>
+        <translation>复制 {n} 条结果</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="149"/>
+        <source>Open evidence folder</source>
+        <translation>打开证据文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="153"/>
+        <source>This task saved no screenshot or page (only failed web runs do)</source>
+        <translation>此任务没有保存截图或页面（只有失败的网页运行才会保存）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="160"/>
+        <source>Show only account “{name}”</source>
+        <translation>仅显示账号“{name}”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="161"/>
+        <source>Show only this account</source>
+        <translation>仅显示此账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="164"/>
+        <source>Show only profile “{name}”</source>
+        <translation>仅显示配置“{name}”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="165"/>
+        <source>Show only this profile</source>
+        <translation>仅显示此配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="168"/>
+        <source>Show only batch “{name}”</source>
+        <translation>仅显示批次“{name}”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="169"/>
+        <source>Show only this batch</source>
+        <translation>仅显示此批次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="171"/>
+        <source>Show all tasks</source>
+        <translation>显示所有任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="212"/>
+        <source>Copied {n} ids</source>
+        <translation>已复制 {n} 个 ID</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="221"/>
+        <source>Copied {n} prompts</source>
+        <translation>已复制 {n} 条提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="223"/>
+        <source>Copied {n} results</source>
+        <translation>已复制 {n} 条结果</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="226"/>
+        <source>Could not read the tasks: {error}</source>
+        <translation>无法读取任务：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="242"/>
+        <source>Copied {n} rows</source>
+        <translation>已复制 {n} 行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="247"/>
+        <source>No evidence folder for this task</source>
+        <translation>此任务没有证据文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="260"/>
+        <source>Cancel tasks</source>
+        <translation>取消任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="261"/>
+        <source>Cancel {n} tasks? Running ones stop at their next checkpoint; canceled tasks can be retried later.</source>
+        <translation>取消 {n} 个任务？运行中的任务会在下一个检查点停止；已取消的任务之后可以重试。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="263"/>
+        <source>Cancel {n} tasks</source>
+        <translation>取消 {n} 个任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="264"/>
+        <source>Keep them</source>
+        <translation>保留这些任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="287"/>
+        <source>Export all tasks</source>
+        <translation>导出所有任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="288"/>
+        <source>Export filtered rows</source>
+        <translation>导出筛选出的行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="289"/>
+        <source>Export selected rows</source>
+        <translation>导出所选行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="292"/>
+        <source>JSON Lines (*.jsonl)</source>
+        <translation>JSON Lines (*.jsonl)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="292"/>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="293"/>
+        <source>Excel workbook (*.xlsx)</source>
+        <translation>Excel 工作簿 (*.xlsx)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/table_menu.py" line="294"/>
+        <source>Markdown table (*.md)</source>
+        <translation>Markdown 表格 (*.md)</translation>
     </message>
 </context>
 <context>
@@ -1037,7 +2030,7 @@
     </message>
     <message>
         <location filename="../../mediadesk/ui/actions.py" line="27"/>
-        <location filename="../../mediadesk/ui/actions.py" line="87"/>
+        <location filename="../../mediadesk/ui/actions.py" line="108"/>
         <source>Pause web</source>
         <translation>暂停网页通道</translation>
     </message>
@@ -1048,7 +2041,7 @@
     </message>
     <message>
         <location filename="../../mediadesk/ui/actions.py" line="30"/>
-        <location filename="../../mediadesk/ui/actions.py" line="89"/>
+        <location filename="../../mediadesk/ui/actions.py" line="110"/>
         <source>Pause API</source>
         <translation>暂停 API 通道</translation>
     </message>
@@ -1084,38 +2077,109 @@
     </message>
     <message>
         <location filename="../../mediadesk/ui/actions.py" line="42"/>
-        <source>Write all tasks with their results as JSONL or CSV (Ctrl+E)</source>
-        <translation>将所有任务及其结果导出为 JSONL 或 CSV（Ctrl+E）</translation>
+        <source>Write all tasks with their results as JSONL, CSV, XLSX or a Markdown table (Ctrl+E); the arrow: only the filtered or selected rows</source>
+        <translation>将所有任务及其结果导出为 JSONL、CSV、XLSX 或 Markdown 表格（Ctrl+E）；点箭头：仅导出筛选出的或所选的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="43"/>
+        <location filename="../../mediadesk/ui/actions.py" line="45"/>
+        <source>Export all tasks…</source>
+        <translation>导出所有任务…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="46"/>
+        <source>Every task in the workspace</source>
+        <translation>工作区中的所有任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="47"/>
+        <source>Export filtered rows…</source>
+        <translation>导出筛选出的行…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="48"/>
+        <source>The rows the filters show, in table order</source>
+        <translation>筛选条件显示的行，按表格顺序</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="49"/>
+        <source>Export selected rows…</source>
+        <translation>导出所选行…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="50"/>
+        <source>The selected rows, in table order</source>
+        <translation>所选的行，按表格顺序</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="56"/>
+        <source>Copy rows</source>
+        <translation>复制行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="57"/>
+        <source>Copy the selected rows as tab-separated text (Ctrl+C)</source>
+        <translation>将所选行复制为以制表符分隔的文本（Ctrl+C）</translation>
+    </message>
+    <message>
+        <source>Write all tasks with their results as JSONL or CSV (Ctrl+E)</source>
+        <translation type="vanished">将所有任务及其结果导出为 JSONL 或 CSV（Ctrl+E）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="61"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="44"/>
+        <location filename="../../mediadesk/ui/actions.py" line="62"/>
         <source>Load demo batch</source>
         <translation>加载演示批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="45"/>
+        <location filename="../../mediadesk/ui/actions.py" line="63"/>
         <source>Open the bundled demo batch in the staging dialog</source>
         <translation>在暂存对话框中打开内置的演示批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="63"/>
+        <location filename="../../mediadesk/ui/actions.py" line="81"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="87"/>
+        <location filename="../../mediadesk/ui/actions.py" line="108"/>
         <source>Resume web</source>
         <translation>恢复网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="89"/>
+        <location filename="../../mediadesk/ui/actions.py" line="110"/>
         <source>Resume API</source>
         <translation>恢复 API 通道</translation>
+    </message>
+</context>
+<context>
+    <name>_EntryForm</name>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="182"/>
+        <source>default: {value}</source>
+        <extracomment>Only for profiles of this kind (None: every profile).</extracomment>
+        <translation>默认：{value}</translation>
+    </message>
+</context>
+<context>
+    <name>_SectionPage</name>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="264"/>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="265"/>
+        <source>Duplicate</source>
+        <translation>创建副本</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="266"/>
+        <source>Remove</source>
+        <translation>删除</translation>
     </message>
 </context>
 </TS>

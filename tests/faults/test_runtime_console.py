@@ -48,3 +48,34 @@ def test_the_window_says_the_database_file_was_deleted(
     finally:
         arun(w.aclose())
         bridge.detach()
+
+
+def test_actions_after_the_database_is_gone_raise_nothing_and_keep_the_message(
+    console_scheduler: Scheduler, qtbot: Any, arun: ui.ARun, tmp_path: Path
+) -> None:
+    """Submit / cancel / retry from the window once the file is gone: no exception escapes a Qt slot
+    (it would print a traceback and could end the app), and the fatal message stays on screen."""
+    from mediadesk.core.batch import BatchRow
+
+    db = console_scheduler.workspace.db_path
+    bridge = SchedulerBridge(console_scheduler.bus)
+    w = MainWindow(console_scheduler, bridge, settings=QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
+    w.show()
+    arun(w.start())
+    arun(console_scheduler.wait_ready())
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        rows = [BatchRow(line=1, profile="writer", prompt="after the loss", id=None, system=None, priority=0,
+                         route_key=None)]
+        assert w.submit_rows(rows) is None
+        assert arun(w.submit_rows_async(rows)) is None
+        qtbot.waitUntil(lambda: "was deleted or replaced" in w.last_message, timeout=10_000)
+        message = w.last_message
+        assert w.statusBar().currentMessage() == message
+        for box in w.findChildren(QMessageBox):
+            box.close()
+        assert not db.exists()  # nothing recreated an empty database at the path
+    finally:
+        arun(w.aclose())
+        bridge.detach()

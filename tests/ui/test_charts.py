@@ -167,6 +167,10 @@ def test_status_bar_totals_combine_the_lanes(window: MainWindow, console_env: Co
     window.set_paused("web", False)
     qtbot.waitUntil(lambda: all_done(console_env, 24), timeout=20_000)
     qtbot.waitUntil(lambda: "idle" in window.totals_label.text(), timeout=10_000)  # the 1 s tick
+    # A rate over a second-long span moves with the clock: read the label and the lanes at one instant.
+    now = window.api_panel._clock()
+    for panel in (window.api_panel, window.web_panel):
+        panel._clock = lambda: now
     window._update_totals()
     text = window.totals_label.text()
     rate = float(text.split("all lanes: ")[1].split(" tasks/min")[0])

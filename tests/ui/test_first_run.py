@@ -67,7 +67,16 @@ def test_first_run_shows_the_welcome_panel_and_create_writes_a_private_config_th
         seen["window"] = w
         seen["data_dir"] = w.scheduler.workspace.data_dir
         seen["profiles"] = w.scheduler.profile_names()
-        _close_when_loaded(w)
+
+        def close_when_editing() -> None:
+            if w.setup_editor is not None and w.feed.is_loaded:
+                seen["setup_visible"] = w.setup_editor.isVisible()
+                w.setup_editor.close()
+                QTimer.singleShot(100, w.close)
+            else:
+                QTimer.singleShot(50, close_when_editing)
+
+        _later(close_when_editing)
 
     rc = arun(console_main(qapp, None, welcome=True, on_welcome=on_welcome, on_window=on_window,
                            tray_available=False), timeout=30)
@@ -75,6 +84,7 @@ def test_first_run_shows_the_welcome_panel_and_create_writes_a_private_config_th
     assert str(expected) in seen["intro"] and "no configuration was found" in seen["intro"]
     assert seen["error"] == ""  # the first run is no error
     assert seen["opened"] == [expected]  # the editor hook got the written file
+    assert seen["setup_visible"]  # and the console opened it in its Setup editor
     assert expected.is_file()
     assert stat.S_IMODE(expected.stat().st_mode) == 0o600
     assert stat.S_IMODE(expected.parent.stat().st_mode) == 0o700

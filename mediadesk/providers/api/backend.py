@@ -392,7 +392,9 @@ class ApiBackend:
             timeout=httpx.Timeout(self.timeout_s, connect=self.connect_timeout_s),
             # No hard cap here: the lane enforces capacity, and the operator may raise it at runtime.
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=max(5, self.capacity)),
-            headers={"User-Agent": f"MediaDesk/{__version__}"},
+            # identity: a compressed answer could inflate far past max_answer_chars inside one network
+            # chunk before it is counted (answers are small; compression buys little here).
+            headers={"User-Agent": f"MediaDesk/{__version__}", "Accept-Encoding": "identity"},
             follow_redirects=False,
         )
 

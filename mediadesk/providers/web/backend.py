@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
-from mediadesk.core.errors import TaskFailure
+from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.web.adapter import SiteAdapter, compose_prompt
 from mediadesk.providers.web.autologin import (
     CredentialError,
@@ -46,6 +46,7 @@ from mediadesk.providers.web.errors import (
     NeedsLogin,
     PageGone,
     ProfileInUseError,
+    SiteBusy,
     SiteError,
     WebLaneError,
 )
@@ -73,6 +74,8 @@ log = logging.getLogger(__name__)
 
 #: One generation per account, ever. Not configurable: see the module docstring.
 RUNS_PER_ACCOUNT = 1
+#: Busy notices as the WHOLE answer to one task on one account before it counts as a failure of the task.
+BUSY_ANSWERS_PER_TASK = 3
 
 
 def task_failure(err: WebLaneError) -> TaskFailure:
@@ -98,6 +101,7 @@ class WebAccountBackend:
         login_cooldown_s: float = 600.0,
     ) -> None:
         self.account = account
+        self._busy_answers: dict[str, int] = {}  # task id -> busy notices given as its whole answer
         self.adapter = adapter
         self.browser_config = browser
         self.profile_dir = profile_dir
@@ -222,7 +226,10 @@ class WebAccountBackend:
                 raise
             except Exception as exc:
                 err = await self._after_error(exc, page, ctx, task, may_log_in=not login_tried)
-                raise task_failure(err) from None
+                failure = task_failure(err)
+                if isinstance(err, SiteBusy) and err.where == "answer":
+                    failure = self._busy_answer_guard(task.task_id, failure, ctx)
+                raise failure from None
             self._last_error = None
             await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
             self._tasks_on_browser += 1
@@ -231,6 +238,20 @@ class WebAccountBackend:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
                 await self._close_browser()
             return result.answer
+
+    def _busy_answer_guard(self, task_id: str, failure: TaskFailure, ctx: RunContext) -> TaskFailure:
+        """A site whose only "answer" to THIS prompt is a busy notice, again and again, is not speaking
+        of its capacity: after ``BUSY_ANSWERS_PER_TASK`` such answers on this account the refusal becomes
+        a charged ``site_error`` (retried, then failed for a person), so one odd prompt cannot hold an
+        account for ever. Banner and error refusals are never turned: they are the site's own signal."""
+        n = self._busy_answers.get(task_id, 0) + 1
+        self._busy_answers[task_id] = n
+        if n < BUSY_ANSWERS_PER_TASK:
+            return failure
+        self._busy_answers.pop(task_id, None)
+        ctx.log(f"the site answered this prompt with only a busy notice {n} times: counted as a failure of the task")
+        return TaskFailure(ErrorKind.SITE_ERROR,
+                           f"{failure.message}; the same busy notice was the whole answer {n} times in a row")
 
     async def _open_for(self, task: TaskSpec, page: Any, ctx: RunContext) -> str:
         """Bring the page to where ``task`` belongs and return the text to type.

@@ -1,6 +1,6 @@
 """The operator's visible login on a site whose login is a SESSION cookie: the window closes (Chromium
 drops the cookie), yet the headless browser that follows is logged in (the account's cookie jar).
-Opt-in like ``test_login_flow`` (a visible Chromium on Xvfb)."""
+Like ``test_login_flow``: a visible Chromium on a private Xvfb."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from playwright.async_api import async_playwright
 from mediadesk.providers.web.backend import build_web_backend
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.workspace import Workspace
-from tests.providers.web.test_login_flow import pytestmark, xdisplay  # noqa: F401 - same opt-in, same X server
+from tests.providers.web.test_login_flow import pytestmark, xdisplay  # noqa: F401 - same marks, same X server
 from tests.support import make_config
 
 
@@ -45,6 +45,8 @@ async def test_visible_login_on_a_session_cookie_site_sticks(xdisplay: str, work
                 await page.fill("#password", "pw")
                 await page.click("button.login")
                 assert await asyncio.wait_for(login, 120) is True
+            # the visible window opened at the first start (visible_login's one retry hid Xvfb's death)
+            assert not any("trying once more" in s for s in statuses), statuses
             # the visible window is closed; the headless browser after it is logged in by the jar alone
             assert backend.health()[0] == "ready", backend.health()
             said = statuses + backend._notes

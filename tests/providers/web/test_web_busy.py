@@ -159,3 +159,32 @@ async def test_a_real_answer_saying_please_wait_is_a_success(workspace: Workspac
     assert (t.state, t.attempt) == ("success", 1), (t.error_kind, t.error_message)
     assert "please wait" in (t.result or "") and t.result == answers_by_prompt(sim)["please wait for the paint to dry"]
     assert not any("refused" in m for m in log_messages(workspace, "pw"))
+
+
+async def test_a_prompt_answered_only_by_busy_notices_fails_for_a_person_instead_of_looping(
+    workspace: Workspace, sim: WebSimServer
+) -> None:
+    """A site that answers THIS prompt with nothing but a busy notice, every time, is not speaking of
+    its capacity: after BUSY_ANSWERS_PER_TASK such answers the attempt is charged (site_error), so the
+    task ends failed for a person to judge instead of holding the account for ever."""
+    from mediadesk.providers.web.backend import BUSY_ANSWERS_PER_TASK
+
+    cfg = make_config(
+        [{"name": "chat", "kind": "web", "site": "simchat", "url": sim.chat_url}],
+        [{"name": "acct-a", "profile": "chat"}],
+        heartbeat={"interval_s": 0.2, "stale_after_s": 30},
+        scheduler={"kill_grace_s": 1.0},
+        retry={"max_retries": 0, "backoff_base_s": 0.05, "backoff_max_s": 0.3},
+    )
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        sim.set_busy(600, style="answer")  # for the whole test: the notice is the only answer there is
+        s.submit([s.new_task("loop", "chat", "an odd prompt")])
+        await asyncio.wait_for(s.wait_idle(), 120)
+        refusals = sim.stats()["busy_refusals"]
+        sim.set_busy(0)
+    t = tasks_of(workspace)["loop"]
+    assert (t.state, t.error_kind, t.attempt) == ("failed", "site_error", 1), (t.error_kind, t.error_message)
+    assert refusals == BUSY_ANSWERS_PER_TASK
+    assert t.result is None or t.result != BUSY_MESSAGE
+    assert any("busy notice 3 times" in m for m in log_messages(workspace, "loop"))
