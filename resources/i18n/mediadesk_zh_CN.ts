@@ -565,45 +565,79 @@
     </message>
 </context>
 <context>
+    <name>CloseQuestion</name>
+    <message>
+        <location filename="../../mediadesk/ui/close_question.py" line="51"/>
+        <source>{running} running, {pending} pending.</source>
+        <extracomment>&quot;Keep running in the tray&quot; is offered (the system has a tray).</extracomment>
+        <translation>{running} 个运行中，{pending} 个待处理。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/close_question.py" line="53"/>
+        <source>Quit: running tasks go back to the queue and resume at the next start.</source>
+        <translation>退出：运行中的任务回到队列，下次启动时继续。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/close_question.py" line="56"/>
+        <source>Keep running in the tray: the window hides and the lanes keep working.</source>
+        <translation>在托盘中继续运行：窗口隐藏，通道继续工作。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/close_question.py" line="63"/>
+        <source>Work in progress</source>
+        <translation>有任务正在进行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/close_question.py" line="66"/>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/close_question.py" line="67"/>
+        <source>Keep running in the tray</source>
+        <translation>在托盘中继续运行</translation>
+    </message>
+</context>
+<context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="71"/>
+        <location filename="../../mediadesk/ui/app.py" line="79"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="112"/>
+        <location filename="../../mediadesk/ui/app.py" line="157"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="134"/>
+        <location filename="../../mediadesk/ui/app.py" line="181"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="151"/>
+        <location filename="../../mediadesk/ui/app.py" line="229"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="159"/>
-        <location filename="../../mediadesk/ui/app.py" line="170"/>
+        <location filename="../../mediadesk/ui/app.py" line="237"/>
+        <location filename="../../mediadesk/ui/app.py" line="248"/>
         <source>MediaDesk is already running</source>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="167"/>
+        <location filename="../../mediadesk/ui/app.py" line="245"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="173"/>
+        <location filename="../../mediadesk/ui/app.py" line="251"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="176"/>
+        <location filename="../../mediadesk/ui/app.py" line="254"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -1198,171 +1232,171 @@
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="195"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="197"/>
         <source>Accounts</source>
-        <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead?</extracomment>
+        <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="197"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="199"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="214"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="216"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="216"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="218"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="225"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="227"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="249"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="251"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="251"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="253"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="368"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="373"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="387"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="392"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="391"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="396"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="394"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="399"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="396"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="401"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="408"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="425"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="459"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="413"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="430"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="464"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="437"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="442"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="451"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="456"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="456"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="461"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="470"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="475"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="472"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="477"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="482"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="487"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="498"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="503"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="504"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="509"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="510"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="515"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="516"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="521"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="535"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="559"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="540"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="564"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="600"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="600"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="602"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="607"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="604"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="609"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="610"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="617"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="622"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="621"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="626"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="625"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="630"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="629"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="634"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -1375,32 +1409,32 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="543"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="548"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="560"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="565"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="562"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="567"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="564"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="569"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="591"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="596"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="593"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="598"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -2017,6 +2051,139 @@ Overwrite the file with the edits made here?</source>
     </message>
 </context>
 <context>
+    <name>TrayController</name>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="157"/>
+        <source>Show window</source>
+        <translation>显示窗口</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="159"/>
+        <source>Pause all lanes</source>
+        <translation>暂停所有通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="162"/>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="177"/>
+        <source>MediaDesk keeps running</source>
+        <translation>MediaDesk 仍在运行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="178"/>
+        <source>The lanes keep working; the tray icon shows the progress. Its menu brings the window back or quits.</source>
+        <translation>通道继续工作；托盘图标显示进度。其菜单可恢复窗口或退出。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="206"/>
+        <source>MediaDesk: {running} running, {pending} pending, {ended} done</source>
+        <translation>MediaDesk：{running} 个运行中，{pending} 个待处理，{ended} 个已结束</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePanel</name>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="73"/>
+        <source>MediaDesk — welcome</source>
+        <extracomment>The operator chose (a :class:`WelcomeChoice`). Where &quot;Create a workspace&quot; writes, and where the console looked for a config. &quot;Open a config...&quot;: () -&gt; the chosen file, or None. Tests replace it. &quot;Create a workspace&quot; opens the written file here: (path) -&gt; None. The in-window config editor replaces it; until then the system&apos;s editor for .toml files. Asked before anything when the template&apos;s place is taken: (path) -&gt; open it instead?</extracomment>
+        <translation>MediaDesk — 欢迎</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="80"/>
+        <source>Welcome to MediaDesk</source>
+        <translation>欢迎使用 MediaDesk</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="98"/>
+        <source>Try the demo</source>
+        <translation>试用演示</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="99"/>
+        <source>A ready workspace with two local simulators (a chat site and an API): no account, no network, both lanes work within a minute.</source>
+        <translation>现成的工作区，带两个本地模拟器（一个聊天网站和一个 API）：无需账号、无需网络，一分钟内两个通道都会开始工作。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="102"/>
+        <source>Open a config...</source>
+        <translation>打开配置...</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="103"/>
+        <source>You already have a MediaDesk config file (TOML): open the console with it.</source>
+        <translation>已有 MediaDesk 配置文件（TOML）：用它打开控制台。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="105"/>
+        <source>Create a workspace</source>
+        <translation>创建工作区</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="106"/>
+        <source>Write a commented config to {path} and open it for editing; the console opens with an empty workspace.</source>
+        <translation>将带注释的配置写入 {path} 并打开编辑；控制台以空工作区打开。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="123"/>
+        <source>From a terminal: “mediadesk demo”, “mediadesk --config FILE”, or “mediadesk init” to write the template.</source>
+        <translation>在终端中：“mediadesk demo”、“mediadesk --config FILE”，或用“mediadesk init”写入模板。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="143"/>
+        <source>MediaDesk runs batches of prompts over web chat accounts (in a real browser) and API models, and keeps every task and answer in a database on this computer.</source>
+        <translation>MediaDesk 通过网页聊天账号（在真实浏览器中）和 API 模型批量运行提示词，并把每个任务和回答保存在本机的数据库中。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="145"/>
+        <source>No workspace is open: no configuration was found at {path}.</source>
+        <translation>尚未打开工作区：在 {path} 未找到配置。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="146"/>
+        <source>No workspace is open: the configuration could not be used.</source>
+        <translation>尚未打开工作区：配置无法使用。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="153"/>
+        <source>The configuration could not be loaded:
+{error}
+
+Fix that key in the file and choose “Open a config...” to load it again, or start from the demo or a fresh workspace.</source>
+        <translation>无法加载配置：
+{error}
+
+请在文件中修正该键，然后选择“打开配置...”重新加载，或从演示或新工作区开始。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="192"/>
+        <source>{path} could not be written: {error}</source>
+        <translation>无法写入 {path}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="205"/>
+        <source>Open a MediaDesk config</source>
+        <translation>打开 MediaDesk 配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="206"/>
+        <source>MediaDesk config (*.toml);;All files (*)</source>
+        <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="211"/>
+        <source>A config is already there</source>
+        <translation>配置已存在</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/welcome.py" line="212"/>
+        <source>{path} already exists; it is left as it is. Open it instead?</source>
+        <translation>{path} 已存在，将保持不变。改为打开它吗？</translation>
+    </message>
+</context>
+<context>
     <name>WindowActions</name>
     <message>
         <location filename="../../mediadesk/ui/actions.py" line="24"/>
@@ -2153,6 +2320,50 @@ Overwrite the file with the edits made here?</source>
         <location filename="../../mediadesk/ui/actions.py" line="110"/>
         <source>Resume API</source>
         <translation>恢复 API 通道</translation>
+    </message>
+</context>
+<context>
+    <name>WorkWatcher</name>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="66"/>
+        <source>too many failures</source>
+        <extracomment>(title, text) of a notice. The progress changed: (running, pending, ended since the last batch notice).</extracomment>
+        <translation>失败过多</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="67"/>
+        <source>Breaker open</source>
+        <translation>熔断器已打开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="68"/>
+        <source>{kind} {name} stopped taking tasks ({reason}); it is probed and resumes by itself when it answers again.</source>
+        <translation>{kind} {name} 已停止接收任务（{reason}）；系统会探测它，恢复响应后自动继续。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="79"/>
+        <source>Login needed</source>
+        <translation>需要登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="80"/>
+        <source>Account {account} is logged out and takes no task until you log in again (Accounts: Log in).</source>
+        <translation>账号 {account} 已登出，重新登录前不接收任务（账号：登录）。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="105"/>
+        <source>{ok} succeeded, {failed} failed</source>
+        <translation>{ok} 个成功，{failed} 个失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="107"/>
+        <source>, {n} canceled</source>
+        <translation>，{n} 个已取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/tray.py" line="108"/>
+        <source>Batch finished</source>
+        <translation>批次已完成</translation>
     </message>
 </context>
 <context>
