@@ -136,6 +136,10 @@ class BatchesView(QWidget):
         self._timer.stop()
         self._jobs.cancel_all()
 
+    async def drain_jobs(self) -> None:
+        """After :meth:`close_jobs`: wait for the worker threads still running (window close)."""
+        await self._jobs.drain()
+
     def row_of(self, batch: str | None) -> BatchRow | None:
         return next((r for r in self.rows if r.batch == batch), None)
 

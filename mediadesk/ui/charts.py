@@ -253,6 +253,10 @@ class ChartsView(QWidget):
         self._timer.stop()
         self._jobs.cancel_all()
 
+    async def drain_jobs(self) -> None:
+        """After :meth:`close_jobs`: wait for the worker threads still running (window close)."""
+        await self._jobs.drain()
+
     # ------------------------------------------------------------------ drawing
     def _lane_index(self, lane: str) -> int:
         names = sorted(set(self._configured) | set(self._curves))

@@ -182,6 +182,10 @@ class DetailPane(QWidget):
         self._settle.stop()
         self._jobs.cancel_all()
 
+    async def drain_jobs(self) -> None:
+        """After :meth:`close_jobs`: wait for the worker threads still running (window close)."""
+        await self._jobs.drain()
+
     # ------------------------------------------------------------------ loading
     def _start_settle_load(self) -> None:
         self._start_load(settle=True)

@@ -284,6 +284,10 @@ class ExceptionsView(QWidget):
         self._refresh_timer.stop()
         self._jobs.cancel_all()
 
+    async def drain_jobs(self) -> None:
+        """After :meth:`close_jobs`: wait for the worker threads still running (window close)."""
+        await self._jobs.drain()
+
     # ------------------------------------------------------------------ internals
     def _say(self, text: str, *, error: bool = False) -> None:
         self.status_label.setStyleSheet("color: #d32f2f" if error else "")

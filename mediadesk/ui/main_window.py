@@ -300,6 +300,9 @@ class MainWindow(QMainWindow):
         self._jobs.cancel_all()
         await self.feed.aclose()
         await self._jobs.wait_all()
+        # a cancelled job's thread runs on to its end: wait for it while the loop still lives
+        views = (self.detail, self.table_menu, self.exceptions_view, self.charts_view, self.batches_view)
+        await asyncio.gather(*(v.drain_jobs() for v in views), self._jobs.drain())
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.close_guard is not None and not self.close_guard():

@@ -99,6 +99,10 @@ class TableMenu(QObject):
     def close_jobs(self) -> None:
         self._jobs.cancel_all()
 
+    async def drain_jobs(self) -> None:
+        """After :meth:`close_jobs`: wait for the worker threads still running (window close)."""
+        await self._jobs.drain()
+
     # ------------------------------------------------------------------ menus
     def _replace_menu(self, menu: QMenu) -> QMenu:
         if self._menu is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import weakref
 from collections.abc import Callable, Coroutine, Sequence
@@ -86,6 +87,8 @@ class TaskJobs:
 
     def __init__(self, owner: QObject | None = None) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: One event per worker thread still running (a cancelled job's thread runs on to its end).
+        self._threads: set[threading.Event] = set()
         # Weak: a strong reference would make owner -> jobs -> owner a cycle, and the cyclic GC
         # may then free a widget from whatever thread it runs on.
         self._owner = weakref.ref(owner) if owner is not None else None
@@ -114,8 +117,17 @@ class TaskJobs:
         when it returns, unless the owner was deleted meanwhile (or the job was cancelled). An
         exception from ``fn`` goes to ``on_error`` (and the log), never to ``on_result``."""
 
+        finished = threading.Event()
+        self._threads.add(finished)
+
+        def run() -> _T:
+            try:
+                return fn()
+            finally:
+                finished.set()
+
         async def job() -> None:
-            value = await asyncio.to_thread(fn)
+            value = await asyncio.to_thread(run)
             if not self._owner_alive():
                 log.debug("console job %s: owner gone, result dropped", name)
                 return
@@ -132,6 +144,16 @@ class TaskJobs:
     def cancel_all(self) -> None:
         for t in list(self._tasks):
             t.cancel()
+
+    async def drain(self, timeout_s: float = 10.0) -> None:
+        """Wait (without blocking the loop) until the worker threads of cancelled jobs have returned,
+        so none of them calls back into an event loop that is closing (at window close)."""
+        self._threads = {e for e in self._threads if not e.is_set()}
+        pending = list(self._threads)
+        if pending:
+            deadline = time.monotonic() + timeout_s
+            await asyncio.to_thread(lambda: all(e.wait(max(0.0, deadline - time.monotonic())) for e in pending))
+            await asyncio.sleep(0)  # let the threads' completion callbacks run on the loop
 
     async def wait_all(self) -> None:
         if self._tasks:
