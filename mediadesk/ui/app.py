@@ -45,7 +45,7 @@ from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.single_instance import SingleInstance, SingleInstanceError, instance_key
-from mediadesk.ui.style import apply_style, install_translator
+from mediadesk.ui.style import apply_style, install_translator, missing_fonts
 from mediadesk.ui.tray import TrayController
 from mediadesk.ui.welcome import WelcomeChoice, WelcomePanel
 from mediadesk.workspace import Workspace
@@ -270,6 +270,9 @@ async def _run_window(
             on_window(window)
         try:
             await window.start()
+            for advice in missing_fonts():  # text would show as empty boxes: say what to install
+                log.warning("%s", advice)
+                window.show_status(advice, 0)
             if open_setup:  # "Create a workspace": its fresh config, in the Setup editor
                 window.open_setup_editor(config_path)
             if demo_batch is not None:

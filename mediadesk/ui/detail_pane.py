@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from mediadesk.scheduler.events import TaskChanged, TaskLogLine
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.format import fmt_stamp
+from mediadesk.ui.format import fmt_stamp, state_labels
 from mediadesk.ui.workers import TaskJobs, fetch_task_detail
 
 __all__ = ["DetailPane", "format_log_html", "linkify_paths"]
@@ -225,8 +225,8 @@ class DetailPane(QWidget):
         if rec.account and rec.lane is None:
             where += f" / {rec.account}"
         self.header.setText(self.tr("<b>{id}</b> · {state} · attempt {attempt} · {profile} · {where}").format(
-            id=html.escape(rec.task_id), state=html.escape(rec.state), attempt=rec.attempt,
-            profile=html.escape(rec.profile), where=html.escape(where)))
+            id=html.escape(rec.task_id), state=html.escape(state_labels().get(rec.state, rec.state)),
+            attempt=rec.attempt, profile=html.escape(rec.profile), where=html.escape(where)))
         if self.prompt_view.toPlainText() != rec.prompt:
             self.prompt_view.setPlainText(rec.prompt)
         result = rec.result or ""

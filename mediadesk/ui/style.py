@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QLibraryInfo, QLocale, QPoint, QRectF, QSize, Qt, QTranslator
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPaintEvent, QPalette
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QPoint, QRectF, QSize, Qt, QTranslator
+from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QIcon, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QStyleFactory, QWidget
 
 from mediadesk.workspace import resources_dir
@@ -219,3 +219,18 @@ def centered(widget: QWidget, align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignCe
     lay.setContentsMargins(4, 0, 4, 0)
     lay.addWidget(widget, 0, align | Qt.AlignmentFlag.AlignVCenter)
     return holder
+
+
+def missing_fonts() -> list[str]:
+    """What the console needs but the system lacks, as operator advice: a font with Simplified Chinese
+    glyphs (the zh_CN translation and Chinese prompts) and a colour emoji font (prompts and answers
+    carry emoji). Empty when both are installed. Call after the QApplication exists."""
+    missing = []
+    if not QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese):
+        missing.append(QCoreApplication.translate(
+            "Format", "no font with Chinese characters: install one (Debian/Ubuntu: apt-get install fonts-noto-cjk)"))
+    if not any("emoji" in family.lower() for family in QFontDatabase.families()):
+        missing.append(QCoreApplication.translate(
+            "Format", "no colour emoji font: install one (Debian/Ubuntu: apt-get install fonts-noto-color-emoji)"))
+    return missing
+

@@ -460,27 +460,27 @@
         <translation>预计剩余：根据各通道最近的运行耗时以及排在前面的任务，估算此批次最后一个排队任务完成所需的时间（p50 = 中位情况，p90 = 较慢情况）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="151"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="155"/>
         <source>(no batch)</source>
         <translation>（无批次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="171"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="175"/>
         <source>done at {t}</source>
         <translation>完成于 {t}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="173"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="177"/>
         <source>— (no lane can take it)</source>
         <translation>—（没有通道能接收）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="173"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="177"/>
         <source>— (no finished run yet)</source>
         <translation>—（尚无已完成的运行）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="174"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="178"/>
         <source>p50 {p50} ({at}), p90 {p90}</source>
         <translation>p50 {p50}（{at}），p90 {p90}</translation>
     </message>
@@ -549,17 +549,17 @@
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="322"/>
+        <location filename="../../mediadesk/ui/charts.py" line="326"/>
         <source>{lane}: {ok} done, {bad} failed</source>
         <translation>{lane}：成功 {ok}，失败 {bad}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="324"/>
+        <location filename="../../mediadesk/ui/charts.py" line="328"/>
         <source> · run time p50 {p50}, p90 {p90}, max {mx}</source>
         <translation> · 运行耗时 p50 {p50}，p90 {p90}，最长 {mx}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="328"/>
+        <location filename="../../mediadesk/ui/charts.py" line="332"/>
         <source>No lane finished a task in this range.</source>
         <translation>此时间范围内没有通道完成任务。</translation>
     </message>
@@ -692,22 +692,22 @@
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="218"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="222"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="223"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="227"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="233"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="237"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="238"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="242"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
@@ -742,7 +742,7 @@
     </message>
     <message>
         <location filename="../../mediadesk/ui/exceptions_view.py" line="102"/>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="303"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="307"/>
         <source>No exception selected.</source>
         <translation>未选择异常。</translation>
     </message>
@@ -858,27 +858,27 @@
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="307"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="311"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="310"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="314"/>
         <source>resolved: {r} {note}</source>
         <translation>已处理：{r} {note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="313"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="317"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="329"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="333"/>
         <source>Evidence: {links}</source>
         <translation>证据：{links}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="331"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="335"/>
         <source>No evidence files.</source>
         <translation>没有证据文件。</translation>
     </message>
@@ -1019,6 +1019,17 @@
         <location filename="../../mediadesk/ui/format.py" line="95"/>
         <source>starting</source>
         <translation>启动中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/style.py" line="230"/>
+        <source>no font with Chinese characters: install one (Debian/Ubuntu: apt-get install fonts-noto-cjk)</source>
+        <extracomment>(light theme, dark theme). Dark-theme colours are lighter so they keep contrast on a dark base.</extracomment>
+        <translation>缺少中文字体：请安装一个（Debian/Ubuntu：apt-get install fonts-noto-cjk）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/style.py" line="233"/>
+        <source>no colour emoji font: install one (Debian/Ubuntu: apt-get install fonts-noto-color-emoji)</source>
+        <translation>缺少彩色表情字体：请安装一个（Debian/Ubuntu：apt-get install fonts-noto-color-emoji）</translation>
     </message>
 </context>
 <context>
@@ -1268,135 +1279,135 @@
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="373"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="376"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="392"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="395"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="396"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="399"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="399"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="402"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="401"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="404"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="413"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="430"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="464"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="416"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="433"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="467"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="442"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="445"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="456"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="459"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="461"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="464"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="475"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="478"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="477"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="480"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="487"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="490"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="503"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="506"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="509"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="512"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="515"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="518"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="521"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="524"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="540"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="564"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="543"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="567"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="608"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="608"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="607"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="610"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="609"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="612"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="610"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="613"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="622"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="625"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="626"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="629"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="630"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="633"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="634"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="637"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -1409,32 +1420,32 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="548"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="551"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="565"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="568"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="567"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="570"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="569"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="572"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="596"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="599"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="598"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="601"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -1830,163 +1841,163 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TableMenu</name>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="138"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="142"/>
         <source>Copy id</source>
         <extracomment>Cancelling more rows than this at once asks first (a stray Del on a select-all is costly). What an export covers: every task, the rows the filters show, or the selected rows.</extracomment>
         <translation>复制 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="138"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="142"/>
         <source>Copy {n} ids</source>
         <translation>复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="141"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="145"/>
         <source>Copy prompt</source>
         <translation>复制提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="141"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="145"/>
         <source>Copy {n} prompts</source>
         <translation>复制 {n} 条提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="144"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="148"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="144"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="148"/>
         <source>Copy {n} results</source>
         <translation>复制 {n} 条结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="149"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="153"/>
         <source>Open evidence folder</source>
         <translation>打开证据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="153"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="157"/>
         <source>This task saved no screenshot or page (only failed web runs do)</source>
         <translation>此任务没有保存截图或页面（只有失败的网页运行才会保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="160"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="164"/>
         <source>Show only account “{name}”</source>
         <translation>仅显示账号“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="161"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="165"/>
         <source>Show only this account</source>
         <translation>仅显示此账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="164"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="168"/>
         <source>Show only profile “{name}”</source>
         <translation>仅显示配置“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="165"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="169"/>
         <source>Show only this profile</source>
         <translation>仅显示此配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="168"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="172"/>
         <source>Show only batch “{name}”</source>
         <translation>仅显示批次“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="169"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="173"/>
         <source>Show only this batch</source>
         <translation>仅显示此批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="171"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="175"/>
         <source>Show all tasks</source>
         <translation>显示所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="212"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="216"/>
         <source>Copied {n} ids</source>
         <translation>已复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="221"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="225"/>
         <source>Copied {n} prompts</source>
         <translation>已复制 {n} 条提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="223"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="227"/>
         <source>Copied {n} results</source>
         <translation>已复制 {n} 条结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="226"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="230"/>
         <source>Could not read the tasks: {error}</source>
         <translation>无法读取任务：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="242"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="246"/>
         <source>Copied {n} rows</source>
         <translation>已复制 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="247"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="251"/>
         <source>No evidence folder for this task</source>
         <translation>此任务没有证据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="260"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="264"/>
         <source>Cancel tasks</source>
         <translation>取消任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="261"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="265"/>
         <source>Cancel {n} tasks? Running ones stop at their next checkpoint; canceled tasks can be retried later.</source>
         <translation>取消 {n} 个任务？运行中的任务会在下一个检查点停止；已取消的任务之后可以重试。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="263"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="267"/>
         <source>Cancel {n} tasks</source>
         <translation>取消 {n} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="264"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="268"/>
         <source>Keep them</source>
         <translation>保留这些任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="287"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="291"/>
         <source>Export all tasks</source>
         <translation>导出所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="288"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="292"/>
         <source>Export filtered rows</source>
         <translation>导出筛选出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="289"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="293"/>
         <source>Export selected rows</source>
         <translation>导出所选行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="292"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="296"/>
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="292"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="296"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="293"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="297"/>
         <source>Excel workbook (*.xlsx)</source>
         <translation>Excel 工作簿 (*.xlsx)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="294"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="298"/>
         <source>Markdown table (*.md)</source>
         <translation>Markdown 表格 (*.md)</translation>
     </message>

@@ -31,7 +31,7 @@ from PySide6.QtCore import (
     QTranslator,
     QUrl,
 )
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontDatabase
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QPlainTextEdit
 
 from mediadesk.config import AccountConfig, ProfileConfig
@@ -695,3 +695,13 @@ def test_apply_style_and_colours(qapp: Any) -> None:
         assert state_color(s, True).lightness() > state_color(s, False).lightness()
     assert health_color("needs_login", False) != health_color("ready", False)
     assert state_color("no-such-state", False).isValid()
+
+
+def test_the_fonts_the_console_needs_are_reported_only_when_missing(qapp: Any) -> None:
+    from mediadesk.ui.style import missing_fonts
+
+    have_cjk = bool(QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese))
+    have_emoji = any("emoji" in f.lower() for f in QFontDatabase.families())
+    advice = missing_fonts()
+    assert any("fonts-noto-cjk" in a for a in advice) is not have_cjk
+    assert any("fonts-noto-color-emoji" in a for a in advice) is not have_emoji
