@@ -602,14 +602,15 @@ async def main_async(app: QApplication, args: argparse.Namespace) -> None:
             print(f"\nSubmit: {args.submit_tasks:,}-row JSONL file staged in the batch dialog, Submit clicked "
                   f"(API lane paused), window 1400x900 offscreen; 10 ms lag timer")
             print(table([
-                ("parse (thread)", "worst lag while parsing", "submit until all rows shown", "worst lag while submitting",
-                 "lag p99", "RSS before", f"RSS with {sub['rows']:,} tasks"),
+                ("parse (thread)", "worst lag while parsing", "submit until all rows shown",
+                 "worst lag while submitting", "lag p99", "RSS before", f"RSS with {sub['rows']:,} tasks"),
                 (f"{sub['parse'] * 1000:,.0f} ms", f"{sub['parse_max']:.0f} ms", f"{sub['submit'] * 1000:,.0f} ms",
                  f"{sub['submit_max']:.0f} ms", f"{sub['submit_p99']:.1f} ms", f"{sub['rss0']:.0f} MB",
                  f"{sub['rss']:.0f} MB"),
             ]))
             worst = max(sub["parse_max"], sub["submit_max"])
-            print(f"goal worst lag < {GOAL_SUBMIT_LAG_MS:.0f} ms: {'OK' if worst < GOAL_SUBMIT_LAG_MS else 'OVER GOAL'}; "
+            lag_ok = "OK" if worst < GOAL_SUBMIT_LAG_MS else "OVER GOAL"
+            print(f"goal worst lag < {GOAL_SUBMIT_LAG_MS:.0f} ms: {lag_ok}; "
                   f"goal RSS < {GOAL_RSS_MB:.0f} MB: {'OK' if sub['rss'] < GOAL_RSS_MB else 'OVER GOAL'}", flush=True)
         if args.part in ("all", "model"):
             costs = model_costs(app, args.rows)
