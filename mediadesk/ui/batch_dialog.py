@@ -54,7 +54,7 @@ from mediadesk.core.batch import (
 from mediadesk.scheduler.scheduler import ProfileView
 from mediadesk.ui.batch_preview import PreviewModel, StagedBatch, parse_safely, stage_batch
 from mediadesk.ui.style import icon, is_dark, state_color
-from mediadesk.ui.workers import TaskJobs, cyclic_gc_paused
+from mediadesk.ui.workers import TaskJobs, cyclic_gc_paused, gil_handed_over_often
 
 __all__ = ["BatchDialog", "PreviewModel"]
 
@@ -344,7 +344,7 @@ class BatchDialog(QDialog):
         self._gen[key] += 1
         gen = self._gen[key]
         def parse() -> StagedBatch:
-            with cyclic_gc_paused():
+            with cyclic_gc_paused(), gil_handed_over_often():
                 return parse_safely(work)
 
         self._jobs.in_thread(parse, f"batch-dialog:parse-{key}",
