@@ -71,7 +71,7 @@ class BatchFileError(Exception):
     """The batch file as a whole cannot be read (missing, unreadable, too big)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BatchRow:
     line: int
     profile: str
@@ -545,10 +545,15 @@ def derive_task_id(row: BatchRow, occurrence: int) -> str:
     return "b-" + hashlib.sha256(key.encode("utf-8", errors="surrogatepass")).hexdigest()[:20]
 
 
-def assign_task_ids(rows: Iterable[BatchRow]) -> list[tuple[str, BatchRow]]:
+def assign_task_ids(rows: Iterable[BatchRow],
+                    seen: dict[tuple[str, str, str], int] | None = None) -> list[tuple[str, BatchRow]]:
     """Task ids for rows in file order. Only id-less rows count as occurrences, so adding an
-    explicit id to one row never shifts the derived ids of the others."""
-    seen: dict[tuple[str, str, str], int] = {}
+    explicit id to one row never shifts the derived ids of the others.
+
+    ``seen``: the occurrence counts so far, updated in place; passing the same dict to calls on
+    consecutive slices of a file gives the ids one call on the whole file gives."""
+    if seen is None:
+        seen = {}
     out: list[tuple[str, BatchRow]] = []
     for row in rows:
         if row.id is not None:

@@ -433,13 +433,15 @@ class Scheduler:
                     lane.wake()
         return res
 
-    def tasks_from_rows(self, rows: Sequence[BatchRow], batch: str | None = None) -> list[NewTask]:
+    def tasks_from_rows(self, rows: Sequence[BatchRow], batch: str | None = None,
+                        seen: dict[tuple[str, str, str], int] | None = None) -> list[NewTask]:
         """Parsed batch rows -> tasks with deterministic ids (profile, instructions, prompt and
-        occurrence), so re-submitting the same file never adds a task twice."""
+        occurrence), so re-submitting the same file never adds a task twice. ``seen``: see
+        :func:`~mediadesk.core.batch.assign_task_ids` (a file converted in slices)."""
         return [
             self.new_task(tid, r.profile, r.prompt, system=r.system, priority=r.priority,
                           route_key=r.route_key, batch=batch)
-            for tid, r in assign_task_ids(rows)
+            for tid, r in assign_task_ids(rows, seen)
         ]
 
     def submit_rows(self, rows: Sequence[BatchRow], batch: str | None = None) -> tuple[AddResult, list[str]]:

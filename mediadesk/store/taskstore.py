@@ -101,7 +101,7 @@ def _rec(row: tuple[Any, ...]) -> TaskRecord:
     return TaskRecord(*r)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NewTask:
     task_id: str
     profile: str

@@ -54,7 +54,7 @@ from mediadesk.core.batch import (
 from mediadesk.scheduler.scheduler import ProfileView
 from mediadesk.ui.batch_preview import PreviewModel, StagedBatch, parse_safely, stage_batch
 from mediadesk.ui.style import icon, is_dark, state_color
-from mediadesk.ui.workers import TaskJobs
+from mediadesk.ui.workers import TaskJobs, cyclic_gc_paused, gil_handed_over_often
 
 __all__ = ["BatchDialog", "PreviewModel"]
 
@@ -343,7 +343,11 @@ class BatchDialog(QDialog):
     def _start(self, key: str, work: Callable[[], StagedBatch]) -> None:
         self._gen[key] += 1
         gen = self._gen[key]
-        self._jobs.in_thread(lambda: parse_safely(work), f"batch-dialog:parse-{key}",
+        def parse() -> StagedBatch:
+            with cyclic_gc_paused(), gil_handed_over_often():
+                return parse_safely(work)
+
+        self._jobs.in_thread(parse, f"batch-dialog:parse-{key}",
                              lambda staged: self._on_parsed(key, gen, staged))
         self._refresh()
 

@@ -34,7 +34,7 @@ from mediadesk.scheduler.events import StorageFailed
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.errors import StorageError
 from mediadesk.store.export import export_to_file
-from mediadesk.store.taskstore import AddResult
+from mediadesk.store.taskstore import AddResult, NewTask
 from mediadesk.ui.accounts_panel import AccountsPanel
 from mediadesk.ui.actions import WindowActions
 from mediadesk.ui.batch_dialog import BatchDialog
@@ -60,7 +60,7 @@ from mediadesk.ui.window_state import (
     save_window_state,
     saved_state,
 )
-from mediadesk.ui.workers import TaskFeed, TaskJobs
+from mediadesk.ui.workers import TaskFeed, TaskJobs, cyclic_gc_paused, release_free_memory
 from mediadesk.viewmodel.batches import totals
 
 __all__ = ["BATCH_SUFFIXES", "MainWindow"]
@@ -68,8 +68,20 @@ __all__ = ["BATCH_SUFFIXES", "MainWindow"]
 BATCH_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 _COLUMN_WIDTHS = {Col.ID: 170, Col.LANE: 110, Col.PROFILE: 90, Col.ACCOUNT: 80, Col.STATE: 80, Col.ATTEMPT: 60,
                   Col.STARTED: 75, Col.HEARTBEAT: 75, Col.DURATION: 75, Col.PROMPT: 380}
-#: Tasks per submit transaction for big batches (see submit_rows_async).
+#: Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the
+#: most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread.
 SUBMIT_CHUNK = 1000
+SUBMIT_MIN_CHUNK = 100
+SUBMIT_SLICE_S = 0.02
+
+
+def next_submit_chunk(size: int, took_s: float, most: int) -> int:
+    """The next submit transaction's size: about SUBMIT_SLICE_S of work at the rate the last one
+    (``size`` tasks in ``took_s``) ran, between SUBMIT_MIN_CHUNK and ``most``."""
+    least = min(SUBMIT_MIN_CHUNK, most)
+    if took_s <= 0:
+        return most
+    return max(least, min(most, int(size * SUBMIT_SLICE_S / took_s)))
 
 
 class MainWindow(QMainWindow):
@@ -420,33 +432,63 @@ class MainWindow(QMainWindow):
 
     async def submit_rows_async(self, rows: Sequence[BatchRow], *, batch: str | None = None,
                                 chunk: int = SUBMIT_CHUNK) -> AddResult | None:
-        """Submit in transactions of ``chunk`` tasks, yielding to the loop between them: a 10k-row
-        submit in one go blocks the GUI thread (which is also the lanes' loop) for ~0.25 s.
-        Re-submitting after an interruption is safe: ids are deterministic and existing ones are
-        left untouched."""
+        """Submit in transactions of at most ``chunk`` tasks, yielding to the loop between them: a
+        10k-row submit in one go blocks the GUI thread (which is also the lanes' loop) for ~0.25 s.
+        The tasks (ids hashed from every row) are built in slices between which the loop runs too
+        (on the GUI thread: a worker thread doing pure Python starves the GUI thread of the GIL),
+        each slice and transaction sized from the time the previous one took, so a slow disk or a
+        busy machine gets smaller ones rather than a frozen window; the cyclic GC is paused
+        meanwhile (see :func:`~mediadesk.ui.workers.cyclic_gc_paused`). Re-submitting after an
+        interruption is safe: ids are deterministic and existing ones are left untouched."""
         if not rows or self._refuse_missing_keys(rows):
             return None
+        with cyclic_gc_paused():
+            res = await self._submit_in_chunks(rows, self._batch_name(batch), chunk)
+        release_free_memory()  # the batch's tasks are freed now
+        return res
+
+    async def _submit_in_chunks(self, rows: Sequence[BatchRow], name: str, chunk: int) -> AddResult | None:
         try:
-            tasks = self.scheduler.tasks_from_rows(rows, self._batch_name(batch))
+            tasks = await self._tasks_in_slices(rows, name, chunk)
             self.scheduler.check_caps(tasks)  # refused whole, before the first chunk goes in
         except ValueError as exc:
             self.notify(self.tr("Batch not submitted"), str(exc), error=True)
             return None
         added: list[str] = []
         existing: list[str] = []
-        for i in range(0, len(tasks), chunk):
+        i, size = 0, max(1, chunk)
+        while i < len(tasks):
+            t0 = time.perf_counter()
             try:
-                part = self.scheduler.submit(tasks[i:i + chunk])
+                part = self.scheduler.submit(tasks[i:i + size])
             except StorageError:  # halted; the StorageFailed event shows the box and status
                 return None
+            took = time.perf_counter() - t0
             added.extend(part.added)
             existing.extend(part.existing)
-            if i + chunk < len(tasks):
-                self.show_status(self.tr("Submitting… {n} of {m}").format(n=i + chunk, m=len(tasks)), 0)
+            i += size
+            size = next_submit_chunk(size, took, chunk)
+            if i < len(tasks):
+                self.show_status(self.tr("Submitting… {n} of {m}").format(n=i, m=len(tasks)), 0)
                 await asyncio.sleep(0)
         res = AddResult(tuple(added), tuple(existing))
         self._report_submit(res)
         return res
+
+    async def _tasks_in_slices(self, rows: Sequence[BatchRow], batch: str, most: int) -> list[NewTask]:
+        """``scheduler.tasks_from_rows(rows, batch)``, built a slice at a time with the loop run
+        between slices (same ids: the occurrence counts carry over)."""
+        seen: dict[tuple[str, str, str], int] = {}
+        tasks: list[NewTask] = []
+        i, size = 0, max(1, most)
+        while i < len(rows):
+            t0 = time.perf_counter()
+            tasks.extend(self.scheduler.tasks_from_rows(rows[i:i + size], batch, seen))
+            i += size
+            size = next_submit_chunk(size, time.perf_counter() - t0, most)
+            if i < len(rows):
+                await asyncio.sleep(0)
+        return tasks
 
     def _refuse_missing_keys(self, rows: Sequence[BatchRow]) -> bool:
         """A batch for a profile whose ``api_key_env`` variable is unset is refused with one

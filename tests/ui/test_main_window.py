@@ -562,3 +562,42 @@ def test_batch_for_a_profile_with_an_unset_key_variable_is_refused_once(
     assert db_states(console_env) == {}  # nothing submitted, nothing attempted
     res = window.submit_rows_from_text("fine", "reasoner")  # its key source is fine: not refused
     assert res is not None and len(res.added) == 1
+
+
+def test_big_submit_lets_the_loop_run_while_tasks_are_built_and_added(window: MainWindow,
+                                                                       console_scheduler: Scheduler,
+                                                                       arun: ARun) -> None:
+    """A batch bigger than one chunk: the loop runs between the slices in which its tasks are
+    built (before anything is in) and between its transactions (partly in); the ids are those of
+    a one-shot conversion (identical prompts across slices keep their occurrence numbers), and
+    the cyclic GC, paused meanwhile, is on again at the end."""
+    import asyncio
+    import gc
+
+    from mediadesk.core.batch import BatchRow
+
+    console_scheduler.pause("api")
+    n = 2500
+    rows = [BatchRow(line=i + 1, profile="writer", prompt=f"same prompt {i % 700}", id=None, system=None,
+                     priority=0, route_key=None) for i in range(n)]
+    seen: list[int] = []
+
+    async def go() -> Any:
+        async def watch() -> None:
+            while True:
+                seen.append(console_scheduler.store.pending_count(["writer"]))
+                await asyncio.sleep(0)
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            return await window.submit_rows_async(rows, batch="big", chunk=1000)
+        finally:
+            watcher.cancel()
+
+    res = arun(go())
+    assert res is not None
+    assert list(res.added) == [t.task_id for t in console_scheduler.tasks_from_rows(rows, "big")]
+    assert len(set(res.added)) == n
+    assert seen.count(0) >= 2, seen[:20]  # yielded while building (3 slices of at most 1,000)
+    assert sum(1 for c in seen if 0 < c < n) >= 2, seen[-20:]  # and between transactions
+    assert gc.isenabled()
