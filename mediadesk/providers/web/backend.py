@@ -291,14 +291,7 @@ class WebAccountBackend:
             return True, "a run is in progress"
         async with self._run_lock:
             try:
-                await self._ensure_browser(self._note)
-                page = await self._ensure_page()
-                self._threads.page_moved()
-                try:
-                    await self.driver.open(page, self.adapter.url, reload=True)
-                except NeedsLogin as exc:
-                    if not await self._log_in_again(page, exc, self._note):
-                        raise
+                await self._reload_home()
             except NeedsLogin as exc:
                 self._set_needs_login(str(exc))
                 return False, f"needs login: {exc}"
@@ -422,20 +415,25 @@ class WebAccountBackend:
             return
         self._relogin = asyncio.ensure_future(self._relogin_now())
 
+    async def _reload_home(self) -> None:
+        """(Under the run lock.) The account's page reloaded on the site's chat URL and checked logged
+        in; a logged-out account with stored credentials logs in again (once per cooldown), else
+        :class:`NeedsLogin` is raised."""
+        await self._ensure_browser(self._note)
+        page = await self._ensure_page()
+        self._threads.page_moved()
+        try:
+            await self.driver.open(page, self.adapter.url, reload=True)
+        except NeedsLogin as exc:
+            if not await self._log_in_again(page, exc, self._note):
+                raise
+
     async def _relogin_now(self) -> None:
         async with self._run_lock:
             if self._stopped or self._health != HealthStatus.NEEDS_LOGIN:
                 return
-            page = None
             try:
-                await self._ensure_browser(self._note)
-                page = await self._ensure_page()
-                self._threads.page_moved()
-                try:
-                    await self.driver.open(page, self.adapter.url, reload=True)
-                except NeedsLogin as exc:
-                    if not await self._log_in_again(page, exc, self._note):
-                        raise
+                await self._reload_home()
             except NeedsLogin as exc:
                 self._set_needs_login(str(exc))
                 return
