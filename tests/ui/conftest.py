@@ -32,7 +32,8 @@ from typing import Any
 import pytest
 import qasync
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings
+from PySide6.QtWidgets import QApplication
 
 from mediadesk.config import AccountConfig, AppConfig, ProfileConfig
 from mediadesk.core.backend import HealthStatus, LaneBackend, RunContext, TaskSpec
@@ -40,10 +41,34 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.backends import default_backend
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.ui.app import install_asyncgen_hooks
+from mediadesk.ui.bridge import SchedulerBridge
+from mediadesk.ui.main_window import MainWindow
 from mediadesk.workspace import Workspace
 from tests.support import make_config
 
 ARun = Callable[..., Any]
+
+
+@contextlib.contextmanager
+def open_window(scheduler: Scheduler, arun: ARun, settings: QSettings,
+                size: tuple[int, int] | None = None) -> Iterator[MainWindow]:
+    """A started main window over ``scheduler``, torn down in the app's own order: aclose (its
+    background jobs end), then close and delete. Not qtbot.addWidget: pytest-qt would close and delete
+    a registered widget BEFORE fixture teardown, while the window's jobs still run."""
+    bridge = SchedulerBridge(scheduler.bus)
+    w = MainWindow(scheduler, bridge, settings=settings)
+    if size is not None:
+        w.resize(*size)
+    w.show()
+    arun(w.start())
+    try:
+        yield w
+    finally:
+        arun(w.aclose())
+        bridge.detach()
+        w.close()
+        w.deleteLater()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture

@@ -8,33 +8,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings
 
 from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
-from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.charts import ChartsView, SecondsLogAxis
 from mediadesk.ui.main_window import MainWindow
-from tests.ui.conftest import ARun, ConsoleEnv
+from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 
 @pytest.fixture
 def window(console_scheduler: Scheduler, qtbot: Any, arun: ARun, tmp_path: Path) -> Iterator[MainWindow]:
-    bridge = SchedulerBridge(console_scheduler.bus)
-    w = MainWindow(console_scheduler, bridge, settings=QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
-    w.resize(1400, 900)
-    w.show()
-    arun(w.start())
-    try:
+    settings = QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat)
+    with open_window(console_scheduler, arun, settings, size=(1400, 900)) as w:
         yield w
-    finally:
-        arun(w.aclose())
-        bridge.detach()
-        w.close()
-        w.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def rows(profile: str, n: int, prefix: str) -> list[BatchRow]:

@@ -8,17 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings
 
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
 from mediadesk.store.taskstore import TaskRecord
-from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.main_window import MainWindow
-from tests.ui.conftest import ARun, ConsoleEnv, FakeWebBackend
+from tests.ui.conftest import ARun, ConsoleEnv, FakeWebBackend, open_window
 
 
 class FailingWebBackend(FakeWebBackend):
@@ -46,18 +44,8 @@ def console_scheduler(console_env: ConsoleEnv, arun: ARun) -> Iterator[Scheduler
 
 @pytest.fixture
 def window(console_scheduler: Scheduler, qtbot: Any, arun: ARun, tmp_path: Path) -> Iterator[MainWindow]:
-    bridge = SchedulerBridge(console_scheduler.bus)
-    w = MainWindow(console_scheduler, bridge, settings=QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
-    w.show()
-    arun(w.start())
-    try:
+    with open_window(console_scheduler, arun, QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat)) as w:
         yield w
-    finally:
-        arun(w.aclose())
-        bridge.detach()
-        w.close()
-        w.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def db_record(env: ConsoleEnv, task_id: str) -> TaskRecord:

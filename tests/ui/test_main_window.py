@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QItemSelectionModel, QMimeData, QPointF, QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QItemSelectionModel, QMimeData, QPointF, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
@@ -27,7 +27,7 @@ from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.detail_pane import DetailPane, linkify_paths
 from mediadesk.ui.log_dock import LogDock
 from mediadesk.ui.main_window import MainWindow
-from tests.ui.conftest import ARun, ConsoleEnv
+from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -47,20 +47,10 @@ def settings(tmp_path: Path) -> QSettings:
 
 @pytest.fixture
 def window(console_scheduler: Scheduler, qtbot: Any, arun: ARun, settings: QSettings) -> Iterator[MainWindow]:
-    bridge = SchedulerBridge(console_scheduler.bus)
-    w = MainWindow(console_scheduler, bridge, settings=settings)
     # Not qtbot.addWidget: pytest-qt closes and deletes registered widgets BEFORE fixture teardown,
     # i.e. while the window's background jobs still run. The app's order is: aclose, then delete.
-    w.show()
-    arun(w.start())
-    try:
+    with open_window(console_scheduler, arun, settings) as w:
         yield w
-    finally:
-        arun(w.aclose())
-        bridge.detach()
-        w.close()
-        w.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:

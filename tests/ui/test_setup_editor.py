@@ -12,19 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QApplication
 
 from mediadesk.config import load_config
 from mediadesk.providers.web import find_our_residue
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.setup_editor import SetupEditor, site_choices
 from mediadesk.workspace import Workspace
-from tests.ui.conftest import ARun, ConsoleEnv
+from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 CONFIG = """\
 # operator's config: keep this comment
@@ -261,18 +258,8 @@ def test_web_account_test_reports_logged_out_then_logged_in(
 def window(console_scheduler: Scheduler, arun: ARun, tmp_path: Path) -> Iterator[MainWindow]:
     from PySide6.QtCore import QSettings
 
-    bridge = SchedulerBridge(console_scheduler.bus)
-    w = MainWindow(console_scheduler, bridge, settings=QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
-    w.show()
-    arun(w.start())
-    try:
+    with open_window(console_scheduler, arun, QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat)) as w:
         yield w
-    finally:
-        arun(w.aclose())
-        bridge.detach()
-        w.close()
-        w.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def test_main_window_setup_applies_live_changes_and_names_restart_ones(

@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QSettings, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings, Qt
 
 from mediadesk.scheduler import Scheduler
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.main_window import MainWindow
-from tests.ui.conftest import ARun, ConsoleEnv
+from tests.ui.conftest import ARun, ConsoleEnv, open_window
 from tests.ui.test_main_window import wait_states
 
 MIN_ROWS = 12
@@ -26,19 +25,8 @@ MIN_ROWS = 12
 @pytest.fixture
 def window(console_scheduler: Scheduler, arun: ARun, tmp_path: Path) -> Iterator[MainWindow]:
     settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    bridge = SchedulerBridge(console_scheduler.bus)
-    w = MainWindow(console_scheduler, bridge, settings=settings)
-    w.resize(1024, 640)
-    w.show()
-    arun(w.start())
-    try:
+    with open_window(console_scheduler, arun, settings, size=(1024, 640)) as w:
         yield w
-    finally:
-        arun(w.aclose())
-        bridge.detach()
-        w.close()
-        w.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def visible_rows(w: MainWindow) -> float:
