@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,30 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from mediadesk.workspace import Workspace
+from tests.pgserver import PgServer, PgUnavailable
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Workspace:
     return Workspace.resolve(data_dir=tmp_path / "data").ensure()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One throw-away PostgreSQL server for the whole run (started on first use, ~2 s)."""
+    try:
+        server = PgServer.start()
+    except PgUnavailable as exc:  # CI installs it (./dev); a bare checkout may not have it
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """The URL of a fresh, empty PostgreSQL database on the session's server."""
+    return pg_server.new_database()
