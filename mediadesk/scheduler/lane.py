@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
@@ -31,6 +32,9 @@ from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskLog
 from mediadesk.scheduler.finalizer import Finalizer, apply_failure
 from mediadesk.store.errors import StorageError
 from mediadesk.store.taskstore import TaskRecord, TaskStore
+
+if TYPE_CHECKING:
+    from mediadesk.scheduler.team_link import TeamLink
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +108,9 @@ class Lane:
         capacity_ctl: Capacity | None = None,
         max_wait_s: float | None = None,
         finalizer: Finalizer | None = None,
+        team: TeamLink | None = None,
+        team_endpoint: str | None = None,
+        team_limit: Callable[[], int] | None = None,
     ) -> None:
         self.name = name
         self.kind = kind
@@ -138,6 +145,10 @@ class Lane:
         #: Set once the backend's start (e.g. a browser prewarm) has finished, well or not.
         self.started = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
+        #: Team mode (several desktops on one database): the account lease / endpoint slots.
+        self.team = team
+        self._team_endpoint = team_endpoint
+        self._team_limit = team_limit
         self._stopping = False
         self._last_reap = 0.0
         self.on_stats_dirty: Callable[[Lane], None] = lambda _lane: None
@@ -278,13 +289,51 @@ class Lane:
 
     def _round(self, now: float) -> None:
         self._reap(now)
-        if self.can_dispatch():
-            free = self.free_slots(now)
-            if free > 0:
-                for rec in self._claim(free, now):
-                    if self.capacity_ctl is not None:
-                        self.capacity_ctl.acquire(now)
-                    self._start(rec)
+        if not self.can_dispatch():
+            return
+        free = self.free_slots(now)
+        if free <= 0:
+            return
+        team = self.team
+        if team is None:
+            for rec in self._claim(free, now):
+                self._acquire_and_start(rec, now)
+        elif self.account is not None:
+            self._round_web_team(team, self.account, free, now)
+        else:
+            self._round_api_team(team, free, now)
+
+    def _acquire_and_start(self, rec: TaskRecord, now: float) -> None:
+        if self.capacity_ctl is not None:
+            self.capacity_ctl.acquire(now)
+        self._start(rec)
+
+    def _round_web_team(self, team: TeamLink, account: str, free: int, now: float) -> None:
+        """Run the account only while this desktop holds its lease; hand the lease back when the
+        lane has nothing to do, so another desktop with the same account can use it."""
+        if not self._store.has_pending(self.profiles):
+            if not self._running:
+                team.release_account(account)
+            return
+        if team.try_account(account):
+            for rec in self._claim(free, now):
+                self._acquire_and_start(rec, now)
+
+    def _round_api_team(self, team: TeamLink, free: int, now: float) -> None:
+        """One of the endpoint's shared slots per task started (all desktops together stay within
+        the endpoint's concurrency); slots taken for tasks that were not there go back at once."""
+        assert self._team_endpoint is not None and self._team_limit is not None
+        due = self._store.next_due(self.profiles)
+        if due is None or due > now:
+            return
+        slots = team.reserve(self._team_endpoint, self._team_limit(), free)
+        if not slots:
+            return
+        claimed = self._claim(len(slots), now)
+        for rec, slot in zip(claimed, slots, strict=False):
+            team.bind(rec.task_id, self._team_endpoint, slot)
+            self._acquire_and_start(rec, now)
+        team.unreserve(self._team_endpoint, slots[len(claimed):])
 
     def _storage_failed(self, exc: StorageError) -> None:
         log.debug("%s: storage failed: %s", self.name, exc)
@@ -369,6 +418,9 @@ class Lane:
         finally:
             self._release(run, Signal.NONE)
             self._running.pop(rec.task_id, None)
+            if self.team is not None:
+                with contextlib.suppress(Exception):  # the slot expires by itself if this fails
+                    self.team.release_slot(rec.task_id)
             self.on_stats_dirty(self)
             self._wake.set()
 

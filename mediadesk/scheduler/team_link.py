@@ -1,0 +1,172 @@
+"""This desktop's seat in a team: several scheduler processes ("desktops") on one PostgreSQL queue.
+
+The shared database is the only coordination point (:class:`~mediadesk.store.team.TeamCoordinator`
+holds the SQL). This module applies it to the lanes:
+
+- a web lane runs its account only while this desktop holds the account's lease: it asks for the
+  lease when it has work, and gives it back when it has none (another desktop with the same account
+  may then take it); the file lock of the account stays as well (one process per browser profile);
+- an API lane takes one of the endpoint's shared slots for every task it starts and gives it back
+  when the attempt ends, so N desktops together never exceed the endpoint's ``concurrency``; the
+  local adaptive gate still applies on top;
+- a beat every heartbeat interval renews the desktop row, its leases and its slots (a desktop that
+  is alive never loses them), and recovers the running tasks of desktops that are dead (no beat for
+  ``stale_after_s``) by the same retry rules as a crash.
+
+All calls are short single round trips on the coordinator's own connection, made on the loop
+thread like the store's own writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mediadesk.store.errors import StorageError
+from mediadesk.store.team import DesktopInfo, TeamCoordinator
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds an account this desktop wants (for the account's message in the console/CLI)."""
+
+    owner: str
+    host: str
+    expires_in_s: float
+
+
+class TeamLink:
+    def __init__(
+        self,
+        coord: TeamCoordinator,
+        *,
+        accounts: tuple[str, ...],
+        heartbeat_s: float,
+        retry_s: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        on_dead_owners: Callable[[list[str]], None] = lambda _owners: None,
+        on_lost_account: Callable[[str], None] = lambda _account: None,
+    ) -> None:
+        self.coord = coord
+        self._accounts = accounts
+        self._heartbeat_s = heartbeat_s
+        self._retry_s = retry_s
+        self._clock = clock
+        self._on_dead = on_dead_owners
+        self._on_lost = on_lost_account
+        self._held: set[str] = set()
+        self._next_try: dict[str, float] = {}
+        self.holders: dict[str, Holder] = {}
+        #: task id -> (endpoint, slot)
+        self._slots: dict[str, tuple[str, int]] = {}
+        self._slot_wait: dict[str, float] = {}
+        self._beat_task: asyncio.Task[None] | None = None
+        self._desktops: list[DesktopInfo] = []
+
+    # ------------------------------------------------------------------ lifecycle
+    def join(self) -> None:
+        self.coord.join(list(self._accounts))
+        self._beat_once()
+
+    def start(self) -> None:
+        self._beat_task = asyncio.create_task(self._beat_loop(), name="team:beat")
+
+    async def leave(self) -> None:
+        if self._beat_task is not None:
+            self._beat_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._beat_task
+            self._beat_task = None
+        for task_id in list(self._slots):
+            self.release_slot(task_id)
+        for account in list(self._held):
+            self.release_account(account)
+        with contextlib.suppress(Exception):
+            self.coord.leave()
+
+    async def _beat_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self._heartbeat_s)
+            try:
+                self._beat_once()
+            except StorageError as exc:  # the server is away: the lanes' own writes report it
+                log.warning("team: beat failed: %s", exc)
+            except Exception:
+                log.exception("team: beat failed; trying again")
+
+    def _beat_once(self) -> None:
+        held = self.coord.beat()
+        lost = self._held - set(held.accounts)
+        for account in sorted(lost):
+            log.error("team: the lease of account %s was lost", account)
+            self._held.discard(account)
+            self._on_lost(account)
+        dead = self.coord.dead_owners()
+        if dead:
+            self._on_dead(dead)
+            self.coord.reap_dead()
+        self._desktops = self.coord.desktops()
+
+    # ------------------------------------------------------------------ web accounts
+    def holds(self, account: str) -> bool:
+        return account in self._held
+
+    def try_account(self, account: str) -> bool:
+        """Hold ``account``'s lease (asking the database at most every ``retry_s``)."""
+        if account in self._held:
+            return True
+        now = self._clock()
+        if now < self._next_try.get(account, 0.0):
+            return False
+        self._next_try[account] = now + self._retry_s
+        res = self.coord.acquire_account(account)
+        if res.acquired:
+            self._held.add(account)
+            self.holders.pop(account, None)
+            return True
+        self.holders[account] = Holder(res.holder_owner or "", res.holder_host or "", res.expires_in_s or 0.0)
+        return False
+
+    def release_account(self, account: str) -> None:
+        if account in self._held:
+            self._held.discard(account)
+            self.coord.release_account(account)
+
+    # ------------------------------------------------------------------ endpoint slots
+    def reserve(self, endpoint: str, limit: int, want: int) -> list[int]:
+        """Up to ``want`` of the endpoint's shared slots (none again for ``retry_s`` once it is full)."""
+        now = self._clock()
+        if want <= 0 or now < self._slot_wait.get(endpoint, 0.0):
+            return []
+        got: list[int] = []
+        while len(got) < want:
+            slot = self.coord.acquire_slot(endpoint, limit, None)
+            if slot is None:
+                self._slot_wait[endpoint] = now + min(self._retry_s, 0.2)
+                break
+            got.append(slot)
+        return got
+
+    def bind(self, task_id: str, endpoint: str, slot: int) -> None:
+        self._slots[task_id] = (endpoint, slot)
+
+    def unreserve(self, endpoint: str, slots: list[int]) -> None:
+        for slot in slots:
+            self.coord.release_slot(endpoint, slot)
+
+    def release_slot(self, task_id: str) -> None:
+        held = self._slots.pop(task_id, None)
+        if held is not None:
+            endpoint, slot = held
+            self.coord.release_slot(endpoint, slot)
+            self._slot_wait.pop(endpoint, None)
+
+    # ------------------------------------------------------------------ the console
+    def desktops(self) -> list[DesktopInfo]:
+        return list(self._desktops)
