@@ -70,7 +70,7 @@ class DesktopsView(QWidget):
         for i, d in enumerate(rows):
             host = d.host + (self.tr(" (this desktop)") if d.owner == self._own else "")
             state = self.tr("working") if d.alive else self.tr("gone")
-            age = self.tr("%1 s ago").replace("%1", fmt_seconds(d.heartbeat_age_s))
+            age = self.tr("%1 ago").replace("%1", fmt_seconds(d.heartbeat_age_s))
             cells = (host, d.operator, ", ".join(d.accounts) if not isinstance(d.accounts, str) else d.accounts,
                      fmt_count(d.running_tasks), age, state)
             for j, text in enumerate(cells):
