@@ -547,6 +547,9 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                 "system_message_seen": False,
                 "last_answer": None,
                 "answered": 0,
+                # the same task requested twice at once (by two processes, say) shows as 2 here
+                "in_flight": 0,
+                "max_in_flight": 0,
             }
         task["requests"] += 1
         if n_system:
@@ -577,6 +580,8 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
         st.in_flight += 1
         if st.in_flight > st.max_concurrent:
             st.max_concurrent = st.in_flight
+        task["in_flight"] += 1
+        task["max_in_flight"] = max(task["max_in_flight"], task["in_flight"])
         self._key_in_flight[label] = key_in_flight = key_in_flight + 1
         if key_in_flight > st.max_in_flight_per_key.get(label, 0):
             st.max_in_flight_per_key[label] = key_in_flight
@@ -585,6 +590,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
         finally:
             # The stats object may have been replaced by reset_stats(); decrement the live one.
             self._st.in_flight -= 1
+            task["in_flight"] -= 1
             left = self._key_in_flight[label] - 1
             if left:
                 self._key_in_flight[label] = left

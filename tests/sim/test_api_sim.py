@@ -690,3 +690,16 @@ async def test_serve_from_args_rejects_outage_without_start(capsys: pytest.Captu
         await serve_from_args(_parser().parse_args(["--outage-for", "3"]))
     assert info.value.code == 2
     assert "--outage-for needs --outage-after" in capsys.readouterr().err
+
+
+async def test_the_same_task_requested_twice_at_once_is_counted(make_sim: SimFactory,
+                                                                client: httpx.AsyncClient) -> None:
+    """``per_task[...]["max_in_flight"]`` is what proves no task runs twice at once across processes."""
+    sim = await make_sim(latency=(0.3, 0.3))
+    url = f"{sim.base_url}/chat/completions"
+    await asyncio.gather(*(client.post(url, json=body("twice"), headers={TASK_HEADER: "t1"}) for _ in range(2)))
+    await client.post(url, json=body("once"), headers={TASK_HEADER: "t2"})
+    await client.post(url, json=body("once"), headers={TASK_HEADER: "t2"})
+    per_task = sim.stats()["per_task"]
+    assert per_task["t1"]["max_in_flight"] == 2 and per_task["t1"]["in_flight"] == 0
+    assert per_task["t2"]["max_in_flight"] == 1 and per_task["t2"]["requests"] == 2
