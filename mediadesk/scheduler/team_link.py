@@ -102,12 +102,12 @@ class TeamLink:
 
     def _beat_once(self) -> None:
         held = self.coord.beat()
-        lost = self._held - set(held.accounts)
+        lost = (self._held - set(held.accounts)) | (set(held.lost_accounts) & self._held)
         for account in sorted(lost):
             log.error("team: the lease of account %s was lost", account)
             self._held.discard(account)
             self._on_lost(account)
-        dead = self.coord.dead_owners()
+        dead = self.coord.dead_owners(with_running_tasks=True)
         if dead:
             self._on_dead(dead)
             self.coord.reap_dead()
