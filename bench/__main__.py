@@ -12,6 +12,7 @@ BENCHES = {
     "gui": "bench.gui_responsiveness",
     "storm": "bench.storm",
     "faults": "bench.faults",
+    "team": "bench.team",
 }
 
 
