@@ -46,117 +46,119 @@ _PATTERN = {"num": _NUM, "text": ".+?", "phrase": ".+?", "opt": ".*?"}
 _FIELD = re.compile(r"\{([a-z_]+)\}")
 
 
-def _t(text: str) -> str:
-    return QT_TRANSLATE_NOOP("LogPhrases", text)
-
 
 #: Every phrase the code writes to a task's log, most specific first (the first full match wins).
 _TEMPLATES: tuple[str, ...] = (
     # ---- the store: attempts and operator actions
-    _t("attempt {attempt} started"),
-    _t("canceled while pending"),
-    _t("cancel requested by operator"),
-    _t("re-queued by operator"),
-    _t("resolved by operator: {action} ({note})"),
-    _t("resolved by operator: {action}"),
-    _t("not run: {why}"),
-    _t("an earlier turn ({task}) of conversation {conversation} ended {state}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "attempt {attempt} started"),
+    QT_TRANSLATE_NOOP("LogPhrases", "canceled while pending"),
+    QT_TRANSLATE_NOOP("LogPhrases", "cancel requested by operator"),
+    QT_TRANSLATE_NOOP("LogPhrases", "re-queued by operator"),
+    QT_TRANSLATE_NOOP("LogPhrases", "resolved by operator: {action} ({note})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "resolved by operator: {action}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "not run: {why}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "an earlier turn ({task}) of conversation {conversation} ended {state}"),
     # ---- the lane: how an attempt ended
-    _t("success in {seconds} s{more}"),
-    _t(" (truncated: the provider stopped at its length limit)"),
-    _t("canceled {who} while running"),
-    _t("by operator"),
-    _t("(the attempt was cancelled)"),
-    _t("attempt abandoned: the task was taken over (stale heartbeat)"),
-    _t("interrupted by shutdown; will resume"),
-    _t("interrupted: the database failed; will resume"),
-    _t("recovered after a crash: cancel had been requested"),
-    _t("failed: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "success in {seconds} s{more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", " (truncated: the provider stopped at its length limit)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "canceled {who} while running"),
+    QT_TRANSLATE_NOOP("LogPhrases", "by operator"),
+    QT_TRANSLATE_NOOP("LogPhrases", "(the attempt was cancelled)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "attempt abandoned: the task was taken over (stale heartbeat)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "interrupted by shutdown; will resume"),
+    QT_TRANSLATE_NOOP("LogPhrases", "interrupted: the database failed; will resume"),
+    QT_TRANSLATE_NOOP("LogPhrases", "recovered after a crash: cancel had been requested"),
+    QT_TRANSLATE_NOOP("LogPhrases", "failed: {error}"),
     # ---- retries (the finalizer and the retry policy)
-    _t("attempt {attempt} failed ({error}); {why}"),
-    _t("not started ({error}); attempt not charged, back in the queue for {seconds} s{more}"),
-    _t("attempt {attempt} {why} ({error}){more}"),
-    _t("; callee paused {seconds} s{more}"),
-    _t("; {callee} paused {seconds} s{more}"),
-    _t("; breaker {state} ({reason}){more}"),
-    _t(", next probe in {seconds} s"),
-    _t("retry {n}/{max} in {seconds} s"),
-    _t("not retryable"),
-    _t("no retries left"),
-    _t("not started; attempt not charged"),
-    _t("refused by the callee; attempt not charged"),
-    _t("could not reach the callee; attempt not charged"),
-    _t("crashed or timed out on {n} attempts: set aside for a person"),
+    QT_TRANSLATE_NOOP("LogPhrases", "attempt {attempt} failed ({error}); {why}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "not started ({error}); attempt not charged, back in the queue for {seconds} "
+                                    "s{more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "attempt {attempt} {why} ({error}){more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "; callee paused {seconds} s{more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "; {callee} paused {seconds} s{more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "; breaker {state} ({reason}){more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", ", next probe in {seconds} s"),
+    QT_TRANSLATE_NOOP("LogPhrases", "retry {n}/{max} in {seconds} s"),
+    QT_TRANSLATE_NOOP("LogPhrases", "not retryable"),
+    QT_TRANSLATE_NOOP("LogPhrases", "no retries left"),
+    QT_TRANSLATE_NOOP("LogPhrases", "not started; attempt not charged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "refused by the callee; attempt not charged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "could not reach the callee; attempt not charged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "crashed or timed out on {n} attempts: set aside for a person"),
     # ---- schedule-to-start budget and fallback chains
-    _t("expired: {why}"),
-    _t("not started within max_wait_s = {limit} s (waited {seconds} s)"),
-    _t("fallback exhausted: {why}"),
-    _t("every step of the fallback chain failed; last: {profile} ({kind}: {error})"),
-    _t("fallback: {why}; moved to {profile}"),
-    _t("fallback: {why}; answered with the rule reply"),
-    _t("{profile} could not serve it ({kind}: {error})"),
-    _t("retry by operator"),
-    _t("reroute by operator to {profile}"),
-    _t("{action} by operator to {profile}"),
-    _t("{action} by operator"),
+    QT_TRANSLATE_NOOP("LogPhrases", "expired: {why}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "not started within max_wait_s = {limit} s (waited {seconds} s)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "fallback exhausted: {why}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "every step of the fallback chain failed; last: {profile} ({kind}: {error})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "fallback: {why}; moved to {profile}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "fallback: {why}; answered with the rule reply"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{profile} could not serve it ({kind}: {error})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "retry by operator"),
+    QT_TRANSLATE_NOOP("LogPhrases", "reroute by operator to {profile}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{action} by operator to {profile}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{action} by operator"),
     # ---- API lane
-    _t("{request} -> {status} in {seconds} s, {chars} chars{more}"),
-    _t("{request} -> {status} in {seconds} s ({kind}{more})"),
-    _t("{request} -> not sent: {error}"),
-    _t("{request} -> cancelled after {seconds} s"),
-    _t("{request} -> {kind} after {seconds} s{more}"),
-    _t("POST {path} stream={flag}"),
-    _t(" (truncated: finish_reason=length)"),
-    _t(", retry after {seconds} s"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{request} -> {status} in {seconds} s, {chars} chars{more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{request} -> {status} in {seconds} s ({kind}{more})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{request} -> not sent: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{request} -> cancelled after {seconds} s"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{request} -> {kind} after {seconds} s{more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "POST {path} stream={flag}"),
+    QT_TRANSLATE_NOOP("LogPhrases", " (truncated: finish_reason=length)"),
+    QT_TRANSLATE_NOOP("LogPhrases", ", retry after {seconds} s"),
     # ---- web lane: runs
-    _t("(at lane start) {line}"),
-    _t("account {account}: chromium pid {pid}, debug port {port}"),
-    _t("answer {chars} chars; driver overhead {ms} ms"),
-    _t("recycling the browser after {n} tasks"),
-    _t("the site answered this prompt with only a busy notice {n} times: counted as a failure of the task"),
-    _t("conversation {conversation}: turn {turn} in its chat thread (reopening {url})"),
-    _t("conversation {conversation}: turn {turn} in its chat thread"),
-    _t("conversation {conversation}: its chat thread cannot be reopened on this account; "
-       "replaying {n} earlier turn(s) in a new chat"),
-    _t("not started: {error}"),
-    _t("evidence: {files}"),
-    _t("canceled: generation stopped and page replaced"),
-    _t("canceled: browser did not answer within {seconds} s; killed it"),
+    QT_TRANSLATE_NOOP("LogPhrases", "(at lane start) {line}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "account {account}: chromium pid {pid}, debug port {port}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "answer {chars} chars; driver overhead {ms} ms"),
+    QT_TRANSLATE_NOOP("LogPhrases", "recycling the browser after {n} tasks"),
+    QT_TRANSLATE_NOOP("LogPhrases", "the site answered this prompt with only a busy notice {n} times: counted as a "
+                                    "failure of the task"),
+    QT_TRANSLATE_NOOP("LogPhrases", "conversation {conversation}: turn {turn} in its chat thread (reopening {url})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "conversation {conversation}: turn {turn} in its chat thread"),
+    QT_TRANSLATE_NOOP("LogPhrases", "conversation {conversation}: its chat thread cannot be reopened on this account; "
+                      "replaying {n} earlier turn(s) in a new chat"),
+    QT_TRANSLATE_NOOP("LogPhrases", "not started: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "evidence: {files}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "canceled: generation stopped and page replaced"),
+    QT_TRANSLATE_NOOP("LogPhrases", "canceled: browser did not answer within {seconds} s; killed it"),
     # ---- web lane: automatic login
-    _t("automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} "
-       "failed: {error})"),
-    _t("automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} "
-       "succeeded)"),
-    _t("automatic login: {account} is logged in again"),
-    _t("automatic login: {error}; logging {account} in with its stored credentials ({source})"),
-    _t("automatic login failed: {why}; next try not before {time}"),
-    _t("still logged out after submitting the login form ({error})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "automatic login: not tried again before {time} "
+                      "(one try per {seconds} s; the last one at {last} failed: {error})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "automatic login: not tried again before {time} "
+                      "(one try per {seconds} s; the last one at {last} succeeded)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "automatic login: {account} is logged in again"),
+    QT_TRANSLATE_NOOP("LogPhrases", "automatic login: {error}; logging {account} in with its stored credentials "
+                                    "({source})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "automatic login failed: {why}; next try not before {time}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "still logged out after submitting the login form ({error})"),
     # ---- web lane: the browser
-    _t("browser: previous chromium is gone; relaunching on a fresh process"),
-    _t("browser: the page could not be replaced; browser ended"),
-    _t("browser: started chromium pid {pid} on {path}"),
-    _t("browser: chromium pid {pid} listening on port {port} (CDP connected)"),
-    _t("browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)"),
-    _t("browser: chromium pid {pid} closed {how} ({n} processes){more}"),
-    _t("gracefully"),
-    _t("after SIGKILL"),
-    _t("after SIGTERM"),
-    _t("; STILL RUNNING: {pids}"),
-    _t("browser: chromium pid {pid} killed ({n} processes)"),
-    _t("browser: could not write {path}/.mediadesk-browser.json: {error}"),
-    _t("session cookies: restored {n} ({domains}) from {file}"),
-    _t("session cookies: could not restore {n} from {file}: {error}"),
-    _t("session cookies: could not save {file}: {error}"),
-    _t("session cookies: not saved ({error})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "browser: previous chromium is gone; relaunching on a fresh process"),
+    QT_TRANSLATE_NOOP("LogPhrases", "browser: the page could not be replaced; browser ended"),
+    QT_TRANSLATE_NOOP("LogPhrases", "browser: started chromium pid {pid} on {path}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "browser: chromium pid {pid} listening on port {port} (CDP connected)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "browser: chromium pid {pid} closed {how} ({n} processes){more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "gracefully"),
+    QT_TRANSLATE_NOOP("LogPhrases", "after SIGKILL"),
+    QT_TRANSLATE_NOOP("LogPhrases", "after SIGTERM"),
+    QT_TRANSLATE_NOOP("LogPhrases", "; STILL RUNNING: {pids}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "browser: chromium pid {pid} killed ({n} processes)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "browser: could not write {path}/.mediadesk-browser.json: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "session cookies: restored {n} ({domains}) from {file}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "session cookies: could not restore {n} from {file}: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "session cookies: could not save {file}: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "session cookies: not saved ({error})"),
     # ---- web lane: the profile self-check
-    _t("self-check: clean{more}"),
-    _t(" (removed stale {files})"),
-    _t("self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}"),
-    _t("terminated"),
-    _t("killed after {seconds} s grace"),
-    _t("could NOT end pids {pids}"),
-    _t("self-check: our recorded port {port} is used by {process}, not on this profile: left alone"),
-    _t("self-check: profile {path} is in use by {process}; close it or wait ({reason})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "self-check: clean{more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", " (removed stale {files})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); "
+                                    "{reason}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "terminated"),
+    QT_TRANSLATE_NOOP("LogPhrases", "killed after {seconds} s grace"),
+    QT_TRANSLATE_NOOP("LogPhrases", "could NOT end pids {pids}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "self-check: our recorded port {port} is used by {process}, not on this profile: "
+                                    "left alone"),
+    QT_TRANSLATE_NOOP("LogPhrases", "self-check: profile {path} is in use by {process}; close it or wait ({reason})"),
 )
 
 
@@ -168,6 +170,8 @@ class LogPhrase:
     template: str
     regex: re.Pattern[str]
     names: tuple[str, ...]
+    #: The literal text before the first placeholder (a cheap test before the regex).
+    prefix: str = ""
 
     @property
     def shape(self) -> str:
@@ -177,8 +181,9 @@ class LogPhrase:
     @property
     def open_end(self) -> bool:
         """Ends with an optional suffix (``{more}``): words appended to the line go there."""
-        return bool(self.names) and KINDS.get(self.names[-1]) == "opt" and self.template.endswith("{" +
-                                                                                                    self.names[-1] + "}")
+        if not self.names or KINDS.get(self.names[-1]) != "opt":
+            return False
+        return self.template.endswith("{" + self.names[-1] + "}")
 
 
 def kind_of(name: str) -> str:
@@ -198,7 +203,9 @@ def _compile(template: str) -> LogPhrase:
         out.append(f"(?P<{name}>{_PATTERN[kind_of(name)]})")
         pos = m.end()
     out.append(re.escape(template[pos:]))
-    return LogPhrase(template, re.compile("".join(out), re.S), tuple(names))
+    first = _FIELD.search(template)
+    prefix = template if first is None else template[:first.start()]
+    return LogPhrase(template, re.compile("".join(out), re.S), tuple(names), prefix)
 
 
 PHRASES: tuple[LogPhrase, ...] = tuple(_compile(t) for t in _TEMPLATES)
@@ -210,6 +217,8 @@ _MAX_DEPTH = 6
 def match(line: str) -> tuple[LogPhrase, dict[str, str]] | None:
     """The first template that matches the whole ``line``, with the values it holds."""
     for phrase in PHRASES:
+        if not line.startswith(phrase.prefix):
+            continue
         m = phrase.regex.fullmatch(line)
         if m is not None:
             return phrase, {k: v for k, v in m.groupdict().items() if v is not None}
