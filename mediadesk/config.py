@@ -353,7 +353,8 @@ class AppConfig(_Strict):
                                 msg("no endpoint named {name} ({known})", name=repr(p.endpoint), known=known))
             for step in p.fallback:
                 if step not in by_name:
-                    raise _KeyError(f"profiles[{i}] ({p.name}).fallback", msg("no profile named {name}", name=repr(step)))
+                    raise _KeyError(f"profiles[{i}] ({p.name}).fallback",
+                                    msg("no profile named {name}", name=repr(step)))
         acc_seen: set[str] = set()
         for i, a in enumerate(self.accounts):
             if a.name in acc_seen:

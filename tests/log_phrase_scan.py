@@ -81,11 +81,12 @@ class _Scan:
         if func is None:
             return plain, aug
         for node in ast.walk(func):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                plain.append(node.value)
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name \
-                    and node.value is not None:
-                plain.append(node.value)
+            if isinstance(node, ast.Assign):
+                if any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                    plain.append(node.value)
+            elif isinstance(node, ast.AnnAssign):
+                if isinstance(node.target, ast.Name) and node.target.id == name and node.value is not None:
+                    plain.append(node.value)
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
                 aug.append(node.value)
         return plain, aug

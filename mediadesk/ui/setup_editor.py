@@ -57,8 +57,8 @@ from mediadesk.core.backend import HealthStatus
 from mediadesk.providers.api.backend import ApiBackend
 from mediadesk.providers.web.backend import build_web_backend
 from mediadesk.safefiles import UnsafePathError
-from mediadesk.ui.config_text import config_error_text, config_issue_line, config_message_text
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.ui.config_text import config_error_text, config_issue_line, config_message_text
 from mediadesk.workspace import Workspace, resources_dir
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,7 @@ __all__ = ["CONTEXT", "PHRASES", "LogPhrase", "match", "translate_line"]
 CONTEXT = "LogPhrases"
 
 
-def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 - the name lupdate looks for
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:
     """Marks ``text`` for lupdate; returns it unchanged."""
     return text
 
