@@ -27,7 +27,11 @@ SOURCES = (
     *sorted(p for p in (ROOT / "mediadesk" / "providers").rglob("*.py") if p.name != "login.py"),
     ROOT / "mediadesk" / "store" / "taskstore.py",
     ROOT / "mediadesk" / "core" / "policy.py",
+    ROOT / "mediadesk" / "core" / "breaker.py",
 )
+#: Functions whose ``return ok, words`` words end up in a log line or a capacity notice (the
+#: profile self-check's reasons, the health probes' answers).
+_WORD_RETURNS = frozenset({"_classify", "probe"})
 #: Python's logging module, never a task's log.
 _LOGGERS = frozenset({"log", "logging", "logger", "_log_module"})
 
@@ -84,6 +88,11 @@ class _Scan:
             if isinstance(node, ast.Assign):
                 if any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                     plain.append(node.value)
+                for t in node.targets:  # ``ok, what = True, "words"``
+                    if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                            and len(t.elts) == len(node.value.elts):
+                        plain += [v for e, v in zip(t.elts, node.value.elts, strict=True)
+                                  if isinstance(e, ast.Name) and e.id == name]
             elif isinstance(node, ast.AnnAssign):
                 if isinstance(node.target, ast.Name) and node.target.id == name and node.value is not None:
                     plain.append(node.value)
@@ -174,6 +183,8 @@ class _Scan:
                 yield args[2]
             elif f.attr == "_settle_shutdown" and len(args) >= 2:
                 yield args[1]
+            elif f.attr == "_on_event" and args:  # a capacity notice (shown in the log dock)
+                yield args[0]
         elif isinstance(f, ast.Name):
             if f.id in ("say", "log") and args:
                 yield args[0]
@@ -183,6 +194,12 @@ class _Scan:
             if kw.arg == "log" or (kw.arg == "why" and isinstance(f, ast.Name) and f.id == "Outcome"):
                 yield kw.value
 
+    def part_args(self, call: ast.Call) -> Iterator[ast.expr]:
+        """Words that go inside a line: a breaker's reason (``trip(now, why)``, ``_open(now, why)``)."""
+        f = call.func
+        if isinstance(f, ast.Attribute) and f.attr in ("trip", "_open") and len(call.args) >= 2:
+            yield call.args[1]
+
     def run(self, tree: ast.Module) -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
@@ -190,6 +207,14 @@ class _Scan:
                 for arg in self.message_args(node):
                     for s in self.shapes(arg, self._func(node)):
                         self.add(s, arg, part=is_outcome)
+                for arg in self.part_args(node):
+                    for s in self.shapes(arg, self._func(node)):
+                        self.add(s, arg, part=True)
+            elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 2:
+                func = self._func(node)
+                if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) and func.name in _WORD_RETURNS:
+                    for s in self.shapes(node.value.elts[1], func):
+                        self.add(s, node, part=True)
             elif isinstance(node, ast.FunctionDef) and node.name == "_settle_shutdown":
                 for d in node.args.defaults:
                     for s in self.shapes(d, None):

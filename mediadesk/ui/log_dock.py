@@ -88,7 +88,7 @@ class LogDock(QDockWidget):
 
     def on_notice(self, ev: Notice) -> None:
         """A callee's state changed (breaker opened, probe failed): shown among the task lines."""
-        self._pending.append(f"{fmt_stamp(ev.ts)} [capacity] {ev.message}")
+        self._pending.append(f"{fmt_stamp(ev.ts)} [capacity] {shown_log_message(ev.message)}")
         if not self._timer.isActive():
             self._timer.start()
 

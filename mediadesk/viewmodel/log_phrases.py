@@ -38,11 +38,14 @@ _NUM = r"-?\d+(?:\.\d+)?"
 #: "opt": like "phrase" but may be empty (a suffix: ``{more}``).
 KINDS: dict[str, str] = {
     **dict.fromkeys(("attempt", "n", "seconds", "ms", "chars", "pid", "port", "status", "turn", "limit",
-                     "max"), "num"),
-    **dict.fromkeys(("why", "who", "how", "outcome", "line", "request"), "phrase"),
+                     "max", "failed"), "num"),
+    **dict.fromkeys(("why", "who", "how", "outcome", "line", "request", "reason", "what", "was",
+                     "breaker"), "phrase"),
     "more": "opt",
 }
-_PATTERN = {"num": _NUM, "text": ".+?", "phrase": ".+?", "opt": ".*?"}
+#: A suffix (``{more}``) is empty or starts the way every suffix phrase does ("; ", ", ", " ("): so an
+#: error text with brackets of its own ("HTTP 429 (slow down)") is not cut at its first ")".
+_PATTERN = {"num": _NUM, "text": ".+?", "phrase": ".+?", "opt": r"(?:(?:; |, | \().*?)?"}
 _FIELD = re.compile(r"\{([a-z_]+)\}")
 
 
@@ -76,7 +79,7 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "attempt {attempt} {why} ({error}){more}"),
     QT_TRANSLATE_NOOP("LogPhrases", "; callee paused {seconds} s{more}"),
     QT_TRANSLATE_NOOP("LogPhrases", "; {callee} paused {seconds} s{more}"),
-    QT_TRANSLATE_NOOP("LogPhrases", "; breaker {state} ({reason}){more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "; breaker {breaker} ({reason}){more}"),
     QT_TRANSLATE_NOOP("LogPhrases", ", next probe in {seconds} s"),
     QT_TRANSLATE_NOOP("LogPhrases", "retry {n}/{max} in {seconds} s"),
     QT_TRANSLATE_NOOP("LogPhrases", "not retryable"),
@@ -159,6 +162,44 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "self-check: our recorded port {port} is used by {process}, not on this profile: "
                                     "left alone"),
     QT_TRANSLATE_NOOP("LogPhrases", "self-check: profile {path} is in use by {process}; close it or wait ({reason})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "an open browser of this MediaDesk uses it"),
+    QT_TRANSLATE_NOOP("LogPhrases", "Chromium's SingletonLock says another computer uses this profile; if that is "
+                                    "stale, delete the SingletonLock file in the profile"),
+    QT_TRANSLATE_NOOP("LogPhrases", "Chromium's SingletonLock names it and its command line cannot be read"),
+    QT_TRANSLATE_NOOP("LogPhrases", "the account lock is held by pid {pid}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "an orphaned chromium {type} process whose browser is gone"),
+    QT_TRANSLATE_NOOP("LogPhrases", "recorded by this MediaDesk"),
+    QT_TRANSLATE_NOOP("LogPhrases", "recorded by MediaDesk pid {pid}, which is gone"),
+    QT_TRANSLATE_NOOP("LogPhrases", "it belongs to MediaDesk pid {pid}, which is still running"),
+    QT_TRANSLATE_NOOP("LogPhrases", "it only holds our recorded debug port; not on our profile, not ours"),
+    QT_TRANSLATE_NOOP("LogPhrases", "the account lock was free and this MediaDesk started it but no longer has it "
+                                    "open"),
+    QT_TRANSLATE_NOOP("LogPhrases", "the account lock was free and the MediaDesk that started it is gone"),
+    QT_TRANSLATE_NOOP("LogPhrases", "it was not started by MediaDesk and cannot be attributed"),
+    # ---- capacity notices (endpoint and account breakers; shown in the log dock) and breaker reasons
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: breaker {was} -> {breaker} ({reason})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: breaker {was} -> {breaker}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe ok ({what})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe failed ({what})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "closed"),
+    QT_TRANSLATE_NOOP("LogPhrases", "open"),
+    QT_TRANSLATE_NOOP("LogPhrases", "half_open"),
+    QT_TRANSLATE_NOOP("LogPhrases", "no probe for this callee: one trial task decides"),
+    QT_TRANSLATE_NOOP("LogPhrases", "probe error: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "the trial task failed"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{failed} of the last {n} calls failed"),
+    QT_TRANSLATE_NOOP("LogPhrases", "refused with no success for {seconds} s"),
+    QT_TRANSLATE_NOOP("LogPhrases", "unavailable: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "out of credit: {error}"),
+    # ---- health probes' answers (API endpoint, web account)
+    QT_TRANSLATE_NOOP("LogPhrases", "not started"),
+    QT_TRANSLATE_NOOP("LogPhrases", "no answer within {seconds} s"),
+    QT_TRANSLATE_NOOP("LogPhrases", "HTTP {status}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "stopped"),
+    QT_TRANSLATE_NOOP("LogPhrases", "an operator is logging in"),
+    QT_TRANSLATE_NOOP("LogPhrases", "a run is in progress"),
+    QT_TRANSLATE_NOOP("LogPhrases", "needs login: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "logged in, prompt box ready"),
 )
 
 

@@ -19,6 +19,7 @@ from mediadesk.viewmodel.log_phrases import PHRASES, LogPhrase, kind_of, match, 
 from tests.log_phrase_scan import SOURCES, Phrase, scan
 
 _WORDS = re.compile(r"[A-Za-z]")
+SUFFIX_STARTS = ("; ", ", ", " (")
 
 
 def covered(shape: str, phrases: tuple[LogPhrase, ...] = PHRASES) -> bool:
@@ -31,9 +32,19 @@ def covered(shape: str, phrases: tuple[LogPhrase, ...] = PHRASES) -> bool:
             return True
         if p.open_end:
             head = p.shape[:-2]
-            if shape == head or (shape.startswith(head) and covered(shape[len(head):], phrases)):
+            rest = shape[len(head):]
+            # a suffix must start as the catalog's suffix pattern expects ("; ", ", " or " (")
+            if shape == head or (shape.startswith(head) and rest.startswith(SUFFIX_STARTS)
+                                 and covered(rest, phrases)):
                 return True
     return False
+
+
+def test_the_suffix_pattern_takes_what_the_suffixes_start_with() -> None:
+    opt = log_phrases._PATTERN["opt"]
+    for start in SUFFIX_STARTS:
+        assert re.fullmatch(opt, start + "x")
+    assert re.fullmatch(opt, "") and not re.fullmatch(opt, ")x")
 
 
 def _uncovered(found: list[Phrase]) -> list[str]:
@@ -47,7 +58,8 @@ def test_the_scan_reads_the_log_writers() -> None:
     # one of each way a line is written: ctx.log, say(), launcher _log, store _log, log=, Outcome(why)
     for expected in ("answer {} chars; driver overhead {} ms", "automatic login: {} is logged in again",
                      "browser: started chromium pid {} on {}", "attempt {} started", "fallback: {}; moved to {}",
-                     "retry {}/{} in {} s", "self-check: clean (removed stale {})", "{} -> not sent: {}"):
+                     "retry {}/{} in {} s", "self-check: clean (removed stale {})", "{} -> not sent: {}",
+                     "{} {}: probe ok ({})", "the trial task failed", "recorded by this MediaDesk", "HTTP {}"):
         assert expected in shapes, expected
 
 
@@ -109,7 +121,7 @@ def _mark(template: str) -> str:
     ("attempt 1 refused by the callee; attempt not charged (rate_limited: HTTP 429 (slow down)); "
      "endpoint paused 2.5 s; breaker open (3 refusals in 60 s), next probe in 9 s",
      "<attempt 1 <refused by the callee; attempt not charged> (rate_limited: HTTP 429 (slow down))"
-     "; endpoint paused 2.5 s; breaker open (3 refusals in 60 s), next probe in 9 s>"),
+     "<; endpoint paused 2.5 s<; breaker <open> (3 refusals in 60 s)<, next probe in 9 s>>>>"),
     ("POST /chat/completions stream=0 -> 200 in 0.12 s, 42 chars",
      "<<POST /chat/completions stream=0> -> 200 in 0.12 s, 42 chars>"),
     ("POST /chat/completions stream=1 -> 200 in 1.50 s, 9 chars (truncated: finish_reason=length)",
@@ -119,6 +131,13 @@ def _mark(template: str) -> str:
     ("(at lane start) self-check: clean", "<(at lane start) <self-check: clean>>"),
     ("fallback: api-a could not serve it (auth: HTTP 401); moved to web-b",
      "<fallback: <api-a could not serve it (auth: HTTP 401)>; moved to web-b>"),
+    # capacity notices, with the breaker's state words and reason
+    ("endpoint api-1: breaker closed -> open (3 of the last 5 calls failed)",
+     "<endpoint api-1: breaker <closed> -> <open> (<3 of the last 5 calls failed>)>"),
+    ("account account acct-a: probe failed (needs login: the login page is shown)",
+     "<account account acct-a: probe failed (<needs login: the login page is shown>)>"),
+    ("self-check: profile /p is in use by chromium pid 7; close it or wait (recorded by this MediaDesk)",
+     "<self-check: profile /p is in use by chromium pid 7; close it or wait (<recorded by this MediaDesk>)>"),
     # not ours: shown as stored
     ("something a newer MediaDesk wrote", "something a newer MediaDesk wrote"),
     ("", ""),
@@ -132,7 +151,7 @@ def test_the_suffix_chain_translates_each_piece() -> None:
             "callee paused 2.5 s; breaker open (refusals), next probe in 9 s")
     assert translate_line(line, _mark) == (
         "<attempt 1 <refused by the callee; attempt not charged> (rate_limited: HTTP 429)"
-        "<; callee paused 2.5 s<; breaker open (refusals)<, next probe in 9 s>>>>")
+        "<; callee paused 2.5 s<; breaker <open> (refusals)<, next probe in 9 s>>>>")
 
 
 def test_a_missing_translation_shows_the_english_template() -> None:
