@@ -565,7 +565,11 @@ def _pydantic_message(err: Mapping[str, Any]) -> Msg:
         ctx = err.get("ctx") or {}
         template, keys = known
         if all(k in ctx for k in keys):
-            m = msg(template, **{k: _ctx_text(ctx[k]) for k in keys})
+            params: dict[str, str | Msg] = {k: _ctx_text(ctx[k]) for k in keys}
+            choices = re.fullmatch(r"(.+) or (.+)", str(params.get("expected", "")))
+            if choices:  # literal_error: "'api' or 'web'" (the choices stay as written)
+                params["expected"] = msg("{choices} or {last}", choices=choices[1], last=choices[2])
+            m = msg(template, **params)
             if m.english() == text:
                 return m
     return msg("{message}", message=text)

@@ -111,7 +111,8 @@ class ConfigDoc:
         try:
             self._doc = tomlkit.parse(text)
         except tomlkit.exceptions.ParseError as exc:
-            raise ConfigError(f"{self.path}: invalid TOML: {exc}") from None
+            raise ConfigError.of([ConfigIssue(str(self.path), None, msg("invalid TOML: {error}", error=str(exc)))]) \
+                from None
         self._bom = raw is not None and raw.startswith(b"\xef\xbb\xbf")
 
     # ------------------------------------------------------------------ loading
@@ -122,11 +123,13 @@ class ConfigDoc:
         try:
             raw = _read_nofollow(path)
         except OSError as exc:
-            raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from None
+            raise ConfigError.of([ConfigIssue(str(path), None, msg("cannot read config: {error}",
+                                                                   error=str(exc.strerror)))]) from None
         try:
             return cls(path, raw)
         except UnicodeDecodeError as exc:
-            raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            raise ConfigError.of([ConfigIssue(str(path), None, msg("not UTF-8 text ({reason} at byte {pos})",
+                                                                   reason=exc.reason, pos=str(exc.start)))]) from None
 
     @property
     def exists(self) -> bool:

@@ -47,6 +47,7 @@ TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("ConfigIssues", "Input should be less than or equal to {le}"),
     QT_TRANSLATE_NOOP("ConfigIssues", "Input should be less than {lt}"),
     QT_TRANSLATE_NOOP("ConfigIssues", "Input should be {expected}"),
+    QT_TRANSLATE_NOOP("ConfigIssues", "{choices} or {last}"),
     QT_TRANSLATE_NOOP("ConfigIssues", "{message}"),
     # ---- a value of the wrong TOML type
     QT_TRANSLATE_NOOP("ConfigIssues", "expected {expected}, got {got}{hint}"),

@@ -658,211 +658,216 @@
     </message>
     <message>
         <location filename="../../mediadesk/config_messages.py" line="50"/>
+        <source>{choices} or {last}</source>
+        <translation>{choices} 或 {last}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="51"/>
         <source>{message}</source>
         <translation>{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="52"/>
+        <location filename="../../mediadesk/config_messages.py" line="53"/>
         <source>expected {expected}, got {got}{hint}</source>
         <translation>应为{expected}，实际是{got}{hint}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="53"/>
+        <location filename="../../mediadesk/config_messages.py" line="54"/>
         <source>an integer</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="54"/>
+        <location filename="../../mediadesk/config_messages.py" line="55"/>
         <source>a number</source>
         <translation>数字</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="55"/>
+        <location filename="../../mediadesk/config_messages.py" line="56"/>
         <source>true or false</source>
         <translation> true 或 false</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="56"/>
+        <location filename="../../mediadesk/config_messages.py" line="57"/>
         <source>a string</source>
         <translation>字符串</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="57"/>
+        <location filename="../../mediadesk/config_messages.py" line="58"/>
         <source>a path (a string)</source>
         <translation>路径（字符串）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="58"/>
+        <location filename="../../mediadesk/config_messages.py" line="59"/>
         <source>a list</source>
         <translation>列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="59"/>
+        <location filename="../../mediadesk/config_messages.py" line="60"/>
         <source>a table</source>
         <translation>表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="60"/>
+        <location filename="../../mediadesk/config_messages.py" line="61"/>
         <source>a boolean ({value})</source>
         <translation>布尔值（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="61"/>
+        <location filename="../../mediadesk/config_messages.py" line="62"/>
         <source>an integer ({value})</source>
         <translation>整数（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="62"/>
+        <location filename="../../mediadesk/config_messages.py" line="63"/>
         <source>a float ({value})</source>
         <translation>浮点数（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="63"/>
+        <location filename="../../mediadesk/config_messages.py" line="64"/>
         <source>a string (&quot;{value}&quot;)</source>
         <translation>字符串（&quot;{value}&quot;）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="64"/>
+        <location filename="../../mediadesk/config_messages.py" line="65"/>
         <source>a {type}</source>
         <translation> {type} 类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="65"/>
+        <location filename="../../mediadesk/config_messages.py" line="66"/>
         <source> (write the number without quotes)</source>
         <translation>（数字不要加引号）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="66"/>
+        <location filename="../../mediadesk/config_messages.py" line="67"/>
         <source> (write {value} without quotes)</source>
         <translation>（{value} 不要加引号）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="67"/>
+        <location filename="../../mediadesk/config_messages.py" line="68"/>
         <source> (write true or false)</source>
         <translation>（请写 true 或 false）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="68"/>
+        <location filename="../../mediadesk/config_messages.py" line="69"/>
         <source> (write a whole number without a decimal point)</source>
         <translation>（请写不带小数点的整数）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="70"/>
+        <location filename="../../mediadesk/config_messages.py" line="71"/>
         <source>use 1-64 letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, starting with a letter or digit</source>
         <translation>请使用 1-64 个字母、数字、“.”、“_”或“-”，并以字母或数字开头</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="71"/>
+        <location filename="../../mediadesk/config_messages.py" line="72"/>
         <source>must be the NAME of an environment variable (the key itself never goes in the config)</source>
         <translation>必须是环境变量的名称（密钥本身绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="73"/>
+        <location filename="../../mediadesk/config_messages.py" line="74"/>
         <source>must be the NAME of an environment variable (the value itself never goes in the config)</source>
         <translation>必须是环境变量的名称（值本身绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="75"/>
+        <location filename="../../mediadesk/config_messages.py" line="76"/>
         <source>must be a keyring entry &apos;service:username&apos; (the value never goes in the config)</source>
         <translation>必须是密钥环条目“service:username”（值绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="77"/>
+        <location filename="../../mediadesk/config_messages.py" line="78"/>
         <source>min_calls ({min_calls}) must not exceed window ({window})</source>
         <translation>min_calls（{min_calls}）不能大于 window（{window}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="78"/>
+        <location filename="../../mediadesk/config_messages.py" line="79"/>
         <source>{domain}: requests per minute must be a number &gt;= 0</source>
         <translation>{domain}：每分钟请求数必须是 &gt;= 0 的数字</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="79"/>
+        <location filename="../../mediadesk/config_messages.py" line="80"/>
         <source>base_url must start with http:// or https://</source>
         <translation>base_url 必须以 http:// 或 https:// 开头</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="80"/>
+        <location filename="../../mediadesk/config_messages.py" line="81"/>
         <source>stale_after_s ({stale_after_s}) must be greater than interval_s ({interval_s})</source>
         <translation>stale_after_s（{stale_after_s}）必须大于 interval_s（{interval_s}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="81"/>
+        <location filename="../../mediadesk/config_messages.py" line="82"/>
         <source>{key} belongs to the endpoint {endpoint}; remove it here</source>
         <translation>{key} 属于端点 {endpoint}；请从这里删除</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="82"/>
+        <location filename="../../mediadesk/config_messages.py" line="83"/>
         <source>an api profile needs model</source>
         <translation>api 配置需要 model</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="83"/>
+        <location filename="../../mediadesk/config_messages.py" line="84"/>
         <source>an api profile needs {keys} (or endpoint and model)</source>
         <translation>api 配置需要 {keys}（或 endpoint 加 model）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="84"/>
+        <location filename="../../mediadesk/config_messages.py" line="85"/>
         <source>{key} is for web profiles only</source>
         <translation>{key} 只用于 web 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="85"/>
+        <location filename="../../mediadesk/config_messages.py" line="86"/>
         <source>{key} is for api profiles only</source>
         <translation>{key} 只用于 api 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="86"/>
+        <location filename="../../mediadesk/config_messages.py" line="87"/>
         <source>a web profile needs site (the name of a site adapter)</source>
         <translation>web 配置需要 site（站点适配器的名称）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="87"/>
+        <location filename="../../mediadesk/config_messages.py" line="88"/>
         <source>web profiles run exactly one task per account (a chat account allows one generation at a time); remove concurrency and add accounts instead</source>
         <translation>web 配置每个账号只运行一个任务（聊天账号同一时间只允许一次生成）；请删除 concurrency，改为添加账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="90"/>
+        <location filename="../../mediadesk/config_messages.py" line="91"/>
         <source>fallback must not name the profile itself</source>
         <translation>fallback 不能指向配置自身</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="91"/>
+        <location filename="../../mediadesk/config_messages.py" line="92"/>
         <source>stored credentials need both a user and a password: add {keys}</source>
         <translation>保存的凭据需要同时有用户名和密码：请添加 {keys}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="93"/>
+        <location filename="../../mediadesk/config_messages.py" line="94"/>
         <source>duplicate profile name {name}</source>
         <translation>配置名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="94"/>
+        <location filename="../../mediadesk/config_messages.py" line="95"/>
         <source>duplicate endpoint name {name}</source>
         <translation>端点名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="95"/>
+        <location filename="../../mediadesk/config_messages.py" line="96"/>
         <source>duplicate account name {name}</source>
         <translation>账号名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="96"/>
+        <location filename="../../mediadesk/config_messages.py" line="97"/>
         <source>no endpoint named {name} ({known})</source>
         <translation>没有名为 {name} 的端点（{known}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="97"/>
+        <location filename="../../mediadesk/config_messages.py" line="98"/>
         <source>none defined</source>
         <translation>一个也未定义</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="98"/>
+        <location filename="../../mediadesk/config_messages.py" line="99"/>
         <source>no profile named {name}</source>
         <translation>没有名为 {name} 的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="99"/>
+        <location filename="../../mediadesk/config_messages.py" line="100"/>
         <source>profile {name} is an api profile; accounts are for web</source>
         <translation>配置 {name} 是 api 配置；账号只用于 web 配置</translation>
     </message>

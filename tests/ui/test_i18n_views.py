@@ -140,3 +140,23 @@ def test_a_real_task_log_reads_in_chinese_in_the_detail_pane_and_the_log_dock(
         reader.close()
     assert "attempt 1 started" in stored
     assert any(m.startswith("success in ") for m in stored), stored
+
+
+def test_library_and_cross_entry_messages_in_chinese(zh: QTranslator) -> None:
+    """pydantic's own checks and our checks across entries, through the console's renderer."""
+    from mediadesk.config import parse_config
+    from mediadesk.ui.config_text import config_error_text
+
+    cases = [
+        ({"profiles": [{"name": "a", "kind": "chat"}]}, "c.toml: profiles[0] (a).kind: 值应为 'api' 或 'web'"),
+        ({"profiles": [{"kind": "api"}]}, "c.toml: profiles[0].name: 缺少必填项"),
+        ({"retry": {"backoff_base_s": 0}}, "c.toml: retry.backoff_base_s: 值应大于 0"),
+        ({"accounts": [{"name": "x", "profile": "nope"}]}, "c.toml: accounts[0].profile: 没有名为 'nope' 的配置"),
+        ({"endpoints": [], "profiles": [{"name": "a", "kind": "api", "endpoint": "e", "model": "m"}]},
+         "c.toml: profiles[0] (a).endpoint: 没有名为 'e' 的端点（一个也未定义）"),
+        ({"breaker": {"min_calls": 30, "window": 10}}, "c.toml: breaker: min_calls（30）不能大于 window（10）"),
+    ]
+    for data, shown in cases:
+        with pytest.raises(ConfigError) as info:
+            parse_config(data, source="c.toml")
+        assert config_error_text(info.value) == shown
