@@ -40,7 +40,7 @@ KINDS: dict[str, str] = {
     **dict.fromkeys(("attempt", "n", "seconds", "ms", "chars", "pid", "port", "status", "turn", "limit",
                      "max", "failed"), "num"),
     **dict.fromkeys(("why", "who", "how", "outcome", "line", "request", "reason", "what", "was",
-                     "breaker"), "phrase"),
+                     "breaker", "callee", "state"), "phrase"),
     "more": "opt",
 }
 #: A suffix (``{more}``) is empty or starts the way every suffix phrase does ("; ", ", ", " ("): so an
@@ -61,6 +61,8 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "resolved by operator: {action}"),
     QT_TRANSLATE_NOOP("LogPhrases", "not run: {why}"),
     QT_TRANSLATE_NOOP("LogPhrases", "an earlier turn ({task}) of conversation {conversation} ended {state}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "failed"),
+    QT_TRANSLATE_NOOP("LogPhrases", "canceled"),
     # ---- the lane: how an attempt ended
     QT_TRANSLATE_NOOP("LogPhrases", "success in {seconds} s{more}"),
     QT_TRANSLATE_NOOP("LogPhrases", " (truncated: the provider stopped at its length limit)"),
@@ -181,6 +183,8 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: breaker {was} -> {breaker}"),
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe ok ({what})"),
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe failed ({what})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "endpoint"),
+    QT_TRANSLATE_NOOP("LogPhrases", "account"),
     QT_TRANSLATE_NOOP("LogPhrases", "closed"),
     QT_TRANSLATE_NOOP("LogPhrases", "open"),
     QT_TRANSLATE_NOOP("LogPhrases", "half_open"),

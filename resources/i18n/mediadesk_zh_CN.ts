@@ -1549,600 +1549,620 @@
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="63"/>
         <source>an earlier turn ({task}) of conversation {conversation} ended {state}</source>
-        <translation>会话 {conversation} 的前一轮（{task}）以 {state} 结束</translation>
+        <translation>会话 {conversation} 的前一轮（{task}）以“{state}”结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="64"/>
+        <source>failed</source>
+        <translation>失败</translation>
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="65"/>
+        <source>canceled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="67"/>
         <source>success in {seconds} s{more}</source>
         <translation>成功，用时 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="66"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="68"/>
         <source> (truncated: the provider stopped at its length limit)</source>
         <translation>（已截断：服务商在长度上限处停止）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="67"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="69"/>
         <source>canceled {who} while running</source>
         <translation>运行中被取消{who}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="68"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="70"/>
         <source>by operator</source>
         <translation>（操作员）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="69"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="71"/>
         <source>(the attempt was cancelled)</source>
         <translation>（本次尝试被取消）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="70"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="72"/>
         <source>attempt abandoned: the task was taken over (stale heartbeat)</source>
         <translation>已放弃本次尝试：任务已被接管（心跳过期）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="71"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="73"/>
         <source>interrupted by shutdown; will resume</source>
         <translation>因关闭而中断；将会继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="72"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="74"/>
         <source>interrupted: the database failed; will resume</source>
         <translation>已中断：数据库出错；将会继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="73"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="75"/>
         <source>recovered after a crash: cancel had been requested</source>
         <translation>崩溃后恢复：此前已请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="74"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="76"/>
         <source>failed: {error}</source>
         <translation>失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="76"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="78"/>
         <source>attempt {attempt} failed ({error}); {why}</source>
         <translation>第 {attempt} 次尝试失败（{error}）；{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="77"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="79"/>
         <source>not started ({error}); attempt not charged, back in the queue for {seconds} s{more}</source>
         <translation>未开始（{error}）；本次尝试不计数，重新排队 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="79"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="81"/>
         <source>attempt {attempt} {why} ({error}){more}</source>
         <translation>第 {attempt} 次尝试：{why}（{error}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="80"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="82"/>
         <source>; callee paused {seconds} s{more}</source>
         <translation>；被调用方暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="81"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="83"/>
         <source>; {callee} paused {seconds} s{more}</source>
-        <translation>；{callee} 暂停 {seconds} 秒{more}</translation>
+        <translation>；{callee}暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="82"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="84"/>
         <source>; breaker {breaker} ({reason}){more}</source>
         <translation>；熔断器{breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="83"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="85"/>
         <source>, next probe in {seconds} s</source>
         <translation>，{seconds} 秒后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="84"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="86"/>
         <source>retry {n}/{max} in {seconds} s</source>
         <translation>{seconds} 秒后第 {n}/{max} 次重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="85"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="87"/>
         <source>not retryable</source>
         <translation>不可重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="86"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="88"/>
         <source>no retries left</source>
         <translation>重试次数已用完</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="87"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="89"/>
         <source>not started; attempt not charged</source>
         <translation>未开始；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="88"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="90"/>
         <source>refused by the callee; attempt not charged</source>
         <translation>被调用方拒绝；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="89"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="91"/>
         <source>could not reach the callee; attempt not charged</source>
         <translation>无法连接被调用方；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="90"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="92"/>
         <source>crashed or timed out on {n} attempts: set aside for a person</source>
         <translation>{n} 次尝试崩溃或超时：已搁置，等待人工处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="92"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="94"/>
         <source>expired: {why}</source>
         <translation>已过期：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="93"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="95"/>
         <source>not started within max_wait_s = {limit} s (waited {seconds} s)</source>
         <translation>未在 max_wait_s = {limit} 秒内开始（已等待 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="94"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="96"/>
         <source>fallback exhausted: {why}</source>
         <translation>后备链已用尽：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="95"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="97"/>
         <source>every step of the fallback chain failed; last: {profile} ({kind}: {error})</source>
         <translation>后备链的每一步都失败了；最后一步：{profile}（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="96"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="98"/>
         <source>fallback: {why}; moved to {profile}</source>
         <translation>后备：{why}；已转到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="97"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="99"/>
         <source>fallback: {why}; answered with the rule reply</source>
         <translation>后备：{why}；已用规则回复作答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="98"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="100"/>
         <source>{profile} could not serve it ({kind}: {error})</source>
         <translation>{profile} 无法处理（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="99"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="101"/>
         <source>retry by operator</source>
         <translation>操作员要求重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="100"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="102"/>
         <source>reroute by operator to {profile}</source>
         <translation>操作员改派到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="101"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="103"/>
         <source>{action} by operator to {profile}</source>
         <translation>操作员执行 {action}，目标 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="102"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="104"/>
         <source>{action} by operator</source>
         <translation>操作员执行 {action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="104"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="106"/>
         <source>{request} -&gt; {status} in {seconds} s, {chars} chars{more}</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒，{chars} 个字符{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="105"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="107"/>
         <source>{request} -&gt; {status} in {seconds} s ({kind}{more})</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒（{kind}{more}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="106"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="108"/>
         <source>{request} -&gt; not sent: {error}</source>
         <translation>{request} -&gt; 未发送：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="107"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="109"/>
         <source>{request} -&gt; cancelled after {seconds} s</source>
         <translation>{request} -&gt; {seconds} 秒后取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="108"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="110"/>
         <source>{request} -&gt; {kind} after {seconds} s{more}</source>
         <translation>{request} -&gt; {seconds} 秒后 {kind}{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="109"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="111"/>
         <source>POST {path} stream={flag}</source>
         <translation>POST {path} stream={flag}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="110"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="112"/>
         <source> (truncated: finish_reason=length)</source>
         <translation>（已截断：finish_reason=length）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="111"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="113"/>
         <source>, retry after {seconds} s</source>
         <translation>，{seconds} 秒后重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="113"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="115"/>
         <source>(at lane start) {line}</source>
         <translation>（通道启动时）{line}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="114"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="116"/>
         <source>account {account}: chromium pid {pid}, debug port {port}</source>
         <translation>账号 {account}：chromium 进程 {pid}，调试端口 {port}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="115"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="117"/>
         <source>answer {chars} chars; driver overhead {ms} ms</source>
         <translation>回答 {chars} 个字符；驱动开销 {ms} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="116"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="118"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="117"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
         <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
         <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
         <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
         <source>conversation {conversation}: turn {turn} in its chat thread</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
         <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
         <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="125"/>
         <source>not started: {error}</source>
         <translation>未开始：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="124"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="126"/>
         <source>evidence: {files}</source>
         <translation>证据：{files}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="125"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="127"/>
         <source>canceled: generation stopped and page replaced</source>
         <translation>已取消：已停止生成并替换页面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="126"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
         <source>canceled: browser did not answer within {seconds} s; killed it</source>
         <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="130"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="130"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="132"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="132"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="134"/>
         <source>automatic login: {account} is logged in again</source>
         <translation>自动登录：{account} 已重新登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="133"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="135"/>
         <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
         <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="135"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="137"/>
         <source>automatic login failed: {why}; next try not before {time}</source>
         <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="136"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
         <source>still logged out after submitting the login form ({error})</source>
         <translation>提交登录表单后仍未登录（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="140"/>
         <source>browser: previous chromium is gone; relaunching on a fresh process</source>
         <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="139"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
         <source>browser: the page could not be replaced; browser ended</source>
         <translation>浏览器：无法替换页面；浏览器已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="140"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="142"/>
         <source>browser: started chromium pid {pid} on {path}</source>
         <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
         <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
         <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="142"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
         <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
         <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="145"/>
         <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
         <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
         <source>gracefully</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="145"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
         <source>after SIGKILL</source>
         <translation>在 SIGKILL 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
         <source>after SIGTERM</source>
         <translation>在 SIGTERM 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
         <source>; STILL RUNNING: {pids}</source>
         <translation>；仍在运行：{pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
         <source>browser: chromium pid {pid} killed ({n} processes)</source>
         <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
         <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
         <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
         <source>session cookies: restored {n} ({domains}) from {file}</source>
         <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
         <source>session cookies: could not restore {n} from {file}: {error}</source>
         <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
         <source>session cookies: could not save {file}: {error}</source>
         <translation>会话 cookie：无法保存 {file}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
         <source>session cookies: not saved ({error})</source>
         <translation>会话 cookie：未保存（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="157"/>
         <source>self-check: clean{more}</source>
         <translation>自检：正常{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="156"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
         <source> (removed stale {files})</source>
         <translation>（已删除过期的 {files}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="157"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
         <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
         <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="161"/>
         <source>terminated</source>
         <translation>已终止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="160"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="162"/>
         <source>killed after {seconds} s grace</source>
         <translation>宽限 {seconds} 秒后已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="161"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
         <source>could NOT end pids {pids}</source>
         <translation>无法结束进程 {pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="162"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
         <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
         <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="166"/>
         <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
         <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="165"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
         <source>an open browser of this MediaDesk uses it</source>
         <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="166"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
         <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
         <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="170"/>
         <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
         <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="169"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="171"/>
         <source>the account lock is held by pid {pid}</source>
         <translation>账号锁被进程 {pid} 持有</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="170"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
         <source>an orphaned chromium {type} process whose browser is gone</source>
         <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="171"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
         <source>recorded by this MediaDesk</source>
         <translation>由本 MediaDesk 记录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
         <source>recorded by MediaDesk pid {pid}, which is gone</source>
         <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="175"/>
         <source>it belongs to MediaDesk pid {pid}, which is still running</source>
         <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="176"/>
         <source>it only holds our recorded debug port; not on our profile, not ours</source>
         <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="175"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
         <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
         <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="179"/>
         <source>the account lock was free and the MediaDesk that started it is gone</source>
         <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="178"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
         <source>it was not started by MediaDesk and cannot be attributed</source>
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="182"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason})</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="181"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="182"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
         <source>{callee} {name}: probe failed ({what})</source>
         <translation>{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
+        <source>endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
+        <source>account</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="195"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="195"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="199"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="199"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>

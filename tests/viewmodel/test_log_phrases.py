@@ -121,7 +121,7 @@ def _mark(template: str) -> str:
     ("attempt 1 refused by the callee; attempt not charged (rate_limited: HTTP 429 (slow down)); "
      "endpoint paused 2.5 s; breaker open (3 refusals in 60 s), next probe in 9 s",
      "<attempt 1 <refused by the callee; attempt not charged> (rate_limited: HTTP 429 (slow down))"
-     "<; endpoint paused 2.5 s<; breaker <open> (3 refusals in 60 s)<, next probe in 9 s>>>>"),
+     "<; <endpoint> paused 2.5 s<; breaker <open> (3 refusals in 60 s)<, next probe in 9 s>>>>"),
     ("POST /chat/completions stream=0 -> 200 in 0.12 s, 42 chars",
      "<<POST /chat/completions stream=0> -> 200 in 0.12 s, 42 chars>"),
     ("POST /chat/completions stream=1 -> 200 in 1.50 s, 9 chars (truncated: finish_reason=length)",
@@ -133,9 +133,9 @@ def _mark(template: str) -> str:
      "<fallback: <api-a could not serve it (auth: HTTP 401)>; moved to web-b>"),
     # capacity notices, with the breaker's state words and reason
     ("endpoint api-1: breaker closed -> open (3 of the last 5 calls failed)",
-     "<endpoint api-1: breaker <closed> -> <open> (<3 of the last 5 calls failed>)>"),
+     "<<endpoint> api-1: breaker <closed> -> <open> (<3 of the last 5 calls failed>)>"),
     ("account account acct-a: probe failed (needs login: the login page is shown)",
-     "<account account acct-a: probe failed (<needs login: the login page is shown>)>"),
+     "<<account> account acct-a: probe failed (<needs login: the login page is shown>)>"),
     ("self-check: profile /p is in use by chromium pid 7; close it or wait (recorded by this MediaDesk)",
      "<self-check: profile /p is in use by chromium pid 7; close it or wait (<recorded by this MediaDesk>)>"),
     # not ours: shown as stored
