@@ -41,6 +41,7 @@ async def test_account_leases_are_exclusive_under_contention(fleet: Fleet) -> No
             assert t0 > last_end, f"{acct}: {w} held it from {t0:.6f} while {last_worker} held it until {last_end:.6f}"
             last_worker, last_end = w, max(last_end, t1)
         assert {w for w, _, _ in intervals} == set(WORKERS)
+    assert fleet.q("SELECT count(*) FROM t_hold WHERE NOT released") == [(0,)]  # each was still ours at release
     assert fleet.q("SELECT count(*) FROM account_lease")[0][0] == 0  # every lease was given back
 
 
@@ -51,8 +52,13 @@ async def test_a_sigkilled_holders_lease_is_taken_over_only_after_it_expires(fle
     for name in ("g1", "g2"):
         fleet.start("grab_account", name, account="acct", stale=stale)
     # both grabbers are trying while the holder lives (and beats): none gets it
-    await until(lambda: all(fleet.events("tried", g) for g in ("g1", "g2")), "both grabbers to try", limit_s=60)
-    assert fleet.events("took") == []
+
+    def tried() -> bool:
+        _no_crash(fleet)
+        assert fleet.events("took") == [], "a grabber took the lease of a live holder"
+        return all(fleet.events("tried", g) for g in ("g1", "g2"))
+
+    await until(tried, "both grabbers to try", limit_s=60)
 
     fleet.kill("holder")
     [(holder, expires_at)] = fleet.q("SELECT owner, expires_at FROM account_lease WHERE account = 'acct'")

@@ -22,7 +22,7 @@ NOW = "CAST(extract(epoch from clock_timestamp()) AS DOUBLE PRECISION)"
 
 TEST_TABLES = (
     "CREATE TABLE t_hold (worker VARCHAR NOT NULL, kind VARCHAR NOT NULL, key VARCHAR NOT NULL, "
-    "lim INTEGER, t0 DOUBLE PRECISION NOT NULL, t1 DOUBLE PRECISION NOT NULL)",
+    "lim INTEGER, t0 DOUBLE PRECISION NOT NULL, t1 DOUBLE PRECISION NOT NULL, released BOOLEAN NOT NULL)",
     "CREATE TABLE t_event (worker VARCHAR NOT NULL, what VARCHAR NOT NULL, detail VARCHAR, "
     "at DOUBLE PRECISION NOT NULL)",
     "CREATE TABLE t_stop (flag INTEGER)",
@@ -49,9 +49,11 @@ class Worker:
         self.rec.execute(f"INSERT INTO t_event (worker, what, detail, at) VALUES (%s, %s, %s, COALESCE(%s, {NOW}))",
                          (self.name, what, None if detail is None else str(detail), at))
 
-    def hold(self, kind: str, key: object, t0: float, t1: float, lim: int | None = None) -> None:
-        self.rec.execute("INSERT INTO t_hold (worker, kind, key, lim, t0, t1) VALUES (%s, %s, %s, %s, %s, %s)",
-                         (self.name, kind, str(key), lim, t0, t1))
+    def hold(self, kind: str, key: object, t0: float, t1: float, released: bool, lim: int | None = None) -> None:
+        """One holding of ``key`` seen from inside: ``[t0, t1]`` lies within the real holding."""
+        self.rec.execute(
+            "INSERT INTO t_hold (worker, kind, key, lim, t0, t1, released) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (self.name, kind, str(key), lim, t0, t1, released))
 
     def stopped(self) -> bool:
         """True once the test asked us to stop (checked at most every 20 ms)."""
@@ -73,8 +75,7 @@ class Worker:
                 t0 = self.now()  # after the lease was ours
                 time.sleep(random.uniform(0.001, 0.005))
                 t1 = self.now()  # before we give it back
-                assert self.coord.release_account(acct), "a held lease was not ours at release"
-                self.hold("account", acct, t0, t1)
+                self.hold("account", acct, t0, t1, self.coord.release_account(acct))
             time.sleep(random.uniform(0, 0.002))
 
     def hold_account(self) -> None:
@@ -127,8 +128,7 @@ class Worker:
                 time.sleep(random.uniform(0.001, 0.005))
             for slot, t0 in held:
                 t1 = self.now()
-                assert self.coord.release_slot(endpoint, slot), "a held slot was not ours at release"
-                self.hold("slot", slot, t0, t1, limit)
+                self.hold("slot", slot, t0, t1, self.coord.release_slot(endpoint, slot), limit)
             if not held:
                 time.sleep(random.uniform(0, 0.002))
 
