@@ -160,7 +160,7 @@ class Worker:
         self.event("end")
 
     def desktop(self) -> None:
-        """Join with accounts, hold the first one and a slot, beat every ``beat`` s until killed."""
+        """Join with accounts, hold the first one and a slot, beat every ``beat`` s; leave when stopped."""
         accounts, beat = list(self.args["accounts"]), float(self.args["beat"])
         self.coord.join(accounts)
         assert self.coord.acquire_account(accounts[0]).acquired
@@ -169,6 +169,7 @@ class Worker:
         while not self.stopped():
             time.sleep(beat)
             self.coord.beat()
+        self.coord.leave()
 
 
 def main() -> None:
