@@ -72,7 +72,8 @@ async def test_a_sigkilled_processes_slots_come_back_only_after_they_expire(
     fleet.start("hold_slots", "holder", endpoint="ep", limit=3, stale=stale)
     await until(lambda: bool(fleet.events("held", "holder")), "the holder to take all 3 slots", limit_s=60)
     fleet.kill("holder")
-    expiry = dict(fleet.q("SELECT slot, expires_at FROM endpoint_slot WHERE endpoint = 'ep' AND owner LIKE 'holder:%%'"))
+    expiry = dict(fleet.q("SELECT slot, expires_at FROM endpoint_slot "
+                          "WHERE endpoint = 'ep' AND owner LIKE 'holder:%%'"))
     assert sorted(expiry) == [0, 1, 2]
 
     me = coordinators("me", stale_after_s=stale)

@@ -1,0 +1,187 @@
+"""TeamCoordinator's contract, in one process, on both back-ends (PostgreSQL and an SQLite file)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from mediadesk.store.team import BeatResult, Dialect, LeaseResult, ReapResult, TeamCoordinator
+from mediadesk.store.team_schema import TEAM_TABLES_V1
+from tests.support import until
+
+Make = Callable[..., TeamCoordinator]
+
+
+@pytest.fixture(params=["postgresql", "sqlite"])
+def make(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Make]:
+    """``make(owner, stale_after_s=...)``: a coordinator on its own connection to one shared database."""
+    dialect: Dialect = request.param
+    conns: list[Any] = []
+    if dialect == "postgresql":
+        url: str = request.getfixturevalue("pg_url")
+
+        def connect() -> Any:
+            return psycopg.connect(url, autocommit=True)
+    else:
+        path = tmp_path / "team.sqlite3"
+
+        def connect() -> Any:
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA busy_timeout=10000")
+            return conn
+
+    first = connect()
+    conns.append(first)
+    for ddl in TEAM_TABLES_V1:
+        first.execute(ddl)
+
+    def factory(owner: str, *, stale_after_s: float = 90.0) -> TeamCoordinator:
+        conn = connect()
+        conns.append(conn)
+        return TeamCoordinator(conn, owner=owner, host=f"host-{owner}", operator=f"op-{owner}", pid=1000 + len(conns),
+                               stale_after_s=stale_after_s, dialect=dialect)
+
+    try:
+        yield factory
+    finally:
+        for conn in conns:
+            conn.close()
+
+
+def db_now(c: TeamCoordinator) -> float:
+    return float(c._run("SELECT {now}").fetchone()[0])
+
+
+def lease_row(c: TeamCoordinator, account: str) -> tuple[str, float, float] | None:
+    row = c._run("SELECT owner, acquired_at, expires_at FROM account_lease WHERE account = %s", (account,)).fetchone()
+    return None if row is None else (row[0], float(row[1]), float(row[2]))
+
+
+def test_a_held_account_is_refused_to_others_and_only_its_holder_releases_it(make: Make) -> None:
+    a, b = make("a"), make("b")
+    assert a.acquire_account("x") == LeaseResult(True, "a", "host-a", 90.0)
+    refused = b.acquire_account("x")
+    assert (refused.acquired, refused.holder_owner, refused.holder_host) == (False, "a", "host-a")
+    assert refused.expires_in_s is not None and 85.0 < refused.expires_in_s <= 90.0
+    first = lease_row(a, "x")
+    assert a.acquire_account("x").acquired  # ours already: renewed, same acquisition time
+    again = lease_row(a, "x")
+    assert first is not None and again is not None and again[1] == first[1] and again[2] >= first[2]
+    assert b.release_account("x") is False and lease_row(a, "x") is not None  # not b's to give back
+    assert a.release_account("x") is True and lease_row(a, "x") is None
+    assert a.release_account("x") is False
+    assert b.acquire_account("x").acquired and lease_row(a, "x") is not None
+
+
+async def test_a_lapsed_lease_goes_to_the_next_acquirer_and_the_old_holder_learns_it(make: Make) -> None:
+    a, b = make("a", stale_after_s=0.3), make("b", stale_after_s=0.3)
+    a.join(["x"])
+    assert a.acquire_account("x").acquired and a.acquire_slot("ep", 1, "t1") == 0
+    held = a.beat()
+    assert held == BeatResult(frozenset({"x"}), frozenset({("ep", 0)}), frozenset(), frozenset())
+    row = lease_row(a, "x")
+    assert row is not None
+    [(slot_expiry,)] = b._run("SELECT expires_at FROM endpoint_slot WHERE endpoint = 'ep'").fetchall()
+    # a stops beating (a long pause): b takes both once they expired, not before
+    await until(lambda: b.acquire_account("x").acquired, "b to take the lapsed lease", limit_s=30)
+    taken = lease_row(b, "x")
+    assert taken is not None and taken[0] == "b" and taken[1] > row[2]
+    await until(lambda: b.acquire_slot("ep", 1, "t2") == 0, "b to take the lapsed slot", limit_s=30)
+    [(new_expiry,)] = b._run("SELECT expires_at FROM endpoint_slot WHERE endpoint = 'ep'").fetchall()
+    assert new_expiry - 0.3 > slot_expiry  # taken (at expiry - stale) after a's slot expired
+    lost = a.beat()
+    assert lost == BeatResult(frozenset(), frozenset(), frozenset({"x"}), frozenset({("ep", 0)}))
+    assert a.release_account("x") is False and a.release_slot("ep", 0) is False  # b's now
+    assert lease_row(a, "x") is not None and b.beat().accounts == frozenset({"x"})
+
+
+async def test_beat_renews_every_lease_and_slot_on_the_database_clock(make: Make) -> None:
+    a = make("a", stale_after_s=5.0)
+    a.join(["x", "y"])
+    assert a.acquire_account("x").acquired and a.acquire_account("y").acquired
+    assert (a.acquire_slot("ep", 2), a.acquire_slot("ep", 2), a.acquire_slot("other", 1)) == (0, 1, 0)
+    before = {k: lease_row(a, k) for k in ("x", "y")}
+    t0 = db_now(a)
+    await until(lambda: db_now(a) > t0 + 0.05, "the database clock to move on")
+    res = a.beat()
+    assert res.accounts == {"x", "y"} and res.slots == {("ep", 0), ("ep", 1), ("other", 0)}
+    assert not res.lost_accounts and not res.lost_slots
+    now = db_now(a)
+    for k, old in before.items():
+        new = lease_row(a, k)
+        assert old is not None and new is not None and new[2] > old[2] and now < new[2] <= now + 5.0
+    expiries = [float(r[0]) for r in a._run("SELECT expires_at FROM endpoint_slot").fetchall()]
+    assert len(expiries) == 3 and all(now < e <= now + 5.0 for e in expiries)
+
+
+def test_slots_below_each_acquirers_limit(make: Make) -> None:
+    a, b = make("a"), make("b")
+    assert (a.acquire_slot("ep", 2, "t1"), b.acquire_slot("ep", 2, "t2")) == (0, 1)
+    assert a.acquire_slot("ep", 2) is None and b.acquire_slot("ep", 1) is None
+    assert a._run("SELECT slot, owner, task_id FROM endpoint_slot ORDER BY slot").fetchall() == [
+        (0, "a", "t1"), (1, "b", "t2")]
+    assert b.acquire_slot("ep", 3, "t3") == 2  # b is configured with more: its own limit counts for it
+    assert b.release_slot("ep", 0) is False  # a's
+    assert a.release_slot("ep", 0) is True and a.release_slot("ep", 0) is False
+    assert b.acquire_slot("ep", 1, "t4") == 0
+    with pytest.raises(ValueError, match=r"^limit must be within 1\.\.10000, got 0$"):
+        a.acquire_slot("ep", 0)
+
+
+def test_a_shared_token_bucket(make: Make) -> None:
+    a, b = make("a"), make("b")
+    assert a.take_token("global", 60.0, burst=2) == 0.0 and b.take_token("global", 60.0, burst=2) == 0.0
+    wait = a.take_token("global", 60.0, burst=2)
+    assert 0 < wait <= 1.0  # 1 token a second, both banked ones taken: up to a second to the next
+    assert b.take_token("other", 60.0) == 0.0 and 0 < b.take_token("other", 60.0) <= 1.0
+    assert all(a.take_token("free", 0.0) == 0.0 for _ in range(10))  # rpm 0 = unlimited
+    with pytest.raises(ValueError, match=r"^rpm must be finite and >= 0"):
+        a.take_token("x", -1.0)
+    with pytest.raises(ValueError, match=r"^burst must be finite and >= 1"):
+        a.take_token("x", 60.0, burst=0.5)
+
+
+async def test_a_token_is_there_again_after_the_announced_wait(make: Make) -> None:
+    a = make("a")
+    assert a.take_token("b", 600.0) == 0.0
+    wait = a.take_token("b", 600.0)
+    assert 0 < wait <= 0.1
+    t = db_now(a)
+    await until(lambda: db_now(a) >= t + wait, "the announced wait to pass on the database clock")
+    assert a.take_token("b", 600.0) == 0.0
+
+
+def test_join_leave_and_the_console_view(make: Make) -> None:
+    a, b = make("a"), make("b")
+    a.join(["y", "x"])
+    b.join([])
+    assert b.acquire_account("z").acquired and b.acquire_slot("ep", 1) == 0
+    view = {d.owner: d for d in a.desktops()}
+    assert (view["a"].accounts, view["a"].host, view["a"].operator, view["a"].alive) == (("x", "y"), "host-a",
+                                                                                         "op-a", True)
+    assert view["b"].held_accounts == ("z",) and view["b"].running_tasks == 0  # no task table: none counted
+    assert a.dead_owners() == [] and a.dead_owners(with_running_tasks=True) == []
+    b.leave()
+    assert lease_row(a, "z") is None and a.acquire_slot("ep", 1) == 0  # given back at once
+    view = {d.owner: d for d in a.desktops()}
+    assert view["b"].stopped and not view["b"].alive and a.dead_owners() == ["b"]
+    assert a.reap_dead() == ReapResult(0, 0)
+    b.join(["z"])  # the same process again (after a leave by mistake): alive again
+    assert a.dead_owners() == [] and {d.owner: d for d in a.desktops()}["b"].accounts == ("z",)
+
+
+def test_bad_arguments_are_refused(make: Make) -> None:
+    a = make("a")
+    with pytest.raises(ValueError, match=r"^account names must be non-empty and without ','"):
+        a.join(["x,y"])
+    with pytest.raises(ValueError, match=r"^stale_after_s must be finite and > 0"):
+        TeamCoordinator(a._conn, owner="c", host="h", operator="o", pid=1, stale_after_s=0, dialect=a.dialect)
+    with pytest.raises(ValueError, match=r"^dialect must be 'postgresql' or 'sqlite'"):
+        TeamCoordinator(a._conn, owner="c", host="h", operator="o", pid=1, dialect="mysql")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^owner must not be empty"):
+        TeamCoordinator(a._conn, owner="", host="h", operator="o", pid=1, dialect=a.dialect)
