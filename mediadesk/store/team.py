@@ -11,10 +11,10 @@ disagree, a lease must be judged by one clock.
   overwrites a lease that has expired or is already ours; renewed by every :meth:`TeamCoordinator.beat`,
   so a live desktop never loses it and a dead one loses it ``stale_after_s`` after its last beat.
 * ``endpoint_slot``: an endpoint's concurrency shared by all desktops, one row per slot number. A
-  desktop configured with ``limit`` only takes slots ``0 .. limit-1``, so N desktops together never
-  hold more live slots than the largest limit, and never more than a smaller-limit desktop's own
-  limit among the slots it can see. PostgreSQL picks with ``FOR UPDATE SKIP LOCKED``: concurrent
-  acquirers never get the same slot and never wait for each other.
+  desktop configured with ``limit`` only takes slots ``0 .. limit-1``: N desktops together never hold
+  more live slots than the largest configured limit, and a desktop with a smaller limit never starts
+  a request while ``limit`` slots of its range are busy. PostgreSQL picks with ``FOR UPDATE SKIP
+  LOCKED``: concurrent acquirers never get the same slot and never wait for each other.
 * ``rate_bucket``: a token bucket (requests per minute) shared by all desktops, refilled from the
   database clock and updated under a row lock.
 
@@ -440,3 +440,19 @@ class TeamCoordinator:
                               f"WHERE owner IS NOT NULL AND expires_at < {{now}} AND {dead}",
                               (self.stale_after_s,)).rowcount
         return ReapResult(leases=int(leases), slots=int(slots))
+
+    def forget_desktops(self, older_than_s: float) -> int:
+        """Delete the rows of desktops dead for longer than ``older_than_s`` that hold nothing any more
+        (no lease, no slot, no running task), so the console's list does not grow with every restart.
+        Returns how many were forgotten."""
+        if not older_than_s >= self.stale_after_s:
+            raise ValueError(f"older_than_s must be >= stale_after_s ({self.stale_after_s}), got {older_than_s}")
+        with self._lock:
+            tasks = ("AND NOT EXISTS (SELECT 1 FROM task t WHERE t.owner = d.owner AND t.state = 'running') "
+                     if self._has_task_table() else "")
+            return int(self._run(
+                "DELETE FROM desktop WHERE owner IN (SELECT d.owner FROM desktop d "
+                "WHERE d.heartbeat_at < {now} - %s "  # a leave() sets heartbeat_at too
+                "AND NOT EXISTS (SELECT 1 FROM account_lease l WHERE l.owner = d.owner) "
+                "AND NOT EXISTS (SELECT 1 FROM endpoint_slot s WHERE s.owner = d.owner) " + tasks + ")",
+                (older_than_s,)).rowcount)

@@ -175,6 +175,26 @@ def test_join_leave_and_the_console_view(make: Make) -> None:
     assert a.dead_owners() == [] and {d.owner: d for d in a.desktops()}["b"].accounts == ("z",)
 
 
+async def test_long_dead_desktops_that_hold_nothing_are_forgotten(make: Make) -> None:
+    a, b, c = (make(o, stale_after_s=0.2) for o in "abc")
+    for x in (a, b, c):
+        x.join([])
+    assert c.acquire_account("z").acquired  # c dies holding a lease
+    b.leave()
+    assert a.forget_desktops(0.2) == 0  # b left just now
+
+    def b_forgotten() -> bool:
+        a.beat()
+        return a.forget_desktops(0.2) == 1
+
+    await until(b_forgotten, "the desktop that left to be forgotten", limit_s=30)
+    assert sorted(d.owner for d in a.desktops()) == ["a", "c"]  # c still holds a lease: kept, shown dead
+    assert a.reap_dead() == ReapResult(1, 0)
+    assert a.forget_desktops(0.2) == 1 and [d.owner for d in a.desktops()] == ["a"]
+    with pytest.raises(ValueError, match=r"^older_than_s must be >= stale_after_s"):
+        a.forget_desktops(0.1)
+
+
 def test_bad_arguments_are_refused(make: Make) -> None:
     a = make("a")
     with pytest.raises(ValueError, match=r"^account names must be non-empty and without ','"):
