@@ -134,6 +134,11 @@ class TeamCoordinator:
             raise ValueError(f"stale_after_s must be finite and > 0, got {stale_after_s}")
         if not owner:
             raise ValueError("owner must not be empty")
+        # our transactions are explicit BEGIN ... COMMIT: a driver-managed transaction would swallow them
+        if dialect == "postgresql" and getattr(conn, "autocommit", True) is not True:
+            raise ValueError("the coordinator's PostgreSQL connection must be in autocommit mode")
+        if dialect == "sqlite" and getattr(conn, "isolation_level", None) is not None:
+            raise ValueError("the coordinator's SQLite connection must have isolation_level=None")
         self._conn = conn
         self.owner = owner
         self.host = host

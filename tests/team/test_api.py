@@ -205,3 +205,14 @@ def test_bad_arguments_are_refused(make: Make) -> None:
         TeamCoordinator(a._conn, owner="c", host="h", operator="o", pid=1, dialect="mysql")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^owner must not be empty"):
         TeamCoordinator(a._conn, owner="", host="h", operator="o", pid=1, dialect=a.dialect)
+
+
+def test_a_connection_with_driver_managed_transactions_is_refused(pg_url: str, tmp_path: Path) -> None:
+    with psycopg.connect(pg_url) as conn, pytest.raises(ValueError, match=r"must be in autocommit mode$"):
+        TeamCoordinator(conn, owner="c", host="h", operator="o", pid=1, dialect="postgresql")
+    lite = sqlite3.connect(tmp_path / "x.sqlite3")
+    try:
+        with pytest.raises(ValueError, match=r"must have isolation_level=None$"):
+            TeamCoordinator(lite, owner="c", host="h", operator="o", pid=1, dialect="sqlite")
+    finally:
+        lite.close()
