@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 __all__ = [
     "BeatResult",
@@ -53,6 +53,12 @@ _NOW: dict[str, str] = {
     "postgresql": "CAST(extract(epoch from clock_timestamp()) AS DOUBLE PRECISION)",
     "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
 }
+
+#: PostgreSQL aborts one transaction of a deadlock (40P01) or a serialization failure (40001): run it again.
+_RETRY_SQLSTATES = frozenset({"40P01", "40001"})
+_TX_ATTEMPTS = 3
+
+_T = TypeVar("_T")
 
 #: Float slack on token counts (a take exactly at the announced wait succeeds despite rounding).
 _EPS = 1e-6
@@ -152,6 +158,7 @@ class TeamCoordinator:
         self._slot_rows: dict[str, int] = {}  # endpoint -> slot rows 0..n-1 known to exist
         self._buckets: set[str] = set()  # rate_bucket rows known to exist
         self._lock = threading.Lock()
+        self.tx_retries = 0  # transactions run again after a deadlock (diagnostics)
 
     def __repr__(self) -> str:
         return f"TeamCoordinator(owner={self.owner!r}, dialect={self.dialect!r}, stale_after_s={self.stale_after_s})"
@@ -177,6 +184,20 @@ class TeamCoordinator:
                 self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
+
+    def _in_tx(self, body: Callable[[], _T]) -> _T:
+        """``body`` in one transaction, run again (up to 3 times) when PostgreSQL aborted it as a deadlock
+        victim or serialization failure: a multi-row transaction (beat, leave, reap) can lock rows in
+        another order than a concurrent one (a desktop reaping the leases of one it thinks dead)."""
+        for attempt in range(_TX_ATTEMPTS):
+            try:
+                with self._tx():
+                    return body()
+            except Exception as exc:
+                if getattr(exc, "sqlstate", None) not in _RETRY_SQLSTATES or attempt + 1 == _TX_ATTEMPTS:
+                    raise
+                self.tx_retries += 1
+        raise AssertionError("unreachable")
 
     def _has_task_table(self) -> bool:
         if self.dialect == "postgresql":
@@ -213,17 +234,20 @@ class TeamCoordinator:
         Returns what it still holds. A lease or slot it acquired that is no longer its own (it let
         it lapse and another desktop took it) is reported as lost: stop using that account or slot.
         """
+        def renew() -> tuple[frozenset[str], frozenset[tuple[str, int]]]:
+            self._upsert_desktop()
+            accounts = frozenset(
+                r[0] for r in self._run(
+                    "UPDATE account_lease SET expires_at = {now} + %s WHERE owner = %s RETURNING account",
+                    (self.stale_after_s, self.owner)).fetchall())
+            slots = frozenset(
+                (r[0], int(r[1])) for r in self._run(
+                    "UPDATE endpoint_slot SET expires_at = {now} + %s WHERE owner = %s RETURNING endpoint, slot",
+                    (self.stale_after_s, self.owner)).fetchall())
+            return accounts, slots
+
         with self._lock:
-            with self._tx():
-                self._upsert_desktop()
-                accounts = frozenset(
-                    r[0] for r in self._run(
-                        "UPDATE account_lease SET expires_at = {now} + %s WHERE owner = %s RETURNING account",
-                        (self.stale_after_s, self.owner)).fetchall())
-                slots = frozenset(
-                    (r[0], int(r[1])) for r in self._run(
-                        "UPDATE endpoint_slot SET expires_at = {now} + %s WHERE owner = %s RETURNING endpoint, slot",
-                        (self.stale_after_s, self.owner)).fetchall())
+            accounts, slots = self._in_tx(renew)
             lost_accounts = frozenset(self._held_accounts - accounts)
             lost_slots = frozenset(self._held_slots - slots)
             self._held_accounts = set(accounts)
@@ -232,11 +256,14 @@ class TeamCoordinator:
 
     def leave(self) -> None:
         """Give back every lease and slot and mark this desktop stopped (a clean exit)."""
-        with self._lock, self._tx():
+        def give_back() -> None:
             self._run("DELETE FROM account_lease WHERE owner = %s", (self.owner,))
             self._run("UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 WHERE owner = %s",
                       (self.owner,))
             self._run("UPDATE desktop SET heartbeat_at = {now}, stopped_at = {now} WHERE owner = %s", (self.owner,))
+
+        with self._lock:
+            self._in_tx(give_back)
             self._held_accounts.clear()
             self._held_slots.clear()
 
@@ -438,13 +465,17 @@ class TeamCoordinator:
         """Delete expired account leases and free expired slots of dead owners (their rows would be
         taken over by the next acquirer anyway; this keeps the tables and the console truthful)."""
         dead = (f"(owner IN ({self._DEAD_DESKTOPS}) OR owner NOT IN (SELECT owner FROM desktop))")
-        with self._lock, self._tx():
+
+        def reap() -> ReapResult:
             leases = self._run(f"DELETE FROM account_lease WHERE expires_at < {{now}} AND {dead}",
                                (self.stale_after_s,)).rowcount
             slots = self._run("UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 "
                               f"WHERE owner IS NOT NULL AND expires_at < {{now}} AND {dead}",
                               (self.stale_after_s,)).rowcount
-        return ReapResult(leases=int(leases), slots=int(slots))
+            return ReapResult(leases=int(leases), slots=int(slots))
+
+        with self._lock:
+            return self._in_tx(reap)
 
     def forget_desktops(self, older_than_s: float) -> int:
         """Delete the rows of desktops dead for longer than ``older_than_s`` that hold nothing any more

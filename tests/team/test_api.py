@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,35 @@ def test_a_connection_with_driver_managed_transactions_is_refused(pg_url: str, t
             TeamCoordinator(lite, owner="c", host="h", operator="o", pid=1, dialect="sqlite")
     finally:
         lite.close()
+
+
+async def test_a_beat_chosen_as_deadlock_victim_is_run_again(team_url: str, coordinators: Make) -> None:
+    """A reaper-like transaction locks our two leases in the other order: PostgreSQL aborts the
+    beat (the first to wait) as the deadlock victim; the beat runs again and renews both."""
+    me = coordinators("me")
+    assert me.acquire_account("a").acquired and me.acquire_account("b").acquired
+    with psycopg.connect(team_url) as other, psycopg.connect(team_url, autocommit=True) as watch:
+        # `other`: a transaction of its own (not autocommit); `watch` sees the server's activity
+        other.execute("UPDATE account_lease SET host = host WHERE account = 'b'")
+        done: dict[str, object] = {}
+
+        def beat() -> None:
+            try:
+                done["result"] = me.beat()
+            except Exception as exc:  # reported below
+                done["error"] = exc
+
+        thread = threading.Thread(target=beat)
+        thread.start()
+        try:
+            await until(lambda: watch.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            ).fetchone() == (1,), "the beat to wait for lease b (holding lease a)")
+            other.execute("UPDATE account_lease SET host = host WHERE account = 'a'")  # the cycle: one is aborted
+            other.commit()
+        finally:
+            thread.join(timeout=60)
+    assert "error" not in done, done
+    result = done["result"]
+    assert isinstance(result, BeatResult) and result.accounts == {"a", "b"} and not result.lost_accounts
+    assert me.tx_retries == 1
