@@ -60,8 +60,14 @@ _TX_ATTEMPTS = 3
 
 _T = TypeVar("_T")
 
-#: Float slack on token counts (a take exactly at the announced wait succeeds despite rounding).
+#: Float slack on token counts.
 _EPS = 1e-6
+
+#: How far two readings of the server clock may be off from the true interval between them: PostgreSQL
+#: has microseconds (and epoch doubles ~0.24 us apart), SQLite's 'now' has milliseconds and its
+#: julianday conversion ~40 us of rounding. An announced wait is padded by it, so a take after the
+#: wait finds its token (padding the wait, not the token count, keeps the budget exact).
+_CLOCK_SLACK_S: dict[str, float] = {"postgresql": 1e-5, "sqlite": 2e-3}
 
 
 class DbConnection(Protocol):
@@ -376,7 +382,7 @@ class TeamCoordinator:
                           "ON CONFLICT (name) DO NOTHING", (bucket, float(burst)))
                 self._buckets.add(bucket)
             level = self._refill_and_take(bucket, rate, float(burst))
-        return 0.0 if level + _EPS >= 1.0 else (1.0 - level) / rate
+        return 0.0 if level + _EPS >= 1.0 else (1.0 - level) / rate + _CLOCK_SLACK_S[self.dialect]
 
     def _refill_and_take(self, bucket: str, rate: float, burst: float) -> float:
         """The bucket's refilled level before this take (a token was taken iff it is >= 1)."""

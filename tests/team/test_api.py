@@ -16,6 +16,7 @@ from mediadesk.store.team_schema import TEAM_TABLES_V1
 from tests.support import until
 
 Make = Callable[..., TeamCoordinator]
+SLACK = 0.002  # the padding of an announced wait (the server clock's resolution)
 
 
 @pytest.fixture(params=["postgresql", "sqlite"])
@@ -138,8 +139,8 @@ def test_a_shared_token_bucket(make: Make) -> None:
     a, b = make("a"), make("b")
     assert a.take_token("global", 60.0, burst=2) == 0.0 and b.take_token("global", 60.0, burst=2) == 0.0
     wait = a.take_token("global", 60.0, burst=2)
-    assert 0 < wait <= 1.0  # 1 token a second, both banked ones taken: up to a second to the next
-    assert b.take_token("other", 60.0) == 0.0 and 0 < b.take_token("other", 60.0) <= 1.0
+    assert 0 < wait <= 1.0 + SLACK  # 1 token a second, both banked ones taken: up to a second to the next
+    assert b.take_token("other", 60.0) == 0.0 and 0 < b.take_token("other", 60.0) <= 1.0 + SLACK
     assert all(a.take_token("free", 0.0) == 0.0 for _ in range(10))  # rpm 0 = unlimited
     with pytest.raises(ValueError, match=r"^rpm must be finite and >= 0"):
         a.take_token("x", -1.0)
@@ -150,11 +151,12 @@ def test_a_shared_token_bucket(make: Make) -> None:
 async def test_a_token_is_there_again_after_the_announced_wait(make: Make) -> None:
     a = make("a")
     assert a.take_token("b", 600.0) == 0.0
-    wait = a.take_token("b", 600.0)
-    assert 0 < wait <= 0.1
-    t = db_now(a)
-    await until(lambda: db_now(a) >= t + wait, "the announced wait to pass on the database clock")
-    assert a.take_token("b", 600.0) == 0.0
+    for _ in range(20):
+        wait = a.take_token("b", 600.0)
+        assert 0 < wait <= 0.1 + SLACK
+        t = db_now(a)
+        await until(lambda: db_now(a) >= t + wait, "the announced wait to pass on the database clock")  # noqa: B023
+        assert a.take_token("b", 600.0) == 0.0
 
 
 def test_join_leave_and_the_console_view(make: Make) -> None:

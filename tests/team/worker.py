@@ -155,7 +155,7 @@ class Worker:
             if wait == 0:
                 self.event("token")
             else:
-                assert 0 < wait <= 60 / rpm * burst + 1e-6, wait
+                assert 0 < wait <= 60 / rpm + 1e-4, wait  # one token away at most (+ clock slack)
                 time.sleep(wait)
         self.event("end")
 
