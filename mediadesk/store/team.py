@@ -226,7 +226,7 @@ class TeamCoordinator:
         self._run(self._UPSERT_DESKTOP, (self.owner, self.host, self.operator, self.pid, ",".join(self._accounts)))
 
     def join(self, accounts: Sequence[str] = ()) -> None:
-        """Announce this desktop (again, with a new account list) and start its heartbeat."""
+        """Announce this desktop (again: a new account list); it stays alive while it calls beat()."""
         bad = [a for a in accounts if not a or "," in a]
         if bad:
             raise ValueError(f"account names must be non-empty and without ',': {bad!r}")
