@@ -29,6 +29,7 @@ import tomlkit.exceptions
 from tomlkit.items import AoT, Item, Table
 
 from mediadesk.config import AppConfig, ConfigError, parse_config
+from mediadesk.config_messages import ConfigIssue, msg
 from mediadesk.safefiles import O_NOFOLLOW, UnsafePathError, ensure_private_dir, write_private_file
 
 __all__ = [
@@ -59,13 +60,16 @@ class FieldError:
     key: str | None
     message: str
     line: str
+    #: The same problem as data (message template and values), for a translated display.
+    issue: ConfigIssue | None = None
 
 
 class ConfigInvalid(ConfigError):
     """The edited document does not load; nothing was written."""
 
     def __init__(self, errors: list[FieldError]) -> None:
-        super().__init__("\n".join(e.line for e in errors))
+        issues = [e.issue for e in errors if e.issue is not None]
+        super().__init__("\n".join(e.line for e in errors), issues if len(issues) == len(errors) else ())
         self.errors = errors
 
 
@@ -107,7 +111,8 @@ class ConfigDoc:
         try:
             self._doc = tomlkit.parse(text)
         except tomlkit.exceptions.ParseError as exc:
-            raise ConfigError(f"{self.path}: invalid TOML: {exc}") from None
+            raise ConfigError.of([ConfigIssue(str(self.path), None, msg("invalid TOML: {error}", error=str(exc)))]) \
+                from None
         self._bom = raw is not None and raw.startswith(b"\xef\xbb\xbf")
 
     # ------------------------------------------------------------------ loading
@@ -118,11 +123,13 @@ class ConfigDoc:
         try:
             raw = _read_nofollow(path)
         except OSError as exc:
-            raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from None
+            raise ConfigError.of([ConfigIssue(str(path), None, msg("cannot read config: {error}",
+                                                                   error=str(exc.strerror)))]) from None
         try:
             return cls(path, raw)
         except UnicodeDecodeError as exc:
-            raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            raise ConfigError.of([ConfigIssue(str(path), None, msg("not UTF-8 text ({reason} at byte {pos})",
+                                                                   reason=exc.reason, pos=str(exc.start)))]) from None
 
     @property
     def exists(self) -> bool:
@@ -262,11 +269,16 @@ class ConfigDoc:
             data = self.data()
         except tomllib.TOMLDecodeError as exc:
             line = f"{source}: invalid TOML: {exc}"
-            return None, [FieldError(None, None, None, f"invalid TOML: {exc}", line)]
+            issue = ConfigIssue(source, None, msg("invalid TOML: {error}", error=str(exc)))
+            return None, [FieldError(None, None, None, f"invalid TOML: {exc}", line, issue)]
         try:
             cfg = parse_config(data, source=source, base_dir=self.path.parent.resolve())
         except ConfigError as exc:
-            return None, [_place(line, source) for line in str(exc).splitlines() if line.strip()]
+            lines = [line for line in str(exc).splitlines() if line.strip()]
+            issues: list[ConfigIssue | None] = list(exc.issues)
+            if len(issues) != len(lines):  # a message of several lines: placed, but shown as written
+                issues = [None] * len(lines)
+            return None, [_place(line, source, issue) for line, issue in zip(lines, issues, strict=True)]
         return cfg, []
 
     def errors_of(self, section: Section, index: int) -> list[FieldError]:
@@ -316,15 +328,15 @@ def _insert_table(aot: AoT, pos: int, table: Table) -> None:
     aot.insert(pos, table)
 
 
-def _place(line: str, source: str) -> FieldError:
+def _place(line: str, source: str, issue: ConfigIssue | None = None) -> FieldError:
     rest = line.removeprefix(f"{source}: ")
     m = _LOC_RE.match(rest)
     if m is None:
-        key_path, sep, msg = rest.partition(": ")
-        return FieldError(None, None, key_path if sep else None, msg if sep else rest, line)
+        key_path, sep, text = rest.partition(": ")
+        return FieldError(None, None, key_path if sep else None, text if sep else rest, line, issue)
     section: Section = m.group(1)  # type: ignore[assignment]
-    msg = rest[m.end():].removeprefix(": ")
-    return FieldError(section, int(m.group(2)), m.group(3), msg, line)
+    text = rest[m.end():].removeprefix(": ")
+    return FieldError(section, int(m.group(2)), m.group(3), text, line, issue)
 
 
 @dataclass(frozen=True)

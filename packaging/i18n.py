@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Refresh the console's translations: lupdate (sources -> .ts) then lrelease (.ts -> .qm).
 
-    python packaging/i18n.py               # update every .ts from mediadesk/ui/*.py, then build .qm
+    python packaging/i18n.py               # update every .ts from mediadesk/ui/*.py and the catalogs, then .qm
     python packaging/i18n.py --release     # only build .qm from the .ts files (e.g. in packaging)
     python packaging/i18n.py --no-obsolete # also drop strings no longer in the sources
 
 The tools come with PySide6-Essentials (``pyside6-lupdate``/``pyside6-lrelease`` next to the
 venv's python). Translators edit ``resources/i18n/mediadesk_<lang>.ts`` (Qt Linguist:
 ``pyside6-linguist``); the .qm files are build output. Strings are picked up from ``self.tr(...)``
-and ``QCoreApplication.translate("Context", ...)`` calls.
+and ``QCoreApplication.translate("Context", ...)`` calls, and ``QT_TRANSLATE_NOOP("Context", ...)``
+in the Qt-free catalogs (:data:`CATALOGS`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "mediadesk" / "ui"
+#: Qt-free catalogs whose texts the console translates (marked with ``QT_TRANSLATE_NOOP``): the
+#: task-log phrases and the config error messages.
+CATALOGS = (ROOT / "mediadesk" / "viewmodel" / "log_phrases.py", ROOT / "mediadesk" / "config_messages.py")
 I18N = ROOT / "resources" / "i18n"
 LANGUAGES = ("zh_CN",)
 
@@ -41,8 +45,13 @@ def ts_path(lang: str) -> Path:
     return I18N / f"mediadesk_{lang}.ts"
 
 
+def source_files() -> list[Path]:
+    """Every file lupdate reads: the console's modules and the catalogs."""
+    return [*sorted(SOURCES.glob("*.py")), *CATALOGS]
+
+
 def update(no_obsolete: bool) -> None:
-    sources = sorted(str(p.relative_to(ROOT)) for p in SOURCES.glob("*.py"))
+    sources = [str(p.relative_to(ROOT)) for p in source_files()]
     I18N.mkdir(parents=True, exist_ok=True)
     for lang in LANGUAGES:
         cmd = [find_tool("lupdate"), *sources, "-ts", str(ts_path(lang).relative_to(ROOT))]

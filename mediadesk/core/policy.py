@@ -65,8 +65,9 @@ class RetryPolicy:
             return Outcome(Verdict.REQUEUE, wait, failure.kind, "not started; attempt not charged")
         if failure.refusal or failure.unavailable:
             # the endpoint's gate/breaker decide when dispatch resumes; the task keeps its place
-            what = "refused by" if failure.refusal else "could not reach"
-            return Outcome(Verdict.REQUEUE, 0.0, failure.kind, f"{what} the callee; attempt not charged")
+            why = ("refused by the callee; attempt not charged" if failure.refusal
+                   else "could not reach the callee; attempt not charged")
+            return Outcome(Verdict.REQUEUE, 0.0, failure.kind, why)
         if counts_toward_quarantine(failure.kind) and should_quarantine(crash_count, self.quarantine_after):
             return Outcome(
                 Verdict.FAIL, 0.0, ErrorKind.QUARANTINED,

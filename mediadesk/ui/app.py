@@ -89,7 +89,8 @@ def _welcome_wanted() -> bool:
 
 
 async def _ask_welcome(
-    app: QApplication, create_path: Path, error: str | None, on_welcome: Callable[[WelcomePanel], None] | None,
+    app: QApplication, create_path: Path, error: str | ConfigError | None,
+    on_welcome: Callable[[WelcomePanel], None] | None,
 ) -> WelcomeChoice:
     """Show the welcome panel until the operator chooses (closing it is "quit")."""
     panel = WelcomePanel(create_path, error=error)
@@ -173,7 +174,7 @@ async def _console_main(
 ) -> int:
     if demo:
         return await _run_demo(app, data_dir, on_window=on_window, tray_available=tray_available)
-    error: str | None = None
+    error: ConfigError | None = None
     try:
         config, workspace = _resolve_config(config_path, data_dir)
     except ConfigError as exc:
@@ -182,7 +183,7 @@ async def _console_main(
             return EXIT_CONFIG
         # none found (the first run) is no error: the panel says where it looked
         found = config_path is not None or default_config_path(data_dir).is_file()
-        error = str(exc) if found else None
+        error = exc if found else None  # the panel shows it in the console's language
         while True:
             choice = await _ask_welcome(app, default_config_path(data_dir), error, on_welcome)
             if choice.kind == "demo":
@@ -193,7 +194,7 @@ async def _console_main(
                 config, workspace = _resolve_config(choice.path, data_dir)
                 break
             except ConfigError as again:  # changed since the panel read it
-                error = str(again)
+                error = again
         # a workspace just created opens with its config in the Setup editor
         return await _run_window(app, config, workspace, on_window=on_window, config_path=choice.path,
                                  tray_available=tray_available, open_setup=choice.created)

@@ -32,12 +32,13 @@ from mediadesk.scheduler.events import TaskChanged, TaskLogLine
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.format import fmt_stamp, state_labels
+from mediadesk.ui.log_dock import shown_log_message
 from mediadesk.ui.workers import TaskJobs, fetch_task_detail
 
 __all__ = ["DetailPane", "format_log_html", "linkify_paths"]
 
 # An absolute POSIX or Windows path ending in a file extension (evidence files, traces, dumps).
-_PATH_RE = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[(\[=:'\"]))((?:/|[A-Za-z]:[\\/])[^\s'\"<>|]*\.[A-Za-z0-9]{1,6})")
+_PATH_RE = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[(\[=:'\"（：]))((?:/|[A-Za-z]:[\\/])[^\s'\"<>|]*\.[A-Za-z0-9]{1,6})")
 
 
 def linkify_paths(text: str) -> str:
@@ -57,7 +58,7 @@ def linkify_paths(text: str) -> str:
 def format_log_html(ts: float, lane: str, message: str) -> str:
     stamp = fmt_stamp(ts, millis=True)
     return (f'<span style="color:gray">{stamp}</span> <b>[{html.escape(lane)}]</b> '
-            f"{linkify_paths(message)}")
+            f"{linkify_paths(shown_log_message(message))}")
 
 
 class DetailPane(QWidget):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -23,13 +23,25 @@ from PySide6.QtWidgets import (
 
 from mediadesk.scheduler.events import Notice, TaskLogLine
 from mediadesk.ui.format import fmt_stamp
+from mediadesk.viewmodel.log_phrases import CONTEXT as LOG_CONTEXT
+from mediadesk.viewmodel.log_phrases import translate_line
 
-__all__ = ["LogDock", "format_log_line"]
+__all__ = ["LogDock", "format_log_line", "shown_log_message"]
+
+
+def _translate_template(template: str) -> str:
+    return QCoreApplication.translate(LOG_CONTEXT, template)
+
+
+def shown_log_message(message: str) -> str:
+    """A stored (English) task-log message in the console's language: the phrase translated, its
+    values (ids, numbers, paths, servers' error texts) as stored; a line of no known phrase as is."""
+    return translate_line(message, _translate_template)
 
 
 def format_log_line(ev: TaskLogLine) -> str:
     stamp = fmt_stamp(ev.ts)
-    return f"{stamp} [{ev.lane}] {ev.task_id}: {ev.message}"
+    return f"{stamp} [{ev.lane}] {ev.task_id}: {shown_log_message(ev.message)}"
 
 
 class LogDock(QDockWidget):
@@ -76,7 +88,7 @@ class LogDock(QDockWidget):
 
     def on_notice(self, ev: Notice) -> None:
         """A callee's state changed (breaker opened, probe failed): shown among the task lines."""
-        self._pending.append(f"{fmt_stamp(ev.ts)} [capacity] {ev.message}")
+        self._pending.append(f"{fmt_stamp(ev.ts)} [capacity] {shown_log_message(ev.message)}")
         if not self._timer.isActive():
             self._timer.start()
 

@@ -58,6 +58,7 @@ from mediadesk.providers.api.backend import ApiBackend
 from mediadesk.providers.web.backend import build_web_backend
 from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.ui.config_text import config_error_text, config_issue_line, config_message_text
 from mediadesk.workspace import Workspace, resources_dir
 
 log = logging.getLogger(__name__)
@@ -114,6 +115,22 @@ def _show_value(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value)
+
+
+def field_error_text(e: FieldError) -> str:
+    """The loader's message for one key, in the console's language (key and values as written)."""
+    return config_message_text(e.issue.message) if e.issue is not None else e.message
+
+
+def field_error_line(e: FieldError) -> str:
+    """The whole line (file, key path, message), the message translated."""
+    return config_issue_line(e.issue) if e.issue is not None else e.line
+
+
+def _entry_error_text(e: FieldError) -> str:
+    if e.issue is not None and e.issue.key is None:  # the file as a whole (e.g. invalid TOML)
+        return field_error_text(e)
+    return f"{e.key}: {field_error_text(e)}" if e.key else field_error_text(e)
 
 
 class _EntryForm(QWidget):
@@ -239,9 +256,9 @@ class _EntryForm(QWidget):
         entry_level: list[str] = []
         for e in errors:
             if e.key is not None and e.key in self.error_labels and self.editors[e.key].isVisibleTo(self):
-                shown.setdefault(e.key, []).append(e.message)
+                shown.setdefault(e.key, []).append(field_error_text(e))
             else:
-                entry_level.append(f"{e.key}: {e.message}" if e.key else e.message)
+                entry_level.append(_entry_error_text(e))
         for key, label in self.error_labels.items():
             label.setText("\n".join(shown.get(key, [])))
             label.setVisible(key in shown)
@@ -580,7 +597,7 @@ class SetupEditor(QDialog):
         if self.errors:
             self.status.setStyleSheet(_ERROR_STYLE)
             self.status.setText(self.tr("{n} problem(s); Save is off until they are fixed. {first}").format(
-                n=len(self.errors), first=self.errors[0].line))
+                n=len(self.errors), first=field_error_line(self.errors[0])))
         else:
             self.status.setStyleSheet("")
             self.status.setText(self.tr("Unsaved changes.") if self.dirty else "")
@@ -593,7 +610,7 @@ class SetupEditor(QDialog):
             for row in range(page.list.count()):
                 item = page.list.item(row)
                 item.setForeground(Qt.GlobalColor.red if row in bad else self.palette().text().color())
-                item.setToolTip("\n".join(e.message for e in self.errors
+                item.setToolTip("\n".join(field_error_text(e) for e in self.errors
                                           if e.section == section and e.index == row))
 
     # ------------------------------------------------------------------ saving
@@ -633,7 +650,7 @@ class SetupEditor(QDialog):
             self._revalidate()
             return False
         except (ConfigError, UnsafePathError, OSError) as exc:
-            self._say(self.tr("Not saved: {error}").format(error=exc), error=True)
+            self._say(self.tr("Not saved: {error}").format(error=config_error_text(exc)), error=True)
             return False
         self.dirty = False
         parts = [self.tr("Saved {path}.").format(path=self.path)]

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from mediadesk.config import load_config
 from mediadesk.config_template import write_config_template
 from mediadesk.safefiles import UnsafePathError
+from mediadesk.ui.config_text import config_error_text
 
 __all__ = ["WelcomeChoice", "WelcomePanel", "open_in_system_editor"]
 
@@ -57,7 +58,8 @@ class WelcomePanel(QWidget):
     #: The operator chose (a :class:`WelcomeChoice`).
     chosen = Signal(object)
 
-    def __init__(self, config_path: Path, *, error: str | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, config_path: Path, *, error: str | BaseException | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         #: Where "Create a workspace" writes, and where the console looked for a config.
         self.config_path = config_path
@@ -137,9 +139,10 @@ class WelcomePanel(QWidget):
         return button
 
     # ------------------------------------------------------------------ state
-    def set_error(self, error: str | None) -> None:
+    def set_error(self, error: str | BaseException | None) -> None:
         """Show why the config could not be used (its own words name the file and the key), with
-        what to do next; None hides the box."""
+        what to do next; None hides the box. A ConfigError is shown in the console's language (its
+        problems are data); a text as it is."""
         about = self.tr("MediaDesk runs batches of prompts over web chat accounts (in a real browser) and "
                         "API models, and keeps every task and answer in a database on this computer.")
         where = (self.tr("No workspace is open: no configuration was found at {path}.") if not error
@@ -152,7 +155,7 @@ class WelcomePanel(QWidget):
         self.error_label.setText(self.tr(
             "The configuration could not be loaded:\n{error}\n\nFix that key in the file and choose "
             "“Open a config...” to load it again, or start from the demo or a fresh workspace."
-        ).format(error=error))
+        ).format(error=config_error_text(error)))
         self.error_label.show()
 
     def error_text(self) -> str:
@@ -175,7 +178,7 @@ class WelcomePanel(QWidget):
         try:
             load_config(path)  # checked here: an error stays in this panel, next to the buttons
         except Exception as exc:  # ConfigError (its message names the file and key)
-            self.set_error(str(exc))
+            self.set_error(exc)
             return
         self._finish(WelcomeChoice("config", Path(path)))
 
@@ -195,7 +198,7 @@ class WelcomePanel(QWidget):
         try:
             load_config(path)
         except Exception as exc:  # an existing file the operator chose to open
-            self.set_error(str(exc))
+            self.set_error(exc)
             return
         self._finish(WelcomeChoice("config", path, created=created))
 

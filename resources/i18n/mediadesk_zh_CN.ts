@@ -4,177 +4,177 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="337"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="346"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="367"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="354"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="363"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="384"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="338"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="349"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="355"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="366"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="339"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="350"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="356"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="367"/>
         <source>API key variable</source>
         <translation>API 密钥环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="340"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="357"/>
         <source>API key keyring entry</source>
         <translation>API 密钥的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="341"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="352"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="358"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="369"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="342"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="359"/>
         <source>Requests per minute</source>
         <translation>每分钟请求数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="343"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="360"/>
         <source>Adaptive</source>
         <translation>自适应</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="347"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="364"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="348"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="365"/>
         <source>Endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="351"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="368"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="353"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="370"/>
         <source>Stream</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="354"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="371"/>
         <source>Longest answer (chars)</source>
         <translation>最长回答（字符）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="355"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="372"/>
         <source>Site</source>
         <translation>站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="356"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="373"/>
         <source>Chat URL</source>
         <translation>聊天 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="357"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="374"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="358"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="375"/>
         <source>Needs an empty prompt</source>
         <translation>需要空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="359"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="376"/>
         <source>Timeout (s)</source>
         <translation>超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="360"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
         <source>Longest run (s)</source>
         <translation>最长运行时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="361"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="378"/>
         <source>Longest wait (s)</source>
         <translation>最长等待时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="362"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="379"/>
         <source>Most pending tasks</source>
         <translation>最多等待中任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="363"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="380"/>
         <source>Fallback profiles</source>
         <translation>后备配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="364"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="381"/>
         <source>Rule reply</source>
         <translation>规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="368"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="385"/>
         <source>Web profile</source>
         <translation>网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="369"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="386"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="370"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="387"/>
         <source>Browser profile folder</source>
         <translation>浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="371"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="388"/>
         <source>Login user variable</source>
         <translation>登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="372"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="389"/>
         <source>Login password variable</source>
         <translation>登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="373"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="390"/>
         <source>Login user keyring entry</source>
         <translation>登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="374"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="391"/>
         <source>Login password keyring entry</source>
         <translation>登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="375"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="392"/>
         <source>Login cooldown (s)</source>
         <translation>登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="394"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="394"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="394"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="393"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="410"/>
         <source>Test</source>
         <translation>测试</translation>
     </message>
@@ -357,42 +357,42 @@
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="353"/>
+        <location filename="../../mediadesk/ui/batch_dialog.py" line="357"/>
         <source>Open batch file</source>
         <translation>打开批次文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="354"/>
+        <location filename="../../mediadesk/ui/batch_dialog.py" line="358"/>
         <source>Batch files (*.jsonl *.ndjson *.json *.csv);;All files (*)</source>
         <translation>批次文件 (*.jsonl *.ndjson *.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="363"/>
+        <location filename="../../mediadesk/ui/batch_dialog.py" line="367"/>
         <source>This profile sends the prompt only (need_empty_prompt is on): instructions are not sent.</source>
         <translation>此配置只发送提示词（need_empty_prompt 已开启）：不会发送指令。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="417"/>
+        <location filename="../../mediadesk/ui/batch_dialog.py" line="421"/>
         <source>Parsing…</source>
         <translation>正在解析…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="419"/>
+        <location filename="../../mediadesk/ui/batch_dialog.py" line="423"/>
         <source>Nothing staged yet</source>
         <translation>尚未暂存任何内容</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="421"/>
+        <location filename="../../mediadesk/ui/batch_dialog.py" line="425"/>
         <source>{valid} valid, {errors} errors</source>
         <translation>{valid} 条有效，{errors} 条错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="429"/>
+        <location filename="../../mediadesk/ui/batch_dialog.py" line="433"/>
         <source>Submit 1 task</source>
         <translation>提交 1 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="431"/>
+        <location filename="../../mediadesk/ui/batch_dialog.py" line="435"/>
         <source>Submit {n} tasks</source>
         <translation>提交 {n} 个任务</translation>
     </message>
@@ -599,6 +599,280 @@
     </message>
 </context>
 <context>
+    <name>ConfigIssues</name>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="38"/>
+        <source>config file not found</source>
+        <extracomment>The translation context of every template. Every template the loader uses (the test checks the loader against this list).</extracomment>
+        <translation>找不到配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="39"/>
+        <source>cannot read config: {error}</source>
+        <translation>无法读取配置：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="40"/>
+        <source>not UTF-8 text ({reason} at byte {pos})</source>
+        <translation>不是 UTF-8 文本（第 {pos} 字节处：{reason}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="41"/>
+        <source>invalid TOML: {error}</source>
+        <translation>TOML 格式无效：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="43"/>
+        <source>unknown key (check the spelling; see the README for all keys)</source>
+        <translation>未知的键（请检查拼写；全部键名见 README）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="44"/>
+        <source>Field required</source>
+        <translation>缺少必填项</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="45"/>
+        <source>Input should be greater than or equal to {ge}</source>
+        <translation>值应大于或等于 {ge}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="46"/>
+        <source>Input should be greater than {gt}</source>
+        <translation>值应大于 {gt}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="47"/>
+        <source>Input should be less than or equal to {le}</source>
+        <translation>值应小于或等于 {le}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="48"/>
+        <source>Input should be less than {lt}</source>
+        <translation>值应小于 {lt}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="49"/>
+        <source>Input should be {expected}</source>
+        <translation>值应为 {expected}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="50"/>
+        <source>{choices} or {last}</source>
+        <translation>{choices} 或 {last}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="51"/>
+        <source>{message}</source>
+        <translation>{message}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="53"/>
+        <source>expected {expected}, got {got}{hint}</source>
+        <translation>应为{expected}，实际是{got}{hint}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="54"/>
+        <source>an integer</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="55"/>
+        <source>a number</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="56"/>
+        <source>true or false</source>
+        <translation> true 或 false</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="57"/>
+        <source>a string</source>
+        <translation>字符串</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="58"/>
+        <source>a path (a string)</source>
+        <translation>路径（字符串）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="59"/>
+        <source>a list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="60"/>
+        <source>a table</source>
+        <translation>表</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="61"/>
+        <source>a boolean ({value})</source>
+        <translation>布尔值（{value}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="62"/>
+        <source>an integer ({value})</source>
+        <translation>整数（{value}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="63"/>
+        <source>a float ({value})</source>
+        <translation>浮点数（{value}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="64"/>
+        <source>a string (&quot;{value}&quot;)</source>
+        <translation>字符串（&quot;{value}&quot;）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="65"/>
+        <source>a {type}</source>
+        <translation> {type} 类型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="66"/>
+        <source> (write the number without quotes)</source>
+        <translation>（数字不要加引号）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="67"/>
+        <source> (write {value} without quotes)</source>
+        <translation>（{value} 不要加引号）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="68"/>
+        <source> (write true or false)</source>
+        <translation>（请写 true 或 false）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="69"/>
+        <source> (write a whole number without a decimal point)</source>
+        <translation>（请写不带小数点的整数）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="71"/>
+        <source>use 1-64 letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, starting with a letter or digit</source>
+        <translation>请使用 1-64 个字母、数字、“.”、“_”或“-”，并以字母或数字开头</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="72"/>
+        <source>must be the NAME of an environment variable (the key itself never goes in the config)</source>
+        <translation>必须是环境变量的名称（密钥本身绝不写进配置）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="74"/>
+        <source>must be the NAME of an environment variable (the value itself never goes in the config)</source>
+        <translation>必须是环境变量的名称（值本身绝不写进配置）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="76"/>
+        <source>must be a keyring entry &apos;service:username&apos; (the value never goes in the config)</source>
+        <translation>必须是密钥环条目“service:username”（值绝不写进配置）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="78"/>
+        <source>min_calls ({min_calls}) must not exceed window ({window})</source>
+        <translation>min_calls（{min_calls}）不能大于 window（{window}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="79"/>
+        <source>{domain}: requests per minute must be a number &gt;= 0</source>
+        <translation>{domain}：每分钟请求数必须是 &gt;= 0 的数字</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="80"/>
+        <source>base_url must start with http:// or https://</source>
+        <translation>base_url 必须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="81"/>
+        <source>stale_after_s ({stale_after_s}) must be greater than interval_s ({interval_s})</source>
+        <translation>stale_after_s（{stale_after_s}）必须大于 interval_s（{interval_s}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="82"/>
+        <source>{key} belongs to the endpoint {endpoint}; remove it here</source>
+        <translation>{key} 属于端点 {endpoint}；请从这里删除</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="83"/>
+        <source>an api profile needs model</source>
+        <translation>api 配置需要 model</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="84"/>
+        <source>an api profile needs {keys} (or endpoint and model)</source>
+        <translation>api 配置需要 {keys}（或 endpoint 加 model）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="85"/>
+        <source>{key} is for web profiles only</source>
+        <translation>{key} 只用于 web 配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="86"/>
+        <source>{key} is for api profiles only</source>
+        <translation>{key} 只用于 api 配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="87"/>
+        <source>a web profile needs site (the name of a site adapter)</source>
+        <translation>web 配置需要 site（站点适配器的名称）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="88"/>
+        <source>web profiles run exactly one task per account (a chat account allows one generation at a time); remove concurrency and add accounts instead</source>
+        <translation>web 配置每个账号只运行一个任务（聊天账号同一时间只允许一次生成）；请删除 concurrency，改为添加账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="91"/>
+        <source>fallback must not name the profile itself</source>
+        <translation>fallback 不能指向配置自身</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="92"/>
+        <source>stored credentials need both a user and a password: add {keys}</source>
+        <translation>保存的凭据需要同时有用户名和密码：请添加 {keys}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="94"/>
+        <source>duplicate profile name {name}</source>
+        <translation>配置名称 {name} 重复</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="95"/>
+        <source>duplicate endpoint name {name}</source>
+        <translation>端点名称 {name} 重复</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="96"/>
+        <source>duplicate account name {name}</source>
+        <translation>账号名称 {name} 重复</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="97"/>
+        <source>no endpoint named {name} ({known})</source>
+        <translation>没有名为 {name} 的端点（{known}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="98"/>
+        <source>none defined</source>
+        <translation>一个也未定义</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="99"/>
+        <source>no profile named {name}</source>
+        <translation>没有名为 {name} 的配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config_messages.py" line="100"/>
+        <source>profile {name} is an api profile; accounts are for web</source>
+        <translation>配置 {name} 是 api 配置；账号只用于 web 配置</translation>
+    </message>
+</context>
+<context>
     <name>Console</name>
     <message>
         <location filename="../../mediadesk/ui/app.py" line="79"/>
@@ -606,38 +880,38 @@
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="157"/>
+        <location filename="../../mediadesk/ui/app.py" line="158"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="181"/>
+        <location filename="../../mediadesk/ui/app.py" line="182"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="229"/>
+        <location filename="../../mediadesk/ui/app.py" line="230"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="237"/>
-        <location filename="../../mediadesk/ui/app.py" line="248"/>
+        <location filename="../../mediadesk/ui/app.py" line="238"/>
+        <location filename="../../mediadesk/ui/app.py" line="249"/>
         <source>MediaDesk is already running</source>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="245"/>
+        <location filename="../../mediadesk/ui/app.py" line="246"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="251"/>
+        <location filename="../../mediadesk/ui/app.py" line="252"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="254"/>
+        <location filename="../../mediadesk/ui/app.py" line="255"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -645,69 +919,69 @@
 <context>
     <name>DetailPane</name>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="95"/>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="165"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="96"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="166"/>
         <source>No task selected.</source>
         <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
         <translation>未选择任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="105"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="106"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="108"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="109"/>
         <source>result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="109"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="110"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="116"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="117"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="121"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="122"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="124"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="125"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="132"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="133"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="167"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="168"/>
         <source>{id} — loading…</source>
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="222"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="223"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="227"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="228"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="237"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="238"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="242"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="243"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
@@ -1219,195 +1493,854 @@
 <context>
     <name>LogDock</name>
     <message>
-        <location filename="../../mediadesk/ui/log_dock.py" line="37"/>
+        <location filename="../../mediadesk/ui/log_dock.py" line="49"/>
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/log_dock.py" line="44"/>
+        <location filename="../../mediadesk/ui/log_dock.py" line="56"/>
         <source>Filter log (text, lane, task id)…</source>
         <translation>筛选日志（文本、通道、任务 ID）…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/log_dock.py" line="46"/>
+        <location filename="../../mediadesk/ui/log_dock.py" line="58"/>
         <source>Follow</source>
         <translation>跟随</translation>
     </message>
 </context>
 <context>
+    <name>LogPhrases</name>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="56"/>
+        <source>attempt {attempt} started</source>
+        <extracomment>The translation context of every template (``QCoreApplication.translate(CONTEXT, template)``). How each placeholder matches, and whether its value is translated in turn. &quot;num&quot;: a number; &quot;text&quot;: any text, shown as stored; &quot;phrase&quot;: words of ours (translated again); &quot;opt&quot;: like &quot;phrase&quot; but may be empty (a suffix: ``{more}``). A suffix (``{more}``) is empty or starts the way every suffix phrase does (&quot;; &quot;, &quot;, &quot;, &quot; (&quot;): so an error text with brackets of its own (&quot;HTTP 429 (slow down)&quot;) is not cut at its first &quot;)&quot;. Every phrase the code writes to a task&apos;s log, most specific first (the first full match wins).</extracomment>
+        <translation>第 {attempt} 次尝试开始</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="57"/>
+        <source>canceled while pending</source>
+        <translation>等待中被取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="58"/>
+        <source>cancel requested by operator</source>
+        <translation>操作员请求取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="59"/>
+        <source>re-queued by operator</source>
+        <translation>操作员已重新排队</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="60"/>
+        <source>resolved by operator: {action} ({note})</source>
+        <translation>操作员已处理：{action}（{note}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="61"/>
+        <source>resolved by operator: {action}</source>
+        <translation>操作员已处理：{action}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="62"/>
+        <source>not run: {why}</source>
+        <translation>未运行：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="63"/>
+        <source>an earlier turn ({task}) of conversation {conversation} ended {state}</source>
+        <translation>会话 {conversation} 的前一轮（{task}）以“{state}”结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="64"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="65"/>
+        <source>canceled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="67"/>
+        <source>success in {seconds} s{more}</source>
+        <translation>成功，用时 {seconds} 秒{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="68"/>
+        <source> (truncated: the provider stopped at its length limit)</source>
+        <translation>（已截断：服务商在长度上限处停止）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="69"/>
+        <source>canceled {who} while running</source>
+        <translation>运行中被取消{who}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="70"/>
+        <source>by operator</source>
+        <translation>（操作员）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="71"/>
+        <source>(the attempt was cancelled)</source>
+        <translation>（本次尝试被取消）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="72"/>
+        <source>attempt abandoned: the task was taken over (stale heartbeat)</source>
+        <translation>已放弃本次尝试：任务已被接管（心跳过期）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="73"/>
+        <source>interrupted by shutdown; will resume</source>
+        <translation>因关闭而中断；将会继续</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="74"/>
+        <source>interrupted: the database failed; will resume</source>
+        <translation>已中断：数据库出错；将会继续</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="75"/>
+        <source>recovered after a crash: cancel had been requested</source>
+        <translation>崩溃后恢复：此前已请求取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="76"/>
+        <source>failed: {error}</source>
+        <translation>失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="78"/>
+        <source>attempt {attempt} failed ({error}); {why}</source>
+        <translation>第 {attempt} 次尝试失败（{error}）；{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="79"/>
+        <source>not started ({error}); attempt not charged, back in the queue for {seconds} s{more}</source>
+        <translation>未开始（{error}）；本次尝试不计数，重新排队 {seconds} 秒{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="81"/>
+        <source>attempt {attempt} {why} ({error}){more}</source>
+        <translation>第 {attempt} 次尝试：{why}（{error}）{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="82"/>
+        <source>; callee paused {seconds} s{more}</source>
+        <translation>；被调用方暂停 {seconds} 秒{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="83"/>
+        <source>; {callee} paused {seconds} s{more}</source>
+        <translation>；{callee}暂停 {seconds} 秒{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="84"/>
+        <source>; breaker {breaker} ({reason}){more}</source>
+        <translation>；熔断器{breaker}（{reason}）{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="85"/>
+        <source>, next probe in {seconds} s</source>
+        <translation>，{seconds} 秒后下次探测</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="86"/>
+        <source>retry {n}/{max} in {seconds} s</source>
+        <translation>{seconds} 秒后第 {n}/{max} 次重试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="87"/>
+        <source>not retryable</source>
+        <translation>不可重试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="88"/>
+        <source>no retries left</source>
+        <translation>重试次数已用完</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="89"/>
+        <source>not started; attempt not charged</source>
+        <translation>未开始；本次尝试不计数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="90"/>
+        <source>refused by the callee; attempt not charged</source>
+        <translation>被调用方拒绝；本次尝试不计数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="91"/>
+        <source>could not reach the callee; attempt not charged</source>
+        <translation>无法连接被调用方；本次尝试不计数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="92"/>
+        <source>crashed or timed out on {n} attempts: set aside for a person</source>
+        <translation>{n} 次尝试崩溃或超时：已搁置，等待人工处理</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="94"/>
+        <source>expired: {why}</source>
+        <translation>已过期：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="95"/>
+        <source>not started within max_wait_s = {limit} s (waited {seconds} s)</source>
+        <translation>未在 max_wait_s = {limit} 秒内开始（已等待 {seconds} 秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="96"/>
+        <source>fallback exhausted: {why}</source>
+        <translation>后备链已用尽：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="97"/>
+        <source>every step of the fallback chain failed; last: {profile} ({kind}: {error})</source>
+        <translation>后备链的每一步都失败了；最后一步：{profile}（{kind}: {error}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="98"/>
+        <source>fallback: {why}; moved to {profile}</source>
+        <translation>后备：{why}；已转到 {profile}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="99"/>
+        <source>fallback: {why}; answered with the rule reply</source>
+        <translation>后备：{why}；已用规则回复作答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="100"/>
+        <source>{profile} could not serve it ({kind}: {error})</source>
+        <translation>{profile} 无法处理（{kind}: {error}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="101"/>
+        <source>retry by operator</source>
+        <translation>操作员要求重试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="102"/>
+        <source>reroute by operator to {profile}</source>
+        <translation>操作员改派到 {profile}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="103"/>
+        <source>{action} by operator to {profile}</source>
+        <translation>操作员执行 {action}，目标 {profile}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="104"/>
+        <source>{action} by operator</source>
+        <translation>操作员执行 {action}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="106"/>
+        <source>{request} -&gt; {status} in {seconds} s, {chars} chars{more}</source>
+        <translation>{request} -&gt; {status}，用时 {seconds} 秒，{chars} 个字符{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="107"/>
+        <source>{request} -&gt; {status} in {seconds} s ({kind}{more})</source>
+        <translation>{request} -&gt; {status}，用时 {seconds} 秒（{kind}{more}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="108"/>
+        <source>{request} -&gt; not sent: {error}</source>
+        <translation>{request} -&gt; 未发送：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="109"/>
+        <source>{request} -&gt; cancelled after {seconds} s</source>
+        <translation>{request} -&gt; {seconds} 秒后取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="110"/>
+        <source>{request} -&gt; {kind} after {seconds} s{more}</source>
+        <translation>{request} -&gt; {seconds} 秒后 {kind}{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="111"/>
+        <source>POST {path} stream={flag}</source>
+        <translation>POST {path} stream={flag}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="112"/>
+        <source> (truncated: finish_reason=length)</source>
+        <translation>（已截断：finish_reason=length）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="113"/>
+        <source>, retry after {seconds} s</source>
+        <translation>，{seconds} 秒后重试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="115"/>
+        <source>(at lane start) {line}</source>
+        <translation>（通道启动时）{line}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="116"/>
+        <source>account {account}: chromium pid {pid}, debug port {port}</source>
+        <translation>账号 {account}：chromium 进程 {pid}，调试端口 {port}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="117"/>
+        <source>answer {chars} chars; driver overhead {ms} ms</source>
+        <translation>回答 {chars} 个字符；驱动开销 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="118"/>
+        <source>recycling the browser after {n} tasks</source>
+        <translation>已运行 {n} 个任务，回收浏览器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
+        <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
+        <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
+        <source>conversation {conversation}: turn {turn} in its chat thread</source>
+        <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
+        <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
+        <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="125"/>
+        <source>not started: {error}</source>
+        <translation>未开始：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="126"/>
+        <source>evidence: {files}</source>
+        <translation>证据：{files}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="127"/>
+        <source>canceled: generation stopped and page replaced</source>
+        <translation>已取消：已停止生成并替换页面</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
+        <source>canceled: browser did not answer within {seconds} s; killed it</source>
+        <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="130"/>
+        <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
+        <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="132"/>
+        <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
+        <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="134"/>
+        <source>automatic login: {account} is logged in again</source>
+        <translation>自动登录：{account} 已重新登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="135"/>
+        <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
+        <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="137"/>
+        <source>automatic login failed: {why}; next try not before {time}</source>
+        <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
+        <source>still logged out after submitting the login form ({error})</source>
+        <translation>提交登录表单后仍未登录（{error}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="140"/>
+        <source>browser: previous chromium is gone; relaunching on a fresh process</source>
+        <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
+        <source>browser: the page could not be replaced; browser ended</source>
+        <translation>浏览器：无法替换页面；浏览器已结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="142"/>
+        <source>browser: started chromium pid {pid} on {path}</source>
+        <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
+        <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
+        <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
+        <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
+        <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="145"/>
+        <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
+        <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
+        <source>gracefully</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
+        <source>after SIGKILL</source>
+        <translation>在 SIGKILL 后</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
+        <source>after SIGTERM</source>
+        <translation>在 SIGTERM 后</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
+        <source>; STILL RUNNING: {pids}</source>
+        <translation>；仍在运行：{pids}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
+        <source>browser: chromium pid {pid} killed ({n} processes)</source>
+        <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
+        <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
+        <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
+        <source>session cookies: restored {n} ({domains}) from {file}</source>
+        <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
+        <source>session cookies: could not restore {n} from {file}: {error}</source>
+        <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
+        <source>session cookies: could not save {file}: {error}</source>
+        <translation>会话 cookie：无法保存 {file}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
+        <source>session cookies: not saved ({error})</source>
+        <translation>会话 cookie：未保存（{error}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="157"/>
+        <source>self-check: clean{more}</source>
+        <translation>自检：正常{more}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
+        <source> (removed stale {files})</source>
+        <translation>（已删除过期的 {files}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
+        <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
+        <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="161"/>
+        <source>terminated</source>
+        <translation>已终止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="162"/>
+        <source>killed after {seconds} s grace</source>
+        <translation>宽限 {seconds} 秒后已强制结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
+        <source>could NOT end pids {pids}</source>
+        <translation>无法结束进程 {pids}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
+        <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
+        <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="166"/>
+        <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
+        <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
+        <source>an open browser of this MediaDesk uses it</source>
+        <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
+        <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
+        <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="170"/>
+        <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
+        <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="171"/>
+        <source>the account lock is held by pid {pid}</source>
+        <translation>账号锁被进程 {pid} 持有</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
+        <source>an orphaned chromium {type} process whose browser is gone</source>
+        <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
+        <source>recorded by this MediaDesk</source>
+        <translation>由本 MediaDesk 记录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
+        <source>recorded by MediaDesk pid {pid}, which is gone</source>
+        <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="175"/>
+        <source>it belongs to MediaDesk pid {pid}, which is still running</source>
+        <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="176"/>
+        <source>it only holds our recorded debug port; not on our profile, not ours</source>
+        <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
+        <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
+        <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="179"/>
+        <source>the account lock was free and the MediaDesk that started it is gone</source>
+        <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
+        <source>it was not started by MediaDesk and cannot be attributed</source>
+        <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="182"/>
+        <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason})</source>
+        <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
+        <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
+        <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
+        <source>{callee} {name}: probe ok ({what})</source>
+        <translation>{callee} {name}：探测成功（{what}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
+        <source>{callee} {name}: probe failed ({what})</source>
+        <translation>{callee} {name}：探测失败（{what}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
+        <source>endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
+        <source>account</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
+        <source>closed</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
+        <source>open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
+        <source>half_open</source>
+        <translation>半开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
+        <source>no probe for this callee: one trial task decides</source>
+        <translation>此被调用方没有探测：由一个试运行任务决定</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
+        <source>probe error: {error}</source>
+        <translation>探测出错：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
+        <source>the trial task failed</source>
+        <translation>试运行任务失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
+        <source>{failed} of the last {n} calls failed</source>
+        <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="195"/>
+        <source>refused with no success for {seconds} s</source>
+        <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
+        <source>unavailable: {error}</source>
+        <translation>不可用：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
+        <source>out of credit: {error}</source>
+        <translation>额度用尽：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="199"/>
+        <source>not started</source>
+        <translation>未启动</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
+        <source>no answer within {seconds} s</source>
+        <translation>{seconds} 秒内无应答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <source>HTTP {status}</source>
+        <translation>HTTP {status}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <source>an operator is logging in</source>
+        <translation>操作员正在登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
+        <source>a run is in progress</source>
+        <translation>正在运行任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
+        <source>needs login: {error}</source>
+        <translation>需要登录：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <source>logged in, prompt box ready</source>
+        <translation>已登录，输入框就绪</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="103"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="115"/>
         <source>MediaDesk — {dir}</source>
-        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async). The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
+        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread. The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="197"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="209"/>
         <source>Accounts</source>
         <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="199"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="211"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="216"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="228"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="218"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="230"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="227"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="239"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="251"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="263"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="253"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="265"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="376"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="388"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="395"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="407"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="399"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="411"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="402"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="414"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="404"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="416"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="416"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="433"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="467"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="428"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="455"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="509"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="445"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="472"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="459"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="501"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="464"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="506"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="478"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="520"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="480"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="522"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="490"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="532"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="506"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="548"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="512"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="554"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="518"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="560"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="524"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="566"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="543"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="567"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="585"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="609"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="608"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="650"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="608"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="650"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="610"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="652"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="612"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="654"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="613"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="655"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="625"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="667"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="629"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="671"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="633"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="675"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="637"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="679"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -1420,32 +2353,32 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="551"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="593"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="568"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="610"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="570"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="612"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="572"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="614"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="599"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="641"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="601"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="643"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -1617,64 +2550,64 @@
 <context>
     <name>SetupEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="307"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="324"/>
         <source>Setup — {path}</source>
         <extracomment>What the running app uses (restart-needed changes are measured against it). Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
         <translation>设置 — {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="313"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="330"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="316"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="333"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="409"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="426"/>
         <source>Opens the site in Chromium on this account&apos;s profile and says logged in or out</source>
         <translation>用此账号的浏览器配置在 Chromium 中打开站点，并显示已登录或未登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="410"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="427"/>
         <source>Sends one cheap request (GET /models, or a one-token answer) and shows the latency</source>
         <translation>发送一个开销很小的请求（GET /models，或只生成一个 token 的回答）并显示延迟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="456"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="535"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="473"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="552"/>
         <source>(no name)</source>
         <translation>（无名称）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="489"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="506"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="489"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="506"/>
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="582"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="599"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="586"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="603"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="602"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="619"/>
         <source>Config changed on disk</source>
         <translation>配置文件已在磁盘上被更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="603"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="620"/>
         <source>{message}
 
 Overwrite the file with the edits made here?</source>
@@ -1683,157 +2616,157 @@ Overwrite the file with the edits made here?</source>
 要用此处的编辑覆盖该文件吗？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="609"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="626"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="610"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="627"/>
         <source>Close Setup and discard the changes not saved to {path}?</source>
         <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="628"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="645"/>
         <source>Not saved: {path} changed on disk. Close and reopen Setup to see that change.</source>
         <translation>未保存：{path} 已在磁盘上被更改。请关闭并重新打开设置以查看该更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="636"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="653"/>
         <source>Not saved: {error}</source>
         <translation>未保存：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="639"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="656"/>
         <source>Saved {path}.</source>
         <translation>已保存 {path}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="657"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="674"/>
         <source>{profile} concurrency {n}</source>
         <translation>{profile} 并发数 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="664"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="681"/>
         <source>{account} {state}</source>
         <translation>{account} {state}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="665"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="682"/>
         <source>enabled</source>
         <translation>已启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="665"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="682"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="667"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="684"/>
         <source>Applied now: {what}.</source>
         <translation>已立即生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="669"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="686"/>
         <source>Applies at the next start: {what}.</source>
         <translation>下次启动时生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="677"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="694"/>
         <source>endpoint {name} added</source>
         <translation>已添加端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="678"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="695"/>
         <source>endpoint {name} removed</source>
         <translation>已删除端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="679"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="696"/>
         <source>endpoint {name} changed</source>
         <translation>已更改端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="680"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="697"/>
         <source>profile {name} added</source>
         <translation>已添加配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="681"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="698"/>
         <source>profile {name} removed</source>
         <translation>已删除配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="682"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="699"/>
         <source>profile {name} changed</source>
         <translation>已更改配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="683"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="700"/>
         <source>account {name} added</source>
         <translation>已添加账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="684"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="701"/>
         <source>account {name} removed</source>
         <translation>已删除账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="685"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="702"/>
         <source>account {name} changed</source>
         <translation>已更改账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="704"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="721"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="712"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="729"/>
         <source>Test needs the console&apos;s event loop; open Setup from the console</source>
         <translation>测试需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="718"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="735"/>
         <source>Testing {name}…</source>
         <translation>正在测试 {name}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="745"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="762"/>
         <source>a web profile is tested through its accounts</source>
         <translation>网页配置通过其账号进行测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="762"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="779"/>
         <source>OK: {seen} in {ms:.0f} ms</source>
         <translation>正常：{seen}，用时 {ms:.0f} ms</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="763"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="780"/>
         <source>Failed after {ms:.0f} ms: {seen}</source>
         <translation>{ms:.0f} ms 后失败：{seen}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="782"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="799"/>
         <source>{name}: logged in</source>
         <translation>{name}：已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="784"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="801"/>
         <source>{name}: logged out ({why}); use Log in on the account panel</source>
         <translation>{name}：未登录（{why}）；请在账号面板上点击“登录”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="786"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="803"/>
         <source>{name}: {error}</source>
         <translation>{name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="790"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="807"/>
         <source>logged in ({seen})</source>
         <translation>已登录（{seen}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="792"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="809"/>
         <source>logged out ({seen})</source>
         <translation>未登录（{seen}）</translation>
     </message>
@@ -2097,68 +3030,68 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="73"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="75"/>
         <source>MediaDesk — welcome</source>
         <extracomment>The operator chose (a :class:`WelcomeChoice`). Where &quot;Create a workspace&quot; writes, and where the console looked for a config. &quot;Open a config...&quot;: () -&gt; the chosen file, or None. Tests replace it. &quot;Create a workspace&quot; opens the written file here: (path) -&gt; None. The in-window config editor replaces it; until then the system&apos;s editor for .toml files. Asked before anything when the template&apos;s place is taken: (path) -&gt; open it instead?</extracomment>
         <translation>MediaDesk — 欢迎</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="80"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="82"/>
         <source>Welcome to MediaDesk</source>
         <translation>欢迎使用 MediaDesk</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="98"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="100"/>
         <source>Try the demo</source>
         <translation>试用演示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="99"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="101"/>
         <source>A ready workspace with two local simulators (a chat site and an API): no account, no network, both lanes work within a minute.</source>
         <translation>现成的工作区，带两个本地模拟器（一个聊天网站和一个 API）：无需账号、无需网络，一分钟内两个通道都会开始工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="102"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="104"/>
         <source>Open a config...</source>
         <translation>打开配置...</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="103"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="105"/>
         <source>You already have a MediaDesk config file (TOML): open the console with it.</source>
         <translation>已有 MediaDesk 配置文件（TOML）：用它打开控制台。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="105"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="107"/>
         <source>Create a workspace</source>
         <translation>创建工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="106"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="108"/>
         <source>Write a commented config to {path} and open it for editing; the console opens with an empty workspace.</source>
         <translation>将带注释的配置写入 {path} 并打开编辑；控制台以空工作区打开。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="123"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="125"/>
         <source>From a terminal: “mediadesk demo”, “mediadesk --config FILE”, or “mediadesk init” to write the template.</source>
         <translation>在终端中：“mediadesk demo”、“mediadesk --config FILE”，或用“mediadesk init”写入模板。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="143"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="146"/>
         <source>MediaDesk runs batches of prompts over web chat accounts (in a real browser) and API models, and keeps every task and answer in a database on this computer.</source>
         <translation>MediaDesk 通过网页聊天账号（在真实浏览器中）和 API 模型批量运行提示词，并把每个任务和回答保存在本机的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="145"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="148"/>
         <source>No workspace is open: no configuration was found at {path}.</source>
         <translation>尚未打开工作区：在 {path} 未找到配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="146"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="149"/>
         <source>No workspace is open: the configuration could not be used.</source>
         <translation>尚未打开工作区：配置无法使用。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="153"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="156"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -2169,27 +3102,27 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 请在文件中修正该键，然后选择“打开配置...”重新加载，或从演示或新工作区开始。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="192"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="195"/>
         <source>{path} could not be written: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="205"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="208"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="206"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="209"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="211"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="214"/>
         <source>A config is already there</source>
         <translation>配置已存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="212"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="215"/>
         <source>{path} already exists; it is left as it is. Open it instead?</source>
         <translation>{path} 已存在，将保持不变。改为打开它吗？</translation>
     </message>
@@ -2380,7 +3313,7 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>_EntryForm</name>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="182"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="199"/>
         <source>default: {value}</source>
         <extracomment>Only for profiles of this kind (None: every profile).</extracomment>
         <translation>默认：{value}</translation>
@@ -2389,17 +3322,17 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>_SectionPage</name>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="264"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="281"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="265"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="282"/>
         <source>Duplicate</source>
         <translation>创建副本</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="266"/>
+        <location filename="../../mediadesk/ui/setup_editor.py" line="283"/>
         <source>Remove</source>
         <translation>删除</translation>
     </message>

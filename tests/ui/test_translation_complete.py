@@ -95,8 +95,8 @@ def current_messages(sources: list[Path], ts: Path, tmp: Path) -> list[Message]:
 
 @pytest.fixture(scope="module")
 def messages(tmp_path_factory: pytest.TempPathFactory) -> list[Message]:
-    """The same sources as packaging/i18n.py scans (its SOURCES folder)."""
-    sources = sorted(_i18n().SOURCES.glob("*.py"))
+    """The same sources as packaging/i18n.py scans (its SOURCES folder and its CATALOGS)."""
+    sources = _i18n().source_files()
     assert sources, "packaging/i18n.py scans no source file"
     return current_messages(sources, TS, tmp_path_factory.mktemp("ts"))
 

@@ -1,0 +1,500 @@
+"""Team mode: coordination of several scheduler processes ("desktops") through one shared database.
+
+No server of our own: the database is the coordination point (tables in
+:mod:`mediadesk.store.team_schema`). Each operation is one statement or one short transaction, and
+every time is the DATABASE SERVER's clock (``_NOW``), never a desktop's: desktops' clocks may
+disagree, a lease must be judged by one clock.
+
+* ``desktop``: one row per scheduler process (``owner`` = ``host:pid:uuid8``), alive while its
+  ``heartbeat_at`` is fresher than ``stale_after_s`` and it has not left.
+* ``account_lease``: a web account is run by at most one desktop. Taken by an atomic upsert that only
+  overwrites a lease that has expired or is already ours; renewed by every :meth:`TeamCoordinator.beat`,
+  so a live desktop never loses it and a dead one loses it ``stale_after_s`` after its last beat.
+* ``endpoint_slot``: an endpoint's concurrency shared by all desktops, one row per slot number. A
+  desktop configured with ``limit`` only takes slots ``0 .. limit-1``: N desktops together never hold
+  more live slots than the largest configured limit, and a desktop with a smaller limit never starts
+  a request while ``limit`` slots of its range are busy. PostgreSQL picks with ``FOR UPDATE SKIP
+  LOCKED``: concurrent acquirers never get the same slot and never wait for each other.
+* ``rate_bucket``: a token bucket (requests per minute) shared by all desktops, refilled from the
+  database clock and updated under a row lock.
+
+The coordinator uses a connection of its own (never the task store's), in autocommit mode: a psycopg 3
+connection (``autocommit=True``) or a ``sqlite3`` connection with ``isolation_level=None``. SQLite is
+the one-machine case: the same SQL runs there (single writer, so every statement is atomic) and every
+operation trivially succeeds for a lone desktop. Calls are serialized by a lock (one connection cannot
+run two transactions at once); they block, so async callers run them in a worker thread.
+Database errors propagate (psycopg.Error / sqlite3.Error): the caller decides (a desktop that cannot
+renew must stop using its leases in time, see :func:`mediadesk.core.team_policy.lease_valid_for`).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypeVar
+
+__all__ = [
+    "BeatResult",
+    "DbConnection",
+    "DesktopInfo",
+    "Dialect",
+    "LeaseResult",
+    "ReapResult",
+    "TeamCoordinator",
+]
+
+Dialect = Literal["postgresql", "sqlite"]
+
+#: The database server's clock, in epoch seconds (the same expressions as in team_schema).
+_NOW: dict[str, str] = {
+    "postgresql": "CAST(extract(epoch from clock_timestamp()) AS DOUBLE PRECISION)",
+    "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
+}
+
+#: PostgreSQL aborts one transaction of a deadlock (40P01) or a serialization failure (40001): run it again.
+_RETRY_SQLSTATES = frozenset({"40P01", "40001"})
+_TX_ATTEMPTS = 3
+
+_T = TypeVar("_T")
+
+#: Float slack on token counts.
+_EPS = 1e-6
+
+#: How far two readings of the server clock may be off from the true interval between them: PostgreSQL
+#: has microseconds (and epoch doubles ~0.24 us apart), SQLite's 'now' has milliseconds and its
+#: julianday conversion ~40 us of rounding. An announced wait is padded by it, so a take after the
+#: wait finds its token (padding the wait, not the token count, keeps the budget exact).
+_CLOCK_SLACK_S: dict[str, float] = {"postgresql": 1e-5, "sqlite": 2e-3}
+
+
+class DbConnection(Protocol):
+    """What we use of a DB-API connection (psycopg 3 and sqlite3 both have ``execute``)."""
+
+    def execute(self, query: Any, params: Any = ..., /) -> Any: ...
+
+
+@dataclass(frozen=True)
+class LeaseResult:
+    """The outcome of :meth:`TeamCoordinator.acquire_account`.
+
+    When not acquired, the holder as it was a moment later (None if it released in between) and the
+    seconds until its lease expires unless renewed (the holder renews it while it lives).
+    """
+
+    acquired: bool
+    holder_owner: str | None
+    holder_host: str | None
+    expires_in_s: float | None
+
+
+@dataclass(frozen=True)
+class BeatResult:
+    """What this desktop still holds after a beat renewed it, and what it had lost (stop using it)."""
+
+    accounts: frozenset[str]
+    slots: frozenset[tuple[str, int]]
+    lost_accounts: frozenset[str]
+    lost_slots: frozenset[tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class DesktopInfo:
+    """One desktop as the console shows it (``accounts``: those it declared when it joined)."""
+
+    owner: str
+    host: str
+    operator: str
+    pid: int
+    accounts: tuple[str, ...]
+    heartbeat_age_s: float
+    alive: bool
+    running_tasks: int
+    held_accounts: tuple[str, ...] = ()
+    stopped: bool = False
+
+
+@dataclass(frozen=True)
+class ReapResult:
+    leases: int
+    slots: int
+
+
+def _split_accounts(text: str | None) -> tuple[str, ...]:
+    return tuple(a for a in (text or "").split(",") if a)
+
+
+class TeamCoordinator:
+    """This desktop's side of team mode: heartbeat, account leases, endpoint slots, rate buckets."""
+
+    def __init__(
+        self,
+        conn: DbConnection,
+        *,
+        owner: str,
+        host: str,
+        operator: str,
+        pid: int,
+        stale_after_s: float = 90.0,
+        dialect: Dialect,
+    ) -> None:
+        if dialect not in _NOW:
+            raise ValueError(f"dialect must be 'postgresql' or 'sqlite', got {dialect!r}")
+        if not 0 < stale_after_s < math.inf:
+            raise ValueError(f"stale_after_s must be finite and > 0, got {stale_after_s}")
+        if not owner:
+            raise ValueError("owner must not be empty")
+        # our transactions are explicit BEGIN ... COMMIT: a driver-managed transaction would swallow them
+        if dialect == "postgresql" and getattr(conn, "autocommit", True) is not True:
+            raise ValueError("the coordinator's PostgreSQL connection must be in autocommit mode")
+        if dialect == "sqlite" and getattr(conn, "isolation_level", None) is not None:
+            raise ValueError("the coordinator's SQLite connection must have isolation_level=None")
+        self._conn = conn
+        self.owner = owner
+        self.host = host
+        self.operator = operator
+        self.pid = pid
+        self.stale_after_s = float(stale_after_s)
+        self.dialect: Dialect = dialect
+        self._accounts: tuple[str, ...] = ()
+        self._held_accounts: set[str] = set()
+        self._held_slots: set[tuple[str, int]] = set()
+        self._slot_rows: dict[str, int] = {}  # endpoint -> slot rows 0..n-1 known to exist
+        self._buckets: set[str] = set()  # rate_bucket rows known to exist
+        self._lock = threading.Lock()
+        self.tx_retries = 0  # transactions run again after a deadlock (diagnostics)
+
+    def __repr__(self) -> str:
+        return f"TeamCoordinator(owner={self.owner!r}, dialect={self.dialect!r}, stale_after_s={self.stale_after_s})"
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def _sql(self, template: str) -> str:
+        """``{now}`` -> the server clock; ``%s`` placeholders -> ``?`` on SQLite."""
+        sql = template.replace("{now}", _NOW[self.dialect])
+        return sql.replace("%s", "?") if self.dialect == "sqlite" else sql
+
+    def _run(self, template: str, params: Sequence[Any] = ()) -> Any:
+        return self._conn.execute(self._sql(template), tuple(params))
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        """One short transaction (SQLite: taking the write lock at once, so it cannot deadlock)."""
+        self._conn.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+        try:
+            yield
+        except BaseException:
+            with suppress(Exception):
+                self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def _in_tx(self, body: Callable[[], _T]) -> _T:
+        """``body`` in one transaction, run again (up to 3 times) when PostgreSQL aborted it as a deadlock
+        victim or serialization failure: a multi-row transaction (beat, leave, reap) can lock rows in
+        another order than a concurrent one (a desktop reaping the leases of one it thinks dead)."""
+        for attempt in range(_TX_ATTEMPTS):
+            try:
+                with self._tx():
+                    return body()
+            except Exception as exc:
+                if getattr(exc, "sqlstate", None) not in _RETRY_SQLSTATES or attempt + 1 == _TX_ATTEMPTS:
+                    raise
+                self.tx_retries += 1
+        raise AssertionError("unreachable")
+
+    def _has_task_table(self) -> bool:
+        if self.dialect == "postgresql":
+            row = self._conn.execute("SELECT to_regclass('task') IS NOT NULL").fetchone()
+        else:
+            row = self._conn.execute("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'task'"
+                                     ).fetchone()
+        return bool(row[0])
+
+    # -- desktop --------------------------------------------------------------------------------
+
+    _UPSERT_DESKTOP = (
+        "INSERT INTO desktop (owner, host, operator, pid, accounts, started_at, heartbeat_at, stopped_at) "
+        "VALUES (%s, %s, %s, %s, %s, {now}, {now}, NULL) "
+        "ON CONFLICT (owner) DO UPDATE SET host = excluded.host, operator = excluded.operator, "
+        "pid = excluded.pid, accounts = excluded.accounts, heartbeat_at = excluded.heartbeat_at, stopped_at = NULL"
+    )
+
+    def _upsert_desktop(self) -> None:
+        self._run(self._UPSERT_DESKTOP, (self.owner, self.host, self.operator, self.pid, ",".join(self._accounts)))
+
+    def join(self, accounts: Sequence[str] = ()) -> None:
+        """Announce this desktop (again: a new account list); it stays alive while it calls beat()."""
+        bad = [a for a in accounts if not a or "," in a]
+        if bad:
+            raise ValueError(f"account names must be non-empty and without ',': {bad!r}")
+        with self._lock:
+            self._accounts = tuple(sorted(set(accounts)))
+            self._upsert_desktop()
+
+    def beat(self) -> BeatResult:
+        """Refresh the heartbeat and renew every lease and slot this desktop holds, in one transaction.
+
+        Returns what it still holds. A lease or slot it acquired that is no longer its own (it let
+        it lapse and another desktop took it) is reported as lost: stop using that account or slot.
+        """
+        def renew() -> tuple[frozenset[str], frozenset[tuple[str, int]]]:
+            self._upsert_desktop()
+            accounts = frozenset(
+                r[0] for r in self._run(
+                    "UPDATE account_lease SET expires_at = {now} + %s WHERE owner = %s RETURNING account",
+                    (self.stale_after_s, self.owner)).fetchall())
+            slots = frozenset(
+                (r[0], int(r[1])) for r in self._run(
+                    "UPDATE endpoint_slot SET expires_at = {now} + %s WHERE owner = %s RETURNING endpoint, slot",
+                    (self.stale_after_s, self.owner)).fetchall())
+            return accounts, slots
+
+        with self._lock:
+            accounts, slots = self._in_tx(renew)
+            lost_accounts = frozenset(self._held_accounts - accounts)
+            lost_slots = frozenset(self._held_slots - slots)
+            self._held_accounts = set(accounts)
+            self._held_slots = set(slots)
+        return BeatResult(accounts, slots, lost_accounts, lost_slots)
+
+    def leave(self) -> None:
+        """Give back every lease and slot and mark this desktop stopped (a clean exit)."""
+        def give_back() -> None:
+            self._run("DELETE FROM account_lease WHERE owner = %s", (self.owner,))
+            self._run("UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 WHERE owner = %s",
+                      (self.owner,))
+            self._run("UPDATE desktop SET heartbeat_at = {now}, stopped_at = {now} WHERE owner = %s", (self.owner,))
+
+        with self._lock:
+            self._in_tx(give_back)
+            self._held_accounts.clear()
+            self._held_slots.clear()
+
+    # -- account leases -------------------------------------------------------------------------
+
+    def acquire_account(self, name: str) -> LeaseResult:
+        """Take (or renew) the lease of web account ``name``; never from a holder whose lease is live.
+
+        One atomic upsert: the existing row is overwritten only when it has expired (by the database
+        clock) or is already ours. An expired lease of a dead desktop goes to the next acquirer.
+        """
+        with self._lock:
+            row = self._run(
+                "INSERT INTO account_lease (account, owner, host, acquired_at, expires_at) "
+                "VALUES (%s, %s, %s, {now}, {now} + %s) "
+                "ON CONFLICT (account) DO UPDATE SET owner = excluded.owner, host = excluded.host, "
+                "acquired_at = CASE WHEN account_lease.owner = excluded.owner "
+                "THEN account_lease.acquired_at ELSE excluded.acquired_at END, "
+                "expires_at = excluded.expires_at "
+                "WHERE account_lease.expires_at < excluded.acquired_at OR account_lease.owner = excluded.owner "
+                "RETURNING owner",
+                (name, self.owner, self.host, self.stale_after_s)).fetchone()
+            if row is not None and row[0] == self.owner:
+                self._held_accounts.add(name)
+                return LeaseResult(True, self.owner, self.host, self.stale_after_s)
+            self._held_accounts.discard(name)
+            holder = self._run("SELECT owner, host, expires_at - {now} FROM account_lease WHERE account = %s",
+                               (name,)).fetchone()
+        if holder is None:
+            return LeaseResult(False, None, None, None)
+        return LeaseResult(False, holder[0], holder[1], float(holder[2]))
+
+    def release_account(self, name: str) -> bool:
+        """Give the lease of ``name`` back; False when it was not ours (nothing is deleted then)."""
+        with self._lock:
+            self._held_accounts.discard(name)
+            cur = self._run("DELETE FROM account_lease WHERE account = %s AND owner = %s", (name, self.owner))
+            return bool(cur.rowcount)
+
+    # -- endpoint slots -------------------------------------------------------------------------
+
+    def _ensure_slot_rows(self, endpoint: str, limit: int) -> None:
+        if self._slot_rows.get(endpoint, 0) >= limit:
+            return
+        values = ", ".join(["(%s, %s, NULL, NULL, 0)"] * limit)
+        params: list[Any] = []
+        for slot in range(limit):
+            params += [endpoint, slot]
+        self._run(f"INSERT INTO endpoint_slot (endpoint, slot, owner, task_id, expires_at) VALUES {values} "
+                  "ON CONFLICT (endpoint, slot) DO NOTHING", params)
+        self._slot_rows[endpoint] = limit
+
+    def acquire_slot(self, endpoint: str, limit: int, task_id: str | None = None) -> int | None:
+        """Take a free (or expired) slot numbered below ``limit`` of ``endpoint``; None when all are taken.
+
+        The slot is ours until :meth:`release_slot`, renewed by every :meth:`beat`; it expires
+        ``stale_after_s`` after the last renewal (a dead desktop's slots come back that way).
+        """
+        if not 1 <= limit <= 10_000:
+            raise ValueError(f"limit must be within 1..10000, got {limit}")
+        with self._lock:
+            self._ensure_slot_rows(endpoint, limit)
+            if self.dialect == "postgresql":
+                row = self._run(
+                    "WITH pick AS (SELECT endpoint, slot FROM endpoint_slot "
+                    "WHERE endpoint = %s AND slot < %s AND (owner IS NULL OR expires_at < {now}) "
+                    "ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED) "
+                    "UPDATE endpoint_slot s SET owner = %s, task_id = %s, expires_at = {now} + %s "
+                    "FROM pick WHERE s.endpoint = pick.endpoint AND s.slot = pick.slot RETURNING s.slot",
+                    (endpoint, limit, self.owner, task_id, self.stale_after_s)).fetchone()
+            else:  # one writer at a time: the sub-select and the update are one atomic statement
+                row = self._run(
+                    "UPDATE endpoint_slot SET owner = %s, task_id = %s, expires_at = {now} + %s "
+                    "WHERE endpoint = %s AND slot = (SELECT slot FROM endpoint_slot WHERE endpoint = %s "
+                    "AND slot < %s AND (owner IS NULL OR expires_at < {now}) ORDER BY slot LIMIT 1) "
+                    "RETURNING slot",
+                    (self.owner, task_id, self.stale_after_s, endpoint, endpoint, limit)).fetchone()
+            if row is None:
+                return None
+            slot = int(row[0])
+            self._held_slots.add((endpoint, slot))
+            return slot
+
+    def release_slot(self, endpoint: str, slot: int) -> bool:
+        """Free a slot we hold; False when it was not ours (it lapsed and another desktop took it)."""
+        with self._lock:
+            self._held_slots.discard((endpoint, slot))
+            cur = self._run("UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 "
+                            "WHERE endpoint = %s AND slot = %s AND owner = %s", (endpoint, slot, self.owner))
+            return bool(cur.rowcount)
+
+    # -- shared token buckets -------------------------------------------------------------------
+
+    def take_token(self, bucket: str, rpm: float, burst: float = 1.0) -> float:
+        """Take one token from the shared bucket ``bucket``: 0.0 when taken, else seconds to wait.
+
+        ``rpm`` tokens a minute, at most ``burst`` banked (full when the bucket is first used);
+        rpm 0 = unlimited. Refilled from the database clock; a clock going back earns nothing.
+        """
+        if not 0 <= rpm < math.inf:
+            raise ValueError(f"rpm must be finite and >= 0, got {rpm}")
+        if not 1 <= burst < math.inf:
+            raise ValueError(f"burst must be finite and >= 1, got {burst}")
+        if rpm == 0:
+            return 0.0
+        rate = rpm / 60.0
+        with self._lock:
+            if bucket not in self._buckets:
+                self._run("INSERT INTO rate_bucket (name, tokens, updated_at) VALUES (%s, %s, {now}) "
+                          "ON CONFLICT (name) DO NOTHING", (bucket, float(burst)))
+                self._buckets.add(bucket)
+            level = self._refill_and_take(bucket, rate, float(burst))
+        return 0.0 if level + _EPS >= 1.0 else (1.0 - level) / rate + _CLOCK_SLACK_S[self.dialect]
+
+    def _refill_and_take(self, bucket: str, rate: float, burst: float) -> float:
+        """The bucket's refilled level before this take (a token was taken iff it is >= 1)."""
+        if self.dialect == "postgresql":
+            # one statement: the row lock is held for the statement only
+            row = self._run(
+                "WITH cur AS (SELECT b.name, n.t, b.updated_at, "
+                "LEAST(%s, b.tokens + GREATEST(0, n.t - b.updated_at) * %s) AS r "
+                "FROM rate_bucket b, (SELECT {now} AS t) n WHERE b.name = %s FOR UPDATE OF b) "
+                "UPDATE rate_bucket b SET "
+                "tokens = CASE WHEN cur.r + %s >= 1 THEN GREATEST(0, cur.r - 1) ELSE cur.r END, "
+                "updated_at = GREATEST(cur.updated_at, cur.t) "
+                "FROM cur WHERE b.name = cur.name RETURNING cur.r",
+                (burst, rate, bucket, _EPS)).fetchone()
+            if row is None:  # the row vanished (someone deleted it): make it again next time
+                self._buckets.discard(bucket)
+                return 0.0
+            return float(row[0])
+        with self._tx():
+            row = self._run("SELECT tokens, updated_at, {now} FROM rate_bucket WHERE name = %s", (bucket,)).fetchone()
+            if row is None:
+                self._buckets.discard(bucket)
+                return 0.0
+            tokens, updated_at, now = float(row[0]), float(row[1]), float(row[2])
+            level = min(burst, tokens + max(0.0, now - updated_at) * rate)
+            left = max(0.0, level - 1.0) if level + _EPS >= 1.0 else level
+            self._run("UPDATE rate_bucket SET tokens = %s, updated_at = %s WHERE name = %s",
+                      (left, max(updated_at, now), bucket))
+            return level
+
+    # -- the console's view, and recovery -------------------------------------------------------
+
+    def desktops(self) -> list[DesktopInfo]:
+        """Every desktop that ever joined this database, live ones first (alive by this desktop's
+        ``stale_after_s``), with its live account leases and running tasks (when a ``task`` table exists)."""
+        with self._lock:
+            rows = self._run(
+                "SELECT owner, host, operator, pid, accounts, {now} - heartbeat_at, "
+                "CASE WHEN stopped_at IS NULL AND heartbeat_at >= {now} - %s THEN 1 ELSE 0 END, "
+                "CASE WHEN stopped_at IS NULL THEN 0 ELSE 1 END FROM desktop",
+                (self.stale_after_s,)).fetchall()
+            held: dict[str, list[str]] = {}
+            for owner, account in self._run(
+                    "SELECT owner, account FROM account_lease WHERE expires_at >= {now} ORDER BY account").fetchall():
+                held.setdefault(owner, []).append(account)
+            running: dict[str, int] = {}
+            if self._has_task_table():
+                running = {owner: int(n) for owner, n in self._conn.execute(
+                    "SELECT owner, count(*) FROM task WHERE state = 'running' AND owner IS NOT NULL "
+                    "GROUP BY owner").fetchall()}
+        out = [
+            DesktopInfo(owner=r[0], host=r[1], operator=r[2], pid=int(r[3]), accounts=_split_accounts(r[4]),
+                        heartbeat_age_s=float(r[5]), alive=bool(r[6]), running_tasks=running.get(r[0], 0),
+                        held_accounts=tuple(held.get(r[0], ())), stopped=bool(r[7]))
+            for r in rows
+        ]
+        out.sort(key=lambda d: (not d.alive, d.heartbeat_age_s, d.owner))
+        return out
+
+    _DEAD_DESKTOPS = "SELECT owner FROM desktop WHERE stopped_at IS NOT NULL OR heartbeat_at < {now} - %s"
+
+    def dead_owners(self, *, with_running_tasks: bool = False) -> list[str]:
+        """Owners whose tasks the living must recover: desktops that left or whose heartbeat is older
+        than ``stale_after_s``, and owners of running tasks that never joined (no desktop row).
+
+        ``with_running_tasks``: only those that still own a running task (the list of every dead
+        desktop grows with each process start). Only meaningful once every scheduler joins before it
+        claims a task: a process that runs tasks without joining looks dead.
+        """
+        with self._lock:
+            has_tasks = self._has_task_table()
+            if with_running_tasks and not has_tasks:
+                return []
+            if with_running_tasks:
+                sql = ("SELECT DISTINCT owner FROM task WHERE state = 'running' AND owner IS NOT NULL AND "
+                       f"(owner IN ({self._DEAD_DESKTOPS}) OR owner NOT IN (SELECT owner FROM desktop))")
+            elif has_tasks:
+                sql = (f"{self._DEAD_DESKTOPS} UNION SELECT owner FROM task WHERE state = 'running' "
+                       "AND owner IS NOT NULL AND owner NOT IN (SELECT owner FROM desktop)")
+            else:
+                sql = self._DEAD_DESKTOPS
+            rows = self._run(sql, (self.stale_after_s,)).fetchall()
+        return sorted(r[0] for r in rows)
+
+    def reap_dead(self) -> ReapResult:
+        """Delete expired account leases and free expired slots of dead owners (their rows would be
+        taken over by the next acquirer anyway; this keeps the tables and the console truthful)."""
+        dead = (f"(owner IN ({self._DEAD_DESKTOPS}) OR owner NOT IN (SELECT owner FROM desktop))")
+
+        def reap() -> ReapResult:
+            leases = self._run(f"DELETE FROM account_lease WHERE expires_at < {{now}} AND {dead}",
+                               (self.stale_after_s,)).rowcount
+            slots = self._run("UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 "
+                              f"WHERE owner IS NOT NULL AND expires_at < {{now}} AND {dead}",
+                              (self.stale_after_s,)).rowcount
+            return ReapResult(leases=int(leases), slots=int(slots))
+
+        with self._lock:
+            return self._in_tx(reap)
+
+    def forget_desktops(self, older_than_s: float) -> int:
+        """Delete the rows of desktops dead for longer than ``older_than_s`` that hold nothing any more
+        (no lease, no slot, no running task), so the console's list does not grow with every restart.
+        Returns how many were forgotten."""
+        if not older_than_s >= self.stale_after_s:
+            raise ValueError(f"older_than_s must be >= stale_after_s ({self.stale_after_s}), got {older_than_s}")
+        with self._lock:
+            tasks = ("AND NOT EXISTS (SELECT 1 FROM task t WHERE t.owner = d.owner AND t.state = 'running') "
+                     if self._has_task_table() else "")
+            return int(self._run(
+                "DELETE FROM desktop WHERE owner IN (SELECT d.owner FROM desktop d "
+                "WHERE d.heartbeat_at < {now} - %s "  # a leave() sets heartbeat_at too
+                "AND NOT EXISTS (SELECT 1 FROM account_lease l WHERE l.owner = d.owner) "
+                "AND NOT EXISTS (SELECT 1 FROM endpoint_slot s WHERE s.owner = d.owner) " + tasks + ")",
+                (older_than_s,)).rowcount)
