@@ -24,18 +24,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Any, TypeAlias, TypeVar
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QSettings
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QAbstractButton, QFileDialog, QMenu, QMessageBox, QWidget
 
 from mediadesk.config import AppConfig, ConfigError, load_config
 from mediadesk.config_template import default_config_path
@@ -262,7 +264,38 @@ def switch_question_text(q: SwitchQuestion) -> str:
     return text
 
 
-def ask_switch(parent: QWidget | None, q: SwitchQuestion) -> bool:
+_T = TypeVar("_T")
+Answer: TypeAlias = _T | Awaitable[_T]
+
+
+async def _answer(value: Answer[_T]) -> _T:
+    """An injected dialog may answer at once (tests) or later (the real ones)."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+async def _clicked(box: QMessageBox) -> QAbstractButton | None:
+    """Show ``box`` window-modal with ``open()`` and wait for the click without blocking the loop.
+    Never ``exec()`` inside a task: its nested event loop would run the lanes' tasks while this one
+    is still being executed (asyncio refuses, and tasks are lost)."""
+    fut: asyncio.Future[QAbstractButton | None] = asyncio.get_running_loop().create_future()
+
+    def done(*_args: object) -> None:
+        if not fut.done():
+            fut.set_result(box.clickedButton() if shiboken6.isValid(box) else None)
+
+    box.finished.connect(done)
+    box.destroyed.connect(done)
+    box.open()
+    try:
+        return await fut
+    finally:
+        if shiboken6.isValid(box):
+            box.deleteLater()
+
+
+async def ask_switch(parent: QWidget | None, q: SwitchQuestion) -> bool:
     """The close question's shape: Switch (destructive) / Cancel (default). True: switch."""
     box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("CloseQuestion", "Work in progress"),
                       switch_question_text(q), QMessageBox.StandardButton.NoButton, parent)
@@ -272,8 +305,7 @@ def ask_switch(parent: QWidget | None, q: SwitchQuestion) -> bool:
     cancel_b = box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(cancel_b)
     box.setEscapeButton(cancel_b)
-    box.exec()
-    return box.clickedButton() is switch_b
+    return await _clicked(box) is switch_b
 
 
 class StartFailedChoice(str, Enum):
@@ -290,7 +322,7 @@ class StartFailed:
     previous: str | None
 
 
-def ask_start_failed(parent: QWidget | None, f: StartFailed) -> StartFailedChoice:
+async def ask_start_failed(parent: QWidget | None, f: StartFailed) -> StartFailedChoice:
     text = QCoreApplication.translate("WorkspaceSwitcher", "{target} could not be opened:\n{error}").format(
         target=f.target, error=f.error.text)
     box = QMessageBox(QMessageBox.Icon.Warning, f.error.title, text, QMessageBox.StandardButton.NoButton, parent)
@@ -303,8 +335,7 @@ def ask_start_failed(parent: QWidget | None, f: StartFailed) -> StartFailedChoic
                            QMessageBox.ButtonRole.DestructiveRole)
     box.setDefaultButton(reopen_b if reopen_b is not None else other_b)
     box.setEscapeButton(reopen_b if reopen_b is not None else quit_b)
-    box.exec()
-    clicked = box.clickedButton()
+    clicked = await _clicked(box)
     if reopen_b is not None and clicked is reopen_b:
         return StartFailedChoice.REOPEN
     if clicked is other_b:
@@ -331,9 +362,10 @@ class WorkspaceSwitcher(QObject):
         self.settings = settings if settings is not None else window.settings
         self.tray_available = tray_available
         self.scheduler_factory = scheduler_factory
-        self.choose_file: Callable[[], Path | None] = self._ask_file
-        self.ask: Callable[[SwitchQuestion], bool] = lambda q: ask_switch(self.window, q)
-        self.ask_failed: Callable[[StartFailed], StartFailedChoice] = lambda f: ask_start_failed(self.window, f)
+        self.choose_file: Callable[[], Answer[Path | None]] = self._ask_file
+        self.ask: Callable[[SwitchQuestion], Answer[bool]] = lambda q: ask_switch(self.window, q)
+        self.ask_failed: Callable[[StartFailed], Answer[StartFailedChoice]] = (
+            lambda f: ask_start_failed(self.window, f))
         #: Every switch question asked, and every start failure met (tests read them).
         self.asked: list[SwitchQuestion] = []
         self.failures: list[StartFailed] = []
@@ -342,6 +374,7 @@ class WorkspaceSwitcher(QObject):
         #: Set when the operator chose Quit after a failed start: the app closes the window.
         self.gave_up = False
         self._task: asyncio.Task[bool] | None = None
+        self._busy = False
         self.tray = self._make_tray()
         session.on_activate = window.bring_to_front
         acts = window.window_actions
@@ -360,20 +393,26 @@ class WorkspaceSwitcher(QObject):
     # ------------------------------------------------------------------ entry points
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self._busy or (self._task is not None and not self._task.done())
 
-    def choose_and_open(self) -> None:
-        """File > Open config…: ask for a file, then :meth:`open_config` it."""
-        path = self.choose_file()
-        if path is not None:
-            self.open_later(path)
+    def choose_and_open(self) -> asyncio.Task[bool] | None:
+        """File > Open config…: ask for a file, then :meth:`open_config` it (a task on the loop)."""
+        return self._spawn(self._choose_then_open())
+
+    async def _choose_then_open(self) -> bool:
+        path = await _answer(self.choose_file())
+        return await self.open_config(path) if path is not None else False
 
     def open_later(self, path: Path) -> asyncio.Task[bool] | None:
         """Start :meth:`open_config` on the loop (menu actions); None while a switch is under way."""
+        return self._spawn(self.open_config(path))
+
+    def _spawn(self, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool] | None:
         if self.busy:
+            coro.close()
             self.window.show_status(self.tr("A workspace switch is already under way"))
             return None
-        self._task = asyncio.get_running_loop().create_task(self.open_config(path), name="console:switch")
+        self._task = asyncio.get_running_loop().create_task(coro, name="console:switch")
         return self._task
 
     async def wait_idle(self) -> None:
@@ -385,14 +424,21 @@ class WorkspaceSwitcher(QObject):
     # ------------------------------------------------------------------ the switch
     async def open_config(self, path: Path) -> bool:
         """Switch this window to the config at ``path``; True when it now shows it."""
-        path = Path(path)
+        if self._busy:
+            self.window.show_status(self.tr("A workspace switch is already under way"))
+            return False
+        self._busy = True
+        try:
+            return await self._open_config(Path(path))
+        finally:
+            self._busy = False
+
+    async def _open_config(self, path: Path) -> bool:
         try:
             config, workspace = load_workspace(path)
         except ConfigError as exc:
             self.last_error = str(exc)
-            if not path.exists():
-                forget_config(self.settings, path)
-                self.fill_recent_menu()
+            self._forget_if_gone(path)
             self.window.notify(self.tr("Config not opened"), self.tr(
                 "The configuration could not be loaded:\n{error}\n\nFix that key in the file and open it "
                 "again. {current} keeps running.").format(error=exc, current=self.session.spec.label()),
@@ -419,13 +465,18 @@ class WorkspaceSwitcher(QObject):
         if running or pending:
             q = SwitchQuestion(running, pending, str(path))
             self.asked.append(q)
-            if not self.ask(q):
+            if not await _answer(self.ask(q)):
                 self.window.show_status(self.tr("Nothing changed: {current} keeps running").format(
                     current=self.session.spec.label()))
                 return False
         nxt = WorkspaceSession(WorkspaceSpec(path), config=config, workspace=workspace,
                                scheduler_factory=self.scheduler_factory)
         return await self._switch(nxt)
+
+    def _forget_if_gone(self, path: Path) -> None:
+        if not path.exists():
+            forget_config(self.settings, path)
+            self.fill_recent_menu()
 
     def _same_file(self, path: Path) -> bool:
         mine = self.session.spec.config_path or self.session.config_path
@@ -455,10 +506,10 @@ class WorkspaceSwitcher(QObject):
                 self.failures.append(failure)
                 log.warning("console: %s could not be opened: %s", nxt.spec.label(), err.text)
                 self.window.setEnabled(True)
-                choice = self.ask_failed(failure)
+                choice = await _answer(self.ask_failed(failure))
                 if choice is StartFailedChoice.REOPEN and previous is not None:
                     nxt = WorkspaceSession(previous, scheduler_factory=self.scheduler_factory)
-                elif choice is StartFailedChoice.OTHER and (path := self.choose_file()) is not None:
+                elif choice is StartFailedChoice.OTHER and (path := await _answer(self.choose_file())) is not None:
                     nxt = WorkspaceSession(WorkspaceSpec(path), scheduler_factory=self.scheduler_factory)
                 elif choice is StartFailedChoice.OTHER:
                     continue  # no file chosen: the same question again
@@ -542,12 +593,29 @@ class WorkspaceSwitcher(QObject):
         self.fill_recent_menu()
 
     # ------------------------------------------------------------------ dialogs and teardown
-    def _ask_file(self) -> Path | None:
+    async def _ask_file(self) -> Path | None:
+        """The file dialog, window-modal with ``open()`` (see :func:`_clicked` for why not ``exec()``)."""
         here = self.session.config_path
-        name, _ = QFileDialog.getOpenFileName(
-            self.window, self.tr("Open a MediaDesk config"), str(here.parent) if here is not None else "",
-            self.tr("MediaDesk config (*.toml);;All files (*)"))
-        return Path(name) if name else None
+        dlg = QFileDialog(self.window, self.tr("Open a MediaDesk config"),
+                          str(here.parent) if here is not None else "",
+                          self.tr("MediaDesk config (*.toml);;All files (*)"))
+        dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dlg.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        fut: asyncio.Future[Path | None] = asyncio.get_running_loop().create_future()
+
+        def done(*_args: object) -> None:
+            if not fut.done():
+                files = dlg.selectedFiles() if shiboken6.isValid(dlg) and dlg.result() else []
+                fut.set_result(Path(files[0]) if files else None)
+
+        dlg.finished.connect(done)
+        dlg.destroyed.connect(done)
+        dlg.open()
+        try:
+            return await fut
+        finally:
+            if shiboken6.isValid(dlg):
+                dlg.deleteLater()
 
     def close(self) -> None:
         """The window is going: hide the tray icon."""

@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QMessageBox
 
 from mediadesk.config import load_config
 from mediadesk.providers.web import InstanceLock
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
+from mediadesk.store.dblock import DatabaseLock
 from mediadesk.ui.app import EXIT_OK, console_main
 from mediadesk.ui.close_question import work_in_progress
 from mediadesk.ui.main_window import MainWindow
@@ -358,3 +360,64 @@ def test_the_welcome_panels_open_goes_the_same_way(
     assert "concurency" in seen["error"]
     assert "a.toml" in c.w.windowTitle() and recent_configs(QSettings()) == [cfg_a.resolve()]
     assert c.close() == EXIT_OK
+
+
+def test_the_real_switch_question_says_the_counts_and_cancel_is_the_default(
+    tmp_path: Path, slow_sim: ApiSimServer, api_sim: ApiSimServer, qapp: Any, qloop: asyncio.AbstractEventLoop,
+    qtbot: Any, arun: ARun,
+) -> None:
+    cfg_a = _config(tmp_path / "a.toml", slow_sim.base_url, tmp_path / "data-a", "writer")
+    cfg_b = _config(tmp_path / "b.toml", api_sim.base_url, tmp_path / "data-b", "drafter")
+    c = Console(qapp, qloop, qtbot, cfg_a)
+    w = c.w
+    a_sched = w.scheduler
+    w.submit_rows_from_text("one\ntwo\nthree", "writer")
+    qtbot.waitUntil(lambda: work_in_progress(a_sched) == (2, 1), timeout=20_000)
+    seen: dict[str, Any] = {}
+
+    def answer() -> None:  # the operator presses Enter: the default button
+        box = w.findChild(QMessageBox, "switchQuestion")
+        if not isinstance(box, QMessageBox) or not box.isVisible():  # not shown yet: the switch is a task
+            QTimer.singleShot(10, answer)
+            return
+        seen["text"] = box.text()
+        seen["buttons"] = [b.text() for b in box.buttons()]
+        default = box.defaultButton()
+        assert default is not None
+        seen["default"] = default.text()
+        default.click()
+
+    QTimer.singleShot(0, answer)
+    assert arun(c.switcher.open_config(cfg_b)) is False
+    assert "2 running, 1 pending." in seen["text"] and "resume when this workspace is opened again" in seen["text"]
+    assert "Switch" in seen["buttons"] and seen["default"] == "Cancel"
+    assert w.scheduler is a_sched and work_in_progress(a_sched) == (2, 1)
+    assert c.close() == EXIT_OK
+
+
+@pytest.mark.parametrize("answer", [StartFailedChoice.OTHER, StartFailedChoice.QUIT])
+def test_after_a_failed_start_another_config_or_quit(
+    answer: StartFailedChoice, tmp_path: Path, api_sim: ApiSimServer, qapp: Any, qloop: asyncio.AbstractEventLoop,
+    qtbot: Any, arun: ARun,
+) -> None:
+    data_a, data_b, data_c = tmp_path / "data-a", tmp_path / "data-b", tmp_path / "data-c"
+    cfg_a = _config(tmp_path / "a.toml", api_sim.base_url, data_a, "writer")
+    cfg_b = _config(tmp_path / "b.toml", api_sim.base_url, data_b, "drafter")
+    cfg_c = _config(tmp_path / "c.toml", api_sim.base_url, data_c, "third")
+    c = Console(qapp, qloop, qtbot, cfg_a)
+    w, sw = c.w, c.switcher
+    sw.ask_failed = lambda f: answer
+    sw.choose_file = lambda: cfg_c
+    with InstanceLock(Workspace.resolve(data_dir=data_b).ensure().data_dir):
+        assert arun(sw.open_config(cfg_b), timeout=30) is False
+    assert len(sw.failures) == 1
+    if answer is StartFailedChoice.OTHER:  # the window shows C
+        assert w.scheduler.started and w.scheduler.workspace.data_dir == data_c.resolve()
+        assert "c.toml" in w.windowTitle() and _lanes(w) == ["third"] and w.isEnabled()
+        assert c.close() == EXIT_OK
+    else:  # Quit: the console ends, nothing held (another MediaDesk can take A's folder and database)
+        qtbot.waitUntil(c.run.done, timeout=30_000)
+        assert c.run.result() == EXIT_OK and sw.gave_up
+        ws_a = Workspace.resolve(data_dir=data_a)
+        with InstanceLock(ws_a.data_dir), DatabaseLock(ws_a.db_path):
+            pass
