@@ -11,10 +11,15 @@ Order matters and each step has a reason:
    database) or another lock error (one holds the data dir with another ``--db``) is shown clearly and we
    exit non-zero. So is a workspace that cannot be used (:class:`StoreOpenError`: not a database, another
    program's, damaged, newer; a full or read-only disk; a planted link), caught in :func:`console_main`.
-5. Window (with its tray icon, notices and close question: :mod:`mediadesk.ui.tray`);
+5. Window (with its tray icon, notices and close question: :mod:`mediadesk.ui.tray`, and File >
+   Open config… / Recent configs: :class:`~mediadesk.ui.workspace_session.WorkspaceSwitcher`);
    ``await window.start()`` loads the table in a thread; wait until the window closes (closing with
-   work in progress asks first); then stop the scheduler (running attempts go back to pending,
-   attempt refunded).
+   work in progress asks first); then stop the scheduler of the workspace it shows then (running
+   attempts go back to pending, attempt refunded).
+
+Steps 3 and 4 are :meth:`WorkspaceSession.start <mediadesk.ui.workspace_session.WorkspaceSession.start>`,
+shared with switching workspaces in the running window; the welcome panel's "Open a config..." and
+File > Open config… load the config with the same :func:`~mediadesk.ui.workspace_session.load_workspace`.
 
 The app does not quit on "last window closed" by itself: the main coroutine decides, so the
 scheduler is always stopped inside the loop it runs on.
@@ -236,7 +241,7 @@ async def _run_window(
                 # click on Submit runs it
                 window.open_batch_dialog(session.demo_batch)
             await closed.wait()
-            await switcher.wait_idle()  # a switch under way ends first (it never leaves the window empty)
+            await switcher.cancel_switch()  # the app quits mid-switch: what it started is stopped
         finally:
             switcher.close()
             await window.aclose()

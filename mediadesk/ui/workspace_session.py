@@ -334,13 +334,15 @@ async def ask_start_failed(parent: QWidget | None, f: StartFailed) -> StartFaile
     quit_b = box.addButton(QCoreApplication.translate("WorkspaceSwitcher", "Quit"),
                            QMessageBox.ButtonRole.DestructiveRole)
     box.setDefaultButton(reopen_b if reopen_b is not None else other_b)
-    box.setEscapeButton(reopen_b if reopen_b is not None else quit_b)
+    box.setEscapeButton(reopen_b if reopen_b is not None else other_b)
     clicked = await _clicked(box)
     if reopen_b is not None and clicked is reopen_b:
         return StartFailedChoice.REOPEN
     if clicked is other_b:
         return StartFailedChoice.OTHER
-    return StartFailedChoice.QUIT
+    if clicked is quit_b:
+        return StartFailedChoice.QUIT
+    return StartFailedChoice.OTHER if reopen_b is None else StartFailedChoice.REOPEN  # the box went away
 
 
 # --------------------------------------------------------------------------- the switcher
@@ -415,11 +417,15 @@ class WorkspaceSwitcher(QObject):
         self._task = asyncio.get_running_loop().create_task(coro, name="console:switch")
         return self._task
 
-    async def wait_idle(self) -> None:
-        """Wait for a switch under way (the app, before it tears the window down)."""
-        if self._task is not None and not self._task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._task)
+    async def cancel_switch(self) -> None:
+        """The app is quitting (the window refuses to close during a switch, so: the system's
+        quit): a switch under way stops where it is, and whatever it had started is stopped by its
+        own cleanup; the app then stops :attr:`session`."""
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     # ------------------------------------------------------------------ the switch
     async def open_config(self, path: Path) -> bool:

@@ -421,3 +421,26 @@ def test_after_a_failed_start_another_config_or_quit(
         ws_a = Workspace.resolve(data_dir=data_a)
         with InstanceLock(ws_a.data_dir), DatabaseLock(ws_a.db_path):
             pass
+
+
+def test_the_window_does_not_close_halfway_through_a_switch(
+    tmp_path: Path, api_sim: ApiSimServer, qapp: Any, qloop: asyncio.AbstractEventLoop, qtbot: Any, arun: ARun,
+) -> None:
+    data_a, data_b = tmp_path / "data-a", tmp_path / "data-b"
+    cfg_a = _config(tmp_path / "a.toml", api_sim.base_url, data_a, "writer")
+    cfg_b = _config(tmp_path / "b.toml", api_sim.base_url, data_b, "drafter")
+    c = Console(qapp, qloop, qtbot, cfg_a)
+    w, sw = c.w, c.switcher
+    decided: asyncio.Future[StartFailedChoice] = qloop.create_future()
+    sw.ask_failed = lambda f: decided  # the operator has not answered yet
+    with InstanceLock(Workspace.resolve(data_dir=data_b).ensure().data_dir):
+        switch = sw.open_later(cfg_b)
+        assert switch is not None
+        qtbot.waitUntil(lambda: len(sw.failures) == 1, timeout=20_000)
+    assert sw.open_later(cfg_b) is None and "already under way" in w.last_message
+    w.close()  # A is stopped, B did not start: closing now would leave nothing to reopen
+    assert w.isVisible() and not c.run.done() and "Wait until" in w.last_message
+    decided.set_result(StartFailedChoice.REOPEN)
+    qtbot.waitUntil(switch.done, timeout=20_000)
+    assert switch.result() is False and w.scheduler.started and w.scheduler.workspace.data_dir == data_a.resolve()
+    assert c.close() == EXIT_OK
