@@ -444,3 +444,35 @@ def test_the_window_does_not_close_halfway_through_a_switch(
     qtbot.waitUntil(switch.done, timeout=20_000)
     assert switch.result() is False and w.scheduler.started and w.scheduler.workspace.data_dir == data_a.resolve()
     assert c.close() == EXIT_OK
+
+
+def test_from_the_demo_to_a_config_stops_the_demo_and_its_simulators(
+    tmp_path: Path, api_sim: ApiSimServer, qapp: Any, qloop: asyncio.AbstractEventLoop, qtbot: Any, arun: ARun,
+) -> None:
+    """The demo (both simulators, its web accounts in real Chromium) is a workspace like any other."""
+    cfg_b = _config(tmp_path / "b.toml", api_sim.base_url, tmp_path / "data-b", "drafter")
+    c = Console(qapp, qloop, qtbot, None, demo=True, data_dir=tmp_path / "demo")
+    w, sw = c.w, c.switcher
+    demo_sched = w.scheduler
+    assert w.act_demo.isVisible() and w.batch_dialog is not None
+    assert sorted(_lanes(w)) == ["reasoner", "writer"] and recent_configs(QSettings()) == []
+    demo_api = load_config(tmp_path / "demo" / "config.toml").profiles[0].base_url
+    assert demo_api is not None
+
+    async def reachable(url: str) -> bool:
+        host, port = url.split("//")[1].split("/")[0].split(":")
+        try:
+            _r, wr = await asyncio.open_connection(host, int(port))
+        except OSError:
+            return False
+        wr.close()
+        await wr.wait_closed()
+        return True
+
+    assert arun(reachable(demo_api)) is True
+    assert arun(sw.open_config(cfg_b), timeout=60) is True
+    assert not demo_sched.started and arun(reachable(demo_api)) is False  # the demo's API simulator stopped
+    assert _lanes(w) == ["drafter"] and w.web_panel.row_texts() == []
+    assert not w.act_demo.isVisible() and w.batch_dialog is None and "b.toml" in w.windowTitle()
+    assert recent_configs(QSettings()) == [cfg_b.resolve()]  # the demo is not a config to come back to
+    assert c.close() == EXIT_OK
