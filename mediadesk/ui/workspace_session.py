@@ -331,7 +331,7 @@ async def ask_start_failed(parent: QWidget | None, f: StartFailed) -> StartFaile
         previous=f.previous), QMessageBox.ButtonRole.AcceptRole) if f.previous is not None else None)
     other_b = box.addButton(QCoreApplication.translate("WorkspaceSwitcher", "Open another config…"),
                             QMessageBox.ButtonRole.ActionRole)
-    quit_b = box.addButton(QCoreApplication.translate("WorkspaceSwitcher", "Quit"),
+    quit_b = box.addButton(QCoreApplication.translate("CloseQuestion", "Quit"),
                            QMessageBox.ButtonRole.DestructiveRole)
     box.setDefaultButton(reopen_b if reopen_b is not None else other_b)
     box.setEscapeButton(reopen_b if reopen_b is not None else other_b)
@@ -602,9 +602,10 @@ class WorkspaceSwitcher(QObject):
     async def _ask_file(self) -> Path | None:
         """The file dialog, window-modal with ``open()`` (see :func:`_clicked` for why not ``exec()``)."""
         here = self.session.config_path
-        dlg = QFileDialog(self.window, self.tr("Open a MediaDesk config"),
+        # the welcome panel's own words (already translated)
+        dlg = QFileDialog(self.window, QCoreApplication.translate("WelcomePanel", "Open a MediaDesk config"),
                           str(here.parent) if here is not None else "",
-                          self.tr("MediaDesk config (*.toml);;All files (*)"))
+                          QCoreApplication.translate("WelcomePanel", "MediaDesk config (*.toml);;All files (*)"))
         dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
         dlg.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
         fut: asyncio.Future[Path | None] = asyncio.get_running_loop().create_future()
