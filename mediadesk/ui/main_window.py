@@ -390,6 +390,8 @@ class MainWindow(QMainWindow):
         self.exceptions_view.countChanged.connect(
             lambda n: self.exceptions_dock.setWindowTitle(self._exceptions_title(n)))
         self.exceptions_dock.setWindowTitle(self._exceptions_title(self.exceptions_view.count))
+        from mediadesk.ui.charts import ChartsView  # here too: the module may be imported lazily
+
         lanes = scheduler.lanes
         self.charts_view = ChartsView(self.db_path, [lane.name for lane in lanes], self)
         self.batches_view = BatchesView(self.db_path, lanes, bridge, self)

@@ -414,8 +414,18 @@ class WorkspaceSwitcher(QObject):
             coro.close()
             self.window.show_status(self.tr("A workspace switch is already under way"))
             return None
-        self._task = asyncio.get_running_loop().create_task(coro, name="console:switch")
-        return self._task
+        self._task = task = asyncio.get_running_loop().create_task(coro, name="console:switch")
+        task.add_done_callback(self._switch_done)
+        return task
+
+    def _switch_done(self, task: asyncio.Task[bool]) -> None:
+        """A switch that raised (a bug: every known failure is a question) is logged and said."""
+        if task.cancelled() or (exc := task.exception()) is None:
+            return
+        log.error("console: the workspace switch failed", exc_info=exc)
+        if shiboken6.isValid(self.window):
+            self.window.setEnabled(True)
+            self.window.notify(self.tr("Config not opened"), str(exc), error=True)
 
     async def cancel_switch(self) -> None:
         """The app is quitting (the window refuses to close during a switch, so: the system's
