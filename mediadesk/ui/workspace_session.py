@@ -465,6 +465,14 @@ class WorkspaceSwitcher(QObject):
         if current is not None and workspace.data_dir == current.data_dir and self._same_file(path):
             self.window.show_status(self.tr("{path} is already open").format(path=path))
             return False
+        editor = self.window.setup_editor
+        if editor is not None and editor.dirty:  # closing it would ask, and edits another workspace's config
+            editor.show()
+            editor.raise_()
+            self.window.notify(self.tr("Config not opened"), self.tr(
+                "Setup has changes not saved to {path}: save or close it first. {current} keeps running.").format(
+                    path=editor.path, current=self.session.spec.label()), error=True)
+            return False
         if current is None or workspace.data_dir != current.data_dir:
             probe = SingleInstance(instance_key(workspace.data_dir))
             try:

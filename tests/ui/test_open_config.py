@@ -480,3 +480,28 @@ def test_from_the_demo_to_a_config_stops_the_demo_and_its_simulators(
     assert not w.act_demo.isVisible() and w.batch_dialog is None and "b.toml" in w.windowTitle()
     assert recent_configs(QSettings()) == [cfg_b.resolve()]  # the demo is not a config to come back to
     assert c.close() == EXIT_OK
+
+
+def test_setup_with_unsaved_edits_keeps_the_workspace_until_it_is_saved_or_closed(
+    tmp_path: Path, api_sim: ApiSimServer, qapp: Any, qloop: asyncio.AbstractEventLoop, qtbot: Any, arun: ARun,
+) -> None:
+    cfg_a = _config(tmp_path / "a.toml", api_sim.base_url, tmp_path / "data-a", "writer")
+    cfg_b = _config(tmp_path / "b.toml", api_sim.base_url, tmp_path / "data-b", "drafter")
+    before = cfg_a.read_text(encoding="utf-8")
+    c = Console(qapp, qloop, qtbot, cfg_a)
+    w, sw = c.w, c.switcher
+    a_sched = w.scheduler
+    editor = w.open_setup_editor()
+    assert editor is not None
+    editor.add_entry("profiles")  # an edit not saved yet
+    assert editor.dirty
+    assert arun(sw.open_config(cfg_b)) is False
+    assert "not saved" in w.last_message and w.scheduler is a_sched and a_sched.started
+    assert w.setup_editor is editor and editor.isVisible()
+
+    editor.confirm_discard = lambda: True  # the operator closes Setup, discarding the edit
+    editor.close()
+    qtbot.waitUntil(lambda: w.setup_editor is None, timeout=5_000)
+    assert arun(sw.open_config(cfg_b), timeout=30) is True and "b.toml" in w.windowTitle()
+    assert cfg_a.read_text(encoding="utf-8") == before
+    assert c.close() == EXIT_OK
