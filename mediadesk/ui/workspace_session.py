@@ -530,23 +530,33 @@ class WorkspaceSwitcher(QObject):
                 self.failures.append(failure)
                 log.warning("console: %s could not be opened: %s", nxt.spec.label(), err.text)
                 self.window.setEnabled(True)
-                choice = await _answer(self.ask_failed(failure))
-                if choice is StartFailedChoice.REOPEN and previous is not None:
-                    nxt = WorkspaceSession(previous, scheduler_factory=self.scheduler_factory)
-                elif choice is StartFailedChoice.OTHER and (path := await _answer(self.choose_file())) is not None:
-                    nxt = WorkspaceSession(WorkspaceSpec(path), scheduler_factory=self.scheduler_factory)
-                elif choice is StartFailedChoice.OTHER:
-                    continue  # no file chosen: the same question again
-                else:
+                spec = await self._after_failure(failure, previous)
+                if spec is None:
                     self.gave_up = True
                     self.window.show_status(self.tr("No workspace is open"), 0)
                     self.window.close_guard = None
                     self.window.close()
                     return False
+                nxt = WorkspaceSession(spec, scheduler_factory=self.scheduler_factory)
                 self.window.setEnabled(False)
                 continue
             await self._bind(nxt)
             return nxt is wanted
+
+    async def _after_failure(self, failure: StartFailed, previous: WorkspaceSpec | None) -> WorkspaceSpec | None:
+        """What to start now: the previous workspace, another config (asked again until one is
+        chosen), or None: quit."""
+        while True:
+            choice = await _answer(self.ask_failed(failure))
+            if choice is StartFailedChoice.REOPEN and previous is not None:
+                return previous
+            if choice is StartFailedChoice.OTHER:
+                path = await _answer(self.choose_file())
+                if path is not None:
+                    return WorkspaceSpec(path)
+                continue  # no file chosen: the same question again
+            if choice is StartFailedChoice.QUIT:
+                return None
 
     async def _stop_current(self) -> None:
         """The window close's own path: background jobs end, then the scheduler stops."""

@@ -410,12 +410,20 @@ def test_after_a_failed_start_another_config_or_quit(
     cfg_c = _config(tmp_path / "c.toml", api_sim.base_url, data_c, "third")
     c = Console(qapp, qloop, qtbot, cfg_a)
     w, sw = c.w, c.switcher
-    sw.ask_failed = lambda f: answer
-    sw.choose_file = lambda: cfg_c
+    asked: list[StartFailed] = []
+
+    def ask_failed(f: StartFailed) -> StartFailedChoice:
+        asked.append(f)
+        return answer
+
+    picks: list[Path | None] = [None, cfg_c]  # the file dialog cancelled once: the question comes again
+    sw.ask_failed = ask_failed
+    sw.choose_file = lambda: picks.pop(0)
     with InstanceLock(Workspace.resolve(data_dir=data_b).ensure().data_dir):
         assert arun(sw.open_config(cfg_b), timeout=30) is False
     assert len(sw.failures) == 1
     if answer is StartFailedChoice.OTHER:  # the window shows C
+        assert len(asked) == 2 and picks == []
         assert w.scheduler.started and w.scheduler.workspace.data_dir == data_c.resolve()
         assert "c.toml" in w.windowTitle() and _lanes(w) == ["third"] and w.isEnabled()
         assert c.close() == EXIT_OK
