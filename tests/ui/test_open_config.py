@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from mediadesk.config import load_config
 from mediadesk.providers.web import InstanceLock
@@ -23,7 +23,15 @@ from mediadesk.ui.close_question import work_in_progress
 from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.welcome import WelcomePanel
 from mediadesk.ui.window_state import RECENT_CONFIGS_MAX, forget_config, recent_configs, remember_config
-from mediadesk.ui.workspace_session import StartFailed, StartFailedChoice, SwitchQuestion, WorkspaceSwitcher
+from mediadesk.ui.workspace_session import (
+    EXIT_BUSY,
+    StartFailed,
+    StartFailedChoice,
+    SwitchQuestion,
+    WorkspaceStartError,
+    WorkspaceSwitcher,
+    ask_start_failed,
+)
 from mediadesk.workspace import Workspace
 from tests.support import tasks_of, until
 from tests.ui.conftest import ARun
@@ -513,3 +521,33 @@ def test_setup_with_unsaved_edits_keeps_the_workspace_until_it_is_saved_or_close
     assert arun(sw.open_config(cfg_b), timeout=30) is True and "b.toml" in w.windowTitle()
     assert cfg_a.read_text(encoding="utf-8") == before
     assert c.close() == EXIT_OK
+
+
+@pytest.mark.parametrize("previous", ["/w/a.toml", None])
+def test_the_real_failed_start_question_offers_the_previous_workspace_first(
+    previous: str | None, qapp: Any, qloop: asyncio.AbstractEventLoop, qtbot: Any, arun: ARun,
+) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    err = WorkspaceStartError("MediaDesk: database in use", "the database is used by pid 1", EXIT_BUSY)
+    seen: dict[str, Any] = {}
+
+    def answer() -> None:  # Enter: the default button
+        box = parent.findChild(QMessageBox, "switchFailed")
+        if not isinstance(box, QMessageBox) or not box.isVisible():
+            QTimer.singleShot(10, answer)
+            return
+        seen["text"], seen["title"] = box.text(), box.windowTitle()
+        seen["buttons"] = [b.text() for b in box.buttons()]
+        default = box.defaultButton()
+        assert default is not None
+        default.click()
+
+    QTimer.singleShot(0, answer)
+    choice = arun(ask_start_failed(parent, StartFailed(err, "/w/b.toml", previous)))
+    assert "/w/b.toml could not be opened" in seen["text"] and "pid 1" in seen["text"]
+    assert seen["title"] == "MediaDesk: database in use" and "Quit" in seen["buttons"]
+    if previous is not None:
+        assert "Reopen /w/a.toml" in seen["buttons"] and choice is StartFailedChoice.REOPEN
+    else:
+        assert not any(b.startswith("Reopen") for b in seen["buttons"]) and choice is StartFailedChoice.OTHER
