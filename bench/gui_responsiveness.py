@@ -36,6 +36,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -187,20 +188,26 @@ async def submit_batch(url: str, tmp: Path, n_tasks: int) -> dict[str, Any]:
         mon.start()
         t0 = time.perf_counter()
         dlg = window.open_batch_dialog(path)
-        await wait_for(lambda: not dlg.is_busy() and len(dlg.rows()) == n_tasks, limit_s=300)
+        await wait_for(lambda d=dlg: not d.is_busy() and len(d.rows()) == n_tasks, limit_s=300)
         t_parse = time.perf_counter() - t0
         mon.stop()
         _p50, _p99, parse_max, _n = mon.summary()
         mon.start()
         t1 = time.perf_counter()
         dlg.submit_button().click()
+        # The console keeps no reference to a submitted dialog (it is deleted on close, with its
+        # parsed rows); neither may the bench, or the RSS below counts 100k parsed rows (~30 MB)
+        # that the console has freed.
+        dialog_gone = weakref.ref(dlg)
+        del dlg
         await wait_for(lambda: window.model.rowCount() == n_tasks, limit_s=300, step_s=0.02)
         t_submit = time.perf_counter() - t1
         await asyncio.sleep(3.0)  # the lane stats / batches refresh that follow
         mon.stop()
         _p50, sub_p99, sub_max, _n = mon.summary()
         return {"parse": t_parse, "parse_max": parse_max, "submit": t_submit, "submit_max": sub_max,
-                "submit_p99": sub_p99, "rss0": rss0, "rss": rss_mb(), "rows": window.model.rowCount()}
+                "submit_p99": sub_p99, "rss0": rss0, "rss": rss_mb(), "rows": window.model.rowCount(),
+                "dialog_freed": dialog_gone() is None}
     finally:
         mon.stop()
         await window.aclose()
@@ -608,6 +615,8 @@ async def main_async(app: QApplication, args: argparse.Namespace) -> None:
                  f"{sub['submit_max']:.0f} ms", f"{sub['submit_p99']:.1f} ms", f"{sub['rss0']:.0f} MB",
                  f"{sub['rss']:.0f} MB"),
             ]))
+            if not sub["dialog_freed"]:
+                print("note: the submitted batch dialog was still alive (its parsed rows are in the RSS)")
             worst = max(sub["parse_max"], sub["submit_max"])
             lag_ok = "OK" if worst < GOAL_SUBMIT_LAG_MS else "OVER GOAL"
             print(f"goal worst lag < {GOAL_SUBMIT_LAG_MS:.0f} ms: {lag_ok}; "
