@@ -9,7 +9,7 @@ PySide6-Addons (~420 MB); at our per-minute buckets it draws faster (about 2x), 
 this tab costs under 20 ms every 2 s; at per-second data pyqtgraph is ~7x faster (downsampling).
 
 pyqtgraph (and numpy under it) is imported when the plots are first drawn on screen, not with this
-module: the two cost ~48 MB of the console's resident memory (measured, ``bench gui --part
+module: the two cost ~40 MB of the console's resident memory (measured, ``bench gui --part
 submit``), and an operator who never opens the tab never pays it. Until then the tab reads the
 store as before and keeps what it read; the plots are built and drawn once it is shown.
 """

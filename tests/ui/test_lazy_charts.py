@@ -1,4 +1,4 @@
-"""The Charts tab imports pyqtgraph (and numpy) only once it is drawn on screen: ~48 MB of the
+"""The Charts tab imports pyqtgraph (and numpy) only once it is drawn on screen: ~40 MB of the
 console's resident memory that an operator who never opens the tab does not pay (README, bench).
 Each check runs in a fresh interpreter: this test process has imported pyqtgraph long before."""
 
