@@ -3,6 +3,8 @@ pause actions show their state. The window connects them to what they do."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QToolButton, QWidget
@@ -62,6 +64,12 @@ class WindowActions(QObject):
         self.demo = self._action(self.tr("Load demo batch"), "actDemo", None, "submit",
                                  self.tr("Open the bundled demo batch in the staging dialog"))
         self.demo.setVisible(False)
+        # Ctrl+O is Submit batch (the README and the Batches tab say so): Open config takes Ctrl+Shift+O
+        self.open_config = self._action(self.tr("Open config…"), "actOpenConfig", "Ctrl+Shift+O", None,
+                                        self.tr("Switch this console to another config and its workspace "
+                                                "(Ctrl+Shift+O)"))
+        self.recent_menu = QMenu(self.tr("Recent configs"), window)
+        self.recent_menu.setObjectName("recentConfigsMenu")
 
     def _action(self, text: str, name: str, shortcut: _Shortcut | None = None, icon_name: str | None = None,
                 tip: str | None = None) -> QAction:
@@ -93,6 +101,18 @@ class WindowActions(QObject):
         if isinstance(button, QToolButton):  # a click exports all; the arrow offers filtered / selected
             button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         return tb
+
+    def file_menu(self, more: Sequence[QAction] = ()) -> QMenu:
+        """File: Open config…, Recent configs, then Submit batch… and ``more``."""
+        menu = QMenu(self.tr("&File"), self._window)
+        menu.setObjectName("fileMenu")
+        menu.addAction(self.open_config)
+        menu.addMenu(self.recent_menu)
+        menu.addSeparator()
+        menu.addAction(self.submit)
+        for act in more:
+            menu.addAction(act)
+        return menu
 
     def pause_action(self, kind: str) -> QAction:
         return self.pause_web if kind == "web" else self.pause_api

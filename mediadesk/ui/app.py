@@ -11,10 +11,15 @@ Order matters and each step has a reason:
    database) or another lock error (one holds the data dir with another ``--db``) is shown clearly and we
    exit non-zero. So is a workspace that cannot be used (:class:`StoreOpenError`: not a database, another
    program's, damaged, newer; a full or read-only disk; a planted link), caught in :func:`console_main`.
-5. Window (with its tray icon, notices and close question: :mod:`mediadesk.ui.tray`);
+5. Window (with its tray icon, notices and close question: :mod:`mediadesk.ui.tray`, and File >
+   Open config… / Recent configs: :class:`~mediadesk.ui.workspace_session.WorkspaceSwitcher`);
    ``await window.start()`` loads the table in a thread; wait until the window closes (closing with
-   work in progress asks first); then stop the scheduler (running attempts go back to pending,
-   attempt refunded).
+   work in progress asks first); then stop the scheduler of the workspace it shows then (running
+   attempts go back to pending, attempt refunded).
+
+Steps 3 and 4 are :meth:`WorkspaceSession.start <mediadesk.ui.workspace_session.WorkspaceSession.start>`,
+shared with switching workspaces in the running window; the welcome panel's "Open a config..." and
+File > Open config… load the config with the same :func:`~mediadesk.ui.workspace_session.load_workspace`.
 
 The app does not quit on "last window closed" by itself: the main coroutine decides, so the
 scheduler is always stopped inside the loop it runs on.
@@ -35,29 +40,28 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from mediadesk.config import AppConfig, ConfigError, load_config
+from mediadesk.config import AppConfig, ConfigError
 from mediadesk.config_template import default_config_path
-from mediadesk.locking import LockError, LockHeldError
 from mediadesk.safefiles import UnsafePathError
-from mediadesk.scheduler.scheduler import Scheduler
-from mediadesk.store import DatabaseBusyError, SchemaError
 from mediadesk.store.open_errors import StoreOpenError, storage_error
-from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.single_instance import SingleInstance, SingleInstanceError, instance_key
 from mediadesk.ui.style import apply_style, install_translator, missing_fonts
-from mediadesk.ui.tray import TrayController
 from mediadesk.ui.welcome import WelcomeChoice, WelcomePanel
+from mediadesk.ui.workspace_session import (
+    EXIT_BUSY,
+    EXIT_CONFIG,
+    EXIT_OK,
+    WorkspaceSession,
+    WorkspaceSpec,
+    WorkspaceStartError,
+    WorkspaceSwitcher,
+    load_workspace,
+)
 from mediadesk.workspace import Workspace
 
 __all__ = ["EXIT_BUSY", "EXIT_CONFIG", "EXIT_OK", "console_main", "install_asyncgen_hooks", "run_console"]
 
 log = logging.getLogger(__name__)
-
-EXIT_OK = 0
-EXIT_CONFIG = 2   # same code as the CLI's usage/user errors
-EXIT_BUSY = 4     # the database (or the single-instance socket) is held by another process
-
 
 def _headless() -> bool:
     return QGuiApplication.platformName() in ("offscreen", "minimal", "minimalegl")
@@ -72,15 +76,8 @@ def show_error(title: str, text: str) -> None:
 
 def _resolve_config(config_path: Path | None, data_dir: Path | None) -> tuple[AppConfig, Workspace]:
     """``config_path`` or ``<data dir>/config.toml`` (as the CLI documents); the config's own
-    ``data_dir`` applies unless ``data_dir`` is given."""
-    if config_path is None:
-        config_path = default_config_path(data_dir)
-        if not config_path.is_file():
-            raise ConfigError(QCoreApplication.translate(
-                "Console", "{path}: config file not found (pass --config FILE, or try the demo with --demo)"
-            ).format(path=config_path))
-    config = load_config(config_path)
-    return config, Workspace.resolve(data_dir=data_dir or config.data_dir)
+    ``data_dir`` applies unless ``data_dir`` is given (see :func:`load_workspace`)."""
+    return load_workspace(config_path, data_dir)
 
 
 def _welcome_wanted() -> bool:
@@ -173,7 +170,8 @@ async def _console_main(
     tray_available: bool | None = None,
 ) -> int:
     if demo:
-        return await _run_demo(app, data_dir, on_window=on_window, tray_available=tray_available)
+        return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
+                                 on_window=on_window, tray_available=tray_available)
     error: ConfigError | None = None
     try:
         config, workspace = _resolve_config(config_path, data_dir)
@@ -187,85 +185,48 @@ async def _console_main(
         while True:
             choice = await _ask_welcome(app, default_config_path(data_dir), error, on_welcome)
             if choice.kind == "demo":
-                return await _run_demo(app, data_dir, on_window=on_window, tray_available=tray_available)
+                return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
+                                         on_window=on_window, tray_available=tray_available)
             if choice.kind != "config" or choice.path is None:
                 return EXIT_OK
-            try:
+            try:  # the same loader and session as File > Open config… in the running console
                 config, workspace = _resolve_config(choice.path, data_dir)
                 break
             except ConfigError as again:  # changed since the panel read it
                 error = again
         # a workspace just created opens with its config in the Setup editor
-        return await _run_window(app, config, workspace, on_window=on_window, config_path=choice.path,
-                                 tray_available=tray_available, open_setup=choice.created)
+        session = WorkspaceSession(WorkspaceSpec(choice.path, data_dir), config=config, workspace=workspace)
+        return await _run_window(app, session, on_window=on_window, tray_available=tray_available,
+                                 open_setup=choice.created)
     setup_path = config_path or Workspace.resolve(data_dir=data_dir).data_dir / "config.toml"
-    return await _run_window(app, config, workspace, on_window=on_window, config_path=setup_path,
-                             tray_available=tray_available)
-
-
-async def _run_demo(
-    app: QApplication, data_dir: Path | None, *, on_window: Callable[[MainWindow], None] | None,
-    tray_available: bool | None,
-) -> int:
-    from mediadesk.demo import demo_environment
-
-    async with demo_environment(data_dir) as env:
-        return await _run_window(app, env.config, env.workspace, demo_batch=env.batch_path, on_window=on_window,
-                                 tray_available=tray_available)
+    session = WorkspaceSession(WorkspaceSpec(setup_path, data_dir), config=config, workspace=workspace)
+    return await _run_window(app, session, on_window=on_window, tray_available=tray_available)
 
 
 async def _run_window(
     app: QApplication,
-    config: AppConfig,
-    workspace: Workspace,
+    session: WorkspaceSession,
     *,
-    demo_batch: Path | None = None,
     on_window: Callable[[MainWindow], None] | None = None,
-    config_path: Path | None = None,
     tray_available: bool | None = None,
     open_setup: bool = False,
 ) -> int:
-    instance = SingleInstance(instance_key(workspace.data_dir))
-    if instance.activate_existing():
-        msg = QCoreApplication.translate("Console", "a console is already open for {dir}; switched to it.")
-        print("mediadesk: " + msg.format(dir=workspace.data_dir), file=sys.stderr, flush=True)
-        instance.close()
-        return EXIT_OK
-    window: MainWindow | None = None
     try:
-        instance.listen(lambda: window.bring_to_front() if window is not None else None)
-    except SingleInstanceError as exc:
-        show_error(QCoreApplication.translate("Console", "MediaDesk is already running"), str(exc))
-        instance.close()
-        return EXIT_BUSY
-    scheduler = Scheduler(config, workspace)
+        await session.start()
+    except WorkspaceStartError as err:
+        if err.handed_over:  # another console has this data folder: it came to the front
+            print("mediadesk: " + err.text, file=sys.stderr, flush=True)
+        else:
+            show_error(err.title, err.text)
+        return err.exit_code
+    switcher: WorkspaceSwitcher | None = None
     try:
-        try:
-            await scheduler.start()
-        except DatabaseBusyError as exc:
-            show_error(QCoreApplication.translate("Console", "MediaDesk: database in use"), str(exc))
-            return EXIT_BUSY
-        except LockHeldError as exc:  # another MediaDesk on this data dir, with another database
-            show_error(QCoreApplication.translate("Console", "MediaDesk is already running"), str(exc))
-            return EXIT_BUSY
-        except LockError as exc:  # a lock file we refuse to use (a planted symlink)
-            show_error(QCoreApplication.translate("Console", "MediaDesk: cannot start"), str(exc))
-            return EXIT_CONFIG
-        except SchemaError as exc:
-            show_error(QCoreApplication.translate("Console", "MediaDesk: database error"), str(exc))
-            return EXIT_CONFIG
-        except (sqlite3.Error, OSError) as exc:  # a storage fault past the open (disk full while recovering)
-            err = storage_error(exc, workspace.db_path)
-            if err is None:
-                raise
-            raise err from exc
-        bridge = SchedulerBridge(scheduler.bus)
         closed = asyncio.Event()
-        window = MainWindow(scheduler, bridge, demo_batch=demo_batch)
-        window.config_path = config_path  # what Setup… edits
+        window = MainWindow(session.scheduler, session.bridge, demo_batch=session.demo_batch)
         window.closed.connect(closed.set)
         app.aboutToQuit.connect(closed.set)
-        tray = TrayController(window, scheduler, bridge, tray_available=tray_available)
+        # File > Open config… / Recent configs; the tray icon and the close question (per workspace)
+        switcher = WorkspaceSwitcher(window, session, tray_available=tray_available)
         window.show()
         if on_window is not None:
             on_window(window)
@@ -275,21 +236,21 @@ async def _run_window(
                 log.warning("%s", advice)
                 window.show_status(advice, 0)
             if open_setup:  # "Create a workspace": its fresh config, in the Setup editor
-                window.open_setup_editor(config_path)
-            if demo_batch is not None:
+                window.open_setup_editor(window.config_path)
+            if session.demo_batch is not None:
                 # a new user sees both lanes work within a minute: the demo batch is staged, one
                 # click on Submit runs it
-                window.open_batch_dialog(demo_batch)
+                window.open_batch_dialog(session.demo_batch)
             await closed.wait()
+            await switcher.cancel_switch()  # the app quits mid-switch: what it started is stopped
         finally:
-            tray.close()
+            switcher.close()
             await window.aclose()
-            bridge.detach()
             window.deleteLater()
         return EXIT_OK
     finally:
-        await scheduler.stop()
-        instance.close()
+        # the workspace the window shows now (File > Open config… may have switched it)
+        await (switcher.session if switcher is not None else session).stop()
 
 
 def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo: bool = False) -> int:

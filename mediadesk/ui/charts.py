@@ -7,19 +7,21 @@ newest buckets only between full reads. The plots are pyqtgraph, chosen over Qt 
 measurements in ``bench gui`` (README, "Charts"): Qt Charts is deprecated since Qt 6.10 and needs
 PySide6-Addons (~420 MB); at our per-minute buckets it draws faster (about 2x), but one refresh of
 this tab costs under 20 ms every 2 s; at per-second data pyqtgraph is ~7x faster (downsampling).
+
+pyqtgraph (and numpy under it) is imported when the plots are first drawn on screen, not with this
+module: the two cost ~40 MB of the console's resident memory (measured, ``bench gui --part
+submit``), and an operator who never opens the tab never pays it. Until then the tab reads the
+store as before and keeps what it read; the plots are built and drawn once it is shown.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")  # before pyqtgraph picks a binding
-
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
@@ -30,7 +32,19 @@ from mediadesk.ui.style import is_dark
 from mediadesk.ui.workers import TaskJobs
 from mediadesk.viewmodel.series import RANGES, ChartData, ChartRange, SeriesCache
 
+if TYPE_CHECKING:
+    import pyqtgraph as pg
+
 __all__ = ["ChartsView", "lane_color", "read_finished", "tune_curve"]
+
+
+def __getattr__(name: str) -> Any:
+    # SecondsLogAxis subclasses pyqtgraph: imported on first use only (see the module doc)
+    if name == "SecondsLogAxis":
+        from mediadesk.ui.chart_axes import SecondsLogAxis
+
+        return SecondsLogAxis
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: (light, dark) per lane, in order of appearance; the total is drawn in the text colour.
 _LANE_COLORS = (("#2f6fca", "#5c9cf5"), ("#2e9a57", "#4cc47c"), ("#c98a12", "#e8b04a"),
@@ -48,19 +62,6 @@ def tune_curve(item: pg.PlotDataItem) -> pg.PlotDataItem:
     item.setDownsampling(auto=True, method="peak")
     item.setClipToView(True)
     return item
-
-
-class SecondsLogAxis(pg.AxisItem):
-    """A log-scale axis of seconds labelled 1, 2, 5, 10, 20, 50, ... (the default puts a label on
-    every minor tick, and they overlap)."""
-
-    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        out = []
-        for v in values:
-            x = 10 ** (v * scale)
-            lead = round(x / 10 ** math.floor(math.log10(x) + 1e-9), 6) if x > 0 else 0
-            out.append(f"{x:g}" if lead in (1, 2, 5) else "")
-        return out
 
 
 def read_finished(db_path: Path, since: float, until: float, bucket_s: float, *,
@@ -120,8 +121,40 @@ class ChartsView(QWidget):
         top.addWidget(self.lane_box)
         top.addStretch(1)
 
-        dark = is_dark(self.palette())
-        self._dark = dark
+        self._dark = is_dark(self.palette())
+        # the plots: built on first draw on screen (:meth:`_build_plots`, imports pyqtgraph)
+        self.throughput_plot: pg.PlotWidget | None = None
+        self.dist_plot: pg.PlotWidget | None = None
+        self.legend: pg.LegendItem | None = None
+        self._curves: dict[str, pg.PlotDataItem] = {}
+        self._hists: dict[str, pg.PlotDataItem] = {}
+        self._total_curve: pg.PlotDataItem | None = None
+
+        self._split = QSplitter(Qt.Orientation.Horizontal)
+        self._split.setObjectName("chartsSplitter")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addWidget(self._split, 1)
+        lay.addWidget(self.summary)
+
+        self.range_box.currentIndexChanged.connect(lambda _i: self._range_changed())
+        self.lane_box.currentIndexChanged.connect(lambda _i: self._draw())
+        self._timer = QTimer(self)
+        self._timer.setInterval(refresh_ms)
+        self._timer.timeout.connect(self.refresh)
+        self._timer.start()
+
+    @property
+    def plots_built(self) -> bool:
+        """Whether the pyqtgraph plots exist yet (they are built when first drawn on screen)."""
+        return self.throughput_plot is not None
+
+    def _build_plots(self) -> None:
+        import pyqtgraph as pg
+
+        from mediadesk.ui.chart_axes import SecondsLogAxis
+
         bg = self.palette().color(self.backgroundRole())
         fg = self.palette().color(self.foregroundRole())
         self.throughput_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem(orientation="bottom")},
@@ -150,29 +183,12 @@ class ChartsView(QWidget):
                 axis = plot.getAxis(side)
                 axis.setTextPen(fg)
                 axis.setPen(fg)
-        self._curves: dict[str, pg.PlotDataItem] = {}
-        self._hists: dict[str, pg.PlotDataItem] = {}
         self._total_curve = tp.plot([], [], pen=pg.mkPen(fg, width=1, style=Qt.PenStyle.DashLine),
                                     name=self.tr("all lanes"))
-
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setObjectName("chartsSplitter")
-        split.addWidget(self.throughput_plot)
-        split.addWidget(self.dist_plot)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(4, 4, 4, 4)
-        lay.addLayout(top)
-        lay.addWidget(split, 1)
-        lay.addWidget(self.summary)
-
-        self.range_box.currentIndexChanged.connect(lambda _i: self._range_changed())
-        self.lane_box.currentIndexChanged.connect(lambda _i: self._draw())
-        self._timer = QTimer(self)
-        self._timer.setInterval(refresh_ms)
-        self._timer.timeout.connect(self.refresh)
-        self._timer.start()
+        self._split.addWidget(self.throughput_plot)
+        self._split.addWidget(self.dist_plot)
+        self._split.setStretchFactor(0, 3)
+        self._split.setStretchFactor(1, 2)
 
     # ------------------------------------------------------------------ controls
     @property
@@ -273,6 +289,15 @@ class ChartsView(QWidget):
             for lane in lanes:
                 if self.lane_box.findData(lane) < 0:
                     self.lane_box.addItem(lane, lane)
+        if not self.plots_built:
+            if not self.is_shown():  # off screen: the plots (and pyqtgraph) wait until it is shown
+                self.summary.setText(self.summary_text())
+                self.updated.emit()
+                return
+            self._build_plots()
+        import pyqtgraph as pg  # already imported by _build_plots: a dict look-up
+
+        assert self.throughput_plot is not None and self.dist_plot is not None and self._total_curve is not None
         pick = self.selected_lane()
         y_max = h_max = 0.0
         tp = self.throughput_plot.getPlotItem()

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QSplitter,
     QTableView,
     QWidget,
@@ -41,6 +42,7 @@ from mediadesk.ui.batch_dialog import BatchDialog
 from mediadesk.ui.batches_view import BatchesView
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.charts import ChartsView
+from mediadesk.ui.config_text import config_error_text
 from mediadesk.ui.detail_pane import DetailPane
 from mediadesk.ui.exceptions_view import ExceptionsView
 from mediadesk.ui.filter_bar import FilterBar
@@ -160,19 +162,22 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ building
     def _build_panels(self) -> None:
-        views = [self.scheduler.profile_view(n) for n in self.scheduler.profile_names()]
-        self.web_panel = LanePanel("web", self.model, self)
-        self.api_panel = LanePanel("api", self.model, self)
-        for panel in (self.web_panel, self.api_panel):
-            panel.set_lanes(self.scheduler.lanes, views)
-        for lane in self.scheduler.lanes:  # the first stats now, not at the next 2 s tick
-            st = lane.stats()
-            self.web_panel.on_lane_stats(st)
-            self.api_panel.on_lane_stats(st)
+        self.web_panel, self.api_panel = self._lane_panels()
         self.lane_splitter = QSplitter(Qt.Orientation.Horizontal)
         self.lane_splitter.setObjectName("laneSplitter")
         self.lane_splitter.addWidget(self.web_panel)
         self.lane_splitter.addWidget(self.api_panel)
+
+    def _lane_panels(self) -> tuple[LanePanel, LanePanel]:
+        views = [self.scheduler.profile_view(n) for n in self.scheduler.profile_names()]
+        web, api = LanePanel("web", self.model, self), LanePanel("api", self.model, self)
+        for panel in (web, api):
+            panel.set_lanes(self.scheduler.lanes, views)
+        for lane in self.scheduler.lanes:  # the first stats now, not at the next 2 s tick
+            st = lane.stats()
+            web.on_lane_stats(st)
+            api.on_lane_stats(st)
+        return web, api
 
     def _build_table(self) -> None:
         t = QTableView()
@@ -269,6 +274,7 @@ class MainWindow(QMainWindow):
         self.main_toolbar = self.window_actions.main_toolbar()
         self.main_toolbar.addAction(self.act_setup)
         self.addToolBar(self.main_toolbar)
+        self.menuBar().addMenu(self.window_actions.file_menu([self.act_setup]))
         self.filter_bar = FilterBar(self.scheduler.profile_names(), self)
         self.filter_bar.changed.connect(self._on_filters_changed)
         self.addToolBar(self.filter_bar)
@@ -283,6 +289,11 @@ class MainWindow(QMainWindow):
         self._update_totals()
 
     def _connect(self) -> None:
+        self._connect_bridge()
+        sel = self.table.selectionModel()
+        sel.currentRowChanged.connect(lambda cur, _prev: self._show_current(cur.row()))
+
+    def _connect_bridge(self) -> None:
         b = self.bridge
         for panel in (self.web_panel, self.api_panel):
             b.laneStats.connect(panel.on_lane_stats)
@@ -292,8 +303,6 @@ class MainWindow(QMainWindow):
         b.notice.connect(self.log_dock.on_notice)
         b.storageFailed.connect(self._on_storage_failed)
         b.laneStats.connect(self._sync_pause_actions)
-        sel = self.table.selectionModel()
-        sel.currentRowChanged.connect(lambda cur, _prev: self._show_current(cur.row()))
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -328,6 +337,98 @@ class MainWindow(QMainWindow):
 
     def bring_to_front(self) -> None:
         bring_to_front(self)
+
+    # ------------------------------------------------------------------ workspace switch
+    def show_workspace_title(self) -> None:
+        """The title names the config file (when known) and the data folder."""
+        data_dir = self.scheduler.workspace.data_dir
+        if self.config_path is None:
+            self.setWindowTitle(self.tr("MediaDesk — {dir}").format(dir=data_dir))
+        else:
+            self.setWindowTitle(self.tr("MediaDesk — {config} ({dir})").format(config=self.config_path.name,
+                                                                              dir=data_dir))
+
+    @staticmethod
+    def _rescroll(scroll: QWidget | None, widget: QWidget) -> QWidget | None:
+        """Put ``widget`` in the scroll area :func:`scrolling` made (kept, with its place in the
+        layout); returns the widget it held before."""
+        assert isinstance(scroll, QScrollArea)
+        was = scroll.takeWidget()
+        scroll.setWidget(widget)
+        return was
+
+    def rebind_workspace(self, scheduler: Scheduler, bridge: SchedulerBridge, *,
+                         demo_batch: Path | None = None) -> None:
+        """Show another workspace in this window (File > Open config…). Call after :meth:`aclose`
+        (the old workspace's jobs have ended) and before :meth:`start` (it loads the new table).
+        What is bound to a scheduler is made anew (model, feed, lane panels, detail pane, the
+        accounts, profiles, exceptions, batches and charts tabs); the layout, the toolbars, the
+        actions and the log stay. The filters are cleared (the profiles differ)."""
+        for dlg in (self.batch_dialog, self.setup_editor):
+            if dlg is not None:
+                dlg.close()
+        self.scheduler, self.bridge = scheduler, bridge
+        self.db_path = scheduler.workspace.db_path
+        old: list[QWidget | QObject | None] = [self.model, self.feed, self.web_panel, self.api_panel]
+        self.model = TaskTableModel(heartbeat_interval_s=scheduler.config.heartbeat.interval_s, parent=self)
+        self.proxy.setSourceModel(self.model)
+        self.feed = TaskFeed(self.db_path, self.model, bridge, self)
+        self.feed.loaded.connect(lambda st: self._update_status())
+        self.feed.loaded.connect(lambda st: self.apply_sort())
+        self.web_panel, self.api_panel = self._lane_panels()
+        self.lane_splitter.replaceWidget(0, self.web_panel)
+        self.lane_splitter.replaceWidget(1, self.api_panel)
+        self.small_screen.panels = [self.web_panel, self.api_panel]
+        for panel in self.small_screen.panels:
+            panel.set_compact(self.small_screen.compact)
+        detail_state = self.detail.splitter.saveState()
+        self.detail = DetailPane(self.db_path, bridge, self)
+        self.detail.splitter.restoreState(detail_state)
+        old.append(self._rescroll(self.main_splitter.widget(2), self.detail))
+        self.accounts_panel = AccountsPanel(scheduler, bridge, self, login=self.login_account)
+        self.profiles_editor = ProfilesEditor(scheduler, bridge, self)
+        self.exceptions_view = ExceptionsView(scheduler, bridge, self)
+        self.exceptions_view.countChanged.connect(
+            lambda n: self.exceptions_dock.setWindowTitle(self._exceptions_title(n)))
+        self.exceptions_dock.setWindowTitle(self._exceptions_title(self.exceptions_view.count))
+        from mediadesk.ui.charts import ChartsView  # here too: the module may be imported lazily
+
+        lanes = scheduler.lanes
+        self.charts_view = ChartsView(self.db_path, [lane.name for lane in lanes], self)
+        self.batches_view = BatchesView(self.db_path, lanes, bridge, self)
+        for dock, view in ((self.accounts_dock, self.accounts_panel), (self.profiles_dock, self.profiles_editor),
+                           (self.exceptions_dock, self.exceptions_view), (self.charts_dock, self.charts_view),
+                           (self.batches_dock, self.batches_view)):
+            old.append(self._rescroll(dock.widget(), view))
+        self.table_menu.db_path = self.db_path
+        self.table_menu.evidence_dir = scheduler.workspace.evidence_dir
+        combo = self.filter_bar.profile_combo
+        combo.blockSignals(True)
+        while combo.count() > 1:
+            combo.removeItem(1)
+        for name in scheduler.profile_names():
+            combo.addItem(name, name)
+        combo.blockSignals(False)
+        self.filter_bar.clear_all()
+        self._on_filters_changed()
+        self._connect_bridge()
+        self.demo_batch = demo_batch
+        self.act_demo.setVisible(demo_batch is not None)
+        if demo_batch is not None:
+            self.set_demo_batch(demo_batch)
+        else:
+            self.statusBar().clearMessage()
+        for gone in old:
+            if gone is None:
+                continue
+            if isinstance(gone, QWidget):
+                gone.hide()
+            gone.deleteLater()
+        self._sync_pause_actions(None)
+        self.show_workspace_title()
+        self._update_status()
+        self._update_totals()
+        self._tick.start()
 
     # ------------------------------------------------------------------ settings
     def _layout_parts(self) -> tuple[dict[str, QSplitter], QHeaderView]:
@@ -385,7 +486,7 @@ class MainWindow(QMainWindow):
         try:
             dlg = SetupEditor(target, scheduler=self.scheduler, parent=self)
         except (ConfigError, UnsafePathError, OSError) as exc:
-            self.notify(self.tr("Setup"), str(exc), error=True)
+            self.notify(self.tr("Setup"), config_error_text(exc), error=True)
             return None
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dlg.destroyed.connect(lambda: setattr(self, "setup_editor", None))

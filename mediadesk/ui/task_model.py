@@ -66,6 +66,11 @@ class Col:
 #: Column names, in column order; they are also the mirror's sort keys.
 COLUMNS: tuple[str, ...] = SORT_KEYS
 
+#: A burst of at least this many new rows is followed by one release of freed heap memory ...
+RELEASE_AFTER_ROWS = 10_000
+#: ... once no rows were inserted for this long.
+RELEASE_AFTER_IDLE_MS = 500
+
 #: Alpha of the state tint behind the state cell: the shared state colours (style.py, light or
 #: dark variant) laid translucently on the palette's own base, so text stays readable in both.
 TINT_ALPHA = 70
@@ -112,6 +117,7 @@ class TaskTableModel(QAbstractTableModel):
         flush_interval_ms: int = 100,
         max_rows_per_flush: int = 2000,
         clock: Callable[[], float] = time.time,
+        release_memory: Callable[[], None] | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -125,6 +131,19 @@ class TaskTableModel(QAbstractTableModel):
         #: New rows applied per timed flush: a 10k-row submit becomes a few short steps between
         #: which the loop paints and runs the lanes, not one long freeze.
         self.max_rows_per_flush = max_rows_per_flush
+        # After a burst of new rows (a big submit, the initial load), the heap its reads and
+        # inserts freed is handed back to the system once, when the burst is over: ~7 MB of
+        # resident memory after a 100k-row submit (bench), one ~10 ms call.
+        if release_memory is None:
+            from mediadesk.ui.workers import release_free_memory  # (here: workers imports this module)
+
+            release_memory = release_free_memory
+        self._release_memory: Callable[[], None] = release_memory
+        self._rows_since_release = 0
+        self._release_timer = QTimer(self)
+        self._release_timer.setSingleShot(True)
+        self._release_timer.setInterval(RELEASE_AFTER_IDLE_MS)
+        self._release_timer.timeout.connect(self._release)
         self._sort_column = -1
         self._state_labels = state_labels()
         self._headers = [
@@ -221,7 +240,19 @@ class TaskTableModel(QAbstractTableModel):
 
     def end_insert_rows(self, first: int, last: int) -> None:
         self.endInsertRows()
+        self._rows_since_release += last - first + 1
+        if self._rows_since_release >= RELEASE_AFTER_ROWS:
+            self._release_timer.start()  # (re)started: runs once the burst has paused
         self.rowsAppended.emit(last - first + 1)
+
+    def _release(self) -> None:
+        self._rows_since_release = 0
+        self._release_memory()
+
+    @property
+    def memory_release_pending(self) -> bool:
+        """A release of freed heap is due once the current burst of new rows pauses."""
+        return self._release_timer.isActive()
 
     def rows_changed(self, first: int, last: int) -> None:
         self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))

@@ -35,6 +35,7 @@ from mediadesk.config import load_config
 from mediadesk.config_template import write_config_template
 from mediadesk.safefiles import UnsafePathError
 from mediadesk.ui.config_text import config_error_text
+from mediadesk.ui.workspace_session import load_workspace
 
 __all__ = ["WelcomeChoice", "WelcomePanel", "open_in_system_editor"]
 
@@ -175,8 +176,8 @@ class WelcomePanel(QWidget):
         path = self.choose_file()
         if path is None:
             return
-        try:
-            load_config(path)  # checked here: an error stays in this panel, next to the buttons
+        try:  # checked here (as File > Open config… checks): an error stays in this panel, next to the buttons
+            load_workspace(Path(path))
         except Exception as exc:  # ConfigError (its message names the file and key)
             self.set_error(exc)
             return

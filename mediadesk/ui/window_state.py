@@ -1,15 +1,18 @@
 """Saving and restoring the main window's layout (geometry, docks, splitters, table header: column
-widths, order, hidden columns and the sort) and the task table's filters."""
+widths, order, hidden columns and the sort), the task table's filters, and the recent configs
+(File > Recent configs)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QHeaderView, QMainWindow, QSplitter
 
-__all__ = ["SETTINGS_VERSION", "restore_table_filters", "restore_window_state", "save_table_filters",
-           "save_window_state", "saved_state"]
+__all__ = ["RECENT_CONFIGS_MAX", "SETTINGS_VERSION", "forget_config", "recent_configs", "remember_config",
+           "restore_table_filters", "restore_window_state", "save_table_filters", "save_window_state",
+           "saved_state"]
 
 #: Bumped when the saved layout no longer fits the window; an older one is then ignored.
 SETTINGS_VERSION = 1
@@ -94,3 +97,57 @@ def restore_table_filters(settings: QSettings) -> dict[str, str]:
         return {key: str(settings.value(key) or "") for key in settings.childKeys()}
     finally:
         settings.endGroup()
+
+
+# --------------------------------------------------------------------------- recent configs
+#: How many configs File > Recent configs remembers.
+RECENT_CONFIGS_MAX = 8
+_RECENT = "recentConfigs"
+
+
+def recent_configs(settings: QSettings) -> list[Path]:
+    """The configs opened last, newest first (at most :data:`RECENT_CONFIGS_MAX`)."""
+    n = settings.beginReadArray(_RECENT)
+    try:
+        out: list[Path] = []
+        for i in range(n):
+            settings.setArrayIndex(i)
+            value = settings.value("path")
+            if isinstance(value, str) and value and Path(value) not in out:
+                out.append(Path(value))
+        return out[:RECENT_CONFIGS_MAX]
+    finally:
+        settings.endArray()
+
+
+def _write_recent(settings: QSettings, paths: list[Path]) -> None:
+    settings.remove(_RECENT)
+    settings.beginWriteArray(_RECENT, len(paths))
+    for i, path in enumerate(paths):
+        settings.setArrayIndex(i)
+        settings.setValue("path", str(path))
+    settings.endArray()
+    settings.sync()
+
+
+def _absolute(path: Path) -> Path:
+    try:
+        return path.expanduser().resolve()
+    except OSError:
+        return path.absolute()
+
+
+def remember_config(settings: QSettings, path: Path) -> list[Path]:
+    """Put ``path`` (made absolute) first in the recent configs; returns the new list."""
+    path = _absolute(path)
+    paths = [path, *(p for p in recent_configs(settings) if p != path)][:RECENT_CONFIGS_MAX]
+    _write_recent(settings, paths)
+    return paths
+
+
+def forget_config(settings: QSettings, path: Path) -> list[Path]:
+    """Take ``path`` off the recent configs (a file no longer there); returns the new list."""
+    gone = {path, _absolute(path)}
+    paths = [p for p in recent_configs(settings) if p not in gone]
+    _write_recent(settings, paths)
+    return paths

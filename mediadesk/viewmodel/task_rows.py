@@ -26,6 +26,7 @@ no database reads. A view layer (``mediadesk.ui.task_model``) observes the mirro
 from __future__ import annotations
 
 import time
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -146,8 +147,9 @@ class TaskRows:
         self.cols = Columns()
         self._index: dict[str, int] = {}
         #: Display row -> storage index. Replaced (not mutated) by :meth:`sort`; read-only outside.
-        self.order: list[int] = []
-        self._pos: list[int] = []     # storage index -> display row
+        #: Machine ints (4 bytes a row), not lists of int objects (8 + 32 bytes a row each).
+        self.order: array[int] = array("i")
+        self._pos: array[int] = array("i")     # storage index -> display row
         self._running: set[int] = set()
         # aggregates for the lane panels
         self._counts: dict[str, dict[str, int]] = {}
@@ -481,8 +483,8 @@ class TaskRows:
         that first, so its rows and the mirror agree."""
         keyfn = self._key_function(key)
         n = len(self.cols.task_id)
-        new_order = list(range(n)) if keyfn is None else sorted(range(n), key=keyfn, reverse=descending)
-        pos = [0] * n
+        new_order = array("i", range(n) if keyfn is None else sorted(range(n), key=keyfn, reverse=descending))
+        pos = array("i", bytes(new_order.itemsize * n))
         for row, s in enumerate(new_order):
             pos[s] = row
         self.order = new_order

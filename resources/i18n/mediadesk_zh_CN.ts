@@ -568,8 +568,11 @@
     <name>CloseQuestion</name>
     <message>
         <location filename="../../mediadesk/ui/close_question.py" line="51"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="262"/>
         <source>{running} running, {pending} pending.</source>
-        <extracomment>&quot;Keep running in the tray&quot; is offered (the system has a tray).</extracomment>
+        <extracomment>&quot;Keep running in the tray&quot; is offered (the system has a tray).
+----------
+What would be opened.</extracomment>
         <translation>{running} 个运行中，{pending} 个待处理。</translation>
     </message>
     <message>
@@ -584,11 +587,13 @@
     </message>
     <message>
         <location filename="../../mediadesk/ui/close_question.py" line="63"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="303"/>
         <source>Work in progress</source>
         <translation>有任务正在进行</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/close_question.py" line="66"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="337"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
@@ -875,43 +880,47 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="79"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="88"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="158"/>
+        <location filename="../../mediadesk/ui/app.py" line="155"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="227"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="234"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="182"/>
+        <location filename="../../mediadesk/ui/app.py" line="180"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="230"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="199"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="238"/>
-        <location filename="../../mediadesk/ui/app.py" line="249"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="198"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="207"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="218"/>
         <source>MediaDesk is already running</source>
+        <extracomment>Another start of the console on this data folder asked for the window.</extracomment>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="246"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="215"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="252"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="221"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="255"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="224"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -2170,177 +2179,183 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="115"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="117"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="346"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread. The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="209"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="214"/>
         <source>Accounts</source>
         <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="211"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="216"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="228"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="233"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="230"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="235"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="239"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="244"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="263"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="268"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="265"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="270"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="388"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="348"/>
+        <source>MediaDesk — {config} ({dir})</source>
+        <translation>MediaDesk — {config}（{dir}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="489"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="407"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="508"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="411"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="512"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="414"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="515"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="416"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="517"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="428"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="455"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="509"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="529"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="556"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="610"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="472"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="573"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="501"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="602"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="506"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="607"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="520"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="621"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="522"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="623"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="532"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="633"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="548"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="649"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="554"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="655"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="560"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="661"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="566"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="667"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="585"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="609"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="686"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="710"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="650"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="751"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="650"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="751"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="652"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="753"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="654"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="755"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="655"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="756"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="667"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="768"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="671"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="772"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="675"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="776"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="679"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="780"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -2353,32 +2368,32 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="593"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="694"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="610"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="711"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="612"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="713"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="614"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="715"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="641"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="742"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="643"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="744"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -3030,68 +3045,68 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="75"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="76"/>
         <source>MediaDesk — welcome</source>
         <extracomment>The operator chose (a :class:`WelcomeChoice`). Where &quot;Create a workspace&quot; writes, and where the console looked for a config. &quot;Open a config...&quot;: () -&gt; the chosen file, or None. Tests replace it. &quot;Create a workspace&quot; opens the written file here: (path) -&gt; None. The in-window config editor replaces it; until then the system&apos;s editor for .toml files. Asked before anything when the template&apos;s place is taken: (path) -&gt; open it instead?</extracomment>
         <translation>MediaDesk — 欢迎</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="82"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="83"/>
         <source>Welcome to MediaDesk</source>
         <translation>欢迎使用 MediaDesk</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="100"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="101"/>
         <source>Try the demo</source>
         <translation>试用演示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="101"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="102"/>
         <source>A ready workspace with two local simulators (a chat site and an API): no account, no network, both lanes work within a minute.</source>
         <translation>现成的工作区，带两个本地模拟器（一个聊天网站和一个 API）：无需账号、无需网络，一分钟内两个通道都会开始工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="104"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="105"/>
         <source>Open a config...</source>
         <translation>打开配置...</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="105"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="106"/>
         <source>You already have a MediaDesk config file (TOML): open the console with it.</source>
         <translation>已有 MediaDesk 配置文件（TOML）：用它打开控制台。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="107"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="108"/>
         <source>Create a workspace</source>
         <translation>创建工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="108"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="109"/>
         <source>Write a commented config to {path} and open it for editing; the console opens with an empty workspace.</source>
         <translation>将带注释的配置写入 {path} 并打开编辑；控制台以空工作区打开。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="125"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="126"/>
         <source>From a terminal: “mediadesk demo”, “mediadesk --config FILE”, or “mediadesk init” to write the template.</source>
         <translation>在终端中：“mediadesk demo”、“mediadesk --config FILE”，或用“mediadesk init”写入模板。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="146"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="147"/>
         <source>MediaDesk runs batches of prompts over web chat accounts (in a real browser) and API models, and keeps every task and answer in a database on this computer.</source>
         <translation>MediaDesk 通过网页聊天账号（在真实浏览器中）和 API 模型批量运行提示词，并把每个任务和回答保存在本机的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="148"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="149"/>
         <source>No workspace is open: no configuration was found at {path}.</source>
         <translation>尚未打开工作区：在 {path} 未找到配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="149"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="150"/>
         <source>No workspace is open: the configuration could not be used.</source>
         <translation>尚未打开工作区：配置无法使用。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="156"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="157"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3102,27 +3117,29 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 请在文件中修正该键，然后选择“打开配置...”重新加载，或从演示或新工作区开始。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="195"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="196"/>
         <source>{path} could not be written: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="208"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="209"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="638"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="209"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="210"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="640"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="214"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="215"/>
         <source>A config is already there</source>
         <translation>配置已存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="215"/>
+        <location filename="../../mediadesk/ui/welcome.py" line="216"/>
         <source>{path} already exists; it is left as it is. Open it instead?</source>
         <translation>{path} 已存在，将保持不变。改为打开它吗？</translation>
     </message>
@@ -3130,104 +3147,104 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WindowActions</name>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="24"/>
+        <location filename="../../mediadesk/ui/actions.py" line="26"/>
         <source>Submit batch…</source>
         <translation>提交批次…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="25"/>
+        <location filename="../../mediadesk/ui/actions.py" line="27"/>
         <source>Stage a batch from a JSONL/CSV file or pasted prompts (Ctrl+O; or drop a file on the window)</source>
         <translation>从 JSONL/CSV 文件或粘贴的提示词暂存批次（Ctrl+O；也可将文件拖放到窗口上）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="27"/>
-        <location filename="../../mediadesk/ui/actions.py" line="108"/>
+        <location filename="../../mediadesk/ui/actions.py" line="29"/>
+        <location filename="../../mediadesk/ui/actions.py" line="128"/>
         <source>Pause web</source>
         <translation>暂停网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="28"/>
+        <location filename="../../mediadesk/ui/actions.py" line="30"/>
         <source>Stop dispatching new web tasks (running ones finish)</source>
         <translation>停止派发新的网页任务（正在运行的任务会继续完成）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="30"/>
-        <location filename="../../mediadesk/ui/actions.py" line="110"/>
+        <location filename="../../mediadesk/ui/actions.py" line="32"/>
+        <location filename="../../mediadesk/ui/actions.py" line="130"/>
         <source>Pause API</source>
         <translation>暂停 API 通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="31"/>
+        <location filename="../../mediadesk/ui/actions.py" line="33"/>
         <source>Stop dispatching new API tasks (running ones finish)</source>
         <translation>停止派发新的 API 任务（正在运行的任务会继续完成）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="33"/>
+        <location filename="../../mediadesk/ui/actions.py" line="35"/>
         <source>Cancel selected</source>
         <translation>取消所选</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="34"/>
+        <location filename="../../mediadesk/ui/actions.py" line="36"/>
         <source>Cancel the selected tasks (Del): pending ones at once, running ones at their next checkpoint</source>
         <translation>取消所选任务（Del）：等待中的任务立即取消，运行中的任务在下一个检查点取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="39"/>
+        <location filename="../../mediadesk/ui/actions.py" line="41"/>
         <source>Retry selected</source>
         <translation>重试所选</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="40"/>
+        <location filename="../../mediadesk/ui/actions.py" line="42"/>
         <source>Queue the selected failed or canceled tasks again (Ctrl+R)</source>
         <translation>将所选的失败或已取消任务重新排队（Ctrl+R）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="41"/>
+        <location filename="../../mediadesk/ui/actions.py" line="43"/>
         <source>Export results…</source>
         <translation>导出结果…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="42"/>
+        <location filename="../../mediadesk/ui/actions.py" line="44"/>
         <source>Write all tasks with their results as JSONL, CSV, XLSX or a Markdown table (Ctrl+E); the arrow: only the filtered or selected rows</source>
         <translation>将所有任务及其结果导出为 JSONL、CSV、XLSX 或 Markdown 表格（Ctrl+E）；点箭头：仅导出筛选出的或所选的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="45"/>
+        <location filename="../../mediadesk/ui/actions.py" line="47"/>
         <source>Export all tasks…</source>
         <translation>导出所有任务…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="46"/>
+        <location filename="../../mediadesk/ui/actions.py" line="48"/>
         <source>Every task in the workspace</source>
         <translation>工作区中的所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="47"/>
+        <location filename="../../mediadesk/ui/actions.py" line="49"/>
         <source>Export filtered rows…</source>
         <translation>导出筛选出的行…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="48"/>
+        <location filename="../../mediadesk/ui/actions.py" line="50"/>
         <source>The rows the filters show, in table order</source>
         <translation>筛选条件显示的行，按表格顺序</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="49"/>
+        <location filename="../../mediadesk/ui/actions.py" line="51"/>
         <source>Export selected rows…</source>
         <translation>导出所选行…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="50"/>
+        <location filename="../../mediadesk/ui/actions.py" line="52"/>
         <source>The selected rows, in table order</source>
         <translation>所选的行，按表格顺序</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="56"/>
+        <location filename="../../mediadesk/ui/actions.py" line="58"/>
         <source>Copy rows</source>
         <translation>复制行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="57"/>
+        <location filename="../../mediadesk/ui/actions.py" line="59"/>
         <source>Copy the selected rows as tab-separated text (Ctrl+C)</source>
         <translation>将所选行复制为以制表符分隔的文本（Ctrl+C）</translation>
     </message>
@@ -3236,32 +3253,52 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
         <translation type="vanished">将所有任务及其结果导出为 JSONL 或 CSV（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="61"/>
+        <location filename="../../mediadesk/ui/actions.py" line="63"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="62"/>
+        <location filename="../../mediadesk/ui/actions.py" line="64"/>
         <source>Load demo batch</source>
         <translation>加载演示批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="63"/>
+        <location filename="../../mediadesk/ui/actions.py" line="65"/>
         <source>Open the bundled demo batch in the staging dialog</source>
         <translation>在暂存对话框中打开内置的演示批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="81"/>
+        <location filename="../../mediadesk/ui/actions.py" line="68"/>
+        <source>Open config…</source>
+        <translation>打开配置…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="69"/>
+        <source>Switch this console to another config and its workspace (Ctrl+Shift+O)</source>
+        <translation>将此控制台切换到另一个配置及其工作区（Ctrl+Shift+O）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="71"/>
+        <source>Recent configs</source>
+        <translation>最近的配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="89"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="108"/>
+        <location filename="../../mediadesk/ui/actions.py" line="107"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/actions.py" line="128"/>
         <source>Resume web</source>
         <translation>恢复网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="110"/>
+        <location filename="../../mediadesk/ui/actions.py" line="130"/>
         <source>Resume API</source>
         <translation>恢复 API 通道</translation>
     </message>
@@ -3308,6 +3345,129 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
         <location filename="../../mediadesk/ui/tray.py" line="108"/>
         <source>Batch finished</source>
         <translation>批次已完成</translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceSwitcher</name>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="106"/>
+        <source>the demo workspace</source>
+        <translation>演示工作区</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="264"/>
+        <source>Switch to {target}: this workspace stops; its running tasks go back to the queue and resume when this workspace is opened again.</source>
+        <translation>切换到 {target}：当前工作区将停止；其运行中的任务回到队列，再次打开此工作区时继续。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="306"/>
+        <source>Switch</source>
+        <translation>切换</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="329"/>
+        <source>{target} could not be opened:
+{error}</source>
+        <extracomment>The workspace that can be reopened (None: it could not be reopened either).</extracomment>
+        <translation>无法打开 {target}：
+{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="333"/>
+        <source>Reopen {previous}</source>
+        <translation>重新打开 {previous}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="335"/>
+        <source>Open another config…</source>
+        <translation>打开其他配置…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="418"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="447"/>
+        <source>A workspace switch is already under way</source>
+        <extracomment>Every switch question asked, and every start failure met (tests read them). The config error of the last refused config (its text names the key), else &quot;&quot;. Set when the operator chose Quit after a failed start: the app closes the window.</extracomment>
+        <translation>工作区切换正在进行中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="431"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="461"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="476"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="484"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="529"/>
+        <source>Config not opened</source>
+        <translation>未打开配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="462"/>
+        <source>The configuration could not be loaded:
+{error}
+
+Fix that key in the file and open it again. {current} keeps running.</source>
+        <translation>无法加载配置：
+{error}
+
+请在文件中修正该键后重新打开。{current} 继续运行。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="470"/>
+        <source>{path} is already open</source>
+        <translation>{path} 已经打开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="477"/>
+        <source>Setup has changes not saved to {path}: save or close it first. {current} keeps running.</source>
+        <translation>设置中有尚未保存到 {path} 的更改：请先保存或关闭。{current} 继续运行。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="485"/>
+        <source>Another MediaDesk console already has {dir} open; it was brought to the front. {current} keeps running here.</source>
+        <translation>另一个 MediaDesk 控制台已打开 {dir}，已将其切换到前台。{current} 在此继续运行。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="497"/>
+        <source>Nothing changed: {current} keeps running</source>
+        <translation>未做更改：{current} 继续运行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="521"/>
+        <source>Opening {target}…</source>
+        <translation>正在打开 {target}…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="540"/>
+        <source>No workspace is open</source>
+        <translation>没有打开的工作区</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="575"/>
+        <source>Wait until the workspace switch is done</source>
+        <translation>请等待工作区切换完成</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="589"/>
+        <source>Opened {target}</source>
+        <translation>已打开 {target}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="601"/>
+        <source>{path} (not found)</source>
+        <translation>{path}（未找到）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="609"/>
+        <source>No recent configs</source>
+        <translation>没有最近的配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="614"/>
+        <source>Clear the list</source>
+        <translation>清空列表</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="623"/>
+        <source>{path} is no longer there; removed from the recent configs</source>
+        <translation>{path} 已不存在，已从最近的配置中移除</translation>
     </message>
 </context>
 <context>
