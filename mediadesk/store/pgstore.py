@@ -4,7 +4,8 @@ Same SQL as :class:`~mediadesk.store.taskstore.TaskStore` (written in the subset
 ``?`` placeholders are translated by :class:`~mediadesk.store.pgconn.PgConn`); only these differ:
 
 - opening: connect (typed errors naming ``host:port``), Alembic upgrade under an advisory lock;
-- the claim: ONE round trip per batch, ``UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED)``: the
+- the claim: ONE round trip per batch, ``WITH c AS MATERIALIZED (SELECT ... FOR UPDATE SKIP LOCKED)
+  UPDATE ... FROM c``: the
   state and version move in the same statement, so it is still a compare-and-set, and a row another
   desktop is taking is skipped instead of waited for;
 - submit: ``pg_advisory_xact_lock`` around the ``MAX(seq)`` read, so desktops submitting at once get
@@ -97,14 +98,17 @@ class PgTaskStore(TaskStore):
             return []
         now = time.time() if now is None else now
         marks = ",".join("?" * len(profiles))
+        # The picked rows are a MATERIALIZED CTE, not a sub-select in FROM: the planner may rescan a
+        # sub-select (the inner side of a nested loop), and each rescan of "LIMIT n FOR UPDATE SKIP
+        # LOCKED" picks further rows (measured: claim(limit=1) took 2 rows). A CTE runs once.
         rows = self._conn.execute(
-            "UPDATE task SET state='running', version=task.version+1, updated_at=?, attempt=task.attempt+1,"
-            " started_at=?, heartbeat_at=?, lane=?, account=?, owner=?, finished_at=NULL"
-            f" FROM (SELECT task_id FROM task WHERE state='pending' AND profile IN ({marks})"
+            f"WITH c AS MATERIALIZED (SELECT task_id FROM task WHERE state='pending' AND profile IN ({marks})"
             f"{_claim_predicate(channel, self._IS_NOT)} ORDER BY priority DESC, seq LIMIT ?"
-            " FOR UPDATE SKIP LOCKED) AS c"
-            f" WHERE task.task_id = c.task_id AND task.state='pending' RETURNING {_RETURNING}",
-            (now, now, now, lane, account, owner, *profiles, now, account, limit),
+            " FOR UPDATE SKIP LOCKED)"
+            " UPDATE task SET state='running', version=task.version+1, updated_at=?, attempt=task.attempt+1,"
+            " started_at=?, heartbeat_at=?, lane=?, account=?, owner=?, finished_at=NULL"
+            f" FROM c WHERE task.task_id = c.task_id AND task.state='pending' RETURNING {_RETURNING}",
+            (*profiles, now, account, limit, now, now, now, lane, account, owner),
         ).fetchall()
         claimed = sorted((_rec(r) for r in rows), key=lambda r: (-r.priority, r.seq))
         for rec in claimed:

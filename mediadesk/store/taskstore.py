@@ -186,8 +186,8 @@ class TaskStore:
     This class is the SQLite store and holds the SQL of both back-ends: it is written in the subset
     SQLite and PostgreSQL share (``INSERT ... ON CONFLICT``, ``TRUE``/``FALSE``, ``RETURNING``, ``?``
     placeholders that the PostgreSQL connection wrapper translates). :class:`~mediadesk.store.pgstore.
-    PgTaskStore` overrides only what differs: opening, transactions, the claim (one ``UPDATE ... FROM
-    (SELECT ... FOR UPDATE SKIP LOCKED)``), the submit sequence lock, and what a fault means.
+    PgTaskStore` overrides only what differs: opening, transactions, the claim (one ``UPDATE ... FROM``
+    a ``SELECT ... FOR UPDATE SKIP LOCKED``), the submit sequence lock, and what a fault means.
     :meth:`open` picks the class for a location."""
 
     #: "sqlite" or "postgresql"
