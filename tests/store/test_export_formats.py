@@ -1,5 +1,5 @@
-"""Export formats on a real store (an SQLite file, and a PostgreSQL database): JSONL, CSV, XLSX (read back with openpyxl), Markdown;
-ISO-8601 timestamps; a task-id subset (the console's "selected" / "filtered"); the CLI's --format."""
+"""Export formats on a real store (an SQLite file, and a PostgreSQL database): JSONL, CSV, XLSX (read
+back with openpyxl), Markdown; ISO-8601 timestamps; a task-id subset (the console's "selected" / "filtered"); the CLI's --format."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ import pytest
 from mediadesk.cli import main as cli_main
 from mediadesk.core.states import TaskState
 from mediadesk.store import NewTask, TaskStore
-from mediadesk.store.location import StoreLocation
 from mediadesk.store.export import (
     EXPORT_FIELDS,
     EXPORT_FORMATS,
@@ -29,6 +28,7 @@ from mediadesk.store.export import (
     export_to_file,
     iso_time,
 )
+from mediadesk.store.location import StoreLocation
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_760_000_000.25  # a fixed moment with a fraction of a second
