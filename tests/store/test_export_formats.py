@@ -1,5 +1,6 @@
 """Export formats on a real store (an SQLite file, and a PostgreSQL database): JSONL, CSV, XLSX (read
-back with openpyxl), Markdown; ISO-8601 timestamps; a task-id subset (the console's "selected" / "filtered"); the CLI's --format."""
+back with openpyxl), Markdown; ISO-8601 timestamps; a task-id subset (the console's "selected" /
+"filtered"); the CLI's --format."""
 
 from __future__ import annotations
 
