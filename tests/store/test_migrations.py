@@ -183,7 +183,7 @@ def test_an_unknown_revision_is_a_newer_mediadesk_on_sqlite(tmp_path: Path) -> N
     con.commit()
     con.close()
     for opener in (TaskStore, TaskReader):
-        with pytest.raises(NewerSchemaError, match="newer MediaDesk.*0099_future"):
+        with pytest.raises(NewerSchemaError, match=r"newer MediaDesk.*0099_future"):
             opener(db)
     assert sqlite_state(db)[1] == ["0099_future"]  # left as it was
 
@@ -229,7 +229,7 @@ def test_an_unknown_revision_is_a_newer_mediadesk_on_postgresql(pg_server: PgSer
     TaskStore.open(pg_url).close()
     pg_server.psql("UPDATE alembic_version SET version_num = '0099_future'", name)
     for opener in (TaskStore.open, TaskReader):
-        with pytest.raises(NewerSchemaError, match="newer MediaDesk.*0099_future") as err:
+        with pytest.raises(NewerSchemaError, match=r"newer MediaDesk.*0099_future") as err:
             opener(pg_url)
         assert PgLocation(pg_url).display in str(err.value)
 
