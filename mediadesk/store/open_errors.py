@@ -203,10 +203,12 @@ def storage_error(exc: BaseException, path: Path | None = None) -> StoreOpenErro
     if isinstance(exc, OSError):
         where = Path(os.fsdecode(exc.filename)) if exc.filename is not None else path
         return _from_errno(exc.errno, where, str(exc.strerror or exc))
-    if type(exc).__module__.split(".")[0] == "psycopg" and type(exc).__name__ in (
-            "OperationalError", "InterfaceError", "AdminShutdown", "CannotConnectNow"):
-        # (psycopg is imported only in team mode: recognised by name, not imported here)
-        detail = " ".join(str(exc).split())
+    detail = " ".join(str(exc).split())
+    if type(exc).__module__.split(".")[0] == "psycopg" and (
+            type(exc).__name__ in ("AdminShutdown", "CannotConnectNow") or (
+            type(exc).__name__ in ("OperationalError", "InterfaceError")
+            and ("connection" in detail.lower() or "server" in detail.lower()))):
+        # a PostgreSQL server gone (psycopg is imported only in team mode: recognised by name here)
         return DatabaseServerError(f"the database server is unreachable: {detail}; check it is running and "
                                    "reachable, then run again", "unreachable")
     return None
