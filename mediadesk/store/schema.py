@@ -188,7 +188,7 @@ def migrate(path: Path) -> int:
     Refuses (typed errors of :mod:`mediadesk.store.open_errors`) a path that is a link or a directory, a
     file that is not SQLite or is truncated, another program's database and a newer MediaDesk's, before
     writing anything to it. A database with tables is copied to ``<db>.bak-v<version>`` before it is
-    changed (``<db>.bak-<revision>`` once Alembic manages it).
+    changed (``<db>.bak-v<revision>`` once Alembic manages it).
     """
     path = Path(path)
     check_database_file(path, create=True)
