@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import threading
 
 from mediadesk.core.states import TaskState
 from mediadesk.store import NewTask, TaskReader, TaskStore
@@ -14,11 +15,12 @@ N_TASKS = 500
 N_PROCS = 4
 
 
-def worker(url: str, name: str, seed: int) -> tuple[list[str], list[str], int]:
+def worker(url: str, name: str, seed: int, start: threading.Barrier) -> tuple[list[str], list[str], int]:
     """Claim batches of 1..8 until nothing is left; finish each claim. Returns (claimed ids, ids whose
     finish CAS failed, empty claims seen)."""
     rnd = random.Random(seed)
     store = TaskStore.open(url)
+    start.wait(60)  # all four connected: none is done before the last one starts
     claimed: list[str] = []
     lost: list[str] = []
     empty = 0
@@ -44,12 +46,13 @@ def test_four_processes_claim_every_task_exactly_once(pg_url: str) -> None:
     s.add_tasks([NewTask(f"t{i:03d}", "p", "api", f"q{i}", priority=i % 3 - 1) for i in range(N_TASKS)])
     s.close()
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(N_PROCS) as pool:
-        results = pool.starmap(worker, [(pg_url, f"w{i}", i) for i in range(N_PROCS)], chunksize=1)
+    with ctx.Manager() as manager, ctx.Pool(N_PROCS) as pool:
+        start = manager.Barrier(N_PROCS)
+        results = pool.starmap(worker, [(pg_url, f"w{i}", i, start) for i in range(N_PROCS)], chunksize=1)
     claimed = [tid for ids, _lost, _empty in results for tid in ids]
     assert sorted(claimed) == [f"t{i:03d}" for i in range(N_TASKS)]  # each exactly once
     assert [lost for _ids, lost, _empty in results] == [[]] * N_PROCS  # every finish CAS won
-    assert sum(1 for ids, _l, _e in results if ids) >= 2  # they really shared the work
+    assert sum(1 for ids, _l, _e in results if ids) >= 3  # they really shared the work
     r = TaskReader(pg_url)
     try:
         recs = list(r.iter_tasks())
