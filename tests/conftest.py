@@ -10,6 +10,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from mediadesk.store.location import PgLocation, SqliteLocation, StoreLocation
 from mediadesk.workspace import Workspace
 from tests.pgserver import PgServer, PgUnavailable
 
@@ -38,3 +39,23 @@ def pg_server() -> Iterator[PgServer]:
 def pg_url(pg_server: PgServer) -> str:
     """The URL of a fresh, empty PostgreSQL database on the session's server."""
     return pg_server.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreLocation]:
+    """The task store on each back-end: a fresh SQLite file, or a fresh PostgreSQL database (dropped
+    afterwards: a hundred left over make the server's stop at the end of the run take ~10 s)."""
+    if request.param == "sqlite":
+        yield SqliteLocation(tmp_path / "t.db")
+        return
+    loc = PgLocation(request.getfixturevalue("pg_url"))
+    yield loc
+    server: PgServer = request.getfixturevalue("pg_server")
+    server.psql(f'DROP DATABASE IF EXISTS "{loc.dbname}" WITH (FORCE)')
+
+
+@pytest.fixture
+def any_workspace(store_location: StoreLocation, tmp_path: Path) -> Workspace:
+    """A workspace whose store is ``store_location`` (SQLite: the default file of its data dir)."""
+    db = store_location.url if isinstance(store_location, PgLocation) else None
+    return Workspace.resolve(data_dir=tmp_path / "data", db=db).ensure()
