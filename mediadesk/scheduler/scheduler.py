@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import getpass
 import logging
 import os
 import socket
@@ -20,6 +22,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from mediadesk.config import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
@@ -29,6 +32,7 @@ from mediadesk.core.breaker import BreakerConfig
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.rate import RateGates
 from mediadesk.core.states import ModelKind, TaskState
+from mediadesk.core.team_policy import beat_interval_s
 from mediadesk.providers.web.profile_lock import InstanceLock
 from mediadesk.scheduler.capacity import Capacity, CapacityView, Probe
 from mediadesk.scheduler.events import (
@@ -43,8 +47,10 @@ from mediadesk.scheduler.events import (
 )
 from mediadesk.scheduler.finalizer import Finalizer, apply_failure
 from mediadesk.scheduler.lane import Lane, LaneTiming
+from mediadesk.scheduler.team_link import TeamLink
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore
 from mediadesk.store.errors import StorageError
+from mediadesk.store.team import DesktopInfo, TeamCoordinator
 from mediadesk.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -119,6 +125,9 @@ class Scheduler:
         # One MediaDesk per data dir too (browser profiles live there), even with --db elsewhere.
         self._dirlock = InstanceLock(workspace.data_dir)
         self._store: TaskStore | None = None
+        #: Team mode (PostgreSQL: several desktops on one queue): this desktop's seat, else None.
+        self.team: TeamLink | None = None
+        self._team_conn: Any = None
         self.lanes: list[Lane] = []
         #: Gates, breakers and rate buckets: one per API endpoint ("endpoint name") and one per web
         #: account ("account:<name>").
@@ -162,10 +171,13 @@ class Scheduler:
                     self._conc[name] = max(1, min(API_CONCURRENCY_MAX, conc))
             if self._dblock is not None:
                 self._recover()
-            # PostgreSQL: NO start-up recovery. A 'running' row may belong to another desktop that is
-            # alive and running it; the lanes' stale-heartbeat reaper (select_stale, stale_after_s) is what
-            # recovers rows whose owner died (the team coordinator, wired by the lead, adds desktop liveness).
+            else:
+                # PostgreSQL: a 'running' row may belong to another desktop that is alive and running it.
+                # Only the rows of desktops the database knows to be dead are recovered (at join and on
+                # every beat); the lanes' stale-heartbeat reaper stays as the backstop.
+                self._join_team(self._store)
         except BaseException:
+            self._close_team()
             if self._dblock is not None:
                 self._dblock.release()
             self._dirlock.release()
@@ -174,6 +186,8 @@ class Scheduler:
     async def start(self) -> None:
         self.open()
         self._build_lanes()
+        if self.team is not None:
+            self.team.start()
         await asyncio.gather(*(lane.start() for lane in self.lanes))
         self._ticker = asyncio.create_task(self._stats_loop(), name="scheduler:stats")
         self.started = True
@@ -195,6 +209,9 @@ class Scheduler:
             with contextlib.suppress(Exception):
                 await self._checkpointing
         await asyncio.gather(*(lane.stop() for lane in self.lanes), return_exceptions=True)
+        if self.team is not None:  # after the lanes: their running tasks are back in the queue
+            await self.team.leave()
+            self._close_team()
         await asyncio.gather(*(cap.close() for cap in self.capacities.values()), return_exceptions=True)
         self.capacities = {}
         self.lanes = []
@@ -219,13 +236,54 @@ class Scheduler:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    def _recover(self) -> None:
-        """We hold the database lock, so any 'running' row has no live owner: recover it now
-        instead of waiting out the stale threshold, by the same retry rules."""
+    def _join_team(self, store: TaskStore) -> None:
+        hb = self.config.heartbeat
+        self._team_conn = store.connect_shared()
+        coord = TeamCoordinator(
+            self._team_conn, owner=self.owner, host=socket.gethostname(), operator=_operator(),
+            pid=os.getpid(), stale_after_s=hb.stale_after_s, dialect="postgresql",
+        )
+        self.team = TeamLink(
+            coord, accounts=tuple(a.name for a in self.config.accounts),
+            heartbeat_s=beat_interval_s(hb.stale_after_s, hb.interval_s),
+            retry_s=self.config.scheduler.poll_interval_s, on_dead_owners=self._recover_owners,
+            on_lost_account=self._lost_account,
+        )
+        self.team.join()
+
+    def _close_team(self) -> None:
+        self.team = None
+        conn, self._team_conn = self._team_conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def _recover_owners(self, owners: list[str]) -> None:
+        """Running tasks of desktops the database knows to be dead (no beat for stale_after_s)."""
+        if self._store is not None and self.storage_error is None:
+            self._recover(set(owners))
+
+    def _lost_account(self, account: str) -> None:
+        for lane in self.lanes:
+            if lane.account == account:
+                for rec in lane.running_records():
+                    lane.interrupt(rec.task_id)
+        self._capacity_notice(f"account {account}: its lease was taken by another desktop; its run was stopped")
+
+    def desktops(self) -> list[DesktopInfo]:
+        """The desktops working this queue (team mode), as of the last beat; [] on SQLite."""
+        return [] if self.team is None else self.team.desktops()
+
+    def _recover(self, owners: set[str] | None = None) -> None:
+        """SQLite: we hold the database lock, so any 'running' row has no live owner: recover it now
+        instead of waiting out the stale threshold, by the same retry rules. PostgreSQL: only the rows
+        of ``owners`` (dead desktops)."""
         store = self.store
         policy = self.config.retry.policy()
         now = self._clock()
         for rec in store.running():
+            if owners is not None and rec.owner not in owners:
+                continue
             if rec.cancel_requested:
                 store.finish(
                     rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
@@ -276,6 +334,8 @@ class Scheduler:
                 lane = Lane(
                     name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,), backend=backend,
                     attempt_deadline_s=deadline, capacity_ctl=cap, max_wait_s=prof.max_wait_s,
+                    team=self.team, team_endpoint=ep.name,
+                    team_limit=functools.partial(self._endpoint_limit, ep.name),
                     **common,  # type: ignore[arg-type]
                 )
                 cap.attach(lane)
@@ -294,7 +354,7 @@ class Scheduler:
             lane = Lane(
                 name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), backend=backend,
                 account=acc.name, attempt_deadline_s=deadline, enabled=enabled, capacity_ctl=cap,
-                max_wait_s=prof.max_wait_s, **common,  # type: ignore[arg-type]
+                max_wait_s=prof.max_wait_s, team=self.team, **common,  # type: ignore[arg-type]
             )
             cap.attach(lane)
             self._add_lane(lane)
@@ -629,6 +689,10 @@ class Scheduler:
             explain = getattr(lane.backend, "unavailable_reason", None)
             said = explain() if callable(explain) else None
             health, err = lane.backend.health()
+            holder = None if self.team is None else self.team.holders.get(lane.account)
+            if said is None and holder is not None and not self.team.holds(lane.account):  # type: ignore[union-attr]
+                said = (f"in use by the desktop on {holder.host} (its lease ends in {holder.expires_in_s:.0f} s "
+                        "unless it renews it)", "wait")
             if said is None and health == "needs_login":
                 said = (f"needs login ({err})" if err else "needs login", "login")
             cap = self.capacities.get(f"account:{lane.account}")
@@ -721,3 +785,11 @@ class Scheduler:
 
     def _publish(self, rec: TaskRecord) -> None:
         self.bus.publish(task_changed(rec))
+
+
+def _operator() -> str:
+    """Who sits at this desktop (the OS user), for the other desktops' console."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in this environment (containers): the uid
+        return str(os.getuid())
