@@ -192,9 +192,14 @@ def test_concurrent_submitters_get_unique_increasing_seq(loc: StoreLocation) -> 
     errors: list[BaseException] = []
 
     def submit(name: str) -> None:
-        s = store(loc)
         try:
-            barrier.wait()
+            s = store(loc)
+        except BaseException as exc:  # reported by the assert below
+            errors.append(exc)
+            barrier.abort()
+            return
+        try:
+            barrier.wait(60)
             for batch in range(15):
                 s.add_tasks([NewTask(f"{name}-{batch:02d}-{i:02d}", "p", "api", "x") for i in range(20)])
         except BaseException as exc:  # reported by the assert below
