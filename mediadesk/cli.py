@@ -58,6 +58,8 @@ _current_db: Path | None = None
 
 
 # ---------------------------------------------------------------------------------------- parser
+_DB_HELP = "database: a file (default: <data dir>/mediadesk.db) or postgresql://user@host/db (team mode)"
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mediadesk",
@@ -75,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a batch file headless until every task is terminal")
     r.add_argument("batch", type=Path, help="JSONL or CSV batch file")
     r.add_argument("--config", type=Path, help="config TOML (default: <data dir>/config.toml)")
-    r.add_argument("--db", type=Path, help="database file (default: <data dir>/mediadesk.db)")
+    r.add_argument("--db", help=_DB_HELP)
     r.add_argument("--data-dir", type=Path, help="workspace folder (default: config data_dir or platform dir)")
     r.add_argument("--format", choices=["jsonl", "csv"], help="batch format (default: by extension/content)")
     r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
@@ -85,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "as read back from the database file at the end")
 
     e = sub.add_parser("export", help="write results as JSONL, CSV, XLSX or a Markdown table")
-    e.add_argument("--db", type=Path, help="database file (default: <data dir>/mediadesk.db)")
+    e.add_argument("--db", help=_DB_HELP)
     e.add_argument("--data-dir", type=Path)
     e.add_argument("--format", choices=list(EXPORT_FORMATS), default="jsonl",
                    help="jsonl (default), csv, xlsx (needs --out or a pipe) or md")
@@ -95,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     k = sub.add_parser("cancel", help="cancel tasks by id (works while another process runs them)")
     k.add_argument("task_ids", nargs="+")
-    k.add_argument("--db", type=Path)
+    k.add_argument("--db", help=_DB_HELP)
     k.add_argument("--data-dir", type=Path)
 
     s = sub.add_parser("sim", help="start a simulator on 127.0.0.1")
@@ -111,14 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("exceptions", help="failed tasks a person must judge: list them, resolve one")
     xsub = x.add_subparsers(dest="exc_cmd", metavar="ACTION", required=True)
     xl = xsub.add_parser("list", help="list unresolved exceptions (--all: resolved ones too)")
-    xl.add_argument("--db", type=Path)
+    xl.add_argument("--db", help=_DB_HELP)
     xl.add_argument("--data-dir", type=Path)
     xl.add_argument("--all", action="store_true")
     xr = xsub.add_parser("resolve", help="retry / reroute / answer by hand / drop one failed task, with a note")
     xr.add_argument("task_id")
     xr.add_argument("action", choices=["retry", "reroute", "answer", "drop"])
     xr.add_argument("--config", type=Path, required=True)
-    xr.add_argument("--db", type=Path)
+    xr.add_argument("--db", help=_DB_HELP)
     xr.add_argument("--data-dir", type=Path)
     xr.add_argument("--note", default="", help="why (kept with the task and exported)")
     xr.add_argument("--profile", help="with reroute: the profile to send it to")
@@ -164,9 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except USER_ERRORS as exc:
         print(f"mediadesk: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except (sqlite3.Error, OSError) as exc:
-        # a storage fault wherever it surfaced (disk full at submit, read-only disk, permission denied...);
-        # anything else is a bug and keeps its traceback
+    except Exception as exc:
+        # a storage fault wherever it surfaced (disk full at submit, read-only disk, permission denied, a
+        # database server gone...); anything else is a bug and keeps its traceback
         err = storage_error(exc, _current_db)
         if err is None:
             raise
@@ -176,12 +178,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
-def _workspace(config: AppConfig | None, data_dir: Path | None, db: Path | None) -> Workspace:
+def _workspace(config: AppConfig | None, data_dir: Path | None, db: str | Path | None) -> Workspace:
+    """``db``: ``--db`` as given (a file, or a ``postgresql://`` URL), else the config's ``db_url``."""
     global _current_db
     base = data_dir or (config.data_dir if config is not None else None)
-    ws = Workspace.resolve(data_dir=base, db_path=db)
-    _current_db = ws.db_path
+    ws = Workspace.resolve(data_dir=base, db=db, db_url=config.db_url if config is not None else None)
+    _current_db = ws.db_path if ws.db_url is None else None
     return ws
+
+
+def _db_name(ws: Workspace) -> str:
+    return ws.db_path.name if ws.db_url is None else ws.db_url.display
 
 
 # ---------------------------------------------------------------------------------------- run
@@ -220,7 +227,7 @@ async def run_batch(
     config: AppConfig,
     *,
     data_dir: Path | None = None,
-    db: Path | None = None,
+    db: str | Path | None = None,
     fmt: str | None = None,
     retry_failed: bool = False,
     quiet: bool = False,
@@ -256,7 +263,7 @@ async def run_batch(
             res, ids = sched.submit_rows(parsed.rows, batch=batch.name)
             print(
                 f"batch {batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
-                f"{len(res.existing)} already in {ws.db_path.name}), {len(parsed.errors)} rejected",
+                f"{len(res.existing)} already in {_db_name(ws)}), {len(parsed.errors)} rejected",
                 flush=True,
             )
             if retry_failed:
@@ -514,20 +521,20 @@ def _storage_failure(
     states: dict[str, tuple[str, str]] = {}
     if not isinstance(exc, StoreLostError) and ids:
         try:  # a fresh read-only connection: what the file at the path holds
-            reader = TaskReader(ws.db_path)
+            reader = TaskReader(ws.location)
             try:
                 states = {r.task_id: (r.state, r.profile) for r in reader.get_many(ids)}
             finally:
                 reader.close()
-        except (sqlite3.Error, OSError) as read_exc:
-            print(f"mediadesk: could not read {ws.db_path} back either ({read_exc})", file=sys.stderr)
+        except (sqlite3.Error, OSError, StoreOpenError) as read_exc:
+            print(f"mediadesk: could not read {ws.location.display} back either ({read_exc})", file=sys.stderr)
     if states:
         counts = Counter(s for s, _ in states.values())
         print(
             "stored in the database: " + ", ".join(f"{k} {counts[k]}" for k in
                                                    ("success", "failed", "canceled", "pending", "running")
                                                    if counts[k])
-            + f" of {len(ids)} (database {ws.db_path}); unfinished tasks resume on the next run",
+            + f" of {len(ids)} (database {ws.location.display}); unfinished tasks resume on the next run",
             file=sys.stderr, flush=True,
         )
     return _write_summary_json(summary_json, EXIT_USAGE, ws, ids, states, parsed, storage_error=exc)
@@ -551,7 +558,7 @@ def _write_summary_json(
         return rc
     doc = {
         "exit_code": rc,
-        "database": str(ws.db_path),
+        "database": ws.location.display,
         "storage_error": None if storage_error is None else {"kind": storage_error.kind, "message": str(storage_error)},
         "interrupted": interrupted,
         "rejected_rows": len(parsed.errors),
@@ -580,12 +587,12 @@ def _summary(
     print(
         "summary: " + ", ".join(f"{k} {counts[k]}" for k in ("success", "failed", "canceled", "pending", "running")
                                 if counts[k])
-        + f" (database {ws.db_path})",
+        + f" (database {ws.location.display})",
         flush=True,
     )
     bad = [t for t in ids if states.get(t, ("?", ""))[0] in ("failed", "canceled")]
     if bad:
-        reader = TaskReader(ws.db_path)
+        reader = TaskReader(ws.location)
         try:
             for tid in bad[:20]:
                 rec = reader.get(tid)
@@ -606,9 +613,9 @@ def _summary(
 def cmd_exceptions(args: argparse.Namespace) -> int:
     if args.exc_cmd == "list":
         ws = _workspace(None, args.data_dir, args.db)
-        if not os.path.lexists(ws.db_path):
+        if ws.db_url is None and not os.path.lexists(ws.db_path):
             raise UserError(f"database not found: {ws.db_path} (pass --db or --data-dir)")
-        store = TaskStore(ws.db_path)
+        store = TaskStore.open(ws.location)
         try:
             recs = store.exceptions(sorted(EXCEPTION_KINDS), include_resolved=args.all)
         finally:
@@ -646,18 +653,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.out is None and args.format == "xlsx" and sys.stdout.isatty():
         raise UserError("xlsx is a binary format: pass --out FILE.xlsx (or pipe the output into a file)")
     if args.out is None:
-        n = export_tasks(ws.db_path, sys.stdout, args.format, args.state)
+        n = export_tasks(ws.location, sys.stdout, args.format, args.state)
     else:
-        n = export_to_file(ws.db_path, args.out, args.format, args.state)
+        n = export_to_file(ws.location, args.out, args.format, args.state)
         print(f"exported {n} task(s) to {args.out}", file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
     ws = _workspace(None, args.data_dir, args.db)
-    if not os.path.lexists(ws.db_path):
+    if ws.db_url is None and not os.path.lexists(ws.db_path):
         raise UserError(f"database not found: {ws.db_path}")
-    store = TaskStore(ws.db_path)
+    store = TaskStore.open(ws.location)
     try:
         changed = store.request_cancel(args.task_ids)
     finally:

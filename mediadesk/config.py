@@ -323,6 +323,8 @@ class AccountConfig(_Strict):
 
 class AppConfig(_Strict):
     data_dir: Path | None = Field(None, strict=False)
+    #: team mode: the shared PostgreSQL database (``postgresql://user@host/db``) instead of the SQLite file
+    db_url: str | None = None
     retry: RetryConfig = RetryConfig()
     heartbeat: HeartbeatConfig = HeartbeatConfig()
     scheduler: SchedulerConfig = SchedulerConfig()
@@ -332,6 +334,15 @@ class AppConfig(_Strict):
     endpoints: tuple[EndpointConfig, ...] = Field((), strict=False)
     profiles: tuple[ProfileConfig, ...] = Field((), strict=False)
     accounts: tuple[AccountConfig, ...] = Field((), strict=False)
+
+    @field_validator("db_url")
+    @classmethod
+    def _check_db_url(cls, v: str | None) -> str | None:
+        # the value is never echoed: it may hold a password
+        if v is not None and (urlsplit(v).scheme not in ("postgresql", "postgres") or "://" not in v):
+            raise ValueError("must be a PostgreSQL URL, postgresql://user@host[:port]/database (the SQLite file "
+                             "is the default: leave db_url out, or pass --db FILE)")
+        return v
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AppConfig:

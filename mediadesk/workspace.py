@@ -10,6 +10,7 @@ from pathlib import Path
 import platformdirs
 
 from mediadesk.safefiles import ensure_private_dir
+from mediadesk.store.location import PgLocation, SqliteLocation, StoreLocation, parse_location
 
 
 def resources_dir() -> Path:
@@ -29,24 +30,50 @@ def resources_dir() -> Path:
 @dataclass(frozen=True)
 class Workspace:
     data_dir: Path
+    #: the SQLite file (the embedded default store; unused when :attr:`db_url` is set)
     db_path: Path
+    #: team mode: a PostgreSQL database instead of the SQLite file (``--db postgresql://...`` or the
+    #: config's ``db_url``); the data dir still holds browser profiles and evidence
+    db_url: PgLocation | None = None
+
+    @property
+    def location(self) -> StoreLocation:
+        """Where the task store lives (what ``TaskStore.open``, ``TaskReader`` and exports take)."""
+        return self.db_url if self.db_url is not None else SqliteLocation(self.db_path)
 
     @classmethod
-    def resolve(cls, *, data_dir: Path | None = None, db_path: Path | None = None) -> Workspace:
+    def resolve(
+        cls, *, data_dir: Path | None = None, db_path: Path | None = None, db: str | Path | None = None,
+        db_url: str | None = None,
+    ) -> Workspace:
         """``data_dir``: explicit, else $MEDIADESK_DATA_DIR, else the platform's user data dir.
+        ``db``: ``--db`` as given (a file path, or a ``postgresql://`` URL); else ``db_path``; else
+        ``db_url`` (the config's); else ``<data dir>/mediadesk.db``.
 
         The data dir may be a link of the user's (it is resolved); the database file itself is not resolved,
         so a link there is seen, and refused, when the store opens it."""
+        pg: PgLocation | None = None
+        if db is not None:
+            loc = parse_location(db)
+            if isinstance(loc, PgLocation):
+                pg = loc
+            else:
+                db_path = loc.path
+        elif db_path is None and db_url is not None:
+            loc = parse_location(db_url)
+            if not isinstance(loc, PgLocation):
+                raise ValueError("db_url must be a postgresql:// URL")
+            pg = loc
         if data_dir is None:
             env = os.environ.get("MEDIADESK_DATA_DIR")
             data_dir = Path(env) if env else Path(platformdirs.user_data_dir("mediadesk", appauthor=False))
         data_dir = data_dir.expanduser().resolve()
         if db_path:
             db_path = db_path.expanduser()
-            db = db_path.parent.resolve() / db_path.name
+            file = db_path.parent.resolve() / db_path.name
         else:
-            db = data_dir / "mediadesk.db"
-        return cls(data_dir=data_dir, db_path=db)
+            file = data_dir / "mediadesk.db"
+        return cls(data_dir=data_dir, db_path=file, db_url=pg)
 
     def ensure(self) -> Workspace:
         """Create the folders, private (0700) whatever the umask: the data dir, ``profiles/`` and

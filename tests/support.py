@@ -52,7 +52,7 @@ async def until(
 
 def tasks_of(ws: Workspace) -> dict[str, TaskRecord]:
     """Every task of the workspace's database, by id (a read-only connection of its own)."""
-    r = TaskReader(ws.db_path)
+    r = TaskReader(ws.location)
     try:
         return {t.task_id: t for t in r.iter_tasks()}
     finally:
@@ -61,7 +61,7 @@ def tasks_of(ws: Workspace) -> dict[str, TaskRecord]:
 
 def log_messages(ws: Workspace, task_id: str) -> list[str]:
     """The task log's messages, oldest first."""
-    r = TaskReader(ws.db_path)
+    r = TaskReader(ws.location)
     try:
         return [ln.message for ln in r.logs(task_id)]
     finally:

@@ -343,6 +343,13 @@ class Lane:
             if run is not None:
                 run.request_stop(StopReason.LOST)  # our own attempt hung: end it, write nothing more
             age = now - (rec.heartbeat_at or now)
+            if rec.cancel_requested:  # as start-up recovery does: a canceled task is not retried
+                self._published(self._store.finish(
+                    rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
+                    error_message=f"canceled (cancel was requested; no heartbeat for {age:.1f} s)",
+                    log="recovered: cancel had been requested", now=now,
+                ), rec)
+                continue
             self._fail_attempt(
                 rec, TaskFailure(ErrorKind.HEARTBEAT_TIMEOUT, f"no heartbeat for {age:.1f} s"), now
             )

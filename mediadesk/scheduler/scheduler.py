@@ -113,7 +113,9 @@ class Scheduler:
         self._profiles = {p.name: p for p in config.profiles}
         self._nep: dict[str, bool] = {p.name: p.need_empty_prompt for p in config.profiles}
         self._conc: dict[str, int] = {p.name: p.api_concurrency for p in config.profiles if p.kind == "api"}
-        self._dblock = DatabaseLock(workspace.db_path)
+        # SQLite: one scheduler per database file. PostgreSQL (team mode): several desktops share the
+        # database by design, so no database lock (the data-dir InstanceLock below stays).
+        self._dblock: DatabaseLock | None = DatabaseLock(workspace.db_path) if workspace.db_url is None else None
         # One MediaDesk per data dir too (browser profiles live there), even with --db elsewhere.
         self._dirlock = InstanceLock(workspace.data_dir)
         self._store: TaskStore | None = None
@@ -148,18 +150,24 @@ class Scheduler:
         if self._store is not None:
             return
         self.workspace.ensure()
-        self._dblock.acquire()  # DatabaseBusyError for a second scheduler
+        if self._dblock is not None:
+            self._dblock.acquire()  # DatabaseBusyError for a second scheduler
         try:
             self._dirlock.acquire()  # InstanceLockedError for a second one on this data dir (another --db)
-            self._store = TaskStore(self.workspace.db_path)
+            self._store = TaskStore.open(self.workspace.location)
             for name, (nep, conc) in self._store.profile_settings().items():
                 if name in self._nep and nep is not None:
                     self._nep[name] = nep
                 if name in self._conc and conc is not None:
                     self._conc[name] = max(1, min(API_CONCURRENCY_MAX, conc))
-            self._recover()
+            if self._dblock is not None:
+                self._recover()
+            # PostgreSQL: NO start-up recovery. A 'running' row may belong to another desktop that is
+            # alive and running it; the lanes' stale-heartbeat reaper (select_stale, stale_after_s) is what
+            # recovers rows whose owner died (the team coordinator, wired by the lead, adds desktop liveness).
         except BaseException:
-            self._dblock.release()
+            if self._dblock is not None:
+                self._dblock.release()
             self._dirlock.release()
             raise
 
@@ -199,7 +207,8 @@ class Scheduler:
                 log.exception("scheduler: closing the database failed")
             finally:
                 self._store = None
-        self._dblock.release()
+        if self._dblock is not None:
+            self._dblock.release()
         self._dirlock.release()
         self.started = False
 
@@ -380,7 +389,7 @@ class Scheduler:
             lane.halt(exc)
             self._dirty.add(lane.name)
         self._terminal_event.set()
-        self.bus.publish(StorageFailed(self._clock(), exc.kind, str(exc.path), str(exc), exc.detail))
+        self.bus.publish(StorageFailed(self._clock(), exc.kind, exc.where, str(exc), exc.detail))
 
     @contextlib.contextmanager
     def _storage_guard(self) -> Iterator[None]:

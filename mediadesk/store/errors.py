@@ -21,7 +21,8 @@ from pathlib import Path
 
 from mediadesk.store.open_errors import StorageUnavailableError, StoreOpenError, storage_error
 
-__all__ = ["StorageError", "StorageFullError", "StoreLostError", "file_identity", "storage_error_of"]
+__all__ = ["DatabaseServerLostError", "StorageError", "StorageFullError", "StoreLostError", "file_identity",
+           "storage_error_of"]
 
 _AFTER = "Dispatching stopped; what was stored before is kept, and unfinished tasks resume on the next run."
 
@@ -34,6 +35,8 @@ class StorageError(StoreOpenError):
 
     def __init__(self, path: Path | str, detail: str, advice: str | None = None) -> None:
         self.path = Path(path)
+        #: what to name in a message: the file, or a PostgreSQL database as ``host:port/db`` (no password)
+        self.where = str(path)
         self.detail = detail
         self.advice = advice
         super().__init__(self._message(), self.path)
@@ -70,6 +73,27 @@ class StorageFullError(StorageError):
             f"the disk holding the database {self.path} is full ({self.detail}). Dispatching stopped; every "
             "result stored before is kept. Free some space on that disk, then run again: unfinished tasks "
             "resume."
+        )
+
+
+class DatabaseServerLostError(StorageError):
+    """PostgreSQL: the connection to the database server was lost while running (the server stopped,
+    the network went away). ``detail`` is the driver's message (it never holds a password)."""
+
+    kind = "unreachable"
+
+    def __init__(self, where: str, host_port: str, detail: str) -> None:
+        self.host_port = host_port
+        self.path = Path()
+        self.where = where
+        self.detail = detail
+        self.advice = None
+        StoreOpenError.__init__(self, self._message(), None)
+
+    def _message(self) -> str:
+        return (
+            f"the database server at {self.host_port} is unreachable: {self.detail.strip()}; check it is running "
+            f"and reachable (database {self.where}). {_AFTER}"
         )
 
 

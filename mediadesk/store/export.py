@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from mediadesk.safefiles import create_private_file, refuse_symlink
+from mediadesk.store.location import SqliteLocation, StoreLocation, as_location
 from mediadesk.store.open_errors import OlderSchemaError
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.schema import migrate
@@ -34,7 +35,7 @@ class ExportError(Exception):
     """A user-level export problem (no database, unknown format); the message says what to do."""
 
 
-def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None = None, *,
+def export_tasks(db: StoreLocation | Path, out: TextIO, fmt: str, states: Sequence[str] | None = None, *,
                  task_ids: Sequence[str] | None = None) -> int:
     """Write the tasks of ``db`` to ``out``; returns the row count. ``states``: only tasks in these
     states; ``task_ids``: only these tasks, in this order (the console's selected or filtered
@@ -43,13 +44,16 @@ def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None =
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
     binary = _binary_target(out) if fmt == "xlsx" else None
-    if not os.path.lexists(db):
-        raise ExportError(f"database not found: {db} (pass --db or --data-dir of the workspace to export)")
+    loc = as_location(db)
+    if isinstance(loc, SqliteLocation) and not os.path.lexists(loc.path):
+        raise ExportError(f"database not found: {loc.path} (pass --db or --data-dir of the workspace to export)")
     try:
-        reader = TaskReader(db)  # reads only: a current database exports from a read-only disk too
+        reader = TaskReader(loc)  # reads only: a current database exports from a read-only disk too
     except OlderSchemaError:
-        migrate(db)  # an older MediaDesk's database lacks newer columns: upgrade it once (backup kept)
-        reader = TaskReader(db)
+        if not isinstance(loc, SqliteLocation):
+            raise
+        migrate(loc.path)  # an older MediaDesk's database lacks newer columns: upgrade it once (backup kept)
+        reader = TaskReader(loc)
     try:
         rows = (export_row(rec) for rec in _export_records(reader, states, task_ids))
         if binary is not None:
@@ -64,7 +68,7 @@ def export_tasks(db: Path, out: TextIO, fmt: str, states: Sequence[str] | None =
         reader.close()
 
 
-def export_to_file(db: Path, path: Path, fmt: str, states: Sequence[str] | None = None, *,
+def export_to_file(db: StoreLocation | Path, path: Path, fmt: str, states: Sequence[str] | None = None, *,
                    task_ids: Sequence[str] | None = None) -> int:
     """Export into ``path`` through a private temp file that is renamed into place, so a failed
     export never leaves half a file under the chosen name. The file is created 0600 (results can be

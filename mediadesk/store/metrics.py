@@ -14,6 +14,9 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from mediadesk.store.location import PgLocation, StoreLocation, as_location
 
 __all__ = [
     "METRICS_INDEXES",
@@ -43,13 +46,16 @@ _TERMINAL_LANE = "('success', 'failed')"
 _NOT_LANE = "(" + ",".join(f"'{s}'" for s in NOT_LANE_WORK) + ")"
 
 
-def ensure_metrics_indexes(path: Path | str) -> list[str]:
+def ensure_metrics_indexes(path: StoreLocation | Path | str) -> list[str]:
     """Create the metrics indexes when missing; return the names created now. A write, once per
     database: building them over 100k tasks takes ~0.4-1.5 s, during which other writers (the
     scheduler) wait on the lock. A database that cannot be written is left as it is and the
     queries still work, only slower. (Creating them in a schema migration, before any scheduler
     runs, would remove that one-time wait.)"""
-    conn = sqlite3.connect(path, timeout=10)
+    loc = as_location(path)
+    if isinstance(loc, PgLocation):
+        return _ensure_pg_indexes(loc)
+    conn = sqlite3.connect(loc.path, timeout=10)
     created: list[str] = []
     try:
         have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
@@ -66,6 +72,46 @@ def ensure_metrics_indexes(path: Path | str) -> list[str]:
     finally:
         conn.close()
     return created
+
+
+def _ensure_pg_indexes(loc: PgLocation) -> list[str]:
+    import psycopg
+
+    from mediadesk.store.pgconn import connect
+
+    conn = connect(loc)
+    created: list[str] = []
+    try:
+        have = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'task'")}
+        for name, sql in METRICS_INDEXES:
+            if name in have:
+                continue
+            try:
+                conn.execute(sql)
+            except psycopg.errors.InsufficientPrivilege:  # a read-only user: stay without it
+                continue
+            created.append(name)
+    finally:
+        conn.close()
+    return created
+
+
+@dataclass(frozen=True)
+class _Sql:
+    """The few spellings that differ between SQLite and PostgreSQL in these queries."""
+
+    #: SQLite's unary "+" keeps its planner off an index; PostgreSQL has no such operator on text
+    plus: str = "+"
+    is_: str = "IS"
+    greatest: str = "max"
+    #: bucket number (SQLite's CAST truncates; PostgreSQL's rounds, hence floor)
+    bucket: str = "CAST(finished_at / ? AS INTEGER)"
+    round1: str = "round(d, 1)"
+
+
+_SQLITE = _Sql()
+_PG = _Sql(plus="", is_="IS NOT DISTINCT FROM", greatest="GREATEST",
+           bucket="CAST(floor(finished_at / ?) AS BIGINT)", round1="round(CAST(d AS numeric), 1)")
 
 
 @dataclass(frozen=True)
@@ -129,8 +175,18 @@ class _BatchAcc:
 class MetricsReader:
     """Read-only aggregate queries; open one per thread (not the GUI thread)."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
+    def __init__(self, path: StoreLocation | Path | str) -> None:
+        loc = as_location(path)
+        self._sql = _SQLITE
+        self._conn: Any
+        if isinstance(loc, PgLocation):
+            from mediadesk.store.pgconn import connect
+
+            self.path = Path()
+            self._conn = connect(loc)
+            self._sql = _PG
+            return
+        self.path = loc.path
         self._conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10, check_same_thread=False)
         self._conn.execute("PRAGMA busy_timeout=10000")
 
@@ -155,10 +211,11 @@ class MetricsReader:
         out = FinishedBuckets(since, until, bucket_s)
         # "+state": keep the planner off the claim index (state first), which would visit every
         # finished row of the table instead of the time range.
-        where = (f"finished_at >= ? AND finished_at < ? AND +state IN {_TERMINAL_LANE} AND lane IS NOT NULL"
+        q = self._sql
+        where = (f"finished_at >= ? AND finished_at < ? AND {q.plus}state IN {_TERMINAL_LANE} AND lane IS NOT NULL"
                  f" AND (served_by IS NULL OR served_by NOT IN {_NOT_LANE})")
         for lane, bucket, state, n in self._conn.execute(
-            f"SELECT lane, CAST(finished_at / ? AS INTEGER), state, count(*) FROM task WHERE {where}"
+            f"SELECT lane, {q.bucket}, state, count(*) FROM task WHERE {where}"
             " GROUP BY 1, 2, 3",
             (bucket_s, since, until),
         ):
@@ -170,9 +227,10 @@ class MetricsReader:
         # per lane instead of one row per task, quantiles still exact to that resolution, and a
         # bucket's run times can be replaced alone (the console refreshes the newest buckets only).
         for lane, bucket, seconds, n in self._conn.execute(
-            "SELECT lane, b, CASE WHEN d < 100 THEN round(d, 1) ELSE round(d) END, count(*) FROM"
-            " (SELECT lane, CAST(finished_at / ? AS INTEGER) AS b, max(0.0, finished_at - started_at) AS d"
-            f" FROM task WHERE {where} AND +state = 'success' AND started_at IS NOT NULL) GROUP BY 1, 2, 3",
+            f"SELECT lane, b, CASE WHEN d < 100 THEN {q.round1} ELSE round(d) END, count(*) FROM"
+            f" (SELECT lane, {q.bucket} AS b, {q.greatest}(0.0, finished_at - started_at) AS d"
+            f" FROM task WHERE {where} AND {q.plus}state = 'success' AND started_at IS NOT NULL) AS r"
+            " GROUP BY 1, 2, 3",
             (bucket_s, since, until),
         ):
             out.durations.setdefault(lane, {}).setdefault(bucket * bucket_s, []).append((float(seconds), int(n)))
@@ -214,7 +272,7 @@ class MetricsReader:
         ``batch`` in claim order (priority high first, then submission order). Two seeks on the
         claim index."""
         last = self._conn.execute(
-            "SELECT priority, seq FROM task WHERE state='pending' AND profile=? AND batch IS ?"
+            f"SELECT priority, seq FROM task WHERE state='pending' AND profile=? AND batch {self._sql.is_} ?"
             " ORDER BY priority ASC, seq DESC LIMIT 1",
             (profile, batch),
         ).fetchone()
@@ -234,8 +292,8 @@ class MetricsReader:
         out: dict[str, list[float]] = {}
         for lane in lanes:
             rows = self._conn.execute(
-                "SELECT max(0.0, finished_at - started_at) FROM task WHERE finished_at IS NOT NULL AND lane = ?"
-                f" AND +state = 'success' AND started_at IS NOT NULL"
+                f"SELECT {self._sql.greatest}(0.0, finished_at - started_at) FROM task WHERE finished_at IS NOT NULL"
+                f" AND lane = ? AND {self._sql.plus}state = 'success' AND started_at IS NOT NULL"
                 f" AND (served_by IS NULL OR served_by NOT IN {_NOT_LANE}) ORDER BY finished_at DESC LIMIT ?",
                 (lane, limit),
             ).fetchall()

@@ -17,6 +17,7 @@ from pathlib import Path
 __all__ = [
     "DatabaseNotFoundError",
     "DatabasePathError",
+    "DatabaseServerError",
     "ForeignDatabaseError",
     "NewerSchemaError",
     "NotADatabaseError",
@@ -115,12 +116,22 @@ class ForeignDatabaseError(SchemaError):
 
 
 class NewerSchemaError(SchemaError):
-    def __init__(self, path: Path, found: int, known: int) -> None:
+    def __init__(self, path: Path | str, found: int | str, known: int | str) -> None:
         super().__init__(
             f"{path}: written by a newer MediaDesk (schema {found}, this version knows {known}); "
             "upgrade MediaDesk or use another --db",
-            path,
+            path if isinstance(path, Path) else None,
         )
+
+
+class DatabaseServerError(StoreOpenError):
+    """A PostgreSQL database cannot be opened: the server is down or unreachable, the database or the
+    user does not exist, the password is refused. ``kind``: ``unreachable``, ``no_database``, ``auth``,
+    ``foreign`` or ``error``. The message names ``host:port`` and the database, never a password."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message, None)
+        self.kind = kind
 
 
 class OlderSchemaError(SchemaError):
@@ -192,6 +203,14 @@ def storage_error(exc: BaseException, path: Path | None = None) -> StoreOpenErro
     if isinstance(exc, OSError):
         where = Path(os.fsdecode(exc.filename)) if exc.filename is not None else path
         return _from_errno(exc.errno, where, str(exc.strerror or exc))
+    detail = " ".join(str(exc).split())
+    if type(exc).__module__.split(".")[0] == "psycopg" and (
+            type(exc).__name__ in ("AdminShutdown", "CannotConnectNow") or (
+            type(exc).__name__ in ("OperationalError", "InterfaceError")
+            and ("connection" in detail.lower() or "server" in detail.lower()))):
+        # a PostgreSQL server gone (psycopg is imported only in team mode: recognised by name here)
+        return DatabaseServerError(f"the database server is unreachable: {detail}; check it is running and "
+                                   "reachable, then run again", "unreachable")
     return None
 
 

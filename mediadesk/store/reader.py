@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from mediadesk.store import dbfile
+from mediadesk.store.location import PgLocation, StoreLocation, as_location
 from mediadesk.store.open_errors import OlderSchemaError, StoreOpenError, storage_error
-from mediadesk.store.schema import SCHEMA_VERSION, check_ours
+from mediadesk.store.schema import LEGACY_VERSION, check_ours
 from mediadesk.store.taskstore import _TASK_COLUMNS, LogLine, TaskRecord, _rec
 
 
@@ -20,10 +21,17 @@ class TaskReader:
     Opening checks what :class:`~mediadesk.store.TaskStore` checks (a link, a directory, not SQLite,
     another program's database, a newer schema...) and raises the same typed errors, without writing
     anything. On a read-only disk the database is opened as immutable (nobody can change it there).
+    ``where``: a path of an SQLite file or a :class:`~mediadesk.store.location.StoreLocation`
+    (PostgreSQL: the same queries, through :class:`~mediadesk.store.pgconn.PgConn`).
     """
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
+    def __init__(self, where: StoreLocation | Path | str) -> None:
+        self.location = loc = as_location(where)
+        if isinstance(loc, PgLocation):
+            self.path = Path()
+            self._conn: Any = _open_pg(loc)
+            return
+        self.path = loc.path
         try:
             self._conn = self._open()
         except (sqlite3.Error, OSError) as exc:
@@ -52,8 +60,8 @@ class TaskReader:
             if info.version == 0:
                 raise StoreOpenError(f"{self.path} is an empty database: nothing to read yet (a run or the "
                                      "console creates its tables)", self.path)
-            if info.version < SCHEMA_VERSION:
-                raise OlderSchemaError(self.path, info.version, SCHEMA_VERSION)
+            if info.version < LEGACY_VERSION:  # (version 3 has every column read here)
+                raise OlderSchemaError(self.path, info.version, LEGACY_VERSION)
         except BaseException:
             conn.close()
             raise
@@ -101,6 +109,29 @@ class TaskReader:
     def counts(self) -> dict[tuple[str, str], int]:
         rows = self._conn.execute("SELECT profile, state, count(*) FROM task GROUP BY profile, state")
         return {(r[0], r[1]): r[2] for r in rows}
+
+
+def _open_pg(loc: PgLocation) -> Any:
+    """A PostgreSQL connection for reading (autocommit: each query sees what is committed), after the
+    checks :class:`TaskStore` makes (a newer MediaDesk's, someone else's, not created yet)."""
+    import psycopg
+
+    from mediadesk.store.pgconn import connect, open_error
+    from mediadesk.store.schema import pg_revision
+
+    conn = connect(loc)
+    try:
+        revision, _has_task = pg_revision(conn)
+        if revision is None:
+            raise StoreOpenError(f"{loc.display} has no MediaDesk tables: nothing to read yet (a run or the "
+                                 "console creates them)")
+    except psycopg.Error as exc:
+        conn.close()
+        raise open_error(exc, loc) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def _has_wal(path: Path) -> bool:

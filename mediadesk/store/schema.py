@@ -4,8 +4,13 @@ The schema version lives in SQLite's ``PRAGMA user_version``. ``MIGRATIONS[i]`` 
 from version ``i`` to ``i + 1``; they run in order inside one transaction each, after a copy of the
 file is kept as ``<db>.bak-v<old>`` (private, never written through a link). A database written by a
 newer MediaDesk is refused, never "fixed". To change the schema: append a function to ``MIGRATIONS``
-(ALTER TABLE / copy), never edit an old one. This is the documented equivalent of Alembic for a single
-embedded file.
+(ALTER TABLE / copy), never edit an old one. Since team mode the schema is managed by Alembic on every back-end
+(:mod:`mediadesk.store.migrations`): a database of the ``user_version`` era (1..3, no
+``alembic_version`` table) is first brought to version 3 by :data:`MIGRATIONS` (backup kept), then
+stamped ``0001_baseline`` and upgraded to the head revision; its ``user_version`` becomes
+:data:`SCHEMA_VERSION` (4: "managed by Alembic"), so a MediaDesk of the ``user_version`` era refuses it
+as newer instead of writing into a schema it does not know. A revision we do not know is a newer
+MediaDesk's: refused. The revision is read with plain SQL; Alembic is imported only to upgrade.
 
 Whose database: ours carry ``PRAGMA application_id`` = :data:`APPLICATION_ID` (databases of older
 versions, which lack it, are recognised by their ``task`` and ``task_log`` tables and marked when next
@@ -20,12 +25,18 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mediadesk.safefiles import UnsafePathError, create_private_file
 from mediadesk.store.dbfile import check_database_file
+from mediadesk.store.migrations import BASELINE, HEAD, REVISIONS
 from mediadesk.store.open_errors import ForeignDatabaseError, NewerSchemaError, SchemaError
 
-__all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "DatabaseInfo", "SchemaError", "check_ours", "migrate"]
+if TYPE_CHECKING:
+    from mediadesk.store.pgconn import PgConn
+
+__all__ = ["APPLICATION_ID", "LEGACY_VERSION", "MIGRATIONS", "SCHEMA_VERSION", "DatabaseInfo", "SchemaError",
+           "check_ours", "migrate", "migrate_pg"]
 
 #: ``PRAGMA application_id`` of a MediaDesk database: "MDk1".
 APPLICATION_ID = 0x4D446B31
@@ -90,7 +101,10 @@ def _v3_truncated(conn: sqlite3.Connection, path: Path) -> None:
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection, Path], None]] = [_v1_initial, _v2_capacity, _v3_truncated]
-SCHEMA_VERSION = len(MIGRATIONS)
+#: The last ``user_version`` of the era before Alembic (what ``0001_baseline`` is, exactly).
+LEGACY_VERSION = len(MIGRATIONS)
+#: ``user_version`` of a database whose schema Alembic manages (its revision is in ``alembic_version``).
+SCHEMA_VERSION = LEGACY_VERSION + 1
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,8 @@ class DatabaseInfo:
     marked: bool
     #: anything in it at all (tables, indexes...)
     has_objects: bool
+    #: its Alembic revision (None: none recorded, a database of the ``user_version`` era or a new one)
+    revision: str | None = None
 
 
 def check_ours(conn: sqlite3.Connection, path: Path) -> DatabaseInfo:
@@ -115,7 +131,20 @@ def check_ours(conn: sqlite3.Connection, path: Path) -> DatabaseInfo:
         raise ForeignDatabaseError(path, tables)
     if version > SCHEMA_VERSION:
         raise NewerSchemaError(path, version, SCHEMA_VERSION)
-    return DatabaseInfo(version=version, marked=app_id == APPLICATION_ID, has_objects=bool(objects))
+    revision = None
+    if "alembic_version" in tables:
+        revision = _known_revision(
+            [r[0] for r in conn.execute("SELECT version_num FROM alembic_version")], path)
+    return DatabaseInfo(version=version, marked=app_id == APPLICATION_ID, has_objects=bool(objects),
+                        revision=revision)
+
+
+def _known_revision(found: list[str], where: Path | str) -> str | None:
+    """The one revision recorded, or None; a revision this MediaDesk does not know -> newer."""
+    for rev in found:
+        if rev not in REVISIONS:
+            raise NewerSchemaError(where, rev, HEAD)
+    return max(found, key=REVISIONS.index) if found else None
 
 
 def _looks_like_ours(conn: sqlite3.Connection, tables: list[str]) -> bool:
@@ -130,7 +159,7 @@ def _mark(conn: sqlite3.Connection) -> None:
     conn.commit()
 
 
-def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+def _backup(conn: sqlite3.Connection, path: Path, version: int | str) -> Path:
     """A consistent copy (WAL included) of the database into a new private file ``<db>.bak-v<version>``
     (``.2``, ``.3``... when one exists); a link at that name is refused, never written through."""
     name = f"{path.name}.bak-v{version}"
@@ -154,11 +183,12 @@ def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
 
 
 def migrate(path: Path) -> int:
-    """Create or upgrade the database at ``path``; return the version it had before.
+    """Create or upgrade the database at ``path``; return the ``user_version`` it had before.
 
     Refuses (typed errors of :mod:`mediadesk.store.open_errors`) a path that is a link or a directory, a
     file that is not SQLite or is truncated, another program's database and a newer MediaDesk's, before
-    writing anything to it.
+    writing anything to it. A database with tables is copied to ``<db>.bak-v<version>`` before it is
+    changed (``<db>.bak-v<revision>`` once Alembic manages it).
     """
     path = Path(path)
     check_database_file(path, create=True)
@@ -166,17 +196,72 @@ def migrate(path: Path) -> int:
     try:
         info = check_ours(conn, path)
         current = info.version
-        if current == SCHEMA_VERSION:
+        if current == SCHEMA_VERSION and info.revision == HEAD:
             if not info.marked:
                 _mark(conn)
             return current
         if current > 0 or info.has_objects:
-            _backup(conn, path, current)
+            _backup(conn, path, current if current < SCHEMA_VERSION else info.revision or current)
         _mark(conn)
-        for version in range(current, SCHEMA_VERSION):
-            MIGRATIONS[version](conn, path)
-            conn.execute(f"PRAGMA user_version = {version + 1}")
-            conn.commit()
-        return current
+        legacy = current > 0 or info.has_objects
+        if current < LEGACY_VERSION and legacy:
+            for version in range(current, LEGACY_VERSION):
+                MIGRATIONS[version](conn, path)
+                conn.execute(f"PRAGMA user_version = {version + 1}")
+                conn.commit()
     finally:
         conn.close()
+
+    def _set_version(sa_conn: Any) -> None:
+        sa_conn.exec_driver_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    from mediadesk.store import migrations
+
+    migrations.upgrade(
+        "sqlite", lambda: sqlite3.connect(path, timeout=10, check_same_thread=False),
+        stamp_if_unversioned=BASELINE if legacy else None, then=_set_version,
+    )
+    return current
+
+
+#: ``pg_advisory_lock`` key held while a PostgreSQL database is upgraded (desktops opening at once).
+_PG_MIGRATE_LOCK = 0x4D446B32
+
+
+def pg_revision(conn: PgConn) -> tuple[str | None, bool]:
+    """(the Alembic revision, whether a ``task`` table exists) of the PostgreSQL database; raises
+    :class:`NewerSchemaError` for a revision we do not know. Reads only."""
+    row = conn.execute(
+        "SELECT to_regclass('task') IS NOT NULL, to_regclass('alembic_version') IS NOT NULL").fetchone()
+    has_task, has_versions = row if row is not None else (False, False)
+    revision = None
+    if has_versions:
+        revision = _known_revision([r[0] for r in conn.execute("SELECT version_num FROM alembic_version")],
+                                   conn.loc.display)
+    return revision, bool(has_task)
+
+
+def migrate_pg(conn: PgConn) -> str | None:
+    """Create or upgrade the PostgreSQL database on ``conn`` (one transaction, under an advisory lock so
+    desktops opening a new database at once do not race); return the revision it had before. A
+    database that has a ``task`` table but no revision of ours is someone else's: refused untouched."""
+    revision, has_task = pg_revision(conn)
+    if revision == HEAD:
+        return revision
+    loc = conn.loc
+    if revision is None and has_task:
+        raise SchemaError(
+            f"{loc.display}: this PostgreSQL database already has a table 'task' that MediaDesk did not make "
+            "(no MediaDesk schema revision in it). MediaDesk did not change it: use a database of its own "
+            "(createdb mediadesk) in --db / db_url")
+    conn.execute("SELECT pg_advisory_lock(?)", (_PG_MIGRATE_LOCK,))
+    try:
+        revision, has_task = pg_revision(conn)  # another desktop may have done it meanwhile
+        if revision != HEAD:
+            from mediadesk.store import migrations
+            from mediadesk.store.pgconn import raw_connect
+
+            migrations.upgrade("postgresql", lambda: raw_connect(loc, autocommit=False))
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(?)", (_PG_MIGRATE_LOCK,))
+    return revision

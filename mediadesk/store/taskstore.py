@@ -21,12 +21,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
 from mediadesk.store import dbfile
 from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
+from mediadesk.store.location import PgLocation, SqliteLocation, StoreLocation, as_location
 from mediadesk.store.open_errors import storage_error
 from mediadesk.store.schema import migrate
 
@@ -130,7 +131,7 @@ class LogLine:
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        _set_wal(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=10000")
         # Checkpoints (the only writes that fsync in WAL + NORMAL) run in a background thread via
@@ -140,6 +141,22 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _set_wal(conn: sqlite3.Connection, wait_s: float = 10.0) -> None:
+    """``PRAGMA journal_mode=WAL``. Switching a database to WAL needs it to itself, and SQLite answers
+    "database is locked" AT ONCE (no busy handler) while another connection reads it: two processes
+    opening a new database together met that (28 of 40 tries before Alembic, 2 of 40 after). Once the
+    file is WAL, the pragma changes nothing and needs no lock: retried like a busy timeout."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 _C = TypeVar("_C")
@@ -156,7 +173,7 @@ def _faults_typed(cls: type[_C]) -> type[_C]:
     I/O error) instead of a bare ``sqlite3`` error of the disk; other sqlite3 errors pass unchanged.
     One wrapper instead of a try in each of ~35 methods (cost: one call, ~0.1 us, when nothing fails)."""
     for name, fn in list(vars(cls).items()):
-        if not name.startswith("_") and name not in ("close", "verify") and callable(fn):
+        if not name.startswith("_") and name not in ("close", "verify", "open") and callable(fn):
             setattr(cls, name, _typed_faults(fn, verify_after=name in _REPORTED_WRITES))
     return cls
 
@@ -166,7 +183,7 @@ def _typed_faults(fn: Callable[..., Any], verify_after: bool = False) -> Callabl
     def wrapper(self: TaskStore, *args: Any, **kwargs: Any) -> Any:
         try:
             result = fn(self, *args, **kwargs)
-        except sqlite3.Error as exc:
+        except self._db_errors as exc:
             fault = self._fault(exc)
             if fault is None:
                 raise
@@ -180,7 +197,45 @@ def _typed_faults(fn: Callable[..., Any], verify_after: bool = False) -> Callabl
 
 @_faults_typed
 class TaskStore:
-    """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only."""
+    """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only.
+
+    This class is the SQLite store and holds the SQL of both back-ends: it is written in the subset
+    SQLite and PostgreSQL share (``INSERT ... ON CONFLICT``, ``TRUE``/``FALSE``, ``RETURNING``, ``?``
+    placeholders that the PostgreSQL connection wrapper translates). :class:`~mediadesk.store.pgstore.
+    PgTaskStore` overrides only what differs: opening, transactions, the claim (one ``UPDATE ... FROM``
+    a ``SELECT ... FOR UPDATE SKIP LOCKED``), the submit sequence lock, and what a fault means.
+    :meth:`open` picks the class for a location."""
+
+    #: "sqlite" or "postgresql"
+    dialect: ClassVar[str] = "sqlite"
+    #: The driver errors the typed-fault wrapper looks at (see :func:`_faults_typed`).
+    _db_errors: ClassVar[tuple[type[Exception], ...]] = (sqlite3.Error,)
+    #: "a IS NOT b" (NULL-safe) in this dialect's SQL.
+    _IS_NOT: ClassVar[str] = "IS NOT"
+    #: How a multi-statement transaction starts (SQLite: take the write lock at once).
+    _BEGIN: ClassVar[str] = "BEGIN IMMEDIATE"
+
+    @staticmethod
+    def open(location: StoreLocation | Path | str) -> TaskStore:
+        """The store at ``location`` (a :class:`~mediadesk.store.location.StoreLocation`, or a path of an
+        SQLite file), on its back-end. Raises :class:`~mediadesk.store.open_errors.StoreOpenError`s."""
+        loc = as_location(location)
+        if isinstance(loc, PgLocation):
+            from mediadesk.store.pgstore import PgTaskStore
+
+            return PgTaskStore(loc)
+        return TaskStore(loc.path)
+
+    @property
+    def location(self) -> StoreLocation:
+        return SqliteLocation(self.path)
+
+    def connect_shared(self) -> Any:
+        """A NEW DB-API connection in autocommit mode to the same database (sqlite3 here, psycopg on
+        PostgreSQL), for a component that must not share the store's connection (team coordinator).
+        The caller closes it."""
+        self.verify()
+        return _connect(self.path)
 
     def __init__(self, path: Path | str) -> None:
         """Open (creating or upgrading) the database at ``path``. Whatever keeps it from being used (a
@@ -224,6 +279,9 @@ class TaskStore:
     def _tx(self) -> _Tx:
         return _Tx(self)
 
+    def _lock_seq(self) -> None:
+        """Serialise submitters around the MAX(seq) read (SQLite: BEGIN IMMEDIATE already does)."""
+
     def _flush_in_tx(self) -> None:
         if self._log_buf:
             buf, self._log_buf = self._log_buf, []
@@ -237,13 +295,13 @@ class TaskStore:
         if now != self._identity:
             raise StoreLostError(self.path, "deleted" if now is None else "replaced by another file")
 
-    def _fault(self, exc: sqlite3.Error) -> StorageError | None:
+    def _fault(self, exc: Exception) -> StorageError | None:
         """The typed fault behind ``exc`` (a lost file first: its errors are only symptoms)."""
         try:
             self.verify()
         except StoreLostError as lost:
             return lost
-        return storage_error_of(exc, self.path)
+        return storage_error_of(exc, self.path) if isinstance(exc, sqlite3.Error) else None
 
     def checkpoint(self) -> None:
         """Copy the WAL back into the database (PASSIVE: never blocks writers). Thread-safe: uses its
@@ -301,14 +359,15 @@ class TaskStore:
         added: list[str] = []
         existing: list[str] = []
         with self._tx():
+            self._lock_seq()
             (seq,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM task").fetchone()
             for t in tasks:
                 seq += 1
                 cur = self._conn.execute(
-                    "INSERT OR IGNORE INTO task(task_id, model_kind, state, attempt, profile, prompt, system,"
+                    "INSERT INTO task(task_id, model_kind, state, attempt, profile, prompt, system,"
                     " priority, route_key, batch, created_at, updated_at, cancel_requested, version,"
                     " not_before, seq, attempt_base, queued_at, crash_count, origin_profile)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,?,0,?,0,?)",
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,FALSE,0,0,?,0,?,0,?) ON CONFLICT DO NOTHING",
                     (t.task_id, t.model_kind, TaskState.PENDING.value, 0, t.profile, t.prompt, t.system,
                      t.priority, t.route_key, t.batch, now, now, seq, now, t.profile),
                 )
@@ -343,11 +402,7 @@ class TaskStore:
         # by someone else between the SELECT and the UPDATE simply fails its CAS and is skipped.
         rows = self._conn.execute(
             f"SELECT {_TASK_COLUMNS} FROM task WHERE state='pending' AND profile IN ({marks})"
-            f" AND not_before <= ? AND cancel_requested=0{_CHANNEL_SQL[channel]}"
-            " AND (route_key IS NULL OR NOT EXISTS (SELECT 1 FROM task AS e WHERE e.route_key = task.route_key"
-            " AND e.seq < task.seq AND (e.state IN ('pending','running')"
-            " OR (e.account IS NOT NULL AND e.account IS NOT ?))))"
-            " ORDER BY priority DESC, seq LIMIT ?",
+            f"{_claim_predicate(channel, self._IS_NOT)} ORDER BY priority DESC, seq LIMIT ?",
             (*profiles, now, account, limit),
         ).fetchall()
         for row in rows:
@@ -369,7 +424,7 @@ class TaskStore:
         for ch in Channel:
             row = self._conn.execute(
                 f"SELECT 1 FROM task WHERE state='pending' AND profile IN ({marks}){_CHANNEL_SQL[ch]}"
-                " AND not_before <= ? AND cancel_requested=0 LIMIT 1",
+                " AND not_before <= ? AND cancel_requested=FALSE LIMIT 1",
                 (*profiles, now),
             ).fetchone()
             if row is not None:
@@ -564,7 +619,7 @@ class TaskStore:
         marks = ",".join("?" * len(profiles))
         row = self._conn.execute(
             f"SELECT MIN(not_before) FROM task WHERE state='pending' AND profile IN ({marks})"
-            " AND cancel_requested=0",
+            " AND cancel_requested=FALSE",
             tuple(profiles),
         ).fetchone()
         return row[0] if row and row[0] is not None else None
@@ -598,7 +653,7 @@ class TaskStore:
                         out.append(new)
                 elif rec.state == TaskState.RUNNING.value and not rec.cancel_requested:
                     self._conn.execute(
-                        "UPDATE task SET cancel_requested=1, updated_at=? WHERE task_id=? AND state='running'",
+                        "UPDATE task SET cancel_requested=TRUE, updated_at=? WHERE task_id=? AND state='running'",
                         (now, tid),
                     )
                     self._log(tid, rec.lane or "-", "cancel requested by operator", now)
@@ -616,7 +671,7 @@ class TaskStore:
                     continue
                 new = self._cas(
                     rec, TaskState.PENDING, now, attempt_base=rec.attempt, not_before=0.0,
-                    cancel_requested=0, finished_at=None, queued_at=now, crash_count=0,
+                    cancel_requested=False, finished_at=None, queued_at=now, crash_count=0,
                 )
                 if new is not None:
                     self._log(tid, rec.lane or "-", "re-queued by operator", now)
@@ -640,7 +695,7 @@ class TaskStore:
             self._conn.execute(
                 "INSERT INTO account_state(name, enabled, health, updated_at) VALUES (?,?, 'ready', ?)"
                 " ON CONFLICT(name) DO UPDATE SET enabled=excluded.enabled, updated_at=excluded.updated_at",
-                (name, int(enabled), now),
+                (name, bool(enabled), now),
             )
 
     def set_account_health(self, name: str, health: str, last_error: str | None, enabled_default: bool) -> None:
@@ -649,7 +704,7 @@ class TaskStore:
                 "INSERT INTO account_state(name, enabled, health, last_error, updated_at) VALUES (?,?,?,?,?)"
                 " ON CONFLICT(name) DO UPDATE SET health=excluded.health, last_error=excluded.last_error,"
                 " updated_at=excluded.updated_at",
-                (name, int(enabled_default), health, last_error, time.time()),
+                (name, bool(enabled_default), health, last_error, time.time()),
             )
 
     def profile_settings(self) -> dict[str, tuple[bool | None, int | None]]:
@@ -667,7 +722,7 @@ class TaskStore:
                 "INSERT INTO profile_setting(name, need_empty_prompt, concurrency, updated_at) VALUES (?,?,?,?)"
                 " ON CONFLICT(name) DO UPDATE SET need_empty_prompt=excluded.need_empty_prompt,"
                 " concurrency=excluded.concurrency, updated_at=excluded.updated_at",
-                (name, None if nep is None else int(nep), conc, time.time()),
+                (name, None if nep is None else bool(nep), conc, time.time()),
             )
 
     # ------------------------------------------------------------------ small reads (loop thread)
@@ -713,6 +768,18 @@ class TaskStore:
         return int(n)
 
 
+def _claim_predicate(channel: Channel | None, is_not: str) -> str:
+    """The claim's WHERE after ``state='pending' AND profile IN (...)`` (params: now, account), shared by
+    both back-ends. Conversations (``route_key``): no earlier turn still pending or running, and no
+    earlier turn run by another account."""
+    return (
+        f" AND not_before <= ? AND cancel_requested=FALSE{_CHANNEL_SQL[channel]}"
+        " AND (route_key IS NULL OR NOT EXISTS (SELECT 1 FROM task AS e WHERE e.route_key = task.route_key"
+        " AND e.seq < task.seq AND (e.state IN ('pending','running')"
+        f" OR (e.account IS NOT NULL AND e.account {is_not} ?))))"
+    )
+
+
 def _rec_replace(rec: TaskRecord, **changes: Any) -> TaskRecord:
     d = {f.name: getattr(rec, f.name) for f in fields(TaskRecord)}
     d.update(changes)
@@ -728,7 +795,7 @@ class _Tx:
         self._conn = store._conn
 
     def __enter__(self) -> None:
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute(self._store._BEGIN)
         self._mark = len(self._store._log_buf)
 
     def __exit__(self, exc_type: object, *_: object) -> None:
@@ -736,17 +803,18 @@ class _Tx:
             # SQLite may have rolled back already (SQLITE_FULL, I/O errors): a second ROLLBACK would raise
             # "no transaction is active" and hide the real error
             if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
+                with contextlib.suppress(*self._store._db_errors):  # (a lost server: the real error follows)
+                    self._conn.execute("ROLLBACK")
             del self._store._log_buf[self._mark :]  # lines of the rolled-back transaction
             return
         self._store._flush_in_tx()
         try:
             self._conn.execute("COMMIT")
-        except sqlite3.Error:
+        except self._store._db_errors:
             # A failed COMMIT (disk full) may leave the transaction open: end it, or every later
             # statement of this connection would join a transaction that can never commit.
             if self._conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
+                with contextlib.suppress(*self._store._db_errors):
                     self._conn.execute("ROLLBACK")
             raise
 

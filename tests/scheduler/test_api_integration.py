@@ -1,4 +1,5 @@
-"""The API lane end to end: real scheduler, real SQLite file, real simulator on 127.0.0.1, real httpx."""
+"""The API lane end to end: real scheduler, real store (an SQLite file; a PostgreSQL database), real
+simulator on 127.0.0.1, real httpx."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from mediadesk.store import TaskReader
+from mediadesk.store import TaskReader, TaskStore
 from mediadesk.workspace import Workspace
 from tests.support import make_config, until
 
@@ -20,7 +21,7 @@ def api_profile(name: str, sim: ApiSimServer, **kw: object) -> dict:
 
 
 def tasks_of(ws: Workspace) -> dict:
-    r = TaskReader(ws.db_path)
+    r = TaskReader(ws.location)
     try:
         return {t.task_id: t for t in r.iter_tasks()}
     finally:
@@ -30,6 +31,23 @@ def tasks_of(ws: Workspace) -> dict:
 async def run_batch(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 60) -> None:
     s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
     await asyncio.wait_for(s.wait_idle(), limit_s)
+
+
+def dump_pg(ws: Workspace, table: str) -> list[tuple[object, ...]]:
+    assert ws.db_url is not None
+    s = TaskStore.open(ws.location)
+    conn = s.connect_shared()
+    try:
+        return list(conn.execute(f"SELECT * FROM {table}").fetchall())
+    finally:
+        conn.close()
+        s.close()
+
+
+@pytest.fixture
+def workspace(any_workspace: Workspace) -> Workspace:
+    """On both back-ends: a fresh SQLite file, and a fresh PostgreSQL database (team mode)."""
+    return any_workspace
 
 
 @pytest.fixture
@@ -149,10 +167,14 @@ async def test_api_key_never_stored_or_logged(
             await run_batch(s, [("ok", "w", "hello"), ("bad", "w", "x [[sim:fail=500x9]]")])
     tasks = tasks_of(workspace)
     assert tasks["ok"].state == "success"  # the key was used
-    blob = b"".join(p.read_bytes() for p in Path(workspace.db_path).parent.glob("mediadesk.db*") if p.is_file())
+    if workspace.db_url is None:
+        blob = b"".join(p.read_bytes() for p in Path(workspace.db_path).parent.glob("mediadesk.db*") if p.is_file())
+    else:  # every row of every table, as text
+        blob = b"".join(str(row).encode() for table in ("task", "task_log", "account_state", "profile_setting")
+                        for row in dump_pg(workspace, table))
     assert key.encode() not in blob
     assert key not in caplog.text
-    r = TaskReader(workspace.db_path)
+    r = TaskReader(workspace.location)
     assert all(key not in ln.message for t in tasks for ln in r.logs(t))
     r.close()
 

@@ -1,4 +1,4 @@
-"""Capacity-aware dispatch end to end: real scheduler, real SQLite file, the API simulator on
+"""Capacity-aware dispatch end to end: real scheduler, real store (SQLite file; PostgreSQL), the API simulator on
 127.0.0.1 over real HTTP. A provider whose real limit is below our gate must never cost a batch."""
 
 from __future__ import annotations
@@ -25,6 +25,12 @@ BREAKER = {"window": 20, "failure_rate": 0.5, "min_calls": 10, "cooldown_s": 30.
 async def run_all(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 90) -> None:
     s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
     await asyncio.wait_for(s.wait_idle(), limit_s)
+
+
+@pytest.fixture
+def workspace(any_workspace: Workspace) -> Workspace:
+    """On both back-ends: a fresh SQLite file, and a fresh PostgreSQL database (team mode)."""
+    return any_workspace
 
 
 def free_port() -> int:
@@ -164,7 +170,7 @@ async def test_fallback_to_backup_profile_then_rule_reply(workspace: Workspace) 
     assert (tasks["l1"].state, tasks["l1"].served_by, tasks["l1"].result) == (
         "success", "rule_reply", "Sorry, try again later.")
     out = io.StringIO()
-    export_tasks(workspace.db_path, out, "jsonl")
+    export_tasks(workspace.location, out, "jsonl")
     rows = {r["task_id"]: r for r in map(json.loads, out.getvalue().splitlines())}
     assert rows["m1"]["served_by"] == "backup" and rows["l1"]["served_by"] == "rule_reply"
 
@@ -182,7 +188,7 @@ async def test_expired_without_fallback_is_an_exception_resolved_by_hand(workspa
     t = tasks_of(workspace)["e1"]
     assert (t.state, t.served_by, t.result, t.resolution) == ("success", "operator", "42, by hand", "answer")
     out = io.StringIO()
-    export_tasks(workspace.db_path, out, "csv")
+    export_tasks(workspace.location, out, "csv")
     assert "checked with the customer" in out.getvalue() and "operator" in out.getvalue()
 
 

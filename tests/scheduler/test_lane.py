@@ -1,10 +1,10 @@
-"""Scheduling logic over a real SQLite file with a scripted in-process backend (no network)."""
+"""Scheduling logic over a real store (an SQLite file; a PostgreSQL database) with a scripted in-process
+backend (no network)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import sqlite3
 import time
 from collections.abc import Callable
 
@@ -15,7 +15,7 @@ from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.web import InstanceLockedError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
-from mediadesk.store import DatabaseBusyError, TaskReader
+from mediadesk.store import DatabaseBusyError, TaskReader, TaskStore
 from mediadesk.workspace import Workspace
 from tests.support import make_config
 
@@ -64,6 +64,12 @@ class ScriptedBackend:
             self.in_flight -= 1
 
 
+@pytest.fixture
+def workspace(any_workspace: Workspace) -> Workspace:
+    """On both back-ends: a fresh SQLite file, and a fresh PostgreSQL database (team mode)."""
+    return any_workspace
+
+
 async def quick(task: TaskSpec) -> str:
     await asyncio.sleep(0.01)
     return f"answer to {task.prompt}"
@@ -75,7 +81,7 @@ def sched(workspace: Workspace, backend: ScriptedBackend, **cfg: object) -> Sche
 
 
 def rows(workspace: Workspace) -> dict[str, object]:
-    r = TaskReader(workspace.db_path)
+    r = TaskReader(workspace.location)
     try:
         return {t.task_id: t for t in r.iter_tasks()}
     finally:
@@ -182,10 +188,11 @@ async def test_cancel_flag_from_another_process_seen_at_heartbeat(workspace: Wor
         await asyncio.wait_for(started.wait(), 10)  # the lane claims the row (running) before it starts the attempt
         assert rows(workspace)["run"].state == "running"
         # another process (e.g. a CLI) sets the flag directly in the database
-        con = sqlite3.connect(workspace.db_path)
-        con.execute("UPDATE task SET cancel_requested=1 WHERE task_id='run'")
-        con.commit()
+        other = TaskStore.open(workspace.location)
+        con = other.connect_shared()
+        con.execute("UPDATE task SET cancel_requested=TRUE WHERE task_id='run'")
         con.close()
+        other.close()
         await asyncio.wait_for(s.wait_idle(), 10)
     assert rows(workspace)["run"].state == "canceled"
 
@@ -215,8 +222,12 @@ async def test_second_scheduler_on_same_db_is_refused(workspace: Workspace) -> N
     backend = ScriptedBackend(quick)
     async with sched(workspace, backend):
         other = sched(workspace, ScriptedBackend(quick))
-        with pytest.raises(DatabaseBusyError, match="in use by MediaDesk process"):
-            await other.start()
+        if workspace.db_url is None:
+            with pytest.raises(DatabaseBusyError, match="in use by MediaDesk process"):
+                await other.start()
+        else:  # PostgreSQL is shared by design: only the data dir (browser profiles) is one per process
+            with pytest.raises(InstanceLockedError):
+                await other.start()
 
 
 async def test_recovery_of_orphaned_running_tasks(workspace: Workspace) -> None:
@@ -229,9 +240,16 @@ async def test_recovery_of_orphaned_running_tasks(workspace: Workspace) -> None:
     s.store.request_cancel(["t2"])  # flag set on a running task
     s.store.close()
     s._store = None
-    s._dblock.release()
+    if s._dblock is not None:
+        s._dblock.release()
     s._dirlock.release()
-    async with sched(workspace, backend) as s2:
+    s2 = sched(workspace, backend)
+    s2.open()
+    if workspace.db_url is not None:
+        # PostgreSQL: another desktop may be running these: open() recovers nothing; the stale-heartbeat
+        # reaper does, once stale_after_s has passed without a heartbeat
+        assert {r.task_id for r in s2.store.running()} == {"t0", "t1", "t2"}
+    async with s2:
         await asyncio.wait_for(s2.wait_idle(), 10)
     tasks = rows(workspace)
     assert tasks["t0"].state == "success" and tasks["t0"].attempt == 2
@@ -250,7 +268,9 @@ async def test_stale_heartbeat_is_reaped_and_retried(workspace: Workspace) -> No
         await asyncio.wait_for(s.wait_idle(), 10)
     t = rows(workspace)["a"]
     assert (t.state, t.attempt) == ("success", 2)
-    logs = TaskReader(workspace.db_path).logs("a")
+    reader = TaskReader(workspace.location)
+    logs = reader.logs("a")
+    reader.close()
     assert any("heartbeat_timeout" in ln.message for ln in logs)
 
 

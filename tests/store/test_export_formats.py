@@ -1,5 +1,6 @@
-"""Export formats on a real SQLite store: JSONL, CSV, XLSX (read back with openpyxl), Markdown;
-ISO-8601 timestamps; a task-id subset (the console's "selected" / "filtered"); the CLI's --format."""
+"""Export formats on a real store (an SQLite file, and a PostgreSQL database): JSONL, CSV, XLSX (read
+back with openpyxl), Markdown; ISO-8601 timestamps; a task-id subset (the console's "selected" /
+"filtered"); the CLI's --format."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from mediadesk.store.export import (
     export_to_file,
     iso_time,
 )
+from mediadesk.store.location import StoreLocation
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_760_000_000.25  # a fixed moment with a fraction of a second
@@ -36,11 +38,10 @@ LONG = "x" * 40_000  # more than one spreadsheet cell takes
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
+def db(store_location: StoreLocation) -> StoreLocation:
     """Four tasks: two succeeded (one with a formula-like prompt, control characters and a long
-    result), one failed, one still pending."""
-    path = tmp_path / "t.db"
-    s = TaskStore(path)
+    result), one failed, one still pending. On each back-end."""
+    s = TaskStore.open(store_location)
     s.add_tasks([
         NewTask("ok-1", "writer", "api", "=1+1 | pipe\nsecond line <b>", batch="b1"),
         NewTask("ok-2", "writer", "api", "plain", batch="b1"),
@@ -53,7 +54,7 @@ def db(tmp_path: Path) -> Path:
     s.finish(by_id["ok-2"], TaskState.SUCCESS, result=LONG, now=T0 + 3)
     s.finish(by_id["bad-1"], TaskState.FAILED, error_kind="bad_request", error_message="400 | no", now=T0 + 4)
     s.close()
-    return path
+    return store_location
 
 
 def test_formats_offered() -> None:
@@ -70,7 +71,7 @@ def test_iso_time_is_iso_8601_with_offset_and_milliseconds() -> None:
     assert iso_time(None) is None
 
 
-def test_jsonl_and_csv_carry_iso_timestamps(db: Path) -> None:
+def test_jsonl_and_csv_carry_iso_timestamps(db: StoreLocation) -> None:
     out = io.StringIO()
     assert export_tasks(db, out, "jsonl") == 4
     rows = {r["task_id"]: r for r in map(json.loads, out.getvalue().splitlines())}
@@ -87,7 +88,7 @@ def test_jsonl_and_csv_carry_iso_timestamps(db: Path) -> None:
     assert crows[0]["created_at"] == ok["created_at"]
 
 
-def test_task_id_subset_in_the_given_order(db: Path, tmp_path: Path) -> None:
+def test_task_id_subset_in_the_given_order(db: StoreLocation, tmp_path: Path) -> None:
     out = io.StringIO()
     assert export_tasks(db, out, "jsonl", task_ids=["bad-1", "missing", "ok-1"]) == 2
     assert [json.loads(x)["task_id"] for x in out.getvalue().splitlines()] == ["bad-1", "ok-1"]
@@ -102,7 +103,7 @@ def test_task_id_subset_in_the_given_order(db: Path, tmp_path: Path) -> None:
     assert out.getvalue() == ""
 
 
-def test_xlsx_is_a_real_workbook_with_text_cells(db: Path, tmp_path: Path) -> None:
+def test_xlsx_is_a_real_workbook_with_text_cells(db: StoreLocation, tmp_path: Path) -> None:
     path = tmp_path / "out.xlsx"
     assert export_to_file(db, path, "xlsx") == 4
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -127,12 +128,12 @@ def test_xlsx_is_a_real_workbook_with_text_cells(db: Path, tmp_path: Path) -> No
     assert ws.freeze_panes == "A2"
 
 
-def test_xlsx_needs_a_binary_target(db: Path) -> None:
+def test_xlsx_needs_a_binary_target(db: StoreLocation) -> None:
     with pytest.raises(ExportError, match="xlsx"):
         export_tasks(db, io.StringIO(), "xlsx")
 
 
-def test_markdown_table_escapes_cells(db: Path, tmp_path: Path) -> None:
+def test_markdown_table_escapes_cells(db: StoreLocation, tmp_path: Path) -> None:
     path = tmp_path / "out.md"
     assert export_to_file(db, path, "md", task_ids=["ok-1", "bad-1"]) == 2
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -148,7 +149,7 @@ def test_markdown_table_escapes_cells(db: Path, tmp_path: Path) -> None:
     assert counts == {len(EXPORT_FIELDS) + 1}
 
 
-def test_cli_export_formats(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_export_formats(db: StoreLocation, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "cli.xlsx"
     assert cli_main(["export", "--db", str(db), "--format", "xlsx", "--out", str(out)]) == 0
     assert "exported 4 task(s)" in capsys.readouterr().err
@@ -161,7 +162,7 @@ def test_cli_export_formats(db: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     assert "database not found" in capsys.readouterr().err
 
 
-def test_cli_xlsx_refuses_a_terminal_and_writes_to_a_pipe(db: Path, tmp_path: Path) -> None:
+def test_cli_xlsx_refuses_a_terminal_and_writes_to_a_pipe(db: StoreLocation, tmp_path: Path) -> None:
     """A workbook is binary: to a pipe it goes as bytes; to a terminal the CLI asks for --out."""
     proc = subprocess.run([sys.executable, "-m", "mediadesk", "export", "--db", str(db), "--format", "xlsx"],
                           capture_output=True, cwd=ROOT, timeout=60, check=False)

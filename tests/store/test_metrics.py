@@ -1,4 +1,5 @@
-"""Chart and batch aggregates read from a real SQLite file written by the real TaskStore."""
+"""Chart and batch aggregates read from a real store (SQLite file, PostgreSQL database) written by the
+real TaskStore."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from mediadesk.core.states import TaskState
 from mediadesk.store import NewTask, TaskStore
+from mediadesk.store.location import StoreLocation
 from mediadesk.store.metrics import METRICS_INDEXES, MetricsReader, ensure_metrics_indexes
 
 T0 = 1_700_000_040.0  # a multiple of 60 (and of 10): bucket starts
@@ -22,12 +24,12 @@ def run(s: TaskStore, profile: str, lane: str, start: float, end: float, *, ok: 
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "m.db"
+def db(store_location: StoreLocation) -> StoreLocation:
+    return store_location
 
 
-def test_finished_counts_lane_work_per_bucket_and_run_times(db: Path) -> None:
-    s = TaskStore(db)
+def test_finished_counts_lane_work_per_bucket_and_run_times(db: StoreLocation) -> None:
+    s = TaskStore.open(db)
     s.add_tasks([NewTask(f"w{i}", "writer", "api", "p", batch="b1") for i in range(5)])
     s.add_tasks([NewTask(f"c{i}", "chat", "web", "p", batch="b1") for i in range(3)])
     run(s, "writer", "api:writer", T0 + 1, T0 + 9)          # bucket T0, 8 s
@@ -58,7 +60,8 @@ def test_finished_counts_lane_work_per_bucket_and_run_times(db: Path) -> None:
     assert edge.counts == {"api:writer": {T0: (2, 0)}}
 
 
-def test_indexes_are_created_once_and_used(db: Path) -> None:
+def test_indexes_are_created_once_and_used(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"  # (the query plans are SQLite's)
     TaskStore(db).close()
     names = [n for n, _ in METRICS_INDEXES]
     assert ensure_metrics_indexes(db) == names
@@ -77,8 +80,8 @@ def test_indexes_are_created_once_and_used(db: Path) -> None:
     assert "COVERING INDEX ix_task_batch" in batch_plan
 
 
-def test_queries_give_the_same_answers_without_the_indexes(db: Path) -> None:
-    s = TaskStore(db)
+def test_queries_give_the_same_answers_without_the_indexes(db: StoreLocation) -> None:
+    s = TaskStore.open(db)
     s.add_tasks([NewTask("a", "writer", "api", "p", batch="b")])
     run(s, "writer", "api:writer", T0, T0 + 3)
     s.close()
@@ -91,8 +94,8 @@ def test_queries_give_the_same_answers_without_the_indexes(db: Path) -> None:
     assert after[0].counts == {"api:writer": {T0: (1, 0)}} and after[1][0].done_at == T0 + 3
 
 
-def test_batches_counts_done_time_and_what_is_ahead(db: Path) -> None:
-    s = TaskStore(db)
+def test_batches_counts_done_time_and_what_is_ahead(db: StoreLocation) -> None:
+    s = TaskStore.open(db)
     s.add_tasks([NewTask(f"a{i}", "writer", "api", "p", batch="first") for i in range(3)], now=T0)
     s.add_tasks([NewTask(f"b{i}", "writer", "api", "p", batch="second") for i in range(4)], now=T0 + 1)
     s.add_tasks([NewTask("b-chat", "chat", "web", "p", batch="second")], now=T0 + 1)
@@ -118,8 +121,8 @@ def test_batches_counts_done_time_and_what_is_ahead(db: Path) -> None:
     assert loose.ahead == {"writer": 4} and loose.batch is None and loose.submitted_at == T0 + 3
 
 
-def test_a_high_priority_batch_has_only_itself_ahead(db: Path) -> None:
-    s = TaskStore(db)
+def test_a_high_priority_batch_has_only_itself_ahead(db: StoreLocation) -> None:
+    s = TaskStore.open(db)
     s.add_tasks([NewTask(f"n{i}", "writer", "api", "p", batch="normal") for i in range(50)], now=T0)
     s.add_tasks([NewTask(f"h{i}", "writer", "api", "p", batch="hot", priority=1) for i in range(2)], now=T0 + 1)
     s.add_tasks([NewTask(f"l{i}", "writer", "api", "p", batch="cold", priority=-1) for i in range(2)], now=T0 + 2)
@@ -129,8 +132,8 @@ def test_a_high_priority_batch_has_only_itself_ahead(db: Path) -> None:
     assert ahead == {"hot": 2, "normal": 52, "cold": 54}
 
 
-def test_recent_run_times_are_the_newest_successes_of_each_lane(db: Path) -> None:
-    s = TaskStore(db)
+def test_recent_run_times_are_the_newest_successes_of_each_lane(db: StoreLocation) -> None:
+    s = TaskStore.open(db)
     s.add_tasks([NewTask(f"w{i}", "writer", "api", "p") for i in range(5)])
     for i in range(4):
         run(s, "writer", "api:writer", T0 + 100 * i, T0 + 100 * i + 10 + i)

@@ -14,7 +14,7 @@ from pathlib import Path
 from mediadesk.core.states import TaskState
 from mediadesk.store import TaskReader, TaskStore
 from mediadesk.store.export import export_tasks
-from mediadesk.store.schema import SCHEMA_VERSION
+from mediadesk.store.schema import LEGACY_VERSION, SCHEMA_VERSION
 
 V2_DDL = """
 CREATE TABLE task (
@@ -90,9 +90,9 @@ def test_v2_database_upgrades_to_v3_without_losing_data(tmp_path: Path) -> None:
 
     store = TaskStore(db)  # migrates
     try:
-        assert SCHEMA_VERSION == 3
+        assert LEGACY_VERSION == 3 and SCHEMA_VERSION == 4  # 4: managed by Alembic from here on
         con = sqlite3.connect(db)
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         con.close()
         assert {t: dump(db, t) for t in before} == before  # every row and value kept
         assert (tmp_path / "mediadesk.db.bak-v2").exists()  # the copy kept before the upgrade

@@ -1,22 +1,31 @@
-"""The durable table on real SQLite files: CAS transitions, one row per task, schema versioning."""
+"""The durable table on both back-ends (a real SQLite file, a real PostgreSQL database): CAS
+transitions, one row per task, the claim order and the conversation rule, schema versioning."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
-from mediadesk.core.states import TaskState
+from mediadesk.core.picker import Channel
+from mediadesk.core.states import HeartbeatResult, TaskState
 from mediadesk.store import SCHEMA_VERSION, NewTask, SchemaError, TaskReader, TaskStore
+from mediadesk.store.location import StoreLocation
 
 
-def store(tmp_path: Path) -> TaskStore:
-    return TaskStore(tmp_path / "t.db")
+@pytest.fixture
+def loc(store_location: StoreLocation) -> StoreLocation:
+    return store_location
 
 
-def test_add_is_idempotent_by_task_id(tmp_path: Path) -> None:
-    s = store(tmp_path)
+def store(loc: StoreLocation) -> TaskStore:
+    return TaskStore.open(loc)
+
+
+def test_add_is_idempotent_by_task_id(loc: StoreLocation) -> None:
+    s = store(loc)
     r1 = s.add_tasks([NewTask("a", "p", "api", "x"), NewTask("b", "p", "api", "y")])
     r2 = s.add_tasks([NewTask("a", "p", "api", "CHANGED"), NewTask("c", "p", "api", "z")])
     assert r1.added == ("a", "b") and r2.added == ("c",) and r2.existing == ("a",)
@@ -24,8 +33,8 @@ def test_add_is_idempotent_by_task_id(tmp_path: Path) -> None:
     s.close()
 
 
-def test_cas_lets_only_one_of_two_writers_win(tmp_path: Path) -> None:
-    s = store(tmp_path)
+def test_cas_lets_only_one_of_two_writers_win(loc: StoreLocation) -> None:
+    s = store(loc)
     s.add_tasks([NewTask("a", "p", "api", "x")])
     (rec,) = s.claim(["p"], 1, lane="api:p", account=None, owner="me")
     assert rec.state == "running" and rec.attempt == 1
@@ -38,8 +47,8 @@ def test_cas_lets_only_one_of_two_writers_win(tmp_path: Path) -> None:
     s.close()
 
 
-def test_illegal_transition_is_refused(tmp_path: Path) -> None:
-    s = store(tmp_path)
+def test_illegal_transition_is_refused(loc: StoreLocation) -> None:
+    s = store(loc)
     s.add_tasks([NewTask("a", "p", "api", "x")])
     rec = s.get("a")
     with pytest.raises(ValueError, match="illegal transition pending -> success"):
@@ -47,8 +56,8 @@ def test_illegal_transition_is_refused(tmp_path: Path) -> None:
     s.close()
 
 
-def test_retry_is_the_same_row_with_not_before(tmp_path: Path) -> None:
-    s = store(tmp_path)
+def test_retry_is_the_same_row_with_not_before(loc: StoreLocation) -> None:
+    s = store(loc)
     s.add_tasks([NewTask("a", "p", "api", "x")])
     (rec,) = s.claim(["p"], 1, lane="api:p", account=None, owner="me", now=100.0)
     back = s.finish(rec, TaskState.PENDING, error_kind="timeout", not_before=200.0, now=101.0)
@@ -57,16 +66,16 @@ def test_retry_is_the_same_row_with_not_before(tmp_path: Path) -> None:
     (again,) = s.claim(["p"], 1, lane="api:p", account=None, owner="me", now=201.0)
     assert again.attempt == 2 and again.task_id == "a"
     s.close()
-    con = sqlite3.connect(tmp_path / "t.db")
-    assert con.execute("SELECT count(*) FROM task").fetchone()[0] == 1
-    con.close()
+    r = TaskReader(loc)
+    assert r.counts() == {("p", "running"): 1}  # one row, claimed again
+    r.close()
 
 
-def test_logs_are_group_committed_and_readable(tmp_path: Path) -> None:
-    s = store(tmp_path)
+def test_logs_are_group_committed_and_readable(loc: StoreLocation) -> None:
+    s = store(loc)
     s.add_tasks([NewTask("a", "p", "api", "x")])
     s.append_log("a", "api:p", "hello")
-    r = TaskReader(tmp_path / "t.db")
+    r = TaskReader(loc)
     assert [ln.message for ln in r.logs("a")] == []  # buffered
     s.flush()
     assert [ln.message for ln in r.logs("a")] == ["hello"]
@@ -98,12 +107,136 @@ def test_foreign_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
     con.close()
 
 
-def test_reader_get_many_keeps_order_and_skips_missing(tmp_path: Path) -> None:
-    s = store(tmp_path)
+def test_reader_get_many_keeps_order_and_skips_missing(loc: StoreLocation) -> None:
+    s = store(loc)
     s.add_tasks([NewTask(f"t{i}", "p", "api", f"q{i}") for i in range(1200)])
-    r = TaskReader(tmp_path / "t.db")
+    r = TaskReader(loc)
     ids = ["t1100", "nope", "t3", *[f"t{i}" for i in range(600, 700)]]
     got = [rec.task_id for rec in r.get_many(ids)]
     assert got == [t for t in ids if t != "nope"]
     r.close()
+    s.close()
+
+
+def test_claim_takes_at_most_limit_in_claim_order(loc: StoreLocation) -> None:
+    """High priority first, then submission order; never more than ``limit`` rows (PostgreSQL's first
+    claim took two rows for limit 1: a re-scanned SKIP LOCKED sub-select)."""
+    s = store(loc)
+    s.add_tasks([NewTask(f"n{i}", "p", "api", "x") for i in range(5)])
+    s.add_tasks([NewTask("hi", "p", "api", "x", priority=3), NewTask("lo", "p", "api", "x", priority=-1)])
+    s.add_tasks([NewTask("other", "q", "api", "x")])
+    got = [r.task_id for r in s.claim(["p"], 1, lane="api:p", account=None, owner="me")]
+    assert got == ["hi"]
+    got = [r.task_id for r in s.claim(["p"], 3, lane="api:p", account=None, owner="me")]
+    assert got == ["n0", "n1", "n2"]
+    assert [r.task_id for r in s.claim(["p"], 5, lane="api:p", account=None, owner="me",
+                                       channel=Channel.LOW)] == ["lo"]
+    rest = s.claim(["p", "q"], 10, lane="api:p", account=None, owner="me")
+    assert [r.task_id for r in rest] == ["n3", "n4", "other"]
+    assert all(r.state == "running" and r.version == 1 and r.attempt == 1 and r.owner == "me" for r in rest)
+    assert s.claim(["p", "q"], 10, lane="api:p", account=None, owner="me") == []
+    assert s.counts() == {("p", "running"): 7, ("q", "running"): 1}
+    s.close()
+
+
+def test_conversation_turns_are_claimed_one_at_a_time_by_their_account(loc: StoreLocation) -> None:
+    s = store(loc)
+    s.add_tasks([NewTask(f"c{i}", "chat", "web", f"turn {i}", route_key="conv") for i in range(3)]
+                + [NewTask("solo", "chat", "web", "x")])
+    first = s.claim(["chat"], 10, lane="web:a", account="a", owner="me")
+    assert [r.task_id for r in first] == ["c0", "solo"]  # c1 waits for c0
+    assert s.claim(["chat"], 10, lane="web:b", account="b", owner="me") == []
+    c0 = next(r for r in first if r.task_id == "c0")
+    assert s.finish(c0, TaskState.SUCCESS, result="one") is not None
+    # the next turn belongs to account a (it ran the earlier turn): b cannot take it, a can
+    assert s.claim(["chat"], 10, lane="web:b", account="b", owner="me") == []
+    (c1,) = s.claim(["chat"], 10, lane="web:a", account="a", owner="me")
+    assert c1.task_id == "c1" and s.history("conv", c1.seq) == (("turn 0", "one"),)
+    s.close()
+
+
+def test_heartbeat_reads_the_cancel_flag_and_loses_a_stale_version(loc: StoreLocation) -> None:
+    s = store(loc)
+    s.add_tasks([NewTask("a", "p", "api", "x"), NewTask("b", "p", "api", "y")])
+    a, b = s.claim(["p"], 2, lane="api:p", account=None, owner="me")
+    assert s.heartbeat(a) is HeartbeatResult.ALIVE
+    (flagged,) = s.request_cancel(["a"])
+    assert flagged.cancel_requested is True and flagged.state == "running"
+    assert s.heartbeat(a) is HeartbeatResult.CANCEL_REQUESTED
+    done = s.finish(b, TaskState.FAILED, error_kind="bad_request", error_message="400")
+    assert done is not None and s.heartbeat(b) is HeartbeatResult.LOST
+    (again,) = s.requeue(["b"])
+    assert again.state == "pending" and again.cancel_requested is False and again.attempt_base == 1
+    assert [r.task_id for r in s.select_stale(["p"], cutoff=a.heartbeat_at + 1)] == ["a"]
+    s.close()
+
+
+def test_settings_round_trip(loc: StoreLocation) -> None:
+    s = store(loc)
+    s.set_account_enabled("acct", False)
+    s.set_account_health("acct", "needs_login", "login page", enabled_default=True)
+    s.set_account_health("fresh", "ready", None, enabled_default=True)
+    s.set_profile_setting("p", need_empty_prompt=True)
+    s.set_profile_setting("p", concurrency=2)
+    s.close()
+    s = store(loc)
+    assert s.account_states() == {"acct": (False, "needs_login", "login page"), "fresh": (True, "ready", None)}
+    assert s.profile_settings() == {"p": (True, 2)}
+    s.close()
+
+
+def test_concurrent_submitters_get_unique_increasing_seq(loc: StoreLocation) -> None:
+    """Two submitters (each its own store and connection) at once: every seq unique, and each
+    submitter's tasks in its own order."""
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def submit(name: str) -> None:
+        try:
+            s = store(loc)
+        except BaseException as exc:  # reported by the assert below
+            errors.append(exc)
+            barrier.abort()
+            return
+        try:
+            barrier.wait(60)
+            for batch in range(15):
+                s.add_tasks([NewTask(f"{name}-{batch:02d}-{i:02d}", "p", "api", "x") for i in range(20)])
+        except BaseException as exc:  # reported by the assert below
+            errors.append(exc)
+        finally:
+            s.close()
+
+    threads = [threading.Thread(target=submit, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    r = TaskReader(loc)
+    recs = list(r.iter_tasks())
+    r.close()
+    seqs = [rec.seq for rec in recs]
+    assert len(recs) == 600 and len(set(seqs)) == 600
+    for name in ("a", "b"):
+        mine = sorted((rec for rec in recs if rec.task_id.startswith(name)), key=lambda rec: rec.task_id)
+        assert [rec.seq for rec in mine] == sorted(rec.seq for rec in mine)
+
+
+def test_connect_shared_is_a_new_autocommit_connection_to_the_same_database(loc: StoreLocation) -> None:
+    s = store(loc)
+    assert s.dialect == loc.dialect and s.location == loc
+    s.add_tasks([NewTask("a", "p", "api", "x")])
+    conn = s.connect_shared()
+    try:
+        mark = "?" if s.dialect == "sqlite" else "%s"
+        assert conn.execute(f"SELECT state FROM task WHERE task_id = {mark}", ("a",)).fetchone() == ("pending",)
+        conn.execute("INSERT INTO rate_bucket (name, tokens, updated_at) VALUES ('global', 1.0, 2.0)")
+    finally:
+        conn.close()  # no commit: autocommit, so the row is there for everyone
+    r = s.connect_shared()
+    try:
+        assert r.execute("SELECT tokens FROM rate_bucket").fetchall() == [(1.0,)]
+    finally:
+        r.close()
     s.close()
