@@ -224,6 +224,30 @@ def test_desktops_opening_a_new_postgresql_database_at_once_do_not_race(pg_url: 
     assert errors == []
 
 
+def test_three_openers_of_a_new_sqlite_file_at_once_all_succeed(tmp_path: Path) -> None:
+    """Before: "database is locked" (switching the new file to WAL) in 2 of 40 tries with Alembic,
+    28 of 40 with the old create_all; each try here is three openers of one new file."""
+    errors: list[BaseException] = []
+    for n in range(25):
+        db = tmp_path / f"n{n}.db"
+        barrier = threading.Barrier(3)
+
+        def open_it(db: Path = db, barrier: threading.Barrier = barrier) -> None:
+            try:
+                barrier.wait(30)
+                TaskStore(db).close()
+            except BaseException as exc:  # reported by the assert below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_it) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert sqlite_state(db)[:2] == (SCHEMA_VERSION, [HEAD])
+    assert errors == []
+
+
 def test_an_unknown_revision_is_a_newer_mediadesk_on_postgresql(pg_server: PgServer, pg_url: str) -> None:
     name = pg_url.rsplit("/", 1)[1]
     TaskStore.open(pg_url).close()

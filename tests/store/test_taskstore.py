@@ -192,9 +192,14 @@ def test_concurrent_submitters_get_unique_increasing_seq(loc: StoreLocation) -> 
     errors: list[BaseException] = []
 
     def submit(name: str) -> None:
-        s = store(loc)
         try:
-            barrier.wait()
+            s = store(loc)
+        except BaseException as exc:  # reported by the assert below
+            errors.append(exc)
+            barrier.abort()
+            return
+        try:
+            barrier.wait(60)
             for batch in range(15):
                 s.add_tasks([NewTask(f"{name}-{batch:02d}-{i:02d}", "p", "api", "x") for i in range(20)])
         except BaseException as exc:  # reported by the assert below
@@ -216,3 +221,22 @@ def test_concurrent_submitters_get_unique_increasing_seq(loc: StoreLocation) -> 
     for name in ("a", "b"):
         mine = sorted((rec for rec in recs if rec.task_id.startswith(name)), key=lambda rec: rec.task_id)
         assert [rec.seq for rec in mine] == sorted(rec.seq for rec in mine)
+
+
+def test_connect_shared_is_a_new_autocommit_connection_to_the_same_database(loc: StoreLocation) -> None:
+    s = store(loc)
+    assert s.dialect == loc.dialect and s.location == loc
+    s.add_tasks([NewTask("a", "p", "api", "x")])
+    conn = s.connect_shared()
+    try:
+        mark = "?" if s.dialect == "sqlite" else "%s"
+        assert conn.execute(f"SELECT state FROM task WHERE task_id = {mark}", ("a",)).fetchone() == ("pending",)
+        conn.execute("INSERT INTO rate_bucket (name, tokens, updated_at) VALUES ('global', 1.0, 2.0)")
+    finally:
+        conn.close()  # no commit: autocommit, so the row is there for everyone
+    r = s.connect_shared()
+    try:
+        assert r.execute("SELECT tokens FROM rate_bucket").fetchall() == [(1.0,)]
+    finally:
+        r.close()
+    s.close()
