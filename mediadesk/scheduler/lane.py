@@ -111,6 +111,7 @@ class Lane:
         team: TeamLink | None = None,
         team_endpoint: str | None = None,
         team_limit: Callable[[], int] | None = None,
+        team_buckets: tuple[tuple[str, float], ...] = (),
     ) -> None:
         self.name = name
         self.kind = kind
@@ -149,6 +150,9 @@ class Lane:
         self.team = team
         self._team_endpoint = team_endpoint
         self._team_limit = team_limit
+        #: Shared token buckets (name, requests/min) a dispatch takes one token from, in team mode.
+        self._team_buckets = team_buckets
+        self._team_wait_until = 0.0
         self._stopping = False
         self._last_reap = 0.0
         self.on_stats_dirty: Callable[[Lane], None] = lambda _lane: None
@@ -315,9 +319,22 @@ class Lane:
             if not self._running:
                 team.release_account(account)
             return
-        if team.try_account(account):
+        if team.try_account(account) and self._team_tokens(team, now):
             for rec in self._claim(free, now):
                 self._acquire_and_start(rec, now)
+
+    def _team_tokens(self, team: TeamLink, now: float) -> bool:
+        """One token from each shared bucket of this callee (all desktops draw from them); False,
+        and no dispatch until the named wait is over, when one is empty."""
+        if not self._team_buckets:
+            return True
+        if now < self._team_wait_until:
+            return False
+        wait = team.take_tokens(self._team_buckets)
+        if wait > 0:
+            self._team_wait_until = now + wait
+            return False
+        return True
 
     def _round_api_team(self, team: TeamLink, free: int, now: float) -> None:
         """One of the endpoint's shared slots per task started (all desktops together stay within
@@ -329,7 +346,10 @@ class Lane:
         slots = team.reserve(self._team_endpoint, self._team_limit(), free)
         if not slots:
             return
-        claimed = self._claim(len(slots), now)
+        go = 0
+        while go < len(slots) and self._team_tokens(team, now):
+            go += 1
+        claimed = self._claim(go, now) if go else []
         for rec, slot in zip(claimed, slots, strict=False):
             team.bind(rec.task_id, self._team_endpoint, slot)
             self._acquire_and_start(rec, now)
@@ -377,6 +397,8 @@ class Lane:
                 change = self.capacity_ctl.next_change(now)
                 if change is not None:
                     timeout = min(timeout, change)
+            if self._team_wait_until > now:
+                timeout = min(timeout, self._team_wait_until - now)
         # the reaper must run at least this often even when nothing wakes the lane
         timeout = min(timeout, max(0.01, self._timing.stale_after_s / 4))
         with contextlib.suppress(TimeoutError):

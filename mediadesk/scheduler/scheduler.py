@@ -336,6 +336,7 @@ class Scheduler:
                     attempt_deadline_s=deadline, capacity_ctl=cap, max_wait_s=prof.max_wait_s,
                     team=self.team, team_endpoint=ep.name,
                     team_limit=functools.partial(self._endpoint_limit, ep.name),
+                    team_buckets=self._shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
                     **common,  # type: ignore[arg-type]
                 )
                 cap.attach(lane)
@@ -354,10 +355,23 @@ class Scheduler:
             lane = Lane(
                 name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), backend=backend,
                 account=acc.name, attempt_deadline_s=deadline, enabled=enabled, capacity_ctl=cap,
-                max_wait_s=prof.max_wait_s, team=self.team, **common,  # type: ignore[arg-type]
+                max_wait_s=prof.max_wait_s, team=self.team,
+                team_buckets=self._shared_buckets(getattr(backend, "domain", None)),
+                **common,  # type: ignore[arg-type]
             )
             cap.attach(lane)
             self._add_lane(lane)
+
+    def _shared_buckets(self, domain: str | None, *own: tuple[str, float]) -> tuple[tuple[str, float], ...]:
+        """Team mode: the token buckets every desktop shares for a callee (requests per minute): the
+        endpoint's own ``rpm``, ``[rates] global_rpm`` and the callee's domain in ``[rates.per_domain]``."""
+        rates = self.config.rates
+        key = None if domain is None else domain.strip().lower()
+        per_domain = {d.strip().lower(): rpm for d, rpm in rates.per_domain.items()}
+        out = [*own, ("global", rates.global_rpm)]
+        if key is not None and key in per_domain:
+            out.append((f"domain:{key}", per_domain[key]))
+        return tuple((name, rpm) for name, rpm in out if rpm > 0)
 
     def _capacity(
         self, name: str, kind: str, limit: int, adaptive: bool, domain: str | None, probe: Probe | None,

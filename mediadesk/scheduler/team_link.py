@@ -167,6 +167,17 @@ class TeamLink:
             self.coord.release_slot(endpoint, slot)
             self._slot_wait.pop(endpoint, None)
 
+    # ------------------------------------------------------------------ shared token buckets
+    def take_tokens(self, buckets: tuple[tuple[str, float], ...]) -> float:
+        """One token from each shared bucket ``(name, requests per minute)``: 0.0 when every one gave
+        its token, else the seconds to wait (a token already taken from an earlier bucket is spent:
+        the error is on the side of fewer requests, never more)."""
+        for name, rpm in buckets:
+            wait = self.coord.take_token(name, rpm)
+            if wait > 0:
+                return wait
+        return 0.0
+
     # ------------------------------------------------------------------ the console
     def desktops(self) -> list[DesktopInfo]:
         return list(self._desktops)

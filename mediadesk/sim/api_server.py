@@ -550,6 +550,8 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                 # the same task requested twice at once (by two processes, say) shows as 2 here
                 "in_flight": 0,
                 "max_in_flight": 0,
+                # wall clock of the first request (rate limits across processes are checked on it)
+                "first_request_at": time.time(),
             }
         task["requests"] += 1
         if n_system:

@@ -143,3 +143,32 @@ async def test_two_desktops_never_run_one_web_account_at_once(
         stats = sim.stats()
     assert stats["concurrent_violations"] == 0, stats["violations_per_account"]
     assert stats["generations_completed"] == 6
+
+
+async def test_two_desktops_share_the_endpoints_requests_per_minute(
+    tmp_path: Path, pg_url: str, api_sim: ApiSimServer
+) -> None:
+    """An endpoint's ``rpm`` is one token bucket for all desktops (by the database clock), not one each."""
+    api_sim.config.latency = (0.01, 0.02)
+    cfg = make_config(
+        [{"name": "writer", "kind": "api", "endpoint": "ep", "model": "m", "stream": False}],
+        endpoints=[{"name": "ep", "base_url": api_sim.base_url, "concurrency": 3, "rpm": 120.0}],
+        **TEAM_TIMING,
+    )
+    a, b = Scheduler(cfg, desk(tmp_path, "a", pg_url)), Scheduler(cfg, desk(tmp_path, "b", pg_url))
+    await a.start()
+    await b.start()
+    try:
+        a.submit([a.new_task(f"r{i}", "writer", f"prompt {i}") for i in range(7)])
+        await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "every task done",
+                    limit_s=60)
+    finally:
+        await asyncio.gather(a.stop(), b.stop())
+    times = sorted(t["first_request_at"] for t in api_sim.stats()["per_task"].values())
+    assert len(times) == 7
+    # 2 requests a second, 1 banked: any k+1 consecutive requests span at least (k - 1) / 2 s
+    for i in range(len(times)):
+        for j in range(i + 1, len(times)):
+            assert (j - i) <= 1 + (times[j] - times[i]) * 2.0 + 0.1, (i, j, times)
+    owners = {o for _, o in states(pg_url).values()}
+    assert owners <= {a.owner, b.owner}
