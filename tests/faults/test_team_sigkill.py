@@ -125,8 +125,10 @@ async def team_run(tmp_path: Path, pg_url: str, desktops: int, kills: int, api_t
 def check(pg_url: str, api_stats: dict[str, object], web_stats: dict[str, object] | None, n: int) -> None:
     final = rows(pg_url)
     assert len(final) == n and {s for s, _ in final.values()} == {"success"}, final  # every task ended well
+    # never written twice: at most one stored "success" per task (a SIGKILL may take the last ~0.25 s
+    # of log lines with it: they are group-committed, so a success may have none)
     writes = success_writes(pg_url)
-    assert writes == dict.fromkeys(final, 1), {t: c for t, c in writes.items() if c != 1}  # written once
+    assert max(writes.values(), default=0) <= 1, {t: c for t, c in writes.items() if c > 1}
     per_task = api_stats["per_task"]
     assert isinstance(per_task, dict)
     assert max(t["max_in_flight"] for t in per_task.values()) == 1  # no task sent twice at once
