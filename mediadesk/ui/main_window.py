@@ -105,7 +105,7 @@ class MainWindow(QMainWindow):
         self.scheduler = scheduler
         self.bridge = bridge
         self.settings = settings if settings is not None else QSettings()
-        self.db_path = scheduler.workspace.db_path
+        self.location = scheduler.workspace.location
         self.last_message = ""
         self.batch_dialog: BatchDialog | None = None
         self.demo_batch = demo_batch
@@ -121,13 +121,13 @@ class MainWindow(QMainWindow):
         self.model = TaskTableModel(heartbeat_interval_s=scheduler.config.heartbeat.interval_s, parent=self)
         self.proxy = TaskFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.feed = TaskFeed(self.db_path, self.model, bridge, self)
+        self.feed = TaskFeed(self.location, self.model, bridge, self)
         self.feed.loaded.connect(lambda st: self._update_status())
         self.feed.loaded.connect(lambda st: self.apply_sort())  # a remembered sort, once the rows are in
 
         self._build_panels()
         self._build_table()
-        self.detail = DetailPane(self.db_path, bridge, self)
+        self.detail = DetailPane(self.location, bridge, self)
         self.main_splitter = QSplitter(Qt.Orientation.Vertical)
         self.main_splitter.setObjectName("mainSplitter")
         self.main_splitter.addWidget(self.lane_splitter)
@@ -144,7 +144,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_statusbar()
         self._connect()
-        self.table_menu = TableMenu(self, self.db_path, scheduler.workspace.evidence_dir)
+        self.table_menu = TableMenu(self, self.location, scheduler.workspace.evidence_dir)
         #: Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -> go ahead?
         self.confirm_cancel: Callable[[int], bool] = lambda n: ask_cancel_many(self, n)
         #: Asked before the window closes: () -> close now? (the app installs the close question)
@@ -229,9 +229,9 @@ class MainWindow(QMainWindow):
         """Charts (throughput and run times per lane, from the store) and Batches, as two more
         tabs of the bottom dock area."""
         lanes = self.scheduler.lanes
-        self.charts_view = ChartsView(self.db_path, [lane.name for lane in lanes], self)
+        self.charts_view = ChartsView(self.location, [lane.name for lane in lanes], self)
         self.charts_dock = self._dock(self.tr("Charts"), "chartsDock", self.charts_view)
-        self.batches_view = BatchesView(self.db_path, lanes, self.bridge, self)
+        self.batches_view = BatchesView(self.location, lanes, self.bridge, self)
         self.batches_dock = self._dock(self.tr("Batches"), "batchesDock", self.batches_view)
         self.tabifyDockWidget(self.exceptions_dock, self.batches_dock)
         self.tabifyDockWidget(self.batches_dock, self.charts_dock)
@@ -368,11 +368,11 @@ class MainWindow(QMainWindow):
             if dlg is not None:
                 dlg.close()
         self.scheduler, self.bridge = scheduler, bridge
-        self.db_path = scheduler.workspace.db_path
+        self.location = scheduler.workspace.location
         old: list[QWidget | QObject | None] = [self.model, self.feed, self.web_panel, self.api_panel]
         self.model = TaskTableModel(heartbeat_interval_s=scheduler.config.heartbeat.interval_s, parent=self)
         self.proxy.setSourceModel(self.model)
-        self.feed = TaskFeed(self.db_path, self.model, bridge, self)
+        self.feed = TaskFeed(self.location, self.model, bridge, self)
         self.feed.loaded.connect(lambda st: self._update_status())
         self.feed.loaded.connect(lambda st: self.apply_sort())
         self.web_panel, self.api_panel = self._lane_panels()
@@ -382,7 +382,7 @@ class MainWindow(QMainWindow):
         for panel in self.small_screen.panels:
             panel.set_compact(self.small_screen.compact)
         detail_state = self.detail.splitter.saveState()
-        self.detail = DetailPane(self.db_path, bridge, self)
+        self.detail = DetailPane(self.location, bridge, self)
         self.detail.splitter.restoreState(detail_state)
         old.append(self._rescroll(self.main_splitter.widget(2), self.detail))
         self.accounts_panel = AccountsPanel(scheduler, bridge, self, login=self.login_account)
@@ -394,13 +394,13 @@ class MainWindow(QMainWindow):
         from mediadesk.ui.charts import ChartsView  # here too: the module may be imported lazily
 
         lanes = scheduler.lanes
-        self.charts_view = ChartsView(self.db_path, [lane.name for lane in lanes], self)
-        self.batches_view = BatchesView(self.db_path, lanes, bridge, self)
+        self.charts_view = ChartsView(self.location, [lane.name for lane in lanes], self)
+        self.batches_view = BatchesView(self.location, lanes, bridge, self)
         for dock, view in ((self.accounts_dock, self.accounts_panel), (self.profiles_dock, self.profiles_editor),
                            (self.exceptions_dock, self.exceptions_view), (self.charts_dock, self.charts_view),
                            (self.batches_dock, self.batches_view)):
             old.append(self._rescroll(dock.widget(), view))
-        self.table_menu.db_path = self.db_path
+        self.table_menu.location = self.location
         self.table_menu.evidence_dir = scheduler.workspace.evidence_dir
         combo = self.filter_bar.profile_combo
         combo.blockSignals(True)
@@ -711,7 +711,7 @@ class MainWindow(QMainWindow):
                              else self.tr("No rows to export: the filters show none"))
             return 0
         self.show_status(self.tr("Exporting to {path}…").format(path=path), 0)
-        n = await asyncio.to_thread(export_to_file, self.db_path, path, fmt, task_ids=ids)
+        n = await asyncio.to_thread(export_to_file, self.location, path, fmt, task_ids=ids)
         self.show_status(self.tr("Exported {n} tasks to {path}").format(n=n, path=path))
         return n
 

@@ -31,6 +31,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
+from mediadesk.store.location import StoreLocation
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
@@ -120,28 +121,28 @@ def release_free_memory() -> None:
     trim(0)
 
 
-def read_all_columns(db_path: Path) -> Columns:
+def read_all_columns(location: StoreLocation | Path) -> Columns:
     """Every task, as model columns. Records are turned into column entries as they stream, so
     only one record object lives at a time and no per-row object is kept at all (see
     :class:`~mediadesk.viewmodel.task_rows.Columns` on the cyclic GC)."""
-    reader = TaskReader(db_path)
+    reader = TaskReader(location)
     try:
         return Columns.from_records(reader.iter_tasks(batch_size=5000))
     finally:
         reader.close()
 
 
-def fetch_columns(db_path: Path, task_ids: Sequence[str]) -> Columns:
+def fetch_columns(location: StoreLocation | Path, task_ids: Sequence[str]) -> Columns:
     """Model columns for ``task_ids`` (missing ids skipped), in the given order."""
-    reader = TaskReader(db_path)
+    reader = TaskReader(location)
     try:
         return Columns.from_records(reader.get_many(task_ids))
     finally:
         reader.close()
 
 
-def fetch_task_detail(db_path: Path, task_id: str) -> tuple[TaskRecord | None, list[LogLine]]:
-    reader = TaskReader(db_path)
+def fetch_task_detail(location: StoreLocation | Path, task_id: str) -> tuple[TaskRecord | None, list[LogLine]]:
+    reader = TaskReader(location)
     try:
         return reader.get(task_id), reader.logs(task_id)
     finally:
@@ -252,10 +253,10 @@ class TaskFeed(QObject):
 
     loaded = Signal(object)   # LoadStats
 
-    def __init__(self, db_path: Path, model: TaskTableModel, bridge: SchedulerBridge,
+    def __init__(self, location: StoreLocation | Path, model: TaskTableModel, bridge: SchedulerBridge,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.db_path = db_path
+        self.location = location
         self.model = model
         self.load_stats = LoadStats()
         self.is_loaded = False
@@ -270,7 +271,7 @@ class TaskFeed(QObject):
         """Read every task in a worker thread, then insert them ``chunk`` rows at a time, yielding
         to the loop in between (one insert of 100k rows would freeze the window for ~0.7 s)."""
         t0 = time.perf_counter()
-        columns = await asyncio.to_thread(read_all_columns, self.db_path)
+        columns = await asyncio.to_thread(read_all_columns, self.location)
         t1 = time.perf_counter()
         apply_s = 0.0
         for i in range(0, max(len(columns), 1), chunk):
@@ -301,7 +302,7 @@ class TaskFeed(QObject):
         try:
             while self._wanted:
                 ids, self._wanted = self._wanted, []
-                columns = await asyncio.to_thread(fetch_columns, self.db_path, ids)
+                columns = await asyncio.to_thread(fetch_columns, self.location, ids)
                 self.model.add_columns(columns)
         finally:
             self._fetching = False
