@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
+from mediadesk.cli import build_parser
 from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
 from mediadesk.store.location import PgLocation
 from mediadesk.store.metrics import METRICS_INDEXES
 from mediadesk.store.pgconn import connect as pg_connect
+from mediadesk.ui.app import console_main
 from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.task_model import Col
 from mediadesk.ui.workers import read_all_columns
@@ -180,3 +182,33 @@ def test_desktop_column_shows_whose_desktop_ran_each_task(team_env: ConsoleEnv, 
             assert w.proxy.rowCount() == 1
     finally:
         arun(here.stop(), timeout=20.0)
+
+
+@pytest.mark.parametrize("how", ["db_url", "--db"])
+def test_console_opens_the_postgresql_queue_of_db_url_or_db(how: str, console_env: ConsoleEnv, pg_url: str,
+                                                            tmp_path: Path, qapp: Any, qloop: Any, qtbot: Any,
+                                                            arun: ARun) -> None:
+    cfg = tmp_path / "team.toml"
+    text = console_env.config_path.read_text(encoding="utf-8")
+    cfg.write_text((f'db_url = "{pg_url}"\n' + text) if how == "db_url" else text, encoding="utf-8")
+    seen: dict[str, MainWindow] = {}
+    run = qloop.create_task(console_main(qapp, cfg, data_dir=tmp_path / "desk", tray_available=False,
+                                         db=pg_url if how == "--db" else None,
+                                         on_window=lambda w: seen.setdefault("w", w)))
+    qtbot.waitUntil(lambda: "w" in seen and seen["w"].feed.is_loaded, timeout=20_000)
+    w = seen["w"]
+    assert w.location == PgLocation(pg_url) and w.scheduler.team is not None
+    assert w.desktops_view is not None
+    res = w.submit_rows(_rows("writer", ["through the console"]))
+    assert res is not None
+    qtbot.waitUntil(lambda: w.model.state_of(res.added[0]) == "success", timeout=15_000)
+    w.close()
+    qtbot.waitUntil(run.done, timeout=20_000)
+    assert run.result() == 0
+    assert not (tmp_path / "desk" / "mediadesk.db").exists()
+    assert [t.state for t in tasks_of(Workspace.resolve(data_dir=tmp_path / "x", db=pg_url)).values()] == ["success"]
+
+
+def test_console_command_line_takes_db() -> None:
+    ns = build_parser().parse_args(["console", "--db", "postgresql://me@127.0.0.1:5/q"])
+    assert ns.db == "postgresql://me@127.0.0.1:5/q"
