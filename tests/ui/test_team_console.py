@@ -4,6 +4,7 @@ whose desktop ran each task. Real schedulers, a real API simulator, a throw-away
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from PySide6.QtCore import QSettings, Qt
 from mediadesk.cli import build_parser
 from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
+from mediadesk.store.export import export_to_file
 from mediadesk.store.location import PgLocation
 from mediadesk.store.metrics import METRICS_INDEXES
 from mediadesk.store.pgconn import connect as pg_connect
@@ -177,6 +179,11 @@ def test_desktop_column_shows_whose_desktop_ran_each_task(team_env: ConsoleEnv, 
             # a fresh load reads the same owners from the database
             cols = read_all_columns(w.location)
             assert dict(zip(cols.task_id, cols.owner, strict=True)) == {a1: here.owner, "b1": other.owner}
+            # exported too
+            out = tmp_path / "tasks.jsonl"
+            assert export_to_file(w.location, out, "jsonl") == 2
+            exported = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+            assert {r["task_id"]: r["owner"] for r in exported} == {a1: here.owner, "b1": other.owner}
             # sortable and searchable by it
             w.proxy.set_text(other.owner.rsplit(":", 1)[1])
             assert w.proxy.rowCount() == 1
