@@ -21,6 +21,7 @@ from mediadesk.store.location import PgLocation
 from mediadesk.store.metrics import METRICS_INDEXES
 from mediadesk.store.pgconn import connect as pg_connect
 from mediadesk.ui.app import console_main
+from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.task_model import Col
 from mediadesk.ui.workers import read_all_columns
@@ -219,3 +220,35 @@ def test_console_opens_the_postgresql_queue_of_db_url_or_db(how: str, console_en
 def test_console_command_line_takes_db() -> None:
     ns = build_parser().parse_args(["console", "--db", "postgresql://me@127.0.0.1:5/q"])
     assert ns.db == "postgresql://me@127.0.0.1:5/q"
+
+
+def test_switching_between_a_sqlite_and_a_team_workspace_rebinds_the_desktops_tab(
+        console_scheduler: Scheduler, team_env: ConsoleEnv, arun: ARun, qtbot: Any) -> None:
+    with open_window(console_scheduler, arun, QSettings()) as w:
+        assert w.desktops_view is None and w.desktops_dock is None
+        team = team_env.make_scheduler()
+        arun(team.start())
+        bridges = [SchedulerBridge(team.bus), SchedulerBridge(console_scheduler.bus)]
+        try:
+            arun(w.aclose())
+            w.rebind_workspace(team, bridges[0])
+            arun(w.start())
+            view, dock = w.desktops_view, w.desktops_dock
+            assert view is not None and dock is not None and not dock.isHidden()
+            view.refresh()
+            assert [d.owner for d in view.rows] == [team.owner]
+            assert not w.table.isColumnHidden(Col.DESKTOP)
+            assert w.location == team.workspace.location
+            assert w.detail.location == w.charts_view.location == w.batches_view.location == w.location
+            assert w.table_menu.location == w.feed.location == w.location
+            # and back to the SQLite workspace: no Desktops tab, no Desktop column
+            arun(w.aclose())
+            w.rebind_workspace(console_scheduler, bridges[1])
+            arun(w.start())
+            assert w.desktops_view is None and dock.isHidden() and not dock.toggleViewAction().isVisible()
+            assert w.table.isColumnHidden(Col.DESKTOP)
+            assert w.location == console_scheduler.workspace.location
+        finally:
+            arun(team.stop(), timeout=20.0)
+            for b in bridges:
+                b.detach()
