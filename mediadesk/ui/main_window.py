@@ -350,6 +350,8 @@ class MainWindow(QMainWindow):
     async def start(self) -> None:
         """Load the table (in a worker thread). Call once the qasync loop runs."""
         await self.feed.load()
+        if self.scheduler.team is not None:  # the other desktops' work shows up too
+            self.feed.follow_others()
         self._update_status()
 
     async def aclose(self) -> None:

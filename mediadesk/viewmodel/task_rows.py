@@ -215,9 +215,16 @@ class TaskRows:
         state = c.state[s]
         if state == RUNNING:
             hb = c.heartbeat_at[s]
-            if hb is not None and self._clock() - hb > self.stalled_after_s:
+            if hb is not None and self._clock() - hb > self.stalled_after_s and not self._foreign(s):
                 return STALLED
         return state
+
+    def _foreign(self, s: int) -> bool:
+        """Run by another desktop (team mode): its heartbeats reach this console with its lane stats
+        only, so its age is not judged here (the Desktops tab says whether that desktop is alive)."""
+        own = self.own_owner
+        owner = self.cols.owner[s]
+        return own is not None and owner is not None and owner != own
 
     def duration(self, s: int) -> float | None:
         """Run time so far (running) or of the finished attempt (terminal); else None."""
@@ -237,7 +244,7 @@ class TaskRows:
         """Seconds since the last heartbeat of a running task; None when not running."""
         c = self.cols
         hb = c.heartbeat_at[s]
-        if c.state[s] != RUNNING or hb is None:
+        if c.state[s] != RUNNING or hb is None or self._foreign(s):
             return None
         return self._clock() - hb
 

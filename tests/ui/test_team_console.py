@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from mediadesk.ui.main_window import MainWindow
 from mediadesk.ui.task_model import Col
 from mediadesk.ui.workers import read_all_columns
 from mediadesk.workspace import Workspace
-from tests.support import tasks_of, until
+from tests.support import make_config, tasks_of, until
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 
@@ -252,3 +253,37 @@ def test_switching_between_a_sqlite_and_a_team_workspace_rebinds_the_desktops_ta
             arun(team.stop(), timeout=20.0)
             for b in bridges:
                 b.detach()
+
+
+def test_the_console_follows_the_work_of_the_other_desktops(team_scheduler: Scheduler, team_env: ConsoleEnv,
+                                                            pg_url: str, tmp_path: Path, arun: ARun,
+                                                            qtbot: Any) -> None:
+    # the other desktop has a profile this one lacks: what runs there runs only there
+    url = team_env.sim.base_url
+    config = make_config([{"name": "elsewhere", "kind": "api", "base_url": url, "model": "sim-model",
+                           "concurrency": 2}])
+    ws = Workspace.resolve(data_dir=tmp_path / "desk-b", db=pg_url).ensure()
+    other = ConsoleEnv(config=config, workspace=ws, sim=team_env.sim, config_path=team_env.config_path
+                       ).make_scheduler()
+    with open_window(team_scheduler, arun, QSettings()) as w:
+        arun(other.start())
+        try:
+            other.submit([other.new_task("c1", "elsewhere", "done over there"),
+                          other.new_task("c2", "elsewhere", "[[sim:hang]] still running over there")])
+            # new rows, their claims and results, written by the other desktop, show up here
+            qtbot.waitUntil(lambda: w.model.state_of("c1") == "success", timeout=15_000)
+            qtbot.waitUntil(lambda: w.model.state_of("c2") == "running", timeout=15_000)
+            assert _desktop_cell(w, "c1", Qt.ItemDataRole.ToolTipRole) == other.owner
+            assert _desktop_cell(w, "c2", Qt.ItemDataRole.ToolTipRole) == other.owner
+            # its heartbeats do not reach this console: its running task is not shown as stalled
+            row = w.model.row_of("c2")
+            assert row is not None
+            started = w.model.rows.row_at(row).started_at
+            assert started is not None
+            qtbot.waitUntil(lambda: time.time() - started > 4 * w.model.rows.stalled_after_s, timeout=5_000)
+            assert w.model.display_state_of("c2") == "running"
+            assert w.model.data(w.model.index(row, Col.HEARTBEAT)) == ""
+        finally:
+            arun(other.stop(), timeout=20.0)
+        # its stop gave the hung task back to the queue
+        qtbot.waitUntil(lambda: w.model.state_of("c2") == "pending", timeout=15_000)
