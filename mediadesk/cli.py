@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("console", help="open the operator console (the default with no command)")
     c.add_argument("--config", type=Path, help="config TOML (default: <data dir>/config.toml)")
     c.add_argument("--data-dir", type=Path, help="workspace folder (database, browser profiles)")
+    c.add_argument("--db", help=_DB_HELP)
     c.add_argument("--demo", action="store_true", help="bundled demo workspace with local simulators")
 
     r = sub.add_parser("run", help="run a batch file headless until every task is terminal")

@@ -19,7 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ns = parser.parse_args(["console", *(args[1:] if args and args[0] == "console" else args)])
         from mediadesk.ui.app import run_console
 
-        return run_console(ns.config, data_dir=ns.data_dir, demo=ns.demo)
+        return run_console(ns.config, data_dir=ns.data_dir, demo=ns.demo, db=ns.db)
     from mediadesk.cli import main as cli_main
 
     return cli_main(args)

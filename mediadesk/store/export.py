@@ -28,6 +28,8 @@ EXPORT_FIELDS = (
     "task_id", "state", "model_kind", "profile", "account", "attempt", "prompt", "result",
     "error_kind", "error_message", "created_at", "started_at", "finished_at", "batch",
     "served_by", "origin_profile", "route_key", "resolution", "resolution_note", "truncated",
+    # the desktop (scheduler process, ``host:pid:uuid8``) that last ran the task: team mode's "who ran it"
+    "owner",
 )
 
 

@@ -84,6 +84,13 @@ class TaskReader:
             for r in rows:
                 yield _rec(r)
 
+    def changed_since(self, ts: float) -> list[TaskRecord]:
+        """Tasks written at or after ``ts`` (``updated_at``: every write bumps it), in submit order: the
+        console of a team follows the other desktops' work with it."""
+        rows = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE updated_at >= ? ORDER BY seq",
+                                  (ts,)).fetchall()
+        return [_rec(r) for r in rows]
+
     def get(self, task_id: str) -> TaskRecord | None:
         row = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE task_id=?", (task_id,)).fetchone()
         return _rec(row) if row else None

@@ -74,10 +74,12 @@ def show_error(title: str, text: str) -> None:
         QMessageBox.critical(None, title, text)
 
 
-def _resolve_config(config_path: Path | None, data_dir: Path | None) -> tuple[AppConfig, Workspace]:
+def _resolve_config(config_path: Path | None, data_dir: Path | None,
+                    db: str | None = None) -> tuple[AppConfig, Workspace]:
     """``config_path`` or ``<data dir>/config.toml`` (as the CLI documents); the config's own
-    ``data_dir`` applies unless ``data_dir`` is given (see :func:`load_workspace`)."""
-    return load_workspace(config_path, data_dir)
+    ``data_dir`` applies unless ``data_dir`` is given, its ``db_url`` unless ``db`` (``--db``) is
+    (see :func:`load_workspace`)."""
+    return load_workspace(config_path, data_dir, db)
 
 
 def _welcome_wanted() -> bool:
@@ -133,6 +135,7 @@ async def console_main(
     *,
     data_dir: Path | None = None,
     demo: bool = False,
+    db: str | None = None,
     on_window: Callable[[MainWindow], None] | None = None,
     welcome: bool | None = None,
     on_welcome: Callable[[WelcomePanel], None] | None = None,
@@ -143,7 +146,7 @@ async def console_main(
     no config loads (default: when there is a screen). ``tray_available``: default, ask the system."""
     restore_hooks = install_asyncgen_hooks(asyncio.get_running_loop())
     try:
-        return await _console_main(app, config_path, data_dir=data_dir, demo=demo, on_window=on_window,
+        return await _console_main(app, config_path, data_dir=data_dir, demo=demo, db=db, on_window=on_window,
                                    welcome=_welcome_wanted() if welcome is None else welcome,
                                    on_welcome=on_welcome, tray_available=tray_available)
     except (StoreOpenError, UnsafePathError, sqlite3.Error, OSError) as exc:
@@ -165,6 +168,7 @@ async def _console_main(
     data_dir: Path | None,
     demo: bool,
     on_window: Callable[[MainWindow], None] | None,
+    db: str | None = None,
     welcome: bool = False,
     on_welcome: Callable[[WelcomePanel], None] | None = None,
     tray_available: bool | None = None,
@@ -174,7 +178,7 @@ async def _console_main(
                                  on_window=on_window, tray_available=tray_available)
     error: ConfigError | None = None
     try:
-        config, workspace = _resolve_config(config_path, data_dir)
+        config, workspace = _resolve_config(config_path, data_dir, db)
     except ConfigError as exc:
         if not welcome:
             show_error(QCoreApplication.translate("Console", "MediaDesk: configuration error"), str(exc))
@@ -190,16 +194,16 @@ async def _console_main(
             if choice.kind != "config" or choice.path is None:
                 return EXIT_OK
             try:  # the same loader and session as File > Open config… in the running console
-                config, workspace = _resolve_config(choice.path, data_dir)
+                config, workspace = _resolve_config(choice.path, data_dir, db)
                 break
             except ConfigError as again:  # changed since the panel read it
                 error = again
         # a workspace just created opens with its config in the Setup editor
-        session = WorkspaceSession(WorkspaceSpec(choice.path, data_dir), config=config, workspace=workspace)
+        session = WorkspaceSession(WorkspaceSpec(choice.path, data_dir, db=db), config=config, workspace=workspace)
         return await _run_window(app, session, on_window=on_window, tray_available=tray_available,
                                  open_setup=choice.created)
     setup_path = config_path or Workspace.resolve(data_dir=data_dir).data_dir / "config.toml"
-    session = WorkspaceSession(WorkspaceSpec(setup_path, data_dir), config=config, workspace=workspace)
+    session = WorkspaceSession(WorkspaceSpec(setup_path, data_dir, db=db), config=config, workspace=workspace)
     return await _run_window(app, session, on_window=on_window, tray_available=tray_available)
 
 
@@ -253,8 +257,10 @@ async def _run_window(
         await (switcher.session if switcher is not None else session).stop()
 
 
-def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo: bool = False) -> int:
-    """Open the console and block until it is closed; returns the process exit code."""
+def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo: bool = False,
+                db: str | None = None) -> int:
+    """Open the console and block until it is closed; returns the process exit code. ``db``: ``--db``
+    (a file, or a ``postgresql://`` URL: team mode)."""
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0] if sys.argv else "mediadesk"])
     app.setOrganizationName("MediaDesk")
@@ -264,7 +270,7 @@ def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo:
     translators = install_translator(app)  # keep references: a collected translator uninstalls itself
     try:
         with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-            return runner.run(console_main(app, config_path, data_dir=data_dir, demo=demo))
+            return runner.run(console_main(app, config_path, data_dir=data_dir, demo=demo, db=db))
     except KeyboardInterrupt:
         return 130
     finally:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.scheduler.events import LaneStats
+from mediadesk.store.location import StoreLocation
 from mediadesk.store.metrics import BatchCounts, MetricsReader, ensure_metrics_indexes
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.format import fmt_clock, fmt_eta
@@ -33,12 +34,12 @@ from mediadesk.viewmodel.batches import BatchRow, LaneInfo, batch_rows
 __all__ = ["BatchesView", "read_batches"]
 
 
-def read_batches(db_path: Path, lanes: Sequence[str] = (), *, ensure_indexes: bool = False,
+def read_batches(location: StoreLocation | Path, lanes: Sequence[str] = (), *, ensure_indexes: bool = False,
                  ) -> tuple[list[BatchCounts], dict[str, list[float]]]:
     """Every batch's counts, and the lanes' recent run times from the store (worker thread)."""
     if ensure_indexes:
-        ensure_metrics_indexes(db_path)
-    with MetricsReader(db_path) as r:
+        ensure_metrics_indexes(location)
+    with MetricsReader(location) as r:
         return r.batches(), r.recent_run_times(lanes)
 
 
@@ -48,12 +49,12 @@ class BatchesView(QWidget):
     updated = Signal()
     COLUMNS = 10
 
-    def __init__(self, db_path: Path, lanes: Sequence[LaneInfo], bridge: SchedulerBridge | None = None,
+    def __init__(self, location: StoreLocation | Path, lanes: Sequence[LaneInfo], bridge: SchedulerBridge | None = None,
                  parent: QWidget | None = None, *, clock: Callable[[], float] = time.time,
                  refresh_ms: int = 2000) -> None:
         super().__init__(parent)
         self.setObjectName("batchesView")
-        self.db_path = db_path
+        self.location = location
         self._lanes = list(lanes)
         self._stats: dict[str, LaneStats] = {}
         self._clock = clock
@@ -112,7 +113,7 @@ class BatchesView(QWidget):
         if self._busy or not (force or self.is_shown()):
             return False
         self._busy = True
-        db = self.db_path
+        db = self.location
         names = [lane.name for lane in self._lanes]
         ensure = not self._indexes_checked
         self._indexes_checked = True

@@ -26,6 +26,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
+from mediadesk.store.location import StoreLocation
 from mediadesk.store.metrics import FinishedBuckets, MetricsReader, ensure_metrics_indexes
 from mediadesk.ui.format import fmt_seconds
 from mediadesk.ui.style import is_dark
@@ -64,13 +65,13 @@ def tune_curve(item: pg.PlotDataItem) -> pg.PlotDataItem:
     return item
 
 
-def read_finished(db_path: Path, since: float, until: float, bucket_s: float, *,
+def read_finished(location: StoreLocation | Path, since: float, until: float, bucket_s: float, *,
                   ensure_indexes: bool = False) -> tuple[FinishedBuckets, float]:
     """The store read (worker thread): buckets and how long the read took (s)."""
     t = time.perf_counter()
     if ensure_indexes:
-        ensure_metrics_indexes(db_path)
-    with MetricsReader(db_path) as r:
+        ensure_metrics_indexes(location)
+    with MetricsReader(location) as r:
         fb = r.finished(since, until, bucket_s)
     return fb, time.perf_counter() - t
 
@@ -82,11 +83,11 @@ class ChartsView(QWidget):
     #: A refresh was drawn (tests, bench).
     updated = Signal()
 
-    def __init__(self, db_path: Path, lanes: Sequence[str] = (), parent: QWidget | None = None, *,
+    def __init__(self, location: StoreLocation | Path, lanes: Sequence[str] = (), parent: QWidget | None = None, *,
                  clock: Callable[[], float] = time.time, refresh_ms: int = 2000) -> None:
         super().__init__(parent)
         self.setObjectName("chartsView")
-        self.db_path = db_path
+        self.location = location
         self._clock = clock
         self._configured = tuple(lanes)
         self._jobs = TaskJobs(owner=self)
@@ -241,7 +242,7 @@ class ChartsView(QWidget):
         ensure = not self._indexes_checked
         self._indexes_checked = True
         self._busy = True
-        db = self.db_path
+        db = self.location
 
         def done(result: tuple[FinishedBuckets, float]) -> None:
             self._busy = False

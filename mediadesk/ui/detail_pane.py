@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.scheduler.events import TaskChanged, TaskLogLine
+from mediadesk.store.location import StoreLocation
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.format import fmt_stamp, state_labels
@@ -69,9 +70,9 @@ class DetailPane(QWidget):
     #: The record for the current task was (re)loaded.
     loaded = Signal(str)
 
-    def __init__(self, db_path: Path, bridge: SchedulerBridge, parent: QWidget | None = None) -> None:
+    def __init__(self, location: StoreLocation | Path, bridge: SchedulerBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.db_path = db_path
+        self.location = location
         self.current_task_id: str | None = None
         #: Opens a clicked path (the desktop's default application); replaceable in tests.
         self.opener: Callable[[QUrl], object] = QDesktopServices.openUrl
@@ -205,7 +206,7 @@ class DetailPane(QWidget):
 
     async def _load(self, tid: str, settle: bool = False) -> None:
         try:
-            rec, logs = await asyncio.to_thread(fetch_task_detail, self.db_path, tid)
+            rec, logs = await asyncio.to_thread(fetch_task_detail, self.location, tid)
         finally:
             if self._loading == tid:
                 self._loading = None

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from mediadesk.core.paths import evidence_name
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.store.location import StoreLocation
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.detail_pane import format_log_html
@@ -50,9 +51,10 @@ from mediadesk.ui.workers import TaskJobs, fetch_task_detail
 __all__ = ["ExceptionsView", "read_exception_detail"]
 
 
-def read_exception_detail(db_path: Path, evidence_dir: Path, task_id: str) -> tuple[list[LogLine], list[Path]]:
+def read_exception_detail(location: StoreLocation | Path, evidence_dir: Path,
+                          task_id: str) -> tuple[list[LogLine], list[Path]]:
     """Blocking (worker thread): the task's stored log and its evidence files, if any."""
-    _rec, logs = fetch_task_detail(db_path, task_id)
+    _rec, logs = fetch_task_detail(location, task_id)
     d = evidence_dir / evidence_name(task_id)
     files = sorted(p for p in d.iterdir() if p.is_file()) if d.is_dir() else []
     return logs, files
@@ -318,7 +320,7 @@ class ExceptionsView(QWidget):
             kind=rec.error_kind or "?", message=rec.error_message or ""))
         self.prompt_view.setPlainText(rec.prompt)
         tid = rec.task_id
-        db, ev = self.scheduler.workspace.db_path, self.scheduler.workspace.evidence_dir
+        db, ev = self.scheduler.workspace.location, self.scheduler.workspace.evidence_dir
         self._jobs.in_thread(lambda: read_exception_detail(db, ev, tid), f"exceptions:{tid}",
                              lambda res: self._detail_loaded(tid, *res))
 

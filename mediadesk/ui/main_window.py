@@ -43,6 +43,7 @@ from mediadesk.ui.batches_view import BatchesView
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.charts import ChartsView
 from mediadesk.ui.config_text import config_error_text
+from mediadesk.ui.desktops_view import DesktopsView, alive_count
 from mediadesk.ui.detail_pane import DetailPane
 from mediadesk.ui.exceptions_view import ExceptionsView
 from mediadesk.ui.filter_bar import FilterBar
@@ -69,7 +70,7 @@ __all__ = ["BATCH_SUFFIXES", "MainWindow"]
 
 BATCH_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 _COLUMN_WIDTHS = {Col.ID: 170, Col.LANE: 110, Col.PROFILE: 90, Col.ACCOUNT: 80, Col.STATE: 80, Col.ATTEMPT: 60,
-                  Col.STARTED: 75, Col.HEARTBEAT: 75, Col.DURATION: 75, Col.PROMPT: 380}
+                  Col.STARTED: 75, Col.HEARTBEAT: 75, Col.DURATION: 75, Col.PROMPT: 380, Col.DESKTOP: 110}
 #: Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the
 #: most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread.
 SUBMIT_CHUNK = 1000
@@ -105,7 +106,7 @@ class MainWindow(QMainWindow):
         self.scheduler = scheduler
         self.bridge = bridge
         self.settings = settings if settings is not None else QSettings()
-        self.db_path = scheduler.workspace.db_path
+        self.location = scheduler.workspace.location
         self.last_message = ""
         self.batch_dialog: BatchDialog | None = None
         self.demo_batch = demo_batch
@@ -119,15 +120,16 @@ class MainWindow(QMainWindow):
         self.resize(1400, 900)
 
         self.model = TaskTableModel(heartbeat_interval_s=scheduler.config.heartbeat.interval_s, parent=self)
+        self.model.rows.own_owner = scheduler.owner
         self.proxy = TaskFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.feed = TaskFeed(self.db_path, self.model, bridge, self)
+        self.feed = TaskFeed(self.location, self.model, bridge, self)
         self.feed.loaded.connect(lambda st: self._update_status())
         self.feed.loaded.connect(lambda st: self.apply_sort())  # a remembered sort, once the rows are in
 
         self._build_panels()
         self._build_table()
-        self.detail = DetailPane(self.db_path, bridge, self)
+        self.detail = DetailPane(self.location, bridge, self)
         self.main_splitter = QSplitter(Qt.Orientation.Vertical)
         self.main_splitter.setObjectName("mainSplitter")
         self.main_splitter.addWidget(self.lane_splitter)
@@ -144,7 +146,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_statusbar()
         self._connect()
-        self.table_menu = TableMenu(self, self.db_path, scheduler.workspace.evidence_dir)
+        self.table_menu = TableMenu(self, self.location, scheduler.workspace.evidence_dir)
         #: Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -> go ahead?
         self.confirm_cancel: Callable[[int], bool] = lambda n: ask_cancel_many(self, n)
         #: Asked before the window closes: () -> close now? (the app installs the close question)
@@ -159,6 +161,12 @@ class MainWindow(QMainWindow):
         self._tick.timeout.connect(self._on_tick)
         self._tick.start()
         self.restore_settings()
+        self._show_desktop_column()
+
+    def _show_desktop_column(self) -> None:
+        """The Desktop column (whose desktop ran each task) is shown in team mode, hidden on SQLite
+        (one desktop; the column menu can show it)."""
+        self.table.setColumnHidden(Col.DESKTOP, self.scheduler.team is None)
 
     # ------------------------------------------------------------------ building
     def _build_panels(self) -> None:
@@ -205,6 +213,7 @@ class MainWindow(QMainWindow):
         hh.sortIndicatorChanged.connect(self.proxy.sort)
         for col, w in _COLUMN_WIDTHS.items():
             t.setColumnWidth(col, w)
+        hh.moveSection(hh.visualIndex(Col.DESKTOP), hh.visualIndex(Col.ERROR))  # the error column stays last
         self.table = t
 
     def _build_docks(self) -> None:
@@ -229,16 +238,49 @@ class MainWindow(QMainWindow):
         """Charts (throughput and run times per lane, from the store) and Batches, as two more
         tabs of the bottom dock area."""
         lanes = self.scheduler.lanes
-        self.charts_view = ChartsView(self.db_path, [lane.name for lane in lanes], self)
+        self.charts_view = ChartsView(self.location, [lane.name for lane in lanes], self)
         self.charts_dock = self._dock(self.tr("Charts"), "chartsDock", self.charts_view)
-        self.batches_view = BatchesView(self.db_path, lanes, self.bridge, self)
+        self.batches_view = BatchesView(self.location, lanes, self.bridge, self)
         self.batches_dock = self._dock(self.tr("Batches"), "batchesDock", self.batches_view)
         self.tabifyDockWidget(self.exceptions_dock, self.batches_dock)
         self.tabifyDockWidget(self.batches_dock, self.charts_dock)
         # a dock tab brought to the front is not "shown" again (tabs are moved off-screen): read now
         self.charts_dock.visibilityChanged.connect(lambda on: on and self.charts_view.refresh(force=True))
         self.batches_dock.visibilityChanged.connect(lambda on: on and self.batches_view.refresh(force=True))
+        self.desktops_view: DesktopsView | None = None
+        self.desktops_dock: QDockWidget | None = None
+        self._bind_desktops()
         self.log_dock.raise_()
+
+    def _bind_desktops(self) -> None:
+        """Team mode (a PostgreSQL queue shared by several desktops): the Desktops tab, next to
+        Charts; on SQLite there is none (one desktop)."""
+        s = self.scheduler
+        if s.team is None:
+            if self.desktops_dock is not None:  # a switch from a team workspace
+                was = self._rescroll(self.desktops_dock.widget(), QWidget())
+                if was is not None:
+                    was.deleteLater()
+                self.desktops_dock.hide()
+                self.desktops_dock.toggleViewAction().setVisible(False)
+            self.desktops_view = None
+            return
+        view = DesktopsView(s.desktops, s.owner, self)
+        self.desktops_view = view
+        if self.desktops_dock is None:
+            self.desktops_dock = self._dock(self.tr("Desktops"), "desktopsDock", view)
+            self.tabifyDockWidget(self.charts_dock, self.desktops_dock)
+            self.desktops_dock.visibilityChanged.connect(self._desktops_shown)
+        else:
+            was = self._rescroll(self.desktops_dock.widget(), view)
+            if was is not None:
+                was.deleteLater()
+            self.desktops_dock.toggleViewAction().setVisible(True)
+            self.desktops_dock.show()
+
+    def _desktops_shown(self, on: bool) -> None:
+        if on and self.desktops_view is not None:  # a tab brought to the front: read now
+            self.desktops_view.refresh()
 
     def _exceptions_title(self, count: int) -> str:
         return self.tr("Exceptions ({n})").format(n=count)
@@ -308,6 +350,8 @@ class MainWindow(QMainWindow):
     async def start(self) -> None:
         """Load the table (in a worker thread). Call once the qasync loop runs."""
         await self.feed.load()
+        if self.scheduler.team is not None:  # the other desktops' work shows up too
+            self.feed.follow_others()
         self._update_status()
 
     async def aclose(self) -> None:
@@ -318,6 +362,8 @@ class MainWindow(QMainWindow):
         self.exceptions_view.close_jobs()
         self.charts_view.close_jobs()
         self.batches_view.close_jobs()
+        if self.desktops_view is not None:
+            self.desktops_view.close_jobs()
         self._jobs.cancel_all()
         await self.feed.aclose()
         await self._jobs.wait_all()
@@ -368,11 +414,12 @@ class MainWindow(QMainWindow):
             if dlg is not None:
                 dlg.close()
         self.scheduler, self.bridge = scheduler, bridge
-        self.db_path = scheduler.workspace.db_path
+        self.location = scheduler.workspace.location
         old: list[QWidget | QObject | None] = [self.model, self.feed, self.web_panel, self.api_panel]
         self.model = TaskTableModel(heartbeat_interval_s=scheduler.config.heartbeat.interval_s, parent=self)
+        self.model.rows.own_owner = scheduler.owner
         self.proxy.setSourceModel(self.model)
-        self.feed = TaskFeed(self.db_path, self.model, bridge, self)
+        self.feed = TaskFeed(self.location, self.model, bridge, self)
         self.feed.loaded.connect(lambda st: self._update_status())
         self.feed.loaded.connect(lambda st: self.apply_sort())
         self.web_panel, self.api_panel = self._lane_panels()
@@ -382,7 +429,7 @@ class MainWindow(QMainWindow):
         for panel in self.small_screen.panels:
             panel.set_compact(self.small_screen.compact)
         detail_state = self.detail.splitter.saveState()
-        self.detail = DetailPane(self.db_path, bridge, self)
+        self.detail = DetailPane(self.location, bridge, self)
         self.detail.splitter.restoreState(detail_state)
         old.append(self._rescroll(self.main_splitter.widget(2), self.detail))
         self.accounts_panel = AccountsPanel(scheduler, bridge, self, login=self.login_account)
@@ -394,13 +441,15 @@ class MainWindow(QMainWindow):
         from mediadesk.ui.charts import ChartsView  # here too: the module may be imported lazily
 
         lanes = scheduler.lanes
-        self.charts_view = ChartsView(self.db_path, [lane.name for lane in lanes], self)
-        self.batches_view = BatchesView(self.db_path, lanes, bridge, self)
+        self.charts_view = ChartsView(self.location, [lane.name for lane in lanes], self)
+        self.batches_view = BatchesView(self.location, lanes, bridge, self)
         for dock, view in ((self.accounts_dock, self.accounts_panel), (self.profiles_dock, self.profiles_editor),
                            (self.exceptions_dock, self.exceptions_view), (self.charts_dock, self.charts_view),
                            (self.batches_dock, self.batches_view)):
             old.append(self._rescroll(dock.widget(), view))
-        self.table_menu.db_path = self.db_path
+        self.table_menu.location = self.location
+        self._bind_desktops()
+        self._show_desktop_column()
         self.table_menu.evidence_dir = scheduler.workspace.evidence_dir
         combo = self.filter_bar.profile_combo
         combo.blockSignals(True)
@@ -711,7 +760,7 @@ class MainWindow(QMainWindow):
                              else self.tr("No rows to export: the filters show none"))
             return 0
         self.show_status(self.tr("Exporting to {path}…").format(path=path), 0)
-        n = await asyncio.to_thread(export_to_file, self.db_path, path, fmt, task_ids=ids)
+        n = await asyncio.to_thread(export_to_file, self.location, path, fmt, task_ids=ids)
         self.show_status(self.tr("Exported {n} tasks to {path}").format(n=n, path=path))
         return n
 
@@ -742,6 +791,10 @@ class MainWindow(QMainWindow):
         text = self.tr("{total} tasks").format(total=fmt_count(total))
         if shown != total:
             text = self.tr("{shown} of {total} tasks shown").format(shown=fmt_count(shown), total=fmt_count(total))
+        if self.scheduler.team is not None:  # team mode: how many desktops work this queue
+            n = alive_count(self.scheduler.desktops())
+            desktops = self.tr("1 desktop") if n == 1 else self.tr("{n} desktops").format(n=fmt_count(n))
+            text = f"{text} · {desktops}"
         self.status_label.setText(text)
 
     def _update_totals(self) -> None:

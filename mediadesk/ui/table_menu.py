@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QTableView, QWidget
 
 from mediadesk.core.paths import evidence_name
+from mediadesk.store.location import StoreLocation
 from mediadesk.store.reader import TaskReader
 from mediadesk.ui.actions import WindowActions
 from mediadesk.ui.filter_bar import FilterBar
@@ -59,10 +60,10 @@ class TableHost(Protocol):
     def show_status(self, text: str, timeout_ms: int = 8000) -> None: ...
 
 
-def fetch_texts(db_path: Path, task_ids: Sequence[str], field: str) -> list[str]:
+def fetch_texts(location: StoreLocation | Path, task_ids: Sequence[str], field: str) -> list[str]:
     """Blocking (worker thread): ``field`` ("prompt" or "result") of each task, in the given order;
     a task without one (no result yet) gives an empty string."""
-    reader = TaskReader(db_path)
+    reader = TaskReader(location)
     try:
         return [getattr(rec, field) or "" for rec in reader.get_many(task_ids)]
     finally:
@@ -80,10 +81,11 @@ class TableMenu(QObject):
 
     ``opener`` opens the evidence folder (the desktop's file manager); replaceable in tests."""
 
-    def __init__(self, host: TableHost, db_path: Path, evidence_dir: Path, parent: QObject | None = None) -> None:
+    def __init__(self, host: TableHost, location: StoreLocation | Path, evidence_dir: Path,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent if parent is not None else host.table)
         self.host = host
-        self.db_path = db_path
+        self.location = location
         self.evidence_dir = evidence_dir
         self.opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self._jobs = TaskJobs(owner=self)
@@ -229,7 +231,7 @@ class TableMenu(QObject):
         def failed(exc: BaseException) -> None:
             self.host.show_status(self.tr("Could not read the tasks: {error}").format(error=exc))
 
-        self._jobs.in_thread(lambda: fetch_texts(self.db_path, ids, field), f"console:copy-{field}", done, failed)
+        self._jobs.in_thread(lambda: fetch_texts(self.location, ids, field), f"console:copy-{field}", done, failed)
 
     def copy_rows(self) -> int:
         """Ctrl+C: the selected rows as tab-separated text, the visible columns in their shown

@@ -34,7 +34,7 @@ from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.format import fmt_clock, fmt_seconds, state_labels
 from mediadesk.ui.style import is_dark, state_color
 from mediadesk.viewmodel.columns import Columns, Row
-from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, TaskRows
+from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, TaskRows, owner_host
 
 __all__ = [
     "COLUMNS",
@@ -61,6 +61,8 @@ class Col:
     DURATION = 8
     PROMPT = 9
     ERROR = 10
+    #: Whose desktop ran the task (its host; the tooltip: the full owner). Team mode.
+    DESKTOP = 11
 
 
 #: Column names, in column order; they are also the mirror's sort keys.
@@ -149,8 +151,9 @@ class TaskTableModel(QAbstractTableModel):
         self._headers = [
             self.tr("id"), self.tr("lane"), self.tr("profile"), self.tr("account"), self.tr("state"),
             self.tr("attempt"), self.tr("started"), self.tr("heartbeat"), self.tr("duration"),
-            self.tr("prompt"), self.tr("error"),
+            self.tr("prompt"), self.tr("error"), self.tr("desktop"),
         ]
+        self._hosts: dict[str, str] = {}
         self._tints = state_tints()
         self._right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
@@ -183,8 +186,12 @@ class TaskTableModel(QAbstractTableModel):
             return self._cols.state[self.rows.order[index.row()]]
         if role == self.TaskIdRole:
             return self._cols.task_id[self.rows.order[index.row()]]
-        if role == _TOOLTIP and index.column() == Col.PROMPT:
-            return self._cols.prompt[self.rows.order[index.row()]]
+        if role == _TOOLTIP:
+            c = index.column()
+            if c == Col.PROMPT:
+                return self._cols.prompt[self.rows.order[index.row()]]
+            if c == Col.DESKTOP:
+                return self._cols.owner[self.rows.order[index.row()]]
         return None
 
     def multiData(self, index: QModelIndex | QPersistentModelIndex, roleDataSpan: Any) -> None:
@@ -232,6 +239,14 @@ class TaskTableModel(QAbstractTableModel):
             return cols.prompt[s]
         if c == Col.ERROR:
             return cols.error[s] or ""
+        if c == Col.DESKTOP:
+            owner = cols.owner[s]
+            if owner is None:
+                return ""
+            host = self._hosts.get(owner)
+            if host is None:  # one per desktop, not one per row
+                host = self._hosts[owner] = owner_host(owner)
+            return host
         return None
 
     # ------------------------------------------------------------------ the mirror's callbacks

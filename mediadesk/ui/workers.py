@@ -31,6 +31,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
+from mediadesk.store.location import StoreLocation
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.bridge import SchedulerBridge
@@ -42,6 +43,7 @@ __all__ = [
     "TaskFeed",
     "TaskJobs",
     "cyclic_gc_paused",
+    "fetch_changed",
     "fetch_columns",
     "fetch_task_detail",
     "gil_handed_over_often",
@@ -120,28 +122,37 @@ def release_free_memory() -> None:
     trim(0)
 
 
-def read_all_columns(db_path: Path) -> Columns:
+def read_all_columns(location: StoreLocation | Path) -> Columns:
     """Every task, as model columns. Records are turned into column entries as they stream, so
     only one record object lives at a time and no per-row object is kept at all (see
     :class:`~mediadesk.viewmodel.task_rows.Columns` on the cyclic GC)."""
-    reader = TaskReader(db_path)
+    reader = TaskReader(location)
     try:
         return Columns.from_records(reader.iter_tasks(batch_size=5000))
     finally:
         reader.close()
 
 
-def fetch_columns(db_path: Path, task_ids: Sequence[str]) -> Columns:
+def fetch_columns(location: StoreLocation | Path, task_ids: Sequence[str]) -> Columns:
     """Model columns for ``task_ids`` (missing ids skipped), in the given order."""
-    reader = TaskReader(db_path)
+    reader = TaskReader(location)
     try:
         return Columns.from_records(reader.get_many(task_ids))
     finally:
         reader.close()
 
 
-def fetch_task_detail(db_path: Path, task_id: str) -> tuple[TaskRecord | None, list[LogLine]]:
-    reader = TaskReader(db_path)
+def fetch_changed(location: StoreLocation | Path, since: float) -> Columns:
+    """Blocking (worker thread): the tasks written at or after ``since`` (team mode: by any desktop)."""
+    reader = TaskReader(location)
+    try:
+        return Columns.from_records(reader.changed_since(since))
+    finally:
+        reader.close()
+
+
+def fetch_task_detail(location: StoreLocation | Path, task_id: str) -> tuple[TaskRecord | None, list[LogLine]]:
+    reader = TaskReader(location)
     try:
         return reader.get(task_id), reader.logs(task_id)
     finally:
@@ -245,6 +256,12 @@ class LoadStats:
     total_s: float = 0.0      # wall time, first read to last insert
 
 
+#: Team mode: seconds between reads of the other desktops' changes, and how far each read reaches back
+#: before the previous one.
+FOLLOW_S = 1.0
+FOLLOW_OVERLAP_S = 5.0
+
+
 class TaskFeed(QObject):
     """Keeps a :class:`TaskTableModel` in step with the store: one initial load in a thread, then
     bridge events (``taskChanged`` straight into the model's coalescing queue; ``tasksAdded`` ->
@@ -252,16 +269,19 @@ class TaskFeed(QObject):
 
     loaded = Signal(object)   # LoadStats
 
-    def __init__(self, db_path: Path, model: TaskTableModel, bridge: SchedulerBridge,
+    def __init__(self, location: StoreLocation | Path, model: TaskTableModel, bridge: SchedulerBridge,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.db_path = db_path
+        self.location = location
         self.model = model
         self.load_stats = LoadStats()
         self.is_loaded = False
         self._jobs = TaskJobs()
         self._wanted: list[str] = []
         self._fetching = False
+        self._read_from = time.time()
+        #: Team mode: the other desktops' writes are read every this many seconds (0: not followed).
+        self.follow_s = 0.0
         bridge.taskChanged.connect(self._on_changed)
         bridge.tasksAdded.connect(self._on_added)
         bridge.laneStats.connect(self._on_lane_stats)
@@ -270,7 +290,8 @@ class TaskFeed(QObject):
         """Read every task in a worker thread, then insert them ``chunk`` rows at a time, yielding
         to the loop in between (one insert of 100k rows would freeze the window for ~0.7 s)."""
         t0 = time.perf_counter()
-        columns = await asyncio.to_thread(read_all_columns, self.db_path)
+        self._read_from = time.time()
+        columns = await asyncio.to_thread(read_all_columns, self.location)
         t1 = time.perf_counter()
         apply_s = 0.0
         for i in range(0, max(len(columns), 1), chunk):
@@ -301,10 +322,33 @@ class TaskFeed(QObject):
         try:
             while self._wanted:
                 ids, self._wanted = self._wanted, []
-                columns = await asyncio.to_thread(fetch_columns, self.db_path, ids)
+                columns = await asyncio.to_thread(fetch_columns, self.location, ids)
                 self.model.add_columns(columns)
         finally:
             self._fetching = False
+
+    def follow_others(self, interval_s: float = FOLLOW_S) -> None:
+        """Team mode: the bus carries only this desktop's changes; read what every desktop wrote since
+        the last read (new tasks, claims, results) every ``interval_s``, in a worker thread. A read
+        overlaps the previous one by :data:`FOLLOW_OVERLAP_S` (the desktops' clocks and commits in flight);
+        the mirror drops what it already has (versions)."""
+        if self.follow_s:
+            return
+        self.follow_s = interval_s
+        self._jobs.spawn(self._follow_loop(), "console:follow-team")
+
+    async def _follow_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.follow_s)
+            started = time.time()
+            try:
+                columns = await asyncio.to_thread(fetch_changed, self.location, self._read_from - FOLLOW_OVERLAP_S)
+            except Exception as exc:  # the server is away for a moment: try again at the next round
+                log.warning("console: reading the other desktops' changes failed: %s", exc)
+                continue
+            self._read_from = started
+            if len(columns):
+                self.model.add_columns(columns)
 
     @property
     def busy(self) -> bool:

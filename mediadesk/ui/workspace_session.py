@@ -45,6 +45,7 @@ from mediadesk.locking import LockError, LockHeldError
 from mediadesk.safefiles import UnsafePathError
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store import DatabaseBusyError, SchemaError
+from mediadesk.store.location import mask_url
 from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.ui.bridge import SchedulerBridge
 from mediadesk.ui.close_question import work_in_progress
@@ -78,10 +79,13 @@ EXIT_CONFIG = 2   # same code as the CLI's usage/user errors
 EXIT_BUSY = 4     # the database (or the single-instance socket) is held by another process
 
 
-def load_workspace(config_path: Path | None, data_dir: Path | None = None) -> tuple[AppConfig, Workspace]:
+def load_workspace(config_path: Path | None, data_dir: Path | None = None,
+                   db: str | None = None) -> tuple[AppConfig, Workspace]:
     """The config at ``config_path`` (None: ``<data dir>/config.toml``, as the CLI documents), loaded
     with the real loader, and its workspace: the config's own ``data_dir`` unless ``data_dir`` is
-    given. Raises :class:`ConfigError` (its message names the file and the key)."""
+    given; its store: ``db`` (``--db``: a file or a ``postgresql://`` URL) else the config's
+    ``db_url`` (team mode) else ``<data dir>/mediadesk.db``. Raises :class:`ConfigError` (its message
+    names the file and the key)."""
     if config_path is None:
         config_path = default_config_path(data_dir)
         if not config_path.is_file():
@@ -89,7 +93,12 @@ def load_workspace(config_path: Path | None, data_dir: Path | None = None) -> tu
                 "Console", "{path}: config file not found (pass --config FILE, or try the demo with --demo)"
             ).format(path=config_path))
     config = load_config(config_path)
-    return config, Workspace.resolve(data_dir=data_dir or config.data_dir)
+    try:
+        workspace = Workspace.resolve(data_dir=data_dir or config.data_dir, db=db, db_url=config.db_url)
+    except ValueError as exc:  # --db given as a URL that is not PostgreSQL's
+        raise ConfigError(QCoreApplication.translate("Console", "--db {db}: {error}").format(
+            db=mask_url(db or ""), error=exc)) from exc
+    return config, workspace
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,9 @@ class WorkspaceSpec:
     config_path: Path | None
     data_dir: Path | None = None
     demo: bool = False
+    #: ``--db`` as given (a file, or a ``postgresql://`` URL: team mode); None: the config's ``db_url``
+    #: or the data dir's file.
+    db: str | None = None
 
     def label(self) -> str:
         if self.demo:
@@ -189,7 +201,7 @@ class WorkspaceSession:
             self.config, self.workspace, self.demo_batch = env.config, env.workspace, env.batch_path
             self.spec = WorkspaceSpec(env.config_path, env.workspace.data_dir, demo=True)
         elif self.config is None or self.workspace is None:
-            self.config, self.workspace = load_workspace(self.spec.config_path, self.spec.data_dir)
+            self.config, self.workspace = load_workspace(self.spec.config_path, self.spec.data_dir, self.spec.db)
         workspace = self.workspace
         instance = SingleInstance(instance_key(workspace.data_dir))
         if instance.activate_existing():
@@ -227,7 +239,7 @@ class WorkspaceSession:
                 QCoreApplication.translate("Console", "MediaDesk: cannot open the workspace"), str(exc),
                 EXIT_CONFIG) from exc
         except (sqlite3.Error, OSError) as exc:  # a storage fault past the open (disk full while recovering)
-            err = storage_error(exc, workspace.db_path)
+            err = storage_error(exc, workspace.db_path if workspace.db_url is None else None)
             if err is None:
                 raise
             raise WorkspaceStartError(

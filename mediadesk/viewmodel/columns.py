@@ -41,6 +41,8 @@ class Row(NamedTuple):
     finished_at: float | None
     #: The batch the task was submitted with (never changes; "show only this batch").
     batch: str | None = None
+    #: The scheduler ("desktop") that last claimed the task: ``host:pid:uuid8`` (None: never run).
+    owner: str | None = None
 
 
 def prompt_head(prompt: str) -> str:
@@ -64,7 +66,8 @@ def record_row(rec: TaskRecord) -> Row:
                started_at=rec.started_at, heartbeat_at=rec.heartbeat_at, profile=rec.profile, account=rec.account,
                lane=rec.lane, prompt=prompt_head(rec.prompt),
                error=error_text(rec.error_kind, rec.error_message, rec.truncated),
-               version=rec.version, finished_at=rec.finished_at, batch=rec.batch)
+               version=rec.version, finished_at=rec.finished_at, batch=rec.batch,
+               owner=None if rec.owner is None else intern(rec.owner))
 
 
 def row_change(row: Row) -> TaskChanged:
@@ -93,6 +96,7 @@ class Columns:
         "heartbeat_at",
         "kind",
         "lane",
+        "owner",
         "profile",
         "prompt",
         "started_at",
@@ -116,6 +120,7 @@ class Columns:
         self.version: list[int] = []
         self.finished_at: list[float | None] = []
         self.batch: list[str | None] = []
+        self.owner: list[str | None] = []
 
     @classmethod
     def from_rows(cls, rows: Iterable[Row]) -> Columns:
@@ -135,9 +140,9 @@ class Columns:
                                             out.account.append)
         lanes, prompts, errors, versions, finished = (out.lane.append, out.prompt.append, out.error.append,
                                                       out.version.append, out.finished_at.append)
-        batches = out.batch.append
-        # One string object per distinct kind, state, profile, lane, account and batch, not one per
-        # row: SQLite hands each row new ones (5 per row, ~19 MB of the 100k rows of a batch).
+        batches, owners = out.batch.append, out.owner.append
+        # One string object per distinct kind, state, profile, lane, account, batch and owner, not one
+        # per row: SQLite hands each row new ones (5 per row, ~19 MB of the 100k rows of a batch).
         for rec in records:
             ids(rec.task_id)
             kinds(intern(rec.model_kind))
@@ -156,6 +161,8 @@ class Columns:
             finished(rec.finished_at)
             b = rec.batch
             batches(None if b is None else intern(b))
+            o = rec.owner
+            owners(None if o is None else intern(o))
         return out
 
     def __len__(self) -> int:

@@ -73,6 +73,7 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "interrupted by shutdown; will resume"),
     QT_TRANSLATE_NOOP("LogPhrases", "interrupted: the database failed; will resume"),
     QT_TRANSLATE_NOOP("LogPhrases", "recovered after a crash: cancel had been requested"),
+    QT_TRANSLATE_NOOP("LogPhrases", "recovered: cancel had been requested"),
     QT_TRANSLATE_NOOP("LogPhrases", "failed: {error}"),
     # ---- retries (the finalizer and the retry policy)
     QT_TRANSLATE_NOOP("LogPhrases", "attempt {attempt} failed ({error}); {why}"),

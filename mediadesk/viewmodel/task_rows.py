@@ -46,6 +46,7 @@ __all__ = [
     "RowsObserver",
     "TaskRows",
     "blocks",
+    "owner_host",
 ]
 
 #: Display-only state of a running task whose last heartbeat is too old.
@@ -61,7 +62,15 @@ _FINISHED = frozenset({SUCCESS, FAILED})
 _STATE_RANK = {st: i for i, st in enumerate(STATES)}
 #: What :meth:`TaskRows.sort` can sort by (the task table's column names).
 SORT_KEYS: tuple[str, ...] = ("id", "lane", "profile", "account", "state", "attempt", "started", "heartbeat",
-                              "duration", "prompt", "error")
+                              "duration", "prompt", "error", "desktop")
+
+
+def owner_host(owner: str | None) -> str:
+    """The host of an owner ``host:pid:uuid8`` (the Desktop column); "" for None."""
+    if not owner:
+        return ""
+    parts = owner.rsplit(":", 2)
+    return parts[0] if len(parts) == 3 else owner
 
 
 def blocks(rows: Iterable[int]) -> list[tuple[int, int]]:
@@ -163,6 +172,9 @@ class TaskRows:
         self._orphans: dict[str, TaskChanged] = {}
         self._sort_key: str | None = None
         self._sort_descending = False
+        #: This console's scheduler (``Scheduler.owner``): every task change on the bus is its own, so a
+        #: task it claims (state running) is shown as run by this desktop.
+        self.own_owner: str | None = None
 
     # ------------------------------------------------------------------ size and order
     def __len__(self) -> int:
@@ -203,9 +215,16 @@ class TaskRows:
         state = c.state[s]
         if state == RUNNING:
             hb = c.heartbeat_at[s]
-            if hb is not None and self._clock() - hb > self.stalled_after_s:
+            if hb is not None and self._clock() - hb > self.stalled_after_s and not self._foreign(s):
                 return STALLED
         return state
+
+    def _foreign(self, s: int) -> bool:
+        """Run by another desktop (team mode): its heartbeats reach this console with its lane stats
+        only, so its age is not judged here (the Desktops tab says whether that desktop is alive)."""
+        own = self.own_owner
+        owner = self.cols.owner[s]
+        return own is not None and owner is not None and owner != own
 
     def duration(self, s: int) -> float | None:
         """Run time so far (running) or of the finished attempt (terminal); else None."""
@@ -225,7 +244,7 @@ class TaskRows:
         """Seconds since the last heartbeat of a running task; None when not running."""
         c = self.cols
         hb = c.heartbeat_at[s]
-        if c.state[s] != RUNNING or hb is None:
+        if c.state[s] != RUNNING or hb is None or self._foreign(s):
             return None
         return self._clock() - hb
 
@@ -273,7 +292,8 @@ class TaskRows:
         if t:
             return (t in c.task_id[s].casefold() or t in c.profile[s].casefold()
                     or t in (c.lane[s] or "").casefold() or t in (c.account[s] or "").casefold()
-                    or t in (c.error[s] or "").casefold() or t in c.prompt[s].casefold())
+                    or t in (c.error[s] or "").casefold() or t in c.prompt[s].casefold()
+                    or t in (c.owner[s] or "").casefold())
         return True
 
     # ------------------------------------------------------------------ feeding
@@ -383,6 +403,9 @@ class TaskRows:
                 if s is not None:
                     if new_versions[i] > versions[s]:
                         self._apply(s, row_change(batch.row(i)))
+                        owner = batch.owner[i]
+                        if owner is not None:
+                            self.cols.owner[s] = owner
                         updated.append(self._pos[s])
                 elif tid not in seen:
                     seen.add(tid)
@@ -445,6 +468,11 @@ class TaskRows:
                 self._running.discard(s)
             if new_state in _FINISHED and ev.finished_at is not None:
                 self._finishes[c.kind[s]].append((ev.started_at or ev.finished_at, ev.finished_at))
+        if self.own_owner is not None and ev.started_at is not None and ev.started_at != c.started_at[s]:
+            # a new attempt, claimed by this desktop's scheduler: the bus carries only its changes (a
+            # record read from the database sets its own owner after this; the running event itself
+            # may have been coalesced away behind the terminal one)
+            c.owner[s] = self.own_owner
         c.state[s] = new_state
         c.attempt[s] = ev.attempt
         c.lane[s] = ev.lane
@@ -507,6 +535,9 @@ class TaskRows:
             return lambda s: prompt[s].casefold()
         text_cols: dict[str, list[str] | list[str | None]] = {
             "lane": c.lane, "profile": c.profile, "account": c.account, "error": c.error}
+        if key == "desktop":
+            owners = c.owner
+            return lambda s: owner_host(owners[s])
         if key in text_cols:
             col = text_cols[key]
             return lambda s: col[s] or ""

@@ -85,7 +85,7 @@ def test_charts_follow_the_lanes_live_and_survive_a_restart(window: MainWindow, 
     view.set_lane("")
 
     # "restart": a new view has nothing in memory and reads the same from the store, in every range
-    fresh = ChartsView(window.db_path, ["api:writer"])
+    fresh = ChartsView(window.location, ["api:writer"])
     fresh.resize(900, 300)
     fresh.show()
     try:

@@ -43,4 +43,4 @@ def test_a_10000_character_prompt_is_whole_in_the_detail_pane(window: MainWindow
     d.show_task("long-1")
     qtbot.waitUntil(lambda: d.record is not None and d.record.task_id == "long-1", timeout=5_000)
     assert d.prompt_view.toPlainText() == prompt
-    assert fetch_texts(window.db_path, ["long-1"], "prompt") == [prompt]
+    assert fetch_texts(window.location, ["long-1"], "prompt") == [prompt]

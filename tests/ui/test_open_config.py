@@ -168,8 +168,9 @@ def test_switch_from_a_with_tasks_to_b_shows_b_tasks_lanes_and_tabs_and_b_runs(
     combo = w.filter_bar.profile_combo
     assert [combo.itemData(i) for i in range(combo.count())] == [None, "drafter"]
     assert w.exceptions_view.scheduler is w.scheduler
-    db_b = w.scheduler.workspace.db_path
-    assert w.detail.db_path == w.charts_view.db_path == w.batches_view.db_path == w.table_menu.db_path == db_b
+    db_b = w.scheduler.workspace.location
+    assert w.location == db_b and db_b.display == str(w.scheduler.workspace.db_path)
+    assert w.detail.location == w.charts_view.location == w.batches_view.location == w.table_menu.location == db_b
     w.batches_view.refresh(force=True)  # B's batch ("seed", from the headless run) in the Batches tab
     qtbot.waitUntil(lambda: w.batches_view.row_of("seed") is not None, timeout=10_000)
     assert w.profiles_dock.widget() is not None and w.batches_dock.widget() is not None
