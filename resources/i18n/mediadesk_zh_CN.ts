@@ -400,87 +400,87 @@
 <context>
     <name>BatchesView</name>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
         <source>Batch</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
         <source>Submitted</source>
         <translation>提交时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
         <source>Progress</source>
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
         <source>Total</source>
         <translation>总数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="70"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
         <source>Pending</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
         <source>Succeeded</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
         <source>Canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="73"/>
         <source>ETA / done</source>
         <translation>预计剩余 / 完成时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="82"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="83"/>
         <source>No batch yet: submit one with Ctrl+O or drop a JSONL/CSV file on the window.</source>
         <translation>还没有批次：按 Ctrl+O 提交一个，或将 JSONL/CSV 文件拖放到窗口上。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="88"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="89"/>
         <source>ETA: time until the batch&apos;s last queued task is done, from the lanes&apos; recent run times and what is queued ahead of it (p50 = median case, p90 = slow case).</source>
         <translation>预计剩余：根据各通道最近的运行耗时以及排在前面的任务，估算此批次最后一个排队任务完成所需的时间（p50 = 中位情况，p90 = 较慢情况）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="155"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="156"/>
         <source>(no batch)</source>
         <translation>（无批次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="175"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="176"/>
         <source>done at {t}</source>
         <translation>完成于 {t}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="177"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="178"/>
         <source>— (no lane can take it)</source>
         <translation>—（没有通道能接收）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="177"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="178"/>
         <source>— (no finished run yet)</source>
         <translation>—（尚无已完成的运行）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="178"/>
+        <location filename="../../mediadesk/ui/batches_view.py" line="179"/>
         <source>p50 {p50} ({at}), p90 {p90}</source>
         <translation>p50 {p50}（{at}），p90 {p90}</translation>
     </message>
@@ -488,78 +488,78 @@
 <context>
     <name>ChartsView</name>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="102"/>
+        <location filename="../../mediadesk/ui/charts.py" line="104"/>
         <source>Last 5 minutes</source>
         <extracomment>(light, dark) per lane, in order of appearance; the total is drawn in the text colour. A refresh was drawn (tests, bench). seconds per refresh: the store read (worker thread) and the drawing (GUI thread)</extracomment>
         <translation>最近 5 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="102"/>
+        <location filename="../../mediadesk/ui/charts.py" line="104"/>
         <source>Last hour</source>
         <translation>最近 1 小时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="102"/>
+        <location filename="../../mediadesk/ui/charts.py" line="104"/>
         <source>Last 24 hours</source>
         <translation>最近 24 小时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="107"/>
+        <location filename="../../mediadesk/ui/charts.py" line="109"/>
         <source>All lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="116"/>
+        <location filename="../../mediadesk/ui/charts.py" line="118"/>
         <source>Range:</source>
         <translation>范围：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="119"/>
+        <location filename="../../mediadesk/ui/charts.py" line="121"/>
         <source>Lane:</source>
         <translation>通道：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="131"/>
+        <location filename="../../mediadesk/ui/charts.py" line="165"/>
         <source>Throughput (tasks finished per minute)</source>
         <translation>吞吐量（每分钟完成的任务数）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="132"/>
+        <location filename="../../mediadesk/ui/charts.py" line="166"/>
         <source>tasks/min</source>
         <translation>任务数/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="141"/>
+        <location filename="../../mediadesk/ui/charts.py" line="175"/>
         <source>Run-time distribution (successes)</source>
         <translation>运行耗时分布（成功的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="142"/>
+        <location filename="../../mediadesk/ui/charts.py" line="176"/>
         <source>run time (s, log scale)</source>
         <translation>运行耗时（秒，对数刻度）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="143"/>
+        <location filename="../../mediadesk/ui/charts.py" line="177"/>
         <source>tasks</source>
         <translation>任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="156"/>
+        <location filename="../../mediadesk/ui/charts.py" line="188"/>
         <source>all lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="326"/>
+        <location filename="../../mediadesk/ui/charts.py" line="352"/>
         <source>{lane}: {ok} done, {bad} failed</source>
         <translation>{lane}：成功 {ok}，失败 {bad}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="328"/>
+        <location filename="../../mediadesk/ui/charts.py" line="354"/>
         <source> · run time p50 {p50}, p90 {p90}, max {mx}</source>
         <translation> · 运行耗时 p50 {p50}，p90 {p90}，最长 {mx}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="332"/>
+        <location filename="../../mediadesk/ui/charts.py" line="358"/>
         <source>No lane finished a task in this range.</source>
         <translation>此时间范围内没有通道完成任务。</translation>
     </message>
@@ -568,7 +568,7 @@
     <name>CloseQuestion</name>
     <message>
         <location filename="../../mediadesk/ui/close_question.py" line="51"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="262"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="274"/>
         <source>{running} running, {pending} pending.</source>
         <extracomment>&quot;Keep running in the tray&quot; is offered (the system has a tray).
 ----------
@@ -587,13 +587,13 @@ What would be opened.</extracomment>
     </message>
     <message>
         <location filename="../../mediadesk/ui/close_question.py" line="63"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="303"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="315"/>
         <source>Work in progress</source>
         <translation>有任务正在进行</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/close_question.py" line="66"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="337"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="349"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
@@ -880,117 +880,188 @@ What would be opened.</extracomment>
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="88"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="92"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="155"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="227"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="234"/>
+        <location filename="../../mediadesk/ui/app.py" line="158"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="239"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="246"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="180"/>
+        <location filename="../../mediadesk/ui/app.py" line="184"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="199"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="211"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="198"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="207"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="218"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="210"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="219"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="230"/>
         <source>MediaDesk is already running</source>
         <extracomment>Another start of the console on this data folder asked for the window.</extracomment>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="215"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="99"/>
+        <source>--db {db}: {error}</source>
+        <translation>--db {db}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="227"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="221"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="233"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="224"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="236"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
 </context>
 <context>
+    <name>DesktopsView</name>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="56"/>
+        <source>Host</source>
+        <extracomment>A desktop gone (left, or no heartbeat) longer than this is no longer listed.</extracomment>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="56"/>
+        <source>Operator</source>
+        <translation>操作员</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="56"/>
+        <source>Accounts</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="56"/>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="57"/>
+        <source>Last heartbeat</source>
+        <translation>最近心跳</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="57"/>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../mediadesk/ui/desktops_view.py" line="86"/>
+        <source>%n desktop(s) working this queue</source>
+        <translation>
+            <numerusform>%n 台桌面正在处理此队列</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="89"/>
+        <source> (this desktop)</source>
+        <translation>（本机）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="90"/>
+        <source>working</source>
+        <translation>工作中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="90"/>
+        <source>gone</source>
+        <translation>已离开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="91"/>
+        <source>%1 ago</source>
+        <translation>%1 前</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/desktops_view.py" line="95"/>
+        <source>running accounts: %1</source>
+        <translation>正在运行的账号：%1</translation>
+    </message>
+</context>
+<context>
     <name>DetailPane</name>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="96"/>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="166"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="97"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="167"/>
         <source>No task selected.</source>
         <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
         <translation>未选择任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="106"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="107"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="109"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="110"/>
         <source>result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="110"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="111"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="117"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="118"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="122"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="123"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="125"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="126"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="133"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="134"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="168"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="169"/>
         <source>{id} — loading…</source>
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="223"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="224"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="228"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="229"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="238"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="239"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="243"/>
+        <location filename="../../mediadesk/ui/detail_pane.py" line="244"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
@@ -998,170 +1069,170 @@ What would be opened.</extracomment>
 <context>
     <name>ExceptionsView</name>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="93"/>
         <source>Task</source>
         <extracomment>Asked before a drop: (task ids) -&gt; go ahead? Replaceable in tests.</extracomment>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="93"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="93"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="91"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="93"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="99"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="101"/>
         <source>Show resolved</source>
         <translation>显示已处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="102"/>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="307"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="104"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="309"/>
         <source>No exception selected.</source>
         <translation>未选择异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="111"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="113"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="119"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="121"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="122"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="124"/>
         <source>note (kept with the decision)</source>
         <translation>备注（随处理决定一并保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="124"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="126"/>
         <source>the answer, pasted by hand</source>
         <translation>手工粘贴的回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="126"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="128"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="127"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="129"/>
         <source>Re-route to</source>
         <translation>改派到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="130"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="132"/>
         <source>Answer by hand</source>
         <translation>手工回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="131"/>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="272"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="133"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="274"/>
         <source>Drop</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="150"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="152"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="153"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="155"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="205"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="207"/>
         <source>resolved: {r}</source>
         <translation>已处理：{r}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="230"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="232"/>
         <source>Select an exception first.</source>
         <translation>请先选择一个异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="233"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="235"/>
         <source>Select one exception to answer by hand.</source>
         <translation>请只选择一个异常来手工回答。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="246"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="248"/>
         <source>Could not resolve {id}: {why}</source>
         <translation>无法处理 {id}：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="251"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="253"/>
         <source>{id}: {action} done.</source>
         <translation>{id}：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="253"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="255"/>
         <source>{n} tasks: {action} done.</source>
         <translation>{n} 个任务：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="262"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="264"/>
         <source>Drop task {id}?</source>
         <translation>放弃任务 {id}？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="263"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="265"/>
         <source>Drop {n} tasks?</source>
         <translation>放弃 {n} 个任务？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="266"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="268"/>
         <source>Tasks: {ids}</source>
         <translation>任务：{ids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="267"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="269"/>
         <source>They stay failed, leave this list, and are exported as dropped with your note.</source>
         <translation>这些任务保持失败状态并移出此列表，导出时标记为已放弃并附上您的备注。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="270"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="272"/>
         <source>Drop exceptions</source>
         <translation>放弃异常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="273"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="275"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="311"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="313"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="314"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="316"/>
         <source>resolved: {r} {note}</source>
         <translation>已处理：{r} {note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="317"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="319"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="333"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="335"/>
         <source>Evidence: {links}</source>
         <translation>证据：{links}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="335"/>
+        <location filename="../../mediadesk/ui/exceptions_view.py" line="337"/>
         <source>No evidence files.</source>
         <translation>没有证据文件。</translation>
     </message>
@@ -1617,561 +1688,566 @@ What would be opened.</extracomment>
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="76"/>
+        <source>recovered: cancel had been requested</source>
+        <translation>已恢复：此前已请求取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="77"/>
         <source>failed: {error}</source>
         <translation>失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="78"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="79"/>
         <source>attempt {attempt} failed ({error}); {why}</source>
         <translation>第 {attempt} 次尝试失败（{error}）；{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="79"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="80"/>
         <source>not started ({error}); attempt not charged, back in the queue for {seconds} s{more}</source>
         <translation>未开始（{error}）；本次尝试不计数，重新排队 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="81"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="82"/>
         <source>attempt {attempt} {why} ({error}){more}</source>
         <translation>第 {attempt} 次尝试：{why}（{error}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="82"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="83"/>
         <source>; callee paused {seconds} s{more}</source>
         <translation>；被调用方暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="83"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="84"/>
         <source>; {callee} paused {seconds} s{more}</source>
         <translation>；{callee}暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="84"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="85"/>
         <source>; breaker {breaker} ({reason}){more}</source>
         <translation>；熔断器{breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="85"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="86"/>
         <source>, next probe in {seconds} s</source>
         <translation>，{seconds} 秒后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="86"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="87"/>
         <source>retry {n}/{max} in {seconds} s</source>
         <translation>{seconds} 秒后第 {n}/{max} 次重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="87"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="88"/>
         <source>not retryable</source>
         <translation>不可重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="88"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="89"/>
         <source>no retries left</source>
         <translation>重试次数已用完</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="89"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="90"/>
         <source>not started; attempt not charged</source>
         <translation>未开始；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="90"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="91"/>
         <source>refused by the callee; attempt not charged</source>
         <translation>被调用方拒绝；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="91"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="92"/>
         <source>could not reach the callee; attempt not charged</source>
         <translation>无法连接被调用方；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="92"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="93"/>
         <source>crashed or timed out on {n} attempts: set aside for a person</source>
         <translation>{n} 次尝试崩溃或超时：已搁置，等待人工处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="94"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="95"/>
         <source>expired: {why}</source>
         <translation>已过期：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="95"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="96"/>
         <source>not started within max_wait_s = {limit} s (waited {seconds} s)</source>
         <translation>未在 max_wait_s = {limit} 秒内开始（已等待 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="96"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="97"/>
         <source>fallback exhausted: {why}</source>
         <translation>后备链已用尽：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="97"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="98"/>
         <source>every step of the fallback chain failed; last: {profile} ({kind}: {error})</source>
         <translation>后备链的每一步都失败了；最后一步：{profile}（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="98"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="99"/>
         <source>fallback: {why}; moved to {profile}</source>
         <translation>后备：{why}；已转到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="99"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="100"/>
         <source>fallback: {why}; answered with the rule reply</source>
         <translation>后备：{why}；已用规则回复作答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="100"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="101"/>
         <source>{profile} could not serve it ({kind}: {error})</source>
         <translation>{profile} 无法处理（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="101"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="102"/>
         <source>retry by operator</source>
         <translation>操作员要求重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="102"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="103"/>
         <source>reroute by operator to {profile}</source>
         <translation>操作员改派到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="103"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="104"/>
         <source>{action} by operator to {profile}</source>
         <translation>操作员执行 {action}，目标 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="104"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="105"/>
         <source>{action} by operator</source>
         <translation>操作员执行 {action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="106"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="107"/>
         <source>{request} -&gt; {status} in {seconds} s, {chars} chars{more}</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒，{chars} 个字符{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="107"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="108"/>
         <source>{request} -&gt; {status} in {seconds} s ({kind}{more})</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒（{kind}{more}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="108"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="109"/>
         <source>{request} -&gt; not sent: {error}</source>
         <translation>{request} -&gt; 未发送：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="109"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="110"/>
         <source>{request} -&gt; cancelled after {seconds} s</source>
         <translation>{request} -&gt; {seconds} 秒后取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="110"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="111"/>
         <source>{request} -&gt; {kind} after {seconds} s{more}</source>
         <translation>{request} -&gt; {seconds} 秒后 {kind}{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="111"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="112"/>
         <source>POST {path} stream={flag}</source>
         <translation>POST {path} stream={flag}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="112"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="113"/>
         <source> (truncated: finish_reason=length)</source>
         <translation>（已截断：finish_reason=length）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="113"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="114"/>
         <source>, retry after {seconds} s</source>
         <translation>，{seconds} 秒后重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="115"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="116"/>
         <source>(at lane start) {line}</source>
         <translation>（通道启动时）{line}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="116"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="117"/>
         <source>account {account}: chromium pid {pid}, debug port {port}</source>
         <translation>账号 {account}：chromium 进程 {pid}，调试端口 {port}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="117"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="118"/>
         <source>answer {chars} chars; driver overhead {ms} ms</source>
         <translation>回答 {chars} 个字符；驱动开销 {ms} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="118"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
         <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
         <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
         <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
         <source>conversation {conversation}: turn {turn} in its chat thread</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="124"/>
         <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
         <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="125"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="126"/>
         <source>not started: {error}</source>
         <translation>未开始：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="126"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="127"/>
         <source>evidence: {files}</source>
         <translation>证据：{files}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="127"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
         <source>canceled: generation stopped and page replaced</source>
         <translation>已取消：已停止生成并替换页面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="129"/>
         <source>canceled: browser did not answer within {seconds} s; killed it</source>
         <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="130"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="131"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="132"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="133"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="134"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="135"/>
         <source>automatic login: {account} is logged in again</source>
         <translation>自动登录：{account} 已重新登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="135"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="136"/>
         <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
         <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="137"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
         <source>automatic login failed: {why}; next try not before {time}</source>
         <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="139"/>
         <source>still logged out after submitting the login form ({error})</source>
         <translation>提交登录表单后仍未登录（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="140"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
         <source>browser: previous chromium is gone; relaunching on a fresh process</source>
         <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="142"/>
         <source>browser: the page could not be replaced; browser ended</source>
         <translation>浏览器：无法替换页面；浏览器已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="142"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
         <source>browser: started chromium pid {pid} on {path}</source>
         <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
         <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
         <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="145"/>
         <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
         <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="145"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
         <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
         <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
         <source>gracefully</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
         <source>after SIGKILL</source>
         <translation>在 SIGKILL 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
         <source>after SIGTERM</source>
         <translation>在 SIGTERM 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
         <source>; STILL RUNNING: {pids}</source>
         <translation>；仍在运行：{pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
         <source>browser: chromium pid {pid} killed ({n} processes)</source>
         <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
         <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
         <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
         <source>session cookies: restored {n} ({domains}) from {file}</source>
         <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
         <source>session cookies: could not restore {n} from {file}: {error}</source>
         <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
         <source>session cookies: could not save {file}: {error}</source>
         <translation>会话 cookie：无法保存 {file}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="156"/>
         <source>session cookies: not saved ({error})</source>
         <translation>会话 cookie：未保存（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="157"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
         <source>self-check: clean{more}</source>
         <translation>自检：正常{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
         <source> (removed stale {files})</source>
         <translation>（已删除过期的 {files}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="160"/>
         <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
         <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="161"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="162"/>
         <source>terminated</source>
         <translation>已终止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="162"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
         <source>killed after {seconds} s grace</source>
         <translation>宽限 {seconds} 秒后已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
         <source>could NOT end pids {pids}</source>
         <translation>无法结束进程 {pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="165"/>
         <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
         <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="166"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
         <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
         <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
         <source>an open browser of this MediaDesk uses it</source>
         <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="169"/>
         <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
         <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="170"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="171"/>
         <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
         <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="171"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
         <source>the account lock is held by pid {pid}</source>
         <translation>账号锁被进程 {pid} 持有</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
         <source>an orphaned chromium {type} process whose browser is gone</source>
         <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
         <source>recorded by this MediaDesk</source>
         <translation>由本 MediaDesk 记录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="175"/>
         <source>recorded by MediaDesk pid {pid}, which is gone</source>
         <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="175"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="176"/>
         <source>it belongs to MediaDesk pid {pid}, which is still running</source>
         <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="176"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
         <source>it only holds our recorded debug port; not on our profile, not ours</source>
         <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="178"/>
         <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
         <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="179"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
         <source>the account lock was free and the MediaDesk that started it is gone</source>
         <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="181"/>
         <source>it was not started by MediaDesk and cannot be attributed</source>
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="182"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason})</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
         <source>{callee} {name}: probe failed ({what})</source>
         <translation>{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="195"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="195"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="199"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="207"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -2179,183 +2255,198 @@ What would be opened.</extracomment>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="117"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="346"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="118"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="392"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread. The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="214"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="223"/>
         <source>Accounts</source>
         <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="216"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="225"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="233"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="242"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="235"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="244"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="244"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="271"/>
+        <source>Desktops</source>
+        <translation>桌面</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="286"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="268"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="310"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="270"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="312"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="348"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="394"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="489"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="538"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="508"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="557"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="512"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="561"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="515"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="564"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="517"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="566"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="529"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="556"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="610"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="578"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="659"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="573"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="622"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="602"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="651"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="607"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="656"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="621"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="670"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="623"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="672"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="633"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="682"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="649"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="698"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="655"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="704"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="661"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="710"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="667"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="716"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="686"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="710"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="735"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="759"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="751"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="796"/>
+        <source>1 desktop</source>
+        <translation>1 台桌面</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="796"/>
+        <source>{n} desktops</source>
+        <translation>{n} 台桌面</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/main_window.py" line="804"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="751"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="804"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="753"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="806"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="755"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="808"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="756"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="809"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="768"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="821"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="772"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="825"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="776"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="829"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="780"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="833"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -2368,32 +2459,32 @@ What would be opened.</extracomment>
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="694"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="743"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="711"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="760"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="713"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="762"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="715"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="764"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="742"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="791"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="744"/>
+        <location filename="../../mediadesk/ui/main_window.py" line="793"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -2789,163 +2880,163 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TableMenu</name>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="142"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="144"/>
         <source>Copy id</source>
         <extracomment>Cancelling more rows than this at once asks first (a stray Del on a select-all is costly). What an export covers: every task, the rows the filters show, or the selected rows.</extracomment>
         <translation>复制 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="142"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="144"/>
         <source>Copy {n} ids</source>
         <translation>复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="145"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="147"/>
         <source>Copy prompt</source>
         <translation>复制提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="145"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="147"/>
         <source>Copy {n} prompts</source>
         <translation>复制 {n} 条提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="148"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="150"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="148"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="150"/>
         <source>Copy {n} results</source>
         <translation>复制 {n} 条结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="153"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="155"/>
         <source>Open evidence folder</source>
         <translation>打开证据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="157"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="159"/>
         <source>This task saved no screenshot or page (only failed web runs do)</source>
         <translation>此任务没有保存截图或页面（只有失败的网页运行才会保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="164"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="166"/>
         <source>Show only account “{name}”</source>
         <translation>仅显示账号“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="165"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="167"/>
         <source>Show only this account</source>
         <translation>仅显示此账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="168"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="170"/>
         <source>Show only profile “{name}”</source>
         <translation>仅显示配置“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="169"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="171"/>
         <source>Show only this profile</source>
         <translation>仅显示此配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="172"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="174"/>
         <source>Show only batch “{name}”</source>
         <translation>仅显示批次“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="173"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="175"/>
         <source>Show only this batch</source>
         <translation>仅显示此批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="175"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="177"/>
         <source>Show all tasks</source>
         <translation>显示所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="216"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="218"/>
         <source>Copied {n} ids</source>
         <translation>已复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="225"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="227"/>
         <source>Copied {n} prompts</source>
         <translation>已复制 {n} 条提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="227"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="229"/>
         <source>Copied {n} results</source>
         <translation>已复制 {n} 条结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="230"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="232"/>
         <source>Could not read the tasks: {error}</source>
         <translation>无法读取任务：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="246"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="248"/>
         <source>Copied {n} rows</source>
         <translation>已复制 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="251"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="253"/>
         <source>No evidence folder for this task</source>
         <translation>此任务没有证据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="264"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="266"/>
         <source>Cancel tasks</source>
         <translation>取消任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="265"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="267"/>
         <source>Cancel {n} tasks? Running ones stop at their next checkpoint; canceled tasks can be retried later.</source>
         <translation>取消 {n} 个任务？运行中的任务会在下一个检查点停止；已取消的任务之后可以重试。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="267"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="269"/>
         <source>Cancel {n} tasks</source>
         <translation>取消 {n} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="268"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="270"/>
         <source>Keep them</source>
         <translation>保留这些任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="291"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="293"/>
         <source>Export all tasks</source>
         <translation>导出所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="292"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="294"/>
         <source>Export filtered rows</source>
         <translation>导出筛选出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="293"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="295"/>
         <source>Export selected rows</source>
         <translation>导出所选行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="296"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="298"/>
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="296"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="298"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="297"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="299"/>
         <source>Excel workbook (*.xlsx)</source>
         <translation>Excel 工作簿 (*.xlsx)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="298"/>
+        <location filename="../../mediadesk/ui/table_menu.py" line="300"/>
         <source>Markdown table (*.md)</source>
         <translation>Markdown 表格 (*.md)</translation>
     </message>
@@ -2953,60 +3044,65 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TaskTableModel</name>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
         <source>id</source>
-        <extracomment>Column names, in column order; they are also the mirror&apos;s sort keys. Alpha of the state tint behind the state cell: the shared state colours (style.py, light or dark variant) laid translucently on the palette&apos;s own base, so text stays readable in both. Raw state string (&quot;running&quot; even when displayed as stalled). The task id of the row. Emitted after a flush changed any per-profile count. Emitted after rows were inserted (argument: number of new rows). New rows applied per timed flush: a 10k-row submit becomes a few short steps between which the loop paints and runs the lanes, not one long freeze.</extracomment>
+        <extracomment>Whose desktop ran the task (its host; the tooltip: the full owner). Team mode. Column names, in column order; they are also the mirror&apos;s sort keys. A burst of at least this many new rows is followed by one release of freed heap memory ... ... once no rows were inserted for this long. Alpha of the state tint behind the state cell: the shared state colours (style.py, light or dark variant) laid translucently on the palette&apos;s own base, so text stays readable in both. Raw state string (&quot;running&quot; even when displayed as stalled). The task id of the row. Emitted after a flush changed any per-profile count. Emitted after rows were inserted (argument: number of new rows). New rows applied per timed flush: a 10k-row submit becomes a few short steps between which the loop paints and runs the lanes, not one long freeze.</extracomment>
         <translation>ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
         <source>lane</source>
         <translation>通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="131"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="153"/>
         <source>attempt</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="153"/>
         <source>started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="153"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="132"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="153"/>
         <source>duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="133"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="154"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="133"/>
+        <location filename="../../mediadesk/ui/task_model.py" line="154"/>
         <source>error</source>
         <translation>错误</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/task_model.py" line="154"/>
+        <source>desktop</source>
+        <translation>桌面</translation>
     </message>
 </context>
 <context>
@@ -3123,13 +3219,13 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
     </message>
     <message>
         <location filename="../../mediadesk/ui/welcome.py" line="209"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="638"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="650"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/welcome.py" line="210"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="640"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="652"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>
@@ -3350,22 +3446,23 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WorkspaceSwitcher</name>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="106"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="118"/>
         <source>the demo workspace</source>
+        <extracomment>``--db`` as given (a file, or a ``postgresql://`` URL: team mode); None: the config&apos;s ``db_url`` or the data dir&apos;s file.</extracomment>
         <translation>演示工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="264"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="276"/>
         <source>Switch to {target}: this workspace stops; its running tasks go back to the queue and resume when this workspace is opened again.</source>
         <translation>切换到 {target}：当前工作区将停止；其运行中的任务回到队列，再次打开此工作区时继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="306"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="318"/>
         <source>Switch</source>
         <translation>切换</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="329"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="341"/>
         <source>{target} could not be opened:
 {error}</source>
         <extracomment>The workspace that can be reopened (None: it could not be reopened either).</extracomment>
@@ -3373,33 +3470,33 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 {error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="333"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="345"/>
         <source>Reopen {previous}</source>
         <translation>重新打开 {previous}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="335"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="347"/>
         <source>Open another config…</source>
         <translation>打开其他配置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="418"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="447"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="430"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="459"/>
         <source>A workspace switch is already under way</source>
         <extracomment>Every switch question asked, and every start failure met (tests read them). The config error of the last refused config (its text names the key), else &quot;&quot;. Set when the operator chose Quit after a failed start: the app closes the window.</extracomment>
         <translation>工作区切换正在进行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="431"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="461"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="476"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="484"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="529"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="443"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="473"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="488"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="496"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="541"/>
         <source>Config not opened</source>
         <translation>未打开配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="462"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="474"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3410,62 +3507,62 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 请在文件中修正该键后重新打开。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="470"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="482"/>
         <source>{path} is already open</source>
         <translation>{path} 已经打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="477"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="489"/>
         <source>Setup has changes not saved to {path}: save or close it first. {current} keeps running.</source>
         <translation>设置中有尚未保存到 {path} 的更改：请先保存或关闭。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="485"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="497"/>
         <source>Another MediaDesk console already has {dir} open; it was brought to the front. {current} keeps running here.</source>
         <translation>另一个 MediaDesk 控制台已打开 {dir}，已将其切换到前台。{current} 在此继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="497"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="509"/>
         <source>Nothing changed: {current} keeps running</source>
         <translation>未做更改：{current} 继续运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="521"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="533"/>
         <source>Opening {target}…</source>
         <translation>正在打开 {target}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="540"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="552"/>
         <source>No workspace is open</source>
         <translation>没有打开的工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="575"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="587"/>
         <source>Wait until the workspace switch is done</source>
         <translation>请等待工作区切换完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="589"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="601"/>
         <source>Opened {target}</source>
         <translation>已打开 {target}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="601"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="613"/>
         <source>{path} (not found)</source>
         <translation>{path}（未找到）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="609"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="621"/>
         <source>No recent configs</source>
         <translation>没有最近的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="614"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="626"/>
         <source>Clear the list</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="623"/>
+        <location filename="../../mediadesk/ui/workspace_session.py" line="635"/>
         <source>{path} is no longer there; removed from the recent configs</source>
         <translation>{path} 已不存在，已从最近的配置中移除</translation>
     </message>
