@@ -41,9 +41,9 @@ async def api_sim() -> AsyncIterator[ApiSimServer]:
         await sim.stop()
 
 
-def api_config(sim: ApiSimServer, concurrency: int) -> AppConfig:
+def api_config(sim: ApiSimServer, concurrency: int, profile: str = "writer") -> AppConfig:
     return make_config(
-        [{"name": "writer", "kind": "api", "endpoint": "ep", "model": "m", "stream": False}],
+        [{"name": profile, "kind": "api", "endpoint": "ep", "model": "m", "stream": False}],
         endpoints=[{"name": "ep", "base_url": sim.base_url, "concurrency": concurrency, "adaptive": False}],
         **TEAM_TIMING,
     )
@@ -52,14 +52,17 @@ def api_config(sim: ApiSimServer, concurrency: int) -> AppConfig:
 async def test_two_desktops_share_one_endpoint_quota_and_see_each_other(
     tmp_path: Path, pg_url: str, api_sim: ApiSimServer
 ) -> None:
-    cfg = api_config(api_sim, concurrency=2)
-    a, b = Scheduler(cfg, desk(tmp_path, "a", pg_url)), Scheduler(cfg, desk(tmp_path, "b", pg_url))
+    # each desktop serves its own profile on the one endpoint "ep" (so both must work), and both
+    # profiles' requests go through the endpoint's 2 shared slots
+    a = Scheduler(api_config(api_sim, 2, "pa"), desk(tmp_path, "a", pg_url))
+    b = Scheduler(api_config(api_sim, 2, "pb"), desk(tmp_path, "b", pg_url))
     await a.start()
     try:
         await b.start()
         try:
             assert a.team is not None and b.team is not None
-            a.submit([a.new_task(f"t{i:02d}", "writer", f"prompt {i}") for i in range(40)])
+            a.submit([a.new_task(f"a{i:02d}", "pa", f"prompt a{i}") for i in range(20)])
+            b.submit([b.new_task(f"b{i:02d}", "pb", f"prompt b{i}") for i in range(20)])
             await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "every task done",
                         limit_s=120)
             a.team._beat_once()

@@ -243,6 +243,9 @@ async def test_foreign_holder_is_reported_and_left_alone(
             lines = logs_of(workspace, "f")
             assert any(f"pid {holder.pid}" in ln for ln in lines), lines
             assert holder.poll() is None  # never touched
+            # the attempt logs the holder while its row is still running; the refund follows
+            await until(lambda: tasks_of(workspace)["f"].state != "running", 30, "the attempt to end",
+                        poll_s=0.05)
             t = tasks_of(workspace)["f"]
             assert t.state == "pending" and t.attempt == 0  # not charged; waits for the operator
             assert s.lanes[0].backend.health()[0] == "error"
