@@ -18,7 +18,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
@@ -535,9 +535,8 @@ class HostileAnswerMixin:
     _hostile_stats: HostileStats
     _stopping: bool
 
-    async def _pause(self, seconds: float | None) -> bool:
-        """Sleep; False if the server is stopping meanwhile (the server's own, see ApiSimServer)."""
-        raise NotImplementedError
+    #: Sleep; False if the server is stopping meanwhile (the server's own method, see ApiSimServer).
+    _pause: Callable[[float | None], Awaitable[bool]]
 
     def set_hostile(self, hostile: Hostile | None) -> None:
         """Answer every chat request that way from now on (None: normal answers again)."""
