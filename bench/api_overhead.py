@@ -18,9 +18,9 @@ from pathlib import Path
 import httpx
 
 from bench.common import median, sim_process, table
-from mediadesk.config import parse_config
+from mediadesk.config.model import parse_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
-from mediadesk.workspace import Workspace
 
 
 async def bare_loop(base_url: str, n: int, concurrency: int) -> float:

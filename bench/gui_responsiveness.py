@@ -52,18 +52,18 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QHeaderView, QTableView
 
 from bench.common import sim_process, table
-from mediadesk.config import parse_config
+from mediadesk.config.model import parse_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.batch import BatchRow
 from mediadesk.core.states import TaskState
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import NewTask, TaskRecord, TaskStore
-from mediadesk.ui.app import install_asyncgen_hooks
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.charts import ChartsView
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.task_model import Col, TaskFilterProxy, TaskTableModel
-from mediadesk.ui.workers import TaskFeed
-from mediadesk.workspace import Workspace
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.app.start import install_asyncgen_hooks
+from mediadesk.ui.jobs.workers import TaskFeed
+from mediadesk.ui.models.task_model import Col, TaskFilterProxy, TaskTableModel
+from mediadesk.ui.panels.charts import ChartsView
+from mediadesk.ui.window.main_window import MainWindow
 
 GOAL_P99_MS = 50.0
 
@@ -458,13 +458,13 @@ class _QtChartsPlots:
 
 
 class _PyqtgraphPlots:
-    """The same with pyqtgraph, configured as mediadesk.ui.charts draws it."""
+    """The same with pyqtgraph, configured as mediadesk.ui.panels.charts draws it."""
 
     def __init__(self) -> None:
         import pyqtgraph as pg
         from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-        from mediadesk.ui.charts import tune_curve
+        from mediadesk.ui.panels.charts import tune_curve
 
         self.widget = QWidget()
         lay = QHBoxLayout(self.widget)
@@ -639,7 +639,7 @@ def print_chart_costs(lib: list[tuple[str, int, list[float], list[float]]] | Non
 # ----------------------------------------------------------------------------------- main
 
 async def main_async(app: QApplication, args: argparse.Namespace) -> None:
-    install_asyncgen_hooks(asyncio.get_running_loop())  # qasync does not (see mediadesk.ui.app)
+    install_asyncgen_hooks(asyncio.get_running_loop())  # qasync does not (see mediadesk.ui.app.start)
     with tempfile.TemporaryDirectory() as tmpd:
         tmp = Path(tmpd)
         if args.part in ("all", "live"):

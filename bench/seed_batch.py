@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.common import table
-from mediadesk.config import AppConfig, parse_config
+from mediadesk.config.model import AppConfig, parse_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import TaskSpec
 from mediadesk.core.errors import TaskFailure
 from mediadesk.providers.api import ApiBackend
@@ -34,7 +35,6 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer, draw_run_seconds
 from mediadesk.store import TaskReader
-from mediadesk.workspace import Workspace
 
 ACCOUNTS = ("acct-a", "acct-b")
 API_CONCURRENCY = 3

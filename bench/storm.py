@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import table
-from mediadesk.config import AccountConfig, AppConfig, ProfileConfig, parse_config
+from mediadesk.config.model import AccountConfig, AppConfig, ProfileConfig, parse_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend, RunContext, TaskSpec
 from mediadesk.core.errors import TaskFailure
 from mediadesk.providers.api import ApiBackend
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.store import TaskReader
-from mediadesk.workspace import Workspace
 
 
 class ChargedRefusals:

@@ -18,12 +18,12 @@ import tempfile
 from pathlib import Path
 
 from bench.common import table
-from mediadesk.config import parse_config
+from mediadesk.config.model import parse_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.store import TaskReader
-from mediadesk.workspace import Workspace
 
 SETTLE_MS = 100
 SITE_TOML = """

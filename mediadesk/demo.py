@@ -12,11 +12,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from mediadesk.config import AppConfig, load_config
-from mediadesk.safefiles import ensure_private_dir, write_private_file
+from mediadesk.config.model import AppConfig, load_config
+from mediadesk.config.workspace import Workspace, resources_dir
+from mediadesk.files.safe import ensure_private_dir, write_private_file
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from mediadesk.workspace import Workspace, resources_dir
 
 DEMO_ACCOUNTS = ("demo-a", "demo-b")
 

@@ -17,7 +17,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         parser = build_parser()
         ns = parser.parse_args(["console", *(args[1:] if args and args[0] == "console" else args)])
-        from mediadesk.ui.app import run_console
+        from mediadesk.ui.app.start import run_console
 
         return run_console(ns.config, data_dir=ns.data_dir, demo=ns.demo, db=ns.db)
     from mediadesk.cli import main as cli_main

@@ -17,7 +17,7 @@ def _smoke_closer(seconds: float) -> Any:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from mediadesk.ui.main_window import MainWindow
+    from mediadesk.ui.window.main_window import MainWindow
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])

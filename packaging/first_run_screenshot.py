@@ -26,17 +26,17 @@ from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget  # noqa: E402
 
-from mediadesk.config import ConfigError, load_config  # noqa: E402
+from mediadesk.config.model import ConfigError, load_config  # noqa: E402
+from mediadesk.config.workspace import Workspace  # noqa: E402
 from mediadesk.scheduler.scheduler import Scheduler  # noqa: E402
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer  # noqa: E402
-from mediadesk.ui.app import install_asyncgen_hooks  # noqa: E402
-from mediadesk.ui.bridge import SchedulerBridge  # noqa: E402
-from mediadesk.ui.close_question import work_in_progress  # noqa: E402
-from mediadesk.ui.main_window import MainWindow  # noqa: E402
+from mediadesk.ui.app.bridge import SchedulerBridge  # noqa: E402
+from mediadesk.ui.app.start import install_asyncgen_hooks  # noqa: E402
+from mediadesk.ui.dialogs.close_question import work_in_progress  # noqa: E402
+from mediadesk.ui.dialogs.welcome import WelcomePanel  # noqa: E402
 from mediadesk.ui.style import apply_style  # noqa: E402
-from mediadesk.ui.tray import TrayController  # noqa: E402
-from mediadesk.ui.welcome import WelcomePanel  # noqa: E402
-from mediadesk.workspace import Workspace  # noqa: E402
+from mediadesk.ui.window.main_window import MainWindow  # noqa: E402
+from mediadesk.ui.window.tray import TrayController  # noqa: E402
 
 
 async def settle(ms: int = 400) -> None:

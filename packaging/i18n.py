@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "mediadesk" / "ui"
 #: Qt-free catalogs whose texts the console translates (marked with ``QT_TRANSLATE_NOOP``): the
 #: task-log phrases and the config error messages.
-CATALOGS = (ROOT / "mediadesk" / "viewmodel" / "log_phrases.py", ROOT / "mediadesk" / "config_messages.py")
+CATALOGS = (ROOT / "mediadesk" / "viewmodel" / "log_phrases.py", ROOT / "mediadesk" / "config" / "messages.py")
 I18N = ROOT / "resources" / "i18n"
 LANGUAGES = ("zh_CN",)
 
@@ -47,7 +47,7 @@ def ts_path(lang: str) -> Path:
 
 def source_files() -> list[Path]:
     """Every file lupdate reads: the console's modules and the catalogs."""
-    return [*sorted(SOURCES.glob("*.py")), *CATALOGS]
+    return [*sorted(SOURCES.rglob("*.py")), *CATALOGS]
 
 
 def update(no_obsolete: bool) -> None:

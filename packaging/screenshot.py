@@ -28,17 +28,17 @@ import qasync  # noqa: E402
 from PySide6.QtCore import QLocale, QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from mediadesk.config import AccountConfig, ProfileConfig, parse_config  # noqa: E402
+from mediadesk.config.model import AccountConfig, ProfileConfig, parse_config  # noqa: E402
+from mediadesk.config.workspace import Workspace  # noqa: E402
 from mediadesk.core.backend import LaneBackend, RunContext, TaskSpec  # noqa: E402
 from mediadesk.core.batch import BatchRow, parse_batch_file  # noqa: E402
 from mediadesk.scheduler.backends import default_backend  # noqa: E402
 from mediadesk.scheduler.scheduler import Scheduler  # noqa: E402
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for  # noqa: E402
-from mediadesk.ui.app import install_asyncgen_hooks  # noqa: E402
-from mediadesk.ui.bridge import SchedulerBridge  # noqa: E402
-from mediadesk.ui.main_window import MainWindow  # noqa: E402
+from mediadesk.ui.app.bridge import SchedulerBridge  # noqa: E402
+from mediadesk.ui.app.start import install_asyncgen_hooks  # noqa: E402
 from mediadesk.ui.style import apply_style, install_translator  # noqa: E402
-from mediadesk.workspace import Workspace  # noqa: E402
+from mediadesk.ui.window.main_window import MainWindow  # noqa: E402
 
 
 class StandInWebAccount:
@@ -70,7 +70,7 @@ class StandInWebAccount:
 
 
 async def shoot(app: QApplication, out: Path, after_s: float) -> None:
-    install_asyncgen_hooks(asyncio.get_running_loop())  # qasync does not (see mediadesk.ui.app)
+    install_asyncgen_hooks(asyncio.get_running_loop())  # qasync does not (see mediadesk.ui.app.start)
     sim = ApiSimServer(ApiSimConfig(latency=(0.8, 2.5), seed=7))
     await sim.start()
     tmp = tempfile.TemporaryDirectory(prefix="mediadesk-shot-")

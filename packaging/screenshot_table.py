@@ -28,17 +28,17 @@ import qasync  # noqa: E402
 from PySide6.QtCore import QItemSelectionModel, QPoint, QRect, QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from mediadesk.config import AccountConfig, ProfileConfig, parse_config  # noqa: E402
+from mediadesk.config.model import AccountConfig, ProfileConfig, parse_config  # noqa: E402
+from mediadesk.config.workspace import Workspace  # noqa: E402
 from mediadesk.core.backend import LaneBackend, RunContext, TaskSpec  # noqa: E402
 from mediadesk.core.batch import parse_batch_file  # noqa: E402
 from mediadesk.scheduler.backends import default_backend  # noqa: E402
 from mediadesk.scheduler.scheduler import Scheduler  # noqa: E402
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for  # noqa: E402
-from mediadesk.ui.app import install_asyncgen_hooks  # noqa: E402
-from mediadesk.ui.bridge import SchedulerBridge  # noqa: E402
-from mediadesk.ui.main_window import MainWindow  # noqa: E402
+from mediadesk.ui.app.bridge import SchedulerBridge  # noqa: E402
+from mediadesk.ui.app.start import install_asyncgen_hooks  # noqa: E402
 from mediadesk.ui.style import apply_style  # noqa: E402
-from mediadesk.workspace import Workspace  # noqa: E402
+from mediadesk.ui.window.main_window import MainWindow  # noqa: E402
 
 
 class StandInWebAccount:

@@ -11,8 +11,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from mediadesk.store.location import PgLocation, SqliteLocation, StoreLocation
-from mediadesk.workspace import Workspace
+from mediadesk.config.location import PgLocation, SqliteLocation, StoreLocation
+from mediadesk.config.workspace import Workspace
 from tests.pgserver import PgServer, PgUnavailable
 
 

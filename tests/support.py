@@ -6,9 +6,9 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 
-from mediadesk.config import AppConfig, parse_config
+from mediadesk.config.model import AppConfig, parse_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.store import TaskReader, TaskRecord
-from mediadesk.workspace import Workspace
 
 FAST = {
     "retry": {"max_retries": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.2},

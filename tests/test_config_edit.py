@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from mediadesk.config import load_config
-from mediadesk.config_edit import (
+from mediadesk.config.edit import (
     ConfigChangedOnDisk,
     ConfigDoc,
     ConfigInvalid,
     live_changes,
 )
-from mediadesk.safefiles import UnsafePathError
+from mediadesk.config.model import load_config
+from mediadesk.files.safe import UnsafePathError
 
 COMMENTED = """\
 # MediaDesk config — the operator's notes stay

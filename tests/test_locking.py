@@ -17,16 +17,16 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mediadesk import locking
 from mediadesk.core.errors import ErrorKind
-from mediadesk.locking import LockError, LockHeldError, OwnedFileLock, UnsafeLockPathError
+from mediadesk.files import locks as locking
+from mediadesk.files.locks import LockError, LockHeldError, OwnedFileLock, UnsafeLockPathError
 
 ROOT = Path(__file__).resolve().parents[1]
 
 HOLDER = r"""
 import sys
 from pathlib import Path
-from mediadesk.locking import OwnedFileLock
+from mediadesk.files.locks import OwnedFileLock
 lock = OwnedFileLock(Path(sys.argv[1]), "test lock")
 assert lock.try_acquire()
 print("locked", flush=True)

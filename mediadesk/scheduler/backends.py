@@ -3,9 +3,9 @@ so the headless API path never loads Playwright)."""
 
 from __future__ import annotations
 
-from mediadesk.config import AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.model import AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend
-from mediadesk.workspace import Workspace
 
 
 def default_backend(

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from mediadesk.config import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.model import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend, TaskSpec
 from mediadesk.core.batch import BatchRow, assign_task_ids
 from mediadesk.core.breaker import BreakerConfig
@@ -51,7 +52,6 @@ from mediadesk.scheduler.team_link import TeamLink
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore
 from mediadesk.store.errors import StorageError
 from mediadesk.store.team import DesktopInfo, TeamCoordinator
-from mediadesk.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

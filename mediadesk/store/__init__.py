@@ -1,7 +1,8 @@
-"""Durable store: SQLModel schema, CAS transitions, schema versioning, the one-scheduler lock."""
+"""Durable store: the task table, CAS transitions, migrations (Alembic), team coordination.
 
-from mediadesk.store.dblock import DatabaseBusyError, DatabaseLock
-from mediadesk.store.location import PgLocation, SqliteLocation, StoreLocation, parse_location
+Below the scheduler and the providers-free; above ``config`` (where a store lives) and ``files``."""
+
+from mediadesk.files.db_lock import DatabaseBusyError, DatabaseLock
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.schema import SCHEMA_VERSION, SchemaError, migrate
 from mediadesk.store.taskstore import AddResult, LogLine, NewTask, TaskRecord, TaskStore
@@ -13,13 +14,9 @@ __all__ = [
     "DatabaseLock",
     "LogLine",
     "NewTask",
-    "PgLocation",
     "SchemaError",
-    "SqliteLocation",
-    "StoreLocation",
     "TaskReader",
     "TaskRecord",
     "TaskStore",
     "migrate",
-    "parse_location",
 ]

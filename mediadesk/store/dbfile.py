@@ -15,7 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-from mediadesk.safefiles import O_NOFOLLOW, create_private_file, ensure_private_dir, tighten_file
+from mediadesk.files.safe import O_NOFOLLOW, create_private_file, ensure_private_dir, tighten_file
 from mediadesk.store.open_errors import DatabaseNotFoundError, DatabasePathError, NotADatabaseError
 
 __all__ = ["SIDECARS", "check_database_file", "read_only_fs", "sidecar", "tighten"]

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from mediadesk.safefiles import create_private_file, refuse_symlink
-from mediadesk.store.location import SqliteLocation, StoreLocation, as_location
+from mediadesk.config.location import SqliteLocation, StoreLocation, as_location
+from mediadesk.files.safe import create_private_file, refuse_symlink
 from mediadesk.store.open_errors import OlderSchemaError
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.schema import migrate

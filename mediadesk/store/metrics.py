@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mediadesk.store.location import PgLocation, StoreLocation, as_location
+from mediadesk.config.location import PgLocation, StoreLocation, as_location
 
 __all__ = [
     "METRICS_INDEXES",

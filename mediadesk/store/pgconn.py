@@ -17,8 +17,8 @@ from typing import Any
 
 import psycopg
 
+from mediadesk.config.location import PgLocation
 from mediadesk.store.errors import DatabaseServerLostError
-from mediadesk.store.location import PgLocation
 from mediadesk.store.open_errors import DatabaseServerError
 
 __all__ = ["PgConn", "connect", "lost_connection", "open_error", "raw_connect"]

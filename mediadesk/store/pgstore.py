@@ -23,9 +23,9 @@ from typing import Any, ClassVar
 
 import psycopg
 
+from mediadesk.config.location import PgLocation, StoreLocation
 from mediadesk.core.picker import Channel
 from mediadesk.store.errors import StorageError
-from mediadesk.store.location import PgLocation, StoreLocation
 from mediadesk.store.pgconn import PgConn, connect, lost_connection, open_error, raw_connect
 from mediadesk.store.schema import migrate_pg
 from mediadesk.store.taskstore import _TASK_COLUMNS, TaskRecord, TaskStore, _claim_predicate, _faults_typed, _rec

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mediadesk.config.location import PgLocation, StoreLocation, as_location
 from mediadesk.store import dbfile
-from mediadesk.store.location import PgLocation, StoreLocation, as_location
 from mediadesk.store.open_errors import OlderSchemaError, StoreOpenError, storage_error
 from mediadesk.store.schema import LEGACY_VERSION, check_ours
 from mediadesk.store.taskstore import _TASK_COLUMNS, LogLine, TaskRecord, _rec
@@ -21,7 +21,7 @@ class TaskReader:
     Opening checks what :class:`~mediadesk.store.TaskStore` checks (a link, a directory, not SQLite,
     another program's database, a newer schema...) and raises the same typed errors, without writing
     anything. On a read-only disk the database is opened as immutable (nobody can change it there).
-    ``where``: a path of an SQLite file or a :class:`~mediadesk.store.location.StoreLocation`
+    ``where``: a path of an SQLite file or a :class:`~mediadesk.config.location.StoreLocation`
     (PostgreSQL: the same queries, through :class:`~mediadesk.store.pgconn.PgConn`).
     """
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mediadesk.safefiles import UnsafePathError, create_private_file
+from mediadesk.files.safe import UnsafePathError, create_private_file
 from mediadesk.store.dbfile import check_database_file
 from mediadesk.store.migrations import BASELINE, HEAD, REVISIONS
 from mediadesk.store.open_errors import ForeignDatabaseError, NewerSchemaError, SchemaError

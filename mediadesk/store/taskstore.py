@@ -23,11 +23,11 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from mediadesk.config.location import PgLocation, SqliteLocation, StoreLocation, as_location
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
 from mediadesk.store import dbfile
 from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
-from mediadesk.store.location import PgLocation, SqliteLocation, StoreLocation, as_location
 from mediadesk.store.open_errors import storage_error
 from mediadesk.store.schema import migrate
 
@@ -217,7 +217,7 @@ class TaskStore:
 
     @staticmethod
     def open(location: StoreLocation | Path | str) -> TaskStore:
-        """The store at ``location`` (a :class:`~mediadesk.store.location.StoreLocation`, or a path of an
+        """The store at ``location`` (a :class:`~mediadesk.config.location.StoreLocation`, or a path of an
         SQLite file), on its back-end. Raises :class:`~mediadesk.store.open_errors.StoreOpenError`s."""
         loc = as_location(location)
         if isinstance(loc, PgLocation):

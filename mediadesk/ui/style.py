@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QPoint, QRec
 from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QIcon, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QStyleFactory, QWidget
 
-from mediadesk.workspace import resources_dir
+from mediadesk.config.workspace import resources_dir
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ rows are inserted in one contiguous block per flush, and changed rows are report
 blocks of display rows. Rows never move on their own: rows that arrive after a sort are appended.
 
 The mirror also keeps per-profile state counts and recent finish times, so the lane panels need
-no database reads. A view layer (``mediadesk.ui.task_model``) observes the mirror through
+no database reads. A view layer (``mediadesk.ui.models.task_model``) observes the mirror through
 :class:`RowsObserver` and turns its callbacks into Qt model signals.
 """
 

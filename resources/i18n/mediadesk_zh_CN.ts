@@ -4,177 +4,177 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="354"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="363"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="384"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="354"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="363"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="384"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="355"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="366"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="355"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="366"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="356"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="367"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="356"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="367"/>
         <source>API key variable</source>
         <translation>API 密钥环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="357"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="357"/>
         <source>API key keyring entry</source>
         <translation>API 密钥的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="358"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="369"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="358"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="369"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="359"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="359"/>
         <source>Requests per minute</source>
         <translation>每分钟请求数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="360"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="360"/>
         <source>Adaptive</source>
         <translation>自适应</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="364"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="364"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="365"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="365"/>
         <source>Endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="368"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="368"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="370"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="370"/>
         <source>Stream</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="371"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="371"/>
         <source>Longest answer (chars)</source>
         <translation>最长回答（字符）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="372"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="372"/>
         <source>Site</source>
         <translation>站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="373"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="373"/>
         <source>Chat URL</source>
         <translation>聊天 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="374"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="374"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="375"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="375"/>
         <source>Needs an empty prompt</source>
         <translation>需要空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="376"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="376"/>
         <source>Timeout (s)</source>
         <translation>超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="377"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="377"/>
         <source>Longest run (s)</source>
         <translation>最长运行时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="378"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="378"/>
         <source>Longest wait (s)</source>
         <translation>最长等待时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="379"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="379"/>
         <source>Most pending tasks</source>
         <translation>最多等待中任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="380"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="380"/>
         <source>Fallback profiles</source>
         <translation>后备配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="381"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="381"/>
         <source>Rule reply</source>
         <translation>规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="385"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="385"/>
         <source>Web profile</source>
         <translation>网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="386"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="386"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="387"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="387"/>
         <source>Browser profile folder</source>
         <translation>浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="388"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="388"/>
         <source>Login user variable</source>
         <translation>登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="389"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="389"/>
         <source>Login password variable</source>
         <translation>登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="390"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="390"/>
         <source>Login user keyring entry</source>
         <translation>登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="391"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="391"/>
         <source>Login password keyring entry</source>
         <translation>登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="392"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="392"/>
         <source>Login cooldown (s)</source>
         <translation>登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="394"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="394"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="394"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="394"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="394"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="394"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="410"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="410"/>
         <source>Test</source>
         <translation>测试</translation>
     </message>
@@ -182,79 +182,79 @@
 <context>
     <name>AccountsPanel</name>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
         <source>Account</source>
         <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording).</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="211"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="211"/>
         <source>Your switch: when off, no new task is sent to this account. MediaDesk never changes it by itself.</source>
         <translation>由您控制的开关：关闭后不再向此账号派发新任务。MediaDesk 不会自行更改它。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="213"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="213"/>
         <source>Enable account {name}</source>
         <translation>启用账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="217"/>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="244"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="217"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="244"/>
         <source>Log in</source>
         <translation>登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="241"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="241"/>
         <source>Logging in is not available in this window</source>
         <translation>此窗口中无法登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="243"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="243"/>
         <source>Open this account&apos;s browser to log in</source>
         <translation>打开此账号的浏览器进行登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="244"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="244"/>
         <source>Logging in…</source>
         <translation>正在登录…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="299"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="299"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="308"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="308"/>
         <source>{id} (“{prompt}”)</source>
         <translation>{id}（“{prompt}”）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="309"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="309"/>
         <source>{name} is running {tasks}. It takes no new task while you decide, and none once disabled. What about the running task?</source>
         <translation>{name} 正在运行 {tasks}。在您做出决定期间以及停用之后，都不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="316"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="316"/>
         <source>Disable account</source>
         <translation>停用账号</translation>
     </message>
@@ -263,27 +263,27 @@
         <translation type="vanished">{name} 正在运行一个任务。之后不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="318"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="318"/>
         <source>Let the running task finish</source>
         <translation>让正在运行的任务完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="319"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="319"/>
         <source>Cancel it</source>
         <translation>取消该任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="320"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="320"/>
         <source>Keep enabled</source>
         <translation>保持启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="339"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="339"/>
         <source>Cannot log in: the event loop is not running</source>
         <translation>无法登录：事件循环未运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/accounts_panel.py" line="366"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="366"/>
         <source>Login for {name} failed: {error}</source>
         <translation>{name} 登录失败：{error}</translation>
     </message>
@@ -291,108 +291,108 @@
 <context>
     <name>BatchDialog</name>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="95"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="95"/>
         <source>Submit batch</source>
         <extracomment>A preview was (re)built for the current source (also after a file-level error).</extracomment>
         <translation>提交批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="105"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="105"/>
         <source>From file</source>
         <translation>从文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="106"/>
         <source>Paste prompts</source>
         <translation>粘贴提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="110"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="110"/>
         <source>Show errors only</source>
         <translation>仅显示错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="165"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="165"/>
         <source>Open file…</source>
         <translation>打开文件…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="167"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="167"/>
         <source>No file chosen</source>
         <translation>未选择文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="169"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="169"/>
         <source>JSONL or CSV with the fields profile, prompt and optionally id, system, priority, route_key. You can also drop a file onto this window.</source>
         <translation>JSONL 或 CSV 文件，包含字段 profile、prompt，可选 id、system、priority、route_key。也可以把文件拖放到此窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="184"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="184"/>
         <source>One prompt per line</source>
         <translation>每行一个提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="191"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="191"/>
         <source>Higher runs first</source>
         <translation>数值越大越先运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="193"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="193"/>
         <source>Empty: the profile&apos;s default instructions</source>
         <translation>留空：使用配置的默认指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="207"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="207"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="208"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="208"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="209"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="209"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="357"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="357"/>
         <source>Open batch file</source>
         <translation>打开批次文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="358"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="358"/>
         <source>Batch files (*.jsonl *.ndjson *.json *.csv);;All files (*)</source>
         <translation>批次文件 (*.jsonl *.ndjson *.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="367"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="367"/>
         <source>This profile sends the prompt only (need_empty_prompt is on): instructions are not sent.</source>
         <translation>此配置只发送提示词（need_empty_prompt 已开启）：不会发送指令。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="421"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="421"/>
         <source>Parsing…</source>
         <translation>正在解析…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="423"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="423"/>
         <source>Nothing staged yet</source>
         <translation>尚未暂存任何内容</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="425"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="425"/>
         <source>{valid} valid, {errors} errors</source>
         <translation>{valid} 条有效，{errors} 条错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="433"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="433"/>
         <source>Submit 1 task</source>
         <translation>提交 1 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_dialog.py" line="435"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="435"/>
         <source>Submit {n} tasks</source>
         <translation>提交 {n} 个任务</translation>
     </message>
@@ -400,87 +400,87 @@
 <context>
     <name>BatchesView</name>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
         <source>Batch</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
         <source>Submitted</source>
         <translation>提交时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
         <source>Progress</source>
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
         <source>Total</source>
         <translation>总数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
         <source>Pending</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="72"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="72"/>
         <source>Succeeded</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="72"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="72"/>
         <source>Canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="73"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="73"/>
         <source>ETA / done</source>
         <translation>预计剩余 / 完成时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="83"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="83"/>
         <source>No batch yet: submit one with Ctrl+O or drop a JSONL/CSV file on the window.</source>
         <translation>还没有批次：按 Ctrl+O 提交一个，或将 JSONL/CSV 文件拖放到窗口上。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="89"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="89"/>
         <source>ETA: time until the batch&apos;s last queued task is done, from the lanes&apos; recent run times and what is queued ahead of it (p50 = median case, p90 = slow case).</source>
         <translation>预计剩余：根据各通道最近的运行耗时以及排在前面的任务，估算此批次最后一个排队任务完成所需的时间（p50 = 中位情况，p90 = 较慢情况）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="156"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="156"/>
         <source>(no batch)</source>
         <translation>（无批次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="176"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="176"/>
         <source>done at {t}</source>
         <translation>完成于 {t}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="178"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="178"/>
         <source>— (no lane can take it)</source>
         <translation>—（没有通道能接收）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="178"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="178"/>
         <source>— (no finished run yet)</source>
         <translation>—（尚无已完成的运行）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batches_view.py" line="179"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="179"/>
         <source>p50 {p50} ({at}), p90 {p90}</source>
         <translation>p50 {p50}（{at}），p90 {p90}</translation>
     </message>
@@ -488,78 +488,78 @@
 <context>
     <name>ChartsView</name>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="104"/>
         <source>Last 5 minutes</source>
         <extracomment>(light, dark) per lane, in order of appearance; the total is drawn in the text colour. A refresh was drawn (tests, bench). seconds per refresh: the store read (worker thread) and the drawing (GUI thread)</extracomment>
         <translation>最近 5 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="104"/>
         <source>Last hour</source>
         <translation>最近 1 小时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="104"/>
         <source>Last 24 hours</source>
         <translation>最近 24 小时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="109"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="109"/>
         <source>All lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="118"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="118"/>
         <source>Range:</source>
         <translation>范围：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="121"/>
         <source>Lane:</source>
         <translation>通道：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="165"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="165"/>
         <source>Throughput (tasks finished per minute)</source>
         <translation>吞吐量（每分钟完成的任务数）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="166"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="166"/>
         <source>tasks/min</source>
         <translation>任务数/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="175"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="175"/>
         <source>Run-time distribution (successes)</source>
         <translation>运行耗时分布（成功的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="176"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="176"/>
         <source>run time (s, log scale)</source>
         <translation>运行耗时（秒，对数刻度）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="177"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="177"/>
         <source>tasks</source>
         <translation>任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="188"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="188"/>
         <source>all lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="352"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="352"/>
         <source>{lane}: {ok} done, {bad} failed</source>
         <translation>{lane}：成功 {ok}，失败 {bad}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="354"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="354"/>
         <source> · run time p50 {p50}, p90 {p90}, max {mx}</source>
         <translation> · 运行耗时 p50 {p50}，p90 {p90}，最长 {mx}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/charts.py" line="358"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="358"/>
         <source>No lane finished a task in this range.</source>
         <translation>此时间范围内没有通道完成任务。</translation>
     </message>
@@ -567,8 +567,8 @@
 <context>
     <name>CloseQuestion</name>
     <message>
-        <location filename="../../mediadesk/ui/close_question.py" line="51"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="274"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="51"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="274"/>
         <source>{running} running, {pending} pending.</source>
         <extracomment>&quot;Keep running in the tray&quot; is offered (the system has a tray).
 ----------
@@ -576,29 +576,29 @@ What would be opened.</extracomment>
         <translation>{running} 个运行中，{pending} 个待处理。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/close_question.py" line="53"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="53"/>
         <source>Quit: running tasks go back to the queue and resume at the next start.</source>
         <translation>退出：运行中的任务回到队列，下次启动时继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/close_question.py" line="56"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="56"/>
         <source>Keep running in the tray: the window hides and the lanes keep working.</source>
         <translation>在托盘中继续运行：窗口隐藏，通道继续工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/close_question.py" line="63"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="315"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="63"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="315"/>
         <source>Work in progress</source>
         <translation>有任务正在进行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/close_question.py" line="66"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="349"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="66"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="349"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/close_question.py" line="67"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="67"/>
         <source>Keep running in the tray</source>
         <translation>在托盘中继续运行</translation>
     </message>
@@ -606,273 +606,273 @@ What would be opened.</extracomment>
 <context>
     <name>ConfigIssues</name>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="38"/>
+        <location filename="../../mediadesk/config/messages.py" line="38"/>
         <source>config file not found</source>
         <extracomment>The translation context of every template. Every template the loader uses (the test checks the loader against this list).</extracomment>
         <translation>找不到配置文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="39"/>
+        <location filename="../../mediadesk/config/messages.py" line="39"/>
         <source>cannot read config: {error}</source>
         <translation>无法读取配置：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="40"/>
+        <location filename="../../mediadesk/config/messages.py" line="40"/>
         <source>not UTF-8 text ({reason} at byte {pos})</source>
         <translation>不是 UTF-8 文本（第 {pos} 字节处：{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="41"/>
+        <location filename="../../mediadesk/config/messages.py" line="41"/>
         <source>invalid TOML: {error}</source>
         <translation>TOML 格式无效：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="43"/>
+        <location filename="../../mediadesk/config/messages.py" line="43"/>
         <source>unknown key (check the spelling; see the README for all keys)</source>
         <translation>未知的键（请检查拼写；全部键名见 README）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="44"/>
+        <location filename="../../mediadesk/config/messages.py" line="44"/>
         <source>Field required</source>
         <translation>缺少必填项</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="45"/>
+        <location filename="../../mediadesk/config/messages.py" line="45"/>
         <source>Input should be greater than or equal to {ge}</source>
         <translation>值应大于或等于 {ge}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="46"/>
+        <location filename="../../mediadesk/config/messages.py" line="46"/>
         <source>Input should be greater than {gt}</source>
         <translation>值应大于 {gt}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="47"/>
+        <location filename="../../mediadesk/config/messages.py" line="47"/>
         <source>Input should be less than or equal to {le}</source>
         <translation>值应小于或等于 {le}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="48"/>
+        <location filename="../../mediadesk/config/messages.py" line="48"/>
         <source>Input should be less than {lt}</source>
         <translation>值应小于 {lt}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="49"/>
+        <location filename="../../mediadesk/config/messages.py" line="49"/>
         <source>Input should be {expected}</source>
         <translation>值应为 {expected}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="50"/>
+        <location filename="../../mediadesk/config/messages.py" line="50"/>
         <source>{choices} or {last}</source>
         <translation>{choices} 或 {last}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="51"/>
+        <location filename="../../mediadesk/config/messages.py" line="51"/>
         <source>{message}</source>
         <translation>{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="53"/>
+        <location filename="../../mediadesk/config/messages.py" line="53"/>
         <source>expected {expected}, got {got}{hint}</source>
         <translation>应为{expected}，实际是{got}{hint}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="54"/>
+        <location filename="../../mediadesk/config/messages.py" line="54"/>
         <source>an integer</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="55"/>
+        <location filename="../../mediadesk/config/messages.py" line="55"/>
         <source>a number</source>
         <translation>数字</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="56"/>
+        <location filename="../../mediadesk/config/messages.py" line="56"/>
         <source>true or false</source>
         <translation> true 或 false</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="57"/>
+        <location filename="../../mediadesk/config/messages.py" line="57"/>
         <source>a string</source>
         <translation>字符串</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="58"/>
+        <location filename="../../mediadesk/config/messages.py" line="58"/>
         <source>a path (a string)</source>
         <translation>路径（字符串）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="59"/>
+        <location filename="../../mediadesk/config/messages.py" line="59"/>
         <source>a list</source>
         <translation>列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="60"/>
+        <location filename="../../mediadesk/config/messages.py" line="60"/>
         <source>a table</source>
         <translation>表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="61"/>
+        <location filename="../../mediadesk/config/messages.py" line="61"/>
         <source>a boolean ({value})</source>
         <translation>布尔值（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="62"/>
+        <location filename="../../mediadesk/config/messages.py" line="62"/>
         <source>an integer ({value})</source>
         <translation>整数（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="63"/>
+        <location filename="../../mediadesk/config/messages.py" line="63"/>
         <source>a float ({value})</source>
         <translation>浮点数（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="64"/>
+        <location filename="../../mediadesk/config/messages.py" line="64"/>
         <source>a string (&quot;{value}&quot;)</source>
         <translation>字符串（&quot;{value}&quot;）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="65"/>
+        <location filename="../../mediadesk/config/messages.py" line="65"/>
         <source>a {type}</source>
         <translation> {type} 类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="66"/>
+        <location filename="../../mediadesk/config/messages.py" line="66"/>
         <source> (write the number without quotes)</source>
         <translation>（数字不要加引号）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="67"/>
+        <location filename="../../mediadesk/config/messages.py" line="67"/>
         <source> (write {value} without quotes)</source>
         <translation>（{value} 不要加引号）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="68"/>
+        <location filename="../../mediadesk/config/messages.py" line="68"/>
         <source> (write true or false)</source>
         <translation>（请写 true 或 false）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="69"/>
+        <location filename="../../mediadesk/config/messages.py" line="69"/>
         <source> (write a whole number without a decimal point)</source>
         <translation>（请写不带小数点的整数）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="71"/>
+        <location filename="../../mediadesk/config/messages.py" line="71"/>
         <source>use 1-64 letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, starting with a letter or digit</source>
         <translation>请使用 1-64 个字母、数字、“.”、“_”或“-”，并以字母或数字开头</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="72"/>
+        <location filename="../../mediadesk/config/messages.py" line="72"/>
         <source>must be the NAME of an environment variable (the key itself never goes in the config)</source>
         <translation>必须是环境变量的名称（密钥本身绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="74"/>
+        <location filename="../../mediadesk/config/messages.py" line="74"/>
         <source>must be the NAME of an environment variable (the value itself never goes in the config)</source>
         <translation>必须是环境变量的名称（值本身绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="76"/>
+        <location filename="../../mediadesk/config/messages.py" line="76"/>
         <source>must be a keyring entry &apos;service:username&apos; (the value never goes in the config)</source>
         <translation>必须是密钥环条目“service:username”（值绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="78"/>
+        <location filename="../../mediadesk/config/messages.py" line="78"/>
         <source>min_calls ({min_calls}) must not exceed window ({window})</source>
         <translation>min_calls（{min_calls}）不能大于 window（{window}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="79"/>
+        <location filename="../../mediadesk/config/messages.py" line="79"/>
         <source>{domain}: requests per minute must be a number &gt;= 0</source>
         <translation>{domain}：每分钟请求数必须是 &gt;= 0 的数字</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="80"/>
+        <location filename="../../mediadesk/config/messages.py" line="80"/>
         <source>base_url must start with http:// or https://</source>
         <translation>base_url 必须以 http:// 或 https:// 开头</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="81"/>
+        <location filename="../../mediadesk/config/messages.py" line="81"/>
         <source>stale_after_s ({stale_after_s}) must be greater than interval_s ({interval_s})</source>
         <translation>stale_after_s（{stale_after_s}）必须大于 interval_s（{interval_s}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="82"/>
+        <location filename="../../mediadesk/config/messages.py" line="82"/>
         <source>{key} belongs to the endpoint {endpoint}; remove it here</source>
         <translation>{key} 属于端点 {endpoint}；请从这里删除</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="83"/>
+        <location filename="../../mediadesk/config/messages.py" line="83"/>
         <source>an api profile needs model</source>
         <translation>api 配置需要 model</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="84"/>
+        <location filename="../../mediadesk/config/messages.py" line="84"/>
         <source>an api profile needs {keys} (or endpoint and model)</source>
         <translation>api 配置需要 {keys}（或 endpoint 加 model）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="85"/>
+        <location filename="../../mediadesk/config/messages.py" line="85"/>
         <source>{key} is for web profiles only</source>
         <translation>{key} 只用于 web 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="86"/>
+        <location filename="../../mediadesk/config/messages.py" line="86"/>
         <source>{key} is for api profiles only</source>
         <translation>{key} 只用于 api 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="87"/>
+        <location filename="../../mediadesk/config/messages.py" line="87"/>
         <source>a web profile needs site (the name of a site adapter)</source>
         <translation>web 配置需要 site（站点适配器的名称）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="88"/>
+        <location filename="../../mediadesk/config/messages.py" line="88"/>
         <source>web profiles run exactly one task per account (a chat account allows one generation at a time); remove concurrency and add accounts instead</source>
         <translation>web 配置每个账号只运行一个任务（聊天账号同一时间只允许一次生成）；请删除 concurrency，改为添加账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="91"/>
+        <location filename="../../mediadesk/config/messages.py" line="91"/>
         <source>fallback must not name the profile itself</source>
         <translation>fallback 不能指向配置自身</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="92"/>
+        <location filename="../../mediadesk/config/messages.py" line="92"/>
         <source>stored credentials need both a user and a password: add {keys}</source>
         <translation>保存的凭据需要同时有用户名和密码：请添加 {keys}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="94"/>
+        <location filename="../../mediadesk/config/messages.py" line="94"/>
         <source>duplicate profile name {name}</source>
         <translation>配置名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="95"/>
+        <location filename="../../mediadesk/config/messages.py" line="95"/>
         <source>duplicate endpoint name {name}</source>
         <translation>端点名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="96"/>
+        <location filename="../../mediadesk/config/messages.py" line="96"/>
         <source>duplicate account name {name}</source>
         <translation>账号名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="97"/>
+        <location filename="../../mediadesk/config/messages.py" line="97"/>
         <source>no endpoint named {name} ({known})</source>
         <translation>没有名为 {name} 的端点（{known}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="98"/>
+        <location filename="../../mediadesk/config/messages.py" line="98"/>
         <source>none defined</source>
         <translation>一个也未定义</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="99"/>
+        <location filename="../../mediadesk/config/messages.py" line="99"/>
         <source>no profile named {name}</source>
         <translation>没有名为 {name} 的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config_messages.py" line="100"/>
+        <location filename="../../mediadesk/config/messages.py" line="100"/>
         <source>profile {name} is an api profile; accounts are for web</source>
         <translation>配置 {name} 是 api 配置；账号只用于 web 配置</translation>
     </message>
@@ -880,52 +880,52 @@ What would be opened.</extracomment>
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="92"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="92"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="158"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="239"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="246"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="158"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="239"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="246"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app.py" line="184"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="184"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="211"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="211"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="210"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="219"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="230"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="210"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="219"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="230"/>
         <source>MediaDesk is already running</source>
         <extracomment>Another start of the console on this data folder asked for the window.</extracomment>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="99"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="99"/>
         <source>--db {db}: {error}</source>
         <translation>--db {db}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="227"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="227"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="233"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="233"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="236"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="236"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -933,65 +933,65 @@ What would be opened.</extracomment>
 <context>
     <name>DesktopsView</name>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="56"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="56"/>
         <source>Host</source>
         <extracomment>A desktop gone (left, or no heartbeat) longer than this is no longer listed.</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="56"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="56"/>
         <source>Operator</source>
         <translation>操作员</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="56"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="56"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="56"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="56"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="57"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="57"/>
         <source>Last heartbeat</source>
         <translation>最近心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="57"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="57"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../mediadesk/ui/desktops_view.py" line="86"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="86"/>
         <source>%n desktop(s) working this queue</source>
         <translation>
             <numerusform>%n 台桌面正在处理此队列</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="89"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="89"/>
         <source> (this desktop)</source>
         <translation>（本机）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="90"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="90"/>
         <source>working</source>
         <translation>工作中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="90"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="90"/>
         <source>gone</source>
         <translation>已离开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="91"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="91"/>
         <source>%1 ago</source>
         <translation>%1 前</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/desktops_view.py" line="95"/>
+        <location filename="../../mediadesk/ui/panels/desktops_view.py" line="95"/>
         <source>running accounts: %1</source>
         <translation>正在运行的账号：%1</translation>
     </message>
@@ -999,69 +999,69 @@ What would be opened.</extracomment>
 <context>
     <name>DetailPane</name>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="97"/>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="167"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="97"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="167"/>
         <source>No task selected.</source>
         <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
         <translation>未选择任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="107"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="107"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="110"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="110"/>
         <source>result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="111"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="111"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="118"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="118"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="123"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="123"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="126"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="126"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="134"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="169"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="169"/>
         <source>{id} — loading…</source>
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="224"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="224"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="229"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="229"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="239"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="239"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/detail_pane.py" line="244"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="244"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
@@ -1069,170 +1069,170 @@ What would be opened.</extracomment>
 <context>
     <name>ExceptionsView</name>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Task</source>
         <extracomment>Asked before a drop: (task ids) -&gt; go ahead? Replaceable in tests.</extracomment>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="101"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
         <source>Show resolved</source>
         <translation>显示已处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="104"/>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="309"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="309"/>
         <source>No exception selected.</source>
         <translation>未选择异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="113"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="113"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="121"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="124"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="124"/>
         <source>note (kept with the decision)</source>
         <translation>备注（随处理决定一并保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="126"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="126"/>
         <source>the answer, pasted by hand</source>
         <translation>手工粘贴的回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="128"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="128"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="129"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="129"/>
         <source>Re-route to</source>
         <translation>改派到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="132"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="132"/>
         <source>Answer by hand</source>
         <translation>手工回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="133"/>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="274"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="133"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="274"/>
         <source>Drop</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="152"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="152"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="155"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="155"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="207"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="207"/>
         <source>resolved: {r}</source>
         <translation>已处理：{r}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="232"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="232"/>
         <source>Select an exception first.</source>
         <translation>请先选择一个异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="235"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="235"/>
         <source>Select one exception to answer by hand.</source>
         <translation>请只选择一个异常来手工回答。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="248"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="248"/>
         <source>Could not resolve {id}: {why}</source>
         <translation>无法处理 {id}：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="253"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="253"/>
         <source>{id}: {action} done.</source>
         <translation>{id}：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="255"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="255"/>
         <source>{n} tasks: {action} done.</source>
         <translation>{n} 个任务：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="264"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="264"/>
         <source>Drop task {id}?</source>
         <translation>放弃任务 {id}？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="265"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="265"/>
         <source>Drop {n} tasks?</source>
         <translation>放弃 {n} 个任务？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="268"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="268"/>
         <source>Tasks: {ids}</source>
         <translation>任务：{ids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="269"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="269"/>
         <source>They stay failed, leave this list, and are exported as dropped with your note.</source>
         <translation>这些任务保持失败状态并移出此列表，导出时标记为已放弃并附上您的备注。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="272"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="272"/>
         <source>Drop exceptions</source>
         <translation>放弃异常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="275"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="275"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="313"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="313"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="316"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="316"/>
         <source>resolved: {r} {note}</source>
         <translation>已处理：{r} {note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="319"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="319"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="335"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="335"/>
         <source>Evidence: {links}</source>
         <translation>证据：{links}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/exceptions_view.py" line="337"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="337"/>
         <source>No evidence files.</source>
         <translation>没有证据文件。</translation>
     </message>
@@ -1240,59 +1240,59 @@ What would be opened.</extracomment>
 <context>
     <name>FilterBar</name>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="28"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="28"/>
         <source>Filter</source>
         <extracomment>Typing pauses this long before the table is filtered (each pass over 100k rows costs ~0.2 s).</extracomment>
         <translation>筛选</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="31"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="31"/>
         <source>All lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="32"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="32"/>
         <source>Web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="33"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="33"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="35"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="35"/>
         <source>All states</source>
         <translation>所有状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="40"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="40"/>
         <source>All profiles</source>
         <translation>所有配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="46"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="46"/>
         <source>Search id, prompt, error… (Ctrl+F)</source>
         <translation>搜索 ID、提示词、错误…（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="58"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="58"/>
         <source>Click to show every account and batch again</source>
         <extracomment>&quot;Show only this account / batch&quot; (from the row menu): shown while set; a click clears it.</extracomment>
         <translation>点击以重新显示所有账号和批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="119"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="119"/>
         <source>account {name}</source>
         <translation>账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="121"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="121"/>
         <source>batch {name}</source>
         <translation>批次 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/filter_bar.py" line="122"/>
+        <location filename="../../mediadesk/ui/window/filter_bar.py" line="122"/>
         <source>Only {what} ✕</source>
         <translation>仅 {what} ✕</translation>
     </message>
@@ -1389,133 +1389,133 @@ What would be opened.</extracomment>
 <context>
     <name>LanePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="100"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="100"/>
         <source>Web lane</source>
         <translation>网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="100"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="100"/>
         <source>API lane</source>
         <translation>API 通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="126"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="126"/>
         <source>gate: requests allowed at once now / configured (an adaptive gate learns the provider&apos;s real limit from its refusals); breaker: open = nothing is sent there until a probe succeeds</source>
         <extracomment>The one-line summary shown instead of everything below the title in compact mode. The callees&apos; gates and breakers (an API endpoint is shared by its profiles) and backlog.</extracomment>
         <translation>闸门：当前允许的并发请求数 / 配置值（自适应闸门会根据服务方的拒绝学习其真实上限）；熔断器：打开 = 在探测成功之前不向该处发送任何请求</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="129"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="129"/>
         <source>Estimated time until this lane&apos;s queued and running tasks are done, from the lane&apos;s own recent run times: p50 = median case, p90 = slow case.</source>
         <translation>根据此通道最近的运行耗时，估算其排队中和运行中的任务全部完成所需的时间：p50 = 中位情况，p90 = 较慢情况。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
         <source>status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
         <source>task</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="141"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="141"/>
         <source>No web accounts configured.</source>
         <translation>尚未配置网页账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="142"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="142"/>
         <source>No API profiles configured.</source>
         <translation>尚未配置 API 配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="271"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="271"/>
         <source>no tasks</source>
         <translation>暂无任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="276"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="276"/>
         <source>running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}</source>
         <translation>运行中 {run} · 等待中 {pend} · 成功 {ok} · 失败 {fail} · 已取消 {canc}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="289"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="289"/>
         <source>{done}/{total} done · {run} running · {pend} pending</source>
         <translation>已完成 {done}/{total} · 运行中 {run} · 等待中 {pend}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="292"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="292"/>
         <source> · {n} failed</source>
         <translation> · 失败 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="310"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="310"/>
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="312"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="312"/>
         <source>partly paused</source>
         <translation>部分暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="341"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="341"/>
         <source>{name}: gate {cur}/{limit}, {n} in flight</source>
         <translation>{name}：闸门 {cur}/{limit}，进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="344"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="344"/>
         <source>paused {s}</source>
         <translation>暂停 {s}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="346"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="346"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="346"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="346"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="349"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="349"/>
         <source>, next probe in {s}</source>
         <translation>，{s} 后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="353"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="353"/>
         <source>backlog: high {h} · normal {n} · low {low}</source>
         <translation>积压：高 {h} · 普通 {n} · 低 {low}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="360"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="360"/>
         <source>{n} tasks/min</source>
         <translation>{n} 个任务/分钟</translation>
     </message>
@@ -1524,48 +1524,48 @@ What would be opened.</extracomment>
         <translation type="vanished">{n:.1f} 个任务/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="363"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="363"/>
         <source>ETA — (no lane can take the queued tasks) · {rate}</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="364"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="364"/>
         <source>ETA — (no finished run yet) · {rate}</source>
         <translation>预计剩余 —（尚无已完成的运行）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="366"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="366"/>
         <source>idle · {rate}</source>
         <translation>空闲 · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="367"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="367"/>
         <source>ETA p50 {p50}, p90 {p90} · {rate}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90} · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="397"/>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="428"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="397"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="428"/>
         <source>{status} (paused)</source>
         <translation>{status}（已暂停）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="426"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="426"/>
         <source>{n}/{cap} running</source>
         <translation>运行中 {n}/{cap}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="432"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="432"/>
         <source>empty prompt: on</source>
         <translation>空指令：开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="432"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="432"/>
         <source>empty prompt: off</source>
         <translation>空指令：关</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/lane_panel.py" line="443"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="443"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -1573,17 +1573,17 @@ What would be opened.</extracomment>
 <context>
     <name>LogDock</name>
     <message>
-        <location filename="../../mediadesk/ui/log_dock.py" line="49"/>
+        <location filename="../../mediadesk/ui/panels/log_dock.py" line="49"/>
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/log_dock.py" line="56"/>
+        <location filename="../../mediadesk/ui/panels/log_dock.py" line="56"/>
         <source>Filter log (text, lane, task id)…</source>
         <translation>筛选日志（文本、通道、任务 ID）…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/log_dock.py" line="58"/>
+        <location filename="../../mediadesk/ui/panels/log_dock.py" line="58"/>
         <source>Follow</source>
         <translation>跟随</translation>
     </message>
@@ -2255,198 +2255,198 @@ What would be opened.</extracomment>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="118"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="392"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="118"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="392"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread. The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="223"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="223"/>
         <source>Accounts</source>
         <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="225"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="225"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="242"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="242"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="244"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="244"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="271"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="271"/>
         <source>Desktops</source>
         <translation>桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="286"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="286"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="310"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="310"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="312"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="312"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="394"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="394"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="538"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="538"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="557"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="557"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="561"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="561"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="564"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="564"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="566"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="566"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="578"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="605"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="659"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="578"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="605"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="659"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="622"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="622"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="651"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="651"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="656"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="656"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="670"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="670"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="672"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="672"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="682"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="682"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="698"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="698"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="704"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="704"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="710"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="710"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="716"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="716"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="735"/>
-        <location filename="../../mediadesk/ui/main_window.py" line="759"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="735"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="759"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="796"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="796"/>
         <source>1 desktop</source>
         <translation>1 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="796"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="796"/>
         <source>{n} desktops</source>
         <translation>{n} 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="804"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="804"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="804"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="804"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="806"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="806"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="808"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="808"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="809"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="809"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="821"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="821"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="825"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="825"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="829"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="829"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="833"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="833"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -2459,32 +2459,32 @@ What would be opened.</extracomment>
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="743"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="743"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="760"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="760"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="762"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="762"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="764"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="764"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="791"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="791"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/main_window.py" line="793"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="793"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -2492,32 +2492,32 @@ What would be opened.</extracomment>
 <context>
     <name>PreviewModel</name>
     <message>
-        <location filename="../../mediadesk/ui/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/batch_preview.py" line="145"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="145"/>
         <source>OK</source>
         <translation>正常</translation>
     </message>
@@ -2529,77 +2529,77 @@ What would be opened.</extracomment>
         <translation type="vanished">配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="64"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="64"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
         <source>Empty prompt</source>
         <translation>空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="64"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
         <source>Endpoint / profile</source>
         <translation>端点 / 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
         <source>Gate / share</source>
         <translation>闸门 / 份额</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="146"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="146"/>
         <source>Reasoning models: send only the user&apos;s content, no instructions; applies to tasks dispatched after the change</source>
         <translation>推理模型：只发送用户内容，不发送指令；对更改之后派发的任务生效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="150"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="150"/>
         <source>Endpoint: how many requests it may serve at once for all its profiles together (learned: the lower limit found from the provider&apos;s refusals). Profile: its share, at most this many of its own requests at once, within the endpoint&apos;s gate.</source>
         <translation>端点：它为其所有配置合计可同时处理的请求数（学得：根据服务方的拒绝找到的更低上限）。配置：它的份额，即在端点闸门之内，它自己最多可同时运行的请求数。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="155"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="155"/>
         <source>implicit: {url}</source>
         <translation>隐式：{url}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="157"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="157"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="159"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="159"/>
         <source>Profiles {profiles} give this base URL and key source themselves: they share one implicit endpoint, whose gate is the smallest of their concurrencies.</source>
         <translation>配置 {profiles} 各自指定了此基础 URL 和密钥来源：它们共享一个隐式端点，其闸门取它们并发数中的最小值。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="162"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="162"/>
         <source>Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.</source>
         <translation>来自 [[endpoints]] 的端点 {name}（{url}）：{profiles} 共用一个闸门。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="173"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="173"/>
         <source>web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="173"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="173"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="178"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="178"/>
         <source>Empty prompt for {name}</source>
         <translation>{name} 的空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="188"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="188"/>
         <source>How many of this profile&apos;s requests may run at once (1..{max}), within its endpoint&apos;s gate; set it to the provider&apos;s quota</source>
         <translation>此配置可同时运行的请求数（1..{max}），受其端点闸门限制；请按服务商的配额设置</translation>
     </message>
@@ -2608,47 +2608,47 @@ What would be opened.</extracomment>
         <translation type="vanished">此端点可同时运行的请求数（1..{max}）；请按服务商的配额设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="196"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="196"/>
         <source>1 per account</source>
         <translation>每账号 1 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="197"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="197"/>
         <source>A chat account allows exactly one generation at a time; a second one at the same moment breaks both. Add accounts to go faster.</source>
         <translation>一个聊天账号同一时间只能进行一次生成；同时进行第二次会让两次都失败。想要更快，请添加账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="211"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="211"/>
         <source>gate {n}</source>
         <translation>闸门 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="215"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="215"/>
         <source>learned {n}</source>
         <translation>学得 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="216"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="216"/>
         <source>{n} in flight</source>
         <translation>进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="225"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="225"/>
         <source>share {share} · up to {n} at once</source>
         <translation>份额 {share} · 最多同时 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/profiles_editor.py" line="255"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="255"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
@@ -2656,64 +2656,64 @@ What would be opened.</extracomment>
 <context>
     <name>SetupEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="324"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="324"/>
         <source>Setup — {path}</source>
         <extracomment>What the running app uses (restart-needed changes are measured against it). Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
         <translation>设置 — {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="330"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="330"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="333"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="333"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="426"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="426"/>
         <source>Opens the site in Chromium on this account&apos;s profile and says logged in or out</source>
         <translation>用此账号的浏览器配置在 Chromium 中打开站点，并显示已登录或未登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="427"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="427"/>
         <source>Sends one cheap request (GET /models, or a one-token answer) and shows the latency</source>
         <translation>发送一个开销很小的请求（GET /models，或只生成一个 token 的回答）并显示延迟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="473"/>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="552"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="473"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="552"/>
         <source>(no name)</source>
         <translation>（无名称）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="506"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="506"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="506"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="506"/>
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="599"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="599"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="603"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="603"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="619"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="619"/>
         <source>Config changed on disk</source>
         <translation>配置文件已在磁盘上被更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="620"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="620"/>
         <source>{message}
 
 Overwrite the file with the edits made here?</source>
@@ -2722,157 +2722,157 @@ Overwrite the file with the edits made here?</source>
 要用此处的编辑覆盖该文件吗？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="626"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="626"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="627"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="627"/>
         <source>Close Setup and discard the changes not saved to {path}?</source>
         <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="645"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="645"/>
         <source>Not saved: {path} changed on disk. Close and reopen Setup to see that change.</source>
         <translation>未保存：{path} 已在磁盘上被更改。请关闭并重新打开设置以查看该更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="653"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="653"/>
         <source>Not saved: {error}</source>
         <translation>未保存：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="656"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="656"/>
         <source>Saved {path}.</source>
         <translation>已保存 {path}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="674"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="674"/>
         <source>{profile} concurrency {n}</source>
         <translation>{profile} 并发数 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="681"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="681"/>
         <source>{account} {state}</source>
         <translation>{account} {state}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="682"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="682"/>
         <source>enabled</source>
         <translation>已启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="682"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="682"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="684"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="684"/>
         <source>Applied now: {what}.</source>
         <translation>已立即生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="686"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="686"/>
         <source>Applies at the next start: {what}.</source>
         <translation>下次启动时生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="694"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="694"/>
         <source>endpoint {name} added</source>
         <translation>已添加端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="695"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="695"/>
         <source>endpoint {name} removed</source>
         <translation>已删除端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="696"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="696"/>
         <source>endpoint {name} changed</source>
         <translation>已更改端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="697"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="697"/>
         <source>profile {name} added</source>
         <translation>已添加配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="698"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="698"/>
         <source>profile {name} removed</source>
         <translation>已删除配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="699"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="699"/>
         <source>profile {name} changed</source>
         <translation>已更改配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="700"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="700"/>
         <source>account {name} added</source>
         <translation>已添加账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="701"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="701"/>
         <source>account {name} removed</source>
         <translation>已删除账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="702"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="702"/>
         <source>account {name} changed</source>
         <translation>已更改账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="721"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="721"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="729"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="729"/>
         <source>Test needs the console&apos;s event loop; open Setup from the console</source>
         <translation>测试需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="735"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="735"/>
         <source>Testing {name}…</source>
         <translation>正在测试 {name}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="762"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="762"/>
         <source>a web profile is tested through its accounts</source>
         <translation>网页配置通过其账号进行测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="779"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="779"/>
         <source>OK: {seen} in {ms:.0f} ms</source>
         <translation>正常：{seen}，用时 {ms:.0f} ms</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="780"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="780"/>
         <source>Failed after {ms:.0f} ms: {seen}</source>
         <translation>{ms:.0f} ms 后失败：{seen}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="799"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="799"/>
         <source>{name}: logged in</source>
         <translation>{name}：已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="801"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="801"/>
         <source>{name}: logged out ({why}); use Log in on the account panel</source>
         <translation>{name}：未登录（{why}）；请在账号面板上点击“登录”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="803"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="803"/>
         <source>{name}: {error}</source>
         <translation>{name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="807"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="807"/>
         <source>logged in ({seen})</source>
         <translation>已登录（{seen}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="809"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="809"/>
         <source>logged out ({seen})</source>
         <translation>未登录（{seen}）</translation>
     </message>
@@ -2880,163 +2880,163 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TableMenu</name>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="144"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="144"/>
         <source>Copy id</source>
         <extracomment>Cancelling more rows than this at once asks first (a stray Del on a select-all is costly). What an export covers: every task, the rows the filters show, or the selected rows.</extracomment>
         <translation>复制 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="144"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="144"/>
         <source>Copy {n} ids</source>
         <translation>复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="147"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="147"/>
         <source>Copy prompt</source>
         <translation>复制提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="147"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="147"/>
         <source>Copy {n} prompts</source>
         <translation>复制 {n} 条提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="150"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="150"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="150"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="150"/>
         <source>Copy {n} results</source>
         <translation>复制 {n} 条结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="155"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="155"/>
         <source>Open evidence folder</source>
         <translation>打开证据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="159"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="159"/>
         <source>This task saved no screenshot or page (only failed web runs do)</source>
         <translation>此任务没有保存截图或页面（只有失败的网页运行才会保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="166"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="166"/>
         <source>Show only account “{name}”</source>
         <translation>仅显示账号“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="167"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="167"/>
         <source>Show only this account</source>
         <translation>仅显示此账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="170"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="170"/>
         <source>Show only profile “{name}”</source>
         <translation>仅显示配置“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="171"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="171"/>
         <source>Show only this profile</source>
         <translation>仅显示此配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="174"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="174"/>
         <source>Show only batch “{name}”</source>
         <translation>仅显示批次“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="175"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="175"/>
         <source>Show only this batch</source>
         <translation>仅显示此批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="177"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="177"/>
         <source>Show all tasks</source>
         <translation>显示所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="218"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="218"/>
         <source>Copied {n} ids</source>
         <translation>已复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="227"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="227"/>
         <source>Copied {n} prompts</source>
         <translation>已复制 {n} 条提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="229"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="229"/>
         <source>Copied {n} results</source>
         <translation>已复制 {n} 条结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="232"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="232"/>
         <source>Could not read the tasks: {error}</source>
         <translation>无法读取任务：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="248"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="248"/>
         <source>Copied {n} rows</source>
         <translation>已复制 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="253"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="253"/>
         <source>No evidence folder for this task</source>
         <translation>此任务没有证据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="266"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="266"/>
         <source>Cancel tasks</source>
         <translation>取消任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="267"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="267"/>
         <source>Cancel {n} tasks? Running ones stop at their next checkpoint; canceled tasks can be retried later.</source>
         <translation>取消 {n} 个任务？运行中的任务会在下一个检查点停止；已取消的任务之后可以重试。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="269"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="269"/>
         <source>Cancel {n} tasks</source>
         <translation>取消 {n} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="270"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="270"/>
         <source>Keep them</source>
         <translation>保留这些任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="293"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="293"/>
         <source>Export all tasks</source>
         <translation>导出所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="294"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="294"/>
         <source>Export filtered rows</source>
         <translation>导出筛选出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="295"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="295"/>
         <source>Export selected rows</source>
         <translation>导出所选行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="298"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="298"/>
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="298"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="298"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="299"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="299"/>
         <source>Excel workbook (*.xlsx)</source>
         <translation>Excel 工作簿 (*.xlsx)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/table_menu.py" line="300"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="300"/>
         <source>Markdown table (*.md)</source>
         <translation>Markdown 表格 (*.md)</translation>
     </message>
@@ -3044,63 +3044,63 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TaskTableModel</name>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
         <source>id</source>
         <extracomment>Whose desktop ran the task (its host; the tooltip: the full owner). Team mode. Column names, in column order; they are also the mirror&apos;s sort keys. A burst of at least this many new rows is followed by one release of freed heap memory ... ... once no rows were inserted for this long. Alpha of the state tint behind the state cell: the shared state colours (style.py, light or dark variant) laid translucently on the palette&apos;s own base, so text stays readable in both. Raw state string (&quot;running&quot; even when displayed as stalled). The task id of the row. Emitted after a flush changed any per-profile count. Emitted after rows were inserted (argument: number of new rows). New rows applied per timed flush: a 10k-row submit becomes a few short steps between which the loop paints and runs the lanes, not one long freeze.</extracomment>
         <translation>ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
         <source>lane</source>
         <translation>通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="153"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="153"/>
         <source>attempt</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="153"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="153"/>
         <source>started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="153"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="153"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="153"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="153"/>
         <source>duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="154"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="154"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="154"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="154"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/task_model.py" line="154"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="154"/>
         <source>desktop</source>
         <translation>桌面</translation>
     </message>
@@ -3108,32 +3108,32 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TrayController</name>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="157"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="157"/>
         <source>Show window</source>
         <translation>显示窗口</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="159"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="159"/>
         <source>Pause all lanes</source>
         <translation>暂停所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="162"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="162"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="177"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="177"/>
         <source>MediaDesk keeps running</source>
         <translation>MediaDesk 仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="178"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="178"/>
         <source>The lanes keep working; the tray icon shows the progress. Its menu brings the window back or quits.</source>
         <translation>通道继续工作；托盘图标显示进度。其菜单可恢复窗口或退出。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="206"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="206"/>
         <source>MediaDesk: {running} running, {pending} pending, {ended} done</source>
         <translation>MediaDesk：{running} 个运行中，{pending} 个待处理，{ended} 个已结束</translation>
     </message>
@@ -3141,68 +3141,68 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="76"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="76"/>
         <source>MediaDesk — welcome</source>
         <extracomment>The operator chose (a :class:`WelcomeChoice`). Where &quot;Create a workspace&quot; writes, and where the console looked for a config. &quot;Open a config...&quot;: () -&gt; the chosen file, or None. Tests replace it. &quot;Create a workspace&quot; opens the written file here: (path) -&gt; None. The in-window config editor replaces it; until then the system&apos;s editor for .toml files. Asked before anything when the template&apos;s place is taken: (path) -&gt; open it instead?</extracomment>
         <translation>MediaDesk — 欢迎</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="83"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="83"/>
         <source>Welcome to MediaDesk</source>
         <translation>欢迎使用 MediaDesk</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="101"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="101"/>
         <source>Try the demo</source>
         <translation>试用演示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="102"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="102"/>
         <source>A ready workspace with two local simulators (a chat site and an API): no account, no network, both lanes work within a minute.</source>
         <translation>现成的工作区，带两个本地模拟器（一个聊天网站和一个 API）：无需账号、无需网络，一分钟内两个通道都会开始工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="105"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="105"/>
         <source>Open a config...</source>
         <translation>打开配置...</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="106"/>
         <source>You already have a MediaDesk config file (TOML): open the console with it.</source>
         <translation>已有 MediaDesk 配置文件（TOML）：用它打开控制台。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="108"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="108"/>
         <source>Create a workspace</source>
         <translation>创建工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="109"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="109"/>
         <source>Write a commented config to {path} and open it for editing; the console opens with an empty workspace.</source>
         <translation>将带注释的配置写入 {path} 并打开编辑；控制台以空工作区打开。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="126"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="126"/>
         <source>From a terminal: “mediadesk demo”, “mediadesk --config FILE”, or “mediadesk init” to write the template.</source>
         <translation>在终端中：“mediadesk demo”、“mediadesk --config FILE”，或用“mediadesk init”写入模板。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="147"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="147"/>
         <source>MediaDesk runs batches of prompts over web chat accounts (in a real browser) and API models, and keeps every task and answer in a database on this computer.</source>
         <translation>MediaDesk 通过网页聊天账号（在真实浏览器中）和 API 模型批量运行提示词，并把每个任务和回答保存在本机的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="149"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="149"/>
         <source>No workspace is open: no configuration was found at {path}.</source>
         <translation>尚未打开工作区：在 {path} 未找到配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="150"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="150"/>
         <source>No workspace is open: the configuration could not be used.</source>
         <translation>尚未打开工作区：配置无法使用。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="157"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="157"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3213,29 +3213,29 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 请在文件中修正该键，然后选择“打开配置...”重新加载，或从演示或新工作区开始。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="196"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="196"/>
         <source>{path} could not be written: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="209"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="650"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="209"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="650"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="210"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="652"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="652"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="215"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="215"/>
         <source>A config is already there</source>
         <translation>配置已存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/welcome.py" line="216"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
         <source>{path} already exists; it is left as it is. Open it instead?</source>
         <translation>{path} 已存在，将保持不变。改为打开它吗？</translation>
     </message>
@@ -3243,104 +3243,104 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WindowActions</name>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="26"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="26"/>
         <source>Submit batch…</source>
         <translation>提交批次…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="27"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="27"/>
         <source>Stage a batch from a JSONL/CSV file or pasted prompts (Ctrl+O; or drop a file on the window)</source>
         <translation>从 JSONL/CSV 文件或粘贴的提示词暂存批次（Ctrl+O；也可将文件拖放到窗口上）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="29"/>
-        <location filename="../../mediadesk/ui/actions.py" line="128"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="29"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="128"/>
         <source>Pause web</source>
         <translation>暂停网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="30"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="30"/>
         <source>Stop dispatching new web tasks (running ones finish)</source>
         <translation>停止派发新的网页任务（正在运行的任务会继续完成）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="32"/>
-        <location filename="../../mediadesk/ui/actions.py" line="130"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="32"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="130"/>
         <source>Pause API</source>
         <translation>暂停 API 通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="33"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="33"/>
         <source>Stop dispatching new API tasks (running ones finish)</source>
         <translation>停止派发新的 API 任务（正在运行的任务会继续完成）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="35"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="35"/>
         <source>Cancel selected</source>
         <translation>取消所选</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="36"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="36"/>
         <source>Cancel the selected tasks (Del): pending ones at once, running ones at their next checkpoint</source>
         <translation>取消所选任务（Del）：等待中的任务立即取消，运行中的任务在下一个检查点取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="41"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="41"/>
         <source>Retry selected</source>
         <translation>重试所选</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="42"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="42"/>
         <source>Queue the selected failed or canceled tasks again (Ctrl+R)</source>
         <translation>将所选的失败或已取消任务重新排队（Ctrl+R）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="43"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="43"/>
         <source>Export results…</source>
         <translation>导出结果…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="44"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="44"/>
         <source>Write all tasks with their results as JSONL, CSV, XLSX or a Markdown table (Ctrl+E); the arrow: only the filtered or selected rows</source>
         <translation>将所有任务及其结果导出为 JSONL、CSV、XLSX 或 Markdown 表格（Ctrl+E）；点箭头：仅导出筛选出的或所选的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="47"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="47"/>
         <source>Export all tasks…</source>
         <translation>导出所有任务…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="48"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="48"/>
         <source>Every task in the workspace</source>
         <translation>工作区中的所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="49"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="49"/>
         <source>Export filtered rows…</source>
         <translation>导出筛选出的行…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="50"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="50"/>
         <source>The rows the filters show, in table order</source>
         <translation>筛选条件显示的行，按表格顺序</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="51"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="51"/>
         <source>Export selected rows…</source>
         <translation>导出所选行…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="52"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="52"/>
         <source>The selected rows, in table order</source>
         <translation>所选的行，按表格顺序</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="58"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="58"/>
         <source>Copy rows</source>
         <translation>复制行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="59"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="59"/>
         <source>Copy the selected rows as tab-separated text (Ctrl+C)</source>
         <translation>将所选行复制为以制表符分隔的文本（Ctrl+C）</translation>
     </message>
@@ -3349,52 +3349,52 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
         <translation type="vanished">将所有任务及其结果导出为 JSONL 或 CSV（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="63"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="63"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="64"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="64"/>
         <source>Load demo batch</source>
         <translation>加载演示批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="65"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="65"/>
         <source>Open the bundled demo batch in the staging dialog</source>
         <translation>在暂存对话框中打开内置的演示批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="68"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="68"/>
         <source>Open config…</source>
         <translation>打开配置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="69"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="69"/>
         <source>Switch this console to another config and its workspace (Ctrl+Shift+O)</source>
         <translation>将此控制台切换到另一个配置及其工作区（Ctrl+Shift+O）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="71"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="71"/>
         <source>Recent configs</source>
         <translation>最近的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="89"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="89"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="107"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="107"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="128"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="128"/>
         <source>Resume web</source>
         <translation>恢复网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/actions.py" line="130"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="130"/>
         <source>Resume API</source>
         <translation>恢复 API 通道</translation>
     </message>
@@ -3402,43 +3402,43 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WorkWatcher</name>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="66"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="66"/>
         <source>too many failures</source>
         <extracomment>(title, text) of a notice. The progress changed: (running, pending, ended since the last batch notice).</extracomment>
         <translation>失败过多</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="67"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="67"/>
         <source>Breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="68"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="68"/>
         <source>{kind} {name} stopped taking tasks ({reason}); it is probed and resumes by itself when it answers again.</source>
         <translation>{kind} {name} 已停止接收任务（{reason}）；系统会探测它，恢复响应后自动继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="79"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="79"/>
         <source>Login needed</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="80"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="80"/>
         <source>Account {account} is logged out and takes no task until you log in again (Accounts: Log in).</source>
         <translation>账号 {account} 已登出，重新登录前不接收任务（账号：登录）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="105"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="105"/>
         <source>{ok} succeeded, {failed} failed</source>
         <translation>{ok} 个成功，{failed} 个失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="107"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="107"/>
         <source>, {n} canceled</source>
         <translation>，{n} 个已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/tray.py" line="108"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="108"/>
         <source>Batch finished</source>
         <translation>批次已完成</translation>
     </message>
@@ -3446,23 +3446,23 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WorkspaceSwitcher</name>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="118"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="118"/>
         <source>the demo workspace</source>
         <extracomment>``--db`` as given (a file, or a ``postgresql://`` URL: team mode); None: the config&apos;s ``db_url`` or the data dir&apos;s file.</extracomment>
         <translation>演示工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="276"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="276"/>
         <source>Switch to {target}: this workspace stops; its running tasks go back to the queue and resume when this workspace is opened again.</source>
         <translation>切换到 {target}：当前工作区将停止；其运行中的任务回到队列，再次打开此工作区时继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="318"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="318"/>
         <source>Switch</source>
         <translation>切换</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="341"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="341"/>
         <source>{target} could not be opened:
 {error}</source>
         <extracomment>The workspace that can be reopened (None: it could not be reopened either).</extracomment>
@@ -3470,33 +3470,33 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 {error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="345"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="345"/>
         <source>Reopen {previous}</source>
         <translation>重新打开 {previous}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="347"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="347"/>
         <source>Open another config…</source>
         <translation>打开其他配置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="430"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="459"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="430"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="459"/>
         <source>A workspace switch is already under way</source>
         <extracomment>Every switch question asked, and every start failure met (tests read them). The config error of the last refused config (its text names the key), else &quot;&quot;. Set when the operator chose Quit after a failed start: the app closes the window.</extracomment>
         <translation>工作区切换正在进行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="443"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="473"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="488"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="496"/>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="541"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="443"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="473"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="488"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="496"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="541"/>
         <source>Config not opened</source>
         <translation>未打开配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="474"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="474"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3507,62 +3507,62 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 请在文件中修正该键后重新打开。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="482"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="482"/>
         <source>{path} is already open</source>
         <translation>{path} 已经打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="489"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="489"/>
         <source>Setup has changes not saved to {path}: save or close it first. {current} keeps running.</source>
         <translation>设置中有尚未保存到 {path} 的更改：请先保存或关闭。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="497"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="497"/>
         <source>Another MediaDesk console already has {dir} open; it was brought to the front. {current} keeps running here.</source>
         <translation>另一个 MediaDesk 控制台已打开 {dir}，已将其切换到前台。{current} 在此继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="509"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="509"/>
         <source>Nothing changed: {current} keeps running</source>
         <translation>未做更改：{current} 继续运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="533"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="533"/>
         <source>Opening {target}…</source>
         <translation>正在打开 {target}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="552"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="552"/>
         <source>No workspace is open</source>
         <translation>没有打开的工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="587"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="587"/>
         <source>Wait until the workspace switch is done</source>
         <translation>请等待工作区切换完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="601"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="601"/>
         <source>Opened {target}</source>
         <translation>已打开 {target}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="613"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="613"/>
         <source>{path} (not found)</source>
         <translation>{path}（未找到）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="621"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="621"/>
         <source>No recent configs</source>
         <translation>没有最近的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="626"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="626"/>
         <source>Clear the list</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/workspace_session.py" line="635"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="635"/>
         <source>{path} is no longer there; removed from the recent configs</source>
         <translation>{path} 已不存在，已从最近的配置中移除</translation>
     </message>
@@ -3570,7 +3570,7 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 <context>
     <name>_EntryForm</name>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="199"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="199"/>
         <source>default: {value}</source>
         <extracomment>Only for profiles of this kind (None: every profile).</extracomment>
         <translation>默认：{value}</translation>
@@ -3579,17 +3579,17 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 <context>
     <name>_SectionPage</name>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="281"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="281"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="282"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="282"/>
         <source>Duplicate</source>
         <translation>创建副本</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/setup_editor.py" line="283"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="283"/>
         <source>Remove</source>
         <translation>删除</translation>
     </message>

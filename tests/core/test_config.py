@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mediadesk.config import ConfigError, load_config
+from mediadesk.config.model import ConfigError, load_config
 
 GOOD = """
 data_dir = "work"
@@ -147,7 +147,7 @@ def test_numbers_and_defaults_of_the_new_keys(tmp_path: Path) -> None:
 
 
 def test_missing_api_keys_only_for_the_profiles_asked(tmp_path: Path) -> None:
-    from mediadesk.config import missing_api_keys
+    from mediadesk.config.model import missing_api_keys
 
     cfg = load_config(write(tmp_path, """
 [[endpoints]]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mediadesk import config as config_mod
-from mediadesk.config import ConfigError, parse_config
-from mediadesk.config_messages import CONTEXT, TEMPLATES, msg
+from mediadesk.config import model as config_mod
+from mediadesk.config.messages import CONTEXT, TEMPLATES, msg
+from mediadesk.config.model import ConfigError, parse_config
 from mediadesk.viewmodel.log_phrases import CONTEXT as LOG_CONTEXT
 from mediadesk.viewmodel.log_phrases import PHRASES
 
@@ -40,7 +40,7 @@ def test_every_template_the_loader_uses_is_in_the_catalog() -> None:
     used = _loader_templates()
     assert len(used) > 40
     missing = sorted(used - set(TEMPLATES))
-    assert not missing, f"add these to mediadesk/config_messages.py TEMPLATES: {missing}"
+    assert not missing, f"add these to mediadesk/config/messages.py TEMPLATES: {missing}"
 
 
 def _translations(context: str) -> dict[str, str]:

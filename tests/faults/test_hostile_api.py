@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for
 from mediadesk.store.export import export_tasks
-from mediadesk.workspace import Workspace
 from tests.support import log_messages, make_config, tasks_of
 
 ROOT = Path(__file__).resolve().parents[2]

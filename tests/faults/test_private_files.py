@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskStore, migrate
 from mediadesk.store.export import export_to_file
 from mediadesk.store.taskstore import NewTask
-from mediadesk.workspace import Workspace
 from tests.support import make_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,7 +209,7 @@ def test_the_migration_backup_never_follows_a_planted_link(tmp_path: Path) -> No
 # ------------------------------------------------------------------------------------------ owner records
 def test_planted_owner_record_links_are_refused(tmp_path: Path) -> None:
     """Item 11: no ``<db>.owner`` exists any more; the owner records are ``<lock>.owner``, opened without
-    following links (mediadesk/locking.py, before this work). Proved here through the CLI."""
+    following links (mediadesk/files/locks.py, before this work). Proved here through the CLI."""
     data = tmp_path / "data"
     data.mkdir(mode=0o700)
     victim = tmp_path / "victim.txt"

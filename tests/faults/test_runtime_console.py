@@ -10,8 +10,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
 from mediadesk.scheduler import Scheduler
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.main_window import MainWindow
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui import conftest as ui
 
 # The console fixtures of tests/ui (a qasync loop on the pytest-qt app, the simulator, a started

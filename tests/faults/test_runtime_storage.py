@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import LaneStats, StorageFailed, TaskChanged
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from mediadesk.workspace import Workspace
 from tests.support import make_config, until
 
 ROOT = Path(__file__).resolve().parents[2]

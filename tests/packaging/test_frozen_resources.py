@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mediadesk.workspace import resources_dir
+from mediadesk.config.workspace import resources_dir
 
 
 def test_frozen_app_uses_the_bundled_resources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.store import TaskReader, TaskStore
-from mediadesk.workspace import Workspace
 from tests.support import make_config, until
 
 

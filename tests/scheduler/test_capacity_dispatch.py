@@ -11,11 +11,11 @@ import socket
 
 import pytest
 
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.scheduler import QueueFullError
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.store.export import export_tasks
-from mediadesk.workspace import Workspace
 from tests.support import log_messages, make_config, tasks_of, until
 
 # Short breaker/backoff numbers so the tests run in seconds; the logic is the production one.

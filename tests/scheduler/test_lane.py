@@ -10,13 +10,13 @@ from collections.abc import Callable
 
 import pytest
 
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.web import InstanceLockedError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
 from mediadesk.store import DatabaseBusyError, TaskReader, TaskStore
-from mediadesk.workspace import Workspace
 from tests.support import make_config
 
 API = {"name": "p", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model": "m", "concurrency": 3}

@@ -14,9 +14,9 @@ import socket
 import httpx
 import pytest
 
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from mediadesk.workspace import Workspace
 from tests.support import log_messages, make_config, tasks_of, until
 
 BREAKER = {"window": 20, "failure_rate": 0.5, "min_calls": 10, "cooldown_s": 30.0, "probe_interval_s": 0.3}

@@ -18,6 +18,7 @@ import openpyxl
 import pytest
 
 from mediadesk.cli import main as cli_main
+from mediadesk.config.location import StoreLocation
 from mediadesk.core.states import TaskState
 from mediadesk.store import NewTask, TaskStore
 from mediadesk.store.export import (
@@ -29,7 +30,6 @@ from mediadesk.store.export import (
     export_to_file,
     iso_time,
 )
-from mediadesk.store.location import StoreLocation
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_760_000_000.25  # a fixed moment with a fraction of a second

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from mediadesk.cli import main as cli_main
-from mediadesk.config import ConfigError, parse_config
+from mediadesk.config.location import PgLocation, SqliteLocation, mask_url, parse_location
+from mediadesk.config.model import ConfigError, parse_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.store import NewTask, TaskStore
 from mediadesk.store.errors import DatabaseServerLostError, StorageError
-from mediadesk.store.location import PgLocation, SqliteLocation, mask_url, parse_location
 from mediadesk.store.open_errors import DatabaseServerError
-from mediadesk.workspace import Workspace
 from tests.pgserver import PgServer
 
 SECRET = "s3cr3t-pw"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from mediadesk.config.location import StoreLocation
 from mediadesk.core.states import TaskState
 from mediadesk.store import NewTask, TaskStore
-from mediadesk.store.location import StoreLocation
 from mediadesk.store.metrics import METRICS_INDEXES, MetricsReader, ensure_metrics_indexes
 
 T0 = 1_700_000_040.0  # a multiple of 60 (and of 10): bucket starts

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from mediadesk.config.location import PgLocation
 from mediadesk.core.states import TaskState
 from mediadesk.store import NewTask, SchemaError, TaskReader, TaskStore
-from mediadesk.store.location import PgLocation
 from mediadesk.store.migrations import HEAD, REVISIONS
 from mediadesk.store.open_errors import NewerSchemaError
 from mediadesk.store.schema import SCHEMA_VERSION, migrate

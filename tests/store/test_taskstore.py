@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from mediadesk.config.location import StoreLocation
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState
 from mediadesk.store import SCHEMA_VERSION, NewTask, SchemaError, TaskReader, TaskStore
-from mediadesk.store.location import StoreLocation
 
 
 @pytest.fixture

@@ -12,11 +12,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from mediadesk.config import AppConfig
+from mediadesk.config.model import AppConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from mediadesk.workspace import Workspace
 from tests.support import make_config, until
 
 TEAM_TIMING: dict[str, Any] = {"heartbeat": {"interval_s": 0.2, "stale_after_s": 3.0}}

@@ -35,15 +35,15 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 from PySide6.QtWidgets import QApplication
 
-from mediadesk.config import AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.model import AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import HealthStatus, LaneBackend, RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.backends import default_backend
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from mediadesk.ui.app import install_asyncgen_hooks
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.workspace import Workspace
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.app.start import install_asyncgen_hooks
+from mediadesk.ui.window.main_window import MainWindow
 from tests.support import make_config
 
 ARun = Callable[..., Any]

@@ -7,7 +7,7 @@ import gc
 import sys
 import threading
 
-from mediadesk.ui.workers import FAST_SWITCH_S, cyclic_gc_paused, gil_handed_over_often
+from mediadesk.ui.jobs.workers import FAST_SWITCH_S, cyclic_gc_paused, gil_handed_over_often
 
 
 def test_cyclic_gc_paused_nests_and_restores() -> None:

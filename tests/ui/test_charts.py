@@ -13,8 +13,8 @@ from PySide6.QtCore import QSettings
 from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
-from mediadesk.ui.charts import ChartsView, SecondsLogAxis
-from mediadesk.ui.main_window import MainWindow
+from mediadesk.ui.panels.charts import ChartsView, SecondsLogAxis
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 

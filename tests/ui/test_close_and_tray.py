@@ -12,18 +12,18 @@ import pytest
 from PySide6.QtCore import QEvent, QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 
-from mediadesk.config import load_config
+from mediadesk.config.model import load_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import LaneStats
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from mediadesk.ui.app import EXIT_OK, console_main
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.close_question import CloseChoice, CloseGuard, CloseQuestion, ask_close, work_in_progress
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.tray import TrayController
-from mediadesk.workspace import Workspace
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.app.start import EXIT_OK, console_main
+from mediadesk.ui.dialogs.close_question import CloseChoice, CloseGuard, CloseQuestion, ask_close, work_in_progress
+from mediadesk.ui.window.main_window import MainWindow
+from mediadesk.ui.window.tray import TrayController
 from tests.support import tasks_of, until
 from tests.ui.conftest import ARun, ConsoleEnv, FakeWebBackend
 

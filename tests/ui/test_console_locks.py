@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mediadesk.providers.web import InstanceLock
-from mediadesk.ui.app import EXIT_BUSY, EXIT_CONFIG, console_main
+from mediadesk.ui.app.start import EXIT_BUSY, EXIT_CONFIG, console_main
 from tests.ui.conftest import ARun, ConsoleEnv
 
 

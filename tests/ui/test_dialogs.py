@@ -34,18 +34,18 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontDatabase
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QPlainTextEdit
 
-from mediadesk.config import AccountConfig, ProfileConfig
+from mediadesk.config.model import AccountConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.scheduler import ProfileView
-from mediadesk.ui import batch_dialog
-from mediadesk.ui.accounts_panel import AccountsPanel, DisableChoice, DisableQuestion
-from mediadesk.ui.batch_dialog import BatchDialog
-from mediadesk.ui.bridge import SchedulerBridge
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.dialogs import batch_dialog
+from mediadesk.ui.dialogs.batch_dialog import BatchDialog
 from mediadesk.ui.format import fmt_eta, health_label
-from mediadesk.ui.profiles_editor import ProfilesEditor
+from mediadesk.ui.panels.accounts_panel import AccountsPanel, DisableChoice, DisableQuestion
+from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from mediadesk.ui.style import apply_style, health_color, icon, is_dark, resources_dir, state_color
-from mediadesk.workspace import Workspace
 from tests.support import make_config
 
 PROFILES = [

@@ -17,12 +17,12 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from mediadesk.config import AccountConfig, ProfileConfig
+from mediadesk.config.model import AccountConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend, RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
-from mediadesk.ui.accounts_panel import AccountsPanel, DisableChoice, DisableQuestion
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.workspace import Workspace
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.panels.accounts_panel import AccountsPanel, DisableChoice, DisableQuestion
 from tests.support import make_config
 from tests.ui.conftest import ARun, FakeWebBackend
 

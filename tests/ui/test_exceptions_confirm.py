@@ -13,9 +13,9 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, QSettings, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QMessageBox
 
 from mediadesk.scheduler import Scheduler
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.exceptions_view import ExceptionsView
-from mediadesk.ui.main_window import MainWindow
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.panels.exceptions_view import ExceptionsView
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv
 from tests.ui.test_exceptions_view import FailingWebBackend, db_record, fail_tasks
 

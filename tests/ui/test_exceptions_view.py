@@ -15,7 +15,7 @@ from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
 from mediadesk.store.taskstore import TaskRecord
-from mediadesk.ui.main_window import MainWindow
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv, FakeWebBackend, open_window
 
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QTimer
 
-from mediadesk.config import load_config
-from mediadesk.config_template import default_config_path, template_text, write_config_template
-from mediadesk.ui.app import EXIT_CONFIG, EXIT_OK, console_main
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.welcome import WelcomePanel
+from mediadesk.config.model import load_config
+from mediadesk.config.template import default_config_path, template_text, write_config_template
+from mediadesk.ui.app.start import EXIT_CONFIG, EXIT_OK, console_main
+from mediadesk.ui.dialogs.welcome import WelcomePanel
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv
 
 REPO = Path(__file__).resolve().parents[2]

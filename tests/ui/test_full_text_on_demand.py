@@ -12,9 +12,9 @@ from PySide6.QtCore import QSettings
 
 from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.table_menu import fetch_texts
-from mediadesk.ui.task_model import Col
+from mediadesk.ui.models.task_model import Col
+from mediadesk.ui.window.main_window import MainWindow
+from mediadesk.ui.window.table_menu import fetch_texts
 from mediadesk.viewmodel.columns import PROMPT_CHARS
 from tests.ui.conftest import ARun, open_window
 

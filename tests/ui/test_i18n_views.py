@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QCoreApplication, QSettings, QTranslator
 
-from mediadesk.config import ConfigError, load_config
+from mediadesk.config.model import ConfigError, load_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
-from mediadesk.ui.app import EXIT_OK, console_main
-from mediadesk.ui.setup_editor import SetupEditor
-from mediadesk.ui.welcome import WelcomePanel
-from mediadesk.workspace import Workspace
+from mediadesk.ui.app.start import EXIT_OK, console_main
+from mediadesk.ui.dialogs.setup_editor import SetupEditor
+from mediadesk.ui.dialogs.welcome import WelcomePanel
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 QM = Path(__file__).resolve().parents[2] / "resources" / "i18n" / "mediadesk_zh_CN.qm"
@@ -144,8 +144,8 @@ def test_a_real_task_log_reads_in_chinese_in_the_detail_pane_and_the_log_dock(
 
 def test_library_and_cross_entry_messages_in_chinese(zh: QTranslator) -> None:
     """pydantic's own checks and our checks across entries, through the console's renderer."""
-    from mediadesk.config import parse_config
-    from mediadesk.ui.config_text import config_error_text
+    from mediadesk.config.model import parse_config
+    from mediadesk.ui.dialogs.config_text import config_error_text
 
     cases = [
         ({"profiles": [{"name": "a", "kind": "chat"}]}, "c.toml: profiles[0] (a).kind: 值应为 'api' 或 'web'"),

@@ -26,8 +26,8 @@ def run_python(code: str, tmp_path: Path) -> dict[str, object]:
 def test_importing_the_main_window_imports_no_plotting_library(tmp_path: Path) -> None:
     out = run_python("""
         import json, sys
-        import mediadesk.ui.main_window
-        import mediadesk.ui.charts
+        import mediadesk.ui.window.main_window
+        import mediadesk.ui.panels.charts
         print(json.dumps({m: m in sys.modules for m in ("pyqtgraph", "numpy")}))
     """, tmp_path)
     assert out == {"pyqtgraph": False, "numpy": False}
@@ -45,8 +45,8 @@ def test_charts_read_while_hidden_and_draw_once_shown(tmp_path: Path) -> None:
 
         from mediadesk.core.states import TaskState
         from mediadesk.store.taskstore import NewTask, TaskStore
-        from mediadesk.ui.app import install_asyncgen_hooks
-        from mediadesk.ui.charts import ChartsView
+        from mediadesk.ui.app.start import install_asyncgen_hooks
+        from mediadesk.ui.panels.charts import ChartsView
         from tests.support import until
 
         db = Path(sys.argv[1]) / "charts.db"

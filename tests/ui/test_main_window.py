@@ -22,11 +22,11 @@ from PySide6.QtWidgets import QApplication
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import EventBus, TaskLogLine
 from mediadesk.store import DatabaseLock, LogLine, TaskReader
-from mediadesk.ui.app import EXIT_BUSY, EXIT_CONFIG, EXIT_OK, console_main
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.detail_pane import DetailPane, linkify_paths
-from mediadesk.ui.log_dock import LogDock
-from mediadesk.ui.main_window import MainWindow
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.app.start import EXIT_BUSY, EXIT_CONFIG, EXIT_OK, console_main
+from mediadesk.ui.panels.detail_pane import DetailPane, linkify_paths
+from mediadesk.ui.panels.log_dock import LogDock
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 REPO = Path(__file__).resolve().parents[2]
@@ -358,7 +358,7 @@ def test_run_console_bad_config_in_a_real_process(tmp_path: Path) -> None:
     bad.write_text("this is = = not toml", encoding="utf-8")
     code = textwrap.dedent(f"""
         from pathlib import Path
-        from mediadesk.ui.app import run_console
+        from mediadesk.ui.app.start import run_console
         raise SystemExit(run_console(Path({str(bad)!r}), data_dir=Path({str(tmp_path / 'data')!r})))
     """)
     env = {"QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO), "HOME": str(tmp_path),
@@ -413,8 +413,8 @@ _DRIVER = textwrap.dedent("""
     from pathlib import Path
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
-    from mediadesk.ui import app as console
-    from mediadesk.ui.main_window import MainWindow
+    from mediadesk.ui.app import start as console
+    from mediadesk.ui.window.main_window import MainWindow
 
     config, data_dir, up, activated = (Path(a) for a in sys.argv[1:5])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mediadesk.ui.task_model import RELEASE_AFTER_ROWS, TaskTableModel
+from mediadesk.ui.models.task_model import RELEASE_AFTER_ROWS, TaskTableModel
 from tests.viewmodel.factory import rec
 
 

@@ -13,17 +13,14 @@ import pytest
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from mediadesk.config import load_config
+from mediadesk.config.model import load_config
+from mediadesk.config.workspace import Workspace
+from mediadesk.files.db_lock import DatabaseLock
 from mediadesk.providers.web import InstanceLock
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from mediadesk.store.dblock import DatabaseLock
-from mediadesk.ui.app import EXIT_OK, console_main
-from mediadesk.ui.close_question import work_in_progress
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.welcome import WelcomePanel
-from mediadesk.ui.window_state import RECENT_CONFIGS_MAX, forget_config, recent_configs, remember_config
-from mediadesk.ui.workspace_session import (
+from mediadesk.ui.app.start import EXIT_OK, console_main
+from mediadesk.ui.app.workspace_session import (
     EXIT_BUSY,
     StartFailed,
     StartFailedChoice,
@@ -32,7 +29,10 @@ from mediadesk.ui.workspace_session import (
     WorkspaceSwitcher,
     ask_start_failed,
 )
-from mediadesk.workspace import Workspace
+from mediadesk.ui.dialogs.close_question import work_in_progress
+from mediadesk.ui.dialogs.welcome import WelcomePanel
+from mediadesk.ui.window.main_window import MainWindow
+from mediadesk.ui.window.window_state import RECENT_CONFIGS_MAX, forget_config, recent_configs, remember_config
 from tests.support import tasks_of, until
 from tests.ui.conftest import ARun
 

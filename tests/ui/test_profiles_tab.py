@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from mediadesk.config import AccountConfig, ProfileConfig
+from mediadesk.config.model import AccountConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.scheduler import Scheduler
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.profiles_editor import ProfilesEditor
-from mediadesk.workspace import Workspace
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from tests.support import make_config
 from tests.ui.conftest import ARun, FakeWebBackend
 

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from mediadesk.config import load_config
+from mediadesk.config.model import load_config
+from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web import find_our_residue
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.setup_editor import SetupEditor, site_choices
-from mediadesk.workspace import Workspace
+from mediadesk.ui.dialogs.setup_editor import SetupEditor, site_choices
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 CONFIG = """\

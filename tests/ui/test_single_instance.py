@@ -18,7 +18,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from mediadesk.ui.single_instance import SingleInstance, SingleInstanceError, bring_to_front, instance_key
+from mediadesk.ui.app.single_instance import SingleInstance, SingleInstanceError, bring_to_front, instance_key
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -110,7 +110,7 @@ def test_real_second_process_activates_us(qtbot: Any, key: str, instances: list[
     first.listen(lambda: calls.append(1))
     proc = _python(f"""
         from PySide6.QtCore import QCoreApplication
-        from mediadesk.ui.single_instance import SingleInstance
+        from mediadesk.ui.app.single_instance import SingleInstance
         app = QCoreApplication([])
         print("delivered" if SingleInstance({key!r}).activate_existing(2000) else "none", flush=True)
     """)
@@ -127,7 +127,7 @@ def test_stale_socket_of_a_killed_instance_is_recovered(qtbot: Any, key: str, in
     proc = _python(f"""
         import time
         from PySide6.QtCore import QCoreApplication
-        from mediadesk.ui.single_instance import SingleInstance
+        from mediadesk.ui.app.single_instance import SingleInstance
         app = QCoreApplication([])
         inst = SingleInstance({key!r})
         inst.listen(lambda: None)

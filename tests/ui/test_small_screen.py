@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from mediadesk.scheduler import Scheduler
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.main_window import MainWindow
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 from tests.ui.test_main_window import wait_states
 

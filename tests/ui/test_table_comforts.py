@@ -18,9 +18,9 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, QSettings, Qt, QUrl
 from PySide6.QtWidgets import QApplication, QMenu
 
 from mediadesk.scheduler import Scheduler
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.task_model import Col
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.models.task_model import Col
+from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, ConsoleEnv
 from tests.ui.test_main_window import db_states, select_tasks, wait_states
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QTableView
 
 from mediadesk.scheduler.events import LaneStats, RunningInfo
-from mediadesk.ui.task_model import STALLED, Col, TaskFilterProxy, TaskTableModel
+from mediadesk.ui.models.task_model import STALLED, Col, TaskFilterProxy, TaskTableModel
 from tests.viewmodel.factory import T0, Clock, change, rec
 
 

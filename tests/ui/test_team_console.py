@@ -15,18 +15,18 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from mediadesk.cli import build_parser
+from mediadesk.config.location import PgLocation
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
 from mediadesk.store.export import export_to_file
-from mediadesk.store.location import PgLocation
 from mediadesk.store.metrics import METRICS_INDEXES
 from mediadesk.store.pgconn import connect as pg_connect
-from mediadesk.ui.app import console_main
-from mediadesk.ui.bridge import SchedulerBridge
-from mediadesk.ui.main_window import MainWindow
-from mediadesk.ui.task_model import Col
-from mediadesk.ui.workers import read_all_columns
-from mediadesk.workspace import Workspace
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.app.start import console_main
+from mediadesk.ui.jobs.workers import read_all_columns
+from mediadesk.ui.models.task_model import Col
+from mediadesk.ui.window.main_window import MainWindow
 from tests.support import make_config, tasks_of, until
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from mediadesk.ui.workers import TaskJobs
+from mediadesk.ui.jobs.workers import TaskJobs
 
 
 async def test_drain_waits_for_the_threads_of_cancelled_jobs() -> None:

@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from mediadesk.config import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
+from mediadesk.config.model import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.files.safe import ensure_private_dir
 from mediadesk.providers.web.adapter import SiteAdapter, compose_prompt
 from mediadesk.providers.web.autologin import (
     CredentialError,
@@ -58,8 +60,6 @@ from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
 from mediadesk.providers.web.sites import adapter_for
 from mediadesk.providers.web.threads import ThreadBook, replay
-from mediadesk.safefiles import ensure_private_dir
-from mediadesk.workspace import Workspace
 
 __all__ = [
     "RUNS_PER_ACCOUNT",

@@ -54,6 +54,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from mediadesk.files.safe import UnsafePathError, ensure_private_dir, write_private_file
 from mediadesk.providers.web.adapter import SiteAdapter
 from mediadesk.providers.web.busy import parse_wait
 from mediadesk.providers.web.errors import (
@@ -68,7 +69,6 @@ from mediadesk.providers.web.errors import (
     WebLaneError,
 )
 from mediadesk.providers.web.markdown import html_to_markdown
-from mediadesk.safefiles import UnsafePathError, ensure_private_dir, write_private_file
 
 __all__ = ["PageDriver", "RunResult", "RunTimings"]
 

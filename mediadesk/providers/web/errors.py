@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from mediadesk import locking
 from mediadesk.core.errors import ErrorKind
+from mediadesk.files import locks as locking
 from mediadesk.providers.web._proctree import ProcInfo
 
 __all__ = [

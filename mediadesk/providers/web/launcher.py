@@ -37,6 +37,7 @@ from typing import IO, TYPE_CHECKING
 
 import psutil
 
+from mediadesk.files.safe import ensure_private_dir, open_private_for_writing
 from mediadesk.providers.web._proctree import (
     KILL_WAIT_S,
     LIVE_OWNED,
@@ -59,7 +60,6 @@ from mediadesk.providers.web.selfcheck import (
     singleton_holder,
     write_browser_record,
 )
-from mediadesk.safefiles import ensure_private_dir, open_private_for_writing
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Playwright

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mediadesk.config import AppConfig, BrowserConfig
+from mediadesk.config.model import AppConfig, BrowserConfig
+from mediadesk.config.workspace import Workspace
+from mediadesk.files.safe import ensure_private_dir
 from mediadesk.providers.web.adapter import SiteAdapter
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import BrowserStartError
@@ -25,8 +27,6 @@ from mediadesk.providers.web.playwright_hub import PlaywrightHub
 from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
 from mediadesk.providers.web.sites import adapter_for
-from mediadesk.safefiles import ensure_private_dir
-from mediadesk.workspace import Workspace
 
 __all__ = ["interactive_login", "login_with_form", "visible_login"]
 

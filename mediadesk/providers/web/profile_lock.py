@@ -1,7 +1,7 @@
 """On-disk exclusivity: one driver per account profile, one MediaDesk per data directory.
 
 Why on disk: an in-process ``asyncio.Lock`` cannot see a second window, a ``mediadesk run`` in a terminal,
-or a stale process from a crash. Both are :class:`mediadesk.locking.OwnedFileLock`: a kernel lock the
+or a stale process from a crash. Both are :class:`mediadesk.files.locks.OwnedFileLock`: a kernel lock the
 kernel drops when its holder dies (even by SIGKILL), plus an owner record that names a live holder.
 """
 
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import platformdirs
 
-from mediadesk.locking import OwnedFileLock, describe_holder
+from mediadesk.files.locks import OwnedFileLock, describe_holder
+from mediadesk.files.safe import ensure_private_dir
 from mediadesk.providers.web.errors import AccountLockedError, InstanceLockedError
-from mediadesk.safefiles import ensure_private_dir
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import psutil
 
+from mediadesk.files.safe import write_private_file
 from mediadesk.providers.web._proctree import (
     LIVE_OWNED,
     EndReport,
@@ -42,7 +43,6 @@ from mediadesk.providers.web._proctree import (
     protected_pids,
 )
 from mediadesk.providers.web.profile_lock import AccountLock
-from mediadesk.safefiles import write_private_file
 
 RECORD_NAME = ".mediadesk-browser.json"
 SINGLETON_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")

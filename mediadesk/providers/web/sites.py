@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mediadesk.config import AppConfig, ConfigError, ProfileConfig
+from mediadesk.config.model import AppConfig, ConfigError, ProfileConfig
+from mediadesk.config.workspace import Workspace, resources_dir
 from mediadesk.providers.web.adapter import AdapterError, SiteAdapter, load_adapters, with_url
-from mediadesk.workspace import Workspace, resources_dir
 
 
 def site_adapters(config: AppConfig, workspace: Workspace) -> dict[str, SiteAdapter]:

@@ -15,7 +15,8 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from mediadesk.config import AppConfig, ConfigError
+from mediadesk.config.model import AppConfig, ConfigError
+from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.autologin import (
     CredentialError,
     CredentialSource,
@@ -28,7 +29,6 @@ from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.lane import Lane
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from mediadesk.workspace import Workspace
 from tests.support import log_messages, make_config, tasks_of, until
 
 USER_ENV, PASSWORD_ENV = "MEDIADESK_TEST_SITE_USER", "MEDIADESK_TEST_SITE_PASSWORD"

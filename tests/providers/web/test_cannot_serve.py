@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from mediadesk.config import AccountConfig, ProfileConfig
+from mediadesk.config.model import AccountConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
-from mediadesk.workspace import Workspace
 from tests.cli.test_cli import db_states, mediadesk
 from tests.support import make_config
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import async_playwright
 
+from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.backend import build_web_backend
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from mediadesk.workspace import Workspace
 from tests.providers.web.xserver import xvfb
 from tests.support import make_config
 

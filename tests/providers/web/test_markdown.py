@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from mediadesk.config.workspace import Workspace, resources_dir
 from mediadesk.providers.web.adapter import AdapterError, parse_adapter
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.providers.web.markdown import html_to_markdown
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer, markdown_answer
-from mediadesk.workspace import Workspace, resources_dir
 from tests.support import make_config, tasks_of
 
 # Shaped after ChatGPT's answer markup (2025): data-start/end attributes everywhere, a code block whose

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from mediadesk.config import AppConfig
+from mediadesk.config.model import AppConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import TaskSpec
 from mediadesk.providers.web.backend import WebAccountBackend, build_web_backend
 from mediadesk.providers.web.cookies import JAR_NAME
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.sim.web_server import SESSION_COOKIE, WebSimConfig, WebSimServer
-from mediadesk.workspace import Workspace
 from tests.providers.web.helpers import RecordingCtx, until
 from tests.support import make_config
 

@@ -16,11 +16,11 @@ from typing import Any
 import psutil
 import pytest
 
-from mediadesk.config import AppConfig
+from mediadesk.config.model import AppConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import BUSY_MESSAGE, WebSimConfig, WebSimServer
-from mediadesk.workspace import Workspace
 from tests.support import log_messages, make_config, tasks_of, until
 
 pytestmark = pytest.mark.browser

@@ -11,13 +11,13 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from mediadesk.config import BrowserConfig
+from mediadesk.config.model import BrowserConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import TaskSpec
 from mediadesk.providers.web.adapter import load_adapter, with_url
 from mediadesk.providers.web.backend import WebAccountBackend, build_web_backend
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from mediadesk.workspace import Workspace
 from tests.providers.web.helpers import RecordingCtx
 from tests.support import make_config
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from mediadesk.config import AppConfig
+from mediadesk.config.model import AppConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.web import errors
 from mediadesk.providers.web.backend import build_web_backend, task_failure
 from mediadesk.scheduler import Scheduler
-from mediadesk.workspace import Workspace
 from tests.providers.web.helpers import RecordingCtx, until
 from tests.support import make_config
 

@@ -19,7 +19,7 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from mediadesk.config import BrowserConfig
+from mediadesk.config.model import BrowserConfig
 from mediadesk.core.backend import TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.web.adapter import load_adapter, with_url

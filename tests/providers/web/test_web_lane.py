@@ -13,7 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mediadesk.config import AppConfig
+from mediadesk.config.model import AppConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.backend import WebAccountBackend
 from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.providers.web.login import login_with_form
@@ -22,7 +23,6 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.lane import Lane
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.store import TaskReader
-from mediadesk.workspace import Workspace
 from tests.providers.web.helpers import until
 from tests.support import make_config
 

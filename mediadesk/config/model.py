@@ -1,0 +1,644 @@
+"""Configuration: one TOML file, validated up front, errors that name the file and the key.
+
+Key names and meanings under ``[retry]``, ``[heartbeat]``, ``[[profiles]]`` and ``[[accounts]]`` are
+fixed by the product: operators and outside tools write them. Unknown keys are errors (a typo such as
+``concurency`` must not silently fall back to a default).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from mediadesk.config.messages import ConfigIssue, Msg, msg
+from mediadesk.core.policy import RetryPolicy
+
+#: An API endpoint allows at most this many concurrent requests (provider quotas); default 3.
+API_CONCURRENCY_MAX = 5
+API_CONCURRENCY_DEFAULT = 3
+#: Longest answer an API profile accepts unless it sets ``max_answer_chars`` (characters).
+MAX_ANSWER_CHARS_DEFAULT = 200_000
+#: Longest one API attempt may take in all (send to last byte) unless the profile sets ``max_run_s``.
+API_MAX_RUN_S_DEFAULT = 600.0
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+
+class _Problem(ValueError):
+    """A validator's complaint with its message as data (``str()`` is the English text)."""
+
+    def __init__(self, message: Msg) -> None:
+        super().__init__(message.english())
+        self.message = message
+
+
+def _problem(template: str, **params: str | Msg) -> _Problem:
+    return _Problem(msg(template, **params))
+
+
+def _check_env_name(v: str | None) -> str | None:
+    if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
+        raise _problem("must be the NAME of an environment variable (the key itself never goes in the config)")
+    return v
+
+
+def _check_name(v: str) -> str:
+    """Profile and account names end up in file paths, lock names and log prefixes."""
+    if not _NAME_RE.match(v):
+        raise _problem("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return v
+
+
+class ConfigError(Exception):
+    """A user error in the config: the message is meant for the operator, no traceback.
+
+    ``issues`` holds the same problems as data (file, key, message template and values), for a
+    translated display; ``str()`` stays the English text the CLI prints. Empty when the error was
+    raised from a plain text."""
+
+    def __init__(self, message: str = "", issues: Sequence[ConfigIssue] = ()) -> None:
+        super().__init__(message)
+        self.issues: tuple[ConfigIssue, ...] = tuple(issues)
+
+    @classmethod
+    def of(cls, issues: Sequence[ConfigIssue]) -> ConfigError:
+        return cls("\n".join(i.line() for i in issues), issues)
+
+
+class _Strict(BaseModel):
+    # strict: a TOML value of the wrong type is an error, never converted ("3" is not 3, 1 is not
+    # true); a float key takes an integer. Lists and paths relax only the container (TOML has no
+    # tuple or path type): their items are still checked strictly.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class RetryConfig(_Strict):
+    max_retries: int = Field(2, ge=0, le=10, description="retries after the first attempt")
+    backoff_base_s: float = Field(1.0, gt=0, le=3600)
+    backoff_max_s: float = Field(60.0, gt=0, le=86400)
+    #: Web tasks that crash a browser/page or time out the whole run on this many attempts are
+    #: quarantined (set aside for a person), never retried automatically.
+    quarantine_after: int = Field(2, ge=1, le=100)
+
+    def policy(self) -> RetryPolicy:
+        return RetryPolicy(
+            max_retries=self.max_retries,
+            backoff_base_s=self.backoff_base_s,
+            backoff_max_s=self.backoff_max_s,
+            quarantine_after=self.quarantine_after,
+        )
+
+
+class BreakerConfig(_Strict):
+    """Circuit breaker per API endpoint and per web account (key names fixed by the product)."""
+
+    window: int = Field(20, ge=1, le=10_000)            # last N calls
+    failure_rate: float = Field(0.5, gt=0, le=1)
+    min_calls: int = Field(10, ge=1, le=10_000)
+    cooldown_s: float = Field(120.0, gt=0, le=86400)    # refusals with no success this long open it
+    probe_interval_s: float = Field(10.0, gt=0, le=86400)
+
+    @model_validator(mode="after")
+    def _min_calls_in_window(self) -> BreakerConfig:
+        if self.min_calls > self.window:
+            raise _problem("min_calls ({min_calls}) must not exceed window ({window})",
+                           min_calls=str(self.min_calls), window=str(self.window))
+        return self
+
+
+class RatesConfig(_Strict):
+    """Token buckets (requests per minute; 0 = none) for both lanes."""
+
+    global_rpm: float = Field(0.0, ge=0, le=1_000_000)
+    per_domain: dict[str, float] = {}
+
+    @field_validator("per_domain")
+    @classmethod
+    def _rpm_values(cls, v: dict[str, float]) -> dict[str, float]:
+        for domain, rpm in v.items():
+            if rpm < 0:
+                raise _problem("{domain}: requests per minute must be a number >= 0", domain=domain)
+        return v
+
+
+class EndpointConfig(_Strict):
+    """An OpenAI-compatible endpoint: it owns the quota shared by every profile on it."""
+
+    name: str
+    base_url: str
+    api_key_env: str | None = None
+    api_key_keyring: str | None = None
+    concurrency: int = Field(API_CONCURRENCY_DEFAULT, ge=1, le=API_CONCURRENCY_MAX)
+    rpm: float = Field(0.0, ge=0, le=1_000_000)
+    adaptive: bool = True
+
+    _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        return _check_env_name(v)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        if not re.match(r"^https?://", v):
+            raise _problem("base_url must start with http:// or https://")
+        return v.rstrip("/")
+
+
+class HeartbeatConfig(_Strict):
+    interval_s: float = Field(15.0, gt=0, le=3600)
+    stale_after_s: float = Field(90.0, gt=0, le=86400)
+
+    @model_validator(mode="after")
+    def _stale_after_interval(self) -> HeartbeatConfig:
+        if self.stale_after_s <= self.interval_s:
+            raise _problem("stale_after_s ({stale_after_s}) must be greater than interval_s ({interval_s})",
+                           stale_after_s=str(self.stale_after_s), interval_s=str(self.interval_s))
+        return self
+
+
+class SchedulerConfig(_Strict):
+    #: Fallback wake-up of an idle lane (new work normally wakes it at once).
+    poll_interval_s: float = Field(1.0, gt=0, le=60)
+    #: Grace given to a cancelled run to stop by itself before the browser is killed.
+    kill_grace_s: float = Field(3.0, gt=0, le=60)
+    #: Largest prompt accepted from a batch (characters).
+    max_prompt_chars: int = Field(200_000, ge=1, le=50_000_000)
+
+
+class BrowserConfig(_Strict):
+    executable: Path | None = Field(None, strict=False)
+    headless: bool = True
+    #: A warm browser is recycled (closed and relaunched) after this many tasks.
+    recycle_after: int = Field(50, ge=1, le=100_000)
+    extra_args: tuple[str, ...] = Field((), strict=False)
+    #: Folder of user site adapters (``*.toml``) overriding the bundled ones.
+    sites_dir: Path | None = Field(None, strict=False)
+
+
+class ProfileConfig(_Strict):
+    name: str
+    kind: Literal["api", "web"]
+    instructions: str | None = None
+    need_empty_prompt: bool = False
+    timeout_s: float = Field(60.0, gt=0, le=86400)
+    #: Schedule-to-start budget: a task still not started this long after it was queued ends
+    #: ``failed`` (kind ``expired``) or moves down the fallback chain; it is never run late.
+    max_wait_s: float | None = Field(None, gt=0, le=30 * 86400)
+    #: Most pending tasks this profile may hold; a batch that would pass it is refused whole.
+    max_pending: int | None = Field(None, ge=1, le=10_000_000)
+    #: Profiles that take a task this one cannot serve, in order; then ``rule_reply``.
+    fallback: tuple[str, ...] = Field((), strict=False)
+    rule_reply: str | None = None
+    # api
+    endpoint: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    api_key_keyring: str | None = None
+    concurrency: int | None = Field(None, ge=1, le=API_CONCURRENCY_MAX)
+    stream: bool = False
+    #: Longest answer accepted (characters); past it the attempt fails ``answer_too_large`` and
+    #: reading stops, so memory stays bounded whatever the server sends.
+    max_answer_chars: int = Field(MAX_ANSWER_CHARS_DEFAULT, ge=1, le=50_000_000)
+    # web
+    site: str | None = None
+    url: str | None = None
+    #: Longest one attempt may take in all. API: from sending the request to the answer's last
+    #: byte (default 600 s), while ``timeout_s`` is the longest silence. Web: the whole run, from
+    #: typing the prompt to the complete answer (default: the site adapter's).
+    max_run_s: float | None = Field(None, gt=0, le=86400)
+
+    _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        return _check_env_name(v)
+
+    @model_validator(mode="after")
+    def _by_kind(self) -> ProfileConfig:
+        if self.kind == "api":
+            if self.endpoint is not None:
+                for k in ("base_url", "api_key_env", "api_key_keyring"):
+                    if getattr(self, k) is not None:
+                        raise _problem("{key} belongs to the endpoint {endpoint}; remove it here",
+                                       key=k, endpoint=repr(self.endpoint))
+                if not self.model:
+                    raise _problem("an api profile needs model")
+            else:
+                missing = [k for k in ("base_url", "model") if not getattr(self, k)]
+                if missing:
+                    raise _problem("an api profile needs {keys} (or endpoint and model)", keys=" and ".join(missing))
+                assert self.base_url is not None
+                if not re.match(r"^https?://", self.base_url):
+                    raise _problem("base_url must start with http:// or https://")
+            for k in ("site", "url"):
+                if getattr(self, k) is not None:
+                    raise _problem("{key} is for web profiles only", key=k)
+        else:
+            if not self.site:
+                raise _problem("a web profile needs site (the name of a site adapter)")
+            if self.concurrency is not None:
+                raise _problem(
+                    "web profiles run exactly one task per account (a chat account allows one generation at a time); "
+                    "remove concurrency and add accounts instead"
+                )
+            for k in ("base_url", "model", "api_key_env", "api_key_keyring", "endpoint"):
+                if getattr(self, k) is not None:
+                    raise _problem("{key} is for api profiles only", key=k)
+            if "max_answer_chars" in self.model_fields_set:
+                raise _problem("{key} is for api profiles only", key="max_answer_chars")
+        if self.name in self.fallback:
+            raise _problem("fallback must not name the profile itself")
+        return self
+
+    @property
+    def api_concurrency(self) -> int:
+        return self.concurrency or API_CONCURRENCY_DEFAULT
+
+    @property
+    def api_max_run_s(self) -> float:
+        """The whole-attempt limit of an API profile."""
+        return self.max_run_s if self.max_run_s is not None else API_MAX_RUN_S_DEFAULT
+
+
+class AccountConfig(_Strict):
+    name: str
+    profile: str
+    enabled: bool = True
+    profile_dir: Path | None = Field(None, strict=False)
+    #: Stored credentials (optional): the NAMES of environment variables or keyring entries
+    #: ("service:username") holding the site's user and password, never the values. With them an
+    #: account that finds itself logged out logs itself in again, at most once per ``login_cooldown_s``
+    #: (the site adapter needs ``login_user``, ``login_password`` and ``login_submit``).
+    login_user_env: str | None = None
+    login_user_keyring: str | None = None
+    login_password_env: str | None = None
+    login_password_keyring: str | None = None
+    login_cooldown_s: float = Field(600.0, gt=0, le=7 * 86400)
+
+    _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+
+    @field_validator("login_user_env", "login_password_env")
+    @classmethod
+    def _login_env_name(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
+            raise _problem("must be the NAME of an environment variable (the value itself never goes in the config)")
+        return v
+
+    @field_validator("login_user_keyring", "login_password_keyring")
+    @classmethod
+    def _login_keyring_entry(cls, v: str | None) -> str | None:
+        if v is not None:
+            service, sep, username = v.partition(":")
+            if not sep or not service.strip() or not username.strip():
+                raise _problem("must be a keyring entry 'service:username' (the value never goes in the config)")
+        return v
+
+    @model_validator(mode="after")
+    def _login_pair(self) -> AccountConfig:
+        has_user = self.login_user_env is not None or self.login_user_keyring is not None
+        has_password = self.login_password_env is not None or self.login_password_keyring is not None
+        if has_user != has_password:
+            missing = "login_password_env or login_password_keyring" if has_user else (
+                "login_user_env or login_user_keyring")
+            raise _problem("stored credentials need both a user and a password: add {keys}", keys=missing)
+        return self
+
+    @property
+    def has_login_credentials(self) -> bool:
+        return self.login_password_env is not None or self.login_password_keyring is not None
+
+
+class AppConfig(_Strict):
+    data_dir: Path | None = Field(None, strict=False)
+    #: team mode: the shared PostgreSQL database (``postgresql://user@host/db``) instead of the SQLite file
+    db_url: str | None = None
+    retry: RetryConfig = RetryConfig()
+    heartbeat: HeartbeatConfig = HeartbeatConfig()
+    scheduler: SchedulerConfig = SchedulerConfig()
+    browser: BrowserConfig = BrowserConfig()
+    breaker: BreakerConfig = BreakerConfig()
+    rates: RatesConfig = RatesConfig()
+    endpoints: tuple[EndpointConfig, ...] = Field((), strict=False)
+    profiles: tuple[ProfileConfig, ...] = Field((), strict=False)
+    accounts: tuple[AccountConfig, ...] = Field((), strict=False)
+
+    @field_validator("db_url")
+    @classmethod
+    def _check_db_url(cls, v: str | None) -> str | None:
+        # the value is never echoed: it may hold a password
+        if v is not None and (urlsplit(v).scheme not in ("postgresql", "postgres") or "://" not in v):
+            raise ValueError("must be a PostgreSQL URL, postgresql://user@host[:port]/database (the SQLite file "
+                             "is the default: leave db_url out, or pass --db FILE)")
+        return v
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> AppConfig:
+        seen: set[str] = set()
+        for i, p in enumerate(self.profiles):
+            if p.name in seen:
+                raise _KeyError(f"profiles[{i}].name", msg("duplicate profile name {name}", name=repr(p.name)))
+            seen.add(p.name)
+        by_name = {p.name: p for p in self.profiles}
+        ep_names: set[str] = set()
+        for i, e in enumerate(self.endpoints):
+            if e.name in ep_names:
+                raise _KeyError(f"endpoints[{i}].name", msg("duplicate endpoint name {name}", name=repr(e.name)))
+            ep_names.add(e.name)
+        for i, p in enumerate(self.profiles):
+            if p.endpoint is not None and p.endpoint not in ep_names:
+                known: str | Msg = ", ".join(sorted(ep_names)) or msg("none defined")
+                raise _KeyError(f"profiles[{i}] ({p.name}).endpoint",
+                                msg("no endpoint named {name} ({known})", name=repr(p.endpoint), known=known))
+            for step in p.fallback:
+                if step not in by_name:
+                    raise _KeyError(f"profiles[{i}] ({p.name}).fallback",
+                                    msg("no profile named {name}", name=repr(step)))
+        acc_seen: set[str] = set()
+        for i, a in enumerate(self.accounts):
+            if a.name in acc_seen:
+                raise _KeyError(f"accounts[{i}].name", msg("duplicate account name {name}", name=repr(a.name)))
+            acc_seen.add(a.name)
+            prof = by_name.get(a.profile)
+            if prof is None:
+                raise _KeyError(f"accounts[{i}].profile", msg("no profile named {name}", name=repr(a.profile)))
+            if prof.kind != "web":
+                raise _KeyError(
+                    f"accounts[{i}].profile", msg("profile {name} is an api profile; accounts are for web",
+                                                  name=repr(a.profile))
+                )
+        return self
+
+    def profile(self, name: str) -> ProfileConfig:
+        for p in self.profiles:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def accounts_of(self, profile: str) -> list[AccountConfig]:
+        return [a for a in self.accounts if a.profile == profile]
+
+    def api_endpoints(self) -> list[ResolvedEndpoint]:
+        """Every endpoint API profiles use: the declared ``[[endpoints]]``, plus one implicit
+        endpoint per (base_url, key source) shared by profiles that give ``base_url`` directly
+        (its concurrency is the smallest of theirs: together they must not exceed any of them)."""
+        out: list[ResolvedEndpoint] = []
+        for e in self.endpoints:
+            profs = tuple(p.name for p in self.profiles if p.kind == "api" and p.endpoint == e.name)
+            out.append(ResolvedEndpoint(
+                e.name, e.base_url, e.api_key_env, e.api_key_keyring, e.concurrency, e.rpm, e.adaptive, profs, False,
+            ))
+        groups: dict[tuple[str, str | None, str | None], list[ProfileConfig]] = {}
+        for p in self.profiles:
+            if p.kind == "api" and p.endpoint is None:
+                assert p.base_url is not None
+                groups.setdefault((p.base_url.rstrip("/"), p.api_key_env, p.api_key_keyring), []).append(p)
+        taken = {e.name for e in out}
+        for (url, env, ring), profs_ in groups.items():
+            name = _implicit_name(url, taken)
+            taken.add(name)
+            out.append(ResolvedEndpoint(
+                name, url, env, ring, min(p.api_concurrency for p in profs_), 0.0, True,
+                tuple(p.name for p in profs_), True,
+            ))
+        return out
+
+
+@dataclass(frozen=True)
+class ResolvedEndpoint:
+    name: str
+    base_url: str
+    api_key_env: str | None
+    api_key_keyring: str | None
+    concurrency: int
+    rpm: float
+    adaptive: bool
+    profiles: tuple[str, ...]
+    #: Made from profiles that give ``base_url`` themselves (no ``[[endpoints]]`` entry).
+    implicit: bool
+
+
+@dataclass(frozen=True)
+class MissingKey:
+    """An API key variable the config names that is not set, and the profiles that need it."""
+
+    env: str
+    profiles: tuple[str, ...]
+
+    def message(self) -> str:
+        who = ", ".join(self.profiles)
+        return (
+            f"environment variable {self.env} is not set; profile(s) {who} read their API key from it: "
+            f"run `export {self.env}=...` (the key itself) in the shell that starts MediaDesk, or give "
+            f"those profiles api_key_keyring, then start again"
+        )
+
+
+def missing_api_keys(
+    config: AppConfig, profiles: Iterable[str], environ: Mapping[str, str] | None = None
+) -> list[MissingKey]:
+    """The ``api_key_env`` variables that are unset (or blank) for the given ``profiles`` only, each
+    with the profiles that use it, in config order. A source with a keyring too is not reported:
+    the keyring may hold the key. Checked once before a batch starts, so an unset variable is one
+    clear message instead of one ``auth`` failure per task."""
+    env = os.environ if environ is None else environ
+    wanted = set(profiles)
+    found: dict[str, list[str]] = {}
+    for ep in config.api_endpoints():
+        if ep.api_key_env is None or ep.api_key_keyring is not None or env.get(ep.api_key_env, "").strip():
+            continue
+        for name in ep.profiles:
+            if name in wanted:
+                found.setdefault(ep.api_key_env, []).append(name)
+    return [MissingKey(var, tuple(names)) for var, names in found.items()]
+
+
+def _implicit_name(url: str, taken: set[str]) -> str:
+    netloc = urlsplit(url).netloc or url
+    name, n = netloc, 2
+    while name in taken:
+        name, n = f"{netloc}#{n}", n + 1
+    return name
+
+
+class _KeyError(ValueError):
+    """A cross-field error that knows its key path."""
+
+    def __init__(self, key: str, message: Msg) -> None:
+        super().__init__(message.english())
+        self.key = key
+        self.message = message
+
+
+def _fmt_loc(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
+    out = ""
+    node: Any = data
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            try:
+                node = node[part]
+                if isinstance(node, dict) and isinstance(node.get("name"), str):
+                    out += f" ({node['name']})"
+            except (IndexError, KeyError, TypeError):
+                node = None
+        else:
+            if part in ("function-after", "function-before") or str(part).startswith("function-"):
+                continue
+            out += ("." if out else "") + str(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return out or "(top level)"
+
+
+#: What a key of each pydantic type error expects, in TOML words.
+_EXPECTED = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "path_type": "a path (a string)",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "dict_type": "a table",
+    "model_type": "a table",
+    "model_attributes_type": "a table",
+}
+
+
+def _toml_kind(value: object) -> Msg:
+    """The TOML type of a value, with the value itself when it is short (never a long string:
+    whatever was pasted there is not echoed)."""
+    if isinstance(value, bool):
+        return msg("a boolean ({value})", value="true" if value else "false")
+    if isinstance(value, int):
+        return msg("an integer ({value})", value=str(value))
+    if isinstance(value, float):
+        return msg("a float ({value})", value=repr(value))
+    if isinstance(value, str):
+        return msg('a string ("{value}")', value=value) if len(value) <= 20 and value.isprintable() else msg("a string")
+    if isinstance(value, list):
+        return msg("a list")
+    if isinstance(value, dict):
+        return msg("a table")
+    return msg("a {type}", type=type(value).__name__)
+
+
+def _type_message(kind: str, value: object) -> Msg:
+    """``expected an integer, got a string ("3") (write it without quotes)``."""
+    hint: str | Msg = ""
+    if isinstance(value, str):
+        text = value.strip()
+        if kind in ("int_type", "float_type") and re.fullmatch(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?", text):
+            hint = msg(" (write the number without quotes)")
+        elif kind == "bool_type" and text.lower() in ("true", "false"):
+            hint = msg(" (write {value} without quotes)", value=text.lower())
+    elif kind == "bool_type" and isinstance(value, int) and value in (0, 1):
+        hint = msg(" (write true or false)")
+    elif kind == "int_from_float" or (kind == "int_type" and isinstance(value, float)):
+        hint = msg(" (write a whole number without a decimal point)")
+    return msg("expected {expected}, got {got}{hint}", expected=msg(_EXPECTED[kind]), got=_toml_kind(value), hint=hint)
+
+
+#: pydantic's own messages as templates: error type -> (template, the ctx keys it takes). Used only
+#: when the template gives back pydantic's exact words; anything else is shown as pydantic wrote it.
+_PYDANTIC = {
+    "missing": ("Field required", ()),
+    "greater_than_equal": ("Input should be greater than or equal to {ge}", ("ge",)),
+    "greater_than": ("Input should be greater than {gt}", ("gt",)),
+    "less_than_equal": ("Input should be less than or equal to {le}", ("le",)),
+    "less_than": ("Input should be less than {lt}", ("lt",)),
+    "literal_error": ("Input should be {expected}", ("expected",)),
+}
+
+
+def _ctx_text(v: object) -> str:
+    """A limit as pydantic prints it (``0.0`` as ``0``)."""
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
+def _pydantic_message(err: Mapping[str, Any]) -> Msg:
+    text = str(err["msg"]).removeprefix("Value error, ")
+    known = _PYDANTIC.get(str(err["type"]))
+    if known is not None:
+        ctx = err.get("ctx") or {}
+        template, keys = known
+        if all(k in ctx for k in keys):
+            params: dict[str, str | Msg] = {k: _ctx_text(ctx[k]) for k in keys}
+            choices = re.fullmatch(r"(.+) or (.+)", str(params.get("expected", "")))
+            if choices:  # literal_error: "'api' or 'web'" (the choices stay as written)
+                params["expected"] = msg("{choices} or {last}", choices=choices[1], last=choices[2])
+            m = msg(template, **params)
+            if m.english() == text:
+                return m
+    return msg("{message}", message=text)
+
+
+def _resolve_paths(cfg: AppConfig, base: Path) -> AppConfig:
+    def rel(p: Path | None) -> Path | None:
+        if p is None:
+            return None
+        p = p.expanduser()
+        return p if p.is_absolute() else (base / p).resolve()
+
+    browser = cfg.browser.model_copy(
+        update={"executable": rel(cfg.browser.executable), "sites_dir": rel(cfg.browser.sites_dir)}
+    )
+    accounts = tuple(a.model_copy(update={"profile_dir": rel(a.profile_dir)}) for a in cfg.accounts)
+    return cfg.model_copy(update={"data_dir": rel(cfg.data_dir), "browser": browser, "accounts": accounts})
+
+
+def parse_config(data: dict[str, Any], source: str = "<config>", base_dir: Path | None = None) -> AppConfig:
+    try:
+        cfg = AppConfig.model_validate(data)
+    except ValidationError as exc:
+        issues = []
+        for err in exc.errors():
+            ctx_err = (err.get("ctx") or {}).get("error")
+            if isinstance(ctx_err, _KeyError):
+                issues.append(ConfigIssue(source, ctx_err.key, ctx_err.message))
+                continue
+            key = _fmt_loc(tuple(err["loc"]), data)
+            if isinstance(ctx_err, _Problem):
+                message = ctx_err.message
+            elif err["type"] == "extra_forbidden":
+                message = msg("unknown key (check the spelling; see the README for all keys)")
+            elif err["type"] in _EXPECTED:
+                message = _type_message(err["type"], err.get("input"))
+            else:
+                message = _pydantic_message(err)
+            issues.append(ConfigIssue(source, key, message))
+        raise ConfigError.of(issues) from None
+    return _resolve_paths(cfg, base_dir or Path.cwd())
+
+
+def load_config(path: Path | str) -> AppConfig:
+    path = Path(path)
+    def fail(template: str, **params: str) -> ConfigError:
+        return ConfigError.of([ConfigIssue(str(path), None, msg(template, **params))])
+
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise fail("config file not found") from None
+    except OSError as exc:
+        raise fail("cannot read config: {error}", error=str(exc.strerror)) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise fail("not UTF-8 text ({reason} at byte {pos})", reason=exc.reason, pos=str(exc.start)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise fail("invalid TOML: {error}", error=str(exc)) from None
+    return parse_config(data, source=str(path), base_dir=path.parent.resolve())

@@ -1,0 +1,277 @@
+"""Start the console: one QApplication, one asyncio loop (qasync), the scheduler inside the app.
+
+Order matters and each step has a reason:
+1. QApplication, style, translators (Qt's own + ``resources/i18n/mediadesk_<locale>.qm``).
+2. Config: none found (first run) or one that does not load opens the welcome panel
+   (:mod:`mediadesk.ui.dialogs.welcome`: demo / open a config / create a workspace), the error shown there
+   with its key; without a screen (offscreen, ``MEDIADESK_NO_DIALOGS``) the error goes to stderr and
+   we exit 2, as the CLI does. Never a traceback.
+3. Single instance (per data dir): a second start hands over to the first window and exits.
+4. ``scheduler.start()``: a :class:`DatabaseBusyError` (a headless ``mediadesk run`` holds the
+   database) or another lock error (one holds the data dir with another ``--db``) is shown clearly and we
+   exit non-zero. So is a workspace that cannot be used (:class:`StoreOpenError`: not a database, another
+   program's, damaged, newer; a full or read-only disk; a planted link), caught in :func:`console_main`.
+5. Window (with its tray icon, notices and close question: :mod:`mediadesk.ui.window.tray`, and File >
+   Open config… / Recent configs: :class:`~mediadesk.ui.app.workspace_session.WorkspaceSwitcher`);
+   ``await window.start()`` loads the table in a thread; wait until the window closes (closing with
+   work in progress asks first); then stop the scheduler of the workspace it shows then (running
+   attempts go back to pending, attempt refunded).
+
+Steps 3 and 4 are :meth:`WorkspaceSession.start <mediadesk.ui.app.workspace_session.WorkspaceSession.start>`,
+shared with switching workspaces in the running window; the welcome panel's "Open a config..." and
+File > Open config… load the config with the same :func:`~mediadesk.ui.app.workspace_session.load_workspace`.
+
+The app does not quit on "last window closed" by itself: the main coroutine decides, so the
+scheduler is always stopped inside the loop it runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from mediadesk.config.model import AppConfig, ConfigError
+from mediadesk.config.template import default_config_path
+from mediadesk.config.workspace import Workspace
+from mediadesk.files.safe import UnsafePathError
+from mediadesk.store.open_errors import StoreOpenError, storage_error
+from mediadesk.ui.app.workspace_session import (
+    EXIT_BUSY,
+    EXIT_CONFIG,
+    EXIT_OK,
+    WorkspaceSession,
+    WorkspaceSpec,
+    WorkspaceStartError,
+    WorkspaceSwitcher,
+    load_workspace,
+)
+from mediadesk.ui.dialogs.welcome import WelcomeChoice, WelcomePanel
+from mediadesk.ui.style import apply_style, install_translator, missing_fonts
+from mediadesk.ui.window.main_window import MainWindow
+
+__all__ = ["EXIT_BUSY", "EXIT_CONFIG", "EXIT_OK", "console_main", "install_asyncgen_hooks", "run_console"]
+
+log = logging.getLogger(__name__)
+
+def _headless() -> bool:
+    return QGuiApplication.platformName() in ("offscreen", "minimal", "minimalegl")
+
+
+def show_error(title: str, text: str) -> None:
+    """Always to stderr; also a message box when there is a screen to show it on."""
+    print(f"mediadesk: {text}", file=sys.stderr, flush=True)
+    if not _headless() and not os.environ.get("MEDIADESK_NO_DIALOGS"):
+        QMessageBox.critical(None, title, text)
+
+
+def _resolve_config(config_path: Path | None, data_dir: Path | None,
+                    db: str | None = None) -> tuple[AppConfig, Workspace]:
+    """``config_path`` or ``<data dir>/config.toml`` (as the CLI documents); the config's own
+    ``data_dir`` applies unless ``data_dir`` is given, its ``db_url`` unless ``db`` (``--db``) is
+    (see :func:`load_workspace`)."""
+    return load_workspace(config_path, data_dir, db)
+
+
+def _welcome_wanted() -> bool:
+    """The welcome panel needs a screen; a script (offscreen, MEDIADESK_NO_DIALOGS) gets exit 2."""
+    return not _headless() and not os.environ.get("MEDIADESK_NO_DIALOGS")
+
+
+async def _ask_welcome(
+    app: QApplication, create_path: Path, error: str | ConfigError | None,
+    on_welcome: Callable[[WelcomePanel], None] | None,
+) -> WelcomeChoice:
+    """Show the welcome panel until the operator chooses (closing it is "quit")."""
+    panel = WelcomePanel(create_path, error=error)
+    fut: asyncio.Future[WelcomeChoice] = asyncio.get_running_loop().create_future()
+
+    def done(choice: object) -> None:
+        if not fut.done():
+            fut.set_result(choice if isinstance(choice, WelcomeChoice) else WelcomeChoice("quit"))
+
+    panel.chosen.connect(done)
+    app.aboutToQuit.connect(done)
+    panel.open_editor = lambda _path: None  # the console opens it in its Setup editor once up
+    panel.show()
+    if on_welcome is not None:
+        on_welcome(panel)
+    try:
+        return await fut
+    finally:
+        app.aboutToQuit.disconnect(done)
+        panel.chosen.disconnect(done)
+        panel.hide()
+        panel.deleteLater()
+
+
+def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+    """Make ``loop`` finalize abandoned async generators, as ``asyncio``'s own loop does.
+
+    qasync (0.28, Python 3.11) never installs the hooks, so an async generator left unfinished
+    (httpx-sse's event iterator after ``[DONE]``; httpcore's byte stream) is closed by the garbage
+    collector outside any task: "async generator ignored GeneratorExit", a connection not given
+    back to the pool. Returns a function that restores the previous hooks."""
+    old = sys.get_asyncgen_hooks()
+    first = getattr(loop, "_asyncgen_firstiter_hook", None)
+    final = getattr(loop, "_asyncgen_finalizer_hook", None)
+    if first is not None and final is not None:
+        sys.set_asyncgen_hooks(firstiter=first, finalizer=final)
+    return lambda: sys.set_asyncgen_hooks(*old)
+
+
+async def console_main(
+    app: QApplication,
+    config_path: Path | None,
+    *,
+    data_dir: Path | None = None,
+    demo: bool = False,
+    db: str | None = None,
+    on_window: Callable[[MainWindow], None] | None = None,
+    welcome: bool | None = None,
+    on_welcome: Callable[[WelcomePanel], None] | None = None,
+    tray_available: bool | None = None,
+) -> int:
+    """The main coroutine (runs on the qasync loop). ``on_window`` / ``on_welcome`` let a test or a
+    script reach the window / the welcome panel once shown. ``welcome``: show the welcome panel when
+    no config loads (default: when there is a screen). ``tray_available``: default, ask the system."""
+    restore_hooks = install_asyncgen_hooks(asyncio.get_running_loop())
+    try:
+        return await _console_main(app, config_path, data_dir=data_dir, demo=demo, db=db, on_window=on_window,
+                                   welcome=_welcome_wanted() if welcome is None else welcome,
+                                   on_welcome=on_welcome, tray_available=tray_available)
+    except (StoreOpenError, UnsafePathError, sqlite3.Error, OSError) as exc:
+        # the workspace cannot be used (a database that is not ours or is damaged, a full or read-only
+        # disk, a planted link...): say so, as the CLI does; anything else is a bug and keeps its traceback
+        err = exc if isinstance(exc, StoreOpenError | UnsafePathError) else storage_error(exc)
+        if err is None:
+            raise
+        show_error(QCoreApplication.translate("Console", "MediaDesk: cannot open the workspace"), str(err))
+        return EXIT_CONFIG
+    finally:
+        restore_hooks()
+
+
+async def _console_main(
+    app: QApplication,
+    config_path: Path | None,
+    *,
+    data_dir: Path | None,
+    demo: bool,
+    on_window: Callable[[MainWindow], None] | None,
+    db: str | None = None,
+    welcome: bool = False,
+    on_welcome: Callable[[WelcomePanel], None] | None = None,
+    tray_available: bool | None = None,
+) -> int:
+    if demo:
+        return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
+                                 on_window=on_window, tray_available=tray_available)
+    error: ConfigError | None = None
+    try:
+        config, workspace = _resolve_config(config_path, data_dir, db)
+    except ConfigError as exc:
+        if not welcome:
+            show_error(QCoreApplication.translate("Console", "MediaDesk: configuration error"), str(exc))
+            return EXIT_CONFIG
+        # none found (the first run) is no error: the panel says where it looked
+        found = config_path is not None or default_config_path(data_dir).is_file()
+        error = exc if found else None  # the panel shows it in the console's language
+        while True:
+            choice = await _ask_welcome(app, default_config_path(data_dir), error, on_welcome)
+            if choice.kind == "demo":
+                return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
+                                         on_window=on_window, tray_available=tray_available)
+            if choice.kind != "config" or choice.path is None:
+                return EXIT_OK
+            try:  # the same loader and session as File > Open config… in the running console
+                config, workspace = _resolve_config(choice.path, data_dir, db)
+                break
+            except ConfigError as again:  # changed since the panel read it
+                error = again
+        # a workspace just created opens with its config in the Setup editor
+        session = WorkspaceSession(WorkspaceSpec(choice.path, data_dir, db=db), config=config, workspace=workspace)
+        return await _run_window(app, session, on_window=on_window, tray_available=tray_available,
+                                 open_setup=choice.created)
+    setup_path = config_path or Workspace.resolve(data_dir=data_dir).data_dir / "config.toml"
+    session = WorkspaceSession(WorkspaceSpec(setup_path, data_dir, db=db), config=config, workspace=workspace)
+    return await _run_window(app, session, on_window=on_window, tray_available=tray_available)
+
+
+async def _run_window(
+    app: QApplication,
+    session: WorkspaceSession,
+    *,
+    on_window: Callable[[MainWindow], None] | None = None,
+    tray_available: bool | None = None,
+    open_setup: bool = False,
+) -> int:
+    try:
+        await session.start()
+    except WorkspaceStartError as err:
+        if err.handed_over:  # another console has this data folder: it came to the front
+            print("mediadesk: " + err.text, file=sys.stderr, flush=True)
+        else:
+            show_error(err.title, err.text)
+        return err.exit_code
+    switcher: WorkspaceSwitcher | None = None
+    try:
+        closed = asyncio.Event()
+        window = MainWindow(session.scheduler, session.bridge, demo_batch=session.demo_batch)
+        window.closed.connect(closed.set)
+        app.aboutToQuit.connect(closed.set)
+        # File > Open config… / Recent configs; the tray icon and the close question (per workspace)
+        switcher = WorkspaceSwitcher(window, session, tray_available=tray_available)
+        window.show()
+        if on_window is not None:
+            on_window(window)
+        try:
+            await window.start()
+            for advice in missing_fonts():  # text would show as empty boxes: say what to install
+                log.warning("%s", advice)
+                window.show_status(advice, 0)
+            if open_setup:  # "Create a workspace": its fresh config, in the Setup editor
+                window.open_setup_editor(window.config_path)
+            if session.demo_batch is not None:
+                # a new user sees both lanes work within a minute: the demo batch is staged, one
+                # click on Submit runs it
+                window.open_batch_dialog(session.demo_batch)
+            await closed.wait()
+            await switcher.cancel_switch()  # the app quits mid-switch: what it started is stopped
+        finally:
+            switcher.close()
+            await window.aclose()
+            window.deleteLater()
+        return EXIT_OK
+    finally:
+        # the workspace the window shows now (File > Open config… may have switched it)
+        await (switcher.session if switcher is not None else session).stop()
+
+
+def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo: bool = False,
+                db: str | None = None) -> int:
+    """Open the console and block until it is closed; returns the process exit code. ``db``: ``--db``
+    (a file, or a ``postgresql://`` URL: team mode)."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0] if sys.argv else "mediadesk"])
+    app.setOrganizationName("MediaDesk")
+    app.setApplicationName("MediaDesk")
+    app.setQuitOnLastWindowClosed(False)
+    apply_style(app)
+    translators = install_translator(app)  # keep references: a collected translator uninstalls itself
+    try:
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            return runner.run(console_main(app, config_path, data_dir=data_dir, demo=demo, db=db))
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        del translators

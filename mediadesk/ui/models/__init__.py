@@ -1,0 +1,1 @@
+"""Qt item models: thin adapters over the Qt-free mirrors in :mod:`mediadesk.viewmodel`."""

@@ -1,0 +1,378 @@
+"""Web accounts: the operator's on/off switch, the account's health, and "Log in".
+
+Two things are shown side by side and never mixed: the switch is the operator's decision
+(persisted by the scheduler, and the program never flips it), the status is what the account can
+do right now (ready, busy, needs login, error...). An account that needs a login keeps its switch
+on; it simply gets no work until it is logged in again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mediadesk.config.model import AccountConfig
+from mediadesk.core.backend import HealthStatus, effective_health
+from mediadesk.scheduler.events import AccountChanged, LaneStats
+from mediadesk.scheduler.lane import Lane
+from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.store.taskstore import TaskRecord
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.format import health_label
+from mediadesk.ui.style import ToggleSwitch, centered, health_color, icon, is_dark, state_color
+
+log = logging.getLogger(__name__)
+
+__all__ = ["AccountsPanel", "DisableChoice", "DisableQuestion"]
+
+#: How much of a running task's prompt the disable question quotes.
+PROMPT_EXCERPT = 60
+
+
+class DisableChoice(str, Enum):
+    """The operator's answer when disabling an account that is running a task."""
+
+    FINISH = "finish"  # stop new dispatch, let the running task finish
+    CANCEL = "cancel"  # stop new dispatch and cancel the running task
+    KEEP = "keep"      # changed my mind: keep the account enabled
+
+
+@dataclass(frozen=True)
+class DisableQuestion:
+    """What the operator is asked when disabling an account that is running a task."""
+
+    account: str
+    #: (task id, start of its prompt) of each task the account is running.
+    running: tuple[tuple[str, str], ...]
+    #: The question as shown.
+    text: str
+
+
+def prompt_excerpt(prompt: str, limit: int = PROMPT_EXCERPT) -> str:
+    """The start of a prompt on one line, cut at a word (when one ends late enough) with an ellipsis."""
+    one_line = " ".join(prompt.split())
+    if len(one_line) <= limit:
+        return one_line
+    cut = one_line[:limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
+_COL_NAME, _COL_PROFILE, _COL_SWITCH, _COL_STATUS, _COL_ERROR, _COL_LOGIN = range(6)
+
+
+class _Row:
+    """Widgets and last-known state of one account row."""
+
+    def __init__(self, account: AccountConfig, row: int) -> None:
+        self.account = account
+        self.row = row
+        self.enabled = account.enabled
+        self.health: str = HealthStatus.STARTING
+        self.last_error: str | None = None
+        self.running = 0
+        self.logging_in = False
+        self.switch: ToggleSwitch
+        self.login: QPushButton
+
+
+class AccountsPanel(QWidget):
+    """One row per web account (see the module docstring)."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        bridge: SchedulerBridge,
+        parent: QWidget | None = None,
+        *,
+        login: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._scheduler = scheduler
+        self._login = login
+        self._rows: dict[str, _Row] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: Asked when disabling an account that has a running task; the account takes no new task
+        #: while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that
+        #: wants its own wording).
+        self.confirm: Callable[[DisableQuestion], DisableChoice] = self._ask_disable
+
+        self._table = QTableWidget(0, 6, self)
+        self._table.setHorizontalHeaderLabels([
+            self.tr("Account"), self.tr("Profile"), self.tr("Enabled"), self.tr("Status"),
+            self.tr("Last error"), "",
+        ])
+        self._table.verticalHeader().setVisible(False)
+        self._table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self._table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self._table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self._table.setWordWrap(False)
+        self._table.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the cell widgets take focus, not cells
+        hh = self._table.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        hh.setSectionResizeMode(_COL_ERROR, QHeaderView.ResizeMode.Stretch)
+        self._message = QLabel(self)
+        self._message.setWordWrap(True)
+        self._message.hide()
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self._table)
+        lay.addWidget(self._message)
+
+        self.refresh()
+        bridge.laneStats.connect(self._on_lane_stats)
+        bridge.accountChanged.connect(self._on_account_changed)
+        tasks = self._tasks  # not self: the lambda must not touch the dying widget
+        self.destroyed.connect(lambda *_: [t.cancel() for t in list(tasks)])
+
+    # ------------------------------------------------------------------ public API
+    def refresh(self) -> None:
+        """Rebuild all rows from the scheduler (accounts, switch states, current health)."""
+        self._rows.clear()
+        accounts = list(self._scheduler.config.accounts)
+        self._table.setRowCount(len(accounts))
+        stored = self._stored_states()
+        for i, acc in enumerate(accounts):
+            row = _Row(acc, i)
+            lane = self._lane(acc.name)
+            if lane is not None:
+                stats = lane.stats()
+                row.enabled = lane.enabled
+                row.running = len(stats.running)
+                row.health, row.last_error = lane.backend.health()
+            elif acc.name in stored:
+                row.enabled = stored[acc.name][0]
+            self._rows[acc.name] = row
+            self._build_row(row)
+            self._render(row)
+
+    def accounts(self) -> list[str]:
+        return list(self._rows)
+
+    def switch(self, account: str) -> ToggleSwitch:
+        return self._rows[account].switch
+
+    def login_button(self, account: str) -> QPushButton:
+        return self._rows[account].login
+
+    def status_text(self, account: str) -> str:
+        item = self._table.item(self._rows[account].row, _COL_STATUS)
+        return item.text() if item else ""
+
+    def last_error_text(self, account: str) -> str:
+        """The full last error (the cell shows it elided; the tooltip shows it whole)."""
+        item = self._table.item(self._rows[account].row, _COL_ERROR)
+        return item.toolTip() if item else ""
+
+    def message(self) -> str:
+        """The last panel-level message (e.g. a failed switch or login), '' when none."""
+        return self._message.text()
+
+    # ------------------------------------------------------------------ rows
+    def _stored_states(self) -> dict[str, tuple[bool, str, str | None]]:
+        try:
+            return self._scheduler.account_states()
+        except RuntimeError:  # scheduler not opened yet: the config's defaults apply
+            return {}
+
+    def _lane(self, account: str) -> Lane | None:
+        return next((lane for lane in self._scheduler.lanes if lane.account == account), None)
+
+    def _build_row(self, row: _Row) -> None:
+        name = row.account.name
+        t = self._table
+        name_item = QTableWidgetItem(icon("account"), name)
+        t.setItem(row.row, _COL_NAME, name_item)
+        t.setItem(row.row, _COL_PROFILE, QTableWidgetItem(row.account.profile))
+        t.setItem(row.row, _COL_STATUS, QTableWidgetItem())
+        t.setItem(row.row, _COL_ERROR, QTableWidgetItem())
+
+        row.switch = ToggleSwitch()
+        row.switch.setToolTip(self.tr("Your switch: when off, no new task is sent to this account. "
+                                      "MediaDesk never changes it by itself."))
+        row.switch.setAccessibleName(self.tr("Enable account {name}").format(name=name))
+        row.switch.clicked.connect(lambda checked, n=name: self._on_switch(n, checked))
+        t.setCellWidget(row.row, _COL_SWITCH, centered(row.switch))
+
+        row.login = QPushButton(icon("login"), self.tr("Log in"))
+        row.login.clicked.connect(lambda _c=False, n=name: self._start_login(n))
+        t.setCellWidget(row.row, _COL_LOGIN, row.login)
+
+    def _render(self, row: _Row) -> None:
+        """Paint one row from its state. The switch shows ``enabled`` only, the status the health."""
+        dark = is_dark(self.palette())
+        row.switch.blockSignals(True)
+        row.switch.setChecked(row.enabled)
+        row.switch.blockSignals(False)
+        status = self._display_health(row)
+        item = self._table.item(row.row, _COL_STATUS)
+        if item is not None:
+            item.setText(health_label(status))
+            item.setData(Qt.ItemDataRole.UserRole, status)
+            item.setForeground(health_color(status, dark))
+        err_item = self._table.item(row.row, _COL_ERROR)
+        if err_item is not None:
+            err = row.last_error or ""
+            err_item.setText(err.replace("\n", " "))
+            err_item.setToolTip(err)
+            err_item.setForeground(state_color("failed", dark))
+        row.login.setEnabled(self._login is not None and not row.logging_in)
+        if self._login is None:
+            row.login.setToolTip(self.tr("Logging in is not available in this window"))
+        else:
+            row.login.setToolTip(self.tr("Open this account's browser to log in"))
+        row.login.setText(self.tr("Logging in…") if row.logging_in else self.tr("Log in"))
+
+    @staticmethod
+    def _display_health(row: _Row) -> str:
+        return effective_health(row.enabled, row.health, row.running)
+
+    # ------------------------------------------------------------------ events from the core
+    def _on_lane_stats(self, stats: LaneStats) -> None:
+        if stats.kind != "web" or not stats.lane.startswith("web:"):
+            return
+        row = self._rows.get(stats.lane[len("web:"):])
+        if row is None:
+            return
+        row.running = len(stats.running)
+        if stats.health != HealthStatus.DISABLED:  # lane stats override health when disabled
+            row.health = stats.health
+        row.last_error = stats.last_error
+        self._render(row)
+
+    def _on_account_changed(self, ev: AccountChanged) -> None:
+        row = self._rows.get(ev.account)
+        if row is None:
+            return
+        row.enabled = ev.enabled
+        if ev.health != HealthStatus.DISABLED:
+            row.health = ev.health
+        row.last_error = ev.last_error
+        self._render(row)
+
+    # ------------------------------------------------------------------ operator actions
+    def _on_switch(self, account: str, checked: bool) -> None:
+        if checked or self._lane(account) is None:
+            self._set_enabled(account, checked, cancel_running=False)
+            return
+        # Hold the account before asking: while the question is open it must not start another
+        # task, or "let the running task finish" would be about a task the operator never saw.
+        running = self._scheduler.hold_account(account)
+        try:
+            cancel_running = False
+            if running:
+                choice = self.confirm(self._question(account, running))
+                if choice == DisableChoice.KEEP:
+                    self._render(self._rows[account])  # back to "on"
+                    return
+                cancel_running = choice == DisableChoice.CANCEL
+            self._set_enabled(account, False, cancel_running=cancel_running)
+        finally:
+            with contextlib.suppress(ValueError):  # the scheduler stopped while the question was open
+                self._scheduler.release_account(account)
+
+    def _set_enabled(self, account: str, checked: bool, *, cancel_running: bool) -> None:
+        row = self._rows[account]
+        try:
+            self._scheduler.set_account_enabled(account, checked, cancel_running=cancel_running)
+        except (ValueError, RuntimeError) as exc:
+            self._show_message(self.tr("Could not change {name}: {error}").format(name=account, error=exc))
+            self._render(row)
+            return
+        row.enabled = checked
+        self._show_message("")
+        self._render(row)
+
+    def _question(self, account: str, running: Sequence[TaskRecord]) -> DisableQuestion:
+        tasks = tuple((r.task_id, prompt_excerpt(r.prompt)) for r in running)
+        named = "; ".join(self.tr("{id} (“{prompt}”)").format(id=tid, prompt=excerpt) for tid, excerpt in tasks)
+        text = self.tr("{name} is running {tasks}. It takes no new task while you decide, and none "
+                       "once disabled. What about the running task?").format(name=account, tasks=named)
+        return DisableQuestion(account, tasks, text)
+
+    def _ask_disable(self, question: DisableQuestion) -> DisableChoice:
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("Disable account"))
+        box.setText(question.text)
+        finish = box.addButton(self.tr("Let the running task finish"), QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(self.tr("Cancel it"), QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton(self.tr("Keep enabled"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(finish)
+        box.setEscapeButton(keep)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked is cancel:
+            return DisableChoice.CANCEL
+        if clicked is finish:
+            return DisableChoice.FINISH
+        return DisableChoice.KEEP
+
+    def _start_login(self, account: str) -> None:
+        login = self._login
+        row = self._rows[account]
+        if login is None or row.logging_in:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._show_message(self.tr("Cannot log in: the event loop is not running"))
+            return
+        row.logging_in = True
+        self._render(row)
+        task = loop.create_task(self._run_login(login, account), name=f"login:{account}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_login(self, login: Callable[[str], Awaitable[None]], account: str) -> None:
+        error: Exception | None = None
+        try:
+            await login(account)
+        except asyncio.CancelledError:
+            self._login_done(account, None)
+            raise
+        except Exception as exc:
+            log.warning("login for %s failed: %s", account, exc)
+            error = exc
+        self._login_done(account, error)
+
+    def _login_done(self, account: str, error: Exception | None) -> None:
+        row = self._rows.get(account)
+        if row is None:
+            return
+        row.logging_in = False
+        try:
+            if error is not None:
+                self._show_message(self.tr("Login for {name} failed: {error}").format(name=account, error=error))
+            else:
+                self._show_message("")
+            self._render(row)
+        except RuntimeError:  # the panel was closed while the login ran
+            pass
+
+    def _show_message(self, text: str) -> None:
+        self._message.setText(text)
+        self._message.setVisible(bool(text))
+        if text:
+            self._message.setStyleSheet(f"color: {state_color('failed', is_dark(self.palette())).name()}")
+

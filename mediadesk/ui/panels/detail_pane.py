@@ -1,0 +1,292 @@
+"""The selected task in full: prompt, result (selectable, Copy), attempts, error, and its log.
+
+The record and the stored log are read in a worker thread (never on the GUI thread); while that
+read is in flight, live ``taskLog`` lines for the task are buffered and merged by timestamp, so a
+line is neither lost nor shown twice. Paths in log lines (evidence screenshots and HTML from web
+failures) become links that open with the desktop's default application.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mediadesk.config.location import StoreLocation
+from mediadesk.scheduler.events import TaskChanged, TaskLogLine
+from mediadesk.store.taskstore import LogLine, TaskRecord
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.format import fmt_stamp, state_labels
+from mediadesk.ui.jobs.workers import TaskJobs, fetch_task_detail
+from mediadesk.ui.panels.log_dock import shown_log_message
+
+__all__ = ["DetailPane", "format_log_html", "linkify_paths"]
+
+# An absolute POSIX or Windows path ending in a file extension (evidence files, traces, dumps).
+_PATH_RE = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[(\[=:'\"（：]))((?:/|[A-Za-z]:[\\/])[^\s'\"<>|]*\.[A-Za-z0-9]{1,6})")
+
+
+def linkify_paths(text: str) -> str:
+    """HTML-escape ``text`` and turn file paths into ``file://`` links."""
+    out: list[str] = []
+    pos = 0
+    for m in _PATH_RE.finditer(text):
+        out.append(html.escape(text[pos:m.start(1)]))
+        path = m.group(1)
+        url = QUrl.fromLocalFile(path).toString()
+        out.append(f'<a href="{html.escape(url, quote=True)}">{html.escape(path)}</a>')
+        pos = m.end(1)
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
+def format_log_html(ts: float, lane: str, message: str) -> str:
+    stamp = fmt_stamp(ts, millis=True)
+    return (f'<span style="color:gray">{stamp}</span> <b>[{html.escape(lane)}]</b> '
+            f"{linkify_paths(shown_log_message(message))}")
+
+
+class DetailPane(QWidget):
+    """Shows one task. ``show_task(None)`` clears it."""
+
+    #: A file path from the log was clicked (after it was handed to the desktop to open).
+    pathActivated = Signal(str)
+    #: The record for the current task was (re)loaded.
+    loaded = Signal(str)
+
+    def __init__(self, location: StoreLocation | Path, bridge: SchedulerBridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.location = location
+        self.current_task_id: str | None = None
+        #: Opens a clicked path (the desktop's default application); replaceable in tests.
+        self.opener: Callable[[QUrl], object] = QDesktopServices.openUrl
+        self.record: TaskRecord | None = None
+        self._jobs = TaskJobs()
+        self._loading: str | None = None
+        self._shown_log: set[tuple[float, str]] = set()
+        self._log_lines: list[tuple[float, str, str]] = []
+        self._buffer: list[TaskLogLine] = []
+        self._reload = QTimer(self)
+        self._reload.setSingleShot(True)
+        self._reload.setInterval(200)
+        self._reload.timeout.connect(self._start_load)
+        # The store writes its own log lines (claim, success, retry) in batches a few times a
+        # second, so a read right after a state change can miss the newest lines: a record that
+        # changed in the last second is read once more, half a second later.
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(500)
+        self._settle.timeout.connect(self._start_settle_load)
+
+        self.header = QLabel(self.tr("No task selected."))
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.header.setWordWrap(True)
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_label.setStyleSheet("color: #d32f2f")
+        self.error_label.setVisible(False)
+        self.prompt_view = QPlainTextEdit()
+        self.prompt_view.setReadOnly(True)
+        self.prompt_view.setPlaceholderText(self.tr("prompt"))
+        self.result_view = QPlainTextEdit()
+        self.result_view.setReadOnly(True)
+        self.result_view.setPlaceholderText(self.tr("result"))
+        self.copy_button = QPushButton(self.tr("Copy result"))
+        self.copy_button.setEnabled(False)
+        self.copy_button.clicked.connect(self.copy_result)
+        self.log_view = QTextBrowser()
+        self.log_view.setOpenLinks(False)
+        self.log_view.setOpenExternalLinks(False)
+        self.log_view.anchorClicked.connect(self._open_link)
+        self.log_view.setPlaceholderText(self.tr("task log"))
+
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(QLabel(self.tr("Prompt")))
+        ll.addWidget(self.prompt_view, 1)
+        row = QHBoxLayout()
+        row.addWidget(QLabel(self.tr("Result")))
+        row.addStretch(1)
+        row.addWidget(self.copy_button)
+        ll.addLayout(row)
+        ll.addWidget(self.result_view, 2)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(QLabel(self.tr("Task log")))
+        rl.addWidget(self.log_view, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("detailSplitter")
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.header)
+        lay.addWidget(self.error_label)
+        lay.addWidget(self.splitter, 1)
+
+        bridge.taskLog.connect(self._on_log)
+        bridge.taskChanged.connect(self._on_changed)
+
+    # ------------------------------------------------------------------ API
+    def show_task(self, task_id: str | None) -> None:
+        if task_id == self.current_task_id:
+            return
+        self.current_task_id = task_id
+        self.record = None
+        self._shown_log.clear()
+        self._log_lines.clear()
+        self._buffer.clear()
+        self.log_view.clear()
+        self.prompt_view.clear()
+        self.result_view.clear()
+        self.error_label.clear()
+        self.error_label.setVisible(False)
+        self.copy_button.setEnabled(False)
+        if task_id is None:
+            self.header.setText(self.tr("No task selected."))
+            return
+        self.header.setText(self.tr("{id} — loading…").format(id=task_id))
+        self._start_load()
+
+    def copy_result(self) -> None:
+        QGuiApplication.clipboard().setText(self.result_view.toPlainText())
+
+    def log_text(self) -> str:
+        return self.log_view.toPlainText()
+
+    @property
+    def busy(self) -> bool:
+        return self._loading is not None or self._reload.isActive() or self._settle.isActive()
+
+    def close_jobs(self) -> None:
+        self._reload.stop()
+        self._settle.stop()
+        self._jobs.cancel_all()
+
+    async def drain_jobs(self) -> None:
+        """After :meth:`close_jobs`: wait for the worker threads still running (window close)."""
+        await self._jobs.drain()
+
+    # ------------------------------------------------------------------ loading
+    def _start_settle_load(self) -> None:
+        self._start_load(settle=True)
+
+    def _start_load(self, settle: bool = False) -> None:
+        tid = self.current_task_id
+        if tid is None:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop yet (e.g. during construction): try again shortly
+            self._reload.start()
+            return
+        self._loading = tid
+        self._jobs.spawn(self._load(tid, settle), f"detail:{tid}")
+
+    async def _load(self, tid: str, settle: bool = False) -> None:
+        try:
+            rec, logs = await asyncio.to_thread(fetch_task_detail, self.location, tid)
+        finally:
+            if self._loading == tid:
+                self._loading = None
+        if tid != self.current_task_id:
+            return  # the operator moved on meanwhile
+        self.record = rec
+        self._render_record(rec)
+        self._merge_logs(logs)
+        if not settle and rec is not None and time.time() - rec.updated_at < 1.0:
+            self._settle.start()
+        self.loaded.emit(tid)
+
+    def _render_record(self, rec: TaskRecord | None) -> None:
+        if rec is None:
+            self.header.setText(self.tr("{id} — not found").format(id=self.current_task_id))
+            return
+        where = rec.lane or rec.profile
+        if rec.account and rec.lane is None:
+            where += f" / {rec.account}"
+        self.header.setText(self.tr("<b>{id}</b> · {state} · attempt {attempt} · {profile} · {where}").format(
+            id=html.escape(rec.task_id), state=html.escape(state_labels().get(rec.state, rec.state)),
+            attempt=rec.attempt, profile=html.escape(rec.profile), where=html.escape(where)))
+        if self.prompt_view.toPlainText() != rec.prompt:
+            self.prompt_view.setPlainText(rec.prompt)
+        result = rec.result or ""
+        if self.result_view.toPlainText() != result:
+            self.result_view.setPlainText(result)
+        self.copy_button.setEnabled(bool(result))
+        if rec.error_kind or rec.error_message:
+            self.error_label.setText(self.tr("error: {kind}: {message}").format(
+                kind=rec.error_kind or "?", message=rec.error_message or ""))
+            self.error_label.setVisible(True)
+        elif rec.truncated:
+            self.error_label.setText(self.tr(
+                "truncated: the provider stopped this answer at its length limit (finish_reason \"length\"); "
+                "the result is incomplete"))
+            self.error_label.setVisible(True)
+        else:
+            self.error_label.clear()
+            self.error_label.setVisible(False)
+
+    def _merge_logs(self, logs: list[LogLine]) -> None:
+        """Add stored and buffered lines not shown yet; if one is older than the newest shown (the
+        store's batched lines can arrive after live ones), re-render the log in time order."""
+        lines = [(ln.ts, ln.lane, ln.message) for ln in logs]
+        lines += [(ev.ts, ev.lane, ev.message) for ev in self._buffer]
+        self._buffer.clear()
+        fresh = sorted({(round(ts, 6), msg): (ts, lane, msg) for ts, lane, msg in lines
+                        if (round(ts, 6), msg) not in self._shown_log}.values())
+        if not fresh:
+            return
+        newest = max(self._log_lines, default=(0.0, "", ""))[0]
+        for ts, lane, msg in fresh:
+            self._shown_log.add((round(ts, 6), msg))
+            self._log_lines.append((ts, lane, msg))
+        if fresh[0][0] < newest:
+            self._log_lines.sort()
+            self.log_view.setHtml("".join(f"<div>{format_log_html(*ln)}</div>" for ln in self._log_lines))
+        else:
+            for ln in fresh:
+                self.log_view.append(format_log_html(*ln))
+
+    def _append(self, ts: float, lane: str, message: str) -> None:
+        self._merge_logs([LogLine("", ts, lane, message)])
+
+    # ------------------------------------------------------------------ live events
+    def _on_log(self, ev: TaskLogLine) -> None:
+        if ev.task_id != self.current_task_id:
+            return
+        if self._loading is not None:
+            self._buffer.append(ev)
+        else:
+            self._append(ev.ts, ev.lane, ev.message)
+
+    def _on_changed(self, ev: TaskChanged) -> None:
+        # State, attempt, result and the store's own log lines (claim, success, retry) are read
+        # again, debounced: a task changes a few times per attempt, never hundreds of times.
+        if ev.task_id == self.current_task_id and not self._reload.isActive():
+            self._reload.start()
+
+    def _open_link(self, url: QUrl) -> None:
+        self.opener(url)
+        self.pathActivated.emit(url.toLocalFile() if url.isLocalFile() else url.toString())

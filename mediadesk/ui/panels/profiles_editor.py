@@ -1,0 +1,291 @@
+"""Model profiles grouped by the endpoint whose quota they share; the ``need_empty_prompt`` toggle and
+API concurrency, edited live.
+
+A tree: one node per API endpoint (a declared ``[[endpoints]]`` entry, or the implicit one that
+profiles giving the same ``base_url`` and key source share), with its gate (the configured
+concurrency, and what the scheduler learned from the provider's refusals), and its profiles under
+it, each with its share of that gate. Web profiles are top-level rows. The grouping is the config's
+(``AppConfig.api_endpoints``), the gates the scheduler's (``Scheduler.endpoint_limit``,
+``capacity_views`` and the ``callee`` of lane stats): nothing is worked out again here.
+
+Both settings are persisted by the scheduler and resolved per dispatch, so an edit applies to the
+next task a lane starts (never to one already running). Web profiles have no concurrency knob on
+purpose: a chat account allows exactly one generation at a time, and the row says so instead of
+offering a control that would break both runs.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mediadesk.config.model import API_CONCURRENCY_MAX, ResolvedEndpoint
+from mediadesk.scheduler.events import CapacityView, LaneStats, ProfileChanged
+from mediadesk.scheduler.scheduler import ProfileView, Scheduler
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.style import ToggleSwitch, centered, icon, is_dark, state_color
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ProfilesEditor"]
+
+_COL_NAME, _COL_KIND, _COL_NEP, _COL_CONC, _COL_GATE = range(5)
+
+
+class ProfilesEditor(QWidget):
+    """Endpoints and their profiles (name, kind, empty-prompt switch, concurrency, gate or share)."""
+
+    def __init__(self, scheduler: Scheduler, bridge: SchedulerBridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._scheduler = scheduler
+        self._items: dict[str, QTreeWidgetItem] = {}
+        self._nep: dict[str, ToggleSwitch] = {}
+        self._spins: dict[str, QSpinBox] = {}
+        self._conc_widgets: dict[str, QWidget] = {}
+        self._endpoints: dict[str, ResolvedEndpoint] = {}
+        self._endpoint_items: dict[str, QTreeWidgetItem] = {}
+        self._endpoint_of: dict[str, str] = {}
+        self._views: dict[str, CapacityView] = {}
+
+        self.tree = QTreeWidget(self)
+        self.tree.setObjectName("profilesTree")
+        self.tree.setColumnCount(5)
+        self.tree.setHeaderLabels([self.tr("Endpoint / profile"), self.tr("Kind"), self.tr("Empty prompt"),
+                                   self.tr("Concurrency"), self.tr("Gate / share")])
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the cell widgets take focus, not cells
+        hh = self.tree.header()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        hh.setStretchLastSection(True)
+        header = self.tree.headerItem()
+        header.setToolTip(_COL_NEP, self._nep_tooltip())
+        header.setToolTip(_COL_GATE, self._gate_tooltip())
+        self._message = QLabel(self)
+        self._message.setWordWrap(True)
+        self._message.hide()
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.tree)
+        lay.addWidget(self._message)
+
+        self.refresh()
+        bridge.profileChanged.connect(self._on_profile_changed)
+        bridge.laneStats.connect(self._on_lane_stats)
+
+    # ------------------------------------------------------------------ public API
+    def refresh(self) -> None:
+        """Rebuild the tree from the config's endpoints and ``scheduler.profile_view``."""
+        self.tree.clear()
+        for d in (self._items, self._nep, self._spins, self._conc_widgets, self._endpoint_items, self._endpoint_of):
+            d.clear()
+        self._endpoints = {ep.name: ep for ep in self._scheduler.config.api_endpoints()}
+        self._views = self._scheduler.capacity_views()  # empty until the scheduler has started
+        for ep in self._endpoints.values():
+            node = QTreeWidgetItem(self.tree)
+            self._endpoint_items[ep.name] = node
+            self._build_endpoint(node, ep)
+            for name in ep.profiles:
+                self._endpoint_of[name] = ep.name
+                self._build_profile(QTreeWidgetItem(node), self._scheduler.profile_view(name))
+        for name in self._scheduler.profile_names():
+            if name not in self._endpoint_of:
+                self._build_profile(QTreeWidgetItem(self.tree), self._scheduler.profile_view(name))
+        self.tree.expandAll()
+        for name in self._endpoints:
+            self._show_endpoint(name)
+
+    def profiles(self) -> list[str]:
+        return self._scheduler.profile_names()
+
+    def endpoints(self) -> list[str]:
+        """The API endpoints, as the scheduler names them (declared first, then implicit ones)."""
+        return list(self._endpoints)
+
+    def endpoint_of(self, profile: str) -> str | None:
+        """The endpoint an API profile goes through; None for a web profile."""
+        return self._endpoint_of.get(profile)
+
+    def endpoint_item(self, endpoint: str) -> QTreeWidgetItem:
+        return self._endpoint_items[endpoint]
+
+    def gate_text(self, endpoint: str) -> str:
+        return self._endpoint_items[endpoint].text(_COL_GATE)
+
+    def share_text(self, profile: str) -> str:
+        return self._items[profile].text(_COL_GATE)
+
+    def need_empty_prompt_switch(self, profile: str) -> ToggleSwitch:
+        return self._nep[profile]
+
+    def concurrency_spin(self, profile: str) -> QSpinBox | None:
+        """The concurrency spin box of an API profile; None for a web profile."""
+        return self._spins.get(profile)
+
+    def concurrency_widget(self, profile: str) -> QWidget:
+        """What the concurrency cell shows: a spin box (API) or a read-only label (web)."""
+        return self._conc_widgets[profile]
+
+    def message(self) -> str:
+        return self._message.text()
+
+    # ------------------------------------------------------------------ rows
+    def _nep_tooltip(self) -> str:
+        return self.tr("Reasoning models: send only the user's content, no instructions; "
+                       "applies to tasks dispatched after the change")
+
+    def _gate_tooltip(self) -> str:
+        return self.tr("Endpoint: how many requests it may serve at once for all its profiles together "
+                       "(learned: the lower limit found from the provider's refusals). Profile: its share, "
+                       "at most this many of its own requests at once, within the endpoint's gate.")
+
+    def _build_endpoint(self, node: QTreeWidgetItem, ep: ResolvedEndpoint) -> None:
+        label = self.tr("implicit: {url}").format(url=ep.base_url) if ep.implicit else ep.name
+        node.setText(_COL_NAME, label)
+        node.setText(_COL_KIND, self.tr("endpoint"))
+        if ep.implicit:
+            tip = self.tr("Profiles {profiles} give this base URL and key source themselves: they share one "
+                          "implicit endpoint, whose gate is the smallest of their concurrencies.")
+        else:
+            tip = self.tr("Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.")
+        node.setToolTip(_COL_NAME, tip.format(name=ep.name, url=ep.base_url, profiles=", ".join(ep.profiles)))
+        node.setToolTip(_COL_GATE, self._gate_tooltip())
+        font = node.font(_COL_NAME)
+        font.setBold(True)
+        node.setFont(_COL_NAME, font)
+
+    def _build_profile(self, item: QTreeWidgetItem, view: ProfileView) -> None:
+        self._items[view.name] = item
+        item.setIcon(_COL_NAME, icon("profile"))
+        item.setText(_COL_NAME, view.name)
+        item.setText(_COL_KIND, self.tr("web") if view.kind == "web" else self.tr("API"))
+
+        switch = ToggleSwitch()
+        switch.setChecked(view.need_empty_prompt)
+        switch.setToolTip(self._nep_tooltip())
+        switch.setAccessibleName(self.tr("Empty prompt for {name}").format(name=view.name))
+        switch.clicked.connect(lambda checked, n=view.name: self._set_nep(n, checked))
+        self._nep[view.name] = switch
+        self.tree.setItemWidget(item, _COL_NEP, centered(switch))
+
+        if view.kind == "api":
+            spin = QSpinBox()
+            spin.setRange(1, API_CONCURRENCY_MAX)
+            spin.setValue(view.concurrency)
+            spin.setKeyboardTracking(False)  # typing "5" must not apply "" or intermediate values
+            spin.setToolTip(self.tr("How many of this profile's requests may run at once (1..{max}), within "
+                                    "its endpoint's gate; set it to the provider's quota").format(
+                                        max=API_CONCURRENCY_MAX))
+            spin.valueChanged.connect(lambda v, n=view.name: self._set_concurrency(n, v))
+            self._spins[view.name] = spin
+            self._conc_widgets[view.name] = spin
+            self.tree.setItemWidget(item, _COL_CONC, centered(spin, Qt.AlignmentFlag.AlignLeft))
+        else:
+            label = QLabel(self.tr("1 per account"))
+            label.setToolTip(self.tr("A chat account allows exactly one generation at a time; a second "
+                                     "one at the same moment breaks both. Add accounts to go faster."))
+            label.setContentsMargins(4, 0, 4, 0)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+            self._conc_widgets[view.name] = label
+            self.tree.setItemWidget(item, _COL_CONC, label)
+
+    def _show_endpoint(self, endpoint: str) -> None:
+        """The endpoint's gate, and each of its profiles' share of it."""
+        node = self._endpoint_items.get(endpoint)
+        ep = self._endpoints.get(endpoint)
+        if node is None or ep is None:
+            return
+        limit = self._scheduler.endpoint_limit(endpoint)
+        parts = [self.tr("gate {n}").format(n=limit)]
+        view = self._views.get(endpoint)
+        if view is not None:
+            if view.current_limit != view.limit:
+                parts.append(self.tr("learned {n}").format(n=view.current_limit))
+            parts.append(self.tr("{n} in flight").format(n=view.in_flight))
+            if view.breaker != "closed":
+                parts.append(self.tr("breaker open") if view.breaker == "open" else self.tr("breaker half-open"))
+        text = " · ".join(parts)
+        if node.text(_COL_GATE) != text:
+            node.setText(_COL_GATE, text)
+        for name in ep.profiles:
+            share = self._scheduler.profile_view(name).concurrency
+            item = self._items[name]
+            share_text = self.tr("share {share} · up to {n} at once").format(share=share, n=min(share, limit))
+            if item.text(_COL_GATE) != share_text:
+                item.setText(_COL_GATE, share_text)
+
+    # ------------------------------------------------------------------ operator edits
+    def _set_nep(self, profile: str, on: bool) -> None:
+        try:
+            self._scheduler.set_profile_setting(profile, need_empty_prompt=on)
+        except (ValueError, RuntimeError) as exc:
+            self._show_error(profile, exc)
+            self._show_view(self._scheduler.profile_view(profile))
+            return
+        self._show_error(profile, None)
+
+    def _set_concurrency(self, profile: str, value: int) -> None:
+        if self._scheduler.profile_view(profile).concurrency == value:
+            return
+        try:
+            self._scheduler.set_profile_setting(profile, concurrency=value)
+        except (ValueError, RuntimeError) as exc:
+            self._show_error(profile, exc)
+            self._show_view(self._scheduler.profile_view(profile))
+            return
+        self._show_error(profile, None)
+
+    def _show_error(self, profile: str, exc: Exception | None) -> None:
+        if exc is None:
+            self._message.setText("")
+            self._message.hide()
+            return
+        self._message.setText(self.tr("Could not change {name}: {error}").format(name=profile, error=exc))
+        self._message.setStyleSheet(f"color: {state_color('failed', is_dark(self.palette())).name()}")
+        self._message.show()
+
+    # ------------------------------------------------------------------ events from the core
+    def _on_profile_changed(self, ev: ProfileChanged) -> None:
+        if ev.profile not in self._items:
+            return
+        kind = self._scheduler.profile_view(ev.profile).kind
+        self._show_view(ProfileView(ev.profile, kind, ev.need_empty_prompt, ev.concurrency))
+        ep = self._endpoint_of.get(ev.profile)
+        if ep is not None:
+            view = self._scheduler.capacity_views().get(ep)  # the gate may have moved with the edit
+            if view is not None:
+                self._views[ep] = view
+            self._show_endpoint(ep)
+
+    def _on_lane_stats(self, st: LaneStats) -> None:
+        c = st.callee
+        if c is None or c.kind != "endpoint" or c.name not in self._endpoint_items:
+            return
+        if self._views.get(c.name) != c:
+            self._views[c.name] = c
+            self._show_endpoint(c.name)
+
+    def _show_view(self, view: ProfileView) -> None:
+        switch = self._nep.get(view.name)
+        if switch is not None and switch.isChecked() != view.need_empty_prompt:
+            switch.blockSignals(True)
+            switch.setChecked(view.need_empty_prompt)
+            switch.blockSignals(False)
+            switch.update()
+        spin = self._spins.get(view.name)
+        if spin is not None and spin.value() != view.concurrency:
+            spin.blockSignals(True)
+            spin.setValue(view.concurrency)
+            spin.blockSignals(False)

@@ -1,0 +1,220 @@
+"""The tray icon (progress, show / pause / quit) and the operator's notices.
+
+:class:`WorkWatcher` turns the bridge's events into notices, each once:
+- **batch finished**: the queue ran dry (no lane runs or holds a task, and the database agrees)
+  after tasks ended; counts of succeeded / failed (/ canceled) since the last such notice;
+- **an account needs login**: once each time an account's health becomes ``needs_login``;
+- **a breaker opened**: once each time a callee's breaker leaves ``closed`` for ``open`` (its
+  half-open probes do not repeat it; it may be said again after it closed).
+Notices go to ``notify`` (the tray's balloon, else the status bar) and are kept in :attr:`sent`.
+
+:class:`TrayController` puts it together for a window: the tray icon (hidden when the system has
+none), the close question (:mod:`mediadesk.ui.dialogs.close_question`) and the notices.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import QMenu, QStyle, QSystemTrayIcon
+
+from mediadesk.config.workspace import resources_dir
+from mediadesk.scheduler.events import AccountChanged, LaneStats, TaskChanged
+from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.dialogs.close_question import CloseGuard
+from mediadesk.ui.window.main_window import MainWindow
+
+__all__ = ["TrayController", "WorkWatcher"]
+
+
+class WorkWatcher(QObject):
+    """Notices from the scheduler's events, each once (not at every stats tick)."""
+
+    #: (title, text) of a notice.
+    notified = Signal(str, str)
+    #: The progress changed: (running, pending, ended since the last batch notice).
+    progress = Signal(int, int, int)
+
+    def __init__(self, scheduler: Scheduler, bridge: SchedulerBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.scheduler = scheduler
+        self.sent: list[tuple[str, str]] = []
+        self._stats: dict[str, LaneStats] = {}
+        self._ended: dict[str, int] = {"success": 0, "failed": 0, "canceled": 0}
+        self._needs_login: set[str] = set()
+        self._open_breakers: set[str] = set()
+        self._last_progress: tuple[int, int, int] | None = None
+        bridge.taskChanged.connect(self._on_task)
+        bridge.laneStats.connect(self._on_stats)
+        bridge.accountChanged.connect(self._on_account)
+
+    # ------------------------------------------------------------------ events
+    def _on_task(self, ev: TaskChanged) -> None:
+        if ev.state in self._ended:
+            self._ended[ev.state] += 1
+            self._check_done()
+            self._emit_progress()
+
+    def _on_stats(self, ev: LaneStats) -> None:
+        self._stats[ev.lane] = ev
+        cv = ev.callee
+        if cv is not None:
+            key = f"{cv.kind} {cv.name}"
+            if cv.breaker == "open" and key not in self._open_breakers:
+                self._open_breakers.add(key)
+                reason = cv.breaker_reason or self.tr("too many failures")
+                self._notify(self.tr("Breaker open"), self.tr(
+                    "{kind} {name} stopped taking tasks ({reason}); it is probed and resumes by itself "
+                    "when it answers again.").format(kind=cv.kind, name=cv.name, reason=reason))
+            elif cv.breaker == "closed":
+                self._open_breakers.discard(key)
+        self._check_done()
+        self._emit_progress()
+
+    def _on_account(self, ev: AccountChanged) -> None:
+        if ev.health == "needs_login":
+            if ev.account not in self._needs_login:
+                self._needs_login.add(ev.account)
+                self._notify(self.tr("Login needed"), self.tr(
+                    "Account {account} is logged out and takes no task until you log in again "
+                    "(Accounts: Log in).").format(account=ev.account))
+        else:
+            self._needs_login.discard(ev.account)
+
+    # ------------------------------------------------------------------ batch done
+    def counts(self) -> tuple[int, int]:
+        """(running, pending) as the lanes last said (no database read)."""
+        lanes = {lane.name for lane in self.scheduler.lanes}
+        stats = [s for name, s in self._stats.items() if name in lanes]
+        return sum(len(s.running) for s in stats), sum(n for s in stats for _, n in s.backlog)
+
+    def _check_done(self) -> None:
+        if not any(self._ended.values()):
+            return
+        running, pending = self.counts()
+        if running or pending:
+            return
+        try:  # the lanes' last stats may predate a submit: the database decides
+            if not self.scheduler.started or self.scheduler.store.unfinished_count() > 0:
+                return
+        except Exception:
+            return
+        ok, failed, canceled = self._ended["success"], self._ended["failed"], self._ended["canceled"]
+        self._ended = dict.fromkeys(self._ended, 0)
+        text = self.tr("{ok} succeeded, {failed} failed").format(ok=ok, failed=failed)
+        if canceled:
+            text += self.tr(", {n} canceled").format(n=canceled)
+        self._notify(self.tr("Batch finished"), text)
+
+    def _emit_progress(self) -> None:
+        running, pending = self.counts()
+        now = (running, pending, sum(self._ended.values()))
+        if now != self._last_progress:
+            self._last_progress = now
+            self.progress.emit(*now)
+
+    def _notify(self, title: str, text: str) -> None:
+        self.sent.append((title, text))
+        self.notified.emit(title, text)
+
+
+def _app_icon() -> QIcon:
+    icon = QIcon(str(resources_dir() / "icons" / "start.svg"))
+    return icon
+
+
+class TrayController(QObject):
+    """Tray icon + close question + notices for one console window.
+
+    ``tray_available``: whether the system has a tray (default: ask Qt). Without one there is no
+    icon, the close question does not offer "Keep running in the tray", and notices go to the
+    window's status bar."""
+
+    def __init__(self, window: MainWindow, scheduler: Scheduler, bridge: SchedulerBridge, *,
+                 tray_available: bool | None = None) -> None:
+        super().__init__(window)
+        self.window = window
+        self.scheduler = scheduler
+        self.has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
+        self.watcher = WorkWatcher(scheduler, bridge, self)
+        self.guard = CloseGuard(window, scheduler, tray_available=lambda: self.has_tray,
+                                hide_to_tray=self.hide_to_tray)
+        window.close_guard = self.guard
+        self.tray: QSystemTrayIcon | None = None
+        if self.has_tray:
+            self._build_tray()
+        self.watcher.notified.connect(self._show_notice)
+        self.watcher.progress.connect(self._show_progress)
+        self._show_progress(0, 0, 0)
+
+    def _build_tray(self) -> None:
+        icon = _app_icon()
+        if icon.isNull():
+            icon = self.window.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon)
+        tray = QSystemTrayIcon(icon, self)
+        menu = QMenu(self.window)
+        self.act_show = QAction(self.tr("Show window"), menu)
+        self.act_show.triggered.connect(self.show_window)
+        self.act_pause = QAction(self.tr("Pause all lanes"), menu)
+        self.act_pause.setCheckable(True)
+        self.act_pause.toggled.connect(self._pause_all)
+        self.act_quit = QAction(self.tr("Quit"), menu)
+        self.act_quit.triggered.connect(self.quit)
+        menu.addAction(self.act_show)
+        menu.addAction(self.act_pause)
+        menu.addSeparator()
+        menu.addAction(self.act_quit)
+        tray.setContextMenu(menu)
+        tray.activated.connect(self._activated)
+        tray.show()
+        self.menu = menu
+        self.tray = tray
+
+    # ------------------------------------------------------------------ actions
+    def hide_to_tray(self) -> None:
+        self.window.hide()
+        self._show_notice(self.tr("MediaDesk keeps running"), self.tr(
+            "The lanes keep working; the tray icon shows the progress. Its menu brings the window back or quits."))
+
+    def show_window(self) -> None:
+        self.window.show()
+        self.window.bring_to_front()
+
+    def quit(self) -> None:
+        """The tray's Quit: no question (the operator chose it where the progress is shown)."""
+        self.guard.quit_now()
+        if self.window.isVisible():
+            self.window.close()
+        else:  # a hidden window gets no close event: do what closing does
+            self.window.save_settings()
+            self.window.closed.emit()
+
+    def _pause_all(self, paused: bool) -> None:
+        for kind in ("web", "api"):
+            self.window.set_paused(kind, paused)
+
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
+            self.show_window()
+
+    # ------------------------------------------------------------------ shown
+    def tooltip(self) -> str:
+        return self._tooltip
+
+    def _show_progress(self, running: int, pending: int, ended: int) -> None:
+        self._tooltip = self.tr("MediaDesk: {running} running, {pending} pending, {ended} done").format(
+            running=running, pending=pending, ended=ended)
+        if self.tray is not None:
+            self.tray.setToolTip(self._tooltip)
+
+    def _show_notice(self, title: str, text: str) -> None:
+        if self.tray is not None and self.tray.isVisible() and QSystemTrayIcon.supportsMessages():
+            self.tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 10_000)
+        self.window.show_status(f"{title}: {text}")
+
+    def close(self) -> None:
+        if self.tray is not None:
+            self.tray.hide()
+            self.tray.deleteLater()
+            self.tray = None
