@@ -29,7 +29,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANONYMOUS_KEY",
+    "CONTROL_TEXT",
+    "CRAFTED_MODES",
     "HOSTILE_MODES",
+    "HTML_ERROR",
     "OUTAGE_MODES",
     "UNSET",
     "FaultControlMixin",
@@ -43,6 +46,7 @@ __all__ = [
     "Unset",
     "auth_key_label",
     "check_outage_args",
+    "crafted_answer",
     "hostile_marker",
     "key_hash",
     "parse_hostile_body",
@@ -432,8 +436,10 @@ def _admin_error(message: str) -> web.Response:
 #: after part of the answer, without ``finish_reason`` and without ``[DONE]`` (non-stream: the JSON
 #: body cut in half). ``length``: part of the answer with ``finish_reason: "length"`` (the model's
 #: output limit). ``steady``: the normal answer sent as a steady trickle, one chunk every 0.1 s for
-#: ``seconds`` (never silent for long, but long in all).
-HostileMode = Literal["endless", "huge", "cut", "length", "steady"]
+#: ``seconds`` (never silent for long, but long in all). The crafted modes (hostile *text*, see
+#: :data:`CRAFTED_MODES`) follow.
+HostileMode = Literal["endless", "huge", "cut", "length", "steady",
+                      "echo_auth", "controls", "surrogate", "html_400"]
 HOSTILE_MODES: Final[tuple[str, ...]] = get_args(HostileMode)
 #: Characters of a ``huge`` answer unless said otherwise (the 50 MB answer of the issue).
 HOSTILE_HUGE_CHARS: Final = 50_000_000
@@ -563,6 +569,8 @@ class HostileAnswerMixin:
         """Answer ``request`` the hostile way; returns the (prepared) response."""
         st = self._hostile_stats
         st.answers[hostile.mode] = st.answers.get(hostile.mode, 0) + 1
+        if hostile.mode in CRAFTED_MODES:
+            return await _send_crafted(request, hostile.mode, stream=stream, model=model, cid=cid)
         created = int(time.time())
         if stream:
             headers = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
@@ -654,3 +662,52 @@ def _pieces(text: str, n: int) -> list[str]:
     size = max(1, -(-len(text) // n))
     out = [text[i * size:(i + 1) * size] for i in range(n)]
     return out
+
+
+# --------------------------------------------------------------------------- hostile text
+#: Answers whose *text* is the attack, each a complete, well-formed answer (or error):
+#: ``echo_auth``: the answer quotes the request's Authorization header (the API key) back;
+#: ``controls``: the answer holds terminal control sequences (OSC title, clear screen, C1 CSI, a
+#: right-to-left override, a lone CR); ``surrogate``: the answer holds a lone surrogate and a NUL
+#: (``\\ud800``, ``\\u0000`` in the JSON, which a JSON parser turns into such a string);
+#: ``html_400``: HTTP 400 whose error message is HTML (a heading, an ``<img src=file://...>``) with
+#: terminal escapes in it.
+CRAFTED_MODES: Final[frozenset[str]] = frozenset({"echo_auth", "controls", "surrogate", "html_400"})
+#: The control sequences of ``controls`` and ``html_400`` answers.
+CONTROL_TEXT: Final = "\x1b]0;pwned\x07\x1b[2J\x9b31m red \u202eevil\r overwritten"
+#: The error message of an ``html_400`` answer.
+HTML_ERROR: Final = f'<h1>Bad request</h1><img src="file:///etc/passwd"> {CONTROL_TEXT}'
+
+
+def crafted_answer(mode: str, authorization: str | None) -> str:
+    """The answer text of a crafted mode (``html_400`` has none: it is an error)."""
+    if mode == "echo_auth":
+        return f"You sent Authorization: {authorization or '(none)'}; here is your answer."
+    if mode == "controls":
+        return f"an answer {CONTROL_TEXT} ends here"
+    return "half \ud800 a pair, a NUL \x00 here"
+
+
+async def _send_crafted(
+    request: web.Request, mode: str, *, stream: bool, model: str, cid: str
+) -> web.StreamResponse:
+    if mode == "html_400":
+        body = {"error": {"message": HTML_ERROR, "type": "invalid_request_error", "code": None}}
+        return web.Response(status=400, text=json.dumps(body), headers=_JSON_HEADERS)
+    text = crafted_answer(mode, request.headers.get("Authorization"))
+    created = int(time.time())
+    if not stream:
+        # ensure_ascii: the lone surrogate goes out as the JSON escape \ud800 (it cannot be encoded)
+        return web.Response(text=json.dumps({
+            "id": cid, "object": "chat.completion", "created": created, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        }), headers=_JSON_HEADERS)
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"})
+    await resp.prepare(request)
+    for delta, finish in (({"role": "assistant", "content": text}, None), ({}, "stop")):
+        chunk = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        await resp.write(("data: " + json.dumps(chunk) + "\n\n").encode())
+    await resp.write(b"data: [DONE]\n\n")
+    await resp.write_eof()
+    return resp

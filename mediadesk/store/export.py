@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from mediadesk.config.location import SqliteLocation, StoreLocation, as_location
+from mediadesk.core.text import printable
 from mediadesk.files.safe import create_private_file, refuse_symlink
 from mediadesk.store.open_errors import OlderSchemaError
 from mediadesk.store.reader import TaskReader
@@ -38,11 +39,14 @@ class ExportError(Exception):
 
 
 def export_tasks(db: StoreLocation | Path, out: TextIO, fmt: str, states: Sequence[str] | None = None, *,
-                 task_ids: Sequence[str] | None = None) -> int:
+                 task_ids: Sequence[str] | None = None, for_terminal: bool = False) -> int:
     """Write the tasks of ``db`` to ``out``; returns the row count. ``states``: only tasks in these
     states; ``task_ids``: only these tasks, in this order (the console's selected or filtered
     rows; ids not in the database are skipped). XLSX is written to ``out.buffer`` (a file opened by
-    :func:`export_to_file`, or a piped stdout)."""
+    :func:`export_to_file`, or a piped stdout). ``for_terminal`` (stdout): no control character
+    of a prompt or an answer reaches the terminal: CSV cells show them escaped (see
+    :func:`mediadesk.core.text.printable`), JSONL writes them as ``\\uXXXX`` (the same data once
+    parsed); Markdown always escapes them."""
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
     binary = _binary_target(out) if fmt == "xlsx" else None
@@ -64,8 +68,8 @@ def export_tasks(db: StoreLocation | Path, out: TextIO, fmt: str, states: Sequen
         if fmt == "md":
             return write_markdown(rows, out)
         if fmt == "csv":
-            return write_csv(rows, out)
-        return write_jsonl(rows, out)
+            return write_csv(rows, out, for_terminal=for_terminal)
+        return write_jsonl(rows, out, for_terminal=for_terminal)
     finally:
         reader.close()
 
@@ -139,20 +143,50 @@ def _export_records(reader: TaskReader, states: Sequence[str] | None,
 
 
 # ------------------------------------------------------------------------------------------ writers
-def write_jsonl(rows: Iterable[Mapping[str, object]], out: TextIO) -> int:
+#: What ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal may still act on: DEL, C1
+#: controls, bidirectional overrides (C0 controls it already writes as ``\\u00XX``).
+_JSON_RAW_CONTROLS = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group(0)):04x}"
+
+
+def write_jsonl(rows: Iterable[Mapping[str, object]], out: TextIO, *, for_terminal: bool = False) -> int:
     n = 0
     for row in rows:
-        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        line = json.dumps(row, ensure_ascii=False)
+        if for_terminal:
+            line = _JSON_RAW_CONTROLS.sub(_json_escape, line)
+        out.write(line + "\n")
         n += 1
     return n
 
 
-def write_csv(rows: Iterable[Mapping[str, object]], out: TextIO) -> int:
+#: First characters a spreadsheet reads as the start of a formula (or that hide one after them).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object, *, for_terminal: bool = False) -> object:
+    """A value as one CSV cell: text a spreadsheet would run as a formula (``=HYPERLINK(...)``,
+    ``+cmd|...``, ``@SUM``, ``-2+3``, or one of those after a tab or CR) gets a leading ``'``,
+    the usual mark of "text, not a formula" (the XLSX writer types its cells as text instead).
+    ``for_terminal``: control characters shown escaped."""
+    if not isinstance(value, str):
+        return value
+    if for_terminal:
+        value = printable(value)
+    if value.startswith(_FORMULA_START):
+        value = "'" + value
+    return value
+
+
+def write_csv(rows: Iterable[Mapping[str, object]], out: TextIO, *, for_terminal: bool = False) -> int:
     writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS)
     writer.writeheader()
     n = 0
     for row in rows:
-        writer.writerow(row)
+        writer.writerow({k: csv_cell(v, for_terminal=for_terminal) for k, v in row.items()})
         n += 1
     return n
 
@@ -163,10 +197,11 @@ _NEWLINES = re.compile(r"\r\n|\r|\n")
 
 def markdown_cell(value: object) -> str:
     """A value as one Markdown table cell: pipes and backslashes escaped, HTML shown as text,
-    line breaks as ``<br>`` (a table row is one line)."""
+    line breaks as ``<br>`` (a table row is one line), other control characters shown escaped
+    (a table is read on a terminal too)."""
     if value is None:
         return ""
-    return _NEWLINES.sub("<br>", str(value).translate(_MD_ESCAPES))
+    return printable(_NEWLINES.sub("<br>", str(value).translate(_MD_ESCAPES)), multiline=False)
 
 
 def write_markdown(rows: Iterable[Mapping[str, object]], out: TextIO) -> int:

@@ -182,3 +182,28 @@ def test_cli_xlsx_refuses_a_terminal_and_writes_to_a_pipe(db: StoreLocation, tmp
         os.close(primary)
     assert proc.returncode == 2
     assert b"--out" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_text(store_location: StoreLocation, tmp_path: Path) -> None:
+    """Before: CSV wrote ``=HYPERLINK(...)``, ``+cmd|...``, ``-2+3``, ``@SUM(...)`` (and the same after a
+    tab or CR) as they were: a spreadsheet opening the file ran them as formulas."""
+    hostile = {
+        "f-eq": '=HYPERLINK("http://127.0.0.1/x?"&A1,"click")', "f-plus": "+cmd|' /C calc'!A0",
+        "f-minus": "-2+3", "f-at": "@SUM(A1:A9)", "f-tab": "\t=1+1", "f-cr": "\r=1+1",
+    }
+    s = TaskStore.open(store_location)
+    s.add_tasks([NewTask(tid, "writer", "api", prompt) for tid, prompt in hostile.items()]
+                + [NewTask("plain", "writer", "api", "a - b = c")], now=T0)
+    recs = s.claim(["writer"], 10, lane="api:writer", account=None, owner="test", now=T0 + 1)
+    for rec in recs:
+        s.finish(rec, TaskState.SUCCESS, result="=1+1" if rec.task_id == "f-eq" else "fine", now=T0 + 2)
+    s.close()
+    path = tmp_path / "out.csv"
+    assert export_to_file(store_location, path, "csv") == 7
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = {r["task_id"]: r for r in csv.DictReader(fh)}
+    for tid, prompt in hostile.items():
+        assert rows[tid]["prompt"] == "'" + prompt, tid
+    assert rows["f-eq"]["result"] == "'=1+1"
+    assert rows["plain"]["prompt"] == "a - b = c" and rows["plain"]["result"] == "fine"  # only the first character
+    assert rows["plain"]["attempt"] == "1"  # numbers are not text cells
