@@ -43,6 +43,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from mediadesk.config.model import AppConfig, ConfigError
 from mediadesk.config.template import default_config_path
 from mediadesk.config.workspace import Workspace
+from mediadesk.core.text import printable
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.ui.app.workspace_session import (
@@ -56,6 +57,7 @@ from mediadesk.ui.app.workspace_session import (
     load_workspace,
 )
 from mediadesk.ui.dialogs.welcome import WelcomeChoice, WelcomePanel
+from mediadesk.ui.plain import plain
 from mediadesk.ui.style import apply_style, install_translator, missing_fonts
 from mediadesk.ui.window.main_window import MainWindow
 
@@ -69,9 +71,10 @@ def _headless() -> bool:
 
 def show_error(title: str, text: str) -> None:
     """Always to stderr; also a message box when there is a screen to show it on."""
-    print(f"mediadesk: {text}", file=sys.stderr, flush=True)
+    print(f"mediadesk: {printable(text)}", file=sys.stderr, flush=True)
     if not _headless() and not os.environ.get("MEDIADESK_NO_DIALOGS"):
-        QMessageBox.critical(None, title, text)
+        box = plain(QMessageBox(QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Ok))
+        box.exec()
 
 
 def _resolve_config(config_path: Path | None, data_dir: Path | None,

@@ -52,6 +52,7 @@ from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.app.single_instance import SingleInstance, SingleInstanceError, instance_key
 from mediadesk.ui.dialogs.close_question import work_in_progress
 from mediadesk.ui.dialogs.config_text import config_error_text
+from mediadesk.ui.plain import plain
 from mediadesk.ui.window.main_window import MainWindow
 from mediadesk.ui.window.tray import TrayController
 from mediadesk.ui.window.window_state import forget_config, recent_configs, remember_config
@@ -312,8 +313,8 @@ async def _clicked(box: QMessageBox) -> QAbstractButton | None:
 
 async def ask_switch(parent: QWidget | None, q: SwitchQuestion) -> bool:
     """The close question's shape: Switch (destructive) / Cancel (default). True: switch."""
-    box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("CloseQuestion", "Work in progress"),
-                      switch_question_text(q), QMessageBox.StandardButton.NoButton, parent)
+    box = plain(QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("CloseQuestion", "Work in progress"),
+                            switch_question_text(q), QMessageBox.StandardButton.NoButton, parent))
     box.setObjectName("switchQuestion")
     switch_b = box.addButton(QCoreApplication.translate("WorkspaceSwitcher", "Switch"),
                              QMessageBox.ButtonRole.DestructiveRole)
@@ -340,7 +341,7 @@ class StartFailed:
 async def ask_start_failed(parent: QWidget | None, f: StartFailed) -> StartFailedChoice:
     text = QCoreApplication.translate("WorkspaceSwitcher", "{target} could not be opened:\n{error}").format(
         target=f.target, error=f.error.text)
-    box = QMessageBox(QMessageBox.Icon.Warning, f.error.title, text, QMessageBox.StandardButton.NoButton, parent)
+    box = plain(QMessageBox(QMessageBox.Icon.Warning, f.error.title, text, QMessageBox.StandardButton.NoButton, parent))
     box.setObjectName("switchFailed")
     reopen_b = (box.addButton(QCoreApplication.translate("WorkspaceSwitcher", "Reopen {previous}").format(
         previous=f.previous), QMessageBox.ButtonRole.AcceptRole) if f.previous is not None else None)

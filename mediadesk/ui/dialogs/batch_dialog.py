@@ -54,6 +54,7 @@ from mediadesk.core.batch import (
 from mediadesk.scheduler.scheduler import ProfileView
 from mediadesk.ui.dialogs.batch_preview import PreviewModel, StagedBatch, parse_safely, stage_batch
 from mediadesk.ui.jobs.workers import TaskJobs, cyclic_gc_paused, gil_handed_over_often
+from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import icon, is_dark, state_color
 
 __all__ = ["BatchDialog", "PreviewModel"]
@@ -106,7 +107,7 @@ class BatchDialog(QDialog):
         self._tabs.addTab(self._build_paste_tab(), self.tr("Paste prompts"))
         self._tabs.currentChanged.connect(lambda _i: self._refresh())
 
-        self._summary = QLabel(self)
+        self._summary = plain(QLabel(self))
         self._errors_only = QCheckBox(self.tr("Show errors only"), self)
         self._errors_only.toggled.connect(self._on_errors_only)
         top = QHBoxLayout()
@@ -130,7 +131,7 @@ class BatchDialog(QDialog):
         hh.setStretchLastSection(True)
         self._view.viewport().installEventFilter(self)
 
-        self._message = QLabel(self)
+        self._message = plain(QLabel(self))
         self._message.setWordWrap(True)
         self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
@@ -164,7 +165,7 @@ class BatchDialog(QDialog):
         page = QWidget(self)
         self._open_button = QPushButton(self.tr("Open file…"), page)
         self._open_button.clicked.connect(self._choose_file)
-        self._path_label = QLabel(self.tr("No file chosen"), page)
+        self._path_label = plain(QLabel(self.tr("No file chosen"), page))
         self._path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         hint = QLabel(self.tr("JSONL or CSV with the fields profile, prompt and optionally id, system, "
                               "priority, route_key. You can also drop a file onto this window."), page)
@@ -220,7 +221,7 @@ class BatchDialog(QDialog):
         p = Path(path)
         self._file_path = p
         self._path_label.setText(str(p))
-        self._path_label.setToolTip(str(p))
+        self._path_label.setToolTip(plain_tip(str(p)))
         self._tabs.setCurrentIndex(0)
         known, limit = self._known, self._max_prompt_chars
 

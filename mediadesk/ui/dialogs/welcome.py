@@ -36,6 +36,7 @@ from mediadesk.config.template import write_config_template
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.ui.app.workspace_session import load_workspace
 from mediadesk.ui.dialogs.config_text import config_error_text
+from mediadesk.ui.plain import plain
 
 __all__ = ["WelcomeChoice", "WelcomePanel", "open_in_system_editor"]
 
@@ -86,11 +87,11 @@ class WelcomePanel(QWidget):
         f.setPointSizeF(f.pointSizeF() * 1.6)
         f.setBold(True)
         title.setFont(f)
-        intro = QLabel()
+        intro = plain(QLabel())  # names the config path
         intro.setWordWrap(True)
         intro.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.intro = intro
-        self.error_label = QLabel()
+        self.error_label = plain(QLabel())  # a config error quotes the file
         self.error_label.setObjectName("welcomeError")
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -36,6 +36,7 @@ from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.format import health_label
+from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, health_color, icon, is_dark, state_color
 
 log = logging.getLogger(__name__)
@@ -130,7 +131,7 @@ class AccountsPanel(QWidget):
         hh = self._table.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(_COL_ERROR, QHeaderView.ResizeMode.Stretch)
-        self._message = QLabel(self)
+        self._message = plain(QLabel(self))
         self._message.setWordWrap(True)
         self._message.hide()
 
@@ -234,7 +235,7 @@ class AccountsPanel(QWidget):
         if err_item is not None:
             err = row.last_error or ""
             err_item.setText(err.replace("\n", " "))
-            err_item.setToolTip(err)
+            err_item.setToolTip(plain_tip(err))
             err_item.setForeground(state_color("failed", dark))
         row.login.setEnabled(self._login is not None and not row.logging_in)
         if self._login is None:
@@ -311,7 +312,7 @@ class AccountsPanel(QWidget):
         return DisableQuestion(account, tasks, text)
 
     def _ask_disable(self, question: DisableQuestion) -> DisableChoice:
-        box = QMessageBox(self)
+        box = plain(QMessageBox(self))
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle(self.tr("Disable account"))
         box.setText(question.text)

@@ -35,6 +35,7 @@ from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.format import fmt_stamp, state_labels
 from mediadesk.ui.jobs.workers import TaskJobs, fetch_task_detail
 from mediadesk.ui.panels.log_dock import shown_log_message
+from mediadesk.ui.plain import plain
 
 __all__ = ["DetailPane", "format_log_html", "linkify_paths"]
 
@@ -95,9 +96,10 @@ class DetailPane(QWidget):
         self._settle.timeout.connect(self._start_settle_load)
 
         self.header = QLabel(self.tr("No task selected."))
+        self.header.setTextFormat(Qt.TextFormat.RichText)  # bold id; every value in it is escaped
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.header.setWordWrap(True)
-        self.error_label = QLabel()
+        self.error_label = plain(QLabel())  # a server's error body: shown as text, never as HTML
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.setStyleSheet("color: #d32f2f")
@@ -166,7 +168,7 @@ class DetailPane(QWidget):
         if task_id is None:
             self.header.setText(self.tr("No task selected."))
             return
-        self.header.setText(self.tr("{id} — loading…").format(id=task_id))
+        self.header.setText(self.tr("{id} — loading…").format(id=html.escape(task_id)))
         self._start_load()
 
     def copy_result(self) -> None:
@@ -221,7 +223,7 @@ class DetailPane(QWidget):
 
     def _render_record(self, rec: TaskRecord | None) -> None:
         if rec is None:
-            self.header.setText(self.tr("{id} — not found").format(id=self.current_task_id))
+            self.header.setText(self.tr("{id} — not found").format(id=html.escape(self.current_task_id or "")))
             return
         where = rec.lane or rec.profile
         if rec.account and rec.lane is None:

@@ -47,6 +47,7 @@ from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.jobs.workers import TaskJobs, fetch_task_detail
 from mediadesk.ui.panels.detail_pane import format_log_html
+from mediadesk.ui.plain import plain, plain_tip
 
 __all__ = ["ExceptionsView", "read_exception_detail"]
 
@@ -102,9 +103,10 @@ class ExceptionsView(QWidget):
         self.show_resolved.toggled.connect(lambda _on: self.refresh())
 
         self.header = QLabel(self.tr("No exception selected."))
+        self.header.setTextFormat(Qt.TextFormat.RichText)  # bold id; every value in it is escaped
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_view = QLabel()
+        self.error_view = plain(QLabel())  # a server's error body: shown as text, never as HTML
         self.error_view.setWordWrap(True)
         self.error_view.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_view.setStyleSheet("color: #d32f2f")
@@ -112,6 +114,7 @@ class ExceptionsView(QWidget):
         self.prompt_view.setReadOnly(True)
         self.prompt_view.setPlaceholderText(self.tr("prompt"))
         self.evidence_view = QLabel()
+        self.evidence_view.setTextFormat(Qt.TextFormat.RichText)  # file links; names escaped
         self.evidence_view.setWordWrap(True)
         self.evidence_view.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.evidence_view.linkActivated.connect(self._open_link)
@@ -135,7 +138,7 @@ class ExceptionsView(QWidget):
         self.reroute_button.clicked.connect(lambda: self.resolve("reroute"))
         self.answer_button.clicked.connect(lambda: self.resolve("answer"))
         self.drop_button.clicked.connect(lambda: self.resolve("drop"))
-        self.status_label = QLabel()
+        self.status_label = plain(QLabel())
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
@@ -204,7 +207,7 @@ class ExceptionsView(QWidget):
                 item = QTableWidgetItem(text)
                 if rec.resolution:
                     item.setForeground(Qt.GlobalColor.gray)
-                    item.setToolTip(self.tr("resolved: {r}").format(r=rec.resolution))
+                    item.setToolTip(plain_tip(self.tr("resolved: {r}").format(r=rec.resolution)))
                 self.table.setItem(i, col, item)
         self.table.blockSignals(False)
         self.count = sum(1 for r in self.records if not r.resolution)
@@ -267,7 +270,7 @@ class ExceptionsView(QWidget):
         if n > 1:
             lines.append(self.tr("Tasks: {ids}").format(ids=", ".join(task_ids[:10]) + (", …" if n > 10 else "")))
         lines.append(self.tr("They stay failed, leave this list, and are exported as dropped with your note."))
-        box = QMessageBox(self)
+        box = plain(QMessageBox(self))
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle(self.tr("Drop exceptions"))
         box.setText("\n".join(lines))

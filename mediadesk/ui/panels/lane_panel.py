@@ -31,6 +31,7 @@ from mediadesk.core.eta import EtaGroup, KindEta, kind_eta, queue_groups, throug
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
 from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label
 from mediadesk.ui.models.task_model import TaskTableModel
+from mediadesk.ui.plain import plain, plain_tip
 
 __all__ = ["LaneLike", "LanePanel", "ProfileLike"]
 
@@ -101,9 +102,9 @@ class LanePanel(QWidget):
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)
-        self.state_label = QLabel()
+        self.state_label = plain(QLabel())
         #: The one-line summary shown instead of everything below the title in compact mode.
-        self.summary_label = _ElidedLabel()
+        self.summary_label = plain(_ElidedLabel())
         self.summary_label.setObjectName(f"laneSummary_{kind}")
         self.summary_label.setVisible(False)
         self.is_compact = False
@@ -117,10 +118,10 @@ class LanePanel(QWidget):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("%v/%m  (%p%)")
-        self.counts_label = QLabel()
-        self.eta_label = QLabel()
+        self.counts_label = plain(QLabel())
+        self.eta_label = plain(QLabel())
         #: The callees' gates and breakers (an API endpoint is shared by its profiles) and backlog.
-        self.callee_label = QLabel()
+        self.callee_label = plain(QLabel())  # breaker reasons quote servers
         self.callee_label.setWordWrap(True)
         self.callee_label.setToolTip(self.tr(
             "gate: requests allowed at once now / configured (an adaptive gate learns the provider's "
@@ -299,7 +300,7 @@ class LanePanel(QWidget):
         if self.summary_label.text() != text:
             self.summary_label.setText(text)
             details = [t for t in (self.counts_label.text(), self.eta_label.text(), self.callee_label.text()) if t]
-            self.summary_label.setToolTip("\n".join(details))
+            self.summary_label.setToolTip(plain_tip("\n".join(details)))
 
     def refresh(self) -> None:
         """The 1 s tick: counts, ETA, throughput, rows (elapsed and heartbeat ages move)."""
@@ -404,7 +405,7 @@ class LanePanel(QWidget):
         for c, t in enumerate(texts):
             item.setText(c, t)
         err = (st.last_error if st is not None else None) or (acc.last_error if acc is not None else None)
-        item.setToolTip(1, err or "")
+        item.setToolTip(1, plain_tip(err))
 
     @staticmethod
     def _account_health(st: LaneStats | None, acc: AccountChanged | None) -> str:
@@ -432,7 +433,7 @@ class LanePanel(QWidget):
             settings = (self.tr("empty prompt: on") if nep else self.tr("empty prompt: off"))
         for c, t in enumerate([name, status, "", "", "", settings]):
             item.setText(c, t)
-        item.setToolTip(1, (st.last_error if st is not None else None) or "")
+        item.setToolTip(1, plain_tip(st.last_error if st is not None else None))
         while item.childCount() > len(running):
             item.takeChild(item.childCount() - 1)
         while item.childCount() < len(running):

@@ -34,6 +34,7 @@ from mediadesk.config.model import API_CONCURRENCY_MAX, ResolvedEndpoint
 from mediadesk.scheduler.events import CapacityView, LaneStats, ProfileChanged
 from mediadesk.scheduler.scheduler import ProfileView, Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, icon, is_dark, state_color
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class ProfilesEditor(QWidget):
         header = self.tree.headerItem()
         header.setToolTip(_COL_NEP, self._nep_tooltip())
         header.setToolTip(_COL_GATE, self._gate_tooltip())
-        self._message = QLabel(self)
+        self._message = plain(QLabel(self))
         self._message.setWordWrap(True)
         self._message.hide()
 
@@ -160,7 +161,8 @@ class ProfilesEditor(QWidget):
                           "implicit endpoint, whose gate is the smallest of their concurrencies.")
         else:
             tip = self.tr("Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.")
-        node.setToolTip(_COL_NAME, tip.format(name=ep.name, url=ep.base_url, profiles=", ".join(ep.profiles)))
+        node.setToolTip(_COL_NAME, plain_tip(tip.format(name=ep.name, url=ep.base_url,
+                                                        profiles=", ".join(ep.profiles))))
         node.setToolTip(_COL_GATE, self._gate_tooltip())
         font = node.font(_COL_NAME)
         font.setBold(True)

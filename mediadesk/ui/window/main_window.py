@@ -53,6 +53,7 @@ from mediadesk.ui.panels.exceptions_view import ExceptionsView
 from mediadesk.ui.panels.lane_panel import LanePanel
 from mediadesk.ui.panels.log_dock import LogDock
 from mediadesk.ui.panels.profiles_editor import ProfilesEditor
+from mediadesk.ui.plain import plain
 from mediadesk.ui.window.actions import WindowActions
 from mediadesk.ui.window.filter_bar import FilterBar
 from mediadesk.ui.window.small_screen import SmallScreenLayout, scrolling
@@ -325,9 +326,9 @@ class MainWindow(QMainWindow):
         self.addToolBar(self.filter_bar)
 
     def _build_statusbar(self) -> None:
-        self.status_label = QLabel()
+        self.status_label = plain(QLabel())
         self.statusBar().addPermanentWidget(self.status_label)
-        self.totals_label = QLabel()
+        self.totals_label = plain(QLabel())
         self.totals_label.setObjectName("totalsLabel")
         self.statusBar().addPermanentWidget(self.totals_label)
         self._update_status()
@@ -839,8 +840,8 @@ class MainWindow(QMainWindow):
     def notify(self, title: str, text: str, *, error: bool = False) -> QMessageBox:
         """A non-blocking message box (``open()``: the lanes keep running behind it)."""
         self.show_status(f"{title}: {text}")
-        box = QMessageBox(QMessageBox.Icon.Warning if error else QMessageBox.Icon.Information, title, text,
-                          QMessageBox.StandardButton.Ok, self)
+        box = plain(QMessageBox(QMessageBox.Icon.Warning if error else QMessageBox.Icon.Information, title, text,
+                                QMessageBox.StandardButton.Ok, self))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         box.open()
         return box
