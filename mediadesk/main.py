@@ -17,6 +17,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         parser = build_parser()
         ns = parser.parse_args(["console", *(args[1:] if args and args[0] == "console" else args)])
+        from mediadesk.config.location import password_in_argv_message
+
+        if (refused := password_in_argv_message(ns.db)) is not None:
+            print(f"mediadesk: {refused}", file=sys.stderr)
+            return 2
         from mediadesk.ui.app.start import run_console
 
         return run_console(ns.config, data_dir=ns.data_dir, demo=ns.demo, db=ns.db)

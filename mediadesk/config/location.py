@@ -8,24 +8,32 @@ PostgreSQL database, anything else a file path. A password written in the URL is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 __all__ = ["PG_SCHEMES", "PgLocation", "SqliteLocation", "StoreLocation", "as_location", "mask_url",
-           "parse_location"]
+           "parse_location", "password_in_argv_message"]
 
 PG_SCHEMES = ("postgresql", "postgres")
 
 
+_QUERY_PASSWORD = re.compile(r"(?i)((?:^|&)\s*password\s*=)[^&]*")
+
+
 def mask_url(url: str) -> str:
-    """``url`` with the password (if any) replaced by ``***``; the rest as written."""
+    """``url`` with the password (if any: ``user:PASSWORD@`` or libpq's ``?password=``) replaced by
+    ``***``; the rest as written."""
     try:
         parts = urlsplit(url)
         netloc = parts.netloc
     except ValueError:
         return "<an invalid database URL>"
+    if parts.query and _QUERY_PASSWORD.search(parts.query):
+        parts = parts._replace(query=_QUERY_PASSWORD.sub(r"\1***", parts.query))
+        url = urlunsplit(parts)
     if "@" not in netloc:
         return url
     userinfo, _, hostinfo = netloc.rpartition("@")
@@ -33,6 +41,26 @@ def mask_url(url: str) -> str:
         return url
     user = userinfo.split(":", 1)[0]
     return urlunsplit(parts._replace(netloc=f"{user}:***@{hostinfo}"))
+
+
+def password_in_argv_message(text: str | None) -> str | None:
+    """Why a ``--db`` value cannot be used as given, when it is a PostgreSQL URL holding a password
+    (``user:secret@`` or ``?password=``): a command line is visible to every local user (``ps``,
+    ``/proc/PID/cmdline``) for the whole run. None when there is nothing to refuse."""
+    if not text or not is_pg_url(text):
+        return None
+    try:
+        parts = urlsplit(text)
+        has_password = parts.password is not None or any(
+            key.strip().lower() == "password" for key, _ in parse_qsl(parts.query, keep_blank_values=True))
+    except ValueError:
+        return None  # not a URL we can read: the store says so when it opens it
+    if not has_password:
+        return None
+    shown = mask_url(text)
+    return (f"--db {shown} holds a password, and a command line is visible to every user of this machine "
+            "(ps) for the whole run: remove it from the URL and give it to libpq another way, in the "
+            "PGPASSWORD environment variable or in ~/.pgpass (mode 0600), or in the config's db_url")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,9 @@ import csv
 import difflib
 import hashlib
 import json
+import os
 import re
+import stat
 import unicodedata
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -494,7 +496,16 @@ def parse_batch_file(
     try:
         if p.is_dir():
             raise BatchFileError(f"batch file {p} is a directory")
-        with p.open("rb") as fh:
+        # O_NONBLOCK: opening a FIFO (or a named pipe nobody writes to) must not hang before the
+        # check below can refuse it; on a regular file the flag changes nothing.
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as fh:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise BatchFileError(
+                    f"batch file {p} is not a regular file (it is {_file_kind(mode)}): MediaDesk reads "
+                    "batches from files only, so that a batch can be checked whole before anything runs; "
+                    "write the rows to a file first")
             data = fh.read(max_bytes + 1)  # bounded even if the file grows while we read
     except FileNotFoundError as exc:
         raise BatchFileError(f"batch file not found: {p}") from exc
@@ -505,6 +516,18 @@ def parse_batch_file(
                              f"({max_bytes:,} bytes); split it into smaller batches")
     return parse_batch(data, fmt=fmt, known_profiles=known_profiles,
                        max_prompt_chars=max_prompt_chars, source=str(p))
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"
 
 
 def parse_pasted(

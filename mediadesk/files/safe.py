@@ -162,14 +162,17 @@ def tighten_file(path: Path, what: str = "file") -> None:
 
 
 def ensure_private_dir(
-    path: Path, *, ours: bool = True, tighten: bool = True, what: str = "directory"
+    path: Path, *, ours: bool = True, tighten: bool = True, what: str = "directory", user_chosen: bool = False
 ) -> Path:
     """Create ``path`` and any missing parents, each 0700 whatever the umask; return ``path``.
 
     ``ours`` (a directory MediaDesk keeps: the data dir, ``profiles/``, ``evidence/``, a profile): it must
     be a real directory (not a link) owned by this user, else :class:`UnsafePathError`; an existing one is
     tightened to 0700 unless ``tighten`` is false. ``ours=False`` (the folder a ``--db`` goes to): an
-    existing one is used as it is.
+    existing one is used as it is. ``user_chosen`` (a path from the config, e.g. an account's
+    ``profile_dir``, which may name any folder): only what this call creates is made 0700; an existing
+    folder is never chmod-ed, and one every user may write (a shared ``/tmp``-like folder, mode 1777) is
+    refused, as MediaDesk would fill it with private files.
     """
     path = Path(path)
     missing: list[Path] = []
@@ -177,12 +180,14 @@ def ensure_private_dir(
     while not os.path.lexists(probe) and probe.parent != probe:
         missing.append(probe)
         probe = probe.parent
+    created = False
     for d in reversed(missing):
         try:
             os.mkdir(d, DIR_MODE)
         except FileExistsError:
             continue  # made meanwhile by another thread or process: checked below like any existing one
         _chmod_dir(d)
+        created = created or d == path
     if not ours:
         if not path.is_dir():
             raise UnsafePathError(path, "is not a directory", "Choose a folder path")
@@ -202,6 +207,15 @@ def ensure_private_dir(
             path, f"belongs to another user (uid {st.st_uid}), and MediaDesk keeps private files there",
             "Use a folder of your own",
         )
+    if user_chosen and not created and st.st_mode & stat.S_IWOTH:
+        raise UnsafePathError(
+            path, f"is a folder every user of this machine may write (mode {stat.S_IMODE(st.st_mode):04o}), and "
+            f"MediaDesk keeps a private {what} there (cookies, sessions): it is left as it is",
+            "Name a folder of your own that does not exist yet (MediaDesk creates it 0700), e.g. one inside "
+            "the data dir",
+        )
+    if user_chosen and not created:
+        return path  # the user's folder: checked, never chmod-ed
     if tighten and st.st_mode & 0o077:
         try:
             _chmod_dir(path)

@@ -40,6 +40,7 @@ def check_database_file(path: Path, *, create: bool) -> bool:
         side = sidecar(path, suffix)
         if os.path.islink(side):
             raise DatabasePathError.symlink(side)
+        _refuse_foreign(side)
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -57,9 +58,27 @@ def check_database_file(path: Path, *, create: bool) -> bool:
         raise DatabasePathError.directory(path)
     if not stat.S_ISREG(st.st_mode):
         raise DatabasePathError.not_a_file(path)
+    _refuse_foreign(path, st)
     if st.st_size:
         _check_header(path, st.st_size)
     return False
+
+
+def _refuse_foreign(path: Path, st: os.stat_result | None = None) -> None:
+    """Refuse a database file (or sidecar) of another user that we could open: its owner reads every
+    prompt and result we would keep in it (a 0666 file in a shared folder). One we cannot open at all
+    is left to the open, which says "permission denied"."""
+    if not hasattr(os, "geteuid"):
+        return
+    if st is None:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return
+    if st.st_uid == os.geteuid() or not stat.S_ISREG(st.st_mode):
+        return
+    if os.access(path, os.R_OK, effective_ids=os.access in os.supports_effective_ids):
+        raise DatabasePathError.foreign(path, st.st_uid)
 
 
 def _check_header(path: Path, size: int) -> None:

@@ -73,6 +73,21 @@ class DatabasePathError(StoreOpenError):
         )
 
     @classmethod
+    def foreign(cls, path: Path, uid: int) -> DatabasePathError:
+        try:
+            import pwd
+
+            who = f"{pwd.getpwuid(uid).pw_name}, uid {uid}"
+        except (ImportError, KeyError):
+            who = f"uid {uid}"
+        return cls(
+            f"{path} belongs to another user ({who}), who could read and change every prompt and result "
+            "MediaDesk keeps in it; MediaDesk uses only a database file of your own. Pass --db with a file "
+            "of yours (a new name creates one), or have its owner hand it over (chown)",
+            path,
+        )
+
+    @classmethod
     def not_a_file(cls, path: Path) -> DatabasePathError:
         return cls(f"{path} is not a regular file (a device, socket or pipe): pass another --db", path)
 

@@ -477,7 +477,7 @@ class WebAccountBackend:
                 raise ProfileInUseError(
                     self.profile_dir, detail=f"account {self.account} is locked by MediaDesk pid {pid}"
                 )
-        ensure_private_dir(self.profile_dir, what="browser profile")
+        ensure_private_dir(self.profile_dir, what="browser profile", user_chosen=True)
         result = await asyncio.to_thread(
             self_check, self.profile_dir, self.lock, say, self.kill_grace_s, lock_was_free=lock_was_free
         )

@@ -128,7 +128,7 @@ def spawn_chromium(
     PDEATHSIG so the browser never outlives MediaDesk. Call it from a long-lived thread (see module doc).
     """
     profile_dir = Path(profile_dir)
-    ensure_private_dir(profile_dir, what="browser profile")
+    ensure_private_dir(profile_dir, what="browser profile", user_chosen=True)
     with contextlib.suppress(FileNotFoundError):
         (profile_dir / "DevToolsActivePort").unlink()
     out: int | IO[bytes] = subprocess.DEVNULL
@@ -264,7 +264,7 @@ class OwnedBrowser:
     async def start(self) -> None:
         if self._proc is not None or self._closed:
             raise RuntimeError("OwnedBrowser.start() may be called once")
-        ensure_private_dir(self.profile_dir, what="browser profile")
+        ensure_private_dir(self.profile_dir, what="browser profile", user_chosen=True)
         holder = singleton_holder(self.profile_dir)
         if holder is not None:
             raise ProfileInUseError(self.profile_dir, [holder], detail="found by Chromium's SingletonLock")

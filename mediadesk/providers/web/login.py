@@ -100,7 +100,7 @@ async def interactive_login(config: AppConfig, workspace: Workspace, account_nam
         return 2
     pw = await PlaywrightHub.acquire()
     try:
-        ensure_private_dir(profile_dir, what="browser profile")
+        ensure_private_dir(profile_dir, what="browser profile", user_chosen=True)
         await asyncio.to_thread(self_check, profile_dir, lock, print, kill_grace_s, lock_was_free=True)
         ok = await visible_login(pw, account=account.name, adapter=adapter, browser_config=config.browser,
                                  profile_dir=profile_dir, kill_grace_s=kill_grace_s, say=print, timeout_s=1800)
@@ -124,7 +124,7 @@ async def login_with_form(
     """Fill a login form headless on the account's profile (demo workspace and tests only)."""
     account = next(a for a in config.accounts if a.name == account_name)
     profile_dir = workspace.account_profile_dir(account.name, account.profile_dir)
-    ensure_private_dir(profile_dir, what="browser profile")
+    ensure_private_dir(profile_dir, what="browser profile", user_chosen=True)
     lock = AccountLock(account_name, profile_dir)
     with lock:
         await asyncio.to_thread(self_check, profile_dir, lock, log.info, config.scheduler.kill_grace_s,
