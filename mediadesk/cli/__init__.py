@@ -25,16 +25,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from mediadesk.config.location import password_in_argv_message
 from mediadesk.config.model import AppConfig, ConfigError, load_config, missing_api_keys
 from mediadesk.config.template import default_config_path, no_config_message, write_config_template
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.batch import BatchFileError, ParsedBatch, parse_batch_file
 from mediadesk.core.paths import evidence_name
 from mediadesk.core.states import TERMINAL_STATES, TaskState
+from mediadesk.core.text import printable
 from mediadesk.files.locks import LockError
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.scheduler import Scheduler
-from mediadesk.scheduler.events import StorageFailed, TaskChanged
+from mediadesk.scheduler.events import Notice, StorageFailed, TaskChanged
 from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
 from mediadesk.store import SchemaError, TaskReader, TaskStore
 from mediadesk.store.errors import StorageError, StoreLostError
@@ -141,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if (refused := password_in_argv_message(getattr(args, "db", None))) is not None:
+        print(f"mediadesk: {refused}", file=sys.stderr)
+        return EXIT_USAGE
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -165,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     except USER_ERRORS as exc:
-        print(f"mediadesk: {exc}", file=sys.stderr)
+        print(f"mediadesk: {printable(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
         # a storage fault wherever it surfaced (disk full at submit, read-only disk, permission denied, a
@@ -173,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         err = storage_error(exc, _current_db)
         if err is None:
             raise
-        print(f"mediadesk: {err}", file=sys.stderr)
+        print(f"mediadesk: {printable(err)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -263,7 +268,7 @@ async def run_batch(
             _check_api_keys(sched, parsed, batch.name, retry_failed)
             res, ids = sched.submit_rows(parsed.rows, batch=batch.name)
             print(
-                f"batch {batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
+                f"batch {printable(batch.name)}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
                 f"{len(res.existing)} already in {_db_name(ws)}), {len(parsed.errors)} rejected",
                 flush=True,
             )
@@ -337,12 +342,21 @@ _NEXT_STEP = {
 
 
 def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Path | None = None) -> str:
-    """Why no account can take the tasks of ``profiles``: each account, why, and what to do next."""
+    """Why no account (or API endpoint) can take the tasks of ``profiles``: each, why, and what to do next."""
     config = str(config_path) if config_path is not None else "CONFIG"
-    lines = [f"no account can take the tasks of profile(s) {', '.join(profiles)}; they stay pending in the "
+    what = "account" if any(ln.account is not None for ln in sched.lanes if set(ln.profiles) & set(profiles)) \
+        else "endpoint"
+    lines = [f"no {what} can take the tasks of profile(s) {', '.join(profiles)}; they stay pending in the "
              "database and resume on the next run:"]
     for profile in profiles:
         blocks = sched.blocked_accounts(profile)
+        stopped = [ln.capacity_ctl for ln in sched.lanes if profile in ln.profiles and ln.account is None
+                   and ln.capacity_ctl is not None and ln.capacity_ctl.stopped is not None]
+        for cap in stopped:
+            lines.append(f"  {profile}: endpoint {cap.name} stopped: {cap.stopped} -> fix it in {config}, "
+                         "then run again (nothing was charged)")
+        if stopped:
+            continue
         if not blocks:
             lines.append(f"  {profile}: no [[accounts]] entry uses this profile; add one to the config")
         for b in blocks:
@@ -366,6 +380,9 @@ async def _run_until_done(
 
     def on_event(ev: object) -> None:
         progress.on_event(ev)
+        if isinstance(ev, Notice):  # a breaker opened, a probe failed, an endpoint stopped: say what it waits for
+            print(f"[{time.strftime('%H:%M:%S')}] {printable(ev.message, multiline=False)}", file=sys.stderr,
+                  flush=True)
         if isinstance(ev, StorageFailed):
             stop.set()  # wake at once; the caller reports it (sched.storage_error)
 
@@ -391,7 +408,7 @@ async def _run_until_done(
                 return True
             blocked = sched.unservable_profiles()
             if blocked and progress.only_pending_of(blocked):
-                print("\n" + cannot_serve_message(sched, blocked, config_path), file=sys.stderr)
+                print("\n" + printable(cannot_serve_message(sched, blocked, config_path)), file=sys.stderr)
                 return False
             progress.render()
             with contextlib.suppress(TimeoutError):
@@ -508,7 +525,7 @@ class _Progress:
 
 def report_row_errors(parsed: ParsedBatch, out: TextIO, limit: int = 50) -> None:
     for err in parsed.errors[:limit]:
-        print(f"{parsed.source}:{err.line}: {err.message}  [{err.excerpt}]", file=out)
+        print(printable(f"{parsed.source}:{err.line}: {err.message}  [{err.excerpt}]", multiline=False), file=out)
     if len(parsed.errors) > limit:
         print(f"... and {len(parsed.errors) - limit} more rejected rows", file=out)
 
@@ -518,7 +535,7 @@ def _storage_failure(
 ) -> int:
     """The run stopped on a storage fault: say what happened and what to do, report only what the
     database file really holds (nothing at all when the file was lost), exit 2."""
-    print(f"mediadesk: {exc}", file=sys.stderr, flush=True)
+    print(f"mediadesk: {printable(exc)}", file=sys.stderr, flush=True)
     states: dict[str, tuple[str, str]] = {}
     if not isinstance(exc, StoreLostError) and ids:
         try:  # a fresh read-only connection: what the file at the path holds
@@ -598,7 +615,8 @@ def _summary(
             for tid in bad[:20]:
                 rec = reader.get(tid)
                 if rec is not None:
-                    print(f"  {rec.state:8} {tid}  {rec.error_kind}: {rec.error_message}", flush=True)
+                    line = f"  {rec.state:8} {tid}  {rec.error_kind}: {rec.error_message}"
+                    print(printable(line, multiline=False), flush=True)
         finally:
             reader.close()
         if len(bad) > 20:
@@ -625,7 +643,8 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
             done = f"  [resolved: {rec.resolution}]" if rec.resolution else ""
             evidence = ws.evidence_dir / evidence_name(rec.task_id)
             ev = f"  evidence: {evidence}" if evidence.is_dir() else ""
-            print(f"{rec.task_id}\t{rec.profile}\t{rec.error_kind}: {rec.error_message}{done}{ev}")
+            line = f"{rec.task_id}\t{rec.profile}\t{rec.error_kind}: {rec.error_message}{done}{ev}"
+            print("\t".join(printable(part, multiline=False) for part in line.split("\t")))
         print(f"{len(recs)} exception(s)", file=sys.stderr)
         return EXIT_OK
     config = load_config(args.config)
@@ -644,7 +663,7 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
             raise UserError(str(exc)) from None
     finally:
         asyncio.run(sched.stop())
-    print(f"{rec.task_id}: {args.action} -> {rec.state}")
+    print(f"{printable(rec.task_id, multiline=False)}: {args.action} -> {rec.state}")
     return EXIT_OK
 
 
@@ -654,7 +673,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.out is None and args.format == "xlsx" and sys.stdout.isatty():
         raise UserError("xlsx is a binary format: pass --out FILE.xlsx (or pipe the output into a file)")
     if args.out is None:
-        n = export_tasks(ws.location, sys.stdout, args.format, args.state)
+        # text formats on stdout may reach a terminal: control characters of answers shown escaped
+        n = export_tasks(ws.location, sys.stdout, args.format, args.state, for_terminal=True)
     else:
         n = export_to_file(ws.location, args.out, args.format, args.state)
         print(f"exported {n} task(s) to {args.out}", file=sys.stderr)
@@ -672,10 +692,10 @@ def cmd_cancel(args: argparse.Namespace) -> int:
         store.close()
     for rec in changed:
         what = "canceled" if rec.state == "canceled" else "cancel requested (running; stops at next checkpoint)"
-        print(f"{rec.task_id}: {what}")
+        print(f"{printable(rec.task_id, multiline=False)}: {what}")
     missing = set(args.task_ids) - {r.task_id for r in changed}
     for tid in sorted(missing):
-        print(f"{tid}: not found or already finished", file=sys.stderr)
+        print(f"{printable(tid, multiline=False)}: not found or already finished", file=sys.stderr)
     return EXIT_OK if changed else EXIT_TASK_FAILED
 
 

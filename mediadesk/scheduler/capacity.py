@@ -13,7 +13,12 @@ Signals, and what each costs (never an attempt unless the task itself failed):
   the breaker;
 - unavailable (connection refused, 502/503/504): the breaker opens at once; probes decide when it
   is back;
-- out of credit (429 ``insufficient_quota``): the breaker opens at once and the operator is told.
+- out of credit (429 ``insufficient_quota``): the breaker opens at once and the operator is told;
+- misconfigured (a TLS error: a certificate not trusted, https to a plain-HTTP port): the callee is
+  stopped: the breaker opens and is never probed (no answer can come until the operator changes the
+  config), the operator is told why.
+
+While the breaker is open the notices say what the callee waits for and since when (wall clock).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import Protocol
@@ -47,6 +53,7 @@ class Signal(str, Enum):
     REFUSAL = "refusal"
     UNAVAILABLE = "unavailable"
     OUT_OF_CREDIT = "out_of_credit"
+    MISCONFIGURED = "misconfigured"  # cannot answer as configured (TLS): stopped, never probed
     NONE = "none"            # canceled, shut down, not started: says nothing about the callee
 
 
@@ -57,6 +64,8 @@ def signal_of(failure: TaskFailure | None) -> Signal:
         return Signal.OUT_OF_CREDIT
     if failure.refusal:
         return Signal.REFUSAL
+    if failure.unavailable and failure.kind is ErrorKind.CONFIG:
+        return Signal.MISCONFIGURED
     if failure.unavailable:
         return Signal.UNAVAILABLE
     if failure.not_started or failure.kind in (ErrorKind.CANCELED, ErrorKind.CONFIG, ErrorKind.BAD_REQUEST):
@@ -110,6 +119,10 @@ class Capacity:
         self.last_signal: str | None = None
         #: Requests the probes sent (for the bench and the task log).
         self.probes_sent = 0
+        #: Why this callee is stopped for good (a TLS error): no probe, no dispatch. None: it is not.
+        self.stopped: str | None = None
+        #: Wall-clock time the current outage began (for "waiting since"); None while closed.
+        self._open_since_wall: float | None = None
 
     # ------------------------------------------------------------------ lanes
     def attach(self, lane: _Wakeable) -> None:
@@ -171,7 +184,7 @@ class Capacity:
         now = self._clock()
         self.last_signal = signal.value
         pause: float | None = None
-        was = self.breaker.state
+        was: BreakerState | None = self.breaker.state
         if signal is Signal.SUCCESS:
             self.gate.on_success(now)
             self.breaker.record(True, now)
@@ -190,6 +203,11 @@ class Capacity:
             self.breaker.trip(now, f"unavailable: {detail}")
         elif signal is Signal.OUT_OF_CREDIT:
             self.breaker.trip(now, f"out of credit: {detail}")
+        elif signal is Signal.MISCONFIGURED:
+            if self.stopped is None:
+                self.stopped = detail
+                was = None  # always tell: being stopped is news even when the breaker was open already
+            self.breaker.trip(now, f"stopped: {detail}")
         else:
             self.breaker.cancel_trial()
         self.gate.release()  # after on_refusal: it reads how many were in flight when refused
@@ -204,17 +222,38 @@ class Capacity:
         if self.breaker.state is not was:
             self._changed(was)
 
-    def _changed(self, was: BreakerState) -> None:
+    def _changed(self, was: BreakerState | None) -> None:
         b = self.breaker
-        msg = f"{self.kind} {self.name}: breaker {was.value} -> {b.state.value}"
-        if b.state is BreakerState.OPEN and b.reason:
-            msg += f" ({b.reason})"
+        if was is None:  # stopped by its configuration
+            msg = f"{self.kind} {self.name}: {b.reason}"
+        else:
+            msg = f"{self.kind} {self.name}: breaker {was.value} -> {b.state.value}"
+            if b.state is BreakerState.OPEN and b.reason:
+                msg += f" ({b.reason})"
+        if b.state is BreakerState.CLOSED:
+            self._open_since_wall = None
+        elif self._open_since_wall is None:
+            self._open_since_wall = time.time()
+        if self.stopped is not None:
+            msg += "; no task is sent and no probe either until the config is fixed and MediaDesk restarted"
+        elif b.state is BreakerState.OPEN:
+            msg += f"; {self.waiting_for()}"
         self._on_event(msg)
         if b.state is BreakerState.OPEN:
             self._ensure_prober()
 
+    def waiting_for(self) -> str:
+        """What dispatch to this callee waits for, and since when (for notices and the CLI)."""
+        since = self._open_since_wall
+        when = "" if since is None else (
+            f" since {time.strftime('%H:%M:%S', time.localtime(since))} ({time.time() - since:.0f} s)")
+        return (f"waiting{when} for it to answer a probe (every {self.breaker.config.probe_interval_s:g} s); "
+                "its tasks stay pending, nothing is charged")
+
     # ------------------------------------------------------------------ probes
     def _ensure_prober(self) -> None:
+        if self.stopped is not None:
+            return  # a probe cannot fix a configuration
         if self._closed or (self._probe_task is not None and not self._probe_task.done()):
             return
         try:
@@ -225,7 +264,7 @@ class Capacity:
     async def _probe_loop(self) -> None:
         """While the breaker is open: one health probe every ``probe_interval_s``. A good probe
         half-opens it (one trial task goes through); a bad one keeps it open."""
-        while not self._closed and self.breaker.state is BreakerState.OPEN:
+        while not self._closed and self.stopped is None and self.breaker.state is BreakerState.OPEN:
             now = self._clock()
             due = self.breaker.next_probe_at
             if due is not None and now < due:
@@ -241,7 +280,12 @@ class Capacity:
                     ok, what = False, f"probe error: {exc!r}"
             was = self.breaker.state
             self.breaker.on_probe(ok, self._clock())
-            self._on_event(f"{self.kind} {self.name}: probe {'ok' if ok else 'failed'} ({what})")
+            if self.stopped is not None:
+                return  # a task's TLS error stopped it while the probe was out
+            if ok:
+                self._on_event(f"{self.kind} {self.name}: probe ok ({what})")
+            else:
+                self._on_event(f"{self.kind} {self.name}: probe failed ({what}); {self.waiting_for()}")
             if self.breaker.state is not was:
                 self._changed(was)
                 self._wake_all()

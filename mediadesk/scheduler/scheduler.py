@@ -680,11 +680,12 @@ class Scheduler:
     # ------------------------------------------------------------------ queries
     def unservable_profiles(self) -> list[str]:
         """Profiles with pending work and no lane that could take it without the operator (no enabled
-        account, or every enabled one needs a login)."""
+        account, or every enabled one needs a login; an endpoint stopped by its configuration)."""
         out = []
         for name in self._profiles:
             lanes = [lane for lane in self.lanes if name in lane.profiles]
-            serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] != "needs_login"]
+            serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] != "needs_login"
+                       and (ln.capacity_ctl is None or ln.capacity_ctl.stopped is None)]  # a TLS error stops it
             if not serving and self.store.has_pending([name]):
                 out.append(name)
         return out

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, TypeVar
 from mediadesk.config.location import PgLocation, SqliteLocation, StoreLocation, as_location
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
+from mediadesk.core.text import storable
 from mediadesk.store import dbfile
 from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
 from mediadesk.store.open_errors import storage_error
@@ -329,8 +330,9 @@ class TaskStore:
         return _rec(row) if row else None
 
     def _log(self, task_id: str, lane: str, message: str, ts: float) -> None:
-        """Buffered: inserted by the next transaction or :meth:`flush` (group commit, <= ~0.25 s)."""
-        self._log_buf.append((task_id, ts, lane, message))
+        """Buffered: inserted by the next transaction or :meth:`flush` (group commit, <= ~0.25 s). A
+        character no database holds (lone surrogate, NUL) would fail the whole group: replaced."""
+        self._log_buf.append((task_id, ts, lane, storable(message)[0]))
 
     def _cas(
         self, rec: TaskRecord, dst: TaskState, now: float, **values: Any
@@ -577,6 +579,21 @@ class TaskStore:
         ``crashed`` counts the attempt toward quarantine (it crashed the browser or timed out);
         ``truncated`` marks a success whose answer the provider cut at its length limit."""
         now = time.time() if now is None else now
+        # An answer (or a server's error text) may hold what no database stores as text: a lone
+        # surrogate from a JSON "\ud800", a NUL. Kept with U+FFFD in their place, and the log says so.
+        replaced: list[str] = []
+        if result is not None:
+            result, n = storable(result)
+            if n:
+                replaced.append(f"{n} character(s) of the answer")
+        if error_message is not None:
+            error_message, n = storable(error_message)
+            if n:
+                replaced.append(f"{n} character(s) of the error message")
+        if replaced:
+            note = (f"stored with U+FFFD in place of {' and '.join(replaced)} that no database can hold "
+                    "as text (a lone surrogate or NUL the provider sent)")
+            log = f"{log}; {note}" if log else note
         values: dict[str, Any] = {"error_kind": error_kind, "error_message": error_message}
         if crashed:
             values["crash_count"] = rec.crash_count + 1
@@ -681,6 +698,7 @@ class TaskStore:
     def append_log(self, task_id: str, lane: str, message: str, now: float | None = None) -> LogLine:
         """Buffered: written with the next transaction, or by :meth:`flush` (at most ~0.25 s later)."""
         now = time.time() if now is None else now
+        message = storable(message)[0]
         self._log_buf.append((task_id, now, lane, message))
         return LogLine(task_id, now, lane, message)
 

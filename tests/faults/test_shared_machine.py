@@ -111,8 +111,9 @@ def test_a_world_writable_database_of_another_user_is_refused(tmp_path: Path) ->
     batch = tmp_path / "b.jsonl"
     batch.write_text(json.dumps({"id": "t2", "profile": "writer", "prompt": "secret"}) + "\n", encoding="utf-8")
     cfg = write_config(tmp_path)
-    for args in (["run", batch, "--config", cfg, "--db", db, "--quiet"], ["export", "--db", db],
-                 ["cancel", "t1", "--db", db], ["exceptions", "list", "--db", db]):
+    commands: list[list[str | Path]] = [["run", batch, "--config", cfg, "--db", db, "--quiet"], ["export", "--db", db],
+                                        ["cancel", "t1", "--db", db], ["exceptions", "list", "--db", db]]
+    for args in commands:
         res = mediadesk(*args)
         assert refused(res, "belongs to another user"), (args, res.returncode, res.stderr)
         assert "uid 65534" in res.stderr or "nobody" in res.stderr

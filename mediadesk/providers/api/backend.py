@@ -23,6 +23,7 @@ import asyncio
 import json
 import os
 import re
+import ssl
 import time
 from typing import Any
 
@@ -325,11 +326,38 @@ def _transport_failure(exc: Exception, scrub: _Scrubber, att: _Attempt) -> TaskF
         return TaskFailure(ErrorKind.CONFIG, f"{name}: {detail}")
     if isinstance(exc, httpx.DecodingError):
         return TaskFailure(ErrorKind.SERVER_ERROR, f"{name}: {detail}")
+    tls = _tls_error(exc)
+    if tls is not None:
+        # A certificate the system does not trust, or https spoken to a plain-HTTP port: no retry
+        # and no probe can fix it, only the operator (base_url, the certificate, its CA). Nothing
+        # was sent, so nothing is charged; CONFIG + unavailable stops the endpoint (capacity).
+        return TaskFailure(
+            ErrorKind.CONFIG,
+            f"TLS error, the endpoint cannot answer as configured: {scrub(tls)[:200]}. Check base_url "
+            "(http:// or https://, the port) and the server's certificate",
+            unavailable=True,
+        )
     if isinstance(exc, httpx.ConnectError):
         # nothing was sent: the endpoint is not there (refused, no route, DNS)
         return TaskFailure(ErrorKind.CONNECTION, f"{name}: {detail or 'connection refused'}", unavailable=True)
     # Connect errors, resets, RemoteProtocolError, ReadError, proxies, too many redirects.
     return TaskFailure(ErrorKind.CONNECTION, f"{name}: {detail or 'connection closed'}")
+
+
+def _tls_error(exc: BaseException) -> str | None:
+    """What went wrong in the TLS handshake behind ``exc`` (httpx wraps the ``ssl`` error twice),
+    or None when it was not TLS: ``certificate verify failed: self-signed certificate``,
+    ``wrong version number`` (https to a plain-HTTP port)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, ssl.SSLCertVerificationError):
+            return f"certificate verify failed: {cur.verify_message or cur.reason or cur}"
+        if isinstance(cur, ssl.SSLError):
+            return f"{cur.reason or type(cur).__name__}".replace("_", " ").lower()
+        cur = cur.__cause__ or cur.__context__
+    return None
 
 
 class ApiBackend:
@@ -468,6 +496,11 @@ class ApiBackend:
             self._last_error = None
             note = " (truncated: finish_reason=length)" if text.truncated else ""
             ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars{note}")
+            clean = scrub(text)
+            if clean != text:  # the server echoed the request's Authorization header into its answer
+                ctx.log("the answer quoted the API key (the server echoed the Authorization header): "
+                        "stored with *** in its place")
+                text = Answer(clean, truncated=text.truncated)
             return text
         # Not chained: the cause may carry request details; the message already says what happened.
         raise self._failed(ctx, what, att, failure) from None
