@@ -224,20 +224,17 @@ class Capacity:
 
     def _changed(self, was: BreakerState | None) -> None:
         b = self.breaker
-        if was is None:  # stopped by its configuration
-            msg = f"{self.kind} {self.name}: {b.reason}"
-        else:
-            msg = f"{self.kind} {self.name}: breaker {was.value} -> {b.state.value}"
-            if b.state is BreakerState.OPEN and b.reason:
-                msg += f" ({b.reason})"
         if b.state is BreakerState.CLOSED:
             self._open_since_wall = None
         elif self._open_since_wall is None:
             self._open_since_wall = time.time()
-        if self.stopped is not None:
-            msg += "; no task is sent and no probe either until the config is fixed and MediaDesk restarted"
-        elif b.state is BreakerState.OPEN:
-            msg += f"; {self.waiting_for()}"
+        if was is None:  # stopped by its configuration: no prober, nothing to wait for
+            self._on_event(f"{self.kind} {self.name}: {b.reason}; no task is sent and no probe either until "
+                           "the config is fixed and MediaDesk restarted")
+            return
+        msg = f"{self.kind} {self.name}: breaker {was.value} -> {b.state.value}"
+        if b.state is BreakerState.OPEN:
+            msg += f" ({b.reason or 'failures'}); {self.waiting_for()}"
         self._on_event(msg)
         if b.state is BreakerState.OPEN:
             self._ensure_prober()

@@ -38,7 +38,7 @@ _NUM = r"-?\d+(?:\.\d+)?"
 #: "opt": like "phrase" but may be empty (a suffix: ``{more}``).
 KINDS: dict[str, str] = {
     **dict.fromkeys(("attempt", "n", "seconds", "ms", "chars", "pid", "port", "status", "turn", "limit",
-                     "max", "failed"), "num"),
+                     "interval", "max", "failed"), "num"),
     **dict.fromkeys(("why", "who", "how", "outcome", "line", "request", "reason", "what", "was",
                      "breaker", "callee", "state"), "phrase"),
     "more": "opt",
@@ -179,11 +179,25 @@ _TEMPLATES: tuple[str, ...] = (
                                     "open"),
     QT_TRANSLATE_NOOP("LogPhrases", "the account lock was free and the MediaDesk that started it is gone"),
     QT_TRANSLATE_NOOP("LogPhrases", "it was not started by MediaDesk and cannot be attributed"),
+    # ---- hostile answers kept safe
+    QT_TRANSLATE_NOOP("LogPhrases", "the answer quoted the API key (the server echoed the Authorization header): "
+                                    "stored with *** in its place"),
+    QT_TRANSLATE_NOOP("LogPhrases", "stored with U+FFFD in place of {what} that no database can hold as text (a "
+                                    "lone surrogate or NUL the provider sent)"),
     # ---- capacity notices (endpoint and account breakers; shown in the log dock) and breaker reasons
-    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: breaker {was} -> {breaker} ({reason})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: breaker {was} -> {breaker} ({reason}); waiting since "
+                                    "{since} ({seconds} s) for it to answer a probe (every {interval} s); its "
+                                    "tasks stay pending, nothing is charged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: breaker {was} -> {breaker} ({reason}){more}"),
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: breaker {was} -> {breaker}"),
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe ok ({what})"),
-    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe failed ({what})"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe failed ({what}); waiting since {since} ({seconds} s) "
+                                    "for it to answer a probe (every {interval} s); its tasks stay pending, "
+                                    "nothing is charged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe failed ({what}){more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: {reason}; no task is sent and no probe either until the "
+                                    "config is fixed and MediaDesk restarted"),
+    QT_TRANSLATE_NOOP("LogPhrases", "stopped: {error}"),
     QT_TRANSLATE_NOOP("LogPhrases", "endpoint"),
     QT_TRANSLATE_NOOP("LogPhrases", "account"),
     QT_TRANSLATE_NOOP("LogPhrases", "closed"),
