@@ -146,10 +146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (refused := password_in_argv_message(getattr(args, "db", None))) is not None:
         print(f"mediadesk: {refused}", file=sys.stderr)
         return EXIT_USAGE
+    ours = not logging.getLogger().handlers  # basicConfig adds our stderr handler only then
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if ours:
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(_PrintableFormatter(handler.formatter))
     try:
         if args.command == "run":
             return asyncio.run(cmd_run(args))
@@ -182,6 +186,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+class _PrintableFormatter(logging.Formatter):
+    """Log lines to the terminal quote servers and files too: their control characters escaped."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self._inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(self._inner.format(record))
 
 
 def _workspace(config: AppConfig | None, data_dir: Path | None, db: str | Path | None) -> Workspace:
