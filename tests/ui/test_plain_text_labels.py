@@ -73,3 +73,19 @@ def test_every_label_and_box_that_shows_outside_text_is_plain(window: MainWindow
         assert isinstance(box, QMessageBox) and box.textFormat() is Qt.TextFormat.PlainText
     finally:
         box.close()
+
+
+def test_the_setup_editors_test_results_and_messages_are_plain(tmp_path: Path, qtbot: Any) -> None:
+    """A Test's result quotes the server's answer; the field errors quote the config file."""
+    from mediadesk.config.workspace import Workspace
+    from mediadesk.ui.dialogs.setup_editor import SetupEditor
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[[profiles]]\nname = "writer"\nkind = "api"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n',
+                   encoding="utf-8")
+    dlg = SetupEditor(cfg, workspace=Workspace.resolve(data_dir=tmp_path / "data"))
+    dlg.confirm_discard = lambda: True  # type: ignore[method-assign]
+    qtbot.addWidget(dlg)
+    assert dlg.test_results and all(label.textFormat() is Qt.TextFormat.PlainText
+                                    for label in dlg.test_results.values())
+    assert dlg.status.textFormat() is Qt.TextFormat.PlainText

@@ -60,6 +60,7 @@ from mediadesk.providers.api.backend import ApiBackend
 from mediadesk.providers.web.backend import build_web_backend
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.dialogs.config_text import config_error_text, config_issue_line, config_message_text
+from mediadesk.ui.plain import plain
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +146,7 @@ class _EntryForm(QWidget):
         self.error_labels: dict[str, QLabel] = {}
         self._cells: dict[str, QWidget] = {}
         self._loading = False
-        self.entry_error = QLabel(self)
+        self.entry_error = plain(QLabel(self))
         self.entry_error.setObjectName("entryError")
         self.entry_error.setWordWrap(True)
         self.entry_error.setStyleSheet(_ERROR_STYLE)
@@ -155,7 +156,7 @@ class _EntryForm(QWidget):
         for f in fields:
             editor = self._make_editor(f)
             editor.setObjectName(f"field_{f.key}")
-            err = QLabel(self)
+            err = plain(QLabel(self))
             err.setObjectName(f"error_{f.key}")
             err.setWordWrap(True)
             err.setStyleSheet(_ERROR_STYLE)
@@ -332,7 +333,7 @@ class SetupEditor(QDialog):
         self.save_btn.clicked.connect(self.save)
         self.close_btn = QPushButton(self.tr("Close"), self)
         self.close_btn.clicked.connect(self.close)
-        self.status = QLabel(self)
+        self.status = plain(QLabel(self))
         self.status.setObjectName("setupStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -412,7 +413,7 @@ class SetupEditor(QDialog):
             btn = QPushButton(label, form)
             btn.setObjectName(f"{section}Test")
             btn.setToolTip(self._test_tooltip(section))  # type: ignore[arg-type]
-            result = QLabel(form)
+            result = plain(QLabel(form))  # a test quotes the server
             result.setObjectName(f"{section}TestResult")
             result.setWordWrap(True)
             form.buttons.addWidget(btn)
