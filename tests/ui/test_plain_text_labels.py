@@ -84,7 +84,7 @@ def test_the_setup_editors_test_results_and_messages_are_plain(tmp_path: Path, q
     cfg.write_text('[[profiles]]\nname = "writer"\nkind = "api"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n',
                    encoding="utf-8")
     dlg = SetupEditor(cfg, workspace=Workspace.resolve(data_dir=tmp_path / "data"))
-    dlg.confirm_discard = lambda: True  # type: ignore[method-assign]
+    dlg.confirm_discard = lambda: True
     qtbot.addWidget(dlg)
     assert dlg.test_results and all(label.textFormat() is Qt.TextFormat.PlainText
                                     for label in dlg.test_results.values())
