@@ -183,7 +183,7 @@ class AccountsPanel(QWidget):
     def last_error_text(self, account: str) -> str:
         """The full last error (the cell shows it elided; the tooltip shows it whole)."""
         item = self._table.item(self._rows[account].row, _COL_ERROR)
-        return item.toolTip() if item else ""
+        return str(item.data(Qt.ItemDataRole.UserRole) or "") if item else ""
 
     def message(self) -> str:
         """The last panel-level message (e.g. a failed switch or login), '' when none."""
@@ -235,7 +235,8 @@ class AccountsPanel(QWidget):
         if err_item is not None:
             err = row.last_error or ""
             err_item.setText(err.replace("\n", " "))
-            err_item.setToolTip(plain_tip(err))
+            err_item.setData(Qt.ItemDataRole.UserRole, err)
+            err_item.setToolTip(plain_tip(err))  # the tooltip shows it as text, never as HTML
             err_item.setForeground(state_color("failed", dark))
         row.login.setEnabled(self._login is not None and not row.logging_in)
         if self._login is None:
