@@ -44,10 +44,10 @@ concurrency = 3
     return cfg
 
 
-async def mediadesk(*args: str, limit_s: float = 120) -> tuple[int, str, str]:
+async def mediadesk(*args: str, limit_s: float = 120, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "mediadesk", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
     )
     out, err = await asyncio.wait_for(proc.communicate(), limit_s)
     return proc.returncode or 0, out.decode(), err.decode()
@@ -71,13 +71,17 @@ async def test_run_export_and_cancel_on_postgresql_never_show_the_password(tmp_p
         rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg))
     assert rc == 0, (out, err)
     assert "summary: success 5" in out and "mediadesk:***@" in out
-    rc, exported, err2 = await mediadesk("export", "--db", url, "--format", "jsonl")
+    # on the command line the password would be visible in ps: refused, pointing to PGPASSWORD
+    rc, refused_out, refused_err = await mediadesk("export", "--db", url, "--format", "jsonl")
+    assert rc == 2 and "PGPASSWORD" in refused_err and refused_out == "", refused_err
+    pw = {"PGPASSWORD": SECRET}
+    rc, exported, err2 = await mediadesk("export", "--db", pg_url, "--format", "jsonl", env=pw)
     assert rc == 0, err2
     assert sorted(json.loads(line)["task_id"] for line in exported.splitlines()) == [f"t{i}" for i in range(5)]
-    rc, out3, err3 = await mediadesk("cancel", "t1", "--db", url)
+    rc, out3, err3 = await mediadesk("cancel", "t1", "--db", pg_url, env=pw)
     assert rc == 1 and "t1: not found or already finished" in err3
     assert not (tmp_path / "data" / "mediadesk.db").exists()  # the SQLite default was never used
-    for text in (out, err, exported, err2, out3, err3):
+    for text in (out, err, refused_err, exported, err2, out3, err3):
         assert SECRET not in text
 
 

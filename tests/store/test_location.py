@@ -80,10 +80,11 @@ def test_every_db_command_reports_an_unreachable_server_with_exit_2(
     batch = tmp_path / "b.jsonl"
     batch.write_text('{"id": "t1", "profile": "p", "prompt": "x"}\n', encoding="utf-8")
     data = str(tmp_path / "data")
+    argv_url = url.replace(f":{SECRET}@", "@")  # a password on the command line is refused (ps shows it)
     commands = [
-        ["export", "--db", url, "--data-dir", data],
-        ["cancel", "t1", "--db", url, "--data-dir", data],
-        ["exceptions", "list", "--db", url, "--data-dir", data],
+        ["export", "--db", argv_url, "--data-dir", data],
+        ["cancel", "t1", "--db", argv_url, "--data-dir", data],
+        ["exceptions", "list", "--db", argv_url, "--data-dir", data],
         ["exceptions", "resolve", "t1", "drop", "--config", str(cfg), "--data-dir", data],  # db_url of the config
         ["run", str(batch), "--config", str(cfg), "--data-dir", data],  # db_url of the config
     ]
