@@ -35,7 +35,8 @@ from mediadesk.ui.format import fmt_clock, fmt_seconds, state_labels
 from mediadesk.ui.jobs.memory import release_free_memory
 from mediadesk.ui.style import is_dark, state_color
 from mediadesk.viewmodel.columns import Columns, Row
-from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, TaskRows, owner_host
+from mediadesk.viewmodel.row_display import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, owner_host
+from mediadesk.viewmodel.task_rows import TaskRows
 
 __all__ = [
     "COLUMNS",
