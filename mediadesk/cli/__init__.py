@@ -36,7 +36,7 @@ from mediadesk.files.safe import UnsafePathError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import StorageFailed, TaskChanged
 from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
-from mediadesk.store import SchemaError, TaskReader, TaskStore
+from mediadesk.store import SchemaError, TaskReader, open_store
 from mediadesk.store.errors import StorageError, StoreLostError
 from mediadesk.store.export import EXPORT_FORMATS, ExportError, export_tasks, export_to_file
 from mediadesk.store.open_errors import StoreOpenError, storage_error
@@ -616,7 +616,7 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
         ws = _workspace(None, args.data_dir, args.db)
         if ws.db_url is None and not os.path.lexists(ws.db_path):
             raise UserError(f"database not found: {ws.db_path} (pass --db or --data-dir)")
-        store = TaskStore.open(ws.location)
+        store = open_store(ws.location)
         try:
             recs = store.exceptions(sorted(EXCEPTION_KINDS), include_resolved=args.all)
         finally:
@@ -665,7 +665,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     ws = _workspace(None, args.data_dir, args.db)
     if ws.db_url is None and not os.path.lexists(ws.db_path):
         raise UserError(f"database not found: {ws.db_path}")
-    store = TaskStore.open(ws.location)
+    store = open_store(ws.location)
     try:
         changed = store.request_cancel(args.task_ids)
     finally:

@@ -49,7 +49,7 @@ from mediadesk.scheduler.events import (
 from mediadesk.scheduler.finalizer import Finalizer, apply_failure
 from mediadesk.scheduler.lane import Lane, LaneTiming
 from mediadesk.scheduler.team_link import TeamLink
-from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore
+from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore, open_store
 from mediadesk.store.errors import StorageError
 from mediadesk.store.team import DesktopInfo, TeamCoordinator
 
@@ -163,7 +163,7 @@ class Scheduler:
             self._dblock.acquire()  # DatabaseBusyError for a second scheduler
         try:
             self._dirlock.acquire()  # InstanceLockedError for a second one on this data dir (another --db)
-            self._store = TaskStore.open(self.workspace.location)
+            self._store = open_store(self.workspace.location)
             for name, (nep, conc) in self._store.profile_settings().items():
                 if name in self._nep and nep is not None:
                     self._nep[name] = nep
