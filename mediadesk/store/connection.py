@@ -136,7 +136,7 @@ _REPORTED_WRITES = frozenset({"add_tasks", "request_cancel", "requeue", "resolve
 def faults_typed(cls: type[_C]) -> type[_C]:
     """Every public method defined in ``cls`` raises a typed :class:`StorageError` (lost file, disk full,
     I/O error, lost server) instead of a bare driver error; other driver errors pass unchanged. One
-    wrapper instead of a try in each of ~35 methods (cost: one call, ~0.1 us, when nothing fails).
+    wrapper instead of a try in each method (cost: one call, ~0.1 us, when nothing fails).
     Applied to each part of the store (methods it inherits are wrapped where they are defined)."""
     for name, fn in list(vars(cls).items()):
         if not name.startswith("_") and name not in ("close", "verify") and callable(fn):
