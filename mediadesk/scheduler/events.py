@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from mediadesk.store.record import TaskRecord
+from mediadesk.store.taskstore import TaskRecord
 
 log = logging.getLogger(__name__)
 

@@ -46,6 +46,8 @@ def read_revisions(folder: Path) -> tuple[str, ...]:
         nxt = after.get(nxt)
     if len(chain) != len(down):
         raise RuntimeError(f"{folder}: revisions off the chain: {sorted(set(down) - set(chain))}")
+    if not chain:
+        raise RuntimeError(f"{folder}: no schema revisions (an installation without its migrations folder)")
     return tuple(chain)
 
 
