@@ -29,7 +29,6 @@ PENDING_SIZE = {
     "providers/web/driver.py",
     "providers/web/launcher.py",
     "scheduler/scheduler.py",
-    "store/taskstore.py",
 }
 
 
