@@ -151,6 +151,26 @@ def test_the_legacy_migrations_are_frozen_history() -> None:
         assert "create_all(" not in text and "SQLModel" not in text, path
 
 
+def test_the_frozen_first_migration_still_completes_an_old_file_of_ours(tmp_path: Path) -> None:
+    """``MIGRATIONS[0]`` (frozen DDL, no longer the models' ``create_all``) on a file of ours at
+    ``user_version`` 0 that lacks a table: the table is made, and the file ends at the head with
+    exactly the record's columns."""
+    from tests.store.test_migrations import V1_DDL
+
+    db = tmp_path / "v0.db"
+    con = sqlite3.connect(db)
+    con.executescript(V1_DDL + "DROP TABLE profile_setting; PRAGMA user_version = 0;")
+    con.close()
+    s = open_store(db)
+    try:
+        assert s.profile_settings() == {} and s.account_states() == {"acct": (False, "ready", None)}
+        old = s.get("old-done")
+        assert old is not None and old.state is TaskState.SUCCESS and old.origin_profile == "writer"
+    finally:
+        s.close()
+    assert sqlite_columns(db) == FIELDS
+
+
 def test_the_revisions_are_read_from_the_folder() -> None:
     assert read_revisions(MIGRATIONS_DIR / "versions") == REVISIONS and REVISIONS[-1] == HEAD
 
