@@ -25,6 +25,7 @@ import os
 import re
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -335,6 +336,10 @@ def _transport_failure(exc: Exception, scrub: _Scrubber, att: _Attempt) -> TaskF
 class ApiBackend:
     """A :class:`mediadesk.core.backend.LaneBackend` for one OpenAI-compatible endpoint."""
 
+    #: No interactive login, and no reason to give beyond its health: an endpoint answers or not.
+    login: None = None
+    unavailable_reason: None = None
+
     def __init__(
         self,
         *,
@@ -415,6 +420,11 @@ class ApiBackend:
 
     def health(self) -> tuple[str, str | None]:
         return HealthStatus.READY, self._last_error
+
+    @property
+    def domain(self) -> str | None:
+        """The endpoint's host name (its ``[rates.per_domain]`` bucket)."""
+        return urlsplit(self.base_url).hostname
 
     @property
     def attempt_deadline_s(self) -> float:
