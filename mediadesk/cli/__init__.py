@@ -34,6 +34,7 @@ from mediadesk.core.states import TERMINAL_STATES, TaskState
 from mediadesk.files.locks import LockError
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.checks import CheckError, Checks, LoginResult
 from mediadesk.scheduler.events import StorageFailed, TaskChanged
 from mediadesk.scheduler.scheduler import EXCEPTION_KINDS, QueueFullError
 from mediadesk.store import SchemaError, TaskReader, TaskStore
@@ -695,13 +696,11 @@ async def cmd_login(args: argparse.Namespace) -> int:
     names = [a.name for a in config.accounts]
     if args.account not in names:
         raise UserError(f"no account {args.account!r} in {args.config} (accounts: {', '.join(names) or 'none'})")
-    from mediadesk.providers.web.errors import WebLaneError
-    from mediadesk.providers.web.login import interactive_login
-
     try:
-        return await interactive_login(config, ws, args.account)
-    except WebLaneError as exc:
+        result = await Checks(config, ws).login(args.account)
+    except CheckError as exc:
         hint = ""
         if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             hint = " (no display: log in from a desktop session; the browser window must be visible)"
         raise UserError(f"could not open the login browser: {exc}{hint}") from None
+    return {LoginResult.LOGGED_IN: EXIT_OK, LoginResult.NOT_COMPLETED: EXIT_TASK_FAILED}.get(result, EXIT_USAGE)

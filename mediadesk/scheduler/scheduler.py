@@ -33,6 +33,7 @@ from mediadesk.core.errors import ErrorKind
 from mediadesk.core.states import TaskState
 from mediadesk.providers.web.profile_lock import InstanceLock
 from mediadesk.scheduler.capacity import Capacity, CapacityView
+from mediadesk.scheduler.checks import Checks
 from mediadesk.scheduler.events import (
     AccountChanged,
     EventBus,
@@ -498,6 +499,11 @@ class Scheduler:
         finally:
             lane.wake()
             self._dirty.add(lane.name)
+
+    def checks(self, config: AppConfig | None = None) -> Checks:
+        """Probe / test / login for ``config`` (default: the running one; the setup editor passes
+        its edited one), through this scheduler's lanes where they run the account."""
+        return Checks(config if config is not None else self.config, self.workspace, self)
 
     # ------------------------------------------------------------------ queries
     def unservable_profiles(self) -> list[str]:
