@@ -2,7 +2,7 @@
 
 Parsed rows become tasks with deterministic ids; a batch that would pass a profile's
 ``max_pending`` is refused whole (:class:`QueueFullError`); so is one for a profile whose API key
-variable is unset (:class:`MissingApiKeysError`, one rule, see :meth:`Intake.check_keys`); then the
+variable is unset (:class:`MissingApiKeysError`, one rule, see :meth:`Intake.missing_keys`); then the
 tasks go in, in one transaction or in chunks with a progress callback. The awaitable form
 (:meth:`Intake.submit_rows_async`) yields to the event loop between slices and chunks: in the
 console that loop is also the GUI thread and the lanes' loop, so no slice may take long.
@@ -177,12 +177,12 @@ class Intake:
             raise MissingApiKeysError(missing)
 
     def check(self, tasks: Sequence[NewTask], *, retry_failed: bool = False) -> None:
-        """Every check a batch passes before its first task goes in: profiles, caps, keys."""
+        """Every check a batch passes before its first task goes in: profiles, keys, caps."""
         for t in tasks:
             if t.profile not in self._profiles:
                 raise ValueError(f"unknown profile {t.profile!r}")
-        self.check_caps(tasks)
         self.check_keys(tasks, retry_failed=retry_failed)
+        self.check_caps(tasks)
 
     # ------------------------------------------------------------------ submit
     def submit(self, tasks: Sequence[NewTask]) -> AddResult:
