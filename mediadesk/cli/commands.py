@@ -15,7 +15,7 @@ from mediadesk.config.template import default_config_path, write_config_template
 from mediadesk.core.paths import evidence_name
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.checks import CheckError, Checks, LoginResult
-from mediadesk.scheduler.scheduler import EXCEPTION_KINDS
+from mediadesk.scheduler.exceptions import EXCEPTION_KINDS
 from mediadesk.store import TaskStore
 from mediadesk.store.export import export_tasks, export_to_file
 

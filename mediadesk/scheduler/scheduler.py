@@ -3,10 +3,10 @@
 Both faces (console and CLI) call this one object, so a face never reaches past it: every operator
 action (submit, cancel, retry, pause, switches, exceptions) is a short method here that delegates
 to the lanes, capacities, finalizer and store. What it is made of lives beside it: the lanes,
-capacities and backends built from the config (:mod:`~mediadesk.scheduler.wiring`), the way a
-batch gets in (:mod:`~mediadesk.scheduler.intake`), crash recovery and the team seat
-(:mod:`~mediadesk.scheduler.recovery`), and the probe / test / login entry
-(:mod:`~mediadesk.scheduler.checks`).
+capacities and backends built from the config (``wiring``), the way a batch gets in (``intake``),
+crash recovery and the team seat (``recovery``), the probe / test / login entry (``checks``), the
+stats ticker (``upkeep``), why an account cannot serve (``blocks``) and the operator's decisions on
+failed tasks (``exceptions``).
 
 Two kinds of lane over one durable table: one API lane per API profile (its semaphore is the
 profile's concurrency, 1..5) and one web lane per account (exactly one run at a time).
@@ -29,9 +29,9 @@ from mediadesk.config.model import API_CONCURRENCY_MAX, AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import TaskSpec
 from mediadesk.core.batch import BatchRow
-from mediadesk.core.errors import ErrorKind
 from mediadesk.core.states import TaskState
 from mediadesk.providers.web.profile_lock import InstanceLock
+from mediadesk.scheduler.blocks import AccountBlock, account_blocks
 from mediadesk.scheduler.capacity import Capacity, CapacityView
 from mediadesk.scheduler.checks import Checks
 from mediadesk.scheduler.events import (
@@ -44,11 +44,13 @@ from mediadesk.scheduler.events import (
     TasksAdded,
     task_changed,
 )
+from mediadesk.scheduler.exceptions import EXCEPTION_KINDS, RESOLUTIONS, resolve_exception
 from mediadesk.scheduler.finalizer import Finalizer
 from mediadesk.scheduler.intake import Intake, QueueFullError
 from mediadesk.scheduler.lane import Lane, LaneDeps
 from mediadesk.scheduler.recovery import join_team, recover
 from mediadesk.scheduler.team_link import TeamLink
+from mediadesk.scheduler.upkeep import Upkeep
 from mediadesk.scheduler.wiring import BackendFactory, Wiring
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore
 from mediadesk.store.errors import StorageError
@@ -58,33 +60,6 @@ __all__ = ["EXCEPTION_KINDS", "RESOLUTIONS", "AccountBlock", "BackendFactory", "
            "Scheduler"]
 
 log = logging.getLogger(__name__)
-
-
-#: Failures a person must judge: they land in the Exceptions view.
-EXCEPTION_KINDS = frozenset({
-    ErrorKind.NEEDS_LOGIN.value, ErrorKind.QUARANTINED.value, ErrorKind.EXPIRED.value, ErrorKind.SITE_ERROR.value,
-    ErrorKind.FALLBACK_EXHAUSTED.value, ErrorKind.OUT_OF_CREDIT.value, ErrorKind.CONFIG.value,
-    ErrorKind.CONVERSATION_BROKEN.value,
-})
-RESOLUTIONS = ("retry", "reroute", "answer", "drop")
-
-
-@dataclass(frozen=True)
-class AccountBlock:
-    """Why one web account takes no task now, and what would change that. ``action``: "enable"
-    (switched off by the operator), "login" (an operator must log in), "wait" (it recovers by itself:
-    breaker probe, profile held by someone else, a login in progress), "fix" (something to repair),
-    "none" (it can take tasks)."""
-
-    account: str
-    reason: str
-    action: str
-
-
-def _at(ts: float | None) -> str:
-    if ts is None:
-        return "?"
-    return time.strftime("%H:%M:%S", time.localtime(ts))
 
 
 @dataclass(frozen=True)
@@ -126,11 +101,12 @@ class Scheduler:
         self.team: TeamLink | None = None
         self._team_conn: Any = None
         self._finalizer: Finalizer | None = None
-        self._dirty: set[str] = set()
+        #: Coalesced lane stats, log-line group commits and checkpoints (a ticker at 4/s).
+        self._upkeep = Upkeep(store=lambda: self.store, lanes=lambda: self.lanes, bus=self.bus,
+                              storage_error=lambda: self.storage_error, storage_failed=self._storage_failed)
+        self._dirty = self._upkeep.dirty
         self._ticker: asyncio.Task[None] | None = None
-        self._checkpointing: asyncio.Future[None] | None = None
         self._terminal_event = asyncio.Event()
-        self._account_health: dict[str, tuple[str, str | None]] = {}
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.started = False
         #: The storage fault that stopped dispatch for good (see :meth:`_storage_failed`), if any.
@@ -184,7 +160,7 @@ class Scheduler:
         if self.team is not None:
             self.team.start()
         await asyncio.gather(*(lane.start() for lane in self.lanes))
-        self._ticker = asyncio.create_task(self._stats_loop(), name="scheduler:stats")
+        self._ticker = asyncio.create_task(self._upkeep.run(), name="scheduler:stats")
         self.started = True
         for lane in self.lanes:
             self._dirty.add(lane.name)
@@ -200,9 +176,7 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
             self._ticker = None
-        if self._checkpointing is not None:
-            with contextlib.suppress(Exception):
-                await self._checkpointing
+        await self._upkeep.drain()
         await asyncio.gather(*(lane.stop() for lane in self.lanes), return_exceptions=True)
         if self.team is not None:  # after the lanes: their running tasks are back in the queue
             await self.team.leave()
@@ -285,44 +259,6 @@ class Scheduler:
     def _mark_dirty(self, lane: Lane) -> None:
         self._dirty.add(lane.name)
 
-    async def _stats_loop(self) -> None:
-        """Coalesced lane stats (at most ~4/s), plus a full refresh every 2 s for heartbeat ages; the
-        group commit of log lines with the database identity check (each 0.25 s) and a checkpoint
-        every 2 s. It never dies: a storage fault halts dispatch, anything else is logged."""
-        tick = 0
-        while True:
-            await asyncio.sleep(0.25)
-            tick += 1
-            if self.storage_error is None:
-                try:
-                    self.store.flush()  # verifies the file first
-                    if tick % 8 == 0 and (self._checkpointing is None or self._checkpointing.done()):
-                        self._checkpointing = asyncio.ensure_future(asyncio.to_thread(self.store.checkpoint))
-                        self._checkpointing.add_done_callback(self._checkpoint_done)
-                except StorageError as exc:
-                    self._storage_failed(exc)
-                except Exception:
-                    log.exception("scheduler: flush or checkpoint failed; trying again")
-            for lane in self.lanes:
-                if lane.name in self._dirty or tick % 8 == 0:
-                    try:
-                        self.bus.publish(lane.stats())
-                        self._sync_account_health(lane)
-                    except StorageError as exc:
-                        self._storage_failed(exc)
-                    except Exception:
-                        log.exception("scheduler: stats of %s failed", lane.name)
-            self._dirty.clear()
-
-    def _checkpoint_done(self, fut: asyncio.Future[None]) -> None:
-        if fut.cancelled():
-            return
-        exc = fut.exception()
-        if isinstance(exc, StorageError):
-            self._storage_failed(exc)
-        elif exc is not None:
-            log.warning("scheduler: checkpoint failed: %s", exc)
-
     def _storage_failed(self, exc: StorageError) -> None:
         """A storage fault (file lost, disk full, I/O error) stops dispatch for good, once: every
         lane halts (running attempts end, none written as a success), what is stored is kept, and
@@ -346,16 +282,6 @@ class Scheduler:
         except StorageError as exc:
             self._storage_failed(exc)
             raise
-
-    def _sync_account_health(self, lane: Lane) -> None:
-        if lane.account is None:
-            return
-        health = lane.backend.health()
-        if self._account_health.get(lane.account) != health:
-            self._account_health[lane.account] = health
-            if self.storage_error is None:
-                self.store.set_account_health(lane.account, health[0], health[1], lane.enabled)
-            self.bus.publish(AccountChanged(lane.account, lane.enabled, health[0], health[1]))
 
     def _resolve(self, rec: TaskRecord) -> TaskSpec:
         return self.wiring.spec(rec, self.store)
@@ -518,34 +444,8 @@ class Scheduler:
         return out
 
     def blocked_accounts(self, profile: str) -> list[AccountBlock]:
-        """Every account of ``profile`` with why it takes no task now (for the "cannot serve" message):
-        the operator's switch first, then what the backend says (needs login since ..., profile held,
-        ...), then an open breaker."""
-        out: list[AccountBlock] = []
-        for lane in self.lanes:
-            if lane.account is None or profile not in lane.profiles:
-                continue
-            if not lane.enabled:
-                out.append(AccountBlock(lane.account, "disabled by the operator", "enable"))
-                continue
-            explain = lane.backend.unavailable_reason
-            said = explain() if explain is not None else None
-            health, err = lane.backend.health()
-            holder = None if self.team is None else self.team.holders.get(lane.account)
-            if said is None and holder is not None and not self.team.holds(lane.account):  # type: ignore[union-attr]
-                said = (f"in use by the desktop on {holder.host} (its lease ends in {holder.expires_in_s:.0f} s "
-                        "unless it renews it)", "wait")
-            if said is None and health == "needs_login":
-                said = (f"needs login ({err})" if err else "needs login", "login")
-            cap = self.capacities.get(f"account:{lane.account}")
-            if said is None and cap is not None and cap.view().breaker != "closed":
-                view = cap.view()
-                said = (f"breaker {view.breaker.replace('_', '-')} ({view.breaker_reason or 'failures'}); "
-                        f"next probe at {_at(view.next_probe_at)}", "wait")
-            if said is None:
-                said = (f"{health}" + (f" ({err})" if err else ""), "none")
-            out.append(AccountBlock(lane.account, said[0], said[1]))
-        return out
+        """Every account of ``profile`` with why it takes no task now (see :func:`account_blocks`)."""
+        return account_blocks(self.lanes, self.capacities, self.team, profile)
 
     async def wait_idle(self, poll_s: float = 0.5) -> None:
         """Return when no task is pending or running (deferred retries included), or when a storage
@@ -588,32 +488,9 @@ class Scheduler:
     def resolve_exception(
         self, task_id: str, action: str, note: str = "", *, answer: str | None = None, profile: str | None = None
     ) -> TaskRecord:
-        """The operator's decision on a failed task, kept with it and exported:
-        ``retry`` (same profile, fresh budget), ``reroute`` (to ``profile``), ``answer`` (pasted
-        ``answer`` -> success, served by the operator) or ``drop`` (stays failed)."""
-        rec = self.store.get(task_id)
-        if rec is None:
-            raise ValueError(f"no task {task_id!r}")
-        if rec.state != TaskState.FAILED.value:
-            raise ValueError(f"task {task_id} is {rec.state}, not failed: nothing to resolve")
-        if action not in RESOLUTIONS:
-            raise ValueError(f"unknown resolution {action!r}: use one of {', '.join(RESOLUTIONS)}")
-        if action == "answer":
-            if not answer or not answer.strip():
-                raise ValueError("an answer by hand needs the answer text")
-            new = self.store.resolve(task_id, "answer", note, answer=answer)
-        elif action == "drop":
-            new = self.store.resolve(task_id, "drop", note)
-        else:
-            target = rec.profile if action == "retry" else profile
-            if target is None or target not in self._profiles:
-                raise ValueError(f"re-route needs a known profile (profiles: {', '.join(self._profiles)})")
-            moved = self.store.reroute(rec, target, self._profiles[target].kind,
-                                       log=f"{action} by operator" + (f" to {target}" if action == "reroute" else ""))
-            new = None if moved is None else self.store.resolve(task_id, action, note)
-            self._wake_profiles({target})
-        if new is None:
-            raise ValueError(f"task {task_id} changed meanwhile; look again")
+        """The operator's decision on a failed task (see :mod:`~mediadesk.scheduler.exceptions`)."""
+        new = resolve_exception(self.store, self._profiles, task_id, action, note, answer=answer, profile=profile,
+                                wake=self._wake_profiles)
         self._publish(new)
         return new
 
