@@ -102,9 +102,9 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------- sim, login
 def run_sim(args: argparse.Namespace) -> int:
-    from mediadesk.sim import api_server, web_server
+    from mediadesk.sim import api_cli, web_server
 
-    serve = api_server.serve_from_args if args.sim_kind == "api" else web_server.serve_from_args
+    serve = api_cli.serve_from_args if args.sim_kind == "api" else web_server.serve_from_args
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(args))
     return EXIT_OK

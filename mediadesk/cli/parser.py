@@ -54,9 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("sim", help="start a simulator on 127.0.0.1")
     ssub = s.add_subparsers(dest="sim_kind", metavar="KIND", required=True)
-    from mediadesk.sim import api_server, web_server
+    from mediadesk.sim import api_cli, web_server
 
-    api_server.add_arguments(ssub.add_parser("api", help="OpenAI-compatible API simulator"))
+    api_cli.add_arguments(ssub.add_parser("api", help="OpenAI-compatible API simulator"))
     web_server.add_arguments(ssub.add_parser("web", help="chat web site simulator"))
 
     d = sub.add_parser("demo", help="run the bundled demo batch headless against local simulators")

@@ -6,7 +6,7 @@ heartbeat every interval; each heartbeat is also a checkpoint where a cancel fla
 process is seen. Final writes are plain synchronous SQLite statements: a cancellation can only land
 at an ``await``, never half-way through a write.
 
-The module is large on purpose: an attempt's whole life (claim, start, heartbeat and cancel
+Why one module: an attempt's whole life (claim, start, heartbeat and cancel
 checkpoints, deadline, final write, refund on shutdown) reads here in one place, top to bottom;
 what a lane is given comes in two small objects (:class:`LaneSettings`, :class:`LaneDeps`).
 """

@@ -6,10 +6,8 @@ to the lanes, capacities, finalizer and store. What it is made of lives beside i
 capacities and backends built from the config (``wiring``), the way a batch gets in (``intake``),
 crash recovery and the team seat (``recovery``), the probe / test / login entry (``checks``), the
 stats ticker (``upkeep``), why an account cannot serve (``blocks``) and the operator's decisions on
-failed tasks (``exceptions``).
-
-Two kinds of lane over one durable table: one API lane per API profile (its semaphore is the
-profile's concurrency, 1..5) and one web lane per account (exactly one run at a time).
+failed tasks (``exceptions``). Two kinds of lane over one durable table: one API lane per API
+profile (its semaphore is the profile's concurrency, 1..5), one web lane per account (one run at a time).
 """
 
 from __future__ import annotations
@@ -118,8 +116,7 @@ class Scheduler:
 
     @property
     def capacities(self) -> dict[str, Capacity]:
-        """Gates, breakers and rate buckets: one per API endpoint ("endpoint name") and one per web
-        account ("account:<name>")."""
+        """One per API endpoint ("endpoint name") and one per web account ("account:<name>")."""
         return self.wiring.capacities
 
     # ------------------------------------------------------------------ lifecycle
@@ -245,7 +242,7 @@ class Scheduler:
             finalizer=self._finalizer, team=self.team,
         )
         for lane in self.wiring.build(deps, self.store.account_states()):
-            lane.on_stats_dirty = self._mark_dirty
+            lane.on_stats_dirty = lambda ln: self._dirty.add(ln.name)
             lane.on_storage_error = self._storage_failed
 
     def endpoint_limit(self, endpoint: str) -> int:
@@ -255,9 +252,6 @@ class Scheduler:
     def _capacity_notice(self, message: str) -> None:
         log.info("%s", message)
         self.bus.publish(Notice(self._clock(), message))
-
-    def _mark_dirty(self, lane: Lane) -> None:
-        self._dirty.add(lane.name)
 
     def _storage_failed(self, exc: StorageError) -> None:
         """A storage fault (file lost, disk full, I/O error) stops dispatch for good, once: every
@@ -297,7 +291,6 @@ class Scheduler:
 
     def tasks_from_rows(self, rows: Sequence[BatchRow], batch: str | None = None,
                         seen: dict[tuple[str, str, str], int] | None = None) -> list[NewTask]:
-        """See :meth:`Intake.tasks_from_rows <mediadesk.scheduler.intake.Intake.tasks_from_rows>`."""
         return self.intake.tasks_from_rows(rows, batch, seen)
 
     def submit_rows(self, rows: Sequence[BatchRow], batch: str | None = None) -> tuple[AddResult, list[str]]:
@@ -307,7 +300,6 @@ class Scheduler:
         return done.result, done.ids
 
     def check_caps(self, tasks: Sequence[NewTask]) -> None:
-        """Raise :class:`QueueFullError` if ``tasks`` would take a profile past its ``max_pending``."""
         self.intake.check_caps(tasks)
 
     def new_task(

@@ -1,7 +1,10 @@
 """Chat-site simulator: a real web site on 127.0.0.1 that a real Chromium uses like a chat site.
 
-(~580 lines: login, chat, stream, stop and stats handlers share the per-session state; the page's
-own script is in ``web_assets``.)
+Why one module: the login, chat, stream, stop and stats handlers all read and write the same
+per-session state (who is logged in, the one run an account may have, the breaches counted on
+``/stats``), and the one-generation-per-account rule is only checkable where all of them meet; split
+apart, each handler would reach into another module's dictionaries. The page's own script is in
+``web_assets``.
 
 Why it exists: the web lane's hard rule is ONE generation per account at a time (a second one at
 the same moment breaks both).
