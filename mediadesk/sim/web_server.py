@@ -42,6 +42,7 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 from aiohttp import web
 
 from mediadesk.sim._server import LocalServer
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANSWER_STYLES",
+    "TRANSPORTS",
     "CONCURRENT_MESSAGE",
     "DEFAULT_PORT",
     "SESSION_COOKIE",
@@ -83,6 +85,8 @@ _POLL_S = 0.05
 
 #: ``WebSimConfig.answer_style`` values.
 ANSWER_STYLES = ("text", "markdown")
+#: ``WebSimConfig.transport`` values: how the page receives the answer stream.
+TRANSPORTS = ("ndjson", "sse", "websocket")
 
 _MARKER = re.compile(r"\[\[sim:(hang|logout|error|slow=(\d+(?:\.\d+)?))\]\]")
 _VOCAB = (
@@ -123,6 +127,13 @@ class WebSimConfig:
     #: document the page renders to HTML as it streams (bold, list, fenced code with a copy button and
     #: an SVG icon, framework comments), like real chat sites.
     answer_style: str = "text"
+    #: How the page receives the answer: "ndjson" (a chunked fetch of NDJSON lines), "sse" (a fetch of
+    #: ``text/event-stream``, ``data:`` events) or "websocket" (frames on a socket the page opens at
+    #: load and keeps). The events are the same in all three.
+    transport: str = "ndjson"
+    #: A pause of this many REAL seconds (not scaled) in the middle of every answer, the stream kept
+    #: open (keep-alives only), as a model that thinks mid-answer does. 0: none.
+    pause_mid_s: float = 0.0
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
@@ -134,6 +145,10 @@ class WebSimConfig:
             raise ValueError("fault rates must be in [0, 1] and sum to at most 1")
         if self.answer_style not in ANSWER_STYLES:
             raise ValueError(f"answer_style must be one of {', '.join(ANSWER_STYLES)}")
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}")
+        if not 0.0 <= self.pause_mid_s < math.inf:
+            raise ValueError("pause_mid_s must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -280,6 +295,7 @@ class WebSimServer(LocalServer):
         self._assets = {n: _asset(n) for n in ("chat.html", "login.html", "logged_out.html", "chat.js", "chat.css")}
         self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
         self._assets["markdown.js"] = _asset("markdown.js")
+        self._sockets: set[web.WebSocketResponse] = set()  # open WebSockets of the "websocket" transport
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -292,6 +308,8 @@ class WebSimServer(LocalServer):
             web.get("/chat", self._h_chat),
             web.get("/static/{name}", self._h_static),
             web.post("/api/generate", self._h_generate),
+            web.post("/api/generate/sse", self._h_generate_sse),
+            web.get("/api/ws", self._h_ws),
             web.post("/api/stop", self._h_stop),
             web.get("/stats", self._h_stats),
             web.post("/stats/reset", self._h_stats_reset),
@@ -405,7 +423,8 @@ class WebSimServer(LocalServer):
             if self.config.login_redirect:
                 return web.Response(status=303, headers={"Location": "/login"})
             return self._page("logged_out.html")
-        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style)
+        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style,
+                          transport=self.config.transport)
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
@@ -629,6 +648,11 @@ class WebSimServer(LocalServer):
         at = fault_at.get(gen.fault or "", -1)
         await self._send(resp, gen, {"t": "start", "id": gen.id})
         for i, tok in enumerate(tokens):
+            if i == len(tokens) // 2 and self.config.pause_mid_s > 0:  # a long think mid-answer
+                reason = await self._wait(gen, request, resp, self.config.pause_mid_s)
+                if reason != "timeout":
+                    await self._interrupted(gen, resp, reason)
+                    return
             if i == at and gen.fault == "hang":
                 gen.status = "hung"
                 await self._interrupted(gen, resp, await self._wait(gen, request, resp, None))
@@ -690,6 +714,97 @@ class WebSimServer(LocalServer):
         except (ConnectionError, RuntimeError) as exc:
             raise _Disconnected() from exc
         gen.last_write = asyncio.get_running_loop().time()
+
+
+    # ----------------------------------------------------------------------------- SSE / WebSocket transports
+    # Both relay the NDJSON generation of ``/api/generate`` (one code path for admission, faults and
+    # stats): the SSE endpoint re-frames each line as a ``data:`` event, the socket sends each line as a
+    # frame tagged with its ``rid`` (request id), ended by ``{"t": "eof"}``.
+
+    async def _upstream(self, request: web.Request, body: bytes) -> tuple[aiohttp.ClientSession, aiohttp.ClientResponse]:
+        token = request.cookies.get(SESSION_COOKIE, "")
+        session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
+        try:
+            up = await session.post(f"{self.base_url}/api/generate", data=body,
+                                    headers={"Content-Type": "application/json", "Cookie": f"{SESSION_COOKIE}={token}"})  # fmt: skip
+        except BaseException:
+            await session.close()
+            raise
+        return session, up
+
+    async def stop(self) -> None:
+        for ws in list(self._sockets):
+            with contextlib.suppress(Exception):
+                await ws.close()
+        await super().stop()
+
+    async def _h_generate_sse(self, request: web.Request) -> web.StreamResponse:
+        session, up = await self._upstream(request, await request.read())
+        try:
+            if up.status != 200:
+                return web.Response(body=await up.read(), status=up.status, content_type="application/json")
+            resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
+                                               "Cache-Control": "no-store"})  # fmt: skip
+            await resp.prepare(request)
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                async for raw in up.content:
+                    line = raw.decode("utf-8").strip()
+                    if _client_gone(request):
+                        break
+                    if line:
+                        ping = line == '{"t": "ping"}'
+                        await resp.write(b": ping\n\n" if ping else f"data: {line}\n\n".encode())
+                await resp.write_eof()
+            return resp
+        finally:
+            up.close()
+            await session.close()
+
+    async def _h_ws(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._sockets.add(ws)
+        relays: set[asyncio.Task[None]] = set()
+        try:
+            async for msg in ws:
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    continue
+                with contextlib.suppress(ValueError):
+                    body = json.loads(msg.data)
+                    if isinstance(body, dict) and body.get("t") == "generate":
+                        task = asyncio.ensure_future(self._ws_relay(request, ws, body))
+                        relays.add(task)
+                        task.add_done_callback(relays.discard)
+        finally:
+            self._sockets.discard(ws)
+            for task in list(relays):
+                task.cancel()
+        return ws
+
+    async def _ws_relay(self, request: web.Request, ws: web.WebSocketResponse, body: dict[str, Any]) -> None:
+        rid = str(body.get("request_id") or "")
+        payload = json.dumps({k: v for k, v in body.items() if k != "t"}).encode()
+        session, up = await self._upstream(request, payload)
+        try:
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                if up.status != 200:
+                    try:
+                        err = await up.json(content_type=None)
+                    except ValueError:
+                        err = {}
+                    await ws.send_str(json.dumps({"rid": rid, "t": "http_error", "status": up.status, "body": err}))
+                    return
+                async for raw in up.content:
+                    line = raw.decode("utf-8").strip()
+                    if not line:
+                        continue
+                    event = json.loads(line)
+                    event["rid"] = rid
+                    await ws.send_str(json.dumps(event, ensure_ascii=False))
+                await ws.send_str(json.dumps({"rid": rid, "t": "eof"}))
+        finally:
+            up.close()
+            await session.close()
 
 
 @dataclass(frozen=True)
@@ -763,6 +878,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="send a logged-out visit of the chat page to the login form")
     parser.add_argument("--answer-style", choices=ANSWER_STYLES, default="text",
                         help="markdown: answers are Markdown rendered to HTML by the page")
+    parser.add_argument("--transport", choices=TRANSPORTS, default="ndjson",
+                        help="how the page receives answers: chunked NDJSON fetch, SSE, or WebSocket frames")
+    parser.add_argument("--pause-mid-s", type=float, default=0.0,
+                        help="a pause of this many real seconds in the middle of every answer")
 
 
 def config_from_args(args: argparse.Namespace) -> WebSimConfig:
@@ -772,6 +891,7 @@ def config_from_args(args: argparse.Namespace) -> WebSimConfig:
         seed=args.seed, password=args.password,
         session_cookie=getattr(args, "session_cookie", False), login_redirect=getattr(args, "login_redirect", False),
         answer_style=getattr(args, "answer_style", "text"),
+        transport=getattr(args, "transport", "ndjson"), pause_mid_s=getattr(args, "pause_mid_s", 0.0),
     )  # fmt: skip
 
 

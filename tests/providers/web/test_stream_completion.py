@@ -1,0 +1,113 @@
+"""Completion from the site's own answer stream, on real Chromium against the simulator's three
+transports (chunked NDJSON fetch, SSE, WebSocket frames)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from aiohttp import web
+from playwright.async_api import Browser, async_playwright
+
+from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
+from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.finder import chromium_flags
+from mediadesk.sim.web_server import TRANSPORTS, WebSimConfig, WebSimServer, answer_tokens, login_context
+
+SIMCHAT = Path(__file__).resolve().parents[3] / "resources" / "sites" / "simchat.toml"
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
+    pw = await async_playwright().start()
+    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
+    yield b
+    await b.close()
+    await pw.stop()
+
+
+def sim_adapter(sim: WebSimServer, **overrides: object) -> SiteAdapter:
+    return dataclasses.replace(with_url(load_adapter(SIMCHAT), sim.chat_url), **overrides)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_stream_end_decides_done_on_every_transport(browser: Browser, transport: str) -> None:
+    """A long settle_ms no longer delays the answer: the stream's end does, with a short window."""
+    config = WebSimConfig(time_scale=0.01, fixed_run_s=20.0, answer_tokens=12, transport=transport)
+    async with WebSimServer(config) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            page = await ctx.new_page()
+            driver = PageDriver(sim_adapter(sim, settle_ms=3000))
+            for prompt in ("first 第一", "second"):
+                await driver.prepare(page)
+                result = await driver.run(page, prompt)
+                assert result.answer == "".join(answer_tokens(prompt, 12))
+                t = result.timings
+                assert t.done_rule == "stream", t.stream_events
+                assert t.done_reason == "stream ended"
+                assert t.done_ms is not None and t.last_change_ms is not None
+                assert t.done_ms - t.last_change_ms < 3000  # not the DOM rule's settle window
+                assert t.stream_events
+            assert sim.stats()["generations_completed"] == 2
+        finally:
+            await ctx.close()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str) -> None:
+    """A site with no visible busy indicator that pauses 3 s mid-answer: the DOM rule (settle 1 s)
+    cuts the answer; with the stream rule the whole answer arrives."""
+    config = WebSimConfig(time_scale=0.01, fixed_run_s=10.0, answer_tokens=10, transport=transport,
+                          pause_mid_s=3.0)  # fmt: skip
+    async with WebSimServer(config) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            page = await ctx.new_page()
+            adapter = sim_adapter(sim, settle_ms=1000, busy=".no-busy-indicator-here")
+            full = "".join(answer_tokens("think a while", 10))
+            driver = PageDriver(adapter)
+            await driver.prepare(page)
+            result = await driver.run(page, "think a while")
+            assert result.answer == full
+            assert result.timings.done_rule == "stream"
+            # The same page without the stream rule ends at the pause: the test can fail.
+            dom_only = PageDriver(adapter, watch_streams=False)
+            await dom_only.prepare(page)
+            cut = await dom_only.run(page, "think a while")
+            assert cut.timings.done_rule == "dom"
+            assert cut.answer != full and full.startswith(cut.answer)
+        finally:
+            await ctx.close()
+
+
+async def test_no_stream_keeps_the_dom_rule(browser: Browser) -> None:
+    """A page that makes its answer up itself (no network stream) is decided by the DOM rule."""
+    pages = Path(__file__).parent / "pages"
+    app = web.Application()
+    app.router.add_static("/", pages)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/site_a.html"
+    ctx = await browser.new_context()
+    try:
+        page = await ctx.new_page()
+        driver = PageDriver(with_url(load_adapter(pages / "site_a.toml"), url))
+        await driver.prepare(page)
+        result = await driver.run(page, "hi")
+        assert result.answer == "Echo: hi | done."
+        t = result.timings
+        assert t.done_rule == "dom" and t.done_reason == "page settled" and not t.stream_events
+        assert t.done_ms is not None and t.last_change_ms is not None
+        assert t.done_ms - t.last_change_ms >= driver.adapter.settle_ms - 1
+    finally:
+        await ctx.close()
+        await runner.cleanup()
