@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from mediadesk.cli import adapter_cmd
 from mediadesk.config.model import AppConfig, ConfigError, load_config, missing_api_keys
 from mediadesk.config.template import default_config_path, no_config_message, write_config_template
 from mediadesk.config.workspace import Workspace
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("account")
     lg.add_argument("--config", type=Path, required=True)
     lg.add_argument("--data-dir", type=Path)
+    adapter_cmd.add_parser(sub)
     return p
 
 
@@ -162,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(cmd_login(args))
         if args.command == "init":
             return cmd_init(args)
+        if args.command == "adapter":
+            return adapter_cmd.run(args)
         parser.print_help()
         return EXIT_USAGE
     except USER_ERRORS as exc:
