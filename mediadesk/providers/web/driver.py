@@ -258,9 +258,12 @@ class PageDriver:
         (navigation failed), :class:`AdapterMismatch` (no prompt box), :class:`PageGone`.
         """
         a = self.adapter
+        # A page loaded before its stream watcher existed is loaded again: a WebSocket the site opened
+        # at load would otherwise never be seen.
+        unwatched = self.watch_streams and page not in self._watches
         self._stream_watch(page)
         clear_from = 0
-        if a.new_chat and _same_page(page.url, a.url):
+        if a.new_chat and _same_page(page.url, a.url) and not unwatched:
             try:
                 async with asyncio.timeout(a.start_timeout_s + 5.0):
                     info = await self._eval(page, _NEW_CHAT_JS, self._cfg)

@@ -111,3 +111,23 @@ async def test_no_stream_keeps_the_dom_rule(browser: Browser) -> None:
     finally:
         await ctx.close()
         await runner.cleanup()
+
+
+async def test_a_socket_opened_before_the_watcher_is_seen(browser: Browser) -> None:
+    """A page whose WebSocket was opened before this driver watched it (loaded by another driver) is
+    loaded again on the first prepare, so the socket's frames decide completion."""
+    config = WebSimConfig(time_scale=0.01, fixed_run_s=10.0, answer_tokens=8, transport="websocket")
+    async with WebSimServer(config) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            page = await ctx.new_page()
+            adapter = sim_adapter(sim, settle_ms=2000)
+            await PageDriver(adapter, watch_streams=False).prepare(page)  # the socket opens now, unwatched
+            driver = PageDriver(adapter)
+            await driver.prepare(page)
+            result = await driver.run(page, "late watcher")
+            assert result.timings.done_rule == "stream", result.timings.stream_events
+            assert result.answer == "".join(answer_tokens("late watcher", 8))
+        finally:
+            await ctx.close()
