@@ -52,12 +52,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANSWER_STYLES",
-    "TRANSPORTS",
     "CONCURRENT_MESSAGE",
     "DEFAULT_PORT",
     "SESSION_COOKIE",
     "SESSION_EXPIRED_MESSAGE",
     "SITE_ERROR_MESSAGE",
+    "TRANSPORTS",
     "WebSimConfig",
     "WebSimServer",
     "add_arguments",
@@ -721,12 +721,14 @@ class WebSimServer(LocalServer):
     # stats): the SSE endpoint re-frames each line as a ``data:`` event, the socket sends each line as a
     # frame tagged with its ``rid`` (request id), ended by ``{"t": "eof"}``.
 
-    async def _upstream(self, request: web.Request, body: bytes) -> tuple[aiohttp.ClientSession, aiohttp.ClientResponse]:
+    async def _upstream(
+        self, request: web.Request, body: bytes
+    ) -> tuple[aiohttp.ClientSession, aiohttp.ClientResponse]:
         token = request.cookies.get(SESSION_COOKIE, "")
+        headers = {"Content-Type": "application/json", "Cookie": f"{SESSION_COOKIE}={token}"}
         session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
         try:
-            up = await session.post(f"{self.base_url}/api/generate", data=body,
-                                    headers={"Content-Type": "application/json", "Cookie": f"{SESSION_COOKIE}={token}"})  # fmt: skip
+            up = await session.post(f"{self.base_url}/api/generate", data=body, headers=headers)
         except BaseException:
             await session.close()
             raise

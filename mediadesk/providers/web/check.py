@@ -122,7 +122,8 @@ def _report(key: str, row: dict[str, Any], *, unique: bool, at_times: bool) -> K
     if row["coveredBy"]:
         return KeyReport(key, sel, "covered", f"{row['element']} is covered by {row['coveredBy']}")
     if unique and row["visible"] > 1:
-        return KeyReport(key, sel, "ambiguous", f"{row['visible']} visible matches; the first is used: {row['element']}")
+        first = row["element"]
+        return KeyReport(key, sel, "ambiguous", f"{row['visible']} visible matches; the first is used: {first}")
     more = f" (+{row['visible'] - 1} more)" if row["visible"] > 1 else ""
     return KeyReport(key, sel, "found", f"{row['element']}{more}")
 
@@ -177,7 +178,7 @@ async def check_page(
         times_keys = [(k, s) for k, s in times_keys if k != "stop"]
     rows = await _look(page, rest_keys + times_keys)
     unique = dict(_AT_REST)
-    reports = {k: _report(k, rows[k], unique=unique.get(k, False), at_times=k in _AT_TIMES) for k, _ in rows.items()}
+    reports = {k: _report(k, row, unique=unique.get(k, False), at_times=k in _AT_TIMES) for k, row in rows.items()}
     shots: list[Path] = []
     if (p := await _shot(page, rows, list(reports.values()), out_dir / f"{stem}.png")) is not None:
         shots.append(p)
@@ -210,17 +211,15 @@ async def check_page(
                 with contextlib.suppress(asyncio.CancelledError):
                     await sampler
         for k, row in seen.items():
-            reports[k] = _report(k, row, unique=False, at_times=True)
-            reports[k] = KeyReport(k, row["sel"], reports[k].status, reports[k].detail + " (while generating)")
-        for k in ("busy",) if "busy" not in seen and "busy" in reports else ():
+            r = _report(k, row, unique=False, at_times=True)
+            reports[k] = KeyReport(k, r.selector, r.status, r.detail + " (while generating)")
+        if "busy" in reports and "busy" not in seen:
             notes.append("busy was never seen during the test run (too fast to see, or the selector is wrong)")
-        after = await _look(page, [("answer", adapter.answer)])
-        ans = after["answer"]
+        ans = (await _look(page, [("answer", adapter.answer)]))["answer"]
         reports["answer"] = _report("answer", ans, unique=False, at_times=False)
-        if answer is None and reports["answer"].status == "found":
-            reports["answer"] = KeyReport("answer", adapter.answer, "found", reports["answer"].detail)
-        if (p := await _shot(page, {**rows, "answer": ans}, list(reports.values()), out_dir / f"{stem}-answer.png")):
-            shots.append(p)
+        shot = await _shot(page, {**rows, "answer": ans}, list(reports.values()), out_dir / f"{stem}-answer.png")
+        if shot is not None:
+            shots.append(shot)
     return AdapterCheckResult(
         site=site, account=None, url=page.url, keys=tuple(reports.values()), screenshots=tuple(shots),
         prompt=prompt, answer=answer, done_reason=done_reason, stream_events=events, error=error,

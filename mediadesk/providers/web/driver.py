@@ -152,7 +152,7 @@ _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
 _NEXT_JS = "([v, progress]) => window.__mediadeskWatch.next(v, progress)"
 _CONFIRM_SENT_JS = "([text, ms]) => window.__mediadeskWatch.confirmSent(text, ms)"
-_SET_STREAM_JS = "(s) => window.__mediadeskWatch && window.__mediadeskWatch.setStream && window.__mediadeskWatch.setStream(s)"
+_SET_STREAM_JS = "(s) => { const w = window.__mediadeskWatch; if (w && w.setStream) w.setStream(s); }"
 
 
 def _same_page(current: str, target: str) -> bool:

@@ -129,7 +129,9 @@ async def test_cli_prints_the_report_with_page_text_escaped(sim: WebSimServer, t
     assert "\x1b" not in out and "\\x1b[2J" in out  # the answer echoes the prompt: escaped
     assert "done: stream ended" in out and "OK: the adapter fits the page" in out
     shots = [line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("screenshot: ")]
-    assert shots and all(Path(s).read_bytes().startswith(PNG) for s in shots)
+    assert shots
+    for shot in shots:
+        assert (await asyncio.to_thread(Path(shot).read_bytes)).startswith(PNG)
     assert str(ws.evidence_dir / "adapter-check") in shots[0]
 
 
