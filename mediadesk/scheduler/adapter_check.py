@@ -53,6 +53,6 @@ async def check_adapter(
 
     text = (prompt or DEFAULT_TEST_PROMPT) if send_prompt else None
     try:
-        return await check_site(config, workspace, site, account=account, prompt=text, out_dir=out_dir, say=say)
+        return await check_site(config, workspace, site, account=account, prompt=text, out_dir=out_dir, progress=say)
     except WebLaneError as exc:
         raise AdapterCheckError(str(exc)) from exc

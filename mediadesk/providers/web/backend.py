@@ -233,8 +233,8 @@ class WebAccountBackend:
             self._last_error = None
             await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
             self._tasks_on_browser += 1
-            ctx.log(f"done: {result.timings.done_reason}; answer {len(result.answer)} chars; "
-                    f"driver overhead {result.timings.overhead_ms:.0f} ms")
+            ctx.log("done: stream ended" if result.timings.done_rule == "stream" else "done: page settled")
+            ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
             if self._tasks_on_browser >= self.browser_config.recycle_after:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
                 await self._close_browser()

@@ -159,19 +159,19 @@ async def check_page(
     out_dir: Path,
     stem: str,
     prompt: str | None = DEFAULT_TEST_PROMPT,
-    say: Callable[[str], None] = log.info,
+    progress: Callable[[str], None] = log.info,
 ) -> AdapterCheckResult:
     """Check ``adapter`` on ``page`` (a page of a logged-in browser context; opened here)."""
     await asyncio.to_thread(ensure_private_dir, out_dir, what="adapter check folder")
     driver = PageDriver(adapter)
     site = adapter.name or adapter.url
     error: str | None = None
-    say(f"opening {adapter.url}")
+    progress(f"opening {adapter.url}")
     try:
         await driver.prepare(page)
     except WebLaneError as exc:
         error = f"{type(exc).__name__}: {exc}"
-        say(f"the page is not ready: {error}")
+        progress(f"the page is not ready: {error}")
     rest_keys = [(k, s) for k, _u in _AT_REST if (s := _selector(adapter, k))]
     times_keys = [(k, s) for k in _AT_TIMES if (s := _selector(adapter, k))]
     if adapter.stop is None:  # stop falls back to busy: one report is enough
@@ -186,7 +186,7 @@ async def check_page(
     events: tuple[str, ...] = ()
     notes: list[str] = []
     if prompt and error is None:
-        say("sending the test prompt")
+        progress("sending the test prompt")
         seen: dict[str, dict[str, Any]] = {}
         sampled = [(k, s) for k, s in times_keys if k in ("busy", "stop")]
 
@@ -262,7 +262,7 @@ async def check_site(
     account: str | None = None,
     prompt: str | None = DEFAULT_TEST_PROMPT,
     out_dir: Path | None = None,
-    say: Callable[[str], None] = log.info,
+    progress: Callable[[str], None] = log.info,
 ) -> AdapterCheckResult:
     """Open ``site`` on ``account``'s profile (headless, under its account lock) and check it.
 
@@ -281,16 +281,16 @@ async def check_site(
     try:
         await asyncio.to_thread(ensure_private_dir, profile_dir, what="browser profile")
         kill_grace_s = config.scheduler.kill_grace_s
-        await asyncio.to_thread(self_check, profile_dir, lock, say, kill_grace_s, lock_was_free=True)
+        await asyncio.to_thread(self_check, profile_dir, lock, progress, kill_grace_s, lock_was_free=True)
         pw = await PlaywrightHub.acquire()
         try:
             info = await asyncio.to_thread(find_browser, config.browser.executable, probe_version=False)
             browser = OwnedBrowser(pw, info.path, profile_dir, headless=True,
-                                   extra_args=list(config.browser.extra_args), log=say)  # fmt: skip
+                                   extra_args=list(config.browser.extra_args), log=progress)  # fmt: skip
             await browser.start()
             try:
                 page = await browser.context.new_page()
-                result = await check_page(page, adapter, out_dir=out_dir, stem=stem, prompt=prompt, say=say)
+                result = await check_page(page, adapter, out_dir=out_dir, stem=stem, prompt=prompt, progress=progress)
             finally:
                 await browser.close(kill_grace_s)
         finally:
