@@ -1,4 +1,5 @@
 """``mediadesk adapter check SITE [--account A]``: does a site adapter still fit its site?
+``mediadesk adapter new URL --account A``: teach mode, an adapter written from the operator's clicks.
 
 Prints one line per adapter key (found / missing / ambiguous / covered / invalid / not shown), the
 screenshots with each element found outlined, the test prompt's answer and which completion rule
@@ -17,7 +18,7 @@ from typing import Any, TextIO
 
 from mediadesk.config.model import ConfigError, load_config
 from mediadesk.config.workspace import Workspace
-from mediadesk.scheduler.adapter_check import AdapterCheckError, check_adapter
+from mediadesk.scheduler.adapter_check import AdapterCheckError, check_adapter, teach_adapter
 
 __all__ = ["add_parser", "clean", "render", "run"]
 
@@ -36,6 +37,15 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--prompt", help="the test prompt (default: a one-sentence request)")
     c.add_argument("--no-prompt", action="store_true", help="only look at the page; send nothing")
     c.add_argument("--out", type=Path, help="folder for the screenshots (default: <data dir>/evidence/adapter-check)")
+    n = asub.add_parser("new", help="teach mode: click the message box, send button and answer in a visible "
+                        "browser; writes an adapter TOML and checks it")
+    n.add_argument("url", help="the chat page")
+    n.add_argument("--account", required=True, help="whose browser profile (login) to use")
+    n.add_argument("--config", type=Path, required=True)
+    n.add_argument("--data-dir", type=Path)
+    n.add_argument("--name", help="adapter name (default: from the host name)")
+    n.add_argument("--out", type=Path, help="the TOML to write (default: <sites dir>/<name>.toml)")
+    n.add_argument("--force", action="store_true", help="replace an existing file")
 
 
 def clean(text: str) -> str:
@@ -94,10 +104,22 @@ async def _check(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+async def _new(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    ws = Workspace.resolve(data_dir=args.data_dir or config.data_dir).ensure()
+    path, result = await teach_adapter(config, ws, args.url, account=args.account, name=args.name, out=args.out,
+                                       force=args.force, say=lambda m: print(f"... {clean(m)}", file=sys.stderr))
+    print(f"adapter written: {path}")
+    if result is None:
+        return 1
+    render(result, sys.stdout)
+    return 0 if result.ok else 1
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``mediadesk adapter ...``."""
     try:
-        return asyncio.run(_check(args))
+        return asyncio.run(_new(args) if args.adapter_cmd == "new" else _check(args))
     except (ConfigError, AdapterCheckError) as exc:
         print(f"mediadesk: {clean(str(exc))}", file=sys.stderr)
         return 2

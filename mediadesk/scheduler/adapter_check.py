@@ -18,7 +18,7 @@ from mediadesk.config.workspace import Workspace
 if TYPE_CHECKING:
     from mediadesk.providers.web.check import AdapterCheckResult
 
-__all__ = ["AdapterCheckError", "check_adapter", "default_test_prompt"]
+__all__ = ["AdapterCheckError", "check_adapter", "default_test_prompt", "teach_adapter"]
 
 
 class AdapterCheckError(Exception):
@@ -56,3 +56,28 @@ async def check_adapter(
         return await check_site(config, workspace, site, account=account, prompt=text, out_dir=out_dir, progress=say)
     except WebLaneError as exc:
         raise AdapterCheckError(str(exc)) from exc
+
+
+async def teach_adapter(
+    config: AppConfig,
+    workspace: Workspace,
+    url: str,
+    *,
+    account: str,
+    name: str | None = None,
+    out: Path | None = None,
+    force: bool = False,
+    say: Callable[[str], None] = lambda _m: None,
+) -> tuple[Path | None, AdapterCheckResult | None]:
+    """Teach mode (``adapter new``): a VISIBLE browser on ``account``'s profile at ``url``; the operator
+    clicks the message box, the send button and the answer. Writes the adapter TOML (``out``, default
+    ``<sites dir>/<name>.toml``) and returns its path and the check of it. Raises ``ConfigError`` or
+    :class:`AdapterCheckError`."""
+    from mediadesk.providers.web.errors import WebLaneError
+    from mediadesk.providers.web.teach import teach_site
+
+    try:
+        taught = await teach_site(config, workspace, url, account=account, name=name, out=out, force=force, say=say)
+    except WebLaneError as exc:
+        raise AdapterCheckError(str(exc)) from exc
+    return taught.path, taught.check
