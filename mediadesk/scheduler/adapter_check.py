@@ -67,17 +67,19 @@ async def teach_adapter(
     name: str | None = None,
     out: Path | None = None,
     force: bool = False,
+    visible: bool = True,
     say: Callable[[str], None] = lambda _m: None,
 ) -> tuple[Path | None, AdapterCheckResult | None]:
     """Teach mode (``adapter new``): a VISIBLE browser on ``account``'s profile at ``url``; the operator
     clicks the message box, the send button and the answer. Writes the adapter TOML (``out``, default
     ``<sites dir>/<name>.toml``) and returns its path and the check of it. Raises ``ConfigError`` or
-    :class:`AdapterCheckError`."""
+    :class:`AdapterCheckError`. ``visible=False`` (headless) is for tests that click for the operator."""
     from mediadesk.providers.web.errors import WebLaneError
     from mediadesk.providers.web.teach import teach_site
 
     try:
-        taught = await teach_site(config, workspace, url, account=account, name=name, out=out, force=force, say=say)
+        taught = await teach_site(config, workspace, url, account=account, name=name, out=out, force=force,
+                                  headless=not visible, say=say)
     except WebLaneError as exc:
         raise AdapterCheckError(str(exc)) from exc
     return taught.path, taught.check

@@ -175,8 +175,7 @@ async def teach_site(
                                    extra_args=list(config.browser.extra_args), log=log.info)  # fmt: skip
             await browser.start()
             try:
-                ctx = browser.context
-                page = ctx.pages[0] if ctx.pages else await ctx.new_page()
+                page = await browser.context.new_page()  # the start tab may still be replaced
                 adapter, text = await teach_page(page, url, name=site, say=say)
                 await asyncio.to_thread(_write, target, text)
                 say(f"wrote {target}; checking it")

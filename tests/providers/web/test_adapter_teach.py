@@ -76,3 +76,43 @@ async def test_teach_mode_writes_an_adapter_that_works(browser: Browser, tmp_pat
             assert sim.stats()["concurrent_violations"] == 0
         finally:
             await ctx.close()
+
+
+async def test_adapter_new_through_the_facade_on_the_account_profile(tmp_path: Path) -> None:
+    """The whole command: the account's own browser (its login), the clicks, the TOML written to the
+    sites dir, the check of it. The test reaches that browser over its debug port to click."""
+    from mediadesk.config.model import parse_config
+    from mediadesk.config.workspace import Workspace
+    from mediadesk.providers.web.login import login_with_form
+    from mediadesk.scheduler.adapter_check import teach_adapter
+
+    async with WebSimServer(WebSimConfig(time_scale=0.02, fixed_run_s=30.0, answer_tokens=10)) as sim:
+        sites = tmp_path / "sites"
+        cfg = parse_config({"browser": {"sites_dir": str(sites)},
+                            "profiles": [{"name": "chat", "kind": "web", "site": "taught"}],
+                            "accounts": [{"name": "acct", "profile": "chat"}]})  # fmt: skip
+        ws = Workspace.resolve(data_dir=tmp_path / "data").ensure()
+        await login_with_form(cfg, ws, "acct", sim.login_url, fields={"#account": "acct", "#password": "x"},
+                              submit="button.login", logged_in=".avatar")  # fmt: skip
+        port_file = ws.account_profile_dir("acct") / "DevToolsActivePort"
+        await asyncio.to_thread(port_file.unlink, missing_ok=True)
+        teach = asyncio.ensure_future(teach_adapter(cfg, ws, sim.chat_url, account="acct", name="taught",
+                                                    visible=False))  # fmt: skip
+        pw = await async_playwright().start()
+        try:
+            while not await asyncio.to_thread(port_file.exists):
+                assert not teach.done(), teach.result()
+                await asyncio.sleep(0.05)
+            port = (await asyncio.to_thread(port_file.read_text)).split()[0]
+            remote = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+            page = None
+            while page is None:
+                page = next((p for c in remote.contexts for p in c.pages if p.url == sim.chat_url), None)
+                await asyncio.sleep(0.05)
+            await operator(page)
+            path, result = await teach
+        finally:
+            await pw.stop()
+        assert path == sites / "taught.toml" and tomllib.loads(await asyncio.to_thread(path.read_text))["busy"]
+        assert result is not None and result.ok and result.account == "acct", result
+        assert result.done_reason in ("stream ended", "page settled")
