@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -297,4 +298,4 @@ async def check_site(
             await PlaywrightHub.release()
     finally:
         lock.release()
-    return AdapterCheckResult(**{**result.__dict__, "account": name})
+    return dataclasses.replace(result, account=name)

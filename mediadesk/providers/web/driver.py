@@ -384,7 +384,7 @@ class PageDriver:
             if cancel_event is not None and cancel_event.is_set():
                 raise RunCanceled("canceled before sending")
             if watch is not None:
-                watch.arm(lambda state: self._push_stream(page, state))
+                watch.arm(lambda state: self._push_stream(page, watch, state))
             send_budget_s = (_SEND_CLICK_MS + _SEND_CONFIRM_MS) / 1000.0 + 5.0
             left_s = max(0.0, deadline - loop.time())
             try:
@@ -450,10 +450,14 @@ class PageDriver:
             watch = self._watches[page] = StreamWatch(page)
         return watch
 
-    def _push_stream(self, page: Page, state: str) -> None:
-        """Tell the page's watcher what the stream did (in order: Playwright keeps the calls' order)."""
+    def _push_stream(self, page: Page, watch: StreamWatch, state: str) -> None:
+        """Tell the page's watcher what the stream did (in order: Playwright keeps the calls' order;
+        nothing is sent once the run is over, so a late change cannot reach the next run's watcher)."""
+        generation = watch.generation
 
         async def push() -> None:
+            if watch.generation != generation:
+                return
             try:
                 await page.evaluate(_SET_STREAM_JS, state)
             except PlaywrightError as exc:  # the page went: the run's own wait reports it

@@ -120,7 +120,8 @@ class StreamWatch:
     the aggregate state changes while armed."""
 
     def __init__(self, page: Any, *, ws_quiet_s: float = _WS_QUIET_S) -> None:
-        self.page = page
+        # No reference to the page is kept: the page's listeners hold this watcher, not the reverse,
+        # so a driver's weak map of watchers lets closed pages go.
         self.ws_quiet_s = ws_quiet_s
         self.on_change: Callable[[str], None] | None = None
         self._armed = False
@@ -129,6 +130,8 @@ class StreamWatch:
         self._http_ended = 0
         self._sockets: dict[Any, _Socket] = {}
         self._state = "none"
+        #: Bumped by every arm/disarm: a state change queued for an earlier run is not delivered.
+        self.generation = 0
         #: What the streams did, for the task log ("sse /api/x finished", ...).
         self.events: list[str] = []
         page.on("request", self._on_request)
@@ -150,6 +153,7 @@ class StreamWatch:
         self._armed = True
 
     def disarm(self) -> None:
+        self.generation += 1
         self._armed = False
         self.on_change = None
         self._pending.clear()

@@ -12,6 +12,7 @@ visible only while the answer was being written. It writes the adapter TOML and 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import time
@@ -187,8 +188,7 @@ async def teach_site(
             await PlaywrightHub.release()
     finally:
         lock.release()
-    return TaughtAdapter(adapter=adapter, toml=text, path=target,
-                         check=AdapterCheckResult(**{**result.__dict__, "account": acct.name}))  # fmt: skip
+    return TaughtAdapter(adapter=adapter, toml=text, path=target, check=dataclasses.replace(result, account=acct.name))
 
 
 def _write(path: Path, text: str) -> None:
