@@ -16,7 +16,8 @@ resolve). A WebSocket has no end of its own per answer: its stream ends on a ter
 (``{"done": true}``, ``{"type": "done"}``, ``[DONE]``, a ``finish_reason``...) or when it closes;
 keep-alive frames (ping/pong, socket.io's ``2``/``3``) are not activity, and a socket that carried no
 frame of content for ``ws_quiet_s`` without a terminal frame no longer counts (an unknown protocol
-must not hold the run until ``max_run_s``).
+must not hold the run until ``max_run_s``). Frames after an end frame (a site's title or tag events)
+reopen the stream only while they keep coming (0.5 s); a finish reason of ``tool_calls`` is no end.
 
 Listeners are attached once per page (a socket opened at page load must be seen), and the watcher
 only counts what starts after :meth:`StreamWatch.arm`.
@@ -41,6 +42,7 @@ _STREAM_TYPES = ("text/event-stream", "ndjson", "jsonl", "json-seq", "jsonlines"
 _CHUNKED_TYPES = ("text/plain", "application/octet-stream")
 _RESOURCE_TYPES = frozenset({"fetch", "xhr", "eventsource", "other"})
 _WS_QUIET_S = 5.0
+_WS_AFTER_END_QUIET_S = 0.5
 
 _KEEPALIVE_TEXT = re.compile(r"^\s*(?:[23]|[23]probe|ping|pong|heartbeat|keepalive)\s*$", re.I)  # socket.io: 2/3
 _KEEPALIVE_WORDS = frozenset({"ping", "pong", "heartbeat", "keepalive", "keep-alive"})
@@ -68,12 +70,17 @@ def _is_terminal(obj: Any) -> bool:
         v = obj.get(key)
         if isinstance(v, str) and v.lower() in _TERMINAL_WORDS:
             return True
-    if obj.get("finish_reason"):
+    if _finished(obj.get("finish_reason")):
         return True
     choices = obj.get("choices")
-    if isinstance(choices, list) and any(isinstance(c, dict) and c.get("finish_reason") for c in choices):
+    if isinstance(choices, list) and any(isinstance(c, dict) and _finished(c.get("finish_reason")) for c in choices):
         return True
     return any(_is_terminal(obj.get(k)) for k in ("data", "payload", "message") if isinstance(obj.get(k), dict))
+
+
+def _finished(reason: Any) -> bool:
+    """A finish reason that ends the answer (a tool call goes on with more of it)."""
+    return bool(reason) and reason not in ("tool_calls", "function_call")
 
 
 def _kind_word(obj: Any) -> str | None:
@@ -112,6 +119,7 @@ class _Socket:
     def __init__(self) -> None:
         self.active = False  # carried content since arm, no terminal frame yet
         self.ended = False
+        self.ended_once = False  # an end frame was seen in this run
         self.quiet: asyncio.TimerHandle | None = None
 
 
@@ -160,7 +168,7 @@ class StreamWatch:
         self._open.clear()
         self._http_ended = 0
         for sock in self._sockets.values():
-            sock.active = sock.ended = False
+            sock.active = sock.ended = sock.ended_once = False
             if sock.quiet is not None:
                 sock.quiet.cancel()
                 sock.quiet = None
@@ -232,7 +240,7 @@ class StreamWatch:
         if kind == "terminal":
             if sock.active or not sock.ended:
                 self.events.append(f"websocket {_path(ws.url)}: end frame")
-            sock.active, sock.ended = False, True
+            sock.active, sock.ended, sock.ended_once = False, True, True
             if sock.quiet is not None:
                 sock.quiet.cancel()
                 sock.quiet = None
@@ -242,14 +250,21 @@ class StreamWatch:
             sock.active, sock.ended = True, False
             if sock.quiet is not None:
                 sock.quiet.cancel()
-            sock.quiet = asyncio.get_running_loop().call_later(self.ws_quiet_s, self._on_ws_quiet, ws)
+            # After an end frame, more frames are usually the site's follow-ups (a title, tags): they
+            # hold the run only while they keep coming quickly; a continued answer streams faster.
+            quiet = min(self.ws_quiet_s, _WS_AFTER_END_QUIET_S) if sock.ended_once else self.ws_quiet_s
+            sock.quiet = asyncio.get_running_loop().call_later(quiet, self._on_ws_quiet, ws)
         self._update()
 
     def _on_ws_quiet(self, ws: Any) -> None:
         sock = self._sockets.get(ws)
         if sock is not None and sock.active:
             sock.active, sock.quiet = False, None
-            self.events.append(f"websocket {_path(ws.url)}: no content for {self.ws_quiet_s:g} s, no end frame")
+            if sock.ended_once:  # follow-ups after the end frame have stopped: ended again
+                sock.ended = True
+                self.events.append(f"websocket {_path(ws.url)}: frames after the end frame stopped")
+            else:
+                self.events.append(f"websocket {_path(ws.url)}: no content for {self.ws_quiet_s:g} s, no end frame")
             self._update()
 
     def _on_ws_close(self, ws: Any) -> None:

@@ -54,6 +54,7 @@ def test_what_counts_as_an_answer_stream() -> None:
     ('{"t": "done"}', "terminal"), ('{"done": true}', "terminal"), ("data: [DONE]", "terminal"),
     ('{"choices": [{"finish_reason": "stop"}]}', "terminal"), ('42["chat", {"data": {"done": true}}]', "terminal"),
     ('{"type": "response.completed"}', "terminal"), (b'{"event": "end"}', "terminal"),
+    ('{"choices": [{"finish_reason": "tool_calls"}]}', "content"),
 ])  # fmt: skip
 def test_websocket_frames(frame: str | bytes, kind: str) -> None:
     assert ws_frame_kind(frame) == kind
@@ -107,13 +108,22 @@ async def test_websocket_content_end_frame_keepalives_and_quiet() -> None:
     assert watch.state == "open"
     ws.emit("framereceived", '{"t": "done"}')
     assert states == ["open", "ended"]
+    # A follow-up after the end frame (a title) reopens it only until such frames stop: ended again.
+    ws.emit("framereceived", '{"t": "title", "d": "a chat"}')
+    assert watch.state == "open"
+    changed.clear()
+    async with asyncio.timeout(10):
+        await changed.wait()
+    assert watch.state == "ended"
     # Content without an end frame stops counting after ws_quiet_s: an unknown protocol must not hold the run.
+    watch.arm(on_change)
+    states.clear()
     ws.emit("framereceived", '{"t": "token", "d": "b"}')
     assert watch.state == "open"
     changed.clear()
     async with asyncio.timeout(10):
         await changed.wait()
-    assert watch.state == "none" and states[-1] == "none"
+    assert watch.state == "none" and states == ["open", "none"]
     ws.emit("framereceived", '{"t": "token", "d": "c"}')
     ws.emit("close", ws)
     assert watch.state == "ended"  # a closed socket is an ended stream
