@@ -15,6 +15,8 @@ required) answers 401 (no session), 409 (another generation of this account is a
 streamed NDJSON body: ``{"t":"start","id"}``, ``{"t":"token","d"}``..., then exactly one of
 ``{"t":"done"}``, ``{"t":"stopped"}``, ``{"t":"error","code","message"}`` (a hang sends none), plus
 ``{"t":"ping"}`` keep-alives while idle. ``POST /api/stop`` ``{"request_id"}`` stops a run server-side.
+The same events reach the page by SSE or WebSocket frames with ``WebSimConfig.transport`` (see
+``_web_transports.py``), and ``pause_mid_s`` holds every answer's stream open mid-answer for a while.
 
 Busy (rate-limited) periods, as real chat sites have them (:meth:`WebSimServer.set_busy` or
 ``POST /admin/busy``): while one is in force for an account, a send is refused instead of generating --
@@ -42,10 +44,10 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from aiohttp import web
 
 from mediadesk.sim._server import LocalServer
+from mediadesk.sim._web_transports import Transports
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext
@@ -295,7 +297,7 @@ class WebSimServer(LocalServer):
         self._assets = {n: _asset(n) for n in ("chat.html", "login.html", "logged_out.html", "chat.js", "chat.css")}
         self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
         self._assets["markdown.js"] = _asset("markdown.js")
-        self._sockets: set[web.WebSocketResponse] = set()  # open WebSockets of the "websocket" transport
+        self._transports = Transports(lambda: f"{self.base_url}/api/generate", SESSION_COOKIE)
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -308,8 +310,8 @@ class WebSimServer(LocalServer):
             web.get("/chat", self._h_chat),
             web.get("/static/{name}", self._h_static),
             web.post("/api/generate", self._h_generate),
-            web.post("/api/generate/sse", self._h_generate_sse),
-            web.get("/api/ws", self._h_ws),
+            web.post("/api/generate/sse", self._transports.generate_sse),
+            web.get("/api/ws", self._transports.websocket),
             web.post("/api/stop", self._h_stop),
             web.get("/stats", self._h_stats),
             web.post("/stats/reset", self._h_stats_reset),
@@ -715,98 +717,10 @@ class WebSimServer(LocalServer):
             raise _Disconnected() from exc
         gen.last_write = asyncio.get_running_loop().time()
 
-
     # ----------------------------------------------------------------------------- SSE / WebSocket transports
-    # Both relay the NDJSON generation of ``/api/generate`` (one code path for admission, faults and
-    # stats): the SSE endpoint re-frames each line as a ``data:`` event, the socket sends each line as a
-    # frame tagged with its ``rid`` (request id), ended by ``{"t": "eof"}``.
-
-    async def _upstream(
-        self, request: web.Request, body: bytes
-    ) -> tuple[aiohttp.ClientSession, aiohttp.ClientResponse]:
-        token = request.cookies.get(SESSION_COOKIE, "")
-        headers = {"Content-Type": "application/json", "Cookie": f"{SESSION_COOKIE}={token}"}
-        session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
-        try:
-            up = await session.post(f"{self.base_url}/api/generate", data=body, headers=headers)
-        except BaseException:
-            await session.close()
-            raise
-        return session, up
-
     async def stop(self) -> None:
-        for ws in list(self._sockets):
-            with contextlib.suppress(Exception):
-                await ws.close()
+        await self._transports.close()
         await super().stop()
-
-    async def _h_generate_sse(self, request: web.Request) -> web.StreamResponse:
-        session, up = await self._upstream(request, await request.read())
-        try:
-            if up.status != 200:
-                return web.Response(body=await up.read(), status=up.status, content_type="application/json")
-            resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
-                                               "Cache-Control": "no-store"})  # fmt: skip
-            await resp.prepare(request)
-            with contextlib.suppress(ConnectionError, RuntimeError):
-                async for raw in up.content:
-                    line = raw.decode("utf-8").strip()
-                    if _client_gone(request):
-                        break
-                    if line:
-                        ping = line == '{"t": "ping"}'
-                        await resp.write(b": ping\n\n" if ping else f"data: {line}\n\n".encode())
-                await resp.write_eof()
-            return resp
-        finally:
-            up.close()
-            await session.close()
-
-    async def _h_ws(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse()
-        await ws.prepare(request)
-        self._sockets.add(ws)
-        relays: set[asyncio.Task[None]] = set()
-        try:
-            async for msg in ws:
-                if msg.type != aiohttp.WSMsgType.TEXT:
-                    continue
-                with contextlib.suppress(ValueError):
-                    body = json.loads(msg.data)
-                    if isinstance(body, dict) and body.get("t") == "generate":
-                        task = asyncio.ensure_future(self._ws_relay(request, ws, body))
-                        relays.add(task)
-                        task.add_done_callback(relays.discard)
-        finally:
-            self._sockets.discard(ws)
-            for task in list(relays):
-                task.cancel()
-        return ws
-
-    async def _ws_relay(self, request: web.Request, ws: web.WebSocketResponse, body: dict[str, Any]) -> None:
-        rid = str(body.get("request_id") or "")
-        payload = json.dumps({k: v for k, v in body.items() if k != "t"}).encode()
-        session, up = await self._upstream(request, payload)
-        try:
-            with contextlib.suppress(ConnectionError, RuntimeError):
-                if up.status != 200:
-                    try:
-                        err = await up.json(content_type=None)
-                    except ValueError:
-                        err = {}
-                    await ws.send_str(json.dumps({"rid": rid, "t": "http_error", "status": up.status, "body": err}))
-                    return
-                async for raw in up.content:
-                    line = raw.decode("utf-8").strip()
-                    if not line:
-                        continue
-                    event = json.loads(line)
-                    event["rid"] = rid
-                    await ws.send_str(json.dumps(event, ensure_ascii=False))
-                await ws.send_str(json.dumps({"rid": rid, "t": "eof"}))
-        finally:
-            up.close()
-            await session.close()
 
 
 @dataclass(frozen=True)
