@@ -35,7 +35,7 @@ async def test_sse_carries_the_answer_as_data_events() -> None:
             r = await c.post("/api/generate/sse", json={"prompt": "sse please", "request_id": "r1"})
             assert r.headers["content-type"].startswith("text/event-stream")
             events = [json.loads(line[6:]) for line in r.text.split("\n\n") if line.startswith("data: ")]
-        assert [e["t"] for e in events][0] == "start" and events[-1] == {"t": "done"}
+        assert events[0]["t"] == "start" and events[-1] == {"t": "done"}
         assert "".join(e["d"] for e in events if e["t"] == "token") == "".join(answer_tokens("sse please", 6))
         async with httpx.AsyncClient(base_url=sim.base_url) as anon:  # no session: the same 401
             r = await anon.post("/api/generate/sse", json={"prompt": "x"})
