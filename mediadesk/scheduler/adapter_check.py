@@ -79,7 +79,7 @@ async def teach_adapter(
 
     try:
         taught = await teach_site(config, workspace, url, account=account, name=name, out=out, force=force,
-                                  headless=not visible, say=say)
+                                  headless=not visible, progress=say)
     except WebLaneError as exc:
         raise AdapterCheckError(str(exc)) from exc
     return taught.path, taught.check

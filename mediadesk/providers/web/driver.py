@@ -88,6 +88,7 @@ _STOP_TIMEOUT_S = 3.0  # best-effort stop click on cancel/timeout, and the wait 
 _EVIDENCE_TIMEOUT_S = 5.0
 _NAV_RETRIES = 3  # pre-send steps are redone if a navigation replaced the document
 _STREAM_SETTLE_MS = 50  # once the site's answer stream ended: the answer must be still this long
+_STREAM_HOLD_MIN_MS = 30_000  # a stream still open, no busy, answer unchanged this long (or 10 x settle_ms): done
 
 
 @dataclass(frozen=True)
@@ -107,10 +108,14 @@ class RunTimings:
     done_rule: str = "dom"
     #: What the stream watcher saw (for the task log).
     stream_events: tuple[str, ...] = ()
+    #: The page rule decided although a stream was still open (see ``_STREAM_HOLD_MIN_MS``).
+    stream_still_open: bool = False
 
     @property
     def done_reason(self) -> str:
-        return "stream ended" if self.done_rule == "stream" else "page settled"
+        if self.done_rule == "stream":
+            return "stream ended"
+        return "page settled (stream still open)" if self.stream_still_open else "page settled"
 
     @property
     def overhead_ms(self) -> float:
@@ -218,6 +223,7 @@ class PageDriver:
             "textGraceMs": _TEXT_GRACE_MS,
             "clearGraceMs": _CLEAR_GRACE_MS,
             "streamSettleMs": _STREAM_SETTLE_MS,
+            "streamHoldMs": max(float(_STREAM_HOLD_MIN_MS), 10.0 * a.settle_ms),
         }
         self._busy = adapter.busy_matcher()
 
@@ -432,6 +438,7 @@ class PageDriver:
             total_ms=(end - t0) * 1000.0,
             progress_events=progress,
             done_rule=snap.get("rule") or "dom",
+            stream_still_open=bool(snap.get("held")),
             stream_events=stream_events,
         )
         if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop

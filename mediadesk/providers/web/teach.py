@@ -93,7 +93,7 @@ def adapter_toml(name: str, url: str, keys: dict[str, str], busy_seen: bool) -> 
     return "\n".join(lines) + "\n"
 
 
-async def _pick(page: Page, step: str, text: str, say: Callable[[str], None]) -> dict[str, Any]:
+async def _pick(page: Page, step: str, text: str, progress: Callable[[str], None]) -> dict[str, Any]:
     for _ in range(_STEPS):
         try:
             await page.evaluate(_TEACH_JS, {"pollMs": 250})
@@ -102,7 +102,7 @@ async def _pick(page: Page, step: str, text: str, say: Callable[[str], None]) ->
         except PlaywrightError as exc:
             if "Execution context was destroyed" not in str(exc) and "navigat" not in str(exc).lower():
                 raise SiteError(f"teach mode: the page failed: {str(exc).splitlines()[0]}") from exc
-            say("the page loaded again; asking once more")
+            progress("the page loaded again; asking once more")
             await page.wait_for_load_state("domcontentloaded")
     raise SiteError(f"teach mode: the page kept reloading during the {step!r} step")
 
@@ -113,20 +113,20 @@ async def teach_page(
     *,
     name: str | None = None,
     prompt: str = TEACH_PROMPT,
-    say: Callable[[str], None] = log.info,
+    progress: Callable[[str], None] = log.info,
 ) -> tuple[SiteAdapter, str]:
     """Open ``url`` on ``page``, ask the operator for the three clicks, return the adapter and its TOML."""
     await page.goto(url, wait_until="domcontentloaded")
-    say("click the message box in the browser window")
-    got = await _pick(page, "prompt", "", say)
+    progress("click the message box in the browser window")
+    got = await _pick(page, "prompt", "", progress)
     keys = {"prompt": str(got["selector"])}
     box = page.locator(keys["prompt"]).first
     await box.click()
     await page.keyboard.insert_text(prompt)
-    say("click the send button")
-    keys["send"] = str((await _pick(page, "send", prompt, say))["selector"])
-    say("when the answer is complete, click on the answer")
-    got = await _pick(page, "answer", prompt, say)
+    progress("click the send button")
+    keys["send"] = str((await _pick(page, "send", prompt, progress))["selector"])
+    progress("when the answer is complete, click on the answer")
+    got = await _pick(page, "answer", prompt, progress)
     keys["answer"] = str(got["selector"])
     busy = got.get("busy")
     keys["busy"] = str(busy) if busy else _NO_BUSY
@@ -148,7 +148,7 @@ async def teach_site(
     out: Path | None = None,
     force: bool = False,
     headless: bool = False,
-    say: Callable[[str], None] = log.info,
+    progress: Callable[[str], None] = log.info,
 ) -> TaughtAdapter:
     """Teach mode in a visible browser on ``account``'s profile; writes the TOML (``out``, default
     ``<sites dir>/<name>.toml``) and checks it in the same browser."""
@@ -177,9 +177,9 @@ async def teach_site(
             await browser.start()
             try:
                 page = await browser.context.new_page()  # the start tab may still be replaced
-                adapter, text = await teach_page(page, url, name=site, say=say)
+                adapter, text = await teach_page(page, url, name=site, progress=progress)
                 await asyncio.to_thread(_write, target, text)
-                say(f"wrote {target}; checking it")
+                progress(f"wrote {target}; checking it")
                 stem = f"{site}-{acct.name}-{time.strftime('%Y%m%d-%H%M%S')}"
                 result = await check_page(page, adapter, out_dir=workspace.evidence_dir / "adapter-check", stem=stem)
             finally:

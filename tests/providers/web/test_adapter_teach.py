@@ -56,7 +56,7 @@ async def test_teach_mode_writes_an_adapter_that_works(browser: Browser, tmp_pat
             page = await ctx.new_page()
             said: list[str] = []
             clicks = asyncio.ensure_future(operator(page))
-            adapter, text = await teach_page(page, sim.chat_url, name="taught", say=said.append)
+            adapter, text = await teach_page(page, sim.chat_url, name="taught", progress=said.append)
             await clicks
             keys = tomllib.loads(text)
             assert keys["name"] == "taught" and keys["url"] == sim.chat_url

@@ -3,6 +3,7 @@ transports (chunked NDJSON fetch, SSE, WebSocket frames)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -131,3 +132,62 @@ async def test_a_socket_opened_before_the_watcher_is_seen(browser: Browser) -> N
             assert result.answer == "".join(answer_tokens("late watcher", 8))
         finally:
             await ctx.close()
+
+
+PUSH_PAGE = """<!doctype html><meta charset=utf-8><span class=avatar>me</span><div id=t></div>
+<textarea></textarea><button class=send>Send</button><script>
+document.querySelector('.send').onclick = () => {
+  const box = document.querySelector('textarea'); box.value = '';
+  if (!window.es) window.es = new EventSource('/events');  // a push channel, opened by the first send
+  const a = document.createElement('div'); a.className = 'a'; document.getElementById('t').append(a);
+  let i = 0; const n = () => { a.textContent += 'w' + i + ' '; if (++i < 5) setTimeout(n, 20); }; n();
+};
+</script>"""
+
+
+async def test_a_stream_left_open_by_the_site_does_not_hold_the_run_forever(
+    browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site that keeps a push channel open across answers: after the hold window with no busy and
+    no change, the page rule decides (and says the stream was still open) instead of max_run_s."""
+    import mediadesk.providers.web.driver as driver_mod
+
+    monkeypatch.setattr(driver_mod, "_STREAM_HOLD_MIN_MS", 1500)
+
+    async def chat(_: web.Request) -> web.Response:
+        return web.Response(text=PUSH_PAGE, content_type="text/html")
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        while request.transport is not None and not request.transport.is_closing():
+            await resp.write(b": ping\n\n")
+            await asyncio.sleep(0.2)
+        return resp
+
+    app = web.Application()
+    app.router.add_get("/chat", chat)
+    app.router.add_get("/events", events)
+    runner = web.AppRunner(app, shutdown_timeout=1.0)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    from mediadesk.providers.web.adapter import parse_adapter
+
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/chat"
+    keys = {"url": url, "logged_in": ".avatar", "prompt": "textarea", "send": "button.send", "answer": ".a",
+            "busy": ".stop", "settle_ms": 100, "max_run_s": 60}
+    adapter = parse_adapter(keys, "push.toml")
+    ctx = await browser.new_context()
+    try:
+        page = await ctx.new_page()
+        driver = PageDriver(adapter)
+        await driver.prepare(page)
+        result = await driver.run(page, "hi")
+        t = result.timings
+        assert result.answer == "w0 w1 w2 w3 w4"
+        assert t.done_rule == "dom" and t.stream_still_open and t.done_reason == "page settled (stream still open)"
+        assert any("/events" in e for e in t.stream_events), t.stream_events
+        assert t.done_ms is not None and t.last_change_ms is not None and t.done_ms - t.last_change_ms >= 1499
+    finally:
+        await ctx.close()
+        await runner.cleanup()

@@ -41,13 +41,13 @@
     waiters: [], timer: 0, unwatch: null,
     // The site's own answer stream, as the driver sees it on the network (stream_watch.py):
     // 'none' (not seen: the DOM rule decides), 'open' (never done meanwhile), 'ended'.
-    stream: 'none', streamAt: null, rule: null,
+    stream: 'none', streamAt: null, rule: null, held: false,
   };
   const rel = (t) => t === null ? null : t - w.sentAt;
   const snap = () => ({
     state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
     busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error, refused: w.refused,
-    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule,
+    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held,
   });
   // Waiters are {res, progress}: progress waiters wake on every answer change, the others
   // (a caller without on_progress) only on a final state, saving a round trip per change.
@@ -114,7 +114,13 @@
         if (left <= 0) return finish('no_start');
         wake = Math.min(wake, left);
       }
-    } else if (!busy && !streaming) {  // never "done" while the site's stream runs
+    } else if (!busy && streaming) {
+      // A stream the site keeps open across answers (a push channel opened by the first send) would
+      // hold every run until max_run_s: after streamHoldMs with no busy and no change, the page decides.
+      const left = cfg.streamHoldMs - (t - w.lastChange);
+      if (left <= 0 && !w.lossAt) { w.rule = 'dom'; w.held = true; return finish('done'); }
+      if (left > 0) wake = Math.min(wake, left);
+    } else if (!busy) {
       // Once the stream ended, a short window catches the last DOM update (the network end can
       // precede it); without a stream, the answer must be still for the adapter's settle_ms.
       const ended = w.stream === 'ended';
