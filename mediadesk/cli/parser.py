@@ -1,10 +1,12 @@
-"""The command line: ``mediadesk [console | run | export | cancel | sim | demo | exceptions | init | login]``."""
+"""The command line: ``mediadesk [console | run | export | cancel | sim | demo | exceptions | init | login |
+adapter]``."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from mediadesk.cli import adapter_cmd
 from mediadesk.core.states import TaskState
 from mediadesk.store.export import EXPORT_FORMATS
 
@@ -86,4 +88,5 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("account")
     lg.add_argument("--config", type=Path, required=True)
     lg.add_argument("--data-dir", type=Path)
+    adapter_cmd.add_parser(sub)
     return p
