@@ -255,10 +255,26 @@ async def test_invalid_selector_and_missing_prompt_are_adapter_mismatches(server
     await bad.prepare(page)
     with pytest.raises(AdapterMismatch, match=r"invalid CSS selector 'div\[\[\['"):
         await bad.run(page, "hi")
-    wrong = PageDriver(site(server, "site_a", prompt="#no-such-box", start_timeout_s=0.3))
+    wrong = PageDriver(site(server, "site_a", prompt="#no-such-box", start_timeout_s=0.3, fallbacks=False))
     with pytest.raises(AdapterMismatch, match="#no-such-box") as info:
         await wrong.prepare(page)
     assert not task_failure(info.value).retryable
+
+
+async def test_a_key_that_stopped_matching_falls_back_and_says_so(server: str, page: Page) -> None:
+    # The site renamed its prompt box and send button: the run goes on (found by role) and warns.
+    driver = PageDriver(site(server, "site_a", prompt=("#renamed-box",), send="button.renamed"))
+    await driver.prepare(page)
+    result = await driver.run(page, "still works")
+    assert result.answer == "Echo: still works | done."
+    assert await page.evaluate("window.received") == ["still works"]
+    assert any("'prompt' '#renamed-box' matches nothing" in w for w in result.warnings), result.warnings
+    assert any("'send' 'button.renamed' matches nothing" in w for w in result.warnings), result.warnings
+    # A list: the first selector that matches is used, silently.
+    listed = PageDriver(site(server, "site_a", prompt=("#renamed-box", "#box"), send=("button.renamed", "button.send")))
+    await listed.prepare(page)
+    again = await listed.run(page, "list")
+    assert again.answer == "Echo: list | done." and again.warnings == ()
 
 
 async def test_site_a_send_button_that_moves_after_input(server: str, page: Page) -> None:
