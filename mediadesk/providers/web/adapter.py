@@ -65,6 +65,10 @@ Optional (default)
     ``dismiss`` ([])              selectors of things to click away whenever they show before the
                                   prompt is typed or the send button is clicked (a "What's new"
                                   dialog's close button, a cookie banner's "Accept").
+    ``send_click`` ("direct")     how the send button is clicked: "direct" = checked in the page
+                                  (visible, enabled, not covered at its centre), then one trusted
+                                  mouse press there (fast); "checked" = Playwright's actionability-
+                                  checked click (waits for the button to be stable; ~100 ms slower).
     ``fallbacks`` (true)          false: no role-based fallbacks; a missing or non-matching key is
                                   an adapter mismatch (strict adapters, adapter tests).
     ``login_user``, ``login_password``, ``login_submit`` (none)  all three or none: the user and
@@ -102,6 +106,7 @@ AnswerFormat = Literal["text", "html", "markdown"]
 #: One CSS selector or several (the first that matches on the page is used).
 Selector = str | tuple[str, ...]
 InstructionsMode = Literal["prepend", "none"]
+SendClick = Literal["direct", "checked"]
 
 SETTLE_MS_RANGE = (50, 60_000)
 
@@ -146,6 +151,7 @@ class SiteAdapter:
     login_submit: str | None = None
     dismiss: tuple[str, ...] = ()
     fallbacks: bool = True
+    send_click: SendClick = "direct"
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -215,10 +221,12 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "login_submit": ("str", False),
     "dismiss": ("sels", False),
     "fallbacks": ("bool", False),
+    "send_click": ("str", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "answer_format": ("text", "html", "markdown"),
     "instructions_mode": ("prepend", "none"),
+    "send_click": ("direct", "checked"),
 }
 #: What the driver needs when it may not find parts by role (``fallbacks = false``).
 _STRICT_KEYS = ("logged_in", "prompt", "answer", "busy")

@@ -62,7 +62,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
@@ -70,7 +70,7 @@ from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from mediadesk.files.safe import UnsafePathError, ensure_private_dir, write_private_file
-from mediadesk.providers.web.adapter import SiteAdapter, show_selector
+from mediadesk.providers.web.adapter import SendClick, SiteAdapter, show_selector
 from mediadesk.providers.web.busy import parse_wait
 from mediadesk.providers.web.errors import (
     AdapterMismatch,
@@ -165,7 +165,6 @@ _WAIT_UNCOVERED_JS = "([what, ms]) => window.__mediadeskWatch.waitUncovered(what
 _DISMISS_JS = "() => window.__mediadeskWatch.dismiss()"
 _MARK_JS = "(what) => window.__mediadeskWatch.mark(what)"
 
-SendClick = Literal["direct", "checked"]
 _INTERCEPT = re.compile(r"(<[^\n]*?>[^\n]*?) intercepts pointer events")
 
 
@@ -216,11 +215,11 @@ class PageDriver:
     """Drives chat pages of one site. Holds no per-page state: the watcher lives in the page, so
     one driver can serve several pages (and a reused page needs nothing re-registered)."""
 
-    def __init__(self, adapter: SiteAdapter, *, send_click: SendClick = "direct") -> None:
+    def __init__(self, adapter: SiteAdapter, *, send_click: SendClick | None = None) -> None:
         self.adapter = adapter
         #: "direct": checked in the page, one trusted press (the default); "checked": Playwright's
-        #: actionability-checked click (the old rule; kept for comparison).
-        self.send_click: SendClick = send_click
+        #: actionability-checked click (the old rule). The adapter's ``send_click`` unless given.
+        self.send_click: SendClick = send_click or adapter.send_click
         a = adapter
         self._cfg: dict[str, Any] = {
             "answer": a.selectors("answer"),

@@ -133,13 +133,15 @@ def test_strict_adapter_needs_its_selectors(tmp_path: Path) -> None:
 def test_selector_keys_take_lists(tmp_path: Path) -> None:
     text = MINIMAL.replace('prompt = "textarea"', 'prompt = ["#composer textarea", "textarea"]')
     a = load_adapter(write(tmp_path, "lists.toml", text + 'dismiss = ["dialog button.close", ".cookie .accept"]\n'))
-    assert a.prompt == ("#composer textarea", "textarea") and a.selectors("prompt") == ["#composer textarea", "textarea"]
+    assert a.prompt == ("#composer textarea", "textarea")
+    assert a.selectors("prompt") == ["#composer textarea", "textarea"]
     assert a.selectors("busy") == [".stop"] and a.selectors("new_chat") == []
     assert a.dismiss == ("dialog button.close", ".cookie .accept")
     for bad, expected in (('prompt = []', "'prompt' must not be an empty list"),
                           ('answer = ["ok", ""]', "answer[1] must be a non-empty string"),
                           ('dismiss = 3', "'dismiss' must be a string or a list")):
-        p = write(tmp_path, "bad.toml", MINIMAL.replace('prompt = "textarea"\n', "").replace('answer = ".assistant .content"\n', "") + bad + "\n")
+        base = MINIMAL.replace('prompt = "textarea"\n', "").replace('answer = ".assistant .content"\n', "")
+        p = write(tmp_path, "bad.toml", base + bad + "\n")
         assert expected in str(error_of(p))
 
 
