@@ -406,7 +406,7 @@ class PageDriver:
         pre_send_s = min(a.max_run_s, a.page_load_timeout_s + a.start_timeout_s + 10.0)
         try:
             async with asyncio.timeout(pre_send_s):
-                enter = await self._type_and_arm(page, text)
+                how_to_send = await self._type_and_arm(page, text)
         except TimeoutError as exc:
             raise RunTimeout(f"the page did not take the prompt within {pre_send_s:g} s") from exc
         typed = loop.time()
@@ -417,7 +417,7 @@ class PageDriver:
             left_s = max(0.0, deadline - loop.time())
             try:
                 async with asyncio.timeout(min(send_budget_s, left_s)):
-                    await self._send(page, text, enter)
+                    await self._send(page, text, how_to_send)
             except TimeoutError as exc:
                 if left_s <= send_budget_s:  # max_run_s bounds every step, sending included
                     raise RunTimeout(f"no complete answer within max_run_s={a.max_run_s:g} s") from exc
@@ -461,9 +461,10 @@ class PageDriver:
             answer = await asyncio.to_thread(html_to_markdown, answer)
         return RunResult(answer=answer, timings=timings, warnings=tuple(self._warn.get(page, ())))
 
-    async def _type_and_arm(self, page: Page, text: str) -> bool:
+    async def _type_and_arm(self, page: Page, text: str) -> dict[str, Any]:
         """Put ``text`` in the prompt box and arm the watcher; redone if the document changes.
-        True when Enter must send (no send button found)."""
+        Returns how to send: ``enter`` (no send button found) and ``aim`` (the send click already
+        resolved and checked by the typing script, or None)."""
         for _ in range(_NAV_RETRIES):
             try:
                 return await self._type_once(page, text)
@@ -506,12 +507,11 @@ class PageDriver:
             self._warning(page, f"adapter key 'busy' {show_selector(self.adapter.busy)} matches nothing on the "
                                 "page; busy was read from the stop button / aria-busy (update the adapter)")
 
-    async def _type_once(self, page: Page, text: str) -> bool:
+    async def _type_once(self, page: Page, text: str) -> dict[str, Any]:
         """Install the watcher and type. Three ways in, cheapest first: the browser's own
         ``insertText`` editing command inside the install script (one round trip), CDP
         ``Input.insertText`` (what IMEs use), then Playwright's ``fill``. An overlay over the
-        prompt box is met first: ``dismiss`` clicks (in the same script), then one Escape. True
-        when no send button was found at all, so Enter sends."""
+        prompt box is met first: ``dismiss`` clicks (in the same script), then one Escape."""
         a = self.adapter
         cfg = dict(self._cfg, text=text)
         info = await self._eval(page, _INSTALL_JS, cfg)
@@ -548,7 +548,8 @@ class PageDriver:
         self._note_via(page, ready.get("via") or {})
         why = ready["why"]
         if why in ("", "covered"):  # covered: the send step deals with the overlay
-            return bool(ready.get("enter"))
+            aim = info.get("aim") if info.get("ready") is ready else None
+            return {"enter": bool(ready.get("enter")), "aim": aim if aim and aim["why"] == "" else None}
         if why == "text":
             raise AdapterMismatch(f"the {self._prompt_name()} did not take the text (it shows {ready['seen']!r})")
         if why == "no_prompt":
@@ -557,13 +558,14 @@ class PageDriver:
             raise AdapterMismatch(f"{self._send_name()} not found (or not visible)")
         raise SiteError(f"{self._send_name()} stayed disabled for {_SEND_READY_MS / 1000:g} s")
 
-    async def _send(self, page: Page, text: str, enter: bool = False) -> None:
+    async def _send(self, page: Page, text: str, how_to_send: dict[str, Any]) -> None:
         """Send, then make sure it was sent (see the module docstring): a click that reached
         nothing fails now as ``send_failed`` (a retryable site error) instead of waiting
         ``start_timeout_s`` for an answer that never comes; a click that may have gone never
         fails as ``send_failed``."""
         a = self.adapter
         limit_ms = min(float(_SEND_CONFIRM_MS), a.start_timeout_s * 1000.0)
+        enter = how_to_send.get("enter", False)
         if a.send_key or enter:
             key = a.send_key or "Enter"
             how = f"pressing {key!r}"
@@ -577,7 +579,7 @@ class PageDriver:
         if self.send_click == "checked":
             await self._send_checked(page, text, limit_ms)
         else:
-            await self._send_direct(page, text, limit_ms)
+            await self._send_direct(page, text, limit_ms, how_to_send.get("aim"))
 
     def _send_failed(self, page: Page, how: str, seen: dict[str, Any], limit_ms: float) -> NoReturn:
         msg = (f"send_failed: after {how} the prompt stayed in the box, with no busy indicator, no new "
@@ -642,9 +644,9 @@ class PageDriver:
         await asyncio.gather(cdp.send("Input.dispatchMouseEvent", dict(ev, type="mousePressed")),
                              cdp.send("Input.dispatchMouseEvent", dict(ev, type="mouseReleased")))
 
-    async def _send_direct(self, page: Page, text: str, limit_ms: float) -> None:
+    async def _send_direct(self, page: Page, text: str, limit_ms: float, aimed: dict[str, Any] | None) -> None:
         for attempt in range(_AIM_RETRIES + 1):
-            target = await self._aim(page)
+            target = aimed if aimed is not None and attempt == 0 else await self._aim(page)
             try:
                 await asyncio.wait_for(self._press(page, target["x"], target["y"]), _SEND_CLICK_MS / 1000.0)
             except TimeoutError:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from bs4 import BeautifulSoup, Comment, Tag
-from bs4.builder import HTMLParserTreeBuilder
+from bs4.builder._htmlparser import HTMLParserTreeBuilder
 from markdownify import MarkdownConverter
 
 __all__ = ["html_to_markdown"]

@@ -348,4 +348,9 @@
   let inserted = false;
   try { inserted = document.execCommand('insertText', false, cfg.text); } catch (e) { inserted = false; }
   if (!inserted) return {loggedIn, prompt: kind, ready: null, dismissed};
-  return w.readyToSend(cfg.text).then((ready) => ({loggedIn, prompt: kind, ready, dismissed}));
+  // Ready: aim the send click now, in the same round trip. A `then` callback runs after the
+  // microtasks the input queued (a box that grows on input has grown by then).
+  return w.readyToSend(cfg.text).then((ready) => ({
+    loggedIn, prompt: kind, ready, dismissed,
+    aim: ready.why === '' && !ready.enter && !cfg.sendKey ? w.aimSend() : null,
+  }));
