@@ -809,7 +809,9 @@ class PageDriver:
     # --- evidence ---------------------------------------------------------------------------------
 
     async def evidence(self, page: Page, dir: Path, stem: str) -> list[Path]:
-        """Save a full-page PNG and the page HTML for a failed run; returns what was written.
+        """Save a full-page PNG and the page HTML for a failed run, and (when the send step had
+        something to say) ``<stem>.txt``: what covered the button, Playwright's call log, what the
+        "did it leave?" check saw. Returns what was written.
 
         Never raises (except for task cancellation): evidence must not mask the real failure. Folder and
         files are private (0700 / 0600) and written by us, never through a link planted at their names.
@@ -835,4 +837,13 @@ class PageDriver:
             written.append(html)
         except Exception as exc:
             log.warning("evidence: page HTML failed: %s", _first_line(exc))
+        notes = self._diag.pop(page, None)
+        if notes:  # what the send step saw: covering elements, Playwright's call log, the leave check
+            txt = dir / f"{stem}.txt"
+            try:
+                body = f"MediaDesk send diagnostics for {page.url}\n\n" + "\n\n".join(notes) + "\n"
+                await asyncio.to_thread(write_private_file, txt, body, "evidence file")
+                written.append(txt)
+            except Exception as exc:
+                log.warning("evidence: send diagnostics failed: %s", _first_line(exc))
         return written
