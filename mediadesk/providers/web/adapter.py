@@ -20,10 +20,12 @@ Found by role when absent (``fallbacks = true``, the default; see ``js/helpers.j
                    Absent or not matching: the visible text box / ``role=textbox`` nearest the
                    bottom of the page.
     ``answer``     selector of assistant answers; the LAST match that appeared after sending is
-                   this run's answer. Absent or not matching: the element that grew after sending
-                   (not the prompt box, not the user's own turn).
-    ``busy``       selector visible while the site is generating. Absent or matching nothing: a
-                   visible stop button (aria-label/title/text "Stop"/"停止") or ``[aria-busy=true]``.
+                   this run's answer. Absent: the element that grew after sending (not the prompt
+                   box, not the user's own turn); set but not matching: the same, once busy came
+                   and went (or ``start_timeout_s`` ran out) with no match.
+    ``busy``       selector visible while the site is generating. Absent: a visible stop button
+                   (aria-label/title/text "Stop"/"停止") or ``[aria-busy=true]``. Set, it is never
+                   replaced: many sites render their busy element only while generating.
     ``send`` or ``send_key``  at most one: a selector clicked to send, or a key pressed in the
                    prompt box (e.g. ``"Enter"``). Neither, or ``send`` not matching: the submit
                    button of the prompt box's form or a button labelled Send/发送 beside it; Enter

@@ -503,9 +503,6 @@ class PageDriver:
         via = snap.get("via") or {}
         if via.get("answer") == "role" and self.adapter.answer:
             self._note_via(page, {"answer": "fallback"})
-        if snap.get("busyFell") and self.adapter.busy:
-            self._warning(page, f"adapter key 'busy' {show_selector(self.adapter.busy)} matches nothing on the "
-                                "page; busy was read from the stop button / aria-busy (update the adapter)")
 
     async def _type_once(self, page: Page, text: str) -> dict[str, Any]:
         """Install the watcher and type. Three ways in, cheapest first: the browser's own
@@ -658,7 +655,8 @@ class PageDriver:
                 raise self._translate(exc) from exc
             seen = await self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms])
             if seen["ok"]:
-                self._trace(page, f"sent: {seen['how']}")
+                if self._diag.get(page):  # after trouble, say how it ended
+                    self._trace(page, f"sent: {seen['how']}")
                 return
             if seen.get("landed") is False and attempt < _AIM_RETRIES:
                 # The press hit something else (the button moved): nothing reached the site's button.

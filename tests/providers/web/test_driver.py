@@ -270,6 +270,12 @@ async def test_a_key_that_stopped_matching_falls_back_and_says_so(server: str, p
     assert await page.evaluate("window.received") == ["still works"]
     assert any("'prompt' '#renamed-box' matches nothing" in w for w in result.warnings), result.warnings
     assert any("'send' 'button.renamed' matches nothing" in w for w in result.warnings), result.warnings
+    # The answer key went stale too: once busy came and went with no match, the element that grew is read.
+    stale = PageDriver(site(server, "site_a", answer=".assistant .renamed-content"))
+    await stale.prepare(page)
+    late = await stale.run(page, "stale answer key")
+    assert late.answer == "Echo: stale answer key | done."
+    assert any("'answer' '.assistant .renamed-content' matches nothing" in w for w in late.warnings), late.warnings
     # A list: the first selector that matches is used, silently.
     listed = PageDriver(site(server, "site_a", prompt=("#renamed-box", "#box"), send=("button.renamed", "button.send")))
     await listed.prepare(page)

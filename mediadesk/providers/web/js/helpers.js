@@ -123,9 +123,11 @@ const findSend = (p) => {
   if (!b) return null;
   return {el: b, via, fellBack: via === 'role' && sels(cfg.send).length > 0};
 };
-// Busy: the `busy` key; without a match (or without the key), a visible stop button or aria-busy.
+// Busy: the `busy` key when set (many sites render their stop button only while generating, so
+// "matches nothing" means "not busy", never "stale"); without the key, a visible stop button or
+// aria-busy.
 const busyNow = () => {
-  if (sels(cfg.busy).length && all(cfg.busy).length) return anyVisible(cfg.busy);
+  if (sels(cfg.busy).length) return anyVisible(cfg.busy);
   if (!cfg.fallbacks) return false;
   return !!roleStop() || qsa('[aria-busy="true"]').some(visible);
 };

@@ -30,7 +30,7 @@
     text: null, firstAt: null, lastChange: null, doneAt: null, error: null, errorAt: null,
     waiters: [], timer: 0, unwatch: null,
     sentText: cfg.text, added: new Set(), addedObs: null, userTurn: null,
-    via: {}, busyFell: false, probe: null,
+    via: {}, probe: null, answerFallback: false,
   };
   // Role-based answer: remember every element added or changed from now on (the answer is the
   // one that grew after sending). Only when the answer key may need it.
@@ -106,7 +106,7 @@
       const m = qsa(list[i]);
       if (m.length > w.baseCounts[i]) return {el: m[m.length - 1], via: 'selector'};
     }
-    if (!cfg.fallbacks) return null;
+    if (!cfg.fallbacks || (list.length && !w.answerFallback)) return null;
     const el = grown();
     return el ? {el, via: 'role'} : null;
   };
@@ -115,7 +115,7 @@
     state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
     busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error, refused: w.refused,
     first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt),
-    via: w.via, busyFell: w.busyFell,
+    via: w.via,
   });
   // Waiters are {res, progress}: progress waiters wake on every answer change, the others
   // (a caller without on_progress) only on a final state, saving a round trip per change.
@@ -169,7 +169,6 @@
     }
     const busy = busyNow();
     if (busy) w.lastBusyAt = t;
-    if (busy && sels(cfg.busy).length && !all(cfg.busy).length) w.busyFell = true;
     w.busy = busy;
     const ans = answerEl();
     if (ans) w.via.answer = ans.via;
@@ -181,6 +180,14 @@
     if (w.text === null || w.text.trim() === '') {
       if (!busy) {
         const left = cfg.startTimeoutMs - (t - Math.max(w.sentAt, w.lastBusyAt));
+        // A set `answer` key gives way to the element that grew only when the run would otherwise
+        // end without an answer: busy came and went, or the start timeout ran out. A healthy
+        // adapter never reads a stray new element as its answer.
+        if ((left <= 0 || w.lastBusyAt > 0) && !w.answerFallback && cfg.fallbacks && sels(cfg.answer).length
+            && grown()) {
+          w.answerFallback = true;
+          return wakeIn(0);
+        }
         if (left <= 0) return finish('no_start');
         wake = Math.min(wake, left);
       }
@@ -245,7 +252,7 @@
   });
   // The send click, resolved and checked at click time in one round trip: the button (by key or
   // role), visible, enabled, and the element at its centre is the button itself (not an overlay).
-  // Arms a one-shot probe that records where the next mouse press lands, so the driver knows
+  // Arms a one-shot probe that records where the next press lands, so the driver knows
   // whether its click reached the button. {why: '' | 'no_send' | 'disabled' | 'covered', x, y, by}.
   w.aimSend = () => {
     const s = findSend(findPrompt());
@@ -260,8 +267,10 @@
       if (!probe.landed) probe.target = describe(e.target);
       w.probeOff();
     };
-    w.probeOff = () => { window.removeEventListener('mousedown', on, true); w.probeOff = null; };
-    window.addEventListener('mousedown', on, true);
+    // pointerdown, captured at the window: it fires before any of the site's own handlers, so its
+    // target is the hit test of the press itself (a miss means the button never got the press).
+    w.probeOff = () => { window.removeEventListener('pointerdown', on, true); w.probeOff = null; };
+    window.addEventListener('pointerdown', on, true);
     w.probe = probe;
     return {why: '', x: t.x, y: t.y, via: s.fellBack ? 'fallback' : s.via};
   };
@@ -339,8 +348,12 @@
   const kind = w.selectPrompt(), loggedIn = !loginLost();
   if (!loggedIn || !kind || kind === 'other') return {loggedIn, prompt: kind, ready: null, dismissed};
   if (cfg.checkCover) {
-    const t = aim(findPrompt().el);
-    if (t.by !== undefined) return {loggedIn, prompt: kind, ready: null, dismissed, covered: t.by};
+    // Covered = something outside the composer is over the box's centre (a placeholder layered over
+    // an editor inside the same composer does not count).
+    const el = findPrompt().el, t = aim(el), scope = el.closest('form') || el.parentElement;
+    if (t.by !== undefined && !(scope && t.hit && scope.contains(t.hit))) {
+      return {loggedIn, prompt: kind, ready: null, dismissed, covered: t.by};
+    }
   }
   // Fast path, one round trip: insert as the browser's own editing command (trusted input
   // events, newlines inserted as text, not as Enter key presses). Python falls back to CDP
