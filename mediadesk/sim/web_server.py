@@ -424,8 +424,8 @@ class WebSimServer(LocalServer):
             if self.config.login_redirect:
                 return web.Response(status=303, headers={"Location": "/login"})
             return self._page("logged_out.html")
-        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style,
-                          **self._page_modes(request))
+        return self._page("chat.html", 200, account=html.escape(account, quote=True),
+                          answer_style=self.config.answer_style, **self._page_modes(request))
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
