@@ -164,6 +164,7 @@ _AIM_SEND_JS = "() => window.__mediadeskWatch.aimSend()"
 _WAIT_UNCOVERED_JS = "([what, ms]) => window.__mediadeskWatch.waitUncovered(what, ms)"
 _DISMISS_JS = "() => window.__mediadeskWatch.dismiss()"
 _MARK_JS = "(what) => window.__mediadeskWatch.mark(what)"
+_HOLDS_JS = "(text) => window.__mediadeskWatch.holds(text)"
 
 _INTERCEPT = re.compile(r"(<[^\n]*?>[^\n]*?) intercepts pointer events")
 
@@ -586,7 +587,7 @@ class PageDriver:
         self._trace(page, msg)
         raise SiteError(msg)
 
-    async def _aim(self, page: Page) -> dict[str, Any]:
+    async def _aim(self, page: Page, text: str) -> dict[str, Any]:
         """Resolve the send button at click time; an overlay over it is clicked away (``dismiss``),
         then gets one Escape, then is waited out until ``_SEND_CLICK_MS``."""
         loop = asyncio.get_running_loop()
@@ -613,19 +614,23 @@ class PageDriver:
                 continue
             if not escaped:
                 escaped = True
-                await self._escape(page, by)
+                await self._escape(page, by, text)
                 continue
             if left_ms <= 0:
                 raise SiteError(f"send_failed: the send button is covered by {by} (dismiss did not remove it; "
                                 "Escape did not close it; add its close button to the adapter's 'dismiss')")
             await self._eval(page, _WAIT_UNCOVERED_JS, ["send", left_ms])
 
-    async def _escape(self, page: Page, by: str) -> None:
-        """One Escape press to close an overlay; the prompt is checked (some boxes clear on Escape)."""
+    async def _escape(self, page: Page, by: str, text: str) -> None:
+        """One Escape press to close an overlay; the prompt is checked after it (some boxes clear on
+        Escape, and an emptied box must not pass for a sent prompt)."""
         await self._input("press Escape", page.keyboard.press("Escape"))
         state = await self._eval(page, _WAIT_UNCOVERED_JS, ["send", _UNCOVER_MS])
         self._warning(page, f"pressed Escape to close an overlay ({by})"
                       + (": closed" if not state["covered"] else ": still there"))
+        if not await self._eval(page, _HOLDS_JS, text):
+            raise SiteError(f"send_failed: the Escape key meant for an overlay ({by}) cleared the prompt box; "
+                            "add the overlay's close button to the adapter's 'dismiss'")
 
     async def _press(self, page: Page, x: float, y: float) -> None:
         """One trusted left click at (x, y): press and release sent back to back on the page's CDP
@@ -643,7 +648,7 @@ class PageDriver:
 
     async def _send_direct(self, page: Page, text: str, limit_ms: float, aimed: dict[str, Any] | None) -> None:
         for attempt in range(_AIM_RETRIES + 1):
-            target = aimed if aimed is not None and attempt == 0 else await self._aim(page)
+            target = aimed if aimed is not None and attempt == 0 else await self._aim(page, text)
             try:
                 await asyncio.wait_for(self._press(page, target["x"], target["y"]), _SEND_CLICK_MS / 1000.0)
             except TimeoutError:
@@ -681,7 +686,7 @@ class PageDriver:
                 self._trace(page, f"Playwright click failed; call log:\n{exc}")
                 by = _interceptor(exc)
                 if by and attempt == 0:
-                    await self._escape(page, by)
+                    await self._escape(page, by, text)
                     continue
                 if _clicked(exc):
                     await self._sent_or_in_doubt(page, text, limit_ms, f"the click timed out: {_first_line(exc)}")

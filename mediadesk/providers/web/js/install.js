@@ -129,6 +129,7 @@
     w.state = state; w.doneAt = now();
     if (w.unwatch) w.unwatch();
     if (w.addedObs) w.addedObs.disconnect();
+    if (w.probeOff) w.probeOff();
     clearTimeout(w.timer);
     flush(true);
   };
@@ -294,6 +295,7 @@
     tm = setTimeout(() => attempt(true), timeoutMs);
   });
   w.dismiss = () => dismissOverlays();
+  w.holds = (text) => { const p = findPrompt(); return !!p && sameText(p, text); };
   // "Did it leave?" After the send input: resolve once the prompt left the box, busy shows, the
   // user's new turn or an answer appeared, or the watcher saw an error/logout; {ok: false, ...} with
   // what the box shows after timeoutMs -- at once when the probe saw the click land elsewhere.
