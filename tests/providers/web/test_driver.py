@@ -302,6 +302,19 @@ async def test_site_a_send_that_does_nothing_fails_fast_as_send_failed(server: s
     assert await page.evaluate("window.received") == []
 
 
+async def test_an_escape_that_empties_the_box_is_not_taken_for_a_sent_prompt(
+    server: str, page: Page
+) -> None:
+    # A tips dialog over the send button once typing starts, and a box that clears on Escape: the
+    # Escape that closes the dialog empties the box; that must fail as not sent, never pass as "the
+    # prompt left the box" (and then wait start_timeout_s for an answer that cannot come).
+    driver = PageDriver(site(server, "site_a", "?overlay=1&escclears=1"))
+    await driver.prepare(page)
+    with pytest.raises(SiteError, match=r"^send_failed: the Escape key .*div\.survey.* cleared the prompt box"):
+        await driver.run(page, "typed, then wiped")
+    assert await page.evaluate("window.received") == []
+
+
 # --- site B: contenteditable + Enter, aria-busy, re-rendered thread ---------------------------------
 
 
