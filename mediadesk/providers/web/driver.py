@@ -295,6 +295,9 @@ class PageDriver:
             try:
                 async with asyncio.timeout(a.start_timeout_s + 5.0):
                     info = await self._eval(page, _NEW_CHAT_JS, self._cfg)
+                    if info.get("covered"):
+                        log.info("%s: 'new_chat' is covered by %s; loading the chat page instead",
+                                 a.name or a.url, info["covered"])
                     if info["found"]:
                         await self._click(page, info.get("target"), ", ".join(a.selectors("new_chat")),
                                           "click 'new_chat'")

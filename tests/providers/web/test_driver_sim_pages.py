@@ -168,3 +168,24 @@ async def test_code_from_the_sites_editor_widget_is_stored_as_a_fenced_block(
     finally:
         sim.set_page_modes()
         await ctx.close()
+
+
+async def test_a_covered_new_chat_button_loads_the_chat_page_instead(browser: Browser, sim: WebSimServer) -> None:
+    ctx, page = await logged_in_page(browser, sim, "ov-newchat")
+    try:
+        driver = PageDriver(adapter(sim))
+        await driver.prepare(page)
+        assert (await driver.run(page, "first")).answer == "".join(answer_tokens("first", TOKENS))
+        # Something the site shows later covers the page, the new-chat button included.
+        await page.evaluate("""() => {
+            window.marker = 'old document';
+            const o = document.createElement('div');
+            o.className = 'survey-overlay';
+            o.style.cssText = 'position:fixed;inset:0;z-index:99;background:rgba(0,0,0,.2)';
+            document.body.appendChild(o);
+        }""")
+        await driver.prepare(page)  # not a 5 s click timeout behind the overlay: the page is loaded again
+        assert await page.evaluate("window.marker") is None
+        assert (await driver.run(page, "second")).answer == "".join(answer_tokens("second", TOKENS))
+    finally:
+        await ctx.close()
