@@ -27,6 +27,15 @@ Busy (rate-limited) periods, as real chat sites have them (:meth:`WebSimServer.s
 (``style="banner"``, ``.notice.busy``) or as an error message (``"error"``, ``.msg.error``), or the notice
 streamed as the assistant's answer (``"answer"``, as some sites do). Each refusal is counted in stats
 (``busy_refusals``, ``busy_refusals_per_account``, ``busy_log``); no generation is started.
+
+Page modes (:class:`WebSimConfig` fields, a ``/chat?overlay=...`` query, or ``POST /admin/page``), the
+ways real chat pages get in a driver's way: ``overlay`` a "What's New" dialog over the whole page after
+login (``"escape"``: closed by its button or the Escape key; ``"sticky"``: by its button only);
+``send_block_ms`` the send button's click handler sends the message, then blocks the page this long
+(a busy page: the click does not return although the prompt went); ``code_widget`` answers with code
+(``code_answer``) rendered by a CodeMirror-like editor (``"codemirror"``) or as line-numbered spans
+(``"lines"``). ``GET /plain`` is the same chat with other markup: no classes or ids, other tags, aria
+labels only (a contenteditable composer in a form, ``article`` turns), for adapters that name nothing.
 """
 
 from __future__ import annotations
@@ -67,6 +76,8 @@ __all__ = [
     "WebSimServer",
     "add_arguments",
     "answer_tokens",
+    "code_answer",
+    "code_tokens",
     "config_from_args",
     "draw_run_seconds",
     "login_context",
@@ -139,6 +150,11 @@ class WebSimConfig:
     #: A pause of this many REAL seconds (not scaled) in the middle of every answer, the stream kept
     #: open (keep-alives only), as a model that thinks mid-answer does. 0: none.
     pause_mid_s: float = 0.0
+    #: Page modes (see the module docstring): None | "escape" | "sticky".
+    overlay: str | None = None
+    send_block_ms: int = 0
+    #: "pre" (the default code block) | "codemirror" | "lines"; not "pre": answers are ``code_answer``.
+    code_widget: str = "pre"
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
@@ -154,6 +170,7 @@ class WebSimConfig:
             raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}")
         if not 0.0 <= self.pause_mid_s < math.inf:
             raise ValueError("pause_mid_s must be >= 0")
+        _check_page_modes(self.overlay, self.send_block_ms, self.code_widget)
 
 
 @dataclass(frozen=True)
@@ -301,6 +318,7 @@ class WebSimServer(LocalServer):
         self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
         self._assets["markdown.js"] = _asset("markdown.js")
         self._transports = Transports(lambda: f"{self.base_url}/api/generate", SESSION_COOKIE)
+        self._assets["plain.html"] = _asset("plain.html")
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -321,6 +339,7 @@ class WebSimServer(LocalServer):
             web.post("/admin/logout", self._h_admin_logout),
             web.get("/admin/busy", self._h_admin_busy),
             web.post("/admin/busy", self._h_admin_busy),
+            *self._page_mode_routes(),
         ]
 
     def _before_stop(self) -> None:
@@ -428,8 +447,9 @@ class WebSimServer(LocalServer):
             if self.config.login_redirect:
                 return web.Response(status=303, headers={"Location": "/login"})
             return self._page("logged_out.html")
-        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style,
-                          transport=self.config.transport)
+        return self._page("chat.html", 200, account=html.escape(account, quote=True),
+                          answer_style=self.config.answer_style, transport=self.config.transport,
+                          **self._page_modes(request))
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
@@ -648,6 +668,8 @@ class WebSimServer(LocalServer):
         tokens = answer_tokens(gen.prompt, self.config.answer_tokens)
         if self.config.answer_style == "markdown":
             tokens = markdown_tokens(gen.prompt)
+        if self.config.code_widget != "pre":
+            tokens = code_tokens(gen.prompt)
         interval = gen.run_s / len(tokens)
         fault_at = {"hang": min(3, len(tokens) - 1), "logout": len(tokens) // 2, "error": len(tokens) // 2}
         at = fault_at.get(gen.fault or "", -1)
@@ -724,6 +746,89 @@ class WebSimServer(LocalServer):
     async def stop(self) -> None:
         await self._transports.close()
         await super().stop()
+
+
+    # ----------------------------------------------------------------------------- page modes
+    # Overlay dialogs, a blocked send handler, code widgets and the role-only page (see the module
+    # docstring). Kept apart from the generation code: they only change what the page shows.
+    def _page_mode_routes(self) -> list[web.RouteDef]:
+        return [
+            web.get("/plain", self._h_plain),
+            web.get("/admin/page", self._h_admin_page),
+            web.post("/admin/page", self._h_admin_page),
+        ]
+
+    def set_page_modes(self, *, overlay: str | None = None, send_block_ms: int = 0, code_widget: str = "pre") -> None:
+        """Switch the page modes of later page loads (and of later answers, for ``code_widget``)."""
+        _check_page_modes(overlay, send_block_ms, code_widget)
+        self.config.overlay, self.config.send_block_ms, self.config.code_widget = overlay, send_block_ms, code_widget
+
+    def _page_modes(self, request: web.Request) -> dict[str, str]:
+        q = request.query
+        overlay = q.get("overlay", self.config.overlay or "")
+        block = q.get("send_block_ms", str(self.config.send_block_ms))
+        widget = q.get("code_widget", self.config.code_widget)
+        return {"overlay": html.escape(overlay, quote=True), "send_block_ms": str(int(block) if block.isdigit() else 0),
+                "code_widget": html.escape(widget, quote=True)}
+
+    async def _h_plain(self, request: web.Request) -> web.Response:
+        if self._account(request) is None:
+            return web.Response(status=303, headers={"Location": "/login"})
+        return self._page("plain.html")
+
+    async def _h_admin_page(self, request: web.Request) -> web.Response:
+        """``POST {"overlay", "send_block_ms", "code_widget"}``: :meth:`set_page_modes`; both: the modes."""
+        if request.method == "POST":
+            try:
+                body = await request.json()
+                if not isinstance(body, dict) or set(body) - {"overlay", "send_block_ms", "code_widget"}:
+                    raise ValueError("known fields: overlay, send_block_ms, code_widget")
+                self.set_page_modes(**body)
+            except (ValueError, TypeError) as exc:
+                return web.json_response({"error": str(exc)}, status=400)
+        c = self.config
+        return web.json_response({"overlay": c.overlay, "send_block_ms": c.send_block_ms, "code_widget": c.code_widget})
+
+
+OVERLAYS = ("escape", "sticky")
+CODE_WIDGETS = ("pre", "codemirror", "lines")
+
+
+def _check_page_modes(overlay: str | None, send_block_ms: int, code_widget: str) -> None:
+    if overlay is not None and overlay not in OVERLAYS:
+        raise ValueError(f"overlay must be null or one of {', '.join(OVERLAYS)}, got {overlay!r}")
+    if isinstance(send_block_ms, bool) or not isinstance(send_block_ms, int) or not 0 <= send_block_ms <= 60_000:
+        raise ValueError(f"send_block_ms must be an integer in 0..60000, got {send_block_ms!r}")
+    if code_widget not in CODE_WIDGETS:
+        raise ValueError(f"code_widget must be one of {', '.join(CODE_WIDGETS)}, got {code_widget!r}")
+
+
+#: The code of :func:`code_answer`: nested indentation and a blank line, exactly.
+CODE_SAMPLE = "def first(items):\n    if not items:\n        return None\n\n    return items[0]  # 完毕"
+
+
+def code_answer(prompt: str) -> str:
+    """The deterministic Markdown answer of the ``code_widget`` modes: a paragraph, a fenced Python
+    block (:data:`CODE_SAMPLE`), a table whose columns are left-, right- and centre-aligned, a closing
+    paragraph; in the form an HTML-to-Markdown converter gives back."""
+    shown = " ".join(prompt.split())
+    if len(shown) > 40:
+        shown = shown[:40] + "…"
+    shown = re.sub(r"[\\`*_\[\]<>#|~-]", "", shown) or "…"
+    return (
+        f"好的，这是对「{shown}」的代码 🚀\n\n"
+        f"```python\n{CODE_SAMPLE}\n```\n\n"
+        "| 名称 | 数量 | 状态 |\n"
+        "| :--- | ---: | :---: |\n"
+        "| alpha | 12 | ok |\n\n"
+        "完毕 ✅"
+    )
+
+
+def code_tokens(prompt: str) -> list[str]:
+    """:func:`code_answer` in streamed pieces: one line at a time (with its newline), so a half-built
+    line is never re-rendered mid-indentation."""
+    return re.findall(r"[^\n]*\n|[^\n]+", code_answer(prompt))
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,7 @@ async def check_page(
             result = await driver.run(page, prompt)
             answer, done_reason, events = result.answer, result.timings.done_reason, result.timings.stream_events
             notes.append(f"answer after {result.timings.total_ms / 1000:.1f} s; done: {done_reason}")
+            notes.extend(result.warnings)  # keys that matched nothing and were found by role instead
         except WebLaneError as exc:
             error = f"test prompt failed: {type(exc).__name__}: {exc}"
         finally:
@@ -216,7 +217,7 @@ async def check_page(
             reports[k] = KeyReport(k, r.selector, r.status, r.detail + " (while generating)")
         if "busy" in reports and "busy" not in seen:
             notes.append("busy was never seen during the test run (too fast to see, or the selector is wrong)")
-        ans = (await _look(page, [("answer", adapter.answer)]))["answer"]
+        ans = (await _look(page, [("answer", _selector(adapter, "answer") or "")]))["answer"]
         reports["answer"] = _report("answer", ans, unique=False, at_times=False)
         shot = await _shot(page, {**rows, "answer": ans}, list(reports.values()), out_dir / f"{stem}-answer.png")
         if shot is not None:

@@ -76,7 +76,9 @@
     const content = msg.querySelector(".content");
     content.appendChild(node);
     // answer_style "markdown": the page keeps the Markdown source and re-renders it as HTML per token
-    const markdown = document.body.dataset.answerStyle === "markdown" && window.simchatMarkdown;
+    const widget = document.body.dataset.codeWidget || "pre";
+    const markdown = (document.body.dataset.answerStyle === "markdown" || (widget !== "pre" && widget[0] !== "$"))
+                     && window.simchatMarkdown;
     let source = "";
     const reader = res.body.getReader();
     const decoder = new TextDecoder("utf-8");
@@ -258,7 +260,26 @@
     for (const run of runs.values()) stopRun(run);
   }
 
-  sendBtn.addEventListener("click", () => { send(); });
+  // Page mode send_block_ms: the handler sends, then keeps the page busy (a click that does not return).
+  const blockMs = Number(document.body.dataset.sendBlockMs) || 0;
+  sendBtn.addEventListener("click", () => {
+    send();
+    if (blockMs > 0) { const end = performance.now() + blockMs; while (performance.now() < end) { /* busy */ } }
+  });
+  // Page mode overlay: a "What's New" dialog over the whole page after login.
+  const overlay = document.body.dataset.overlay;
+  if (overlay === "escape" || overlay === "sticky") {
+    const backdrop = document.createElement("div");
+    backdrop.className = "modal-backdrop";
+    backdrop.innerHTML = '<div class="modal" role="dialog" aria-modal="true" aria-label="What\'s New">' +
+      "<h2>What's New in SimChat</h2><p>Faster answers, new models and a fresh look.</p>" +
+      '<button type="button" class="dialog-close">Okay, let\'s go!</button></div>';
+    document.body.appendChild(backdrop);
+    const close = () => { backdrop.remove(); document.removeEventListener("keydown", onKey, true); };
+    const onKey = (e) => { if (e.key === "Escape" && overlay === "escape") close(); };
+    backdrop.querySelector(".dialog-close").addEventListener("click", close);
+    document.addEventListener("keydown", onKey, true);
+  }
   stopBtn.addEventListener("click", stopAll);
   newChatBtn.addEventListener("click", () => {
     stopAll();

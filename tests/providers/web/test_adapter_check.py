@@ -98,7 +98,9 @@ async def test_a_broken_selector_is_missing(sim: WebSimServer, tmp_path: Path) -
     status = {k.key: k.status for k in result.keys}
     assert status["send"] == "missing" and status["prompt"] == "found"
     assert not result.ok
-    assert result.error is not None and "send button" in result.error
+    # the test prompt still goes out: the send button is found by role, and the check says so
+    assert result.error is None and result.answer
+    assert any("'send'" in n and "by role" in n for n in result.notes), result.notes
     assert result.screenshots and result.screenshots[0].read_bytes().startswith(PNG)
 
 

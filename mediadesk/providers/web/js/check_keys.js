@@ -1,7 +1,7 @@
 // adapter check: where each adapter key's selector lands on the page now. cfg.keys is a list of
 // [key, selector]; for each: how many matches, how many visible, the first visible one's box, and
 // whether the element at its centre is another element (covered: the page's hit test says so).
-  const describe = (el) => {
+  const describeEl = (el) => {
     if (!el) return '';
     let s = el.tagName.toLowerCase();
     if (el.id) s += '#' + el.id;
@@ -17,7 +17,7 @@
     try { matches = all(sel); } catch (e) { out.push({key, sel, invalid: true, count: 0, visible: 0}); continue; }
     const shown = matches.filter(visible);
     const row = {key, sel, invalid: false, count: matches.length, visible: shown.length,
-                 box: null, coveredBy: null, element: describe(shown[0] || matches[0])};
+                 box: null, coveredBy: null, element: describeEl(shown[0] || matches[0])};
     const el = shown[0];
     if (el) {
       let r = el.getBoundingClientRect();
@@ -27,7 +27,7 @@
       }
       row.box = {x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height};
       const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      if (hit && hit !== el && !el.contains(hit) && !hit.contains(el)) row.coveredBy = describe(hit);
+      if (hit && hit !== el && !el.contains(hit) && !hit.contains(el)) row.coveredBy = describeEl(hit);
     }
     out.push(row);
   }
