@@ -17,6 +17,10 @@ Fixtures:
   ``env.make_scheduler()``.
 - ``console_scheduler``: ``console_env.make_scheduler()`` started on ``qloop``, stopped after.
 - ``qsettings_tmp`` (autouse): QSettings (IniFormat) under a tmp dir so no test touches ~/.config.
+- ``_no_leaked_widgets`` (autouse): fails a test that leaves a top-level widget behind (as napari's
+  ``make_napari_viewer`` does): the top-level widgets after every other fixture's teardown are
+  compared with those before the test; a widget already deleted, or hidden with a deleteLater
+  pending (gone at the next DeferredDelete pass), is not a leak.
 """
 
 from __future__ import annotations
@@ -69,6 +73,40 @@ def open_window(scheduler: Scheduler, arun: ARun, settings: QSettings,
         w.close()
         w.deleteLater()
         QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+#: Top-level widgets Qt creates for itself and keeps for the application's life (one tooltip label,
+#: reused by every tooltip): not ours, never a leak.
+_QT_OWN_TOP_LEVELS = frozenset({"QTipLabel"})
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_widgets(qapp: Any, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail the test if it leaves a top-level widget behind (checked after every other fixture's
+    teardown: autouse and requested first, so torn down last).
+
+    pytest keeps the values of the test's fixtures (``item.funcargs``) until just after this point;
+    they are dropped here first, as pytest is about to, so that a Python-owned widget whose last
+    owner was an already torn-down fixture value (pyqtgraph's parent-less plot menus under a closed
+    window) is freed rather than counted. What is left is held by Qt itself or by something that
+    outlives the test (a module, a class, a running task): a leak."""
+    before = {id(w): w for w in QApplication.topLevelWidgets()}
+    yield
+    request.node.funcargs.clear()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()  # a widget owned only by unreachable Python objects is freed here, not leaked
+    leaked = [
+        w for w in QApplication.topLevelWidgets()
+        if shiboken6.isValid(w) and id(w) not in before and type(w).__name__ not in _QT_OWN_TOP_LEVELS
+    ]
+    if leaked:
+        names = ", ".join(f"{type(w).__name__}({w.objectName() or w.windowTitle()!r}, "
+                          f"{'visible' if w.isVisible() else 'hidden'})" for w in leaked)
+        for w in leaked:  # do not let one leak fail every later test
+            w.close()
+            w.deleteLater()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        pytest.fail(f"top-level widgets leaked by this test: {names}", pytrace=False)
 
 
 @pytest.fixture
