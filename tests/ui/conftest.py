@@ -147,7 +147,25 @@ def qloop(qapp: Any, qtbot: Any) -> Iterator[asyncio.AbstractEventLoop]:
         asyncio.events._set_running_loop(None)
         asyncio.set_event_loop(None)
         loop.close()
+        _ignore_late_callbacks(loop)
         _destroy_loop_qobjects(loop)
+
+
+def _ignore_late_callbacks(loop: asyncio.AbstractEventLoop) -> None:
+    """Drop what worker threads hand to the loop after it closed.
+
+    qasync's ``call_soon_threadsafe`` is a queued Qt signal: a thread that finished during the
+    teardown above (a ``to_thread`` read, an executor job) may have queued its result before
+    ``close()``, and Qt delivers it at the next event processing, by then pytest-qt's own teardown
+    or a later test, where it would schedule on the deleted timer ("Internal C++ object
+    (_SimpleTimer) already deleted"). A closed loop runs nothing; the queue is flushed here, on
+    this test's time."""
+
+    def dropped(callback: Any, *args: Any, context: Any = None) -> None:
+        return None
+
+    loop.call_soon = dropped  # type: ignore[method-assign,assignment]
+    QApplication.sendPostedEvents()
 
 
 def _destroy_loop_qobjects(loop: asyncio.AbstractEventLoop) -> None:
