@@ -20,7 +20,8 @@ Fixtures:
 - ``_no_leaked_widgets`` (autouse): fails a test that leaves a top-level widget behind (as napari's
   ``make_napari_viewer`` does): the top-level widgets after every other fixture's teardown are
   compared with those before the test; a widget already deleted, or hidden with a deleteLater
-  pending (gone at the next DeferredDelete pass), is not a leak.
+  pending (gone at the next DeferredDelete pass), is not a leak. Not checked after a failed test
+  (its traceback holds the widgets).
 """
 
 from __future__ import annotations
@@ -75,6 +76,19 @@ def open_window(scheduler: Scheduler, arun: ARun, settings: QSettings,
         QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
+#: Whether the test (or its setup) failed: its traceback then keeps the test's widgets alive, so the
+#: leak check is skipped, as napari's is (the failure is what to read).
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if report.when in ("setup", "call") and report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
 #: Top-level widgets Qt creates for itself and keeps for the application's life (one tooltip label,
 #: reused by every tooltip): not ours, never a leak.
 _QT_OWN_TOP_LEVELS = frozenset({"QTipLabel"})
@@ -92,6 +106,8 @@ def _no_leaked_widgets(qapp: Any, request: pytest.FixtureRequest) -> Iterator[No
     outlives the test (a module, a class, a running task): a leak."""
     before = {id(w): w for w in QApplication.topLevelWidgets()}
     yield
+    if request.node.stash.get(_FAILED, False):
+        return
     request.node.funcargs.clear()
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()  # a widget owned only by unreachable Python objects is freed here, not leaked
