@@ -30,6 +30,7 @@ from mediadesk.providers.web.errors import (
     SiteError,
 )
 from mediadesk.providers.web.finder import chromium_flags
+from mediadesk.sim import web_server as sim_mod
 
 PAGES = Path(__file__).parent / "pages"
 B_WORDS = "alpha beta gamma delta epsilon zeta eta theta."
@@ -382,9 +383,7 @@ async def test_evidence_never_raises_on_a_closed_page(browser: Browser, tmp_path
 SIMCHAT = Path(__file__).resolve().parents[3] / "resources" / "sites" / "simchat.toml"
 
 
-@pytest.mark.skipif(not SIMCHAT.exists(), reason="resources/sites/simchat.toml not there yet")
 async def test_simulator_through_its_shipped_adapter(browser: Browser) -> None:
-    sim_mod = pytest.importorskip("mediadesk.sim.web_server")
     config = sim_mod.WebSimConfig(time_scale=0.01, fixed_run_s=30.0, answer_tokens=12)
     async with sim_mod.WebSimServer(config) as sim:
         # Only the URL changes (the sim runs on a free port); settle_ms is shrunk to keep it fast.
