@@ -3,7 +3,6 @@ page), a bot check, a usage limit with a reset time, and a final model error."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 
@@ -11,6 +10,7 @@ import httpx
 import pytest
 
 from mediadesk.sim.web_server import CHALLENGE_MESSAGE, MODEL_ERROR_MESSAGE, WebSimConfig, WebSimServer
+from tests.support import until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -40,10 +40,8 @@ async def test_refuse_outage_closes_the_port_and_reopens_it_on_the_same_one() ->
         async with httpx.AsyncClient(base_url=sim.base_url) as c:
             assert (await c.post("/admin/outage", json={"mode": "refuse"})).status_code == 400
             assert (await c.post("/admin/outage", json={"mode": "refuse", "seconds": 0.5})).status_code == 200
-        while sim.listening:  # the outage starts just after the answer went out
-            await asyncio.sleep(0.02)
-        while not sim.listening:  # it reopens by itself
-            await asyncio.sleep(0.05)
+        await until(lambda: not sim.listening, "the outage to start (just after the answer went out)")
+        await until(lambda: sim.listening, "the port to reopen by itself")
         async with httpx.AsyncClient(base_url=sim.base_url) as c:
             assert (await c.get("/admin/outage")).json() == {"outage": None}
         st = sim.stats()
@@ -54,8 +52,7 @@ async def test_gateway_outage_serves_502_pages_but_not_the_admin_routes() -> Non
     async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(base_url=sim.base_url) as c:
         await c.post("/login", data={"account": "acct-a", "password": "x"})
         assert (await c.post("/admin/outage", json={"mode": "502"})).status_code == 200
-        while (await c.get("/admin/outage")).json()["outage"] is None:  # in force just after the answer
-            await asyncio.sleep(0.02)
+        await until(lambda: sim.stats()["outage"] == "502", "the outage (in force just after the answer)")
         page = await c.get("/chat")
         assert page.status_code == 502 and "Bad Gateway" in page.text
         assert (await c.post("/api/generate", json={"prompt": "x"})).status_code == 502
@@ -92,11 +89,11 @@ async def test_usage_limit_banner_names_its_reset_time_then_ends_by_itself() -> 
         body = r.json()
         assert r.status_code == 429 and body["style"] == "banner"
         assert f"resets at {time.strftime('%H:%M:%S', time.localtime(reset))}" in body["message"]
-        while time.time() < reset:
-            await asyncio.sleep(0.05)
+        await until(lambda: time.time() >= reset, "the reset time")
         ok = await c.post("/api/generate", json={"prompt": "after"})
         assert ok.status_code == 200 and json.loads(ok.text.splitlines()[-1]) == {"t": "done"}
-        assert (await c.post("/admin/limit", json={"in_s": 30, "message": "额度已用完，{reset} 恢复"})).status_code == 200
+        limit = await c.post("/admin/limit", json={"in_s": 30, "message": "额度已用完，{reset} 恢复"})
+        assert limit.status_code == 200
         assert "额度已用完" in (await c.post("/api/generate", json={"prompt": "y"})).json()["message"]
         assert sim.stats()["limit_refusals"] == 2
 
