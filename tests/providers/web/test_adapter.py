@@ -100,6 +100,9 @@ def test_shipped_example_and_test_sites_are_valid(tmp_path: Path) -> None:
         "instructions_mode",
         "stop",
         "page_load_timeout_s",
+        "final_error_text",
+        "final_error_text_builtin",
+        "challenge_text",
     ):
         assert f"# {key} = " in text or f"\n{key} = " in text, key
     for site in ("site_a", "site_b"):
