@@ -28,6 +28,9 @@ KINDS: dict[type[errors.WebLaneError], ErrorKind] = {
     errors.PageGone: ErrorKind.BROWSER_CRASH,
     errors.AdapterMismatch: ErrorKind.CONFIG,
     errors.BadPrompt: ErrorKind.BAD_REQUEST,
+    errors.SiteDown: ErrorKind.CONNECTION,
+    errors.FinalSiteError: ErrorKind.BAD_REQUEST,
+    errors.ChallengeShown: ErrorKind.CHALLENGE,
 }
 
 
@@ -65,7 +68,7 @@ def test_every_error_of_the_package_is_a_web_lane_error() -> None:
     assert public and all(issubclass(c, errors.WebLaneError) for c in public)
     concrete = {c for c in public if c is not errors.WebLaneError and c is not errors.LockHeldError}
     # (these take their own arguments; each has its own test: SiteBusy in test_busy_text.py)
-    special = {errors.ProfileInUseError, errors.AccountLockedError, errors.SiteBusy}
+    special = {errors.ProfileInUseError, errors.AccountLockedError, errors.SiteBusy, errors.UsageLimit}
     assert concrete - special == set(KINDS)
 
 
