@@ -97,8 +97,18 @@ async def reach(url: str, *, timeout_s: float = 3.0) -> Reach:
     except httpx.HTTPError as exc:
         return Reach(False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     if resp.status_code >= 500:
+        if _bot_check_answer(resp):  # a bot check answers plain clients with a 5xx: the site is there
+            return Reach(True, f"HTTP {resp.status_code} from a bot check (the site answers)")
         return Reach(False, f"HTTP {resp.status_code} {resp.reason_phrase}".rstrip())
     return Reach(True, f"HTTP {resp.status_code}")
+
+
+def _bot_check_answer(resp: httpx.Response) -> bool:
+    """A 5xx that is a challenge page (Cloudflare marks its own with ``cf-mitigated: challenge``)."""
+    if resp.headers.get("cf-mitigated", "").lower() == "challenge":
+        return True
+    head = resp.text[:4000].lower() if "html" in resp.headers.get("content-type", "") else ""
+    return any(word in head for word in ("captcha", "challenge-platform", "verify you are human", "turnstile"))
 
 
 # --- final errors ------------------------------------------------------------------------------------

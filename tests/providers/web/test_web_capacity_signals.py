@@ -13,7 +13,8 @@ from mediadesk.providers.web.adapter import AdapterError, parse_adapter
 from mediadesk.providers.web.backend import task_failure
 from mediadesk.providers.web.busy import BusyMatcher, parse_reset, rest_until
 from mediadesk.providers.web.errors import ChallengeShown, FinalSiteError, SiteDown, UsageLimit
-from mediadesk.providers.web.signals import ChallengeMatcher, FinalErrorMatcher, connection_failure
+from mediadesk.providers.web.signals import ChallengeMatcher, FinalErrorMatcher, connection_failure, reach
+from mediadesk.sim.web_server import WebSimServer
 
 #: 10:00:00 local time on a fixed day: every expected reset is given as local wall-clock time too.
 NOW = dt.datetime(2026, 3, 10, 10, 0, 0).timestamp()
@@ -156,3 +157,18 @@ def test_each_signal_reaches_the_retry_policy_uncharged_or_final() -> None:
     assert challenge.kind is ErrorKind.CHALLENGE and policy.decide(challenge, 1).verdict is Verdict.REQUEUE
     final = task_failure(FinalSiteError("400 Bad Request"))
     assert final.kind is ErrorKind.BAD_REQUEST and policy.decide(final, 1).verdict is Verdict.FAIL
+
+
+async def test_reach_is_one_plain_get_that_tells_a_down_site_from_one_that_answers() -> None:
+    async with WebSimServer() as sim:
+        up = await reach(sim.chat_url)
+        assert up.up and up.what == "HTTP 200"  # the logged-out page: the site is there
+        sim.set_outage("502")
+        gateway = await reach(sim.chat_url)
+        assert not gateway.up and "502" in gateway.what
+        sim.set_outage("refuse")
+        refused = await reach(sim.chat_url)
+        assert not refused.up and "ConnectError" in refused.what
+        sim.set_outage(None)
+        sim.set_challenge("turnstile")  # a bot check is the site answering, not an outage
+        assert (await reach(sim.chat_url)).up
