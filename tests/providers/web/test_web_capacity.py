@@ -120,6 +120,9 @@ async def test_an_outage_mid_run_is_noticed_at_once_and_not_charged(workspace: W
     assert [g["status"] for g in sim.stats()["generations"]] == ["disconnected", "completed"]
     assert noticed_s < 30  # reported for the record; the bound is the safety net above, not max_run_s
     print(f"outage mid-run noticed and handed back in {noticed_s:.2f} s")
+    log = log_messages(workspace, "long")
+    # the page's network said it (the stream request failed) and a plain GET confirmed the site was away
+    assert any(m.startswith("site down: ") and "net::ERR_" in m for m in log), log
 
 
 async def test_a_final_model_error_fails_at_once_without_retries(workspace: Workspace, sim: WebSimServer) -> None:
