@@ -106,6 +106,9 @@ async def test_a_challenge_page_at_start_is_seen_before_any_task_is_taken(
         assert lane.backend.health()[0] == "challenge", lane.backend.health()
         s.submit([s.new_task("q", "chat", "hello")])
         assert not lane.can_dispatch()
+        # nobody but a person can unblock it: the headless run says so instead of waiting for ever
+        assert s.unservable_profiles() == ["chat"]
+        assert "needs a person" in s.blocked_accounts("chat")[0].reason
         t = tasks_of(workspace)["q"]
     assert t.state == "pending" and t.attempt == 0
     assert sim.stats()["generations_started"] == 0 and sim.stats()["challenge_refusals"] == 0
