@@ -173,6 +173,9 @@ class Lane:
             await self.backend.start()
         except Exception as exc:  # prewarm failure is not fatal: the backend reports its health
             log.warning("%s: backend start failed: %s", self.name, exc)
+        health, said = self.backend.health()
+        if health == "challenge" and self.capacity_ctl is not None:  # a bot check met while warming up
+            self.capacity_ctl.notice(f"account {self.account} needs a person: {said}")
         self.started.set()
         self.on_stats_dirty(self)
         await self._loop()

@@ -21,7 +21,7 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import Notice
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from tests.providers.web.test_web_capacity import cap_config, charged, login_all
-from tests.providers.web.test_web_capacity import no_browser_left as no_browser_left  # noqa: F401 (fixture)
+from tests.providers.web.test_web_capacity import no_browser_left as no_browser_left  # its autouse fixture
 from tests.providers.web.xserver import xvfb
 from tests.support import log_messages, tasks_of, until
 
@@ -100,9 +100,12 @@ async def test_a_challenge_page_at_start_is_seen_before_any_task_is_taken(
     cfg = cap_config(sim, ["acct-a"])
     await login_all(cfg, workspace, sim)
     sim.set_challenge("text")  # no frame: only "Verify you are human" / "请确认您是真人" on a page without a prompt box
+    notices: list[str] = []
     async with Scheduler(cfg, workspace) as s:
+        s.bus.subscribe(lambda ev: notices.append(ev.message) if isinstance(ev, Notice) else None)
         lane = s.lanes[0]
         await lane.started.wait()
+        assert any("account acct-a needs a person" in n for n in notices), notices
         assert lane.backend.health()[0] == "challenge", lane.backend.health()
         s.submit([s.new_task("q", "chat", "hello")])
         assert not lane.can_dispatch()
