@@ -74,7 +74,7 @@ BUILTIN_BUSY_TEXT: tuple[str, ...] = (
 USAGE_LIMIT_TEXT: tuple[str, ...] = (
     r"usage (?:limit|cap|quota)",
     r"(?:daily|hourly|weekly|monthly|message|messages|request|conversation|plan|free[- ]tier) (?:limit|cap|quota)",
-    r"quota (?:(?:is|has been|was) )?(?:exceeded|reached|used up|exhausted)",
+    r"quota (?:(?:is|has been|was) )?(?:used up|exhausted)",
     r"out of (?:messages|credits|quota)",
     r"limit (?:resets|will reset|is reset)",
     r"come back (?:tomorrow|later today|in)",
