@@ -63,10 +63,10 @@ def pg_head_template(pg_server: PgServer) -> str:
     """A database migrated to the head revision once per run, copied by ``store_location`` (CREATE
     DATABASE ... TEMPLATE: the suites skip ~0.4 s of Alembic per test; a fresh database's upgrade is
     tested on ``pg_url`` in tests/store/test_migrations.py)."""
-    from mediadesk.store import TaskStore
+    from mediadesk.store import open_store
 
     url = pg_server.new_database("head")
-    TaskStore.open(url).close()
+    open_store(url).close()
     return url.rsplit("/", 1)[1]
 
 

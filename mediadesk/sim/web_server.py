@@ -1,7 +1,10 @@
 """Chat-site simulator: a real web site on 127.0.0.1 that a real Chromium uses like a chat site.
 
-(~580 lines: login, chat, stream, stop and stats handlers share the per-session state; the page's
-own script is in ``web_assets``.)
+Why one module: the login, chat, stream, stop and stats handlers all read and write the same
+per-session state (who is logged in, the one run an account may have, the breaches counted on
+``/stats``), and the one-generation-per-account rule is only checkable where all of them meet; split
+apart, each handler would reach into another module's dictionaries. The page's own script is in
+``web_assets``.
 
 Why it exists: the web lane's hard rule is ONE generation per account at a time (a second one at
 the same moment breaks both).
@@ -15,6 +18,8 @@ required) answers 401 (no session), 409 (another generation of this account is a
 streamed NDJSON body: ``{"t":"start","id"}``, ``{"t":"token","d"}``..., then exactly one of
 ``{"t":"done"}``, ``{"t":"stopped"}``, ``{"t":"error","code","message"}`` (a hang sends none), plus
 ``{"t":"ping"}`` keep-alives while idle. ``POST /api/stop`` ``{"request_id"}`` stops a run server-side.
+The same events reach the page by SSE or WebSocket frames with ``WebSimConfig.transport`` (see
+``_web_transports.py``), and ``pause_mid_s`` holds every answer's stream open mid-answer for a while.
 
 Busy (rate-limited) periods, as real chat sites have them (:meth:`WebSimServer.set_busy` or
 ``POST /admin/busy``): while one is in force for an account, a send is refused instead of generating --
@@ -46,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from mediadesk.sim._server import LocalServer
+from mediadesk.sim._web_transports import Transports
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext
@@ -62,6 +68,7 @@ __all__ = [
     "SESSION_COOKIE",
     "SESSION_EXPIRED_MESSAGE",
     "SITE_ERROR_MESSAGE",
+    "TRANSPORTS",
     "WebSimConfig",
     "WebSimServer",
     "add_arguments",
@@ -89,6 +96,8 @@ _POLL_S = 0.05
 
 #: ``WebSimConfig.answer_style`` values.
 ANSWER_STYLES = ("text", "markdown")
+#: ``WebSimConfig.transport`` values: how the page receives the answer stream.
+TRANSPORTS = ("ndjson", "sse", "websocket")
 
 _MARKER = re.compile(r"\[\[sim:(hang|logout|error|slow=(\d+(?:\.\d+)?))\]\]")
 _VOCAB = (
@@ -129,6 +138,13 @@ class WebSimConfig:
     #: document the page renders to HTML as it streams (bold, list, fenced code with a copy button and
     #: an SVG icon, framework comments), like real chat sites.
     answer_style: str = "text"
+    #: How the page receives the answer: "ndjson" (a chunked fetch of NDJSON lines), "sse" (a fetch of
+    #: ``text/event-stream``, ``data:`` events) or "websocket" (frames on a socket the page opens at
+    #: load and keeps). The events are the same in all three.
+    transport: str = "ndjson"
+    #: A pause of this many REAL seconds (not scaled) in the middle of every answer, the stream kept
+    #: open (keep-alives only), as a model that thinks mid-answer does. 0: none.
+    pause_mid_s: float = 0.0
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
@@ -140,6 +156,10 @@ class WebSimConfig:
             raise ValueError("fault rates must be in [0, 1] and sum to at most 1")
         if self.answer_style not in ANSWER_STYLES:
             raise ValueError(f"answer_style must be one of {', '.join(ANSWER_STYLES)}")
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}")
+        if not 0.0 <= self.pause_mid_s < math.inf:
+            raise ValueError("pause_mid_s must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -540,6 +560,7 @@ class WebSimServer(_CapacityModes, LocalServer):
         self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
         self._assets["markdown.js"] = _asset("markdown.js")
         self._capacity_init()
+        self._transports = Transports(lambda: f"{self.base_url}/api/generate", SESSION_COOKIE)
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -552,6 +573,8 @@ class WebSimServer(_CapacityModes, LocalServer):
             web.get("/chat", self._h_chat),
             web.get("/static/{name}", self._h_static),
             web.post("/api/generate", self._h_generate),
+            web.post("/api/generate/sse", self._transports.generate_sse),
+            web.get("/api/ws", self._transports.websocket),
             web.post("/api/stop", self._h_stop),
             web.get("/stats", self._h_stats),
             web.post("/stats/reset", self._h_stats_reset),
@@ -672,7 +695,8 @@ class WebSimServer(_CapacityModes, LocalServer):
             if self.config.login_redirect:
                 return web.Response(status=303, headers={"Location": "/login"})
             return self._page("logged_out.html")
-        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style)
+        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style,
+                          transport=self.config.transport)
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
@@ -898,6 +922,11 @@ class WebSimServer(_CapacityModes, LocalServer):
         at = fault_at.get(gen.fault or "", -1)
         await self._send(resp, gen, {"t": "start", "id": gen.id})
         for i, tok in enumerate(tokens):
+            if i == len(tokens) // 2 and self.config.pause_mid_s > 0:  # a long think mid-answer
+                reason = await self._wait(gen, request, resp, self.config.pause_mid_s)
+                if reason != "timeout":
+                    await self._interrupted(gen, resp, reason)
+                    return
             if i == at and gen.fault == "hang":
                 gen.status = "hung"
                 await self._interrupted(gen, resp, await self._wait(gen, request, resp, None))
@@ -959,6 +988,11 @@ class WebSimServer(_CapacityModes, LocalServer):
         except (ConnectionError, RuntimeError) as exc:
             raise _Disconnected() from exc
         gen.last_write = asyncio.get_running_loop().time()
+
+    # ----------------------------------------------------------------------------- SSE / WebSocket transports
+    async def stop(self) -> None:
+        await self._transports.close()
+        await super().stop()
 
 
 @dataclass(frozen=True)
@@ -1032,6 +1066,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="send a logged-out visit of the chat page to the login form")
     parser.add_argument("--answer-style", choices=ANSWER_STYLES, default="text",
                         help="markdown: answers are Markdown rendered to HTML by the page")
+    parser.add_argument("--transport", choices=TRANSPORTS, default="ndjson",
+                        help="how the page receives answers: chunked NDJSON fetch, SSE, or WebSocket frames")
+    parser.add_argument("--pause-mid-s", type=float, default=0.0,
+                        help="a pause of this many real seconds in the middle of every answer")
 
 
 def config_from_args(args: argparse.Namespace) -> WebSimConfig:
@@ -1041,6 +1079,7 @@ def config_from_args(args: argparse.Namespace) -> WebSimConfig:
         seed=args.seed, password=args.password,
         session_cookie=getattr(args, "session_cookie", False), login_redirect=getattr(args, "login_redirect", False),
         answer_style=getattr(args, "answer_style", "text"),
+        transport=getattr(args, "transport", "ndjson"), pause_mid_s=getattr(args, "pause_mid_s", 0.0),
     )  # fmt: skip
 
 

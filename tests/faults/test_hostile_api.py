@@ -278,7 +278,7 @@ async def test_hostile_mode_is_settable_at_run_time_and_by_flags(workspace: Work
 
     import httpx
 
-    from mediadesk.sim.api_server import add_arguments, config_from_args
+    from mediadesk.sim.api_cli import add_arguments, config_from_args
 
     admin = sim.base_url.removesuffix("/v1") + "/admin/hostile"
     cfg = make_config([api_profile("w", sim, stream=True)])

@@ -155,6 +155,12 @@ class FakeWebBackend:
     ``delay_s`` per run; ``health_status`` / ``error`` settable by a test (e.g. ``needs_login``:
     then ``available()`` is False, as for a real logged-out account)."""
 
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    unavailable_reason = None
+
     def __init__(self, account: str, delay_s: float = 0.05) -> None:
         # A web account runs one task at a time, always (one browser session); the lane reads this.
         self.capacity = 1

@@ -60,6 +60,13 @@ PROFILES = [
 class Backend:
     """One API endpoint or one web account, in-process: records specs, concurrency, cancels."""
 
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
+
     def __init__(self, capacity: int, delay_s: float = 0.03) -> None:
         self.capacity = capacity
         self.delay_s = delay_s

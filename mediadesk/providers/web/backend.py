@@ -260,6 +260,11 @@ class WebAccountBackend:
             self._last_error = None
             await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
             self._tasks_on_browser += 1
+            t = result.timings
+            if t.done_rule == "stream":
+                ctx.log("done: stream ended")
+            else:
+                ctx.log("done: page settled (stream still open)" if t.stream_still_open else "done: page settled")
             ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
             if self._tasks_on_browser >= self.browser_config.recycle_after:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")

@@ -44,6 +44,7 @@ import json
 import logging
 import re
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -75,6 +76,7 @@ from mediadesk.providers.web.errors import (
 )
 from mediadesk.providers.web.markdown import html_to_markdown
 from mediadesk.providers.web.signals import CHALLENGE_JS, ChallengeSeen, connection_failure
+from mediadesk.providers.web.stream_watch import StreamWatch
 
 __all__ = ["PageDriver", "RunResult", "RunTimings"]
 
@@ -91,6 +93,8 @@ _TEXT_GRACE_MS = 300  # how long the prompt box may take to show the inserted te
 _STOP_TIMEOUT_S = 3.0  # best-effort stop click on cancel/timeout, and the wait for busy to go
 _EVIDENCE_TIMEOUT_S = 5.0
 _NAV_RETRIES = 3  # pre-send steps are redone if a navigation replaced the document
+_STREAM_SETTLE_MS = 50  # once the site's answer stream ended: the answer must be still this long
+_STREAM_HOLD_MIN_MS = 30_000  # a stream still open, no busy, answer unchanged this long (or 10 x settle_ms): done
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,19 @@ class RunTimings:
     done_ms: float | None  # send -> completion rule held (last change + settle_ms)
     total_ms: float  # run start -> returned
     progress_events: int
+    #: Which rule decided "done": "stream" (the site's answer stream ended, then a short settle) or
+    #: "dom" (no stream seen: busy gone and the answer still for settle_ms).
+    done_rule: str = "dom"
+    #: What the stream watcher saw (for the task log).
+    stream_events: tuple[str, ...] = ()
+    #: The page rule decided although a stream was still open (see ``_STREAM_HOLD_MIN_MS``).
+    stream_still_open: bool = False
+
+    @property
+    def done_reason(self) -> str:
+        if self.done_rule == "stream":
+            return "stream ended"
+        return "page settled (stream still open)" if self.stream_still_open else "page settled"
 
     @property
     def overhead_ms(self) -> float:
@@ -146,6 +163,7 @@ _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
 _NEXT_JS = "([v, progress]) => window.__mediadeskWatch.next(v, progress)"
 _CONFIRM_SENT_JS = "([text, ms]) => window.__mediadeskWatch.confirmSent(text, ms)"
+_SET_STREAM_JS = "(s) => { const w = window.__mediadeskWatch; if (w && w.setStream) w.setStream(s); }"
 
 
 def _same_page(current: str, target: str) -> bool:
@@ -183,8 +201,12 @@ class PageDriver:
     """Drives chat pages of one site. Holds no per-page state: the watcher lives in the page, so
     one driver can serve several pages (and a reused page needs nothing re-registered)."""
 
-    def __init__(self, adapter: SiteAdapter) -> None:
+    def __init__(self, adapter: SiteAdapter, *, watch_streams: bool = True) -> None:
         self.adapter = adapter
+        #: Completion from the site's own answer stream (see stream_watch.py); off: the DOM rule only.
+        self.watch_streams = watch_streams
+        self._watches: weakref.WeakKeyDictionary[Page, StreamWatch] = weakref.WeakKeyDictionary()
+        self._pushes: set[asyncio.Task[Any]] = set()
         a = adapter
         self._cfg: dict[str, Any] = {
             "answer": a.answer,
@@ -206,6 +228,8 @@ class PageDriver:
             "sendReadyMs": _SEND_READY_MS,
             "textGraceMs": _TEXT_GRACE_MS,
             "clearGraceMs": _CLEAR_GRACE_MS,
+            "streamSettleMs": _STREAM_SETTLE_MS,
+            "streamHoldMs": max(float(_STREAM_HOLD_MIN_MS), 10.0 * a.settle_ms),
         }
         self._busy = adapter.busy_matcher()
         self._final = adapter.final_error_matcher()
@@ -248,8 +272,12 @@ class PageDriver:
         (navigation failed), :class:`AdapterMismatch` (no prompt box), :class:`PageGone`.
         """
         a = self.adapter
+        # A page loaded before its stream watcher existed is loaded again: a WebSocket the site opened
+        # at load would otherwise never be seen.
+        unwatched = self.watch_streams and page not in self._watches
+        self._stream_watch(page)
         clear_from = 0
-        if a.new_chat and _same_page(page.url, a.url):
+        if a.new_chat and _same_page(page.url, a.url) and not unwatched:
             try:
                 async with asyncio.timeout(a.start_timeout_s + 5.0):
                     info = await self._eval(page, _NEW_CHAT_JS, self._cfg)
@@ -272,6 +300,7 @@ class PageDriver:
         or always with ``reload`` (a health probe must see the site's current state, not an old DOM).
 
         Raises what :meth:`prepare` raises."""
+        self._stream_watch(page)
         if reload or page.url != url:
             await self._goto(page, url)
         await self._await_ready(page, 0)
@@ -395,9 +424,12 @@ class PageDriver:
         except TimeoutError as exc:
             raise RunTimeout(f"the page did not take the prompt within {pre_send_s:g} s") from exc
         typed = loop.time()
+        watch = self._stream_watch(page)
         try:
             if cancel_event is not None and cancel_event.is_set():
                 raise RunCanceled("canceled before sending")
+            if watch is not None:
+                watch.arm(lambda state: self._push_stream(page, watch, state))
             send_budget_s = (_SEND_CLICK_MS + _SEND_CONFIRM_MS) / 1000.0 + 5.0
             left_s = max(0.0, deadline - loop.time())
             try:
@@ -435,6 +467,10 @@ class PageDriver:
         except BaseException:
             await self._abort(page)
             raise
+        finally:
+            stream_events = tuple(watch.events) if watch is not None else ()
+            if watch is not None:
+                watch.disarm()
         end = loop.time()
         timings = RunTimings(
             typed_ms=(typed - t0) * 1000.0,
@@ -444,10 +480,42 @@ class PageDriver:
             done_ms=snap["done"],
             total_ms=(end - t0) * 1000.0,
             progress_events=progress,
+            done_rule=snap.get("rule") or "dom",
+            stream_still_open=bool(snap.get("held")),
+            stream_events=stream_events,
         )
         if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop
             answer = await asyncio.to_thread(html_to_markdown, answer)
         return RunResult(answer=answer, timings=timings)
+
+    # --- completion from the site's stream ---------------------------------------------------------
+
+    def _stream_watch(self, page: Page) -> StreamWatch | None:
+        """The page's stream watcher, attached on first sight (before a load, so a WebSocket opened
+        by the page is seen too)."""
+        if not self.watch_streams:
+            return None
+        watch = self._watches.get(page)
+        if watch is None:
+            watch = self._watches[page] = StreamWatch(page)
+        return watch
+
+    def _push_stream(self, page: Page, watch: StreamWatch, state: str) -> None:
+        """Tell the page's watcher what the stream did (in order: Playwright keeps the calls' order;
+        nothing is sent once the run is over, so a late change cannot reach the next run's watcher)."""
+        generation = watch.generation
+
+        async def push() -> None:
+            if watch.generation != generation:
+                return
+            try:
+                await page.evaluate(_SET_STREAM_JS, state)
+            except PlaywrightError as exc:  # the page went: the run's own wait reports it
+                log.debug("stream state %s not delivered: %s", state, _first_line(exc))
+
+        task = asyncio.ensure_future(push())
+        self._pushes.add(task)
+        task.add_done_callback(self._pushes.discard)
 
     async def _type_and_arm(self, page: Page, text: str) -> None:
         """Put ``text`` in the prompt box and arm the watcher; redone if the document changes."""

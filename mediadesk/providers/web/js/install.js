@@ -39,12 +39,15 @@
     baseRefused: textsOf(cfg.refused), refused: false,
     text: null, firstAt: null, lastChange: null, doneAt: null, error: null, errorAt: null,
     waiters: [], timer: 0, unwatch: null,
+    // The site's own answer stream, as the driver sees it on the network (stream_watch.py):
+    // 'none' (not seen: the DOM rule decides), 'open' (never done meanwhile), 'ended'.
+    stream: 'none', streamAt: null, rule: null, held: false,
   };
   const rel = (t) => t === null ? null : t - w.sentAt;
   const snap = () => ({
     state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
     busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error, refused: w.refused,
-    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt),
+    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held,
   });
   // Waiters are {res, progress}: progress waiters wake on every answer change, the others
   // (a caller without on_progress) only on a final state, saving a round trip per change.
@@ -96,7 +99,8 @@
       return wakeIn(Math.min(wake, left));
     }
     const busy = anyVisible(cfg.busy);
-    if (busy) w.lastBusyAt = t;
+    const streaming = w.stream === 'open';
+    if (busy || streaming) w.lastBusyAt = t;
     w.busy = busy;
     const list = all(cfg.answer);
     const txt = list.length > w.baseCount ? read(list[list.length - 1]) : null;
@@ -105,19 +109,37 @@
       w.text = txt; w.lastChange = t; w.version++; flush(false);
     }
     if (w.text === null || w.text.trim() === '') {
-      if (!busy) {
+      if (!busy && !streaming) {
         const left = cfg.startTimeoutMs - (t - Math.max(w.sentAt, w.lastBusyAt));
         if (left <= 0) return finish('no_start');
         wake = Math.min(wake, left);
       }
+    } else if (!busy && streaming) {
+      // A stream the site keeps open across answers (a push channel opened by the first send) would
+      // hold every run until max_run_s: after streamHoldMs with no busy and no change, the page decides.
+      const left = cfg.streamHoldMs - (t - w.lastChange);
+      if (left <= 0 && !w.lossAt) { w.rule = 'dom'; w.held = true; return finish('done'); }
+      if (left > 0) wake = Math.min(wake, left);
     } else if (!busy) {
-      const left = cfg.settleMs - (t - w.lastChange);
-      if (left <= 0 && !w.lossAt) return finish('done');  // never "done" while logged out
+      // Once the stream ended, a short window catches the last DOM update (the network end can
+      // precede it); without a stream, the answer must be still for the adapter's settle_ms.
+      const ended = w.stream === 'ended';
+      const left = ended ? cfg.streamSettleMs - (t - Math.max(w.lastChange, w.streamAt))
+                         : cfg.settleMs - (t - w.lastChange);
+      if (left <= 0 && !w.lossAt) {  // never "done" while logged out
+        w.rule = ended ? 'stream' : 'dom';
+        return finish('done');
+      }
       if (left > 0) wake = Math.min(wake, left);
     }
     wakeIn(wake);
   }
   w.dispose = () => finish('disposed');
+  w.setStream = (state) => {
+    if (TERMINAL.has(w.state)) return;
+    w.stream = state; w.streamAt = now();
+    if (w.state === 'armed') check();
+  };
   w.next = (v, progress) => new Promise((res) => {
     if (TERMINAL.has(w.state) || (progress && w.version !== v)) res(snap());
     else w.waiters.push({res, progress});
