@@ -92,6 +92,10 @@ class HealthStatus(str, Enum):
     DISABLED = "disabled"
     ERROR = "error"
     STARTING = "starting"
+    #: A bot check / CAPTCHA on the site: the account takes nothing until a person has solved it.
+    CHALLENGE = "challenge"
+    #: A usage limit with a reset time: the account takes nothing until then, and comes back by itself.
+    RESTING = "resting"
 
 
 def effective_health(enabled: bool, health: str, running: int) -> HealthStatus:

@@ -14,6 +14,11 @@ Signals, and what each costs (never an attempt unless the task itself failed):
 - unavailable (connection refused, 502/503/504): the breaker opens at once; probes decide when it
   is back;
 - out of credit (429 ``insufficient_quota``): the breaker opens at once and the operator is told.
+
+A web account speaks the same way through its site (``providers/web/signals.py``): a site that is down
+(connection refused, a gateway page) is ``unavailable``; a busy or usage-limit banner is a refusal (a
+usage limit with a reset time also makes the account rest until then); a bot check is neither: the task
+goes back uncharged and the account waits for a person (:meth:`Capacity.notice` tells the operator).
 """
 
 from __future__ import annotations
@@ -197,6 +202,10 @@ class Capacity:
             self._changed(was)
         self._wake_all()
         return pause
+
+    def notice(self, message: str) -> None:
+        """Tell the operator something about this callee (a bot check waiting for a person, ...)."""
+        self._on_event(message)
 
     def trip(self, reason: str) -> None:
         was = self.breaker.state

@@ -191,6 +191,9 @@ class Lane:
             await self.backend.start()
         except Exception as exc:  # prewarm failure is not fatal: the backend reports its health
             log.warning("%s: backend start failed: %s", self.name, exc)
+        health, said = self.backend.health()
+        if health == "challenge" and self.capacity_ctl is not None:  # a bot check met while warming up
+            self.capacity_ctl.notice(f"account {self.account} needs a person: {said}")
         self.started.set()
         self.on_stats_dirty(self)
         await self._loop()
@@ -612,6 +615,9 @@ class Lane:
         self._published(new, rec)
 
     def _fail_attempt(self, rec: TaskRecord, failure: TaskFailure, now: float, pause: float | None = None) -> None:
+        if failure.kind is ErrorKind.CHALLENGE and self.capacity_ctl is not None:
+            # not a failure of the task (it goes back uncharged): the account waits for a person
+            self.capacity_ctl.notice(f"account {self.account} needs a person: {failure.message}")
         quarantinable = self.kind is ModelKind.WEB
         new = apply_failure(self._store, self._policy, rec, failure, now, pause=pause,
                             quarantinable=quarantinable, capacity=self.capacity_ctl)

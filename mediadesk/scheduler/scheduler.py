@@ -430,7 +430,8 @@ class Scheduler:
         out = []
         for name in self._profiles:
             lanes = [lane for lane in self.lanes if name in lane.profiles]
-            serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] != "needs_login"]
+            # a login or a bot check waits for a person; a resting account comes back by itself
+            serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] not in ("needs_login", "challenge")]
             if not serving and self.store.has_pending([name]):
                 out.append(name)
         return out

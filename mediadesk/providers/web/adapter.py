@@ -73,6 +73,17 @@ Optional (default)
                                   checked click (waits for the button to be stable; ~100 ms slower).
     ``fallbacks`` (true)          false: no role-based fallbacks; a missing or non-matching key is
                                   an adapter mismatch (strict adapters, adapter tests).
+    ``final_error_text`` ([])     extra regular expressions for error texts that are FINAL: a new
+                                  ``error`` text matching one fails the task at once
+                                  (``bad_request``, not retried), e.g. the model behind the site
+                                  refused the prompt. Added to ``signals.BUILTIN_FINAL_ERROR_TEXT``
+                                  ("400", "invalid request", "context length exceeded", "model not
+                                  found", "content policy", ...). Busy wordings win over these.
+    ``final_error_text_builtin`` (true)  false: use only this adapter's ``final_error_text``.
+    ``challenge_text`` ([])       extra regular expressions for bot-check wordings, added to
+                                  ``signals.BUILTIN_CHALLENGE_TEXT``; reCAPTCHA / hCaptcha /
+                                  Turnstile frames are recognised without any. A challenge pauses
+                                  the account (``challenge``) until a person has solved it.
     ``login_user``, ``login_password``, ``login_submit`` (none)  all three or none: the user and
                                   password fields of the form at ``login_url`` and its submit
                                   button, for accounts with stored credentials (they log
@@ -90,6 +101,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from mediadesk.providers.web.busy import BusyMatcher
+from mediadesk.providers.web.signals import ChallengeMatcher, FinalErrorMatcher
 
 __all__ = [
     "AdapterError",
@@ -154,6 +166,9 @@ class SiteAdapter:
     dismiss: tuple[str, ...] = ()
     fallbacks: bool = True
     send_click: SendClick = "direct"
+    final_error_text: tuple[str, ...] = ()
+    final_error_text_builtin: bool = True
+    challenge_text: tuple[str, ...] = ()
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -172,6 +187,14 @@ class SiteAdapter:
     def busy_matcher(self) -> BusyMatcher:
         """The busy wordings of this site: the built-in ones (unless turned off) plus ``busy_text``."""
         return BusyMatcher.for_site(self.busy_text, builtin=self.busy_text_builtin)
+
+    def final_error_matcher(self) -> FinalErrorMatcher:
+        """Error wordings that end a task at once: built-in (unless turned off) plus ``final_error_text``."""
+        return FinalErrorMatcher.for_site(self.final_error_text, builtin=self.final_error_text_builtin)
+
+    def challenge_matcher(self) -> ChallengeMatcher:
+        """Bot-check wordings of this site: the built-in ones plus ``challenge_text``."""
+        return ChallengeMatcher.for_site(self.challenge_text)
 
     @property
     def has_login_form(self) -> bool:
@@ -224,6 +247,9 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "dismiss": ("sels", False),
     "fallbacks": ("bool", False),
     "send_click": ("str", False),
+    "final_error_text": ("regexes", False),
+    "final_error_text_builtin": ("bool", False),
+    "challenge_text": ("regexes", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "answer_format": ("text", "html", "markdown"),
@@ -332,8 +358,9 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
     for key in ("max_run_s", "start_timeout_s", "page_load_timeout_s"):
         if key in values:
             values[key] = float(values[key])
-    if "busy_text" in values:
-        values["busy_text"] = tuple(values["busy_text"])
+    for key in ("busy_text", "final_error_text", "challenge_text"):
+        if key in values:
+            values[key] = tuple(values[key])
     for key, (kind, _required) in _KEYS.items():
         if kind in ("sel", "sels") and isinstance(values.get(key), list):
             values[key] = tuple(values[key])

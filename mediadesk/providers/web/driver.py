@@ -57,6 +57,7 @@ import html
 import json
 import logging
 import re
+import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -71,19 +72,24 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from mediadesk.files.safe import UnsafePathError, ensure_private_dir, write_private_file
 from mediadesk.providers.web.adapter import SendClick, SiteAdapter, show_selector
-from mediadesk.providers.web.busy import parse_wait
+from mediadesk.providers.web.busy import parse_wait, rest_until
 from mediadesk.providers.web.errors import (
     AdapterMismatch,
     BadPrompt,
+    ChallengeShown,
+    FinalSiteError,
     NeedsLogin,
     PageGone,
     RunCanceled,
     RunTimeout,
     SiteBusy,
+    SiteDown,
     SiteError,
+    UsageLimit,
     WebLaneError,
 )
 from mediadesk.providers.web.markdown import html_to_markdown
+from mediadesk.providers.web.signals import CHALLENGE_JS, ChallengeSeen, connection_failure
 from mediadesk.providers.web.stream_watch import StreamWatch
 
 __all__ = ["PageDriver", "RunResult", "RunTimings"]
@@ -277,6 +283,8 @@ class PageDriver:
         self._diag: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._warn: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._cdp: weakref.WeakKeyDictionary[Page, Any] = weakref.WeakKeyDictionary()
+        self._final = adapter.final_error_matcher()
+        self._challenge = adapter.challenge_matcher()
 
     # --- errors -----------------------------------------------------------------------------------
 
@@ -353,18 +361,49 @@ class PageDriver:
         await self._await_ready(page, 0)
 
     async def _goto(self, page: Page, url: str) -> None:
+        """Load ``url`` and read the site's own signals first: a connection-level failure or a 5xx
+        page is :class:`SiteDown` (its capacity, not the task's fault), a bot check is
+        :class:`ChallengeShown`."""
         timeout_ms = self.adapter.page_load_timeout_s * 1000.0
+        response = None
         try:
-            await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
+            response = await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
         except PlaywrightTimeout as exc:
             raise RunTimeout(f"{url} did not load within {self.adapter.page_load_timeout_s:g} s") from exc
         except PlaywrightError as exc:
             if _is_closed(exc):
                 raise PageGone(f"the page closed or crashed: {_first_line(exc)}") from exc
+            if (code := connection_failure(str(exc))) is not None:
+                raise SiteDown(f"the site is unreachable: {url} failed with net::{code}") from exc
             if "interrupted by another navigation" not in str(exc):
                 raise SiteError(f"could not open {url}: {_first_line(exc)}") from exc
             # A client-side redirect (often to a login page): let the readiness check decide.
             await self._settle_navigation(page)
+        status = None if response is None else response.status
+        if status is not None and status >= 400 and (seen := await self.challenge(page)) is not None:
+            raise ChallengeShown(f"{self.adapter.name or url}: a bot check needs a person ({seen.what})")
+        if status is not None and status >= 500:
+            raise SiteDown(f"the site is down: {url} answered HTTP {status} (a gateway or server error page "
+                           "instead of the chat page)")
+
+    async def challenge(self, page: Page) -> ChallengeSeen | None:
+        """The bot check (CAPTCHA frame, widget, challenge wording) the page shows now, if any.
+        Never raises: a page that cannot be read shows none."""
+        try:
+            signals = await asyncio.wait_for(
+                page.evaluate(CHALLENGE_JS, self._challenge.script_arg(", ".join(self.adapter.selectors("prompt")) or None)), 5.0
+            )
+        except Exception:
+            return None
+        return self._challenge.judge(signals)
+
+    def _refusal(self, text: str, where: str) -> SiteBusy:
+        """A busy refusal, or a usage limit whose stated reset is far enough away to rest until."""
+        now = time.time()
+        until = rest_until(text, now)
+        if until is not None:
+            return UsageLimit(text, where=where, until=until, now=now)
+        return SiteBusy(text, where=where, wait_s=parse_wait(text))
 
     async def _settle_navigation(self, page: Page) -> None:
         try:
@@ -466,7 +505,11 @@ class PageDriver:
                 said = snap["error"] or ""
                 if snap.get("refused") or self._busy.matches(said):
                     where = f"busy_selector {a.busy_selector!r}" if snap.get("refused") else "error message"
-                    raise SiteBusy(said or "(no text)", where=where, wait_s=parse_wait(said))
+                    raise self._refusal(said or "(no text)", where)
+                if self._challenge.judge({"dialogs": [said]}) is not None:
+                    raise ChallengeShown(f"{a.name or a.url}: a bot check needs a person (the site said {said!r})")
+                if self._final.matches(said):
+                    raise FinalSiteError(f"the site showed a final error (not retried): {said}")
                 raise SiteError(f"the site showed an error: {said or '(no text)'}")
             if state == "logged_out":
                 raise NeedsLogin(f"{a.name or a.url}: logged out during the run")
@@ -478,7 +521,7 @@ class PageDriver:
             answer = (snap["text"] or "").strip()
             plain = _plain(answer, a.answer_format)
             if self._busy.is_busy_answer(plain):  # the whole "answer" is a busy notice: never stored
-                raise SiteBusy(plain, where="answer", wait_s=parse_wait(plain))
+                raise self._refusal(plain, "answer")
         except _Navigated as exc:
             await self._after_navigation(page, exc)
         except BaseException:

@@ -103,6 +103,9 @@ def test_shipped_example_and_test_sites_are_valid(tmp_path: Path) -> None:
         "dismiss",
         "send_click",
         "fallbacks",
+        "final_error_text",
+        "final_error_text_builtin",
+        "challenge_text",
     ):
         assert f"# {key} = " in text or f"\n{key} = " in text, key
     for site in ("site_a", "site_b"):
