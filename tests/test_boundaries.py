@@ -68,3 +68,10 @@ def test_a_planted_upward_import_in_config_breaks_the_layers(tmp_path) -> None: 
     out = _lint_imports_on_copy(tmp_path, {"mediadesk/config/model.py": "import mediadesk.scheduler.events"})
     assert out.returncode != 0
     assert "Layers point down BROKEN" in out.stdout
+
+
+def test_a_planted_loop_in_the_api_simulator_breaks_its_layers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = _lint_imports_on_copy(tmp_path, {"mediadesk/sim/api_config.py": "import mediadesk.sim.api_server"})
+    assert out.returncode != 0
+    assert "The API simulator's modules point down, without loops BROKEN" in out.stdout
+    assert "mediadesk.sim.api_config -> mediadesk.sim.api_server" in out.stdout

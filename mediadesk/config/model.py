@@ -3,6 +3,11 @@
 Key names and meanings under ``[retry]``, ``[heartbeat]``, ``[[profiles]]`` and ``[[accounts]]`` are
 fixed by the product: operators and outside tools write them. Unknown keys are errors (a typo such as
 ``concurency`` must not silently fall back to a default).
+
+Why one module: it is the file's shape, one pydantic model per table with each rule next to the key
+it checks, plus the cross-table checks and the two ways in (``load_config``, ``parse_config``); a
+new key is added here and nowhere else. How a broken file is told to the operator lives in
+:mod:`mediadesk.config.errors`.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from mediadesk.config.errors import KeyProblem, issues_of, problem
 from mediadesk.config.messages import ConfigIssue, Msg, msg
 from mediadesk.core.policy import RetryPolicy
 
@@ -32,28 +38,16 @@ API_MAX_RUN_S_DEFAULT = 600.0
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
-class _Problem(ValueError):
-    """A validator's complaint with its message as data (``str()`` is the English text)."""
-
-    def __init__(self, message: Msg) -> None:
-        super().__init__(message.english())
-        self.message = message
-
-
-def _problem(template: str, **params: str | Msg) -> _Problem:
-    return _Problem(msg(template, **params))
-
-
 def _check_env_name(v: str | None) -> str | None:
     if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
-        raise _problem("must be the NAME of an environment variable (the key itself never goes in the config)")
+        raise problem("must be the NAME of an environment variable (the key itself never goes in the config)")
     return v
 
 
 def _check_name(v: str) -> str:
     """Profile and account names end up in file paths, lock names and log prefixes."""
     if not _NAME_RE.match(v):
-        raise _problem("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        raise problem("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
     return v
 
 
@@ -109,8 +103,8 @@ class BreakerConfig(_Strict):
     @model_validator(mode="after")
     def _min_calls_in_window(self) -> BreakerConfig:
         if self.min_calls > self.window:
-            raise _problem("min_calls ({min_calls}) must not exceed window ({window})",
-                           min_calls=str(self.min_calls), window=str(self.window))
+            raise problem("min_calls ({min_calls}) must not exceed window ({window})",
+                          min_calls=str(self.min_calls), window=str(self.window))
         return self
 
 
@@ -125,7 +119,7 @@ class RatesConfig(_Strict):
     def _rpm_values(cls, v: dict[str, float]) -> dict[str, float]:
         for domain, rpm in v.items():
             if rpm < 0:
-                raise _problem("{domain}: requests per minute must be a number >= 0", domain=domain)
+                raise problem("{domain}: requests per minute must be a number >= 0", domain=domain)
         return v
 
 
@@ -151,7 +145,7 @@ class EndpointConfig(_Strict):
     @classmethod
     def _url(cls, v: str) -> str:
         if not re.match(r"^https?://", v):
-            raise _problem("base_url must start with http:// or https://")
+            raise problem("base_url must start with http:// or https://")
         return v.rstrip("/")
 
 
@@ -162,8 +156,8 @@ class HeartbeatConfig(_Strict):
     @model_validator(mode="after")
     def _stale_after_interval(self) -> HeartbeatConfig:
         if self.stale_after_s <= self.interval_s:
-            raise _problem("stale_after_s ({stale_after_s}) must be greater than interval_s ({interval_s})",
-                           stale_after_s=str(self.stale_after_s), interval_s=str(self.interval_s))
+            raise problem("stale_after_s ({stale_after_s}) must be greater than interval_s ({interval_s})",
+                          stale_after_s=str(self.stale_after_s), interval_s=str(self.interval_s))
         return self
 
 
@@ -232,35 +226,35 @@ class ProfileConfig(_Strict):
             if self.endpoint is not None:
                 for k in ("base_url", "api_key_env", "api_key_keyring"):
                     if getattr(self, k) is not None:
-                        raise _problem("{key} belongs to the endpoint {endpoint}; remove it here",
-                                       key=k, endpoint=repr(self.endpoint))
+                        raise problem("{key} belongs to the endpoint {endpoint}; remove it here",
+                                      key=k, endpoint=repr(self.endpoint))
                 if not self.model:
-                    raise _problem("an api profile needs model")
+                    raise problem("an api profile needs model")
             else:
                 missing = [k for k in ("base_url", "model") if not getattr(self, k)]
                 if missing:
-                    raise _problem("an api profile needs {keys} (or endpoint and model)", keys=" and ".join(missing))
+                    raise problem("an api profile needs {keys} (or endpoint and model)", keys=" and ".join(missing))
                 assert self.base_url is not None
                 if not re.match(r"^https?://", self.base_url):
-                    raise _problem("base_url must start with http:// or https://")
+                    raise problem("base_url must start with http:// or https://")
             for k in ("site", "url"):
                 if getattr(self, k) is not None:
-                    raise _problem("{key} is for web profiles only", key=k)
+                    raise problem("{key} is for web profiles only", key=k)
         else:
             if not self.site:
-                raise _problem("a web profile needs site (the name of a site adapter)")
+                raise problem("a web profile needs site (the name of a site adapter)")
             if self.concurrency is not None:
-                raise _problem(
+                raise problem(
                     "web profiles run exactly one task per account (a chat account allows one generation at a time); "
                     "remove concurrency and add accounts instead"
                 )
             for k in ("base_url", "model", "api_key_env", "api_key_keyring", "endpoint"):
                 if getattr(self, k) is not None:
-                    raise _problem("{key} is for api profiles only", key=k)
+                    raise problem("{key} is for api profiles only", key=k)
             if "max_answer_chars" in self.model_fields_set:
-                raise _problem("{key} is for api profiles only", key="max_answer_chars")
+                raise problem("{key} is for api profiles only", key="max_answer_chars")
         if self.name in self.fallback:
-            raise _problem("fallback must not name the profile itself")
+            raise problem("fallback must not name the profile itself")
         return self
 
     @property
@@ -294,7 +288,7 @@ class AccountConfig(_Strict):
     @classmethod
     def _login_env_name(cls, v: str | None) -> str | None:
         if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
-            raise _problem("must be the NAME of an environment variable (the value itself never goes in the config)")
+            raise problem("must be the NAME of an environment variable (the value itself never goes in the config)")
         return v
 
     @field_validator("login_user_keyring", "login_password_keyring")
@@ -303,7 +297,7 @@ class AccountConfig(_Strict):
         if v is not None:
             service, sep, username = v.partition(":")
             if not sep or not service.strip() or not username.strip():
-                raise _problem("must be a keyring entry 'service:username' (the value never goes in the config)")
+                raise problem("must be a keyring entry 'service:username' (the value never goes in the config)")
         return v
 
     @model_validator(mode="after")
@@ -313,7 +307,7 @@ class AccountConfig(_Strict):
         if has_user != has_password:
             missing = "login_password_env or login_password_keyring" if has_user else (
                 "login_user_env or login_user_keyring")
-            raise _problem("stored credentials need both a user and a password: add {keys}", keys=missing)
+            raise problem("stored credentials need both a user and a password: add {keys}", keys=missing)
         return self
 
     @property
@@ -349,33 +343,33 @@ class AppConfig(_Strict):
         seen: set[str] = set()
         for i, p in enumerate(self.profiles):
             if p.name in seen:
-                raise _KeyError(f"profiles[{i}].name", msg("duplicate profile name {name}", name=repr(p.name)))
+                raise KeyProblem(f"profiles[{i}].name", msg("duplicate profile name {name}", name=repr(p.name)))
             seen.add(p.name)
         by_name = {p.name: p for p in self.profiles}
         ep_names: set[str] = set()
         for i, e in enumerate(self.endpoints):
             if e.name in ep_names:
-                raise _KeyError(f"endpoints[{i}].name", msg("duplicate endpoint name {name}", name=repr(e.name)))
+                raise KeyProblem(f"endpoints[{i}].name", msg("duplicate endpoint name {name}", name=repr(e.name)))
             ep_names.add(e.name)
         for i, p in enumerate(self.profiles):
             if p.endpoint is not None and p.endpoint not in ep_names:
                 known: str | Msg = ", ".join(sorted(ep_names)) or msg("none defined")
-                raise _KeyError(f"profiles[{i}] ({p.name}).endpoint",
-                                msg("no endpoint named {name} ({known})", name=repr(p.endpoint), known=known))
+                raise KeyProblem(f"profiles[{i}] ({p.name}).endpoint",
+                                 msg("no endpoint named {name} ({known})", name=repr(p.endpoint), known=known))
             for step in p.fallback:
                 if step not in by_name:
-                    raise _KeyError(f"profiles[{i}] ({p.name}).fallback",
-                                    msg("no profile named {name}", name=repr(step)))
+                    raise KeyProblem(f"profiles[{i}] ({p.name}).fallback",
+                                     msg("no profile named {name}", name=repr(step)))
         acc_seen: set[str] = set()
         for i, a in enumerate(self.accounts):
             if a.name in acc_seen:
-                raise _KeyError(f"accounts[{i}].name", msg("duplicate account name {name}", name=repr(a.name)))
+                raise KeyProblem(f"accounts[{i}].name", msg("duplicate account name {name}", name=repr(a.name)))
             acc_seen.add(a.name)
             prof = by_name.get(a.profile)
             if prof is None:
-                raise _KeyError(f"accounts[{i}].profile", msg("no profile named {name}", name=repr(a.profile)))
+                raise KeyProblem(f"accounts[{i}].profile", msg("no profile named {name}", name=repr(a.profile)))
             if prof.kind != "web":
-                raise _KeyError(
+                raise KeyProblem(
                     f"accounts[{i}].profile", msg("profile {name} is an api profile; accounts are for web",
                                                   name=repr(a.profile))
                 )
@@ -473,119 +467,6 @@ def _implicit_name(url: str, taken: set[str]) -> str:
     return name
 
 
-class _KeyError(ValueError):
-    """A cross-field error that knows its key path."""
-
-    def __init__(self, key: str, message: Msg) -> None:
-        super().__init__(message.english())
-        self.key = key
-        self.message = message
-
-
-def _fmt_loc(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
-    out = ""
-    node: Any = data
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-            try:
-                node = node[part]
-                if isinstance(node, dict) and isinstance(node.get("name"), str):
-                    out += f" ({node['name']})"
-            except (IndexError, KeyError, TypeError):
-                node = None
-        else:
-            if part in ("function-after", "function-before") or str(part).startswith("function-"):
-                continue
-            out += ("." if out else "") + str(part)
-            node = node.get(part) if isinstance(node, dict) else None
-    return out or "(top level)"
-
-
-#: What a key of each pydantic type error expects, in TOML words.
-_EXPECTED = {
-    "int_type": "an integer",
-    "int_from_float": "an integer",
-    "float_type": "a number",
-    "bool_type": "true or false",
-    "string_type": "a string",
-    "path_type": "a path (a string)",
-    "list_type": "a list",
-    "tuple_type": "a list",
-    "dict_type": "a table",
-    "model_type": "a table",
-    "model_attributes_type": "a table",
-}
-
-
-def _toml_kind(value: object) -> Msg:
-    """The TOML type of a value, with the value itself when it is short (never a long string:
-    whatever was pasted there is not echoed)."""
-    if isinstance(value, bool):
-        return msg("a boolean ({value})", value="true" if value else "false")
-    if isinstance(value, int):
-        return msg("an integer ({value})", value=str(value))
-    if isinstance(value, float):
-        return msg("a float ({value})", value=repr(value))
-    if isinstance(value, str):
-        return msg('a string ("{value}")', value=value) if len(value) <= 20 and value.isprintable() else msg("a string")
-    if isinstance(value, list):
-        return msg("a list")
-    if isinstance(value, dict):
-        return msg("a table")
-    return msg("a {type}", type=type(value).__name__)
-
-
-def _type_message(kind: str, value: object) -> Msg:
-    """``expected an integer, got a string ("3") (write it without quotes)``."""
-    hint: str | Msg = ""
-    if isinstance(value, str):
-        text = value.strip()
-        if kind in ("int_type", "float_type") and re.fullmatch(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?", text):
-            hint = msg(" (write the number without quotes)")
-        elif kind == "bool_type" and text.lower() in ("true", "false"):
-            hint = msg(" (write {value} without quotes)", value=text.lower())
-    elif kind == "bool_type" and isinstance(value, int) and value in (0, 1):
-        hint = msg(" (write true or false)")
-    elif kind == "int_from_float" or (kind == "int_type" and isinstance(value, float)):
-        hint = msg(" (write a whole number without a decimal point)")
-    return msg("expected {expected}, got {got}{hint}", expected=msg(_EXPECTED[kind]), got=_toml_kind(value), hint=hint)
-
-
-#: pydantic's own messages as templates: error type -> (template, the ctx keys it takes). Used only
-#: when the template gives back pydantic's exact words; anything else is shown as pydantic wrote it.
-_PYDANTIC = {
-    "missing": ("Field required", ()),
-    "greater_than_equal": ("Input should be greater than or equal to {ge}", ("ge",)),
-    "greater_than": ("Input should be greater than {gt}", ("gt",)),
-    "less_than_equal": ("Input should be less than or equal to {le}", ("le",)),
-    "less_than": ("Input should be less than {lt}", ("lt",)),
-    "literal_error": ("Input should be {expected}", ("expected",)),
-}
-
-
-def _ctx_text(v: object) -> str:
-    """A limit as pydantic prints it (``0.0`` as ``0``)."""
-    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-
-
-def _pydantic_message(err: Mapping[str, Any]) -> Msg:
-    text = str(err["msg"]).removeprefix("Value error, ")
-    known = _PYDANTIC.get(str(err["type"]))
-    if known is not None:
-        ctx = err.get("ctx") or {}
-        template, keys = known
-        if all(k in ctx for k in keys):
-            params: dict[str, str | Msg] = {k: _ctx_text(ctx[k]) for k in keys}
-            choices = re.fullmatch(r"(.+) or (.+)", str(params.get("expected", "")))
-            if choices:  # literal_error: "'api' or 'web'" (the choices stay as written)
-                params["expected"] = msg("{choices} or {last}", choices=choices[1], last=choices[2])
-            m = msg(template, **params)
-            if m.english() == text:
-                return m
-    return msg("{message}", message=text)
-
-
 def _resolve_paths(cfg: AppConfig, base: Path) -> AppConfig:
     def rel(p: Path | None) -> Path | None:
         if p is None:
@@ -604,23 +485,7 @@ def parse_config(data: dict[str, Any], source: str = "<config>", base_dir: Path 
     try:
         cfg = AppConfig.model_validate(data)
     except ValidationError as exc:
-        issues = []
-        for err in exc.errors():
-            ctx_err = (err.get("ctx") or {}).get("error")
-            if isinstance(ctx_err, _KeyError):
-                issues.append(ConfigIssue(source, ctx_err.key, ctx_err.message))
-                continue
-            key = _fmt_loc(tuple(err["loc"]), data)
-            if isinstance(ctx_err, _Problem):
-                message = ctx_err.message
-            elif err["type"] == "extra_forbidden":
-                message = msg("unknown key (check the spelling; see the README for all keys)")
-            elif err["type"] in _EXPECTED:
-                message = _type_message(err["type"], err.get("input"))
-            else:
-                message = _pydantic_message(err)
-            issues.append(ConfigIssue(source, key, message))
-        raise ConfigError.of(issues) from None
+        raise ConfigError.of(issues_of(exc, data, source)) from None
     return _resolve_paths(cfg, base_dir or Path.cwd())
 
 

@@ -19,6 +19,11 @@ Signals, and what each costs (never an attempt unless the task itself failed):
   config), the operator is told why.
 
 While the breaker is open the notices say what the callee waits for and since when (wall clock).
+
+A web account speaks the same way through its site (``providers/web/signals.py``): a site that is down
+(connection refused, a gateway page) is ``unavailable``; a busy or usage-limit banner is a refusal (a
+usage limit with a reset time also makes the account rest until then); a bot check is neither: the task
+goes back uncharged and the account waits for a person (:meth:`Capacity.notice` tells the operator).
 """
 
 from __future__ import annotations
@@ -28,10 +33,11 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
+from mediadesk.core.backend import Probe
 from mediadesk.core.breaker import BreakerConfig, BreakerState, CircuitBreaker
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.gate import AdaptiveGate
@@ -40,7 +46,6 @@ from mediadesk.scheduler.events import CapacityView
 
 log = logging.getLogger(__name__)
 
-Probe = Callable[[], Awaitable[tuple[bool, str]]]
 
 #: Successes in a row before an adaptive gate tries one more concurrent request. Each try above a
 #: provider's real limit costs about one refusal, so 20 keeps refusals near 1 per 20 answers.
@@ -215,6 +220,10 @@ class Capacity:
             self._changed(was)
         self._wake_all()
         return pause
+
+    def notice(self, message: str) -> None:
+        """Tell the operator something about this callee (a bot check waiting for a person, ...)."""
+        self._on_event(message)
 
     def trip(self, reason: str) -> None:
         was = self.breaker.state

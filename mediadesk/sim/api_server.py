@@ -1,8 +1,5 @@
 """An OpenAI-compatible API simulator: a real aiohttp server on 127.0.0.1.
 
-(~620 lines: the request handlers and their fault paths read best side by side; fault control and
-the CLI already live in ``_faults.py`` and ``_api_cli.py``.)
-
 Why it exists: the API lane must survive quotas (429 + Retry-After), 5xx, hangs and resets, and the
 tests must *prove* it never exceeded the callee's capacity. Real providers cannot be made to fail on
 demand, so this server does, and counts what it saw (``max_concurrent``, system messages per task,
@@ -13,34 +10,22 @@ message verbatim (markers included). It mixes Chinese and an emoji on purpose, s
 through SSE, the store and the console is checked for UTF-8. The text actually sent is recorded
 as ``per_task[key]["last_answer"]``.
 
-Deterministic per-request faults, written anywhere in the last user message:
-
-* ``[[sim:400]]`` / ``[[sim:401]]``: answer that status at once.
-* ``[[sim:hang]]``: never answer (until the client gives up or the server stops).
-* ``[[sim:reset]]``: abort the TCP connection without any response.
-* ``[[sim:fail=CODExN]]`` (``500x2``, ``429x1``, ``resetx2``, ``hangx1``): the first N requests
-  carrying that exact prompt fail that way, later ones succeed.
-* ``[[sim:sleep=SECONDS]]``: extra generation time (multiplied by ``time_scale``).
-* Hostile answers (``mediadesk.sim._faults.HostileMode``): ``[[sim:endless]]`` (never ends),
-  ``[[sim:huge]]`` / ``[[sim:huge=CHARS]]`` (a complete answer of that size, default 50,000,000),
-  ``[[sim:cut]]`` (the stream ends cleanly without finish_reason and [DONE]), ``[[sim:length]]``
-  (part of the answer, finish_reason "length"), ``[[sim:steady=SECONDS]]`` (the answer as a steady
-  trickle over that long). ``hostile`` in the config (``--hostile``, ``POST /admin/hostile``)
-  answers every chat request that way; stats count them (``hostile_answers``, ``hostile_bytes_sent``,
-  ``hostile_closed_by_client``).
-
-Marker faults are decided before the quota check (they are never counted as in flight); random
-faults (``fail_rate``, ``hang_rate``, ``reset_rate``) hit admitted requests.
+Per-request faults (``[[sim:hang]]``-style markers in the last user message: fixed statuses, hangs,
+resets, ``fail=CODExN`` budgets, extra sleep, hostile answers) are listed in
+:mod:`mediadesk.sim._api_requests`, which parses them; ``hostile`` in the config (``--hostile``,
+``POST /admin/hostile``) answers every chat request the hostile way (:mod:`mediadesk.sim._api_hostile`);
+stats count them (``hostile_answers``, ``hostile_bytes_sent``, ``hostile_closed_by_client``).
 
 Capacity (for capacity-aware dispatch tests; all of it can change while a batch runs, with
 :meth:`ApiSimServer.set_quota` / ``POST /admin/quota`` and :meth:`ApiSimServer.set_outage` /
-``POST /admin/outage``; ``GET`` on either answers the current settings):
+``POST /admin/outage``, in :mod:`mediadesk.sim._api_controls`; ``GET`` on either answers the
+current settings):
 
 * ``quota``: concurrent generations over all keys; ``per_key_quota``: per ``Authorization`` value.
   Beyond either, a 429 with ``Retry-After: retry_after_s``, or a bare 429 when ``send_retry_after``
   is False (or ``retry_after_s`` is None). Lowering a quota never cuts requests already admitted.
-* Outages (``mediadesk.sim._faults``): ``"refuse"`` closes the listening socket for the outage (a
-  connect gets ECONNREFUSED; requests under way finish; a request on a keep-alive connection opened
+* Outages (:mod:`mediadesk.sim._api_outages`): ``"refuse"`` closes the listening socket for the
+  outage (a connect gets ECONNREFUSED; requests under way finish; a request on a keep-alive connection opened
   before gets 503 without Retry-After and ``Connection: close``, as from a gateway in front of a
   dead server -- closing such connections instead races with a client that is sending on one, and a
   reset looks like a request that broke) and re-opens the same port when it ends --
@@ -69,37 +54,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import math
 import random
-import re
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 
-from mediadesk.sim._api_cli import add_arguments, config_from_args, serve_from_args
-from mediadesk.sim._faults import (
-    HOSTILE_HUGE_CHARS,
-    HOSTILE_MODES,
-    HOSTILE_STEADY_S,
-    OUTAGE_MODES,
-    UNSET,
-    FaultControlMixin,
-    Hostile,
-    HostileAnswerMixin,
-    HostileMode,
-    HostileStats,
-    Outage,
-    OutageControl,
-    OutageMode,
-    Unset,
-    auth_key_label,
-    hostile_marker,
-    key_hash,
-)
+from mediadesk.sim._admin_json import JSON_HEADERS
+from mediadesk.sim._api_controls import UNSET, FaultControlMixin, Unset, auth_key_label, key_hash
+from mediadesk.sim._api_hostile import HOSTILE_MODES, Hostile, HostileAnswerMixin, HostileStats
+from mediadesk.sim._api_outages import OUTAGE_MODES, Outage, OutageControl
+from mediadesk.sim._api_requests import MODEL_ID, NO_MARKERS, Markers, parse_body, parse_markers, split
+from mediadesk.sim._api_stats import ChatStats
 from mediadesk.sim._server import LocalServer
+from mediadesk.sim.api_config import ApiSimConfig
 
+# ApiSimConfig and the mode names are re-exported: every caller builds a server from a config.
 __all__ = [
     "HOSTILE_MODES",
     "MODEL_ID",
@@ -108,21 +78,14 @@ __all__ = [
     "ApiSimConfig",
     "ApiSimServer",
     "Hostile",
-    "add_arguments",
     "answer_for",
-    "config_from_args",
     "key_hash",
     "prompt_key",
-    "serve_from_args",
 ]
 
 #: Request header naming the MediaDesk task; stats are keyed by it when present.
 TASK_HEADER = "X-MediaDesk-Task"
-MODEL_ID = "mediadesk-sim"
 
-_MARKER_RE = re.compile(r"\[\[sim:([^\]]*)\]\]")
-_FAIL_RE = re.compile(r"^fail=(\d{3}|reset|hang)x(\d+)$")
-_JSON_HEADERS = {"Content-Type": "application/json; charset=utf-8"}
 #: OpenAI's wording for an account out of credit (429, type and code ``insufficient_quota``).
 _NO_CREDIT_MESSAGE = (
     "You exceeded your current quota, please check your plan and billing details. "
@@ -140,202 +103,6 @@ def prompt_key(prompt: str) -> str:
     return hashlib.sha1(prompt.encode("utf-8")).hexdigest()[:12]
 
 
-@dataclass
-class ApiSimConfig:
-    """Behaviour of the simulator. Rates are probabilities in [0, 1], times are seconds.
-
-    ``retry_after_s`` is the ``Retry-After`` of every 429; ``send_retry_after=False`` (or
-    ``retry_after_s=None``) sends bare 429s, as some providers do. ``outage_after_s`` schedules an
-    outage of ``outage_mode`` that long after :meth:`ApiSimServer.start`, lasting ``outage_for_s``
-    (None: until stopped or ended with ``set_outage(None)``).
-    """
-
-    latency: tuple[float, float] = (0.0, 0.0)
-    time_scale: float = 1.0
-    quota: int | None = None
-    retry_after_s: float | None = 1.0
-    fail_rate: float = 0.0
-    hang_rate: float = 0.0
-    reset_rate: float = 0.0
-    seed: int | None = None
-    api_key: str | None = None
-    chunks: int = 8
-    send_retry_after: bool = True
-    per_key_quota: int | None = None
-    outage_after_s: float | None = None
-    outage_for_s: float | None = None
-    outage_mode: OutageMode = "503"
-    #: Answer every chat request the hostile way (None: normal answers); see ``_faults.HostileMode``.
-    hostile: HostileMode | None = None
-    hostile_chars: int = HOSTILE_HUGE_CHARS
-    hostile_seconds: float = HOSTILE_STEADY_S
-
-    def __post_init__(self) -> None:
-        lo, hi = self.latency
-        if not (0 <= lo <= hi and math.isfinite(hi)):
-            raise ValueError(f"latency must be 0 <= MIN <= MAX, got {self.latency!r}")
-        if not (self.time_scale >= 0 and math.isfinite(self.time_scale)):
-            raise ValueError(f"time_scale must be >= 0, got {self.time_scale!r}")
-        for name in ("quota", "per_key_quota"):
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                raise ValueError(f"{name} must be >= 1, got {value!r}")
-        if self.retry_after_s is not None and not (self.retry_after_s >= 0 and math.isfinite(self.retry_after_s)):
-            raise ValueError(f"retry_after_s must be >= 0, got {self.retry_after_s!r}")
-        if self.outage_after_s is not None and not (
-            self.outage_after_s >= 0 and math.isfinite(self.outage_after_s)
-        ):
-            raise ValueError(f"outage_after_s must be >= 0, got {self.outage_after_s!r}")
-        if self.outage_for_s is not None:
-            if self.outage_after_s is None:
-                raise ValueError("outage_for_s needs outage_after_s (when the outage starts)")
-            if not (self.outage_for_s > 0 and math.isfinite(self.outage_for_s)):
-                raise ValueError(f"outage_for_s must be > 0, got {self.outage_for_s!r}")
-        if self.outage_mode not in OUTAGE_MODES:
-            raise ValueError(f"outage_mode must be one of {', '.join(OUTAGE_MODES)}, got {self.outage_mode!r}")
-        for name in ("fail_rate", "hang_rate", "reset_rate"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
-        if self.chunks < 1:
-            raise ValueError(f"chunks must be >= 1, got {self.chunks!r}")
-        if self.hostile is not None:
-            Hostile(self.hostile, self.hostile_chars, self.hostile_seconds)  # raises ValueError if bad
-
-    @property
-    def retry_after_header(self) -> str | None:
-        """The ``Retry-After`` value of a 429, or None for a bare 429."""
-        if not self.send_retry_after or self.retry_after_s is None:
-            return None
-        return f"{self.retry_after_s:g}"
-
-
-@dataclass(frozen=True)
-class _Markers:
-    status: int | None = None
-    hang: bool = False
-    reset: bool = False
-    fail: tuple[str, int] | None = None
-    sleep_s: float = 0.0
-    hostile: Hostile | None = None
-
-
-_NO_MARKERS = _Markers()
-
-
-def _parse_markers(prompt: str) -> _Markers:
-    status: int | None = None
-    hang = reset = False
-    fail: tuple[str, int] | None = None
-    sleep_s = 0.0
-    hostile: Hostile | None = None
-    for token in _MARKER_RE.findall(prompt):
-        token = token.strip()
-        if token in ("400", "401"):
-            status = int(token)
-        elif token == "hang":
-            hang = True
-        elif token == "reset":
-            reset = True
-        elif token.startswith("sleep="):
-            try:
-                sleep_s = max(0.0, float(token[6:]))
-            except ValueError:
-                pass
-        elif m := _FAIL_RE.match(token):
-            fail = (m.group(1), int(m.group(2)))
-        elif (h := hostile_marker(token)) is not None:
-            hostile = h
-    return _Markers(status, hang, reset, fail, sleep_s, hostile)
-
-
-def _split(text: str, n: int) -> list[str]:
-    """Split into at most ``n`` non-empty pieces of near-equal length (by code point)."""
-    n = max(1, min(n, len(text)))
-    size, extra = divmod(len(text), n)
-    pieces, pos = [], 0
-    for i in range(n):
-        end = pos + size + (1 if i < extra else 0)
-        pieces.append(text[pos:end])
-        pos = end
-    return pieces
-
-
-def _text_of(content: Any) -> str | None:
-    """Message content as text: a string, or OpenAI's list of ``{"type": "text", "text": ...}`` parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return None
-
-
-def _parse_body(body: Any) -> tuple[str, int, bool, str] | str:
-    """(last user prompt, number of system messages, stream, model) or an error message."""
-    if not isinstance(body, dict):
-        return "request body must be a JSON object"
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return "'messages' must be a non-empty list"
-    prompt: str | None = None
-    n_system = 0
-    for msg in messages:
-        if not isinstance(msg, dict):
-            return "each message must be an object"
-        role = msg.get("role")
-        if role == "system":
-            n_system += 1
-        elif role == "user":
-            prompt = _text_of(msg.get("content"))
-    if prompt is None:
-        return "no user message with text content"
-    model = body.get("model")
-    return prompt, n_system, bool(body.get("stream", False)), model if isinstance(model, str) else MODEL_ID
-
-
-class _Stats:
-    __slots__ = (
-        "in_flight",
-        "max_concurrent",
-        "max_in_flight_per_key",
-        "models_requests",
-        "per_task",
-        "refused_429",
-        "refused_429_per_key",
-        "requests_total",
-        "status_counts",
-        "system_messages",
-    )
-
-    def __init__(self, in_flight: int = 0, key_in_flight: dict[str, int] | None = None) -> None:
-        self.requests_total = 0
-        self.in_flight = in_flight
-        self.max_concurrent = in_flight
-        self.status_counts: dict[str, int] = {}
-        self.refused_429 = 0
-        self.refused_429_per_key = 0
-        self.per_task: dict[str, dict[str, Any]] = {}
-        self.system_messages = 0
-        self.models_requests = 0
-        #: Starts from the requests in flight, as ``max_concurrent`` does after a reset.
-        self.max_in_flight_per_key: dict[str, int] = dict(key_in_flight or {})
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "requests_total": self.requests_total,
-            "chat_requests_total": self.requests_total,
-            "models_requests": self.models_requests,
-            "max_concurrent": self.max_concurrent,
-            "in_flight": self.in_flight,
-            "max_in_flight_per_key": dict(self.max_in_flight_per_key),
-            "status_counts": dict(self.status_counts),
-            "refused_429": self.refused_429,
-            "refused_429_per_key": self.refused_429_per_key,
-            "per_task": {key: dict(task) for key, task in self.per_task.items()},
-            "system_messages": self.system_messages,
-        }
-
-
 class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
     """The simulator. ``async with ApiSimServer(ApiSimConfig()) as sim: sim.base_url``."""
 
@@ -346,7 +113,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
         super().__init__(host, port)
         self.config = config or ApiSimConfig()
         self._rng = random.Random(self.config.seed)
-        self._st = _Stats()
+        self._st = ChatStats()
         self._fail_counts: dict[str, int] = {}
         #: Futures of requests that are sleeping or hanging; stop() resolves them so nothing lingers.
         self._waits: set[asyncio.Future[bool]] = set()
@@ -429,7 +196,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
     def reset_stats(self) -> None:
         """Zero the counters and the ``fail=CODExN`` budgets; requests in flight stay counted, and an
         outage in force stays in force (only its request count restarts)."""
-        self._st = _Stats(self._st.in_flight, self._key_in_flight)
+        self._st = ChatStats(self._st.in_flight, self._key_in_flight)
         self._fail_counts.clear()
         self._outages.reset_counts()
         self._hostile_stats = HostileStats()
@@ -472,7 +239,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
     ) -> web.Response:
         """An OpenAI-shaped error. A 429 carries the config's Retry-After unless ``retry_after`` says
         otherwise; ``count=False`` keeps it out of the chat counters (a ``/models`` answer)."""
-        headers = dict(_JSON_HEADERS)
+        headers = dict(JSON_HEADERS)
         if count:
             self._count(str(status))
             if status == 429:
@@ -534,7 +301,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
             body = json.loads(await request.read())
         except (ValueError, UnicodeDecodeError):
             return self._error(400, "request body is not valid JSON")
-        parsed = _parse_body(body)
+        parsed = parse_body(body)
         if isinstance(parsed, str):
             return self._error(400, parsed)
         prompt, n_system, stream, model = parsed
@@ -558,7 +325,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
             task["system_message_seen"] = True
             st.system_messages += n_system
 
-        markers = _parse_markers(prompt) if "[[sim:" in prompt else _NO_MARKERS
+        markers = parse_markers(prompt) if "[[sim:" in prompt else NO_MARKERS
         if markers.status is not None:
             etype = "authentication_error" if markers.status == 401 else "invalid_request_error"
             return self._error(markers.status, f"simulated {markers.status}", etype)
@@ -600,7 +367,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                 del self._key_in_flight[label]
 
     async def _generate(
-        self, request: web.Request, prompt: str, key: str, stream: bool, model: str, markers: _Markers
+        self, request: web.Request, prompt: str, key: str, stream: bool, model: str, markers: Markers
     ) -> web.StreamResponse:
         cfg, rng = self.config, self._rng
         if markers.reset or (cfg.reset_rate and rng.random() < cfg.reset_rate):
@@ -645,13 +412,13 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                     "total_tokens": len(prompt) + len(answer),
                 },
             }
-            return web.Response(text=json.dumps(body, ensure_ascii=False), headers=_JSON_HEADERS)
+            return web.Response(text=json.dumps(body, ensure_ascii=False), headers=JSON_HEADERS)
 
         resp = web.StreamResponse(
             headers={"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
         )
         await resp.prepare(request)
-        pieces = _split(answer, cfg.chunks)
+        pieces = split(answer, cfg.chunks)
         step = delay / len(pieces)
         created = int(time.time())
 
@@ -696,14 +463,14 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
         if outage is not None and (answer := self._outage_answer(request, outage, chat=False)) is not None:
             return answer
         body = {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "mediadesk"}]}
-        return web.Response(text=json.dumps(body), headers=_JSON_HEADERS)
+        return web.Response(text=json.dumps(body), headers=JSON_HEADERS)
 
     async def _stats_handler(self, request: web.Request) -> web.Response:
-        return web.Response(text=json.dumps(self.stats(), ensure_ascii=False), headers=_JSON_HEADERS)
+        return web.Response(text=json.dumps(self.stats(), ensure_ascii=False), headers=JSON_HEADERS)
 
     async def _reset_handler(self, request: web.Request) -> web.Response:
         self.reset_stats()
-        return web.Response(text='{"ok": true}', headers=_JSON_HEADERS)
+        return web.Response(text='{"ok": true}', headers=JSON_HEADERS)
 
 
 def _resolve(fut: asyncio.Future[bool]) -> None:

@@ -11,7 +11,7 @@ import time
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from mediadesk.core.backend import HealthStatus
-from mediadesk.viewmodel.task_rows import DISPLAY_STATES, STALLED
+from mediadesk.viewmodel.row_display import DISPLAY_STATES, STALLED
 
 __all__ = ["fmt_clock", "fmt_count", "fmt_eta", "fmt_rate", "fmt_seconds", "fmt_stamp", "health_label", "state_labels"]
 
@@ -93,5 +93,7 @@ def health_label(health: str) -> str:
         HealthStatus.DISABLED: QCoreApplication.translate("Format", "disabled"),
         HealthStatus.ERROR: QCoreApplication.translate("Format", "error"),
         HealthStatus.STARTING: QCoreApplication.translate("Format", "starting"),
+        HealthStatus.CHALLENGE: QCoreApplication.translate("Format", "needs a person (bot check)"),
+        HealthStatus.RESTING: QCoreApplication.translate("Format", "resting (usage limit)"),
     }
     return labels.get(health, health)

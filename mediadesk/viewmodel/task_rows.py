@@ -1,7 +1,5 @@
 """A Qt-free, columnar mirror of the task table: what the console's task view shows.
 
-(~510 lines: the mirror's storage, ordering, counts and filters share one row layout.)
-
 Why columnar: at 100,000 rows every Python call from the view counts. Each field is one list
 (:class:`~mediadesk.viewmodel.columns.Columns`) indexed by a *storage index* ``s`` that is stable
 for a task's lifetime (rows are only appended); a display order (``order``: display row ->
@@ -19,8 +17,9 @@ rows are inserted in one contiguous block per flush, and changed rows are report
 blocks of display rows. Rows never move on their own: rows that arrive after a sort are appended.
 
 The mirror also keeps per-profile state counts and recent finish times, so the lane panels need
-no database reads. A view layer (``mediadesk.ui.models.task_model``) observes the mirror through
-:class:`RowsObserver` and turns its callbacks into Qt model signals.
+no database reads. What a row shows (its display state, whether the filter passes it, its sort key)
+is in :mod:`mediadesk.viewmodel.row_display`. A view layer (``mediadesk.ui.models.task_model``)
+observes the mirror through :class:`RowsObserver` and turns its callbacks into Qt model signals.
 """
 
 from __future__ import annotations
@@ -29,49 +28,19 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from mediadesk.core.states import TaskState
 from mediadesk.scheduler.events import LaneStats, TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.viewmodel.columns import Columns, Row, error_text, row_change
+from mediadesk.viewmodel.row_display import STALLED, STATES, RowFilter, duration_of, sort_key_function
 
-__all__ = [
-    "DISPLAY_STATES",
-    "SORT_KEYS",
-    "STALLED",
-    "STATES",
-    "RowFilter",
-    "RowsObserver",
-    "TaskRows",
-    "blocks",
-    "owner_host",
-]
-
-#: Display-only state of a running task whose last heartbeat is too old.
-STALLED = "stalled"
-PENDING, RUNNING, SUCCESS, FAILED, CANCELED = (s.value for s in TaskState)
-#: Stored states, in their sort order.
-STATES: tuple[str, ...] = (PENDING, RUNNING, SUCCESS, FAILED, CANCELED)
-#: States as displayed (``stalled`` included).
-DISPLAY_STATES: tuple[str, ...] = (PENDING, RUNNING, STALLED, SUCCESS, FAILED, CANCELED)
-_TERMINAL = frozenset({SUCCESS, FAILED, CANCELED})
+RUNNING = TaskState.RUNNING.value
 #: Terminal states that count as a finished run for the throughput (a cancel does not).
-_FINISHED = frozenset({SUCCESS, FAILED})
-_STATE_RANK = {st: i for i, st in enumerate(STATES)}
-#: What :meth:`TaskRows.sort` can sort by (the task table's column names).
-SORT_KEYS: tuple[str, ...] = ("id", "lane", "profile", "account", "state", "attempt", "started", "heartbeat",
-                              "duration", "prompt", "error", "desktop")
+_FINISHED = frozenset({TaskState.SUCCESS.value, TaskState.FAILED.value})
 
-
-def owner_host(owner: str | None) -> str:
-    """The host of an owner ``host:pid:uuid8`` (the Desktop column); "" for None."""
-    if not owner:
-        return ""
-    parts = owner.rsplit(":", 2)
-    return parts[0] if len(parts) == 3 else owner
-
+__all__ = ["RowsObserver", "TaskRows", "blocks"]
 
 def blocks(rows: Iterable[int]) -> list[tuple[int, int]]:
     """Contiguous runs of row numbers: [1, 2, 3, 7, 9, 10] -> [(1, 3), (7, 7), (9, 10)]."""
@@ -82,31 +51,6 @@ def blocks(rows: Iterable[int]) -> list[tuple[int, int]]:
         else:
             out.append((r, r))
     return out
-
-
-@dataclass(frozen=True)
-class RowFilter:
-    """What the operator filters the table by; build it with :meth:`of` (normalises the inputs)."""
-
-    kind: str | None = None
-    states: frozenset[str] | None = None
-    profile: str | None = None
-    #: Case-folded text searched in id, profile, lane, account, error and the prompt head.
-    text: str = ""
-    #: Only tasks run by this web account ("show only this account").
-    account: str | None = None
-    #: Only tasks of this batch ("show only this batch").
-    batch: str | None = None
-
-    @classmethod
-    def of(cls, *, kind: str | None = None, states: Iterable[str] | None = None, profile: str | None = None,
-           text: str = "", account: str | None = None, batch: str | None = None) -> RowFilter:
-        return cls(kind or None, frozenset(states) if states else None, profile or None, text.strip().casefold(),
-                   account or None, batch or None)
-
-    @property
-    def active(self) -> bool:
-        return bool(self.kind or self.states or self.profile or self.text or self.account or self.batch)
 
 
 class RowsObserver(Protocol):
@@ -131,10 +75,6 @@ class _NoObserver:
 
     def rows_changed(self, first: int, last: int) -> None:
         pass
-
-
-def _num(v: float | None) -> float:
-    return float("-inf") if v is None else v
 
 
 class TaskRows:
@@ -228,17 +168,7 @@ class TaskRows:
 
     def duration(self, s: int) -> float | None:
         """Run time so far (running) or of the finished attempt (terminal); else None."""
-        c = self.cols
-        start = c.started_at[s]
-        if start is None:
-            return None
-        state = c.state[s]
-        if state == RUNNING:
-            return self._clock() - start
-        end = c.finished_at[s]
-        if end is None or state not in _TERMINAL:
-            return None
-        return end - start
+        return duration_of(self.cols, s, self._clock)
 
     def heartbeat_age(self, s: int) -> float | None:
         """Seconds since the last heartbeat of a running task; None when not running."""
@@ -274,27 +204,7 @@ class TaskRows:
     # ------------------------------------------------------------------ filter
     def accepts(self, row: int, flt: RowFilter) -> bool:
         """Does display row ``row`` pass ``flt``?"""
-        s = self.order[row]
-        c = self.cols
-        if flt.kind is not None and c.kind[s] != flt.kind:
-            return False
-        states = flt.states
-        if (states is not None and c.state[s] not in states
-                and not (STALLED in states and self.display_state(s) == STALLED)):
-            return False
-        if flt.profile is not None and c.profile[s] != flt.profile:
-            return False
-        if flt.account is not None and c.account[s] != flt.account:
-            return False
-        if flt.batch is not None and c.batch[s] != flt.batch:
-            return False
-        t = flt.text
-        if t:
-            return (t in c.task_id[s].casefold() or t in c.profile[s].casefold()
-                    or t in (c.lane[s] or "").casefold() or t in (c.account[s] or "").casefold()
-                    or t in (c.error[s] or "").casefold() or t in c.prompt[s].casefold()
-                    or t in (c.owner[s] or "").casefold())
-        return True
+        return flt.matches(self.cols, self.order[row], self.display_state)
 
     # ------------------------------------------------------------------ feeding
     @property
@@ -509,7 +419,7 @@ class TaskRows:
         """Re-order the display rows by ``key`` (one of :data:`SORT_KEYS`; None or an unknown key:
         insertion order) with one ``sorted()``. Queued work is not flushed here: the view does
         that first, so its rows and the mirror agree."""
-        keyfn = self._key_function(key)
+        keyfn = sort_key_function(self.cols, key, self._clock)
         n = len(self.cols.task_id)
         new_order = array("i", range(n) if keyfn is None else sorted(range(n), key=keyfn, reverse=descending))
         pos = array("i", bytes(new_order.itemsize * n))
@@ -519,40 +429,3 @@ class TaskRows:
         self._pos = pos
         self._sort_key = key if keyfn is not None else None
         self._sort_descending = descending
-
-    def _key_function(self, key: str | None) -> Callable[[int], Any] | None:
-        """Key over storage indexes. None sorts first ascending (missing times, no account)."""
-        c = self.cols
-        if key == "id":
-            return c.task_id.__getitem__
-        if key == "state":
-            state = c.state
-            return lambda s: _STATE_RANK.get(state[s], 9)
-        if key == "attempt":
-            return c.attempt.__getitem__
-        if key == "prompt":
-            prompt = c.prompt
-            return lambda s: prompt[s].casefold()
-        text_cols: dict[str, list[str] | list[str | None]] = {
-            "lane": c.lane, "profile": c.profile, "account": c.account, "error": c.error}
-        if key == "desktop":
-            owners = c.owner
-            return lambda s: owner_host(owners[s])
-        if key in text_cols:
-            col = text_cols[key]
-            return lambda s: col[s] or ""
-        if key == "started":
-            started = c.started_at
-            return lambda s: _num(started[s])
-        if key == "heartbeat":
-            now = self._clock()
-            hbs, states = c.heartbeat_at, c.state
-
-            def age(s: int) -> float:
-                hb = hbs[s]
-                return float("-inf") if states[s] != RUNNING or hb is None else now - hb
-
-            return age
-        if key == "duration":
-            return lambda s: _num(self.duration(s))
-        return None

@@ -182,79 +182,79 @@
 <context>
     <name>AccountsPanel</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
         <source>Account</source>
         <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording).</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="123"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="212"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="211"/>
         <source>Your switch: when off, no new task is sent to this account. MediaDesk never changes it by itself.</source>
         <translation>由您控制的开关：关闭后不再向此账号派发新任务。MediaDesk 不会自行更改它。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="214"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="213"/>
         <source>Enable account {name}</source>
         <translation>启用账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="218"/>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="245"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="217"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="244"/>
         <source>Log in</source>
         <translation>登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="242"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="241"/>
         <source>Logging in is not available in this window</source>
         <translation>此窗口中无法登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="244"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="243"/>
         <source>Open this account&apos;s browser to log in</source>
         <translation>打开此账号的浏览器进行登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="245"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="244"/>
         <source>Logging in…</source>
         <translation>正在登录…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="300"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="299"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="309"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="308"/>
         <source>{id} (“{prompt}”)</source>
         <translation>{id}（“{prompt}”）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="310"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="309"/>
         <source>{name} is running {tasks}. It takes no new task while you decide, and none once disabled. What about the running task?</source>
         <translation>{name} 正在运行 {tasks}。在您做出决定期间以及停用之后，都不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="317"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="316"/>
         <source>Disable account</source>
         <translation>停用账号</translation>
     </message>
@@ -263,27 +263,27 @@
         <translation type="vanished">{name} 正在运行一个任务。之后不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="319"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="318"/>
         <source>Let the running task finish</source>
         <translation>让正在运行的任务完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="320"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="319"/>
         <source>Cancel it</source>
         <translation>取消该任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="321"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="320"/>
         <source>Keep enabled</source>
         <translation>保持启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="340"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="339"/>
         <source>Cannot log in: the event loop is not running</source>
         <translation>无法登录：事件循环未运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="367"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="366"/>
         <source>Login for {name} failed: {error}</source>
         <translation>{name} 登录失败：{error}</translation>
     </message>
@@ -291,108 +291,108 @@
 <context>
     <name>BatchDialog</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="96"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="95"/>
         <source>Submit batch</source>
         <extracomment>A preview was (re)built for the current source (also after a file-level error).</extracomment>
         <translation>提交批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="105"/>
         <source>From file</source>
         <translation>从文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="107"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="106"/>
         <source>Paste prompts</source>
         <translation>粘贴提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="111"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="110"/>
         <source>Show errors only</source>
         <translation>仅显示错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="166"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="165"/>
         <source>Open file…</source>
         <translation>打开文件…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="168"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="167"/>
         <source>No file chosen</source>
         <translation>未选择文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="170"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="169"/>
         <source>JSONL or CSV with the fields profile, prompt and optionally id, system, priority, route_key. You can also drop a file onto this window.</source>
         <translation>JSONL 或 CSV 文件，包含字段 profile、prompt，可选 id、system、priority、route_key。也可以把文件拖放到此窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="185"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="184"/>
         <source>One prompt per line</source>
         <translation>每行一个提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="192"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="191"/>
         <source>Higher runs first</source>
         <translation>数值越大越先运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="194"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="193"/>
         <source>Empty: the profile&apos;s default instructions</source>
         <translation>留空：使用配置的默认指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="208"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="207"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="209"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="208"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="210"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="209"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="358"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="357"/>
         <source>Open batch file</source>
         <translation>打开批次文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="359"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="358"/>
         <source>Batch files (*.jsonl *.ndjson *.json *.csv);;All files (*)</source>
         <translation>批次文件 (*.jsonl *.ndjson *.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="368"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="367"/>
         <source>This profile sends the prompt only (need_empty_prompt is on): instructions are not sent.</source>
         <translation>此配置只发送提示词（need_empty_prompt 已开启）：不会发送指令。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="422"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="421"/>
         <source>Parsing…</source>
         <translation>正在解析…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="424"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="423"/>
         <source>Nothing staged yet</source>
         <translation>尚未暂存任何内容</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="426"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="425"/>
         <source>{valid} valid, {errors} errors</source>
         <translation>{valid} 条有效，{errors} 条错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="434"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="433"/>
         <source>Submit 1 task</source>
         <translation>提交 1 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="436"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="435"/>
         <source>Submit {n} tasks</source>
         <translation>提交 {n} 个任务</translation>
     </message>
@@ -567,7 +567,7 @@
 <context>
     <name>CloseQuestion</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="275"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="274"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="51"/>
         <source>{running} running, {pending} pending.</source>
         <extracomment>What would be opened.
@@ -586,13 +586,13 @@
         <translation>在托盘中继续运行：窗口隐藏，通道继续工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="316"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="315"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="63"/>
         <source>Work in progress</source>
         <translation>有任务正在进行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="350"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="349"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="66"/>
         <source>Quit</source>
         <translation>退出</translation>
@@ -880,52 +880,52 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="93"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="92"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="161"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="240"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="247"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="158"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="239"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="246"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="187"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="184"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="212"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="211"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="211"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="220"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="231"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="210"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="219"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="230"/>
         <source>MediaDesk is already running</source>
         <extracomment>Another start of the console on this data folder asked for the window.</extracomment>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="100"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="99"/>
         <source>--db {db}: {error}</source>
         <translation>--db {db}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="228"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="227"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="234"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="233"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="237"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="236"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -999,69 +999,69 @@
 <context>
     <name>DetailPane</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="98"/>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="169"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="97"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="167"/>
         <source>No task selected.</source>
         <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
         <translation>未选择任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="109"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="107"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="112"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="110"/>
         <source>result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="113"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="111"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="120"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="118"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="125"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="123"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="128"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="126"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="134"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="171"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="169"/>
         <source>{id} — loading…</source>
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="226"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="224"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="231"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="229"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="241"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="239"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="246"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="244"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
@@ -1069,170 +1069,170 @@
 <context>
     <name>ExceptionsView</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Task</source>
         <extracomment>Asked before a drop: (task ids) -&gt; go ahead? Replaceable in tests.</extracomment>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="102"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
         <source>Show resolved</source>
         <translation>显示已处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="105"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="312"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="309"/>
         <source>No exception selected.</source>
         <translation>未选择异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="115"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="113"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="124"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="121"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="127"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="124"/>
         <source>note (kept with the decision)</source>
         <translation>备注（随处理决定一并保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="129"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="126"/>
         <source>the answer, pasted by hand</source>
         <translation>手工粘贴的回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="131"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="128"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="132"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="129"/>
         <source>Re-route to</source>
         <translation>改派到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="132"/>
         <source>Answer by hand</source>
         <translation>手工回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="136"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="277"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="133"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="274"/>
         <source>Drop</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="155"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="152"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="158"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="155"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="210"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="207"/>
         <source>resolved: {r}</source>
         <translation>已处理：{r}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="235"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="232"/>
         <source>Select an exception first.</source>
         <translation>请先选择一个异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="238"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="235"/>
         <source>Select one exception to answer by hand.</source>
         <translation>请只选择一个异常来手工回答。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="251"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="248"/>
         <source>Could not resolve {id}: {why}</source>
         <translation>无法处理 {id}：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="256"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="253"/>
         <source>{id}: {action} done.</source>
         <translation>{id}：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="258"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="255"/>
         <source>{n} tasks: {action} done.</source>
         <translation>{n} 个任务：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="267"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="264"/>
         <source>Drop task {id}?</source>
         <translation>放弃任务 {id}？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="268"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="265"/>
         <source>Drop {n} tasks?</source>
         <translation>放弃 {n} 个任务？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="271"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="268"/>
         <source>Tasks: {ids}</source>
         <translation>任务：{ids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="272"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="269"/>
         <source>They stay failed, leave this list, and are exported as dropped with your note.</source>
         <translation>这些任务保持失败状态并移出此列表，导出时标记为已放弃并附上您的备注。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="275"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="272"/>
         <source>Drop exceptions</source>
         <translation>放弃异常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="278"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="275"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="316"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="313"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="319"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="316"/>
         <source>resolved: {r} {note}</source>
         <translation>已处理：{r} {note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="322"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="319"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="338"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="335"/>
         <source>Evidence: {links}</source>
         <translation>证据：{links}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="340"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="337"/>
         <source>No evidence files.</source>
         <translation>没有证据文件。</translation>
     </message>
@@ -1375,13 +1375,23 @@
         <translation>启动中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/style.py" line="230"/>
+        <location filename="../../mediadesk/ui/format.py" line="96"/>
+        <source>needs a person (bot check)</source>
+        <translation>需要人工处理（人机验证）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="97"/>
+        <source>resting (usage limit)</source>
+        <translation>休息中（用量上限）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/style.py" line="232"/>
         <source>no font with Chinese characters: install one (Debian/Ubuntu: apt-get install fonts-noto-cjk)</source>
         <extracomment>(light theme, dark theme). Dark-theme colours are lighter so they keep contrast on a dark base.</extracomment>
         <translation>缺少中文字体：请安装一个（Debian/Ubuntu：apt-get install fonts-noto-cjk）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/style.py" line="233"/>
+        <location filename="../../mediadesk/ui/style.py" line="235"/>
         <source>no colour emoji font: install one (Debian/Ubuntu: apt-get install fonts-noto-color-emoji)</source>
         <translation>缺少彩色表情字体：请安装一个（Debian/Ubuntu：apt-get install fonts-noto-color-emoji）</translation>
     </message>
@@ -1389,133 +1399,133 @@
 <context>
     <name>LanePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="101"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="100"/>
         <source>Web lane</source>
         <translation>网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="101"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="100"/>
         <source>API lane</source>
         <translation>API 通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="127"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="126"/>
         <source>gate: requests allowed at once now / configured (an adaptive gate learns the provider&apos;s real limit from its refusals); breaker: open = nothing is sent there until a probe succeeds</source>
         <extracomment>The one-line summary shown instead of everything below the title in compact mode. The callees&apos; gates and breakers (an API endpoint is shared by its profiles) and backlog.</extracomment>
         <translation>闸门：当前允许的并发请求数 / 配置值（自适应闸门会根据服务方的拒绝学习其真实上限）；熔断器：打开 = 在探测成功之前不向该处发送任何请求</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="130"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="129"/>
         <source>Estimated time until this lane&apos;s queued and running tasks are done, from the lane&apos;s own recent run times: p50 = median case, p90 = slow case.</source>
         <translation>根据此通道最近的运行耗时，估算其排队中和运行中的任务全部完成所需的时间：p50 = 中位情况，p90 = 较慢情况。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
         <source>status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
         <source>task</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="142"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="141"/>
         <source>No web accounts configured.</source>
         <translation>尚未配置网页账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="143"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="142"/>
         <source>No API profiles configured.</source>
         <translation>尚未配置 API 配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="272"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="271"/>
         <source>no tasks</source>
         <translation>暂无任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="277"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="276"/>
         <source>running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}</source>
         <translation>运行中 {run} · 等待中 {pend} · 成功 {ok} · 失败 {fail} · 已取消 {canc}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="290"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="289"/>
         <source>{done}/{total} done · {run} running · {pend} pending</source>
         <translation>已完成 {done}/{total} · 运行中 {run} · 等待中 {pend}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="293"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="292"/>
         <source> · {n} failed</source>
         <translation> · 失败 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="311"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="310"/>
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="313"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="312"/>
         <source>partly paused</source>
         <translation>部分暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="342"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="341"/>
         <source>{name}: gate {cur}/{limit}, {n} in flight</source>
         <translation>{name}：闸门 {cur}/{limit}，进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="345"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="344"/>
         <source>paused {s}</source>
         <translation>暂停 {s}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="347"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="346"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="347"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="346"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="350"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="349"/>
         <source>, next probe in {s}</source>
         <translation>，{s} 后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="354"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="353"/>
         <source>backlog: high {h} · normal {n} · low {low}</source>
         <translation>积压：高 {h} · 普通 {n} · 低 {low}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="361"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="360"/>
         <source>{n} tasks/min</source>
         <translation>{n} 个任务/分钟</translation>
     </message>
@@ -1524,48 +1534,48 @@
         <translation type="vanished">{n:.1f} 个任务/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="364"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="363"/>
         <source>ETA — (no lane can take the queued tasks) · {rate}</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="365"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="364"/>
         <source>ETA — (no finished run yet) · {rate}</source>
         <translation>预计剩余 —（尚无已完成的运行）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="367"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="366"/>
         <source>idle · {rate}</source>
         <translation>空闲 · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="368"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="367"/>
         <source>ETA p50 {p50}, p90 {p90} · {rate}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90} · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="398"/>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="429"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="397"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="428"/>
         <source>{status} (paused)</source>
         <translation>{status}（已暂停）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="427"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="426"/>
         <source>{n}/{cap} running</source>
         <translation>运行中 {n}/{cap}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="433"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="432"/>
         <source>empty prompt: on</source>
         <translation>空指令：开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="433"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="432"/>
         <source>empty prompt: off</source>
         <translation>空指令：关</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="444"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="443"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -1878,6 +1888,26 @@
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <source>done: stream ended</source>
+        <translation>完成：网站的回答流已结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
+        <source>done: page settled</source>
+        <translation>完成：页面内容已稳定</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <source>done: page settled (stream still open)</source>
+        <translation>完成：页面内容已稳定（回答流仍未关闭）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
+        <source>warning: {error}</source>
+        <translation>警告：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
@@ -2132,42 +2162,42 @@
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
         <source>the answer quoted the API key (the server echoed the Authorization header): stored with *** in its place</source>
         <translation>回答中引用了 API 密钥（服务器回显了 Authorization 请求头）：已以 *** 代替后保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
         <source>stored with U+FFFD in place of {what} that no database can hold as text (a lone surrogate or NUL the provider sent)</source>
         <translation>已保存，{what}以 U+FFFD 代替（提供方发送了数据库无法作为文本保存的孤立代理项或 NUL）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}){more}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
         <source>{callee} {name}: probe failed ({what}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：探测失败（{what}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
         <source>{callee} {name}: probe failed ({what}){more}</source>
         <translation>{callee} {name}：探测失败（{what}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and MediaDesk restarted</source>
         <translation>{callee} {name}：{reason}；在修正配置并重启 MediaDesk 之前，不再发送任务，也不再探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
         <source>stopped: {error}</source>
         <translation>已停止：{error}</translation>
     </message>
@@ -2176,12 +2206,12 @@
         <translation type="vanished">{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
@@ -2190,102 +2220,137 @@
         <translation type="vanished">{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="207"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="208"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="209"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="195"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="210"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="211"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="212"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="214"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
+        <source>site unreachable: {error}</source>
+        <translation>站点无法访问：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <source>site down: {error}; the task goes back uncharged and the account&apos;s breaker probes the site</source>
+        <translation>站点宕机：{error}；任务退回队列且不计次数，账号的熔断器会探测该站点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <source>network: {error} and the site does not answer ({answer}): the run is cut</source>
+        <translation>网络：{error}，且站点无响应（{answer}）：本次运行已中止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
+        <source>network: {error}, but the site answers ({answer}): the run goes on</source>
+        <translation>网络：{error}，但站点仍有响应（{answer}）：运行继续</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
+        <source>usage limit: account {account} {rest}; it takes no task until then</source>
+        <translation>用量上限：账号 {account} {rest}；在此之前不接任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <source>challenge: account {account} needs a person: {error}; resolve it with the account&apos;s &apos;Log in&apos; (a visible browser on its profile); the task goes back uncharged</source>
+        <translation>人机验证：账号 {account} 需要人工处理：{error}；请用该账号的“登录”处理（在其配置文件上打开可见浏览器）；任务退回队列且不计次数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="209"/>
+        <source>account {account} needs a person: {error}</source>
+        <translation>账号 {account} 需要人工处理：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="211"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="215"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="212"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="216"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="213"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="217"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="214"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="218"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="215"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="219"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="216"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="220"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="217"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="221"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="218"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -2293,198 +2358,198 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="122"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="396"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="121"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="395"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread. (10 ms rather than 20: a transaction now and then takes several times its usual time, so the worst stall follows the slice; measured alternating with 20 ms / 1000: worst lag 74-96 vs 98-103 ms, p99 32-39 vs 64-73 ms, for a submit of 100k rows ~1-2 s longer.) The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="227"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="226"/>
         <source>Accounts</source>
         <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="229"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="228"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="246"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="245"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="248"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="247"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="275"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="274"/>
         <source>Desktops</source>
         <translation>桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="290"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="289"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="314"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="313"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="316"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="315"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="398"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="397"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="542"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="541"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="561"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="560"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="565"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="564"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="568"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="567"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="570"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="569"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="582"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="609"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="663"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="581"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="608"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="662"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="626"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="625"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="655"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="654"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="660"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="659"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="674"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="673"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="676"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="675"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="686"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="685"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="702"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="701"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="708"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="707"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="714"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="713"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="720"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="719"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="739"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="763"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="738"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="762"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="800"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="799"/>
         <source>1 desktop</source>
         <translation>1 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="800"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="799"/>
         <source>{n} desktops</source>
         <translation>{n} 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="808"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="807"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="808"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="807"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="810"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="809"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="812"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="811"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="813"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="812"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="825"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="824"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="829"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="828"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="833"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="832"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="837"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="836"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -2497,32 +2562,32 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="747"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="746"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="764"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="763"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="766"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="765"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="768"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="767"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="795"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="794"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="797"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="796"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -2567,77 +2632,77 @@
         <translation type="vanished">配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
         <source>Empty prompt</source>
         <translation>空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
         <source>Endpoint / profile</source>
         <translation>端点 / 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="66"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="66"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
         <source>Gate / share</source>
         <translation>闸门 / 份额</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="147"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="146"/>
         <source>Reasoning models: send only the user&apos;s content, no instructions; applies to tasks dispatched after the change</source>
         <translation>推理模型：只发送用户内容，不发送指令；对更改之后派发的任务生效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="151"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="150"/>
         <source>Endpoint: how many requests it may serve at once for all its profiles together (learned: the lower limit found from the provider&apos;s refusals). Profile: its share, at most this many of its own requests at once, within the endpoint&apos;s gate.</source>
         <translation>端点：它为其所有配置合计可同时处理的请求数（学得：根据服务方的拒绝找到的更低上限）。配置：它的份额，即在端点闸门之内，它自己最多可同时运行的请求数。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="156"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="155"/>
         <source>implicit: {url}</source>
         <translation>隐式：{url}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="158"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="157"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="160"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="159"/>
         <source>Profiles {profiles} give this base URL and key source themselves: they share one implicit endpoint, whose gate is the smallest of their concurrencies.</source>
         <translation>配置 {profiles} 各自指定了此基础 URL 和密钥来源：它们共享一个隐式端点，其闸门取它们并发数中的最小值。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="163"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="162"/>
         <source>Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.</source>
         <translation>来自 [[endpoints]] 的端点 {name}（{url}）：{profiles} 共用一个闸门。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="175"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="173"/>
         <source>web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="175"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="173"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="180"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="178"/>
         <source>Empty prompt for {name}</source>
         <translation>{name} 的空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="190"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="188"/>
         <source>How many of this profile&apos;s requests may run at once (1..{max}), within its endpoint&apos;s gate; set it to the provider&apos;s quota</source>
         <translation>此配置可同时运行的请求数（1..{max}），受其端点闸门限制；请按服务商的配额设置</translation>
     </message>
@@ -2646,47 +2711,47 @@
         <translation type="vanished">此端点可同时运行的请求数（1..{max}）；请按服务商的配额设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="198"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="196"/>
         <source>1 per account</source>
         <translation>每账号 1 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="199"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="197"/>
         <source>A chat account allows exactly one generation at a time; a second one at the same moment breaks both. Add accounts to go faster.</source>
         <translation>一个聊天账号同一时间只能进行一次生成；同时进行第二次会让两次都失败。想要更快，请添加账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="213"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="211"/>
         <source>gate {n}</source>
         <translation>闸门 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="217"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="215"/>
         <source>learned {n}</source>
         <translation>学得 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="216"/>
         <source>{n} in flight</source>
         <translation>进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="220"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="220"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="227"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="225"/>
         <source>share {share} · up to {n} at once</source>
         <translation>份额 {share} · 最多同时 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="257"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="255"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
@@ -3179,68 +3244,68 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="77"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="76"/>
         <source>MediaDesk — welcome</source>
         <extracomment>The operator chose (a :class:`WelcomeChoice`). Where &quot;Create a workspace&quot; writes, and where the console looked for a config. &quot;Open a config...&quot;: () -&gt; the chosen file, or None. Tests replace it. &quot;Create a workspace&quot; opens the written file here: (path) -&gt; None. The in-window config editor replaces it; until then the system&apos;s editor for .toml files. Asked before anything when the template&apos;s place is taken: (path) -&gt; open it instead?</extracomment>
         <translation>MediaDesk — 欢迎</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="84"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="83"/>
         <source>Welcome to MediaDesk</source>
         <translation>欢迎使用 MediaDesk</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="102"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="101"/>
         <source>Try the demo</source>
         <translation>试用演示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="103"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="102"/>
         <source>A ready workspace with two local simulators (a chat site and an API): no account, no network, both lanes work within a minute.</source>
         <translation>现成的工作区，带两个本地模拟器（一个聊天网站和一个 API）：无需账号、无需网络，一分钟内两个通道都会开始工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="105"/>
         <source>Open a config...</source>
         <translation>打开配置...</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="107"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="106"/>
         <source>You already have a MediaDesk config file (TOML): open the console with it.</source>
         <translation>已有 MediaDesk 配置文件（TOML）：用它打开控制台。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="109"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="108"/>
         <source>Create a workspace</source>
         <translation>创建工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="110"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="109"/>
         <source>Write a commented config to {path} and open it for editing; the console opens with an empty workspace.</source>
         <translation>将带注释的配置写入 {path} 并打开编辑；控制台以空工作区打开。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="127"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="126"/>
         <source>From a terminal: “mediadesk demo”, “mediadesk --config FILE”, or “mediadesk init” to write the template.</source>
         <translation>在终端中：“mediadesk demo”、“mediadesk --config FILE”，或用“mediadesk init”写入模板。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="148"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="147"/>
         <source>MediaDesk runs batches of prompts over web chat accounts (in a real browser) and API models, and keeps every task and answer in a database on this computer.</source>
         <translation>MediaDesk 通过网页聊天账号（在真实浏览器中）和 API 模型批量运行提示词，并把每个任务和回答保存在本机的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="150"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="149"/>
         <source>No workspace is open: no configuration was found at {path}.</source>
         <translation>尚未打开工作区：在 {path} 未找到配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="151"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="150"/>
         <source>No workspace is open: the configuration could not be used.</source>
         <translation>尚未打开工作区：配置无法使用。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="158"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="157"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3251,29 +3316,29 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 请在文件中修正该键，然后选择“打开配置...”重新加载，或从演示或新工作区开始。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="197"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="196"/>
         <source>{path} could not be written: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="651"/>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="650"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="209"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="653"/>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="211"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="652"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="215"/>
         <source>A config is already there</source>
         <translation>配置已存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="217"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
         <source>{path} already exists; it is left as it is. Open it instead?</source>
         <translation>{path} 已存在，将保持不变。改为打开它吗？</translation>
     </message>
@@ -3484,23 +3549,23 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WorkspaceSwitcher</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="119"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="118"/>
         <source>the demo workspace</source>
         <extracomment>``--db`` as given (a file, or a ``postgresql://`` URL: team mode); None: the config&apos;s ``db_url`` or the data dir&apos;s file.</extracomment>
         <translation>演示工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="277"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="276"/>
         <source>Switch to {target}: this workspace stops; its running tasks go back to the queue and resume when this workspace is opened again.</source>
         <translation>切换到 {target}：当前工作区将停止；其运行中的任务回到队列，再次打开此工作区时继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="319"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="318"/>
         <source>Switch</source>
         <translation>切换</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="342"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="341"/>
         <source>{target} could not be opened:
 {error}</source>
         <extracomment>The workspace that can be reopened (None: it could not be reopened either).</extracomment>
@@ -3508,33 +3573,33 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 {error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="346"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="345"/>
         <source>Reopen {previous}</source>
         <translation>重新打开 {previous}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="348"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="347"/>
         <source>Open another config…</source>
         <translation>打开其他配置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="431"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="460"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="430"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="459"/>
         <source>A workspace switch is already under way</source>
         <extracomment>Every switch question asked, and every start failure met (tests read them). The config error of the last refused config (its text names the key), else &quot;&quot;. Set when the operator chose Quit after a failed start: the app closes the window.</extracomment>
         <translation>工作区切换正在进行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="444"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="474"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="489"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="497"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="542"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="443"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="473"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="488"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="496"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="541"/>
         <source>Config not opened</source>
         <translation>未打开配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="475"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="474"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3545,62 +3610,62 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 请在文件中修正该键后重新打开。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="483"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="482"/>
         <source>{path} is already open</source>
         <translation>{path} 已经打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="490"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="489"/>
         <source>Setup has changes not saved to {path}: save or close it first. {current} keeps running.</source>
         <translation>设置中有尚未保存到 {path} 的更改：请先保存或关闭。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="498"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="497"/>
         <source>Another MediaDesk console already has {dir} open; it was brought to the front. {current} keeps running here.</source>
         <translation>另一个 MediaDesk 控制台已打开 {dir}，已将其切换到前台。{current} 在此继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="510"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="509"/>
         <source>Nothing changed: {current} keeps running</source>
         <translation>未做更改：{current} 继续运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="534"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="533"/>
         <source>Opening {target}…</source>
         <translation>正在打开 {target}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="553"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="552"/>
         <source>No workspace is open</source>
         <translation>没有打开的工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="588"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="587"/>
         <source>Wait until the workspace switch is done</source>
         <translation>请等待工作区切换完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="602"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="601"/>
         <source>Opened {target}</source>
         <translation>已打开 {target}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="614"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="613"/>
         <source>{path} (not found)</source>
         <translation>{path}（未找到）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="622"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="621"/>
         <source>No recent configs</source>
         <translation>没有最近的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="627"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="626"/>
         <source>Clear the list</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="636"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="635"/>
         <source>{path} is no longer there; removed from the recent configs</source>
         <translation>{path} 已不存在，已从最近的配置中移除</translation>
     </message>

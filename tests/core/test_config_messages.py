@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mediadesk.config import errors as config_errors
 from mediadesk.config import model as config_mod
 from mediadesk.config.messages import CONTEXT, TEMPLATES, msg
 from mediadesk.config.model import ConfigError, parse_config
@@ -20,19 +21,22 @@ TS = ROOT / "resources" / "i18n" / "mediadesk_zh_CN.ts"
 
 
 def _loader_templates() -> set[str]:
-    """The first argument of every ``msg(...)`` / ``_problem(...)`` in config.py, and its tables."""
-    tree = ast.parse(Path(config_mod.__file__).read_text(encoding="utf-8"))
+    """The first argument of every ``msg(...)`` / ``problem(...)`` in the loader (the model and how its
+    errors are told), and the error module's tables."""
     out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in ("msg", "_problem", "fail"):
-            first = node.args[0] if node.args else None
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                out.add(first.value)
-            else:  # a helper passing its argument on, or a table below
-                assert isinstance(first, ast.Name | ast.Subscript), f"config.py:{node.lineno}: a template from where?"
-    out.update(config_mod._EXPECTED.values())
-    out.update(t for t, _keys in config_mod._PYDANTIC.values())
+    for mod in (config_mod, config_errors):
+        tree = ast.parse(Path(mod.__file__).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("msg", "problem", "fail"):
+                first = node.args[0] if node.args else None
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    out.add(first.value)
+                else:  # a helper passing its argument on, or a table below
+                    assert isinstance(first, ast.Name | ast.Subscript), \
+                        f"{mod.__name__}:{node.lineno}: a template from where?"
+    out.update(config_errors._EXPECTED.values())
+    out.update(t for t, _keys in config_errors._PYDANTIC.values())
     return out
 
 

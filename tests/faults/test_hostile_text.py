@@ -19,7 +19,7 @@ import pytest
 
 from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
-from mediadesk.sim._faults import crafted_answer
+from mediadesk.sim._api_hostile import crafted_answer
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from tests.support import log_messages, make_config, tasks_of
 

@@ -417,15 +417,15 @@ async def test_key_with_bad_characters_is_refused_without_quoting_it(
 
 
 def test_scrubber_catches_json_escaped_echoes() -> None:
-    from mediadesk.providers.api.backend import _Scrubber
+    from mediadesk.providers.api.failures import Scrubber
 
     key = 'sk-a/b"c'
-    scrub = _Scrubber(key)
+    scrub = Scrubber(key)
     echoed = json.dumps({"auth": f"Bearer {key}"})  # 'sk-a/b\\"c' once JSON-escaped
     assert key not in scrub(f"raw {key}")
     assert json.dumps(key)[1:-1] not in scrub(echoed)
     assert scrub(echoed).count("***") == 1
-    assert _Scrubber(None)("unchanged") == "unchanged"
+    assert Scrubber(None)("unchanged") == "unchanged"
 
 
 # ------------------------------------------------------------------------ hostile servers (issue 9, 13-15)
@@ -560,19 +560,19 @@ def test_new_limits_are_checked() -> None:
 
 
 def test_sse_decoder_handles_split_lines_comments_and_multiline_data() -> None:
-    from mediadesk.providers.api.backend import _EventTooLong, _SseDecoder
+    from mediadesk.providers.api.reading import EventTooLong, SseDecoder
 
-    d = _SseDecoder(max_bytes=100)
+    d = SseDecoder(max_bytes=100)
     stream = b": keep-alive\r\n\r\ndata: {\"a\":\r\ndata:1}\r\n\r\nevent: x\ndata: [DONE]\r\r"
     events: list[str] = []
     for i in range(len(stream)):  # one byte at a time: every split point, CRLF halves included
         events += d.feed(stream[i:i + 1])
     assert events == ['{"a":\n1}', "[DONE]"]
-    with pytest.raises(_EventTooLong):
-        _SseDecoder(max_bytes=10).feed(b"data: " + b"z" * 20)
-    big = _SseDecoder(max_bytes=12)
+    with pytest.raises(EventTooLong):
+        SseDecoder(max_bytes=10).feed(b"data: " + b"z" * 20)
+    big = SseDecoder(max_bytes=12)
     assert big.feed(b"data: 12345\n") == []
-    with pytest.raises(_EventTooLong):  # an event's data lines count together
+    with pytest.raises(EventTooLong):  # an event's data lines count together
         big.feed(b"data: 67890\n")
 
 

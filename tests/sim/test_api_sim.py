@@ -12,16 +12,14 @@ import httpx
 import pytest
 from httpx_sse import aconnect_sse
 
+from mediadesk.sim.api_cli import add_arguments, config_from_args, serve_from_args
 from mediadesk.sim.api_server import (
     TASK_HEADER,
     ApiSimConfig,
     ApiSimServer,
-    add_arguments,
     answer_for,
-    config_from_args,
     key_hash,
     prompt_key,
-    serve_from_args,
 )
 from tests.support import until
 

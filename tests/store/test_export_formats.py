@@ -20,7 +20,7 @@ import pytest
 from mediadesk.cli import main as cli_main
 from mediadesk.config.location import StoreLocation
 from mediadesk.core.states import TaskState
-from mediadesk.store import NewTask, TaskStore
+from mediadesk.store import NewTask, open_store
 from mediadesk.store.export import (
     EXPORT_FIELDS,
     EXPORT_FORMATS,
@@ -41,7 +41,7 @@ LONG = "x" * 40_000  # more than one spreadsheet cell takes
 def db(store_location: StoreLocation) -> StoreLocation:
     """Four tasks: two succeeded (one with a formula-like prompt, control characters and a long
     result), one failed, one still pending. On each back-end."""
-    s = TaskStore.open(store_location)
+    s = open_store(store_location)
     s.add_tasks([
         NewTask("ok-1", "writer", "api", "=1+1 | pipe\nsecond line <b>", batch="b1"),
         NewTask("ok-2", "writer", "api", "plain", batch="b1"),
@@ -191,7 +191,7 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_text(store_location: StoreLo
         "f-eq": '=HYPERLINK("http://127.0.0.1/x?"&A1,"click")', "f-plus": "+cmd|' /C calc'!A0",
         "f-minus": "-2+3", "f-at": "@SUM(A1:A9)", "f-tab": "\t=1+1", "f-cr": "\r=1+1",
     }
-    s = TaskStore.open(store_location)
+    s = open_store(store_location)
     s.add_tasks([NewTask(tid, "writer", "api", prompt) for tid, prompt in hostile.items()]
                 + [NewTask("plain", "writer", "api", "a - b = c")], now=T0)
     recs = s.claim(["writer"], 10, lane="api:writer", account=None, owner="test", now=T0 + 1)

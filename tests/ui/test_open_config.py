@@ -20,12 +20,11 @@ from mediadesk.providers.web import InstanceLock
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.ui.app.start import EXIT_OK, console_main
-from mediadesk.ui.app.workspace_session import (
-    EXIT_BUSY,
+from mediadesk.ui.app.workspace_session import EXIT_BUSY, WorkspaceStartError
+from mediadesk.ui.app.workspace_switch import (
     StartFailed,
     StartFailedChoice,
     SwitchQuestion,
-    WorkspaceStartError,
     WorkspaceSwitcher,
     ask_start_failed,
 )

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
-from mediadesk.sim._faults import HTML_ERROR
+from mediadesk.sim._api_hostile import HTML_ERROR
 from mediadesk.ui.panels.lane_panel import LanePanel
 from mediadesk.ui.window.main_window import MainWindow
 from tests.ui.conftest import ARun, open_window

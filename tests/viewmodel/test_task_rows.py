@@ -13,7 +13,8 @@ import pytest
 
 from mediadesk.scheduler.events import LaneStats, RunningInfo
 from mediadesk.viewmodel.columns import PROMPT_CHARS, Columns, Row, error_text, record_row
-from mediadesk.viewmodel.task_rows import SORT_KEYS, STALLED, RowFilter, TaskRows, blocks
+from mediadesk.viewmodel.row_display import SORT_KEYS, STALLED, RowFilter
+from mediadesk.viewmodel.task_rows import TaskRows, blocks
 from tests.viewmodel.factory import T0, Clock, change, rec
 
 

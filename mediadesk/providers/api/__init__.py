@@ -1,4 +1,5 @@
-"""The API lane's backend: one OpenAI-compatible endpoint over one shared httpx client."""
+"""The API lane's backend: one OpenAI-compatible endpoint over one shared httpx client (``backend``),
+how it classifies failures (``failures``) and how it reads a server without trusting it (``reading``)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ Order matters and each step has a reason:
    exit non-zero. So is a workspace that cannot be used (:class:`StoreOpenError`: not a database, another
    program's, damaged, newer; a full or read-only disk; a planted link), caught in :func:`console_main`.
 5. Window (with its tray icon, notices and close question: :mod:`mediadesk.ui.window.tray`, and File >
-   Open config… / Recent configs: :class:`~mediadesk.ui.app.workspace_session.WorkspaceSwitcher`);
+   Open config… / Recent configs: :class:`~mediadesk.ui.app.workspace_switch.WorkspaceSwitcher`);
    ``await window.start()`` loads the table in a thread; wait until the window closes (closing with
    work in progress asks first); then stop the scheduler of the workspace it shows then (running
    attempts go back to pending, attempt refunded).
@@ -53,9 +53,9 @@ from mediadesk.ui.app.workspace_session import (
     WorkspaceSession,
     WorkspaceSpec,
     WorkspaceStartError,
-    WorkspaceSwitcher,
     load_workspace,
 )
+from mediadesk.ui.app.workspace_switch import WorkspaceSwitcher
 from mediadesk.ui.dialogs.welcome import WelcomeChoice, WelcomePanel
 from mediadesk.ui.plain import plain
 from mediadesk.ui.style import apply_style, install_translator, missing_fonts

@@ -32,9 +32,11 @@ from PySide6.QtGui import QColor
 from mediadesk.scheduler.events import LaneStats, TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.format import fmt_clock, fmt_seconds, state_labels
+from mediadesk.ui.jobs.memory import release_free_memory
 from mediadesk.ui.style import is_dark, state_color
 from mediadesk.viewmodel.columns import Columns, Row
-from mediadesk.viewmodel.task_rows import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, TaskRows, owner_host
+from mediadesk.viewmodel.row_display import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, owner_host
+from mediadesk.viewmodel.task_rows import TaskRows
 
 __all__ = [
     "COLUMNS",
@@ -137,8 +139,6 @@ class TaskTableModel(QAbstractTableModel):
         # inserts freed is handed back to the system once, when the burst is over: ~7 MB of
         # resident memory after a 100k-row submit (bench), one ~10 ms call.
         if release_memory is None:
-            from mediadesk.ui.jobs.workers import release_free_memory  # (here: workers imports this module)
-
             release_memory = release_free_memory
         self._release_memory: Callable[[], None] = release_memory
         self._rows_since_release = 0

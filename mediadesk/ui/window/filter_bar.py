@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QLineEdit, QToolBar, QToolButton, QWidget
 
 from mediadesk.ui.format import state_labels
-from mediadesk.viewmodel.task_rows import DISPLAY_STATES, RowFilter
+from mediadesk.viewmodel.row_display import DISPLAY_STATES, RowFilter
 
 __all__ = ["FilterBar"]
 

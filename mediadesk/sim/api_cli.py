@@ -1,7 +1,6 @@
-"""Command-line glue of ``mediadesk sim api`` (re-exported by :mod:`mediadesk.sim.api_server`).
+"""Command-line glue of ``mediadesk sim api``: flags, the config they build, and serving until stopped.
 
-Its own module only to keep the server module readable. It imports the server lazily, inside the
-functions, because ``api_server`` imports this module to re-export its public names.
+Apart from the server so the server knows nothing of argparse; this module sits on top of it.
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ import asyncio
 import math
 import os
 import sys
-from typing import TYPE_CHECKING
 
-from mediadesk.sim._faults import HOSTILE_HUGE_CHARS, HOSTILE_MODES, HOSTILE_STEADY_S, OUTAGE_MODES
-
-if TYPE_CHECKING:
-    from mediadesk.sim.api_server import ApiSimConfig
+from mediadesk.sim._api_hostile import HOSTILE_HUGE_CHARS, HOSTILE_MODES, HOSTILE_STEADY_S
+from mediadesk.sim._api_outages import OUTAGE_MODES
+from mediadesk.sim.api_config import ApiSimConfig
+from mediadesk.sim.api_server import ApiSimServer
 
 __all__ = ["add_arguments", "config_from_args", "serve_from_args"]
 
@@ -152,8 +150,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace) -> ApiSimConfig:
     """Build the config; raises ValueError with a message fit for the operator."""
-    from mediadesk.sim.api_server import ApiSimConfig
-
     api_key: str | None = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env)
@@ -189,8 +185,6 @@ def config_from_args(args: argparse.Namespace) -> ApiSimConfig:
 
 async def serve_from_args(args: argparse.Namespace) -> None:
     """Run the simulator until cancelled. Bad settings exit with status 2 and one line, no traceback."""
-    from mediadesk.sim.api_server import ApiSimServer
-
     try:
         config = config_from_args(args)
     except ValueError as exc:

@@ -1,0 +1,306 @@
+"""Reading a batch: JSONL, CSV and pasted text into rows and per-row errors, never raising on the data."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import stat
+from collections.abc import Collection, Iterator
+from pathlib import Path
+
+from mediadesk.core.batch.rows import (
+    ALL_FIELDS,
+    DEFAULT_MAX_FILE_BYTES,
+    EXCERPT_CHARS,
+    PRIORITY_MAX,
+    PRIORITY_MIN,
+    REQUIRED_FIELDS,
+    BatchFileError,
+    BatchRow,
+    ParsedBatch,
+    RowChecker,
+    RowError,
+    bytes_excerpt,
+    excerpt,
+    fmt_count,
+    split_lines,
+    suggest,
+    type_name,
+)
+
+_BOM = b"\xef\xbb\xbf"
+# The csv module's default field limit (128 KiB) turns one big prompt into a csv.Error that
+# desynchronises the reader; the file-size limit bounds fields instead, and the prompt-size check
+# turns a big field into a clean row error.
+_CSV_FIELD_LIMIT = 2**31 - 1
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _pairs_no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_no_duplicates)
+
+
+def _load_json_line(text: str) -> dict[str, object] | str:
+    """The line's object, or the message saying why it is not one."""
+    try:
+        obj = _DECODER.decode(text)
+    except _DuplicateKey as exc:
+        return f"duplicate key {exc.key[:100]!r}"
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    except (ValueError, RecursionError) as exc:  # 5000-digit integers, absurd nesting
+        return f"invalid JSON: {str(exc)[:120]}"
+    if not isinstance(obj, dict):
+        return f"expected a JSON object, got {type_name(obj)}"
+    return obj
+
+
+def _parse_jsonl(data: bytes, checker: RowChecker, out: ParsedBatch) -> None:
+    """Decode per line, so one line of bad UTF-8 costs that line only."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    for lineno, raw in enumerate(data.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(b"#"):
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            out.errors.append(RowError(lineno, f"invalid UTF-8 at byte {exc.start + 1} of the line",
+                                       bytes_excerpt(raw)))
+            continue
+        obj = _load_json_line(text)
+        result = obj if isinstance(obj, str) else checker.check(obj, lineno, from_csv=False,
+                                                                escapes="\\u" in text)
+        if isinstance(result, BatchRow):
+            out.rows.append(result)
+        else:
+            message = result if isinstance(result, str) else "; ".join(result)
+            out.errors.append(RowError(lineno, message, excerpt(text)))
+
+
+def _csv_records(lines: list[str]) -> Iterator[tuple[int, int, list[str] | csv.Error]]:
+    """Yield (first line, last line, fields or the csv.Error) per record."""
+    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
+    reader = csv.reader(iter(lines), strict=True)
+    prev = 0
+    while True:
+        try:
+            rec: list[str] | csv.Error = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            rec = exc
+        yield prev + 1, reader.line_num, rec
+        prev = reader.line_num
+
+
+def _check_header(fields: list[str]) -> tuple[list[str], list[str]]:
+    names = [f.strip().casefold() for f in fields]
+    problems: list[str] = []
+    seen: set[str] = set()
+    for pos, name in enumerate(names, start=1):
+        if not name:
+            problems.append(f"empty column name in column {pos}")
+        elif name not in ALL_FIELDS:
+            problems.append(f"unknown column {name[:100]!r}{suggest(name, ALL_FIELDS)}")
+        elif name in seen:
+            problems.append(f"duplicate column {name!r}")
+        seen.add(name)
+    for req in REQUIRED_FIELDS:
+        if req not in seen:
+            problems.append(f"missing required column {req!r}")
+    return names, problems
+
+
+def _parse_csv(data: bytes, checker: RowChecker, out: ParsedBatch) -> None:
+    try:
+        text, replaced = data.decode("utf-8-sig"), False
+    except UnicodeDecodeError:
+        text, replaced = data.decode("utf-8-sig", errors="replace"), True
+    lines = split_lines(text)
+
+    def raw(first: int, last: int) -> str:
+        acc: list[str] = []
+        n = 0
+        for ln in lines[first - 1 : last]:
+            acc.append(ln)
+            n += len(ln)
+            if n >= EXCERPT_CHARS:
+                break
+        return "".join(acc).rstrip("\r\n")
+
+    header: list[str] | None = None
+    for first, last, rec in _csv_records(lines):
+        if isinstance(rec, csv.Error):
+            msg = (f"unterminated quoted field (runs to the end of the file, line {last})"
+                   if "unexpected end of data" in str(rec) else f"malformed CSV: {rec}")
+            out.errors.append(RowError(first, msg, excerpt(raw(first, last))))
+            if header is None:
+                return
+            continue
+        if not rec or all(not f.strip() for f in rec):
+            continue
+        if replaced and any("\ufffd" in ln for ln in lines[first - 1 : last]):
+            out.errors.append(RowError(first, "invalid UTF-8 on this line", excerpt(raw(first, last))))
+            if header is None:
+                return
+            continue
+        if header is None:
+            header, problems = _check_header(rec)
+            if problems:
+                message = "bad header: " + "; ".join(problems)
+                out.errors.append(RowError(first, message, excerpt(raw(first, last))))
+                return
+            continue
+        if len(rec) != len(header):  # a lost quote or delimiter: never guess which cell moved
+            out.errors.append(RowError(first, f"row has {len(rec)} fields, the header has {len(header)}",
+                                       excerpt(raw(first, last))))
+            continue
+        values = {k: v for k, v in zip(header, rec, strict=True) if v != "" or k in REQUIRED_FIELDS}
+        result = checker.check(values, first, from_csv=True)
+        if isinstance(result, BatchRow):
+            out.rows.append(result)
+        else:
+            out.errors.append(RowError(first, "; ".join(result), excerpt(raw(first, last))))
+    if header is None:
+        out.errors.append(RowError(1, "empty file: a CSV batch needs a header row with at least "
+                                      "'profile' and 'prompt'", ""))
+
+
+# --------------------------------------------------------------------------- public API
+
+def detect_format(data: bytes, filename: str | None = None) -> str:
+    """``jsonl`` or ``csv``: by extension first, else by the first meaningful character."""
+    if filename:
+        suffix = Path(filename).suffix.lower()
+        if suffix in (".jsonl", ".ndjson", ".json"):
+            return "jsonl"
+        if suffix in (".csv", ".tsv"):
+            return "csv"
+    pos = len(_BOM) if data.startswith(_BOM) else 0
+    n = len(data)
+    while pos < n:
+        ch = data[pos : pos + 1]
+        if ch in b" \t\r\n\f\v":
+            pos += 1
+        elif ch == b"#":  # a JSONL comment line: look at the next line
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                break
+            pos = nl + 1
+        else:
+            return "jsonl" if ch in (b"{", b"[") else "csv"
+    return "jsonl"
+
+
+def parse_batch(
+    data: bytes,
+    *,
+    fmt: str | None = None,
+    known_profiles: Collection[str] | None = None,
+    max_prompt_chars: int = 200_000,
+    source: str = "<batch>",
+) -> ParsedBatch:
+    """Parse a whole batch. Never raises on ``data``; ``fmt`` None = :func:`detect_format` (which
+    also looks at ``source`` as a file name). Raises ValueError only for a bad ``fmt``."""
+    if fmt is None:
+        fmt = detect_format(data, source)
+    if fmt not in ("jsonl", "csv"):
+        raise ValueError(f"unknown batch format {fmt!r} (expected 'jsonl' or 'csv')")
+    out = ParsedBatch(rows=[], errors=[], format=fmt, source=source)
+    checker = RowChecker(known_profiles, max_prompt_chars)
+    if fmt == "jsonl":
+        _parse_jsonl(data, checker, out)
+    else:
+        _parse_csv(data, checker, out)
+    return out
+
+
+def parse_batch_file(
+    path: Path | str,
+    *,
+    fmt: str | None = None,
+    known_profiles: Collection[str] | None = None,
+    max_prompt_chars: int = 200_000,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> ParsedBatch:
+    """Read and parse a batch file; file-level problems raise :class:`BatchFileError`."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise BatchFileError(f"batch file {p} is a directory")
+        # O_NONBLOCK: opening a FIFO (or a named pipe nobody writes to) must not hang before the
+        # check below can refuse it; on a regular file the flag changes nothing.
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as fh:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise BatchFileError(
+                    f"batch file {p} is not a regular file (it is {_file_kind(mode)}): MediaDesk reads "
+                    "batches from files only, so that a batch can be checked whole before anything runs; "
+                    "write the rows to a file first")
+            data = fh.read(max_bytes + 1)  # bounded even if the file grows while we read
+    except FileNotFoundError as exc:
+        raise BatchFileError(f"batch file not found: {p}") from exc
+    except OSError as exc:
+        raise BatchFileError(f"cannot read batch file {p}: {exc.strerror or exc}") from exc
+    if len(data) > max_bytes:
+        raise BatchFileError(f"batch file {p} is over the size limit of {max_bytes / 2**20:.0f} MiB "
+                             f"({max_bytes:,} bytes); split it into smaller batches")
+    return parse_batch(data, fmt=fmt, known_profiles=known_profiles,
+                       max_prompt_chars=max_prompt_chars, source=str(p))
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"
+
+
+def parse_pasted(
+    text: str, *, profile: str, priority: int = 0, system: str | None = None,
+    max_prompt_chars: int = 200_000,
+) -> ParsedBatch:
+    """One prompt per non-empty line (trimmed). ``profile``/``priority`` come from the dialog's
+    own widgets, so bad values there are programming errors (ValueError), not row errors."""
+    if not profile.strip():
+        raise ValueError("profile is empty")
+    if isinstance(priority, bool) or not PRIORITY_MIN <= priority <= PRIORITY_MAX:
+        raise ValueError(f"priority {priority!r} is out of range {PRIORITY_MIN}..{PRIORITY_MAX}")
+    out = ParsedBatch(rows=[], errors=[], format="pasted", source="<pasted>")
+    for lineno, line in enumerate(split_lines(text), start=1):
+        prompt = line.strip()
+        if not prompt:
+            continue
+        if len(prompt) > max_prompt_chars:
+            out.errors.append(RowError(lineno, f"prompt is {fmt_count(len(prompt))} chars, over the "
+                                               f"limit of {fmt_count(max_prompt_chars)}", excerpt(prompt)))
+            continue
+        out.rows.append(BatchRow(line=lineno, profile=profile.strip(), prompt=prompt, id=None,
+                                 system=system, priority=priority, route_key=None))
+    return out
+
+
