@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("account")
     lg.add_argument("--config", type=Path, required=True)
     lg.add_argument("--data-dir", type=Path)
+    from mediadesk.cli import serve_cmd
+
+    serve_cmd.add_parser(sub, _DB_HELP)
     return p
 
 
@@ -162,6 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(cmd_login(args))
         if args.command == "init":
             return cmd_init(args)
+        if args.command == "serve":
+            from mediadesk.cli import serve_cmd
+
+            return serve_cmd.main(args)
         parser.print_help()
         return EXIT_USAGE
     except USER_ERRORS as exc:
