@@ -56,12 +56,16 @@ class _Collector(Collector):
             depth.add_metric([profile], counts.get((profile, "pending"), 0))
         yield tasks
         yield depth
+        # running rows, not the lane stats (those are coalesced): live at the scrape
+        running: dict[str, int] = {}
+        for rec in self._reader.query(states=["running"], limit=100_000):
+            running[rec.lane or "?"] = running.get(rec.lane or "?", 0) + 1
         in_flight = GaugeMetricFamily("mediadesk_lane_in_flight", "Attempts running on a lane", labels=["lane", "kind"])
         paused = GaugeMetricFamily("mediadesk_lane_paused", "1 when the lane is paused", labels=["lane"])
         available = GaugeMetricFamily("mediadesk_lane_available", "1 when the lane can take a task",
                                       labels=["lane"])
         for ls in s.lanes:
-            in_flight.add_metric([ls.lane, ls.kind], len(ls.running))
+            in_flight.add_metric([ls.lane, ls.kind], running.get(ls.lane, 0))
             paused.add_metric([ls.lane], int(ls.paused))
             available.add_metric([ls.lane], int(ls.available))
         yield in_flight

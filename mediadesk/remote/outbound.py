@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 import uuid
@@ -93,7 +94,7 @@ class EventRouter:
             self._wake.clear()
             ids, self._ended = sorted(self._ended), set()
             try:
-                recs, batches = await self._ctx.read(lambda r: _look_up(r, ids))
+                recs, batches = await self._ctx.read(functools.partial(_look_up, ids=ids))
             except Exception:  # the store may be gone (a storage fault): the scheduler says so
                 log.warning("remote: could not read ended tasks for the event hooks", exc_info=True)
                 continue
@@ -111,7 +112,7 @@ class EventRouter:
                 self._emit(envelope("batch_done", {"batch": batch, "counts": counts, "tasks": sum(counts.values())}))
 
 
-def _look_up(reader: TaskReader, ids: list[str]) -> tuple[list[TaskRecord], dict[str, dict[str, int]]]:
+def _look_up(reader: TaskReader, *, ids: list[str]) -> tuple[list[TaskRecord], dict[str, dict[str, int]]]:
     recs = reader.get_many(ids)
     batches = {rec.batch for rec in recs if rec.batch is not None}
     return recs, {b: reader.batch_counts(b) for b in sorted(batches)}

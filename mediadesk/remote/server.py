@@ -27,6 +27,7 @@ from mediadesk.remote.delivery import Outbox
 from mediadesk.remote.metrics import RunTimes, Snapshot
 from mediadesk.remote.outbound import EventRouter
 from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.events import Notice
 
 log = logging.getLogger(__name__)
 
@@ -177,8 +178,6 @@ async def start_for_console(scheduler: Scheduler) -> RemoteServer | None:
     try:
         await server.start()
     except (RemoteSetupError, OSError) as exc:
-        from mediadesk.scheduler.events import Notice
-
         log.warning("remote API not started: %s", exc)
         scheduler.bus.publish(Notice(time.time(), f"remote API not started: {exc}"))
         return None

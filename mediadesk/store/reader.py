@@ -96,7 +96,8 @@ class TaskReader:
     ) -> list[TaskRecord]:
         """One page of tasks in submit order, filtered (each filter optional; the values of one are
         OR-ed, the filters AND-ed), after the cursor ``after_seq`` (the last page's last ``seq``)."""
-        where, params = ["seq > ?"], [after_seq]
+        where: list[str] = ["seq > ?"]
+        params: list[Any] = [after_seq]
         for col, values in (("state", states), ("profile", profiles)):
             if values:
                 where.append(f"{col} IN ({','.join('?' * len(values))})")

@@ -201,7 +201,7 @@ async def test_the_server_refuses_to_start_beyond_loopback(open_desk: Any, sim: 
     desk = await _desk(open_desk, sim)
     from mediadesk.remote import RemoteServer
 
-    with pytest.raises(RemoteSetupError, match="refusing to listen on 0.0.0.0"):
+    with pytest.raises(RemoteSetupError, match=r"refusing to listen on 0\.0\.0\.0"):
         await RemoteServer(desk.sched, host="0.0.0.0", port=0).start()
 
 
@@ -225,3 +225,19 @@ async def test_a_taken_port_is_a_clear_error(open_desk: Any, sim: ApiSimServer) 
     with pytest.raises(RemoteSetupError, match=f"cannot listen on 127.0.0.1:{port}"):
         await RemoteServer(desk.sched, port=port).start()
     await asyncio.sleep(0)
+
+
+async def test_the_console_setting_tells_why_the_api_did_not_start(open_desk: Any, sim: ApiSimServer,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from mediadesk.remote import start_for_console
+    from mediadesk.scheduler.events import Notice
+
+    desk = await _desk(open_desk, sim)
+    notices: list[str] = []
+    desk.sched.bus.subscribe(lambda ev: notices.append(ev.message) if isinstance(ev, Notice) else None)
+    assert await start_for_console(desk.sched) is None  # [remote] enabled is false
+    cfg = desk.sched.config.remote.model_copy(update={"enabled": True})
+    monkeypatch.setattr(desk.sched, "config", desk.sched.config.model_copy(update={"remote": cfg}))
+    monkeypatch.delenv(TOKEN_ENV)
+    assert await start_for_console(desk.sched) is None
+    assert notices == [f"remote API not started: the remote API token is empty: set the environment variable {TOKEN_ENV}"]
