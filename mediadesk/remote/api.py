@@ -34,7 +34,6 @@ from mediadesk.remote.schemas import (
     TaskOut,
     TaskPage,
 )
-from mediadesk.store import TaskReader
 from mediadesk.store.errors import StorageError
 
 API_VERSION = "1"
@@ -71,7 +70,7 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any) -
     # ------------------------------------------------------------------ status
     @v1.get("/status", tags=["status"])
     async def status() -> StatusOut:
-        counts = await ctx.read(TaskReader.counts)
+        counts = await ctx.counts()
         by_profile: dict[str, dict[str, int]] = {}
         for (profile, state), n in counts.items():
             by_profile.setdefault(profile, {})[state] = n

@@ -20,6 +20,9 @@ from mediadesk.store import TaskReader
 
 T = TypeVar("T")
 
+#: How old the status counts may be (seconds); the task list and the metrics read the store afresh.
+COUNTS_TTL_S = 0.25
+
 
 class RemoteContext:
     def __init__(self, scheduler: Scheduler) -> None:
@@ -28,6 +31,8 @@ class RemoteContext:
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="remote-read")
         self._reader: TaskReader | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self._counts: tuple[float, dict[tuple[str, str], int]] | None = None
+        self._counting: asyncio.Future[dict[tuple[str, str], int]] | None = None
 
     def open(self) -> None:
         # every lane's stats come at least every 2 s (at once after the scheduler's start)
@@ -53,6 +58,18 @@ class RemoteContext:
         if self._reader is None:  # opened on the reading thread, used only there
             self._reader = TaskReader(self.scheduler.workspace.location)
         return fn(self._reader)
+
+    async def counts(self) -> dict[tuple[str, str], int]:
+        """{(profile, state): tasks}, at most :data:`COUNTS_TTL_S` old: a script polling the status
+        many times a second costs one query per interval, and callers at the same moment share it."""
+        loop = asyncio.get_running_loop()
+        if self._counts is not None and loop.time() - self._counts[0] < COUNTS_TTL_S:
+            return self._counts[1]
+        if self._counting is None or self._counting.done():
+            self._counting = asyncio.ensure_future(self.read(TaskReader.counts))
+        counts = await asyncio.shield(self._counting)
+        self._counts = (loop.time(), counts)
+        return counts
 
     async def read(self, fn: Callable[[TaskReader], T]) -> T:
         """Run ``fn(reader)`` on the reading thread."""

@@ -240,4 +240,5 @@ async def test_the_console_setting_tells_why_the_api_did_not_start(open_desk: An
     monkeypatch.setattr(desk.sched, "config", desk.sched.config.model_copy(update={"remote": cfg}))
     monkeypatch.delenv(TOKEN_ENV)
     assert await start_for_console(desk.sched) is None
-    assert notices == [f"remote API not started: the remote API token is empty: set the environment variable {TOKEN_ENV}"]
+    assert notices == ["remote API not started: the remote API token is empty: set the environment variable "
+                       + TOKEN_ENV]
