@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -242,3 +244,42 @@ async def test_the_console_setting_tells_why_the_api_did_not_start(open_desk: An
     assert await start_for_console(desk.sched) is None
     assert notices == ["remote API not started: the remote API token is empty: set the environment variable "
                        + TOKEN_ENV]
+
+
+def _self_signed(tmp: Path) -> tuple[Path, Path]:
+    import datetime
+    import ipaddress
+
+    x509 = pytest.importorskip("cryptography.x509")
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+async def test_tls_when_configured(open_desk: Any, sim: ApiSimServer, tmp_path: Path) -> None:
+    cert, key = _self_signed(tmp_path)
+    desk = await _desk(open_desk, sim, tls_cert=str(cert), tls_key=str(key))
+    assert desk.server.url.startswith("https://127.0.0.1:")
+    async with httpx.AsyncClient(base_url=desk.server.url, verify=ssl.create_default_context(cafile=cert),
+                                 trust_env=False) as c:
+        ok = await c.get("/v1/status", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert ok.status_code == 200
+        assert (await c.get("/v1/status")).status_code == 401
+    async with httpx.AsyncClient(base_url=desk.server.url.replace("https", "http"), trust_env=False) as plain:
+        with pytest.raises(httpx.HTTPError):
+            await plain.get("/v1/status", headers={"Authorization": f"Bearer {TOKEN}"})
