@@ -104,6 +104,15 @@ async def _client(url: str, rate: float, seconds: float, conns: int) -> dict[str
             "latency_p50_ms": quantile(lat, 0.5), "latency_p99_ms": quantile(lat, 0.99)}
 
 
+def _merge(outs: list[dict[str, float]]) -> dict[str, float]:
+    """Several client processes as one: sums, and the worst of their quantiles."""
+    return {"sent": sum(o["sent"] for o in outs), "errors": sum(o["errors"] for o in outs),
+            "late_starts": sum(o["late_starts"] for o in outs),
+            "achieved_rps": sum(o["achieved_rps"] for o in outs),
+            "latency_p50_ms": max(o["latency_p50_ms"] for o in outs),
+            "latency_p99_ms": max(o["latency_p99_ms"] for o in outs)}
+
+
 def client_main(argv: list[str]) -> None:
     url, rate, seconds, conns = argv[0], float(argv[1]), float(argv[2]), int(argv[3])
     print(json.dumps(asyncio.run(_client(url, rate, seconds, conns))), flush=True)
@@ -140,11 +149,13 @@ async def run(args: argparse.Namespace, sim_url: str, tmp: Path) -> None:
         await asyncio.sleep(args.seconds)
         phases.append(("no load", probe.take(), None))
         cpu.append(time.process_time())
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bench.remote_load", "--client", server.url, str(args.rate), str(args.seconds),
-            str(args.conns), stdout=asyncio.subprocess.PIPE, cwd=ROOT, env=os.environ.copy())
-        out, _ = await proc.communicate()
-        phases.append((f"{args.rate:g} status/s", probe.take(), json.loads(out)))
+        share = args.rate / args.clients
+        procs = [await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bench.remote_load", "--client", server.url, str(share), str(args.seconds),
+            str(max(1, args.conns // args.clients)), stdout=asyncio.subprocess.PIPE, cwd=ROOT, env=os.environ.copy())
+            for _ in range(args.clients)]
+        outs = [json.loads((await p.communicate())[0]) for p in procs]
+        phases.append((f"{args.rate:g} status/s", probe.take(), _merge(outs)))
         cpu.append(time.process_time())
         await asyncio.sleep(args.seconds)
         phases.append(("no load again", probe.take(), None))
@@ -182,7 +193,8 @@ def main(argv: list[str]) -> None:
     p.add_argument("--rate", type=float, default=1000.0, help="status requests per second")
     p.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
     p.add_argument("--tasks", type=int, default=4000, help="batch size (it must outlast the three phases)")
-    p.add_argument("--conns", type=int, default=32, help="client connections")
+    p.add_argument("--conns", type=int, default=32, help="client connections (all clients together)")
+    p.add_argument("--clients", type=int, default=2, help="client processes sharing the rate")
     p.add_argument("--latency", default="0.02,0.06", help="simulator generation time MIN,MAX seconds")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, sim_process("api", "--latency", args.latency) as url:
