@@ -58,6 +58,9 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any) -
     async def _storage(_request: Request, exc: StorageError) -> JSONResponse:
         return JSONResponse({"detail": f"storage failed: {exc}"}, status_code=503)
 
+    def lane_stats() -> list[LaneOut]:
+        return [LaneOut.of(ctx.lanes[name]) for name in sorted(ctx.lanes)]
+
     def lane_names() -> set[str]:
         names = {f"api:{p.name}" for p in sched.config.profiles if p.kind == "api"}
         return names | {f"web:{a.name}" for a in sched.config.accounts}
@@ -75,12 +78,12 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any) -
         for (profile, state), n in counts.items():
             by_profile.setdefault(profile, {})[state] = n
         err = sched.storage_error
-        return StatusOut(counts=by_profile, lanes=[LaneOut.of(s) for s in ctx.lanes.values()],
+        return StatusOut(counts=by_profile, lanes=lane_stats(),
                          storage_error=None if err is None else str(err), desktops=len(sched.desktops()))
 
     @v1.get("/lanes", tags=["lanes"])
     async def lanes() -> list[LaneOut]:
-        return [LaneOut.of(s) for s in ctx.lanes.values()]
+        return lane_stats()
 
     @v1.get("/endpoints", tags=["lanes"], summary="Gates and breakers of every API endpoint and web account")
     async def endpoints() -> list[CapacityOut]:
