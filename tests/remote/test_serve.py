@@ -17,6 +17,7 @@ import pytest
 
 from mediadesk.sim.api_server import ApiSimServer
 from tests.remote.conftest import API_KEY, KEY_ENV, TOKEN, TOKEN_ENV
+from tests.support import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,11 +100,12 @@ async def test_a_batch_over_http_matches_the_same_batch_from_the_cli(
     assert (doc["added"], doc["existing"]) == (5, 0)
     assert [e["line"] for e in doc["errors"]] == [2, 4]
     ids = doc["task_ids"]
-    while True:  # a script's wait: the task list, each round trip one event-loop turn of the server
+
+    async def ended() -> bool:  # what a script does: read the batch's tasks until none is open
         page = (await client.get("/v1/tasks", params={"batch": "b.jsonl", "limit": 1000})).json()["tasks"]
-        if all(t["state"] in ("success", "failed", "canceled") for t in page) and len(page) == 5:
-            break
-        await asyncio.sleep(0.05)
+        return len(page) == 5 and all(t["state"] in ("success", "failed", "canceled") for t in page)
+
+    await until(ended, "the batch served over HTTP to end", limit_s=60, step_s=0.05)
     over_http = {t: (await client.get(f"/v1/tasks/{t}")).json() for t in ids}
     proc.send_signal(signal.SIGTERM)
     assert await asyncio.wait_for(proc.wait(), 60) == 0
