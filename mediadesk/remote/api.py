@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, FastAPI, HTTPException, Query, Request, Security
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPBearer
 
 from mediadesk.core.batch import DEFAULT_MAX_FILE_BYTES
@@ -34,6 +34,7 @@ from mediadesk.remote.schemas import (
     TaskOut,
     TaskPage,
 )
+from mediadesk.remote.stream import STREAM_KINDS, EventStreams
 from mediadesk.store.errors import StorageError
 
 API_VERSION = "1"
@@ -43,7 +44,7 @@ PAGE_MAX = 1000
 _bearer = HTTPBearer(auto_error=False, description="the token named by [remote] token_env / token_keyring")
 
 
-def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any) -> FastAPI:
+def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any, streams: EventStreams) -> FastAPI:
     """``snapshot()`` -> :class:`~mediadesk.remote.metrics.Snapshot` (taken on the loop per scrape)."""
     app = FastAPI(
         title="MediaDesk remote API", version=API_VERSION, docs_url=None, redoc_url=None,
@@ -188,6 +189,21 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any) -
                         refused=out.refused)
         code = 409 if out.refused else 422 if not out.task_ids else 200
         return JSONResponse(doc.model_dump(), status_code=code)
+
+    @v1.get("/events", tags=["status"], response_class=StreamingResponse,
+            summary="Server-Sent Events: the webhook events and task_changed, opening with a ready event",
+            responses={200: {"content": {"text/event-stream": {}}}})
+    async def events(
+        request: Request,
+        events: Annotated[list[str] | None, Query(description="kinds, repeated or comma-separated")] = None,
+        limit: Annotated[int | None, Query(ge=0, description="end after this many events")] = None,
+    ) -> StreamingResponse:
+        kinds = {k.strip() for item in (events or STREAM_KINDS) for k in item.split(",") if k.strip()}
+        unknown = kinds - set(STREAM_KINDS)
+        if unknown:
+            raise HTTPException(422, f"unknown event kinds {sorted(unknown)}: use {', '.join(STREAM_KINDS)}")
+        return StreamingResponse(streams.stream(frozenset(kinds), limit, request.is_disconnected),
+                                 media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
 
     # ------------------------------------------------------------------ exceptions
     @v1.get("/exceptions", tags=["exceptions"], summary="Failed tasks a person must judge, oldest first")

@@ -26,6 +26,7 @@ from mediadesk.remote.context import RemoteContext
 from mediadesk.remote.delivery import Outbox
 from mediadesk.remote.metrics import RunTimes, Snapshot
 from mediadesk.remote.outbound import EventRouter
+from mediadesk.remote.stream import EventStreams
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import Notice
 
@@ -71,6 +72,8 @@ class RemoteServer:
         self.run_times = RunTimes()
         self.limiter = FailureLimiter(self.cfg.auth_failures, self.cfg.auth_window_s)
         self.outbox: Outbox | None = None
+        self.streams = EventStreams()
+        self._unsubscribe_streams: object = None
         self._router: EventRouter | None = None
         self._server: _EmbeddedServer | None = None
         self._task: asyncio.Task[None] | None = None
@@ -120,10 +123,12 @@ class RemoteServer:
         try:
             self.ctx.open()
             self._unsubscribe_runs = self.scheduler.bus.subscribe(self.run_times.on_event)
+            self._unsubscribe_streams = self.scheduler.bus.subscribe(self.streams.on_bus)
+            self.outbox.on_emit = self.streams.offer
             self._router = EventRouter(self.ctx, self.outbox.emit)
             self._router.start()
             self.outbox.start()
-            app = TokenGuard(create_app(self.ctx, self.run_times, self._snapshot), token, self.limiter)
+            app = TokenGuard(create_app(self.ctx, self.run_times, self._snapshot, self.streams), token, self.limiter)
             config = uvicorn.Config(
                 app, lifespan="off", log_config=None, access_log=False, proxy_headers=False, server_header=False,
                 ssl_certfile=self.cfg.tls_cert, ssl_keyfile=self.cfg.tls_key, timeout_graceful_shutdown=3,
@@ -141,6 +146,7 @@ class RemoteServer:
         log.info("remote API listening on %s", self.url)
 
     async def stop(self) -> None:
+        self.streams.closing.set()  # open event streams end, so the server's shutdown need not wait them out
         if self._server is not None:
             self._server.should_exit = True
         if self._task is not None:
@@ -153,9 +159,10 @@ class RemoteServer:
             self._router = None
         if self.outbox is not None:
             await self.outbox.stop()
-        if callable(self._unsubscribe_runs):
-            self._unsubscribe_runs()
-            self._unsubscribe_runs = None
+        for unsubscribe in (self._unsubscribe_runs, self._unsubscribe_streams):
+            if callable(unsubscribe):
+                unsubscribe()
+        self._unsubscribe_runs = self._unsubscribe_streams = None
         if self._sock is not None:
             self.ctx.close()
             self._sock.close()
