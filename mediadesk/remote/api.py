@@ -8,11 +8,12 @@ scripts would come from elsewhere.
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, FastAPI, HTTPException, Query, Request, Security
+from fastapi import APIRouter, Body, FastAPI, HTTPException, Query, Request
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from fastapi.security import HTTPBearer
 
 from mediadesk.core.batch import DEFAULT_MAX_FILE_BYTES
 from mediadesk.remote import intake, metrics
@@ -40,20 +41,39 @@ from mediadesk.store.errors import StorageError
 API_VERSION = "1"
 PAGE_MAX = 1000
 
-#: Declares the scheme in the OpenAPI document; the check itself is :class:`~mediadesk.remote.auth.TokenGuard`.
-_bearer = HTTPBearer(auto_error=False, description="the token named by [remote] token_env / token_keyring")
+
+
+#: FastAPI's built-in OpenTelemetry (newer versions) off: nothing about this API's requests leaves the
+#: machine, whatever OTEL_* variables the environment holds (and no per-request cost).
+_NO_TELEMETRY: dict[str, Any] = {"telemetry": {
+    "tracing": False, "metrics": False, "logs": False, "operation_spans": False, "auto_configure": False,
+}} if "telemetry" in inspect.signature(FastAPI).parameters else {}
 
 
 def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any, streams: EventStreams) -> FastAPI:
     """``snapshot()`` -> :class:`~mediadesk.remote.metrics.Snapshot` (taken on the loop per scrape)."""
     app = FastAPI(
         title="MediaDesk remote API", version=API_VERSION, docs_url=None, redoc_url=None,
-        openapi_url="/openapi.json", dependencies=[Security(_bearer)],
+        openapi_url="/openapi.json", **_NO_TELEMETRY,
         description="Watch and steer a running MediaDesk: submit batches, follow tasks, act on lanes, "
                     "accounts and exceptions. Every request needs `Authorization: Bearer <token>`.",
     )
     sched = ctx.scheduler
     v1 = APIRouter(prefix="/v1")
+
+    def openapi() -> dict[str, Any]:
+        # the bearer scheme declared for every operation (checked by TokenGuard, not per route)
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description,
+                                 routes=app.routes)
+            schema.setdefault("components", {})["securitySchemes"] = {"bearer": {
+                "type": "http", "scheme": "bearer",
+                "description": "the token named by [remote] token_env / token_keyring"}}
+            schema["security"] = [{"bearer": []}]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.exception_handler(StorageError)
     async def _storage(_request: Request, exc: StorageError) -> JSONResponse:

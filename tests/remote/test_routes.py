@@ -81,8 +81,9 @@ async def test_every_route_wants_the_token(open_desk: Any, sim: ApiSimServer) ->
     await until(lambda: len(desk.sched.exceptions()) == 1, "the failed task in the exception queue")
     ids = {"task": ok_id, "failed": bad_id}
 
-    documented = {(m.upper(), p) for p, item in (await desk.call("GET", "/openapi.json")).json()["paths"].items()
-                  for m in item}
+    doc = (await desk.call("GET", "/openapi.json")).json()
+    assert doc["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer" and doc["security"] == [{"bearer": []}]
+    documented = {(m.upper(), p) for p, item in doc["paths"].items() for m in item}
     assert documented | {("GET", "/openapi.json")} == {(m, p.split("?")[0].replace("{failed}", "{task_id}")
                                                         .replace("{task}", "{task_id}").replace("acct-a", "{name}"))
                                                        for m, p, _, _ in ROUTES}, "a route without a token test"
