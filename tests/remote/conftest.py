@@ -122,3 +122,6 @@ async def open_desk(secrets_env: None, tmp_path: Path) -> AsyncIterator[Callable
         await desk.client.aclose()
         await desk.server.stop()
         await desk.sched.stop()
+    for desk in opened:  # whatever the test did, no response carried a secret
+        for body in desk.bodies:
+            assert TOKEN.encode() not in body and API_KEY.encode() not in body
