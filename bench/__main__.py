@@ -8,6 +8,7 @@ import sys
 BENCHES = {
     "api": "bench.api_overhead",
     "web": "bench.web_overhead",
+    "webdone": "bench.web_done",
     "seed": "bench.seed_batch",
     "gui": "bench.gui_responsiveness",
     "storm": "bench.storm",

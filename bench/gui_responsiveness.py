@@ -274,7 +274,7 @@ async def restart_load(url: str, tmp: Path, n_tasks: int) -> dict[str, Any]:
 
 def _rec(i: int) -> TaskRecord:
     return TaskRecord(
-        task_id=f"m{i:06d}", model_kind="api" if i % 4 else "web", state="pending", attempt=0, started_at=None,
+        task_id=f"m{i:06d}", model_kind="api" if i % 4 else "web", state=TaskState.PENDING, attempt=0, started_at=None,
         heartbeat_at=None, profile="writer" if i % 4 else "chat", account=None, lane=None,
         prompt=f"a synthetic prompt number {i} with some words to fill the column", system=None, priority=0,
         route_key=None, batch="bench", result=None, error_kind=None, error_message=None, created_at=0.0,

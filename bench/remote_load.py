@@ -139,7 +139,7 @@ async def run(args: argparse.Namespace, sim_url: str, tmp: Path) -> None:
                        for i in range(args.tasks)).encode()
         from mediadesk.remote.intake import submit_jsonl
 
-        submitted = submit_jsonl(sched, body, "bench.jsonl")
+        submitted = await submit_jsonl(sched, body, "bench.jsonl")
         probe.start()
         await asyncio.sleep(2.0)  # the lanes at their pace
         probe.take()

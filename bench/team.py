@@ -36,9 +36,9 @@ PROFILES = ("p0", "p1", "p2", "p3")
 
 
 def _seed(location: str, n: int, profiles: tuple[str, ...] = ("p0",)) -> None:
-    from mediadesk.store.taskstore import NewTask, TaskStore
+    from mediadesk.store import NewTask, open_store
 
-    store = TaskStore.open(location)
+    store = open_store(location)
     try:
         for start in range(0, n, 1000):
             store.add_tasks([NewTask(f"t{i:06d}", profiles[i % len(profiles)], "api", f"prompt {i}")
@@ -49,9 +49,9 @@ def _seed(location: str, n: int, profiles: tuple[str, ...] = ("p0",)) -> None:
 
 def _claim_worker(location: str, wid: int, start: Any, out: Any) -> None:
     from mediadesk.core.states import TaskState
-    from mediadesk.store.taskstore import TaskStore
+    from mediadesk.store import open_store
 
-    store = TaskStore.open(location)
+    store = open_store(location)
     start.wait()
     first = last = time.time()
     done: list[str] = []

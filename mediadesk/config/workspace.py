@@ -38,7 +38,7 @@ class Workspace:
 
     @property
     def location(self) -> StoreLocation:
-        """Where the task store lives (what ``TaskStore.open``, ``TaskReader`` and exports take)."""
+        """Where the task store lives (what ``open_store``, ``TaskReader`` and exports take)."""
         return self.db_url if self.db_url is not None else SqliteLocation(self.db_path)
 
     @classmethod

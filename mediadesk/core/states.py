@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, StrEnum
 
 
-class TaskState(str, Enum):
+class TaskState(StrEnum):
+    """A str Enum whose ``str()`` and f-string form is the value ("pending"): records carry it, and text
+    built from a record's state reads the same as when the state was a plain string."""
+
     PENDING = "pending"
     RUNNING = "running"
     SUCCESS = "success"

@@ -203,7 +203,7 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any, s
             if total > DEFAULT_MAX_FILE_BYTES:
                 raise HTTPException(413, f"a batch is at most {DEFAULT_MAX_FILE_BYTES} bytes")
             chunks.append(chunk)
-        out = intake.submit_jsonl(sched, b"".join(chunks), name or "remote")
+        out = await intake.submit_jsonl(sched, b"".join(chunks), name or "remote")
         doc = SubmitOut(batch=out.batch, task_ids=out.task_ids, added=out.added, existing=out.existing,
                         errors=[RowErrorOut(line=e.line, message=e.message, excerpt=e.excerpt) for e in out.errors],
                         refused=out.refused)

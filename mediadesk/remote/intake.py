@@ -1,16 +1,16 @@
 """A batch that arrives over HTTP: the JSONL body goes through the same parser and row checks as a
-file handed to ``mediadesk run`` or the console's batch dialog, and into the scheduler's one submit
-path, so the task ids, the per-row errors (with the line numbers an editor shows) and the refusals
-read the same whichever face the batch came in by."""
+file handed to ``mediadesk run`` or the console's batch dialog, and into the scheduler's one intake
+(:class:`~mediadesk.scheduler.intake.Intake`: caps, API keys, chunked transactions that yield to
+the loop), so the task ids, the per-row errors (with the line numbers an editor shows) and the
+refusals read the same whichever face the batch came in by."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mediadesk.config.model import missing_api_keys
 from mediadesk.core.batch import BatchRow, RowError, parse_batch
 from mediadesk.scheduler import Scheduler
-from mediadesk.store import AddResult
+from mediadesk.scheduler.intake import MissingApiKeysError, QueueFullError, Submitted
 
 
 @dataclass
@@ -32,26 +32,21 @@ def parse_jsonl(sched: Scheduler, body: bytes, batch: str) -> tuple[list[BatchRo
     return parsed.rows, parsed.errors
 
 
-def submit(sched: Scheduler, rows: list[BatchRow], batch: str) -> tuple[AddResult, list[str]]:
-    """The one call into the scheduler's intake (refused whole: ``QueueFullError``)."""
-    return sched.submit_rows(rows, batch=batch)
+async def submit(sched: Scheduler, rows: list[BatchRow], batch: str) -> Submitted:
+    """The one call into the scheduler's intake (refused whole: ``QueueFullError``,
+    ``MissingApiKeysError``); in chunks, so a big batch never stalls the lanes' loop."""
+    return await sched.intake.submit_rows_async(rows, batch)
 
 
-def submit_jsonl(sched: Scheduler, body: bytes, batch: str) -> SubmitOutcome:
+async def submit_jsonl(sched: Scheduler, body: bytes, batch: str) -> SubmitOutcome:
     rows, errors = parse_jsonl(sched, body, batch)
     out = SubmitOutcome(batch=batch, errors=errors)
     if not rows:
         return out
-    missing = missing_api_keys(sched.config, {r.profile for r in rows})
-    if missing:  # one message instead of one auth failure per task, as the console and the CLI do
-        out.refused = "; ".join(m.message() for m in missing)
-        return out
-    from mediadesk.scheduler.scheduler import QueueFullError
-
     try:
-        res, ids = submit(sched, rows, batch)
-    except QueueFullError as exc:
+        done = await submit(sched, rows, batch)
+    except (QueueFullError, MissingApiKeysError) as exc:
         out.refused = str(exc)
         return out
-    out.task_ids, out.added, out.existing = ids, len(res.added), len(res.existing)
+    out.task_ids, out.added, out.existing = done.ids, len(done.result.added), len(done.result.existing)
     return out

@@ -22,10 +22,11 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
+from mediadesk.core.backend import Probe
 from mediadesk.core.breaker import BreakerConfig, BreakerState, CircuitBreaker
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.gate import AdaptiveGate
@@ -34,7 +35,6 @@ from mediadesk.scheduler.events import CapacityView
 
 log = logging.getLogger(__name__)
 
-Probe = Callable[[], Awaitable[tuple[bool, str]]]
 
 #: Successes in a row before an adaptive gate tries one more concurrent request. Each try above a
 #: provider's real limit costs about one refusal, so 20 keeps refusals near 1 per 20 answers.

@@ -174,7 +174,7 @@ class EventBus:
 
 def task_changed(rec: TaskRecord) -> TaskChanged:
     return TaskChanged(
-        task_id=rec.task_id, state=rec.state, attempt=rec.attempt, lane=rec.lane,
+        task_id=rec.task_id, state=rec.state.value, attempt=rec.attempt, lane=rec.lane,
         account=rec.account, started_at=rec.started_at, heartbeat_at=rec.heartbeat_at,
         finished_at=rec.finished_at, error_kind=rec.error_kind, version=rec.version,
         error_message=rec.error_message, truncated=rec.truncated,

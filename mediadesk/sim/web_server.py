@@ -18,6 +18,8 @@ required) answers 401 (no session), 409 (another generation of this account is a
 streamed NDJSON body: ``{"t":"start","id"}``, ``{"t":"token","d"}``..., then exactly one of
 ``{"t":"done"}``, ``{"t":"stopped"}``, ``{"t":"error","code","message"}`` (a hang sends none), plus
 ``{"t":"ping"}`` keep-alives while idle. ``POST /api/stop`` ``{"request_id"}`` stops a run server-side.
+The same events reach the page by SSE or WebSocket frames with ``WebSimConfig.transport`` (see
+``_web_transports.py``), and ``pause_mid_s`` holds every answer's stream open mid-answer for a while.
 
 Busy (rate-limited) periods, as real chat sites have them (:meth:`WebSimServer.set_busy` or
 ``POST /admin/busy``): while one is in force for an account, a send is refused instead of generating --
@@ -25,6 +27,15 @@ Busy (rate-limited) periods, as real chat sites have them (:meth:`WebSimServer.s
 (``style="banner"``, ``.notice.busy``) or as an error message (``"error"``, ``.msg.error``), or the notice
 streamed as the assistant's answer (``"answer"``, as some sites do). Each refusal is counted in stats
 (``busy_refusals``, ``busy_refusals_per_account``, ``busy_log``); no generation is started.
+
+Page modes (:class:`WebSimConfig` fields, a ``/chat?overlay=...`` query, or ``POST /admin/page``), the
+ways real chat pages get in a driver's way: ``overlay`` a "What's New" dialog over the whole page after
+login (``"escape"``: closed by its button or the Escape key; ``"sticky"``: by its button only);
+``send_block_ms`` the send button's click handler sends the message, then blocks the page this long
+(a busy page: the click does not return although the prompt went); ``code_widget`` answers with code
+(``code_answer``) rendered by a CodeMirror-like editor (``"codemirror"``) or as line-numbered spans
+(``"lines"``). ``GET /plain`` is the same chat with other markup: no classes or ids, other tags, aria
+labels only (a contenteditable composer in a form, ``article`` turns), for adapters that name nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from mediadesk.sim._server import LocalServer
+from mediadesk.sim._web_transports import Transports
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext
@@ -59,10 +71,13 @@ __all__ = [
     "SESSION_COOKIE",
     "SESSION_EXPIRED_MESSAGE",
     "SITE_ERROR_MESSAGE",
+    "TRANSPORTS",
     "WebSimConfig",
     "WebSimServer",
     "add_arguments",
     "answer_tokens",
+    "code_answer",
+    "code_tokens",
     "config_from_args",
     "draw_run_seconds",
     "login_context",
@@ -86,6 +101,8 @@ _POLL_S = 0.05
 
 #: ``WebSimConfig.answer_style`` values.
 ANSWER_STYLES = ("text", "markdown")
+#: ``WebSimConfig.transport`` values: how the page receives the answer stream.
+TRANSPORTS = ("ndjson", "sse", "websocket")
 
 _MARKER = re.compile(r"\[\[sim:(hang|logout|error|slow=(\d+(?:\.\d+)?))\]\]")
 _VOCAB = (
@@ -126,6 +143,18 @@ class WebSimConfig:
     #: document the page renders to HTML as it streams (bold, list, fenced code with a copy button and
     #: an SVG icon, framework comments), like real chat sites.
     answer_style: str = "text"
+    #: How the page receives the answer: "ndjson" (a chunked fetch of NDJSON lines), "sse" (a fetch of
+    #: ``text/event-stream``, ``data:`` events) or "websocket" (frames on a socket the page opens at
+    #: load and keeps). The events are the same in all three.
+    transport: str = "ndjson"
+    #: A pause of this many REAL seconds (not scaled) in the middle of every answer, the stream kept
+    #: open (keep-alives only), as a model that thinks mid-answer does. 0: none.
+    pause_mid_s: float = 0.0
+    #: Page modes (see the module docstring): None | "escape" | "sticky".
+    overlay: str | None = None
+    send_block_ms: int = 0
+    #: "pre" (the default code block) | "codemirror" | "lines"; not "pre": answers are ``code_answer``.
+    code_widget: str = "pre"
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
@@ -137,6 +166,11 @@ class WebSimConfig:
             raise ValueError("fault rates must be in [0, 1] and sum to at most 1")
         if self.answer_style not in ANSWER_STYLES:
             raise ValueError(f"answer_style must be one of {', '.join(ANSWER_STYLES)}")
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}")
+        if not 0.0 <= self.pause_mid_s < math.inf:
+            raise ValueError("pause_mid_s must be >= 0")
+        _check_page_modes(self.overlay, self.send_block_ms, self.code_widget)
 
 
 @dataclass(frozen=True)
@@ -283,6 +317,8 @@ class WebSimServer(LocalServer):
         self._assets = {n: _asset(n) for n in ("chat.html", "login.html", "logged_out.html", "chat.js", "chat.css")}
         self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
         self._assets["markdown.js"] = _asset("markdown.js")
+        self._transports = Transports(lambda: f"{self.base_url}/api/generate", SESSION_COOKIE)
+        self._assets["plain.html"] = _asset("plain.html")
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -295,12 +331,15 @@ class WebSimServer(LocalServer):
             web.get("/chat", self._h_chat),
             web.get("/static/{name}", self._h_static),
             web.post("/api/generate", self._h_generate),
+            web.post("/api/generate/sse", self._transports.generate_sse),
+            web.get("/api/ws", self._transports.websocket),
             web.post("/api/stop", self._h_stop),
             web.get("/stats", self._h_stats),
             web.post("/stats/reset", self._h_stats_reset),
             web.post("/admin/logout", self._h_admin_logout),
             web.get("/admin/busy", self._h_admin_busy),
             web.post("/admin/busy", self._h_admin_busy),
+            *self._page_mode_routes(),
         ]
 
     def _before_stop(self) -> None:
@@ -408,7 +447,9 @@ class WebSimServer(LocalServer):
             if self.config.login_redirect:
                 return web.Response(status=303, headers={"Location": "/login"})
             return self._page("logged_out.html")
-        return self._page("chat.html", account=html.escape(account, quote=True), answer_style=self.config.answer_style)
+        return self._page("chat.html", 200, account=html.escape(account, quote=True),
+                          answer_style=self.config.answer_style, transport=self.config.transport,
+                          **self._page_modes(request))
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
@@ -627,11 +668,18 @@ class WebSimServer(LocalServer):
         tokens = answer_tokens(gen.prompt, self.config.answer_tokens)
         if self.config.answer_style == "markdown":
             tokens = markdown_tokens(gen.prompt)
+        if self.config.code_widget != "pre":
+            tokens = code_tokens(gen.prompt)
         interval = gen.run_s / len(tokens)
         fault_at = {"hang": min(3, len(tokens) - 1), "logout": len(tokens) // 2, "error": len(tokens) // 2}
         at = fault_at.get(gen.fault or "", -1)
         await self._send(resp, gen, {"t": "start", "id": gen.id})
         for i, tok in enumerate(tokens):
+            if i == len(tokens) // 2 and self.config.pause_mid_s > 0:  # a long think mid-answer
+                reason = await self._wait(gen, request, resp, self.config.pause_mid_s)
+                if reason != "timeout":
+                    await self._interrupted(gen, resp, reason)
+                    return
             if i == at and gen.fault == "hang":
                 gen.status = "hung"
                 await self._interrupted(gen, resp, await self._wait(gen, request, resp, None))
@@ -693,6 +741,94 @@ class WebSimServer(LocalServer):
         except (ConnectionError, RuntimeError) as exc:
             raise _Disconnected() from exc
         gen.last_write = asyncio.get_running_loop().time()
+
+    # ----------------------------------------------------------------------------- SSE / WebSocket transports
+    async def stop(self) -> None:
+        await self._transports.close()
+        await super().stop()
+
+
+    # ----------------------------------------------------------------------------- page modes
+    # Overlay dialogs, a blocked send handler, code widgets and the role-only page (see the module
+    # docstring). Kept apart from the generation code: they only change what the page shows.
+    def _page_mode_routes(self) -> list[web.RouteDef]:
+        return [
+            web.get("/plain", self._h_plain),
+            web.get("/admin/page", self._h_admin_page),
+            web.post("/admin/page", self._h_admin_page),
+        ]
+
+    def set_page_modes(self, *, overlay: str | None = None, send_block_ms: int = 0, code_widget: str = "pre") -> None:
+        """Switch the page modes of later page loads (and of later answers, for ``code_widget``)."""
+        _check_page_modes(overlay, send_block_ms, code_widget)
+        self.config.overlay, self.config.send_block_ms, self.config.code_widget = overlay, send_block_ms, code_widget
+
+    def _page_modes(self, request: web.Request) -> dict[str, str]:
+        q = request.query
+        overlay = q.get("overlay", self.config.overlay or "")
+        block = q.get("send_block_ms", str(self.config.send_block_ms))
+        widget = q.get("code_widget", self.config.code_widget)
+        return {"overlay": html.escape(overlay, quote=True), "send_block_ms": str(int(block) if block.isdigit() else 0),
+                "code_widget": html.escape(widget, quote=True)}
+
+    async def _h_plain(self, request: web.Request) -> web.Response:
+        if self._account(request) is None:
+            return web.Response(status=303, headers={"Location": "/login"})
+        return self._page("plain.html")
+
+    async def _h_admin_page(self, request: web.Request) -> web.Response:
+        """``POST {"overlay", "send_block_ms", "code_widget"}``: :meth:`set_page_modes`; both: the modes."""
+        if request.method == "POST":
+            try:
+                body = await request.json()
+                if not isinstance(body, dict) or set(body) - {"overlay", "send_block_ms", "code_widget"}:
+                    raise ValueError("known fields: overlay, send_block_ms, code_widget")
+                self.set_page_modes(**body)
+            except (ValueError, TypeError) as exc:
+                return web.json_response({"error": str(exc)}, status=400)
+        c = self.config
+        return web.json_response({"overlay": c.overlay, "send_block_ms": c.send_block_ms, "code_widget": c.code_widget})
+
+
+OVERLAYS = ("escape", "sticky")
+CODE_WIDGETS = ("pre", "codemirror", "lines")
+
+
+def _check_page_modes(overlay: str | None, send_block_ms: int, code_widget: str) -> None:
+    if overlay is not None and overlay not in OVERLAYS:
+        raise ValueError(f"overlay must be null or one of {', '.join(OVERLAYS)}, got {overlay!r}")
+    if isinstance(send_block_ms, bool) or not isinstance(send_block_ms, int) or not 0 <= send_block_ms <= 60_000:
+        raise ValueError(f"send_block_ms must be an integer in 0..60000, got {send_block_ms!r}")
+    if code_widget not in CODE_WIDGETS:
+        raise ValueError(f"code_widget must be one of {', '.join(CODE_WIDGETS)}, got {code_widget!r}")
+
+
+#: The code of :func:`code_answer`: nested indentation and a blank line, exactly.
+CODE_SAMPLE = "def first(items):\n    if not items:\n        return None\n\n    return items[0]  # 完毕"
+
+
+def code_answer(prompt: str) -> str:
+    """The deterministic Markdown answer of the ``code_widget`` modes: a paragraph, a fenced Python
+    block (:data:`CODE_SAMPLE`), a table whose columns are left-, right- and centre-aligned, a closing
+    paragraph; in the form an HTML-to-Markdown converter gives back."""
+    shown = " ".join(prompt.split())
+    if len(shown) > 40:
+        shown = shown[:40] + "…"
+    shown = re.sub(r"[\\`*_\[\]<>#|~-]", "", shown) or "…"
+    return (
+        f"好的，这是对「{shown}」的代码 🚀\n\n"
+        f"```python\n{CODE_SAMPLE}\n```\n\n"
+        "| 名称 | 数量 | 状态 |\n"
+        "| :--- | ---: | :---: |\n"
+        "| alpha | 12 | ok |\n\n"
+        "完毕 ✅"
+    )
+
+
+def code_tokens(prompt: str) -> list[str]:
+    """:func:`code_answer` in streamed pieces: one line at a time (with its newline), so a half-built
+    line is never re-rendered mid-indentation."""
+    return re.findall(r"[^\n]*\n|[^\n]+", code_answer(prompt))
 
 
 @dataclass(frozen=True)
@@ -766,6 +902,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="send a logged-out visit of the chat page to the login form")
     parser.add_argument("--answer-style", choices=ANSWER_STYLES, default="text",
                         help="markdown: answers are Markdown rendered to HTML by the page")
+    parser.add_argument("--transport", choices=TRANSPORTS, default="ndjson",
+                        help="how the page receives answers: chunked NDJSON fetch, SSE, or WebSocket frames")
+    parser.add_argument("--pause-mid-s", type=float, default=0.0,
+                        help="a pause of this many real seconds in the middle of every answer")
 
 
 def config_from_args(args: argparse.Namespace) -> WebSimConfig:
@@ -775,6 +915,7 @@ def config_from_args(args: argparse.Namespace) -> WebSimConfig:
         seed=args.seed, password=args.password,
         session_cookie=getattr(args, "session_cookie", False), login_redirect=getattr(args, "login_redirect", False),
         answer_style=getattr(args, "answer_style", "text"),
+        transport=getattr(args, "transport", "ndjson"), pause_mid_s=getattr(args, "pause_mid_s", 0.0),
     )  # fmt: skip
 
 

@@ -1,65 +1,66 @@
-"""Tables (SQLModel). The schema is declared here once; hot transitions use plain SQL (see taskstore)."""
+"""Tables as SQLAlchemy sees them: what the Alembic head must create (the tests compare the two).
+
+Nothing at run time creates tables from here: a database is created and upgraded by the Alembic
+revisions alone (``migrations/versions/``), and those are history, never derived from this module.
+
+The ``task`` table is built from :class:`~mediadesk.store.record.TaskRecord` (the one definition of
+its columns, see :mod:`mediadesk.store.record` for why): a column's type and nullability come from
+its annotation, the primary key and server defaults from the field's metadata. The small tables
+that no record mirrors are declared here with SQLModel.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy import Index
+import types
+import typing
+from dataclasses import fields
+from typing import Any
+
+import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
+from mediadesk.core.states import TaskState
+from mediadesk.store.record import PRIMARY_KEY, SERVER_DEFAULT, TaskRecord
 
-class Task(SQLModel, table=True):
-    __tablename__ = "task"
-    __table_args__ = (
-        # (the claim index needs "priority DESC": created in schema.py)
-        # reaper: running tasks by heartbeat age
-        Index("ix_task_state_hb", "state", "heartbeat_at"),
-    )
+__all__ = ["AccountState", "ProfileSetting", "Task", "TaskLog", "task_columns", "task_table"]
 
-    # --- the six core columns ---
-    task_id: str = Field(primary_key=True)
-    model_kind: str
-    state: str = "pending"
-    attempt: int = 0
-    started_at: float | None = None
-    heartbeat_at: float | None = None
-    # --- the rest ---
-    profile: str
-    account: str | None = None
-    lane: str | None = None
-    prompt: str
-    system: str | None = None
-    priority: int = 0
-    route_key: str | None = None
-    batch: str | None = None
-    result: str | None = None
-    error_kind: str | None = None
-    error_message: str | None = None
-    created_at: float
-    updated_at: float
-    finished_at: float | None = None
-    cancel_requested: bool = False
-    version: int = 0
-    not_before: float = 0.0
-    seq: int = 0
-    #: attempts made before the operator last re-queued the task (retry budget restarts there)
-    attempt_base: int = 0
-    owner: str | None = None
-    # --- schema 2: capacity-aware dispatch ---
-    #: When the task last entered the queue (submit or operator retry): the max_wait_s budget starts here.
-    queued_at: float | None = None
-    #: Attempts that crashed a browser/page or timed out the whole run (poison-pill count).
-    crash_count: int = 0
-    #: Who produced the result: the profile, ``rule_reply`` or ``operator``.
-    served_by: str | None = None
-    #: The profile the task was first submitted to (it may move down a fallback chain).
-    origin_profile: str | None = None
-    #: A person's resolution of an exception: retry | reroute | answer | drop, with a note.
-    resolution: str | None = None
-    resolution_note: str | None = None
-    resolved_at: float | None = None
-    # --- schema 3 ---
-    #: A success whose answer the provider cut at its length limit (finish_reason "length").
-    #: (A server default: inserts that do not name it, such as ``add_tasks``, must not break NOT NULL.)
-    truncated: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+_SQL_TYPES: dict[type, type[sa.types.TypeEngine[Any]]] = {
+    str: sa.String, TaskState: sa.String, int: sa.Integer, float: sa.Float, bool: sa.Boolean,
+}
+
+
+def task_columns(record: type[Any] = TaskRecord) -> list[sa.Column[Any]]:
+    """The columns of the task table, one per field of ``record`` (a :class:`TaskRecord`, or in a test
+    a record with one more field), in field order."""
+    hints = typing.get_type_hints(record)
+    out: list[sa.Column[Any]] = []
+    for f in fields(record):
+        hint = hints[f.name]
+        args = typing.get_args(hint)
+        nullable = isinstance(hint, types.UnionType) and type(None) in args
+        base = next(a for a in args if a is not type(None)) if nullable else hint
+        out.append(sa.Column(
+            f.name, _SQL_TYPES[base](), primary_key=bool(f.metadata.get(PRIMARY_KEY)),
+            nullable=nullable, server_default=f.metadata.get(SERVER_DEFAULT)))
+    return out
+
+
+def task_table(metadata: sa.MetaData, record: type[Any] = TaskRecord) -> sa.Table:
+    """The ``task`` table in ``metadata``: its columns (from ``record``) and the indexes the queries need."""
+    table = sa.Table("task", metadata, *task_columns(record))
+    # reaper: running tasks by heartbeat age
+    sa.Index("ix_task_state_hb", table.c.state, table.c.heartbeat_at)
+    # claim: head pending task of a profile, by priority (high first) then submission order; the DESC
+    # must be in the index or each claim sorts every pending row
+    sa.Index("ix_task_claim", table.c.state, table.c.profile, table.c.priority.desc(), table.c.seq)
+    # conversations: earlier turns of a route_key, in submit order
+    sa.Index("ix_task_route", table.c.route_key, table.c.seq, sqlite_where=table.c.route_key.isnot(None),
+             postgresql_where=table.c.route_key.isnot(None))
+    return table
+
+
+#: The task table, in the same metadata as the SQLModel tables below.
+Task = task_table(SQLModel.metadata)
 
 
 class TaskLog(SQLModel, table=True):

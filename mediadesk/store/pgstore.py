@@ -25,19 +25,22 @@ import psycopg
 
 from mediadesk.config.location import PgLocation, StoreLocation
 from mediadesk.core.picker import Channel
+from mediadesk.store.connection import faults_typed
 from mediadesk.store.errors import StorageError
 from mediadesk.store.pgconn import PgConn, connect, lost_connection, open_error, raw_connect
+from mediadesk.store.queries import claim_predicate
+from mediadesk.store.record import TASK_COLUMNS, TaskRecord, record_of
 from mediadesk.store.schema import migrate_pg
-from mediadesk.store.taskstore import _TASK_COLUMNS, TaskRecord, TaskStore, _claim_predicate, _faults_typed, _rec
+from mediadesk.store.taskstore import TaskStore
 
 __all__ = ["PgTaskStore"]
 
 #: ``pg_advisory_xact_lock`` key serialising submitters around ``MAX(seq)`` ("MDk1").
 _SEQ_LOCK = 0x4D446B31
-_RETURNING = ", ".join(f"task.{c.strip()}" for c in _TASK_COLUMNS.split(","))
+_RETURNING = ", ".join(f"task.{c}" for c in TASK_COLUMNS)
 
 
-@_faults_typed
+@faults_typed
 class PgTaskStore(TaskStore):
     dialect: ClassVar[str] = "postgresql"
     _db_errors: ClassVar[tuple[type[Exception], ...]] = (psycopg.Error,)
@@ -103,14 +106,14 @@ class PgTaskStore(TaskStore):
         # LOCKED" picks further rows (measured: claim(limit=1) took 2 rows). A CTE runs once.
         rows = self._conn.execute(
             f"WITH c AS MATERIALIZED (SELECT task_id FROM task WHERE state='pending' AND profile IN ({marks})"
-            f"{_claim_predicate(channel, self._IS_NOT)} ORDER BY priority DESC, seq LIMIT ?"
+            f"{claim_predicate(channel, self._IS_NOT)} ORDER BY priority DESC, seq LIMIT ?"
             " FOR UPDATE SKIP LOCKED)"
             " UPDATE task SET state='running', version=task.version+1, updated_at=?, attempt=task.attempt+1,"
             " started_at=?, heartbeat_at=?, lane=?, account=?, owner=?, finished_at=NULL"
             f" FROM c WHERE task.task_id = c.task_id AND task.state='pending' RETURNING {_RETURNING}",
             (*profiles, now, account, limit, now, now, now, lane, account, owner),
         ).fetchall()
-        claimed = sorted((_rec(r) for r in rows), key=lambda r: (-r.priority, r.seq))
+        claimed = sorted((record_of(r) for r in rows), key=lambda r: (-r.priority, r.seq))
         for rec in claimed:
             self._log(rec.task_id, lane, f"attempt {rec.attempt} started", now)
         return claimed

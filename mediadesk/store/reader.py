@@ -11,8 +11,8 @@ from typing import Any
 from mediadesk.config.location import PgLocation, StoreLocation, as_location
 from mediadesk.store import dbfile
 from mediadesk.store.open_errors import OlderSchemaError, StoreOpenError, storage_error
+from mediadesk.store.record import TASK_COLUMNS_SQL, LogLine, TaskRecord, record_of
 from mediadesk.store.schema import LEGACY_VERSION, check_ours
-from mediadesk.store.taskstore import _TASK_COLUMNS, LogLine, TaskRecord, _rec
 
 
 class TaskReader:
@@ -71,7 +71,7 @@ class TaskReader:
         self._conn.close()
 
     def iter_tasks(self, batch_size: int = 2000, states: Sequence[str] | None = None) -> Iterable[TaskRecord]:
-        sql = f"SELECT {_TASK_COLUMNS} FROM task"
+        sql = f"SELECT {TASK_COLUMNS_SQL} FROM task"
         params: tuple[Any, ...] = ()
         if states:
             sql += f" WHERE state IN ({','.join('?' * len(states))})"
@@ -82,7 +82,7 @@ class TaskReader:
             if not rows:
                 return
             for r in rows:
-                yield _rec(r)
+                yield record_of(r)
 
     def query(
         self,
@@ -106,9 +106,9 @@ class TaskReader:
             if value is not None:
                 where.append(f"{col} = ?")
                 params.append(value)
-        sql = f"SELECT {_TASK_COLUMNS} FROM task WHERE {' AND '.join(where)} ORDER BY seq LIMIT ?"
+        sql = f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE {' AND '.join(where)} ORDER BY seq LIMIT ?"
         rows = self._conn.execute(sql, (*params, limit)).fetchall()
-        return [_rec(r) for r in rows]
+        return [record_of(r) for r in rows]
 
     def batch_counts(self, batch: str) -> dict[str, int]:
         """{state: tasks} of one batch."""
@@ -118,13 +118,13 @@ class TaskReader:
     def changed_since(self, ts: float) -> list[TaskRecord]:
         """Tasks written at or after ``ts`` (``updated_at``: every write bumps it), in submit order: the
         console of a team follows the other desktops' work with it."""
-        rows = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE updated_at >= ? ORDER BY seq",
+        rows = self._conn.execute(f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE updated_at >= ? ORDER BY seq",
                                   (ts,)).fetchall()
-        return [_rec(r) for r in rows]
+        return [record_of(r) for r in rows]
 
     def get(self, task_id: str) -> TaskRecord | None:
-        row = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE task_id=?", (task_id,)).fetchone()
-        return _rec(row) if row else None
+        row = self._conn.execute(f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE task_id=?", (task_id,)).fetchone()
+        return record_of(row) if row else None
 
     def get_many(self, task_ids: Sequence[str]) -> list[TaskRecord]:
         """Records for ``task_ids`` in the given order (missing ids skipped), 500 per query."""
@@ -133,8 +133,8 @@ class TaskReader:
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            for row in self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM task WHERE task_id IN ({marks})", chunk):
-                rec = _rec(row)
+            for row in self._conn.execute(f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE task_id IN ({marks})", chunk):
+                rec = record_of(row)
                 found[rec.task_id] = rec
         return [found[t] for t in ids if t in found]
 

@@ -1,16 +1,21 @@
 """Schema versioning without losing an operator's data.
 
-The schema version lives in SQLite's ``PRAGMA user_version``. ``MIGRATIONS[i]`` brings a database
-from version ``i`` to ``i + 1``; they run in order inside one transaction each, after a copy of the
-file is kept as ``<db>.bak-v<old>`` (private, never written through a link). A database written by a
-newer MediaDesk is refused, never "fixed". To change the schema: append a function to ``MIGRATIONS``
-(ALTER TABLE / copy), never edit an old one. Since team mode the schema is managed by Alembic on every back-end
-(:mod:`mediadesk.store.migrations`): a database of the ``user_version`` era (1..3, no
-``alembic_version`` table) is first brought to version 3 by :data:`MIGRATIONS` (backup kept), then
-stamped ``0001_baseline`` and upgraded to the head revision; its ``user_version`` becomes
-:data:`SCHEMA_VERSION` (4: "managed by Alembic"), so a MediaDesk of the ``user_version`` era refuses it
-as newer instead of writing into a schema it does not know. A revision we do not know is a newer
-MediaDesk's: refused. The revision is read with plain SQL; Alembic is imported only to upgrade.
+The schema is managed by Alembic on every back-end (:mod:`mediadesk.store.migrations`). **A new schema
+change is a new Alembic revision** (``migrations/versions/000N_name.py``), never anything in this
+module: :data:`MIGRATIONS` below is frozen history (a test refuses a fourth one, see below).
+
+Before Alembic, the version lived in SQLite's ``PRAGMA user_version`` and ``MIGRATIONS[i]`` brought a
+database from version ``i`` to ``i + 1``. Those three are kept, unchanged, to carry databases of that
+era over: one of ``user_version`` 1..3 (no ``alembic_version`` table) is first brought to version 3
+(:data:`LEGACY_VERSION`) by them, one transaction each, after a copy of the file is kept as
+``<db>.bak-v<old>`` (private, never written through a link); then it is stamped ``0001_baseline``
+(exactly the version-3 schema) and upgraded to the head revision, and its ``user_version`` becomes
+:data:`SCHEMA_VERSION` (4: "managed by Alembic"), so a MediaDesk of the ``user_version`` era refuses
+it as newer instead of writing into a schema it does not know. Appending to :data:`MIGRATIONS` would
+move neither number and would run only on such old files: it is a tuple, :data:`LEGACY_VERSION` is a
+literal, and ``tests/store/test_task_columns.py`` fails if their lengths part. A database written by
+a newer MediaDesk (a revision we do not know) is refused, never "fixed". The revision is read with
+plain SQL; Alembic is imported only to upgrade.
 
 Whose database: ours carry ``PRAGMA application_id`` = :data:`APPLICATION_ID` (databases of older
 versions, which lack it, are recognised by their ``task`` and ``task_log`` tables and marked when next
@@ -45,21 +50,44 @@ _OUR_TABLES = frozenset({"task", "task_log"})
 _OUR_TASK_COLUMNS = frozenset({"task_id", "model_kind", "state", "attempt", "profile", "prompt", "version", "seq"})
 
 
-def _v1_initial(conn: sqlite3.Connection, path: Path) -> None:
-    # imported here: SQLModel/SQLAlchemy cost ~1 s of start-up and are only needed to create tables
-    from sqlalchemy import create_engine
-    from sqlmodel import SQLModel
-
-    from mediadesk.store import models  # noqa: F401  (registers the tables)
-
-    engine = create_engine(f"sqlite:///{path}")
-    try:
-        SQLModel.metadata.create_all(engine)
-    finally:
-        engine.dispose()
+#: What ``_v1_initial`` creates: the tables as MediaDesk created them when Alembic took over (the SQL
+#: that SQLAlchemy's ``create_all`` made of the models then). Frozen: history, not the current model.
+_V1_DDL = (
+    """CREATE TABLE IF NOT EXISTS task (
+\ttask_id VARCHAR NOT NULL, model_kind VARCHAR NOT NULL, state VARCHAR NOT NULL, attempt INTEGER NOT NULL,
+\tstarted_at FLOAT, heartbeat_at FLOAT, profile VARCHAR NOT NULL, account VARCHAR, lane VARCHAR,
+\tprompt VARCHAR NOT NULL, system VARCHAR, priority INTEGER NOT NULL, route_key VARCHAR, batch VARCHAR,
+\tresult VARCHAR, error_kind VARCHAR, error_message VARCHAR, created_at FLOAT NOT NULL,
+\tupdated_at FLOAT NOT NULL, finished_at FLOAT, cancel_requested BOOLEAN NOT NULL, version INTEGER NOT NULL,
+\tnot_before FLOAT NOT NULL, seq INTEGER NOT NULL, attempt_base INTEGER NOT NULL, owner VARCHAR,
+\tqueued_at FLOAT, crash_count INTEGER NOT NULL, served_by VARCHAR, origin_profile VARCHAR,
+\tresolution VARCHAR, resolution_note VARCHAR, resolved_at FLOAT, truncated BOOLEAN DEFAULT '0' NOT NULL,
+\tPRIMARY KEY (task_id)
+)""",
+    "CREATE INDEX IF NOT EXISTS ix_task_state_hb ON task (state, heartbeat_at)",
+    """CREATE TABLE IF NOT EXISTS task_log (
+\tid INTEGER NOT NULL, task_id VARCHAR NOT NULL, ts FLOAT NOT NULL, lane VARCHAR NOT NULL,
+\tmessage VARCHAR NOT NULL, PRIMARY KEY (id)
+)""",
+    "CREATE INDEX IF NOT EXISTS ix_task_log_task_id ON task_log (task_id)",
+    """CREATE TABLE IF NOT EXISTS account_state (
+\tname VARCHAR NOT NULL, enabled BOOLEAN NOT NULL, health VARCHAR NOT NULL, last_error VARCHAR,
+\tupdated_at FLOAT NOT NULL, PRIMARY KEY (name)
+)""",
+    """CREATE TABLE IF NOT EXISTS profile_setting (
+\tname VARCHAR NOT NULL, need_empty_prompt BOOLEAN, concurrency INTEGER, updated_at FLOAT NOT NULL,
+\tPRIMARY KEY (name)
+)""",
     # claim: head pending task of a profile, by priority (high first) then submission order. The
     # DESC must be in the index or SQLite sorts every pending row on each claim.
-    conn.execute("CREATE INDEX IF NOT EXISTS ix_task_claim ON task (state, profile, priority DESC, seq)")
+    "CREATE INDEX IF NOT EXISTS ix_task_claim ON task (state, profile, priority DESC, seq)",
+)
+
+
+def _v1_initial(conn: sqlite3.Connection, path: Path) -> None:
+    """The tables that are missing (a file of ours with some of them only)."""
+    for ddl in _V1_DDL:
+        conn.execute(ddl)
 
 
 _V2_COLUMNS = (
@@ -75,8 +103,7 @@ _V2_COLUMNS = (
 
 def _v2_capacity(conn: sqlite3.Connection, path: Path) -> None:
     """Columns for wait budgets, quarantine, fallbacks and the exception queue; conversation index.
-    A database created fresh already has the columns (v1 creates the current model), so add only
-    what is missing."""
+    A database that ``_v1_initial`` created already has the columns, so add only what is missing."""
     have = {r[1] for r in conn.execute("PRAGMA table_info(task)")}
     for name, decl in _V2_COLUMNS:
         if name not in have:
@@ -100,9 +127,11 @@ def _v3_truncated(conn: sqlite3.Connection, path: Path) -> None:
             conn.execute(f"ALTER TABLE task ADD COLUMN {name} {decl}")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection, Path], None]] = [_v1_initial, _v2_capacity, _v3_truncated]
-#: The last ``user_version`` of the era before Alembic (what ``0001_baseline`` is, exactly).
-LEGACY_VERSION = len(MIGRATIONS)
+#: The migrations of the ``user_version`` era, frozen (a new schema change is an Alembic revision).
+MIGRATIONS: tuple[Callable[[sqlite3.Connection, Path], None], ...] = (_v1_initial, _v2_capacity, _v3_truncated)
+#: The last ``user_version`` of the era before Alembic (what ``0001_baseline`` is, exactly). A literal:
+#: it names released files, and must not move if someone appends to :data:`MIGRATIONS`.
+LEGACY_VERSION = 3
 #: ``user_version`` of a database whose schema Alembic manages (its revision is in ``alembic_version``).
 SCHEMA_VERSION = LEGACY_VERSION + 1
 

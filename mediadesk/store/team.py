@@ -25,6 +25,10 @@ operation trivially succeeds for a lone desktop. Calls are serialized by a lock 
 run two transactions at once); they block, so async callers run them in a worker thread.
 Database errors propagate (psycopg.Error / sqlite3.Error): the caller decides (a desktop that cannot
 renew must stop using its leases in time, see :func:`mediadesk.core.team_policy.lease_valid_for`).
+
+Why one module (and one class) for the four tables: they share one connection behind one lock, one
+clock (the server's) and one retry rule for aborted transactions, and a beat renews the desktop, its
+leases and its slots in one transaction; split by table, each part would need all of that.
 """
 
 from __future__ import annotations

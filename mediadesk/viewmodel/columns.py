@@ -62,7 +62,7 @@ def error_text(kind: str | None, message: str | None, truncated: bool = False) -
 
 
 def record_row(rec: TaskRecord) -> Row:
-    return Row(task_id=rec.task_id, kind=rec.model_kind, state=rec.state, attempt=rec.attempt,
+    return Row(task_id=rec.task_id, kind=rec.model_kind, state=rec.state.value, attempt=rec.attempt,
                started_at=rec.started_at, heartbeat_at=rec.heartbeat_at, profile=rec.profile, account=rec.account,
                lane=rec.lane, prompt=prompt_head(rec.prompt),
                error=error_text(rec.error_kind, rec.error_message, rec.truncated),
@@ -146,7 +146,7 @@ class Columns:
         for rec in records:
             ids(rec.task_id)
             kinds(intern(rec.model_kind))
-            states(intern(rec.state))
+            states(rec.state.value)  # (one string per state already: the enum member's)
             attempts(rec.attempt)
             started(rec.started_at)
             hbs(rec.heartbeat_at)

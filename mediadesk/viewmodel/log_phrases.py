@@ -116,6 +116,9 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "(at lane start) {line}"),
     QT_TRANSLATE_NOOP("LogPhrases", "account {account}: chromium pid {pid}, debug port {port}"),
     QT_TRANSLATE_NOOP("LogPhrases", "answer {chars} chars; driver overhead {ms} ms"),
+    QT_TRANSLATE_NOOP("LogPhrases", "done: stream ended"),
+    QT_TRANSLATE_NOOP("LogPhrases", "done: page settled"),
+    QT_TRANSLATE_NOOP("LogPhrases", "done: page settled (stream still open)"),
     QT_TRANSLATE_NOOP("LogPhrases", "recycling the browser after {n} tasks"),
     QT_TRANSLATE_NOOP("LogPhrases", "the site answered this prompt with only a busy notice {n} times: counted as a "
                                     "failure of the task"),

@@ -1878,6 +1878,21 @@ What would be opened.</extracomment>
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <source>done: stream ended</source>
+        <translation>完成：网站的回答流已结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
+        <source>done: page settled</source>
+        <translation>完成：页面内容已稳定</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <source>done: page settled (stream still open)</source>
+        <translation>完成：页面内容已稳定（回答流仍未关闭）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>

@@ -32,7 +32,12 @@ class DeskWebBackend:
     scheduler's lanes, not on Chromium): answers at once, health as set by the test."""
 
     capacity = 1
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
     domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
 
     def __init__(self) -> None:
         self.state: tuple[str, str | None] = ("ready", None)

@@ -12,7 +12,7 @@ import pytest
 from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from mediadesk.store import TaskReader, TaskStore
+from mediadesk.store import TaskReader, open_store
 from tests.support import make_config, until
 
 
@@ -35,7 +35,7 @@ async def run_batch(s: Scheduler, items: list[tuple[str, str, str]], limit_s: fl
 
 def dump_pg(ws: Workspace, table: str) -> list[tuple[object, ...]]:
     assert ws.db_url is not None
-    s = TaskStore.open(ws.location)
+    s = open_store(ws.location)
     conn = s.connect_shared()
     try:
         return list(conn.execute(f"SELECT * FROM {table}").fetchall())

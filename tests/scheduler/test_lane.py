@@ -16,7 +16,7 @@ from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.web import InstanceLockedError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
-from mediadesk.store import DatabaseBusyError, TaskReader, TaskStore
+from mediadesk.store import DatabaseBusyError, TaskReader, open_store
 from tests.support import make_config
 
 API = {"name": "p", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model": "m", "concurrency": 3}
@@ -24,6 +24,13 @@ API = {"name": "p", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model":
 
 class ScriptedBackend:
     """Runs ``behave(spec)`` per attempt; records concurrency and cancellations."""
+
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
 
     def __init__(self, behave: Callable[[TaskSpec], object], capacity: int = 3) -> None:
         self.capacity = capacity
@@ -188,7 +195,7 @@ async def test_cancel_flag_from_another_process_seen_at_heartbeat(workspace: Wor
         await asyncio.wait_for(started.wait(), 10)  # the lane claims the row (running) before it starts the attempt
         assert rows(workspace)["run"].state == "running"
         # another process (e.g. a CLI) sets the flag directly in the database
-        other = TaskStore.open(workspace.location)
+        other = open_store(workspace.location)
         con = other.connect_shared()
         con.execute("UPDATE task SET cancel_requested=TRUE WHERE task_id='run'")
         con.close()

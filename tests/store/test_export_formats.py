@@ -20,7 +20,7 @@ import pytest
 from mediadesk.cli import main as cli_main
 from mediadesk.config.location import StoreLocation
 from mediadesk.core.states import TaskState
-from mediadesk.store import NewTask, TaskStore
+from mediadesk.store import NewTask, open_store
 from mediadesk.store.export import (
     EXPORT_FIELDS,
     EXPORT_FORMATS,
@@ -41,7 +41,7 @@ LONG = "x" * 40_000  # more than one spreadsheet cell takes
 def db(store_location: StoreLocation) -> StoreLocation:
     """Four tasks: two succeeded (one with a formula-like prompt, control characters and a long
     result), one failed, one still pending. On each back-end."""
-    s = TaskStore.open(store_location)
+    s = open_store(store_location)
     s.add_tasks([
         NewTask("ok-1", "writer", "api", "=1+1 | pipe\nsecond line <b>", batch="b1"),
         NewTask("ok-2", "writer", "api", "plain", batch="b1"),

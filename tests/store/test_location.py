@@ -12,7 +12,7 @@ from mediadesk.cli import main as cli_main
 from mediadesk.config.location import PgLocation, SqliteLocation, mask_url, parse_location
 from mediadesk.config.model import ConfigError, parse_config
 from mediadesk.config.workspace import Workspace
-from mediadesk.store import NewTask, TaskStore
+from mediadesk.store import NewTask, open_store
 from mediadesk.store.errors import DatabaseServerLostError, StorageError
 from mediadesk.store.open_errors import DatabaseServerError
 from tests.pgserver import PgServer
@@ -64,7 +64,7 @@ def test_workspace_takes_db_then_db_url_then_the_data_dir_file(tmp_path: Path) -
 def test_unreachable_server_at_open_is_a_typed_error_naming_host_and_port() -> None:
     port = closed_port()
     with pytest.raises(DatabaseServerError) as err:
-        TaskStore.open(f"postgresql://op:{SECRET}@127.0.0.1:{port}/queue")
+        open_store(f"postgresql://op:{SECRET}@127.0.0.1:{port}/queue")
     msg = str(err.value)
     assert err.value.kind == "unreachable" and f"127.0.0.1:{port} is unreachable" in msg
     assert "check it is running" in msg and SECRET not in msg
@@ -96,17 +96,17 @@ def test_every_db_command_reports_an_unreachable_server_with_exit_2(
 
 def test_missing_database_and_unknown_user_say_what_to_do(pg_server: PgServer) -> None:
     with pytest.raises(DatabaseServerError) as err:
-        TaskStore.open(pg_server.url("no_such_db"))
+        open_store(pg_server.url("no_such_db"))
     assert err.value.kind == "no_database" and "'no_such_db' does not exist" in str(err.value)
     assert "createdb" in str(err.value)
     url = pg_server.url("postgres").replace("mediadesk@", f"nobody:{SECRET}@")
     with pytest.raises(DatabaseServerError) as err:
-        TaskStore.open(url)
+        open_store(url)
     assert err.value.kind == "auth" and "nobody" in str(err.value) and SECRET not in str(err.value)
 
 
 def test_a_lost_connection_while_running_is_a_storage_error(pg_server: PgServer, pg_url: str) -> None:
-    s = TaskStore.open(pg_url)
+    s = open_store(pg_url)
     s.add_tasks([NewTask("a", "p", "api", "x")])
     pid = s._conn.raw.info.backend_pid
     pg_server.psql(f"SELECT pg_terminate_backend({pid})")

@@ -10,7 +10,7 @@ import pytest
 
 from mediadesk.config.location import StoreLocation
 from mediadesk.core.states import TaskState
-from mediadesk.store import NewTask, TaskStore
+from mediadesk.store import NewTask, TaskStore, open_store
 from mediadesk.store.metrics import METRICS_INDEXES, MetricsReader, ensure_metrics_indexes
 
 T0 = 1_700_000_040.0  # a multiple of 60 (and of 10): bucket starts
@@ -29,7 +29,7 @@ def db(store_location: StoreLocation) -> StoreLocation:
 
 
 def test_finished_counts_lane_work_per_bucket_and_run_times(db: StoreLocation) -> None:
-    s = TaskStore.open(db)
+    s = open_store(db)
     s.add_tasks([NewTask(f"w{i}", "writer", "api", "p", batch="b1") for i in range(5)])
     s.add_tasks([NewTask(f"c{i}", "chat", "web", "p", batch="b1") for i in range(3)])
     run(s, "writer", "api:writer", T0 + 1, T0 + 9)          # bucket T0, 8 s
@@ -81,7 +81,7 @@ def test_indexes_are_created_once_and_used(tmp_path: Path) -> None:
 
 
 def test_queries_give_the_same_answers_without_the_indexes(db: StoreLocation) -> None:
-    s = TaskStore.open(db)
+    s = open_store(db)
     s.add_tasks([NewTask("a", "writer", "api", "p", batch="b")])
     run(s, "writer", "api:writer", T0, T0 + 3)
     s.close()
@@ -95,7 +95,7 @@ def test_queries_give_the_same_answers_without_the_indexes(db: StoreLocation) ->
 
 
 def test_batches_counts_done_time_and_what_is_ahead(db: StoreLocation) -> None:
-    s = TaskStore.open(db)
+    s = open_store(db)
     s.add_tasks([NewTask(f"a{i}", "writer", "api", "p", batch="first") for i in range(3)], now=T0)
     s.add_tasks([NewTask(f"b{i}", "writer", "api", "p", batch="second") for i in range(4)], now=T0 + 1)
     s.add_tasks([NewTask("b-chat", "chat", "web", "p", batch="second")], now=T0 + 1)
@@ -122,7 +122,7 @@ def test_batches_counts_done_time_and_what_is_ahead(db: StoreLocation) -> None:
 
 
 def test_a_high_priority_batch_has_only_itself_ahead(db: StoreLocation) -> None:
-    s = TaskStore.open(db)
+    s = open_store(db)
     s.add_tasks([NewTask(f"n{i}", "writer", "api", "p", batch="normal") for i in range(50)], now=T0)
     s.add_tasks([NewTask(f"h{i}", "writer", "api", "p", batch="hot", priority=1) for i in range(2)], now=T0 + 1)
     s.add_tasks([NewTask(f"l{i}", "writer", "api", "p", batch="cold", priority=-1) for i in range(2)], now=T0 + 2)
@@ -133,7 +133,7 @@ def test_a_high_priority_batch_has_only_itself_ahead(db: StoreLocation) -> None:
 
 
 def test_recent_run_times_are_the_newest_successes_of_each_lane(db: StoreLocation) -> None:
-    s = TaskStore.open(db)
+    s = open_store(db)
     s.add_tasks([NewTask(f"w{i}", "writer", "api", "p") for i in range(5)])
     for i in range(4):
         run(s, "writer", "api:writer", T0 + 100 * i, T0 + 100 * i + 10 + i)

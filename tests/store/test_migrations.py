@@ -17,7 +17,7 @@ import pytest
 
 from mediadesk.config.location import PgLocation
 from mediadesk.core.states import TaskState
-from mediadesk.store import NewTask, SchemaError, TaskReader, TaskStore
+from mediadesk.store import NewTask, SchemaError, TaskReader, TaskStore, open_store
 from mediadesk.store.migrations import HEAD, REVISIONS
 from mediadesk.store.open_errors import NewerSchemaError
 from mediadesk.store.schema import SCHEMA_VERSION, migrate
@@ -192,13 +192,13 @@ def test_a_new_postgresql_database_gets_head_and_a_second_open_is_a_no_op(
     pg_server: PgServer, pg_url: str
 ) -> None:
     name = pg_url.rsplit("/", 1)[1]
-    TaskStore.open(pg_url).close()
+    open_store(pg_url).close()
     assert pg_server.psql("SELECT version_num FROM alembic_version", name).split() == [HEAD]
     tables = set(pg_server.psql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", name).split())
     assert tables == {*OLD_TABLES, *TEAM_TABLES, "alembic_version"}
     indexes = pg_server.psql("SELECT indexdef FROM pg_indexes WHERE tablename = 'task'", name)
     assert "(state, profile, priority DESC, seq)" in indexes and "WHERE (route_key IS NOT NULL)" in indexes
-    s = TaskStore.open(pg_url)
+    s = open_store(pg_url)
     s.add_tasks([NewTask("a", "p", "api", "x")])
     s.close()
     assert pg_server.psql("SELECT count(*) FROM alembic_version", name).split() == ["1"]
@@ -212,7 +212,7 @@ def test_desktops_opening_a_new_postgresql_database_at_once_do_not_race(pg_url: 
     def open_it() -> None:
         try:
             barrier.wait()
-            TaskStore.open(pg_url).close()
+            open_store(pg_url).close()
         except BaseException as exc:  # reported by the assert below
             errors.append(exc)
 
@@ -250,9 +250,9 @@ def test_three_openers_of_a_new_sqlite_file_at_once_all_succeed(tmp_path: Path) 
 
 def test_an_unknown_revision_is_a_newer_mediadesk_on_postgresql(pg_server: PgServer, pg_url: str) -> None:
     name = pg_url.rsplit("/", 1)[1]
-    TaskStore.open(pg_url).close()
+    open_store(pg_url).close()
     pg_server.psql("UPDATE alembic_version SET version_num = '0099_future'", name)
-    for opener in (TaskStore.open, TaskReader):
+    for opener in (open_store, TaskReader):
         with pytest.raises(NewerSchemaError, match=r"newer MediaDesk.*0099_future") as err:
             opener(pg_url)
         assert PgLocation(pg_url).display in str(err.value)
@@ -262,6 +262,6 @@ def test_someone_elses_task_table_on_postgresql_is_refused_untouched(pg_server: 
     name = pg_url.rsplit("/", 1)[1]
     pg_server.psql("CREATE TABLE task (id integer); INSERT INTO task VALUES (42)", name)
     with pytest.raises(SchemaError, match="did not make"):
-        TaskStore.open(pg_url)
+        open_store(pg_url)
     assert pg_server.psql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", name).split() == ["task"]
     assert pg_server.psql("SELECT id FROM task", name).split() == ["42"]

@@ -9,7 +9,7 @@ import random
 import threading
 
 from mediadesk.core.states import TaskState
-from mediadesk.store import NewTask, TaskReader, TaskStore
+from mediadesk.store import NewTask, TaskReader, open_store
 
 N_TASKS = 500
 N_PROCS = 4
@@ -19,7 +19,7 @@ def worker(url: str, name: str, seed: int, start: threading.Barrier) -> tuple[li
     """Claim batches of 1..8 until nothing is left; finish each claim. Returns (claimed ids, ids whose
     finish CAS failed, empty claims seen)."""
     rnd = random.Random(seed)
-    store = TaskStore.open(url)
+    store = open_store(url)
     start.wait(60)  # all four connected: none is done before the last one starts
     claimed: list[str] = []
     lost: list[str] = []
@@ -42,7 +42,7 @@ def worker(url: str, name: str, seed: int, start: threading.Barrier) -> tuple[li
 
 
 def test_four_processes_claim_every_task_exactly_once(pg_url: str) -> None:
-    s = TaskStore.open(pg_url)
+    s = open_store(pg_url)
     s.add_tasks([NewTask(f"t{i:03d}", "p", "api", f"q{i}", priority=i % 3 - 1) for i in range(N_TASKS)])
     s.close()
     ctx = multiprocessing.get_context("spawn")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from mediadesk.config.location import StoreLocation
 from mediadesk.core.states import TaskState
-from mediadesk.store import NewTask, TaskReader, TaskStore
+from mediadesk.store import NewTask, TaskReader, open_store
 
 
 def test_query_filters_pages_and_counts_a_batch(store_location: StoreLocation) -> None:
-    s = TaskStore.open(store_location)
+    s = open_store(store_location)
     s.add_tasks([NewTask(f"a{i}", "p", "api", f"x{i}", batch="b1") for i in range(5)]
                 + [NewTask("q0", "q", "api", "y", batch="b2"), NewTask("q1", "q", "api", "y", batch=None)])
     (rec,) = s.claim(["p"], 1, lane="api:p", account=None, owner="me")

@@ -12,7 +12,7 @@ import pytest
 from mediadesk.config.location import StoreLocation
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState
-from mediadesk.store import SCHEMA_VERSION, NewTask, SchemaError, TaskReader, TaskStore
+from mediadesk.store import SCHEMA_VERSION, NewTask, SchemaError, TaskReader, TaskStore, open_store
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def loc(store_location: StoreLocation) -> StoreLocation:
 
 
 def store(loc: StoreLocation) -> TaskStore:
-    return TaskStore.open(loc)
+    return open_store(loc)
 
 
 def test_add_is_idempotent_by_task_id(loc: StoreLocation) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from mediadesk.core.states import TaskState
 from mediadesk.scheduler.events import TaskChanged
-from mediadesk.store.taskstore import TaskRecord
+from mediadesk.store import TaskRecord
 
 T0 = 1_700_000_000.0
 
@@ -13,7 +14,8 @@ def rec(i: int, *, state: str = "pending", profile: str | None = None, kind: str
     """Task ``t{i:06d}``: web for every third i (profile ``chat``), else api (profile ``writer``)."""
     kind = kind or ("web" if i % 3 == 0 else "api")
     return TaskRecord(
-        task_id=f"t{i:06d}", model_kind=kind, state=state, attempt=0, started_at=started, heartbeat_at=started,
+        task_id=f"t{i:06d}", model_kind=kind, state=TaskState(state), attempt=0, started_at=started,
+        heartbeat_at=started,
         profile=profile or ("chat" if kind == "web" else "writer"), account=None, lane=None,
         prompt=prompt if prompt is not None else f"prompt {i}\nsecond line", system=None, priority=0,
         route_key=None, batch=None, result=None, error_kind=None, error_message=None, created_at=T0,

@@ -230,9 +230,16 @@ class WebAccountBackend:
                 if isinstance(err, SiteBusy) and err.where == "answer":
                     failure = self._busy_answer_guard(task.task_id, failure, ctx)
                 raise failure from None
-            self._last_error = None
+            for warning in result.warnings:  # e.g. an adapter key that stopped matching (found by role)
+                ctx.log(f"warning: {warning}")
+            self._last_error = "; ".join(result.warnings) or None  # the account's health text says so
             await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
             self._tasks_on_browser += 1
+            t = result.timings
+            if t.done_rule == "stream":
+                ctx.log("done: stream ended")
+            else:
+                ctx.log("done: page settled (stream still open)" if t.stream_still_open else "done: page settled")
             ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
             if self._tasks_on_browser >= self.browser_config.recycle_after:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")

@@ -8,10 +8,10 @@ keeping the operator's comments and order, and refuses to overwrite a file chang
 unless the operator says so. With a running scheduler, what it can change live (API concurrency,
 account on/off) is applied at once; the rest is listed as "applies at the next start".
 
-"Test": an endpoint (or an API profile) sends one cheap request (``ApiBackend.probe``: ``GET
-/models`` or a one-token completion) and shows the latency or the error; a web account opens its
-site in a real Chromium on its own profile and says logged in or logged out. Both run as tasks on
-the app's asyncio loop (network and browser waits never block the window).
+"Test" (through :class:`mediadesk.scheduler.checks.Checks`): an endpoint (or an API profile) sends
+one cheap request (``GET /models`` or a one-token completion) and shows the latency or the error;
+a web account opens its site in a real Chromium on its own profile and says logged in or logged out.
+Both run as tasks on the app's asyncio loop (network and browser waits never block the window).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,8 +55,7 @@ from mediadesk.config.model import AppConfig, ConfigError
 from mediadesk.config.workspace import Workspace, resources_dir
 from mediadesk.core.backend import HealthStatus
 from mediadesk.files.safe import UnsafePathError
-from mediadesk.providers.api.backend import ApiBackend
-from mediadesk.providers.web.backend import build_web_backend
+from mediadesk.scheduler.checks import Checks
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.dialogs.config_text import config_error_text, config_issue_line, config_message_text
 
@@ -750,57 +748,32 @@ class SetupEditor(QDialog):
             label.setStyleSheet("" if ok else _ERROR_STYLE)
             label.setText(text)
 
+    def _checks(self, cfg: AppConfig) -> Checks:
+        """The edited config's checks; a running scheduler's lanes answer for the accounts they run."""
+        return Checks(cfg, self.workspace, self.scheduler)
+
     async def _test_api(self, cfg: AppConfig, section: Section, name: str) -> tuple[bool, str]:
+        checks = self._checks(cfg)
         if section == "endpoints":
-            ep = next(e for e in cfg.endpoints if e.name == name)
-            model = next((p.model for p in cfg.profiles if p.endpoint == name and p.model), "probe")
-            base_url, key_env, key_ring = ep.base_url, ep.api_key_env, ep.api_key_keyring
-            timeout_s = 10.0
+            check = await checks.test_endpoint(name)
         else:
-            prof = cfg.profile(name)
-            if prof.kind != "api":
+            if cfg.profile(name).kind != "api":
                 return False, self.tr("a web profile is tested through its accounts")
-            if prof.endpoint is not None:
-                ep = next(e for e in cfg.endpoints if e.name == prof.endpoint)
-                base_url, key_env, key_ring = ep.base_url, ep.api_key_env, ep.api_key_keyring
-            else:
-                assert prof.base_url is not None
-                base_url, key_env, key_ring = prof.base_url, prof.api_key_env, prof.api_key_keyring
-            model = prof.model or "probe"
-            timeout_s = min(prof.timeout_s, 30.0)
-        backend = ApiBackend(name=name, base_url=base_url, model=model, concurrency=1, api_key_env=key_env,
-                             api_key_keyring=key_ring, timeout_s=timeout_s, connect_timeout_s=min(timeout_s, 10.0),
-                             max_run_s=timeout_s)
-        async with backend:
-            t0 = time.monotonic()
-            ok, seen = await backend.probe()
-            ms = (time.monotonic() - t0) * 1000
-        if ok:
-            return True, self.tr("OK: {seen} in {ms:.0f} ms").format(seen=seen, ms=ms)
-        return False, self.tr("Failed after {ms:.0f} ms: {seen}").format(seen=seen, ms=ms)
+            check = await checks.test_profile(name)
+        if check.ok:
+            return True, self.tr("OK: {seen} in {ms:.0f} ms").format(seen=check.seen, ms=check.elapsed_ms)
+        return False, self.tr("Failed after {ms:.0f} ms: {seen}").format(seen=check.seen, ms=check.elapsed_ms)
 
     async def _test_account(self, cfg: AppConfig, name: str) -> tuple[bool, str]:
-        account = next(a for a in cfg.accounts if a.name == name)
-        profile = cfg.profile(account.profile)
-        if self.scheduler is not None:
-            lane = next((ln for ln in self.scheduler.lanes if ln.account == name), None)
-            probe = getattr(lane.backend, "probe", None) if lane is not None else None
-            if probe is not None:  # the running account's own browser (it holds the profile lock)
-                ok, seen = await probe()
-                return self._login_answer(ok, seen)
-        workspace = self.workspace if self.workspace is not None else Workspace.resolve(data_dir=cfg.data_dir)
-        backend = build_web_backend(cfg, workspace, profile, account)
-        try:
-            await backend.start()  # takes the lock, opens the site, checks the login markers
-            health, error = backend.health()
-        finally:
-            await backend.stop()
-        if health == HealthStatus.READY:
+        check = await self._checks(cfg).test_account(name)
+        if check.running:
+            return self._login_answer(check.ok, check.seen)
+        if check.health == HealthStatus.READY:
             return True, self.tr("{name}: logged in").format(name=name)
-        if health == HealthStatus.NEEDS_LOGIN:
+        if check.health == HealthStatus.NEEDS_LOGIN:
             return False, self.tr("{name}: logged out ({why}); use Log in on the account panel").format(
-                name=name, why=error or "")
-        return False, self.tr("{name}: {error}").format(name=name, error=error or health)
+                name=name, why=check.seen)
+        return False, self.tr("{name}: {error}").format(name=name, error=check.seen or check.health)
 
     def _login_answer(self, ok: bool, seen: str) -> tuple[bool, str]:
         if ok:

@@ -28,14 +28,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mediadesk.config.model import ConfigError, missing_api_keys
+from mediadesk.config.model import ConfigError
 from mediadesk.core.batch import BatchRow, parse_pasted
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.scheduler.events import StorageFailed
+from mediadesk.scheduler.intake import SUBMIT_CHUNK, MissingApiKeysError
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.errors import StorageError
 from mediadesk.store.export import export_to_file
-from mediadesk.store.taskstore import AddResult, NewTask
+from mediadesk.store.taskstore import AddResult
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.app.single_instance import bring_to_front
 from mediadesk.ui.dialogs.batch_dialog import BatchDialog
@@ -71,25 +72,6 @@ __all__ = ["BATCH_SUFFIXES", "MainWindow"]
 BATCH_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 _COLUMN_WIDTHS = {Col.ID: 170, Col.LANE: 110, Col.PROFILE: 90, Col.ACCOUNT: 80, Col.STATE: 80, Col.ATTEMPT: 60,
                   Col.STARTED: 75, Col.HEARTBEAT: 75, Col.DURATION: 75, Col.PROMPT: 380, Col.DESKTOP: 110}
-#: Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the
-#: most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread.
-#: (10 ms rather than 20: a transaction now and then takes several times its usual time, so the
-#: worst stall follows the slice; measured alternating with 20 ms / 1000: worst lag 74-96 vs
-#: 98-103 ms, p99 32-39 vs 64-73 ms, for a submit of 100k rows ~1-2 s longer.)
-SUBMIT_CHUNK = 500
-SUBMIT_MIN_CHUNK = 100
-SUBMIT_SLICE_S = 0.01
-
-
-def next_submit_chunk(size: int, took_s: float, most: int) -> int:
-    """The next submit transaction's size: about SUBMIT_SLICE_S of work at the rate the last one
-    (``size`` tasks in ``took_s``) ran, between SUBMIT_MIN_CHUNK and ``most``."""
-    least = min(SUBMIT_MIN_CHUNK, most)
-    if took_s <= 0:
-        return most
-    return max(least, min(most, int(size * SUBMIT_SLICE_S / took_s)))
-
-
 class MainWindow(QMainWindow):
     """The console. ``await window.start()`` once the qasync loop runs (it loads the table)."""
 
@@ -570,97 +552,65 @@ class MainWindow(QMainWindow):
 
     def submit_rows(self, rows: Sequence[BatchRow], *, batch: str | None = None) -> AddResult | None:
         """Turn staged rows into tasks (deterministic ids, as the CLI does) and submit them in one
-        transaction. For big batches prefer :meth:`submit_rows_async` (the dialog does)."""
-        if not rows or self._refuse_missing_keys(rows):
+        transaction, through the scheduler's intake (caps and key check as for the CLI). For big
+        batches prefer :meth:`submit_rows_async` (the dialog does)."""
+        if not rows:
             return None
         try:
-            res, _ids = self.scheduler.submit_rows(rows, self._batch_name(batch))
+            res = self.scheduler.intake.submit_rows(rows, self._batch_name(batch)).result
         except StorageError:  # the scheduler halted; its StorageFailed event shows the box and status
             return None
         except ValueError as exc:
-            self.notify(self.tr("Batch not submitted"), str(exc), error=True)
+            self._refused(exc)
             return None
         self._report_submit(res)
         return res
 
     async def submit_rows_async(self, rows: Sequence[BatchRow], *, batch: str | None = None,
                                 chunk: int = SUBMIT_CHUNK) -> AddResult | None:
-        """Submit in transactions of at most ``chunk`` tasks, yielding to the loop between them: a
-        10k-row submit in one go blocks the GUI thread (which is also the lanes' loop) for ~0.25 s.
-        The tasks (ids hashed from every row) are built in slices between which the loop runs too
-        (on the GUI thread: a worker thread doing pure Python starves the GUI thread of the GIL),
-        each slice and transaction sized from the time the previous one took, so a slow disk or a
-        busy machine gets smaller ones rather than a frozen window; the cyclic GC is paused
-        meanwhile (see :func:`~mediadesk.ui.jobs.workers.cyclic_gc_paused`). Re-submitting after an
-        interruption is safe: ids are deterministic and existing ones are left untouched."""
-        if not rows or self._refuse_missing_keys(rows):
+        """The intake's chunked submit (:meth:`Intake.submit_rows_async
+        <mediadesk.scheduler.intake.Intake.submit_rows_async>`): tasks built in slices and added in
+        transactions of at most ``chunk``, the loop run between them (a 10k-row submit in one go
+        blocks the GUI thread, which is also the lanes' loop, for ~0.25 s), all on the GUI thread (a
+        worker thread doing pure Python starves the GUI thread of the GIL); the cyclic GC is paused
+        meanwhile (see :func:`~mediadesk.ui.jobs.workers.cyclic_gc_paused`)."""
+        if not rows:
             return None
+        done = None
         with cyclic_gc_paused():
-            res = await self._submit_in_chunks(rows, self._batch_name(batch), chunk)
-        release_free_memory()  # the batch's tasks are freed now
-        return res
-
-    async def _submit_in_chunks(self, rows: Sequence[BatchRow], name: str, chunk: int) -> AddResult | None:
-        try:
-            tasks = await self._tasks_in_slices(rows, name, chunk)
-            self.scheduler.check_caps(tasks)  # refused whole, before the first chunk goes in
-        except ValueError as exc:
-            self.notify(self.tr("Batch not submitted"), str(exc), error=True)
-            return None
-        added: list[str] = []
-        existing: list[str] = []
-        i, size = 0, max(1, chunk)
-        while i < len(tasks):
-            t0 = time.perf_counter()
             try:
-                part = self.scheduler.submit(tasks[i:i + size])
+                done = await self.scheduler.intake.submit_rows_async(
+                    rows, self._batch_name(batch), chunk=chunk, progress=self._submit_progress)
             except StorageError:  # halted; the StorageFailed event shows the box and status
-                return None
-            took = time.perf_counter() - t0
-            added.extend(part.added)
-            existing.extend(part.existing)
-            i += size
-            size = next_submit_chunk(size, took, chunk)
-            if i < len(tasks):
-                self.show_status(self.tr("Submitting… {n} of {m}").format(n=i, m=len(tasks)), 0)
-                await asyncio.sleep(0)
-        res = AddResult(tuple(added), tuple(existing))
-        self._report_submit(res)
-        return res
+                pass
+            except ValueError as exc:
+                self._refused(exc)
+        release_free_memory()  # the batch's tasks are freed now
+        if done is None:
+            return None
+        self._report_submit(done.result)
+        return done.result
 
-    async def _tasks_in_slices(self, rows: Sequence[BatchRow], batch: str, most: int) -> list[NewTask]:
-        """``scheduler.tasks_from_rows(rows, batch)``, built a slice at a time with the loop run
-        between slices (same ids: the occurrence counts carry over)."""
-        seen: dict[tuple[str, str, str], int] = {}
-        tasks: list[NewTask] = []
-        i, size = 0, max(1, most)
-        while i < len(rows):
-            t0 = time.perf_counter()
-            tasks.extend(self.scheduler.tasks_from_rows(rows[i:i + size], batch, seen))
-            i += size
-            size = next_submit_chunk(size, time.perf_counter() - t0, most)
-            if i < len(rows):
-                await asyncio.sleep(0)
-        return tasks
+    def _submit_progress(self, done: int, total: int) -> None:
+        self.show_status(self.tr("Submitting… {n} of {m}").format(n=done, m=total), 0)
 
-    def _refuse_missing_keys(self, rows: Sequence[BatchRow]) -> bool:
-        """A batch for a profile whose ``api_key_env`` variable is unset is refused with one
-        message, instead of one ``auth`` failure per task. The console's environment is fixed when
-        it starts, so the operator sets the variable and starts it again."""
-        missing = missing_api_keys(self.scheduler.config, {r.profile for r in rows})
-        if not missing:
-            return False
+    def _refused(self, exc: ValueError) -> None:
+        """A batch refused whole (nothing submitted): caps, unknown profile, or an API key variable
+        that is unset (one message naming it, instead of one ``auth`` failure per task; the
+        console's environment is fixed when it starts, so the operator sets it and starts again)."""
+        if not isinstance(exc, MissingApiKeysError):
+            self.notify(self.tr("Batch not submitted"), str(exc), error=True)
+            return
         lines = [
             self.tr("Environment variable {env} is not set; profile(s) {profiles} read their API key from it.")
             .format(env=m.env, profiles=", ".join(m.profiles))
-            for m in missing
+            for m in exc.missing
         ]
         lines.append(self.tr(
             "Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give "
             "those profiles api_key_keyring, then start it again."
-        ).format(env=missing[0].env))
+        ).format(env=exc.missing[0].env))
         self.notify(self.tr("Batch not submitted"), "\n".join(lines), error=True)
-        return True
 
     def _submit_accepted(self, dlg: BatchDialog) -> None:
         rows, batch = dlg.rows(), dlg.source_name()

@@ -20,6 +20,12 @@ class StillBackend:
     """A web account that never runs anything; its health is set by the test."""
 
     capacity = 1
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
 
     def __init__(self, health: str, error: str | None = None) -> None:
         self._health = (health, error)
