@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import ssl
 from pathlib import Path
@@ -17,7 +18,7 @@ from mediadesk.remote import RemoteSetupError, check_binding
 from mediadesk.remote.auth import FailureLimiter, read_token
 from mediadesk.sim.api_server import ApiSimServer
 from tests.remote.conftest import API_KEY, TOKEN, TOKEN_ENV, Desk, api_profile, remote_config
-from tests.support import until
+from tests.support import require, until
 
 WEB = {"name": "chat", "kind": "web", "site": "sim"}
 
@@ -252,7 +253,8 @@ def _self_signed(tmp: Path) -> tuple[Path, Path]:
     import datetime
     import ipaddress
 
-    x509 = pytest.importorskip("cryptography.x509")
+    require(importlib.util.find_spec("cryptography"), "cryptography (keyring's SecretStorage brings it) makes the cert")
+    from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
