@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import socket
 import ssl
 from pathlib import Path
 from typing import Any
@@ -287,3 +288,16 @@ async def test_tls_when_configured(open_desk: Any, sim: ApiSimServer, tmp_path: 
     async with httpx.AsyncClient(base_url=desk.server.url.replace("https", "http"), trust_env=False) as plain:
         with pytest.raises(httpx.HTTPError):
             await plain.get("/v1/status", headers={"Authorization": f"Bearer {TOKEN}"})
+
+
+async def test_answers_are_not_held_back_by_nagle(open_desk: Any, sim: ApiSimServer) -> None:
+    """A small answer goes out in two writes (headers, body): without TCP_NODELAY on the accepted
+    socket the second waits for the client's delayed ACK, ~40 ms per request on a kept-alive one."""
+    desk = await _desk(open_desk, sim)
+    assert (await desk.call("GET", "/v1/status")).status_code == 200  # a kept-alive connection now
+    assert desk.server._server is not None
+    conns = list(desk.server._server.server_state.connections)
+    assert conns
+    for proto in conns:
+        sock = proto.transport.get_extra_info("socket")
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
