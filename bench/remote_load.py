@@ -81,7 +81,7 @@ async def _client(url: str, rate: float, seconds: float, conns: int) -> dict[str
         nonlocal errors
         reader, writer = await asyncio.open_connection(host, port)
         try:
-            while (item := await due.get()) is not None:
+            while await due.get() is not None:
                 t0 = time.perf_counter()
                 writer.write(request)
                 head = await reader.readuntil(b"\r\n\r\n")
