@@ -1,4 +1,4 @@
-"""Run the benchmarks: ``python -m bench [api|web|seed|gui|all] [options]`` (``./dev bench``)."""
+"""Run the benchmarks: ``python -m bench [NAME|all] [options]`` (``./dev bench``); NAME is a key of BENCHES."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ BENCHES = {
     "storm": "bench.storm",
     "faults": "bench.faults",
     "team": "bench.team",
+    "remote": "bench.remote_load",
 }
 
 

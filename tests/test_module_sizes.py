@@ -20,8 +20,6 @@ PENDING_REASON = {
     "providers/web/backend.py",
     "providers/web/driver.py",
     "providers/web/launcher.py",
-    "ui/dialogs/setup_editor.py",
-    "ui/window/main_window.py",
 }
 PENDING_SIZE = {
     "providers/web/driver.py",

@@ -19,7 +19,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from mediadesk.cli import adapter_cmd
+from mediadesk.cli import adapter_cmd, serve_cmd
 from mediadesk.cli.commands import cmd_cancel, cmd_exceptions, cmd_export, cmd_init, cmd_login, run_sim
 from mediadesk.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, USER_ERRORS, UserError
 from mediadesk.cli.parser import build_parser
@@ -65,6 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_init(args)
         if args.command == "adapter":
             return adapter_cmd.run(args)
+        if args.command == "serve":
+            return serve_cmd.main(args)
         parser.print_help()
         return EXIT_USAGE
     except USER_ERRORS as exc:

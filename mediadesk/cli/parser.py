@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mediadesk.cli import adapter_cmd
+from mediadesk.cli import adapter_cmd, serve_cmd
 from mediadesk.core.states import TaskState
 from mediadesk.store.export import EXPORT_FORMATS
 
@@ -89,4 +89,5 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--config", type=Path, required=True)
     lg.add_argument("--data-dir", type=Path)
     adapter_cmd.add_parser(sub)
+    serve_cmd.add_parser(sub, _DB_HELP)
     return p

@@ -106,6 +106,8 @@ class Capacity:
         self.name = name
         self.kind = kind
         self.gate = AdaptiveGate(limit, adaptive=adaptive, increase_after=INCREASE_AFTER)
+        #: Refusals since start (the remote API's metrics count them).
+        self.refusals = 0
         self.breaker = CircuitBreaker(breaker)
         self._rates = rates
         #: This callee's own requests-per-minute bucket (an endpoint's ``rpm``), besides the shared ones.
@@ -196,6 +198,7 @@ class Capacity:
         elif signal is Signal.FAILURE:
             self.breaker.record(False, now)
         elif signal is Signal.REFUSAL:
+            self.refusals += 1
             base, cap = self._backoff
             pause = self.gate.on_refusal(
                 now, retry_after_s, backoff_base_s=base, backoff_max_s=cap, u=self._rng.random()
@@ -309,4 +312,5 @@ class Capacity:
             name=self.name, kind=self.kind, limit=self.gate.limit, current_limit=self.gate.current_limit,
             in_flight=self.gate.in_flight, paused_until=self.gate.paused_until, breaker=b.state.value,
             breaker_reason=b.reason, next_probe_at=b.next_probe_at, last_signal=self.last_signal,
+            refusals=self.refusals,
         )

@@ -119,7 +119,7 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "done: stream ended"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled (stream still open)"),
-    QT_TRANSLATE_NOOP("LogPhrases", "warning: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "warning: {warning}"),
     QT_TRANSLATE_NOOP("LogPhrases", "recycling the browser after {n} tasks"),
     QT_TRANSLATE_NOOP("LogPhrases", "the site answered this prompt with only a busy notice {n} times: counted as a "
                                     "failure of the task"),

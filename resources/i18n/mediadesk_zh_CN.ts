@@ -1903,8 +1903,8 @@
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
-        <source>warning: {error}</source>
-        <translation>警告：{error}</translation>
+        <source>warning: {warning}</source>
+        <translation>警告：{warning}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>

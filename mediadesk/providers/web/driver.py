@@ -390,8 +390,8 @@ class PageDriver:
         """The bot check (CAPTCHA frame, widget, challenge wording) the page shows now, if any.
         Never raises: a page that cannot be read shows none."""
         try:
-            arg = self._challenge.script_arg(", ".join(self.adapter.selectors("prompt")) or None)
-            signals = await asyncio.wait_for(page.evaluate(CHALLENGE_JS, arg), 5.0)
+            prompt = ", ".join(self.adapter.selectors("prompt")) or None
+            signals = await asyncio.wait_for(page.evaluate(CHALLENGE_JS, self._challenge.script_arg(prompt)), 5.0)
         except Exception:
             return None
         return self._challenge.judge(signals)

@@ -10,7 +10,6 @@ profile, and once the check is gone (the person solved it) the lane resumes by i
 from __future__ import annotations
 
 import asyncio
-import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import Notice
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
+from tests.providers.web.test_login_flow import _needs_xvfb  # noqa: F401 - its fixture
 from tests.providers.web.test_web_capacity import cap_config, charged, login_all
 from tests.providers.web.test_web_capacity import no_browser_left as no_browser_left  # its autouse fixture
 from tests.providers.web.xserver import xvfb
@@ -27,7 +27,7 @@ from tests.support import log_messages, tasks_of, until
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (./dev installs it)"),
+    pytest.mark.usefixtures("_needs_xvfb"),
 ]
 
 
