@@ -106,7 +106,13 @@ async def test_a_batch_over_http_matches_the_same_batch_from_the_cli(
         return len(page) == 5 and all(t["state"] in ("success", "failed", "canceled") for t in page)
 
     await until(ended, "the batch served over HTTP to end", limit_s=60, step_s=0.05)
-    over_http = {t: (await client.get(f"/v1/tasks/{t}")).json() for t in ids}
+    over_http: dict[str, dict] = {}
+
+    async def logged() -> bool:  # task-log lines are group-committed (every 0.25 s): read until each has its own
+        over_http.update({t: (await client.get(f"/v1/tasks/{t}")).json() for t in ids})
+        return all(t["log"] for t in over_http.values())
+
+    await until(logged, "each task's log to be stored", limit_s=60, step_s=0.05)
     proc.send_signal(signal.SIGTERM)
     assert await asyncio.wait_for(proc.wait(), 60) == 0
     # the same file through `mediadesk run`, in a workspace of its own, the simulator's fault budgets afresh
