@@ -267,7 +267,7 @@ class Scheduler:
         for lane in self.lanes:
             if lane.account == account:
                 for rec in lane.running_records():
-                    lane.interrupt(rec.task_id)
+                    lane.abandon(rec.task_id)
         self._capacity_notice(f"account {account}: its lease was taken by another desktop; its run was stopped")
 
     def desktops(self) -> list[DesktopInfo]:
@@ -337,6 +337,7 @@ class Scheduler:
                     team=self.team, team_endpoint=ep.name,
                     team_limit=functools.partial(self._endpoint_limit, ep.name),
                     team_buckets=self._shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
+                    team_hold_s=prof.api_max_run_s,
                     **common,  # type: ignore[arg-type]
                 )
                 cap.attach(lane)
@@ -357,6 +358,7 @@ class Scheduler:
                 account=acc.name, attempt_deadline_s=deadline, enabled=enabled, capacity_ctl=cap,
                 max_wait_s=prof.max_wait_s, team=self.team,
                 team_buckets=self._shared_buckets(getattr(backend, "domain", None)),
+                team_hold_s=getattr(getattr(backend, "adapter", None), "max_run_s", None) or deadline or 0.0,
                 **common,  # type: ignore[arg-type]
             )
             cap.attach(lane)

@@ -133,20 +133,39 @@ class TeamLink:
         self.holders[account] = Holder(res.holder_owner or "", res.holder_host or "", res.expires_in_s or 0.0)
         return False
 
+    def fence_account(self, account: str, hold_s: float) -> bool:
+        """Just before a run starts on ``account``: is the lease still ours (checked on the database,
+        never from memory: this desktop may have been frozen past its lease)? It then covers the run
+        for ``hold_s``. When it was lost, the account is dropped here and its runs are stopped."""
+        if account not in self._held:
+            return False
+        if self.coord.fence_account(account, hold_s):
+            return True
+        log.warning("team: the lease of account %s was taken over while this desktop was late; "
+                    "starting nothing on it", account)
+        self._held.discard(account)
+        self._on_lost(account)
+        return False
+
+    def unhold_account(self, account: str) -> None:
+        if account in self._held:
+            self.coord.unhold_account(account)
+
     def release_account(self, account: str) -> None:
         if account in self._held:
             self._held.discard(account)
             self.coord.release_account(account)
 
     # ------------------------------------------------------------------ endpoint slots
-    def reserve(self, endpoint: str, limit: int, want: int) -> list[int]:
-        """Up to ``want`` of the endpoint's shared slots (none again for ``retry_s`` once it is full)."""
+    def reserve(self, endpoint: str, limit: int, want: int, hold_s: float = 0.0) -> list[int]:
+        """Up to ``want`` of the endpoint's shared slots (none again for ``retry_s`` once it is full),
+        each held at least ``hold_s`` (the request's longest time) unless released."""
         now = self._clock()
         if want <= 0 or now < self._slot_wait.get(endpoint, 0.0):
             return []
         got: list[int] = []
         while len(got) < want:
-            slot = self.coord.acquire_slot(endpoint, limit, None)
+            slot = self.coord.acquire_slot(endpoint, limit, None, hold_s)
             if slot is None:
                 self._slot_wait[endpoint] = now + min(self._retry_s, 0.2)
                 break

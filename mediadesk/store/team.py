@@ -10,10 +10,16 @@ disagree, a lease must be judged by one clock.
 * ``account_lease``: a web account is run by at most one desktop. Taken by an atomic upsert that only
   overwrites a lease that has expired or is already ours; renewed by every :meth:`TeamCoordinator.beat`,
   so a live desktop never loses it and a dead one loses it ``stale_after_s`` after its last beat.
+  A desktop may be alive but late (frozen, swapped out, suspended) while its browser goes on
+  generating: before each run it *fences* the lease (:meth:`TeamCoordinator.fence_account`: the
+  lease must still carry the epoch it took, and is extended to cover the run's ``max_run_s``), so
+  a late desktop starts nothing once it lost the lease, and the next holder waits until no run of
+  the old one can still be going on.
 * ``endpoint_slot``: an endpoint's concurrency shared by all desktops, one row per slot number. A
   desktop configured with ``limit`` only takes slots ``0 .. limit-1``: N desktops together never hold
   more live slots than the largest configured limit, and a desktop with a smaller limit never starts
-  a request while ``limit`` slots of its range are busy. PostgreSQL picks with ``FOR UPDATE SKIP
+  a request while ``limit`` slots of its range are busy. A slot taken for a request is held at
+  least for the request's ``max_run_s`` (``hold_s``), for the same reason. PostgreSQL picks with ``FOR UPDATE SKIP
   LOCKED``: concurrent acquirers never get the same slot and never wait for each other.
 * ``rate_bucket``: a token bucket (requests per minute) shared by all desktops, refilled from the
   database clock and updated under a row lock.
@@ -165,6 +171,8 @@ class TeamCoordinator:
         self._accounts: tuple[str, ...] = ()
         self._held_accounts: set[str] = set()
         self._held_slots: set[tuple[str, int]] = set()
+        #: account -> acquired_at of the lease we took (its epoch: a lease taken over gets a new one)
+        self._epochs: dict[str, float] = {}
         self._slot_rows: dict[str, int] = {}  # endpoint -> slot rows 0..n-1 known to exist
         self._buckets: set[str] = set()  # rate_bucket rows known to exist
         self._lock = threading.Lock()
@@ -176,9 +184,10 @@ class TeamCoordinator:
     # -- plumbing -------------------------------------------------------------------------------
 
     def _sql(self, template: str) -> str:
-        """``{now}`` -> the server clock; ``%s`` placeholders -> ``?`` on SQLite."""
+        """``{now}`` -> the server clock; ``%s`` placeholders -> ``?`` and ``GREATEST`` -> the scalar
+        ``MAX`` on SQLite."""
         sql = template.replace("{now}", _NOW[self.dialect])
-        return sql.replace("%s", "?") if self.dialect == "sqlite" else sql
+        return sql.replace("%s", "?").replace("GREATEST(", "MAX(") if self.dialect == "sqlite" else sql
 
     def _run(self, template: str, params: Sequence[Any] = ()) -> Any:
         return self._conn.execute(self._sql(template), tuple(params))
@@ -248,11 +257,13 @@ class TeamCoordinator:
             self._upsert_desktop()
             accounts = frozenset(
                 r[0] for r in self._run(
-                    "UPDATE account_lease SET expires_at = {now} + %s WHERE owner = %s RETURNING account",
+                    "UPDATE account_lease SET expires_at = GREATEST(expires_at, {now} + %s) WHERE owner = %s "
+                    "RETURNING account",
                     (self.stale_after_s, self.owner)).fetchall())
             slots = frozenset(
                 (r[0], int(r[1])) for r in self._run(
-                    "UPDATE endpoint_slot SET expires_at = {now} + %s WHERE owner = %s RETURNING endpoint, slot",
+                    "UPDATE endpoint_slot SET expires_at = GREATEST(expires_at, {now} + %s) WHERE owner = %s "
+                    "RETURNING endpoint, slot",
                     (self.stale_after_s, self.owner)).fetchall())
             return accounts, slots
 
@@ -260,6 +271,8 @@ class TeamCoordinator:
             accounts, slots = self._in_tx(renew)
             lost_accounts = frozenset(self._held_accounts - accounts)
             lost_slots = frozenset(self._held_slots - slots)
+            for account in lost_accounts:
+                self._epochs.pop(account, None)
             self._held_accounts = set(accounts)
             self._held_slots = set(slots)
         return BeatResult(accounts, slots, lost_accounts, lost_slots)
@@ -268,6 +281,7 @@ class TeamCoordinator:
         """Give back every lease and slot and mark this desktop stopped (a clean exit)."""
         def give_back() -> None:
             self._run("DELETE FROM account_lease WHERE owner = %s", (self.owner,))
+            self._epochs.clear()
             self._run("UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 WHERE owner = %s",
                       (self.owner,))
             self._run("UPDATE desktop SET heartbeat_at = {now}, stopped_at = {now} WHERE owner = %s", (self.owner,))
@@ -292,13 +306,16 @@ class TeamCoordinator:
                 "ON CONFLICT (account) DO UPDATE SET owner = excluded.owner, host = excluded.host, "
                 "acquired_at = CASE WHEN account_lease.owner = excluded.owner "
                 "THEN account_lease.acquired_at ELSE excluded.acquired_at END, "
-                "expires_at = excluded.expires_at "
+                "expires_at = CASE WHEN account_lease.owner = excluded.owner "
+                "THEN GREATEST(account_lease.expires_at, excluded.expires_at) ELSE excluded.expires_at END "
                 "WHERE account_lease.expires_at < excluded.acquired_at OR account_lease.owner = excluded.owner "
-                "RETURNING owner",
+                "RETURNING owner, acquired_at",
                 (name, self.owner, self.host, self.stale_after_s)).fetchone()
             if row is not None and row[0] == self.owner:
                 self._held_accounts.add(name)
+                self._epochs[name] = float(row[1])
                 return LeaseResult(True, self.owner, self.host, self.stale_after_s)
+            self._epochs.pop(name, None)
             self._held_accounts.discard(name)
             holder = self._run("SELECT owner, host, expires_at - {now} FROM account_lease WHERE account = %s",
                                (name,)).fetchone()
@@ -310,7 +327,45 @@ class TeamCoordinator:
         """Give the lease of ``name`` back; False when it was not ours (nothing is deleted then)."""
         with self._lock:
             self._held_accounts.discard(name)
+            self._epochs.pop(name, None)
             cur = self._run("DELETE FROM account_lease WHERE account = %s AND owner = %s", (name, self.owner))
+            return bool(cur.rowcount)
+
+    def fence_account(self, name: str, hold_s: float) -> bool:
+        """Check on the database, just before starting a run on ``name``, that its lease is still the
+        one this desktop took (same owner, same ``acquired_at``: the lease's epoch, a fencing token),
+        and make it cover the run: it cannot expire before ``hold_s`` from now (the run's longest
+        time), so no other desktop takes the account while a run started under it may still go on,
+        even if this desktop freezes. False: the lease was lost (another desktop holds it, or it was
+        taken and given back in between): start nothing on the account.
+        """
+        if not 0 <= hold_s < math.inf:
+            raise ValueError(f"hold_s must be finite and >= 0, got {hold_s}")
+        with self._lock:
+            epoch = self._epochs.get(name)
+            if epoch is None:
+                self._held_accounts.discard(name)
+                return False
+            row = self._run(
+                "UPDATE account_lease SET expires_at = GREATEST(expires_at, {now} + %s, {now} + %s) "
+                "WHERE account = %s AND owner = %s AND acquired_at = %s RETURNING owner",
+                (self.stale_after_s, float(hold_s), name, self.owner, epoch)).fetchone()
+            if row is None:
+                self._held_accounts.discard(name)
+                self._epochs.pop(name, None)
+                return False
+            return True
+
+    def unhold_account(self, name: str) -> bool:
+        """The run on ``name`` ended: the lease goes back to its ordinary length (``stale_after_s``
+        from now), so a crash from here on blocks the account for one lease only."""
+        with self._lock:
+            epoch = self._epochs.get(name)
+            if epoch is None:
+                return False
+            cur = self._run("UPDATE account_lease SET expires_at = {now} + %s "
+                            "WHERE account = %s AND owner = %s AND acquired_at = %s",
+                            (self.stale_after_s, name, self.owner, epoch))
             return bool(cur.rowcount)
 
     # -- endpoint slots -------------------------------------------------------------------------
@@ -326,14 +381,20 @@ class TeamCoordinator:
                   "ON CONFLICT (endpoint, slot) DO NOTHING", params)
         self._slot_rows[endpoint] = limit
 
-    def acquire_slot(self, endpoint: str, limit: int, task_id: str | None = None) -> int | None:
+    def acquire_slot(self, endpoint: str, limit: int, task_id: str | None = None,
+                     hold_s: float = 0.0) -> int | None:
         """Take a free (or expired) slot numbered below ``limit`` of ``endpoint``; None when all are taken.
 
         The slot is ours until :meth:`release_slot`, renewed by every :meth:`beat`; it expires
-        ``stale_after_s`` after the last renewal (a dead desktop's slots come back that way).
+        ``stale_after_s`` after the last renewal (a dead desktop's slots come back that way), and
+        never before ``hold_s`` after it was taken: the request it was taken for may go on that long
+        even if this desktop freezes, so no other desktop sends over it before then.
         """
         if not 1 <= limit <= 10_000:
             raise ValueError(f"limit must be within 1..10000, got {limit}")
+        if not 0 <= hold_s < math.inf:
+            raise ValueError(f"hold_s must be finite and >= 0, got {hold_s}")
+        hold = max(self.stale_after_s, float(hold_s))
         with self._lock:
             self._ensure_slot_rows(endpoint, limit)
             if self.dialect == "postgresql":
@@ -343,14 +404,14 @@ class TeamCoordinator:
                     "ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED) "
                     "UPDATE endpoint_slot s SET owner = %s, task_id = %s, expires_at = {now} + %s "
                     "FROM pick WHERE s.endpoint = pick.endpoint AND s.slot = pick.slot RETURNING s.slot",
-                    (endpoint, limit, self.owner, task_id, self.stale_after_s)).fetchone()
+                    (endpoint, limit, self.owner, task_id, hold)).fetchone()
             else:  # one writer at a time: the sub-select and the update are one atomic statement
                 row = self._run(
                     "UPDATE endpoint_slot SET owner = %s, task_id = %s, expires_at = {now} + %s "
                     "WHERE endpoint = %s AND slot = (SELECT slot FROM endpoint_slot WHERE endpoint = %s "
                     "AND slot < %s AND (owner IS NULL OR expires_at < {now}) ORDER BY slot LIMIT 1) "
                     "RETURNING slot",
-                    (self.owner, task_id, self.stale_after_s, endpoint, endpoint, limit)).fetchone()
+                    (self.owner, task_id, hold, endpoint, endpoint, limit)).fetchone()
             if row is None:
                 return None
             slot = int(row[0])
