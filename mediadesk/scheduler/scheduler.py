@@ -247,9 +247,11 @@ class Scheduler:
             coord, accounts=tuple(a.name for a in self.config.accounts),
             heartbeat_s=beat_interval_s(hb.stale_after_s, hb.interval_s),
             retry_s=self.config.scheduler.poll_interval_s, on_dead_owners=self._recover_owners,
-            on_lost_account=self._lost_account,
+            on_lost_account=self._lost_account, on_clock_skew=self._clock_skew,
         )
         self.team.join()
+        if self._clock is time.time:  # team mode runs on the database's clock (a test may bring its own)
+            self._clock = self.team.now
 
     def _close_team(self) -> None:
         self.team = None
@@ -262,6 +264,10 @@ class Scheduler:
         """Running tasks of desktops the database knows to be dead (no beat for stale_after_s)."""
         if self._store is not None and self.storage_error is None:
             self._recover(set(owners))
+
+    def _clock_skew(self, offset_s: float) -> None:
+        self._capacity_notice(f"this computer's clock is {-offset_s:+.0f} s off the database server's: "
+                              "the team uses the database's clock; check this computer's time settings")
 
     def _lost_account(self, account: str) -> None:
         for lane in self.lanes:

@@ -31,6 +31,10 @@ from mediadesk.store.team import DesktopInfo, TeamCoordinator
 
 log = logging.getLogger(__name__)
 
+#: A desktop whose clock is further off than this from the database's says so (the team runs on the
+#: database's clock anyway, but the operator's logs and the console's times are local).
+CLOCK_SKEW_WARN_S = 3.0
+
 
 @dataclass(frozen=True)
 class Holder:
@@ -52,6 +56,8 @@ class TeamLink:
         clock: Callable[[], float] = time.monotonic,
         on_dead_owners: Callable[[list[str]], None] = lambda _owners: None,
         on_lost_account: Callable[[str], None] = lambda _account: None,
+        on_clock_skew: Callable[[float], None] = lambda _offset: None,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.coord = coord
         self._accounts = accounts
@@ -68,6 +74,11 @@ class TeamLink:
         self._slot_wait: dict[str, float] = {}
         self._beat_task: asyncio.Task[None] | None = None
         self._desktops: list[DesktopInfo] = []
+        self._wall = wall
+        self._on_skew = on_clock_skew
+        #: database clock - local clock, measured at each beat (see :meth:`now`)
+        self.clock_offset_s = 0.0
+        self._skew_said = False
 
     # ------------------------------------------------------------------ lifecycle
     def join(self) -> None:
@@ -100,7 +111,27 @@ class TeamLink:
             except Exception:
                 log.exception("team: beat failed; trying again")
 
+    def now(self) -> float:
+        """The database server's clock, as epoch seconds: the local clock corrected by the offset
+        measured at the last beat. Team mode writes and compares every heartbeat, stale cutoff and
+        retry time with it, so a desktop whose clock is off never takes a live desktop's task for
+        stale (nor keeps a dead one's for ever)."""
+        return self._wall() + self.clock_offset_s
+
+    def _measure_clock(self) -> None:
+        t0 = self._wall()
+        server = self.coord.server_time()
+        t1 = self._wall()
+        self.clock_offset_s = server - (t0 + t1) / 2.0
+        off = abs(self.clock_offset_s) > CLOCK_SKEW_WARN_S
+        if off and not self._skew_said:
+            log.warning("team: this computer's clock is %+.1f s off the database server's; the team runs on "
+                        "the database's clock, but check this computer's time settings", -self.clock_offset_s)
+            self._on_skew(self.clock_offset_s)
+        self._skew_said = off
+
     def _beat_once(self) -> None:
+        self._measure_clock()
         held = self.coord.beat()
         lost = (self._held - set(held.accounts)) | (set(held.lost_accounts) & self._held)
         for account in sorted(lost):

@@ -226,6 +226,11 @@ class TeamCoordinator:
                                      ).fetchone()
         return bool(row[0])
 
+    def server_time(self) -> float:
+        """The database server's clock now, in epoch seconds (one round trip)."""
+        with self._lock:
+            return float(self._run("SELECT {now}").fetchone()[0])
+
     # -- desktop --------------------------------------------------------------------------------
 
     _UPSERT_DESKTOP = (
