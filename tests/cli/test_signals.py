@@ -19,6 +19,7 @@ import pytest
 
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from tests.faults.test_team_sigkill import ROOT, write_config
+from tests.support import until
 
 N = 12
 
@@ -124,10 +125,8 @@ async def test_a_signal_while_attempts_run_puts_them_back_uncharged(tmp_path: Pa
     db = tmp_path / "data" / "mediadesk.db"
     try:
         proc, summary = await start(tmp_path, api, ["-m", "mediadesk"])
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 120
-        while sum(s == "running" for _, s, _ in db_rows(db)) < 3 and loop.time() < deadline:
-            await asyncio.sleep(0.05)  # until attempts are under way
+        await until(lambda: sum(s == "running" for _, s, _ in db_rows(db)) >= 3, "attempts under way",
+                    limit_s=120, step_s=0.05)
         assert proc.returncode is None, "the run ended before the signal: the test did not test"
         proc.send_signal(sig)
         out, err = await asyncio.wait_for(proc.communicate(), 120)
