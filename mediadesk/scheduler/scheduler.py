@@ -242,6 +242,7 @@ class Scheduler:
         coord = TeamCoordinator(
             self._team_conn, owner=self.owner, host=socket.gethostname(), operator=_operator(),
             pid=os.getpid(), stale_after_s=hb.stale_after_s, dialect="postgresql",
+            fault=getattr(store, "team_fault", None),
         )
         self.team = TeamLink(
             coord, accounts=tuple(a.name for a in self.config.accounts),

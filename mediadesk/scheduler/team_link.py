@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +36,20 @@ log = logging.getLogger(__name__)
 #: A desktop whose clock is further off than this from the database's says so (the team runs on the
 #: database's clock anyway, but the operator's logs and the console's times are local).
 CLOCK_SKEW_WARN_S = 3.0
+
+
+def _process_gone(host: str, pid: int) -> bool:
+    """The desktop process ``pid`` of ``host`` is known to be gone: only said for this machine (another
+    machine's processes cannot be seen; a pid taken again by another process counts as alive)."""
+    if host != socket.gethostname() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists (not ours to signal)
+        return False
+    return False
 
 
 @dataclass(frozen=True)
@@ -94,10 +110,13 @@ class TeamLink:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._beat_task
             self._beat_task = None
+        # the server may be gone: what is not given back expires by itself
         for task_id in list(self._slots):
-            self.release_slot(task_id)
+            with contextlib.suppress(StorageError):
+                self.release_slot(task_id)
         for account in list(self._held):
-            self.release_account(account)
+            with contextlib.suppress(StorageError):
+                self.release_account(account)
         with contextlib.suppress(Exception):
             self.coord.leave()
 
@@ -195,8 +214,13 @@ class TeamLink:
         if want <= 0 or now < self._slot_wait.get(endpoint, 0.0):
             return []
         got: list[int] = []
+        reclaimed = False
         while len(got) < want:
             slot = self.coord.acquire_slot(endpoint, limit, None, hold_s)
+            if slot is None and not reclaimed:
+                reclaimed = True  # slots held for a dead desktop of this machine come back at once
+                if self.coord.reclaim_slots(endpoint, _process_gone):
+                    continue
             if slot is None:
                 self._slot_wait[endpoint] = now + min(self._retry_s, 0.2)
                 break

@@ -29,8 +29,11 @@ connection (``autocommit=True``) or a ``sqlite3`` connection with ``isolation_le
 the one-machine case: the same SQL runs there (single writer, so every statement is atomic) and every
 operation trivially succeeds for a lone desktop. Calls are serialized by a lock (one connection cannot
 run two transactions at once); they block, so async callers run them in a worker thread.
-Database errors propagate (psycopg.Error / sqlite3.Error): the caller decides (a desktop that cannot
-renew must stop using its leases in time, see :func:`mediadesk.core.team_policy.lease_valid_for`).
+A lost connection (the server stopped or restarted, the network went away) is raised as the store's
+:class:`~mediadesk.store.errors.StorageError` given by ``fault`` (the same error the task store
+raises), never as a driver exception; other database errors propagate (psycopg.Error / sqlite3.Error).
+The caller decides (a desktop that cannot renew must stop using its leases in time, see
+:func:`mediadesk.core.team_policy.lease_valid_for`).
 
 Why one module (and one class) for the four tables: they share one connection behind one lock, one
 clock (the server's) and one retry rule for aborted transactions, and a beat renews the desktop, its
@@ -45,6 +48,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
+
+from mediadesk.store.errors import StorageError
 
 __all__ = [
     "BeatResult",
@@ -84,6 +89,25 @@ class DbConnection(Protocol):
     """What we use of a DB-API connection (psycopg 3 and sqlite3 both have ``execute``)."""
 
     def execute(self, query: Any, params: Any = ..., /) -> Any: ...
+
+
+class _Faults:
+    """The connection, with a lost-connection error of the driver raised as the store's error."""
+
+    def __init__(self, conn: DbConnection, fault: Callable[[Exception], StorageError | None]) -> None:
+        self._conn = conn
+        self._fault = fault
+
+    def execute(self, query: Any, params: Any = (), /) -> Any:
+        try:
+            return self._conn.execute(query, params)
+        except StorageError:
+            raise
+        except Exception as exc:
+            err = self._fault(exc)
+            if err is None:
+                raise
+            raise err from exc
 
 
 @dataclass(frozen=True)
@@ -149,6 +173,7 @@ class TeamCoordinator:
         pid: int,
         stale_after_s: float = 90.0,
         dialect: Dialect,
+        fault: Callable[[Exception], StorageError | None] | None = None,
     ) -> None:
         if dialect not in _NOW:
             raise ValueError(f"dialect must be 'postgresql' or 'sqlite', got {dialect!r}")
@@ -161,7 +186,7 @@ class TeamCoordinator:
             raise ValueError("the coordinator's PostgreSQL connection must be in autocommit mode")
         if dialect == "sqlite" and getattr(conn, "isolation_level", None) is not None:
             raise ValueError("the coordinator's SQLite connection must have isolation_level=None")
-        self._conn = conn
+        self._conn: DbConnection = conn if fault is None else _Faults(conn, fault)
         self.owner = owner
         self.host = host
         self.operator = operator
@@ -422,6 +447,25 @@ class TeamCoordinator:
             slot = int(row[0])
             self._held_slots.add((endpoint, slot))
             return slot
+
+    def reclaim_slots(self, endpoint: str, gone: Callable[[str, int], bool]) -> int:
+        """Free the slots of ``endpoint`` still held (within their hold) by desktops that stopped
+        beating and whose process ``gone(host, pid)`` knows to be gone: a dead process's requests died
+        with its connections, only a live one (frozen, late) may still have one in flight. Returns
+        how many were freed."""
+        with self._lock:
+            rows = self._run(
+                "SELECT DISTINCT d.owner, d.host, d.pid FROM endpoint_slot s JOIN desktop d ON d.owner = s.owner "
+                "WHERE s.endpoint = %s AND s.expires_at >= {now} "
+                "AND (d.stopped_at IS NOT NULL OR d.heartbeat_at < {now} - %s)",
+                (endpoint, self.stale_after_s)).fetchall()
+            freed = 0
+            for owner, host, pid in rows:
+                if owner != self.owner and gone(str(host), int(pid)):
+                    freed += int(self._run(
+                        "UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 "
+                        "WHERE endpoint = %s AND owner = %s", (endpoint, owner)).rowcount)
+            return freed
 
     def release_slot(self, endpoint: str, slot: int) -> bool:
         """Free a slot we hold; False when it was not ours (it lapsed and another desktop took it)."""
