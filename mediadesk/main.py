@@ -16,11 +16,12 @@ _STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP"
 
 class Interrupted(KeyboardInterrupt):
     """A stop signal (SIGINT, SIGTERM, SIGHUP) before a command's own handling took over; the
-    command ends with ``exit_code`` (128 + the signal's number), without a traceback."""
+    command ends with ``exit_code`` (130, "interrupted", whichever the signal), without a traceback."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
-        self.exit_code = 128 + signum
+        self.signum = signum
+        self.exit_code = 130
 
 
 def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
@@ -29,7 +30,7 @@ def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
 
 def install_signal_handlers() -> None:
     """SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted`, so a signal at any moment of the
-    headless CLI (imports, config loading) ends it with 130/143/129 and no traceback instead of a
+    headless CLI (imports, config loading) ends it with 130 and no traceback instead of a
     KeyboardInterrupt traceback or a silent death. ``mediadesk run`` replaces them by its loop's own
     while it runs (graceful stop: running attempts go back to pending)."""
     for sig in _STOP_SIGNALS:

@@ -243,8 +243,8 @@ async def run_batch(
     run wrote. A storage fault (file deleted or replaced, disk full, I/O error) ends the run with
     its message and exit code 2.
 
-    SIGINT, SIGTERM and SIGHUP stop it gracefully at any moment (exit code 128 + the signal's
-    number: 130, 143, 129), and the summary (``--summary-json`` too) is written all the same."""
+    SIGINT, SIGTERM and SIGHUP stop it gracefully at any moment (exit code 130), and the summary
+    (``--summary-json`` too) is written all the same."""
     stop = _StopSignals()
     stop.install()  # from here on a signal ends the run the graceful way, whatever it is doing
     try:
@@ -313,8 +313,6 @@ async def _run_batch(
     if failure is not None:
         return _storage_failure(failure, ids, parsed, ws, summary_json)
     rc = _summary(states, ids, parsed, ws, interrupted)
-    if interrupted and stop.signum is not None:
-        rc = 128 + stop.signum  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
     return _write_summary_json(summary_json, rc, ws, ids, states, parsed, interrupted=interrupted)
 
 

@@ -43,7 +43,9 @@ leases and its slots in one transaction; split by table, each part would need al
 from __future__ import annotations
 
 import math
+import random
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -72,6 +74,7 @@ _NOW: dict[str, str] = {
 #: PostgreSQL aborts one transaction of a deadlock (40P01) or a serialization failure (40001): run it again.
 _RETRY_SQLSTATES = frozenset({"40P01", "40001"})
 _TX_ATTEMPTS = 3
+_RETRY_PAUSE_S = 0.05
 
 _T = TypeVar("_T")
 
@@ -241,6 +244,9 @@ class TeamCoordinator:
                 if getattr(exc, "sqlstate", None) not in _RETRY_SQLSTATES or attempt + 1 == _TX_ATTEMPTS:
                     raise
                 self.tx_retries += 1
+                # Not at once: the other transaction is about to take the row our abort freed; a retry
+                # that took it first would close the same cycle again.
+                time.sleep(_RETRY_PAUSE_S * (2 ** attempt) * (0.5 + random.random()))
         raise AssertionError("unreachable")
 
     def _has_task_table(self) -> bool:

@@ -265,4 +265,5 @@ async def test_a_beat_chosen_as_deadlock_victim_is_run_again(team_url: str, coor
     assert "error" not in done, done
     result = done["result"]
     assert isinstance(result, BeatResult) and result.accounts == {"a", "b"} and not result.lost_accounts
-    assert me.tx_retries == 1
+    # aborted at least once (a retry may meet the same cycle if it takes the freed row before `other`)
+    assert 1 <= me.tx_retries < 3
