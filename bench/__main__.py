@@ -1,4 +1,4 @@
-"""Run the benchmarks: ``python -m bench [api|web|seed|gui|all] [options]`` (``./dev bench``)."""
+"""Run the benchmarks: ``python -m bench [NAME|all] [options]`` (``./dev bench``); NAME is a key of BENCHES."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import sys
 BENCHES = {
     "api": "bench.api_overhead",
     "web": "bench.web_overhead",
+    "webdone": "bench.web_done",
     "seed": "bench.seed_batch",
     "gui": "bench.gui_responsiveness",
     "storm": "bench.storm",
     "faults": "bench.faults",
     "team": "bench.team",
+    "remote": "bench.remote_load",
 }
 
 

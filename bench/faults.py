@@ -1,4 +1,4 @@
-"""Fault figures for the README's reliability section, each from real processes and real files.
+"""Fault figures for docs/reliability.md and docs/benchmarks.md, each from real processes and real files.
 
 (a) sigkill: a 200-task batch run by ``mediadesk run`` in a child process, killed with SIGKILL at
     random moments N times, then run to the end. Reported: tasks lost (not ``success`` at the end),

@@ -37,6 +37,13 @@ class ChargedRefusals:
     """The previous behaviour: a refusal is a plain retryable failure of the task (charged, delayed
     for that task only by its Retry-After), so the lane at once starts the next queued task."""
 
+    #: Optional LaneBackend abilities this wrapper does not pass on.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
+
     def __init__(self, inner: ApiBackend) -> None:
         self.inner = inner
         self.capacity = inner.capacity

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Screenshots of the Charts and Batches tabs for the README, taken from a real X server.
+"""Screenshots of the Charts and Batches tabs for docs/, taken from a real X server.
 
     Xvfb :99 -screen 0 1440x900x24 &
     DISPLAY=:99 QT_QPA_PLATFORM=xcb python packaging/charts_screenshot.py [--out-dir docs] [--after 25]

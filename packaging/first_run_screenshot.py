@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Screenshots of the welcome panel and the close question for the README, from a real X server.
+"""Screenshots of the welcome panel and the close question for docs/, from a real X server.
 
     Xvfb :97 -screen 0 1440x900x24 &
     DISPLAY=:97 QT_QPA_PLATFORM=xcb python packaging/first_run_screenshot.py [--out-dir docs]

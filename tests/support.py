@@ -1,16 +1,32 @@
-"""Test helpers importable from any test module."""
+"""Test helpers importable from any test module.
+
+- ``make_config`` / ``FAST``: a config with the fast timings every test uses.
+- ``until``: wait for a condition (a safety limit, never a speed assertion).
+- ``require`` / ``skip_unless``: the only ways a test is skipped (see their docstrings: under CI a
+  missing resource fails, it never skips).
+- ``mediadesk`` / ``mediadesk_async``: ``python -m mediadesk ARGS`` in its own process, as a user runs it.
+- ``tasks_of`` / ``log_messages``: what the workspace's database holds.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import os
+import subprocess
+import sys
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
 
 from mediadesk.config.model import AppConfig, parse_config
 from mediadesk.config.workspace import Workspace
 from mediadesk.store import TaskReader, TaskRecord
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FAST = {
     "retry": {"max_retries": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.2},
@@ -68,6 +84,106 @@ def log_messages(ws: Workspace, task_id: str) -> list[str]:
         return [ln.message for ln in r.logs(task_id)]
     finally:
         r.close()
+
+
+# ------------------------------------------------------------------------------------------ skipping
+def under_ci() -> bool:
+    """True when the run is CI's (``CI`` set to anything but empty, ``0`` or ``false``)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def require(condition: object, reason: str) -> None:
+    """Go on only if ``condition`` holds: a resource the test needs (a browser, a tool, a server).
+
+    Without it a local run skips the test with ``reason``; under CI (``CI=true``) the test FAILS,
+    because CI installs every resource (``./dev``) and a test that silently did not run proves
+    nothing. Call it from the test or fixture that needs the resource."""
+    if condition:
+        return
+    if under_ci():
+        pytest.fail(f"{reason} (a missing resource fails under CI instead of skipping)", pytrace=False)
+    pytest.skip(reason)
+
+
+def skip_unless(condition: object, reason: str) -> pytest.MarkDecorator:
+    """Mark a test that can only run in some environments (root, another OS user, an OS, a
+    kernel that allows mounting): skipped elsewhere, under CI too, and its reason says so. Not for
+    something ``./dev`` installs: that is :func:`require`."""
+    return pytest.mark.skipif(not condition, reason=f"{reason} (depends on the environment; skipped under CI too)")
+
+
+def skip_here(reason: str) -> None:
+    """The call form of :func:`skip_unless`, for a fact found only while the test runs."""
+    pytest.skip(f"{reason} (depends on the environment; skipped under CI too)")
+
+
+# ------------------------------------------------------------------------------------------ the CLI in a process
+class Result(NamedTuple):
+    """A finished ``mediadesk`` process: exit code, stdout, stderr (unpacks as ``rc, out, err``)."""
+
+    rc: int
+    out: str
+    err: str
+
+    def refused(self, words: str) -> bool:
+        """Exit 2, one ``mediadesk:`` message that says ``words``, no traceback."""
+        return (
+            self.rc == 2 and "Traceback" not in self.err and "mediadesk: " in self.err
+            and words.lower() in self.err.lower()
+        )
+
+
+def _command(args: tuple[str | Path, ...], user: str | None) -> list[str]:
+    cmd = [sys.executable, "-m", "mediadesk", *map(str, args)]
+    if user is not None:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    return cmd
+
+
+def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    """The test's environment, unbuffered, with this checkout first on the path; ``env`` on top."""
+    return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT), **(env or {})}
+
+
+def mediadesk(
+    *args: str | Path,
+    env: Mapping[str, str] | None = None,
+    cwd: Path = ROOT,
+    timeout: float = 120,
+    umask: int | None = None,
+    user: str | None = None,
+) -> Result:
+    """Run ``python -m mediadesk ARGS`` to its end (blocking: not for a test whose servers run on its
+    own event loop, use :func:`mediadesk_async` there). ``umask``: the child's umask; ``user``: run as
+    that OS user (``setpriv``, needs root)."""
+    def set_umask() -> None:
+        if umask is not None:
+            os.umask(umask)
+
+    proc = subprocess.run(_command(args, user), capture_output=True, text=True, cwd=cwd, env=_environment(env),
+                          timeout=timeout, check=False, preexec_fn=set_umask)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+async def mediadesk_async(
+    *args: str | Path, env: Mapping[str, str] | None = None, cwd: Path = ROOT, limit_s: float = 120,
+) -> Result:
+    """:func:`mediadesk` on the running event loop, which keeps serving meanwhile. A process still
+    running after ``limit_s`` is killed and the test fails with its output."""
+    proc = await asyncio.create_subprocess_exec(
+        *_command(args, None), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=cwd,
+        env=_environment(env),
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), limit_s)
+    except TimeoutError:
+        proc.kill()
+        out, err = await proc.communicate()
+        raise AssertionError(
+            f"mediadesk {' '.join(map(str, args))} did not exit within {limit_s:g} s\n"
+            f"stdout: {out.decode()[-2000:]}\nstderr: {err.decode()[-2000:]}"
+        ) from None
+    return Result(proc.returncode or 0, out.decode(), err.decode())
 
 
 class Stalled(Exception):

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from mediadesk.config.errors import KeyProblem, issues_of, problem
 from mediadesk.config.messages import ConfigIssue, Msg, msg
+from mediadesk.config.remote import RemoteConfig
 from mediadesk.core.policy import RetryPolicy
 
 #: An API endpoint allows at most this many concurrent requests (provider quotas); default 3.
@@ -328,6 +329,8 @@ class AppConfig(_Strict):
     endpoints: tuple[EndpointConfig, ...] = Field((), strict=False)
     profiles: tuple[ProfileConfig, ...] = Field((), strict=False)
     accounts: tuple[AccountConfig, ...] = Field((), strict=False)
+    #: the local HTTP API, webhooks and command hooks (mediadesk.config.remote)
+    remote: RemoteConfig = RemoteConfig()
 
     @field_validator("db_url")
     @classmethod
@@ -478,7 +481,9 @@ def _resolve_paths(cfg: AppConfig, base: Path) -> AppConfig:
         update={"executable": rel(cfg.browser.executable), "sites_dir": rel(cfg.browser.sites_dir)}
     )
     accounts = tuple(a.model_copy(update={"profile_dir": rel(a.profile_dir)}) for a in cfg.accounts)
-    return cfg.model_copy(update={"data_dir": rel(cfg.data_dir), "browser": browser, "accounts": accounts})
+    remote = cfg.remote.model_copy(update={"tls_cert": rel(cfg.remote.tls_cert), "tls_key": rel(cfg.remote.tls_key)})
+    return cfg.model_copy(update={"data_dir": rel(cfg.data_dir), "browser": browser, "accounts": accounts,
+                                  "remote": remote})
 
 
 def parse_config(data: dict[str, Any], source: str = "<config>", base_dir: Path | None = None) -> AppConfig:

@@ -6,10 +6,24 @@ of backend: the API lane and the web lane are the same loop over different backe
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+#: A cheap health check: (healthy, what was seen). Never raises.
+Probe = Callable[[], Awaitable[tuple[bool, str]]]
+#: Why a backend takes no task now and what would change it, as (reason, action) with action one of
+#: "login", "wait", "fix"; None when it can take one.
+UnavailableReason = Callable[[], tuple[str, str] | None]
+
+
+class LoginFlow(Protocol):
+    """An operator's interactive login (a visible browser on the account's profile); True once
+    logged in."""
+
+    def __call__(self, *, on_status: Callable[[str], None] | None = None) -> Awaitable[bool]: ...
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,10 @@ class HealthStatus(str, Enum):
     DISABLED = "disabled"
     ERROR = "error"
     STARTING = "starting"
+    #: A bot check / CAPTCHA on the site: the account takes nothing until a person has solved it.
+    CHALLENGE = "challenge"
+    #: A usage limit with a reset time: the account takes nothing until then, and comes back by itself.
+    RESTING = "resting"
 
 
 def effective_health(enabled: bool, health: str, running: int) -> HealthStatus:
@@ -93,10 +111,33 @@ def effective_health(enabled: bool, health: str, running: int) -> HealthStatus:
 
 @runtime_checkable
 class LaneBackend(Protocol):
-    """One capacity unit group: an API endpoint (concurrency n) or one web account (exactly 1)."""
+    """One capacity unit group: an API endpoint (concurrency n) or one web account (exactly 1).
+
+    Besides the lifecycle and ``run``, a backend declares its optional abilities; one it has not got
+    is None (a class attribute ``login = None`` will do), so the scheduler never guesses."""
 
     #: How many attempts may run at once on this backend.
     capacity: int
+
+    @property
+    def attempt_deadline_s(self) -> float | None:
+        """The lane's backstop for one attempt (the backend bounds it itself); None: the lane's own."""
+
+    @property
+    def domain(self) -> str | None:
+        """The callee's host name, whose ``[rates.per_domain]`` bucket counts this backend's runs."""
+
+    @property
+    def probe(self) -> Probe | None:
+        """The circuit breaker's health probe (and the setup editor's "Test"), if any."""
+
+    @property
+    def login(self) -> LoginFlow | None:
+        """The operator's interactive login, for backends that have one (web accounts)."""
+
+    @property
+    def unavailable_reason(self) -> UnavailableReason | None:
+        """Why it takes no task now (the "cannot serve" message), for backends that can say."""
 
     async def start(self) -> None:
         """Prepare (e.g. prewarm a browser). Called when the lane starts."""

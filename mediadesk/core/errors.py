@@ -30,6 +30,7 @@ class ErrorKind(str, Enum):
     CONVERSATION_BROKEN = "conversation_broken"  # an earlier turn of its route_key failed for good
     FALLBACK_EXHAUSTED = "fallback_exhausted"    # every profile of the fallback chain failed
     ANSWER_TOO_LARGE = "answer_too_large"  # the answer passed the profile's max_answer_chars
+    CHALLENGE = "challenge"                # a bot check on the site: the account waits for a person
 
     @property
     def retryable(self) -> bool:

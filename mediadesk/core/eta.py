@@ -240,7 +240,8 @@ def throughput_per_min(
 
 #: A lane in one of these health states takes no task, so its capacity does not count.
 NO_CAPACITY_HEALTH = frozenset({HealthStatus.NEEDS_LOGIN.value, HealthStatus.DISABLED.value,
-                                HealthStatus.ERROR.value})
+                                HealthStatus.ERROR.value, HealthStatus.CHALLENGE.value,
+                                HealthStatus.RESTING.value})
 
 
 class _Started(Protocol):

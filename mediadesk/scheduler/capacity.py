@@ -14,6 +14,11 @@ Signals, and what each costs (never an attempt unless the task itself failed):
 - unavailable (connection refused, 502/503/504): the breaker opens at once; probes decide when it
   is back;
 - out of credit (429 ``insufficient_quota``): the breaker opens at once and the operator is told.
+
+A web account speaks the same way through its site (``providers/web/signals.py``): a site that is down
+(connection refused, a gateway page) is ``unavailable``; a busy or usage-limit banner is a refusal (a
+usage limit with a reset time also makes the account rest until then); a bot check is neither: the task
+goes back uncharged and the account waits for a person (:meth:`Capacity.notice` tells the operator).
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
+from mediadesk.core.backend import Probe
 from mediadesk.core.breaker import BreakerConfig, BreakerState, CircuitBreaker
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.gate import AdaptiveGate
@@ -34,7 +40,6 @@ from mediadesk.scheduler.events import CapacityView
 
 log = logging.getLogger(__name__)
 
-Probe = Callable[[], Awaitable[tuple[bool, str]]]
 
 #: Successes in a row before an adaptive gate tries one more concurrent request. Each try above a
 #: provider's real limit costs about one refusal, so 20 keeps refusals near 1 per 20 answers.
@@ -92,6 +97,8 @@ class Capacity:
         self.name = name
         self.kind = kind
         self.gate = AdaptiveGate(limit, adaptive=adaptive, increase_after=INCREASE_AFTER)
+        #: Refusals since start (the remote API's metrics count them).
+        self.refusals = 0
         self.breaker = CircuitBreaker(breaker)
         self._rates = rates
         #: This callee's own requests-per-minute bucket (an endpoint's ``rpm``), besides the shared ones.
@@ -178,6 +185,7 @@ class Capacity:
         elif signal is Signal.FAILURE:
             self.breaker.record(False, now)
         elif signal is Signal.REFUSAL:
+            self.refusals += 1
             base, cap = self._backoff
             pause = self.gate.on_refusal(
                 now, retry_after_s, backoff_base_s=base, backoff_max_s=cap, u=self._rng.random()
@@ -197,6 +205,10 @@ class Capacity:
             self._changed(was)
         self._wake_all()
         return pause
+
+    def notice(self, message: str) -> None:
+        """Tell the operator something about this callee (a bot check waiting for a person, ...)."""
+        self._on_event(message)
 
     def trip(self, reason: str) -> None:
         was = self.breaker.state
@@ -259,4 +271,5 @@ class Capacity:
             name=self.name, kind=self.kind, limit=self.gate.limit, current_limit=self.gate.current_limit,
             in_flight=self.gate.in_flight, paused_until=self.gate.paused_until, breaker=b.state.value,
             breaker_reason=b.reason, next_probe_at=b.next_probe_at, last_signal=self.last_signal,
+            refusals=self.refusals,
         )

@@ -78,6 +78,7 @@ class CapacityView:
     breaker_reason: str | None
     next_probe_at: float | None
     last_signal: str | None
+    refusals: int = 0            # refusals (429 / 503 with Retry-After) since start
 
 
 @dataclass(frozen=True)

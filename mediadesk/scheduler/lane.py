@@ -5,6 +5,10 @@ tasks up to the free slots by compare-and-set, (3) only then start them. A runni
 heartbeat every interval; each heartbeat is also a checkpoint where a cancel flag set by another
 process is seen. Final writes are plain synchronous SQLite statements: a cancellation can only land
 at an ``await``, never half-way through a write.
+
+Why one module: an attempt's whole life (claim, start, heartbeat and cancel
+checkpoints, deadline, final write, refund on shutdown) reads here in one place, top to bottom;
+what a lane is given comes in two small objects (:class:`LaneSettings`, :class:`LaneDeps`).
 """
 
 from __future__ import annotations
@@ -85,42 +89,57 @@ class _Ctx:
         self._lane.task_log(self._run.rec.task_id, message)
 
 
+@dataclass(frozen=True)
+class LaneDeps:
+    """What every lane of one scheduler shares: the store and bus, the retry and timing rules, who
+    claims (``owner``), how a record becomes a :class:`TaskSpec`, and the team seat if any."""
+
+    store: TaskStore
+    bus: EventBus
+    policy: RetryPolicy
+    timing: LaneTiming
+    owner: str
+    resolve: Callable[[TaskRecord], TaskSpec]
+    evidence_root: Path
+    clock: Callable[[], float] = time.time
+    finalizer: Finalizer | None = None
+    team: TeamLink | None = None
+
+
+@dataclass(frozen=True)
+class LaneSettings:
+    """One lane's own settings, from the config: its name and kind, the profiles it serves, its
+    account (web), the attempt backstop, the longest a task may wait, and (team mode) the endpoint
+    whose slots it reserves, that endpoint's limit and the shared token buckets it draws from."""
+
+    name: str
+    kind: ModelKind
+    profiles: tuple[str, ...]
+    account: str | None = None
+    attempt_deadline_s: float | None = None
+    enabled: bool = True
+    max_wait_s: float | None = None
+    team_endpoint: str | None = None
+    team_limit: Callable[[], int] | None = None
+    team_buckets: tuple[tuple[str, float], ...] = ()
+    #: The longest one attempt may run (the profile's max_run_s): its lease or slot is held that long.
+    team_hold_s: float = 0.0
+
+
 class Lane:
     """Dispatch for one backend. Web lanes have ``capacity == 1`` by construction (see web backend)."""
 
     def __init__(
-        self,
-        *,
-        name: str,
-        kind: ModelKind,
-        profiles: tuple[str, ...],
-        backend: LaneBackend,
-        store: TaskStore,
-        bus: EventBus,
-        policy: RetryPolicy,
-        timing: LaneTiming,
-        owner: str,
-        resolve: Callable[[TaskRecord], TaskSpec],
-        evidence_root: Path,
-        account: str | None = None,
-        attempt_deadline_s: float | None = None,
-        enabled: bool = True,
-        clock: Callable[[], float] = time.time,
-        capacity_ctl: Capacity | None = None,
-        max_wait_s: float | None = None,
-        finalizer: Finalizer | None = None,
-        team: TeamLink | None = None,
-        team_endpoint: str | None = None,
-        team_limit: Callable[[], int] | None = None,
-        team_buckets: tuple[tuple[str, float], ...] = (),
-        team_hold_s: float = 0.0,
+        self, settings: LaneSettings, backend: LaneBackend, deps: LaneDeps, capacity_ctl: Capacity | None = None,
     ) -> None:
+        name, store, bus = settings.name, deps.store, deps.bus
+        self.settings = settings
         self.name = name
-        self.kind = kind
-        self.profiles = profiles
+        self.kind = settings.kind
+        self.profiles = settings.profiles
         self.backend = backend
-        self.account = account
-        self.enabled = enabled
+        self.account = settings.account
+        self.enabled = settings.enabled
         self.paused = False
         #: Holds on new claims (e.g. while the operator is asked whether to disable this account);
         #: they nest. Running attempts go on; see ``Scheduler.hold_account``.
@@ -129,34 +148,34 @@ class Lane:
         self.durations: deque[float] = deque(maxlen=500)
         self._store = store
         self._bus = bus
-        self._policy = policy
-        self._timing = timing
-        self._owner = owner
-        self._resolve = resolve
-        self._evidence_root = evidence_root
-        self._deadline_s = attempt_deadline_s
-        self._clock = clock
+        self._policy = deps.policy
+        self._timing = deps.timing
+        self._owner = deps.owner
+        self._resolve = deps.resolve
+        self._evidence_root = deps.evidence_root
+        self._deadline_s = settings.attempt_deadline_s
+        self._clock = deps.clock
         self._running: dict[str, _Run] = {}
         #: The callee's shared gate, breaker and rate buckets (an endpoint's is shared by its lanes).
         self.capacity_ctl = capacity_ctl
-        self._max_wait_s = max_wait_s
+        self._max_wait_s = settings.max_wait_s
         self._picker = PriorityPicker()
         self._backlog: tuple[tuple[str, int], ...] = ()
         self._backlog_at = float("-inf")
-        self._finalizer = finalizer or Finalizer(store, bus)
+        self._finalizer = deps.finalizer or Finalizer(store, bus)
         self._wake = asyncio.Event()
         #: Set once the backend's start (e.g. a browser prewarm) has finished, well or not.
         self.started = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
         #: Team mode (several desktops on one database): the account lease / endpoint slots.
-        self.team = team
-        self._team_endpoint = team_endpoint
-        self._team_limit = team_limit
+        self.team = deps.team
+        self._team_endpoint = settings.team_endpoint
+        self._team_limit = settings.team_limit
         #: Shared token buckets (name, requests/min) a dispatch takes one token from, in team mode.
-        self._team_buckets = team_buckets
+        self._team_buckets = settings.team_buckets
         #: Team mode: the longest one attempt may run (the profile's max_run_s). The account lease or
         #: endpoint slot it runs under is held at least that long, even if this desktop freezes.
-        self._team_hold_s = team_hold_s
+        self._team_hold_s = settings.team_hold_s
         self._team_wait_until = 0.0
         self._stopping = False
         self._last_reap = 0.0
@@ -178,6 +197,9 @@ class Lane:
             await self.backend.start()
         except Exception as exc:  # prewarm failure is not fatal: the backend reports its health
             log.warning("%s: backend start failed: %s", self.name, exc)
+        health, said = self.backend.health()
+        if health == "challenge" and self.capacity_ctl is not None:  # a bot check met while warming up
+            self.capacity_ctl.notice(f"account {self.account} needs a person: {said}")
         self.started.set()
         self.on_stats_dirty(self)
         await self._loop()
@@ -622,6 +644,9 @@ class Lane:
         self._published(new, rec)
 
     def _fail_attempt(self, rec: TaskRecord, failure: TaskFailure, now: float, pause: float | None = None) -> None:
+        if failure.kind is ErrorKind.CHALLENGE and self.capacity_ctl is not None:
+            # not a failure of the task (it goes back uncharged): the account waits for a person
+            self.capacity_ctl.notice(f"account {self.account} needs a person: {failure.message}")
         quarantinable = self.kind is ModelKind.WEB
         new = apply_failure(self._store, self._policy, rec, failure, now, pause=pause,
                             quarantinable=quarantinable, capacity=self.capacity_ctl)

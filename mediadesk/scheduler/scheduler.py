@@ -1,20 +1,19 @@
-"""The scheduler: lanes built from the config, recovery at start, operator actions, one event stream.
+"""The scheduler facade: lifecycle, operator actions and queries, one event stream.
 
-Why one module of ~570 lines: this is the one facade both faces (console and CLI) call; every
-operator action (submit, cancel, retry, pause, switches, exceptions) is a short method here that
-delegates to the lanes, capacities, finalizer and store, so a face never reaches past it.
-
-Two kinds of lane over one durable table: one API lane per API profile (its semaphore is the
-profile's concurrency, 1..5) and one web lane per account (exactly one run at a time). The console
-and the headless CLI drive this same object.
+Both faces (console and CLI) call this one object, so a face never reaches past it: every operator
+action (submit, cancel, retry, pause, switches, exceptions) is a short method here that delegates
+to the lanes, capacities, finalizer and store. What it is made of lives beside it: the lanes,
+capacities and backends built from the config (``wiring``), the way a batch gets in (``intake``),
+crash recovery and the team seat (``recovery``), the probe / test / login entry (``checks``), the
+stats ticker (``upkeep``), why an account cannot serve (``blocks``) and the operator's decisions on
+failed tasks (``exceptions``). Two kinds of lane over one durable table: one API lane per API
+profile (its semaphore is the profile's concurrency, 1..5), one web lane per account (one run at a time).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import getpass
 import logging
 import os
 import socket
@@ -23,19 +22,16 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
-from mediadesk.config.model import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.model import API_CONCURRENCY_MAX, AppConfig
 from mediadesk.config.workspace import Workspace
-from mediadesk.core.backend import LaneBackend, TaskSpec
-from mediadesk.core.batch import BatchRow, assign_task_ids
-from mediadesk.core.breaker import BreakerConfig
-from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.core.rate import RateGates
-from mediadesk.core.states import ModelKind, TaskState
-from mediadesk.core.team_policy import beat_interval_s
+from mediadesk.core.backend import TaskSpec
+from mediadesk.core.batch import BatchRow
+from mediadesk.core.states import TaskState
 from mediadesk.providers.web.profile_lock import InstanceLock
-from mediadesk.scheduler.capacity import Capacity, CapacityView, Probe
+from mediadesk.scheduler.blocks import AccountBlock, account_blocks
+from mediadesk.scheduler.capacity import Capacity, CapacityView
+from mediadesk.scheduler.checks import Checks
 from mediadesk.scheduler.events import (
     AccountChanged,
     EventBus,
@@ -46,51 +42,22 @@ from mediadesk.scheduler.events import (
     TasksAdded,
     task_changed,
 )
-from mediadesk.scheduler.finalizer import Finalizer, apply_failure
-from mediadesk.scheduler.lane import Lane, LaneTiming
+from mediadesk.scheduler.exceptions import EXCEPTION_KINDS, RESOLUTIONS, resolve_exception
+from mediadesk.scheduler.finalizer import Finalizer
+from mediadesk.scheduler.intake import Intake, QueueFullError
+from mediadesk.scheduler.lane import Lane, LaneDeps
+from mediadesk.scheduler.recovery import join_team, recover
 from mediadesk.scheduler.team_link import TeamLink
+from mediadesk.scheduler.upkeep import Upkeep
+from mediadesk.scheduler.wiring import BackendFactory, Wiring
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore, open_store
 from mediadesk.store.errors import StorageError
-from mediadesk.store.team import DesktopInfo, TeamCoordinator
+from mediadesk.store.team import DesktopInfo
+
+__all__ = ["EXCEPTION_KINDS", "RESOLUTIONS", "AccountBlock", "BackendFactory", "ProfileView", "QueueFullError",
+           "Scheduler"]
 
 log = logging.getLogger(__name__)
-
-BackendFactory = Callable[[ProfileConfig, AccountConfig | None], LaneBackend]
-
-
-#: Failures a person must judge: they land in the Exceptions view.
-EXCEPTION_KINDS = frozenset({
-    ErrorKind.NEEDS_LOGIN.value, ErrorKind.QUARANTINED.value, ErrorKind.EXPIRED.value, ErrorKind.SITE_ERROR.value,
-    ErrorKind.FALLBACK_EXHAUSTED.value, ErrorKind.OUT_OF_CREDIT.value, ErrorKind.CONFIG.value,
-    ErrorKind.CONVERSATION_BROKEN.value,
-})
-RESOLUTIONS = ("retry", "reroute", "answer", "drop")
-
-
-class QueueFullError(ValueError):
-    """A batch would pass a profile's ``max_pending``: refused whole."""
-
-
-def _host(url: str) -> str | None:
-    return urlsplit(url).hostname
-
-
-@dataclass(frozen=True)
-class AccountBlock:
-    """Why one web account takes no task now, and what would change that. ``action``: "enable"
-    (switched off by the operator), "login" (an operator must log in), "wait" (it recovers by itself:
-    breaker probe, profile held by someone else, a login in progress), "fix" (something to repair),
-    "none" (it can take tasks)."""
-
-    account: str
-    reason: str
-    action: str
-
-
-def _at(ts: float | None) -> str:
-    if ts is None:
-        return "?"
-    return time.strftime("%H:%M:%S", time.localtime(ts))
 
 
 @dataclass(frozen=True)
@@ -114,11 +81,14 @@ class Scheduler:
         self.config = config
         self.workspace = workspace
         self.bus = bus or EventBus()
-        self._factory = backend_factory
         self._clock = clock
-        self._profiles = {p.name: p for p in config.profiles}
-        self._nep: dict[str, bool] = {p.name: p.need_empty_prompt for p in config.profiles}
-        self._conc: dict[str, int] = {p.name: p.api_concurrency for p in config.profiles if p.kind == "api"}
+        #: Lanes, capacities and backends from the config, with the live profile settings.
+        self.wiring = Wiring(config, workspace, backend_factory=backend_factory, clock=clock,
+                             notice=self._capacity_notice)
+        self._profiles = self.wiring.profiles
+        #: How a batch gets in (both faces): rows to tasks, caps, key check, chunked submit.
+        self.intake = Intake(profiles=self._profiles, config=lambda: self.config, store=lambda: self.store,
+                             guard=self._storage_guard, added=self._tasks_added)
         # SQLite: one scheduler per database file. PostgreSQL (team mode): several desktops share the
         # database by design, so no database lock (the data-dir InstanceLock below stays).
         self._dblock: DatabaseLock | None = DatabaseLock(workspace.db_path) if workspace.db_url is None else None
@@ -128,24 +98,26 @@ class Scheduler:
         #: Team mode (PostgreSQL: several desktops on one queue): this desktop's seat, else None.
         self.team: TeamLink | None = None
         self._team_conn: Any = None
-        self.lanes: list[Lane] = []
-        #: Gates, breakers and rate buckets: one per API endpoint ("endpoint name") and one per web
-        #: account ("account:<name>").
-        self.capacities: dict[str, Capacity] = {}
-        self._endpoint_of: dict[str, str] = {}
-        rates = config.rates
-        self._rates = RateGates(rates.global_rpm, dict(rates.per_domain)) if (
-            rates.global_rpm or rates.per_domain) else None
         self._finalizer: Finalizer | None = None
-        self._dirty: set[str] = set()
+        #: Coalesced lane stats, log-line group commits and checkpoints (a ticker at 4/s).
+        self._upkeep = Upkeep(store=lambda: self.store, lanes=lambda: self.lanes, bus=self.bus,
+                              storage_error=lambda: self.storage_error, storage_failed=self._storage_failed)
+        self._dirty = self._upkeep.dirty
         self._ticker: asyncio.Task[None] | None = None
-        self._checkpointing: asyncio.Future[None] | None = None
         self._terminal_event = asyncio.Event()
-        self._account_health: dict[str, tuple[str, str | None]] = {}
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.started = False
         #: The storage fault that stopped dispatch for good (see :meth:`_storage_failed`), if any.
         self.storage_error: StorageError | None = None
+
+    @property
+    def lanes(self) -> list[Lane]:
+        return self.wiring.lanes
+
+    @property
+    def capacities(self) -> dict[str, Capacity]:
+        """One per API endpoint ("endpoint name") and one per web account ("account:<name>")."""
+        return self.wiring.capacities
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -164,11 +136,7 @@ class Scheduler:
         try:
             self._dirlock.acquire()  # InstanceLockedError for a second one on this data dir (another --db)
             self._store = open_store(self.workspace.location)
-            for name, (nep, conc) in self._store.profile_settings().items():
-                if name in self._nep and nep is not None:
-                    self._nep[name] = nep
-                if name in self._conc and conc is not None:
-                    self._conc[name] = max(1, min(API_CONCURRENCY_MAX, conc))
+            self.wiring.load_settings(self._store)
             if self._dblock is not None:
                 self._recover()
             else:
@@ -189,7 +157,7 @@ class Scheduler:
         if self.team is not None:
             self.team.start()
         await asyncio.gather(*(lane.start() for lane in self.lanes))
-        self._ticker = asyncio.create_task(self._stats_loop(), name="scheduler:stats")
+        self._ticker = asyncio.create_task(self._upkeep.run(), name="scheduler:stats")
         self.started = True
         for lane in self.lanes:
             self._dirty.add(lane.name)
@@ -205,16 +173,13 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
             self._ticker = None
-        if self._checkpointing is not None:
-            with contextlib.suppress(Exception):
-                await self._checkpointing
+        await self._upkeep.drain()
         await asyncio.gather(*(lane.stop() for lane in self.lanes), return_exceptions=True)
         if self.team is not None:  # after the lanes: their running tasks are back in the queue
             await self.team.leave()
             self._close_team()
         await asyncio.gather(*(cap.close() for cap in self.capacities.values()), return_exceptions=True)
-        self.capacities = {}
-        self.lanes = []
+        self.wiring.clear()
         if self._store is not None:
             try:
                 self._store.close()
@@ -237,20 +202,8 @@ class Scheduler:
         await self.stop()
 
     def _join_team(self, store: TaskStore) -> None:
-        hb = self.config.heartbeat
-        self._team_conn = store.connect_shared()
-        coord = TeamCoordinator(
-            self._team_conn, owner=self.owner, host=socket.gethostname(), operator=_operator(),
-            pid=os.getpid(), stale_after_s=hb.stale_after_s, dialect="postgresql",
-            fault=getattr(store, "team_fault", None),
-        )
-        self.team = TeamLink(
-            coord, accounts=tuple(a.name for a in self.config.accounts),
-            heartbeat_s=beat_interval_s(hb.stale_after_s, hb.interval_s),
-            retry_s=self.config.scheduler.poll_interval_s, on_dead_owners=self._recover_owners,
-            on_lost_account=self._lost_account, on_clock_skew=self._clock_skew,
-        )
-        self.team.join()
+        self.team, self._team_conn = join_team(store, self.config, self.owner, on_dead_owners=self._recover_owners,
+                                               on_lost_account=self._lost_account, on_clock_skew=self._clock_skew)
         if self._clock is time.time:  # team mode runs on the database's clock (a test may bring its own)
             self._clock = self.team.now
 
@@ -285,180 +238,26 @@ class Scheduler:
         """SQLite: we hold the database lock, so any 'running' row has no live owner: recover it now
         instead of waiting out the stale threshold, by the same retry rules. PostgreSQL: only the rows
         of ``owners`` (dead desktops)."""
-        store = self.store
-        policy = self.config.retry.policy()
-        now = self._clock()
-        for rec in store.running():
-            if owners is not None and rec.owner not in owners:
-                continue
-            if rec.cancel_requested:
-                store.finish(
-                    rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
-                    error_message="canceled (cancel was requested before a crash)",
-                    log="recovered after a crash: cancel had been requested", now=now,
-                )
-            else:
-                apply_failure(
-                    store, policy, rec,
-                    TaskFailure(ErrorKind.OWNER_LOST, f"the process that ran it ({rec.owner}) is gone"), now,
-                )
-
-    def _backend(self, profile: ProfileConfig, account: AccountConfig | None) -> LaneBackend:
-        if self._factory is not None:
-            return self._factory(profile, account)
-        from mediadesk.scheduler.backends import default_backend
-
-        return default_backend(self.config, self.workspace, profile, account)
+        recover(self.store, self.config.retry.policy(), self._clock(), owners)
 
     def _build_lanes(self) -> None:
-        hb = self.config.heartbeat
-        timing = LaneTiming(
-            heartbeat_s=hb.interval_s,
-            stale_after_s=hb.stale_after_s,
-            poll_s=self.config.scheduler.poll_interval_s,
-            kill_grace_s=self.config.scheduler.kill_grace_s,
-        )
-        policy = self.config.retry.policy()
-        acc_state = self.store.account_states()
         self._finalizer = Finalizer(self.store, self.bus, self._profiles, self._wake_profile)
-        common = dict(
-            store=self.store, bus=self.bus, policy=policy, timing=timing, owner=self.owner, resolve=self._resolve,
-            evidence_root=self.workspace.evidence_dir, clock=self._clock, finalizer=self._finalizer,
+        deps = LaneDeps(
+            store=self.store, bus=self.bus, policy=self.config.retry.policy(), timing=self.wiring.timing(),
+            owner=self.owner, resolve=self._resolve, evidence_root=self.workspace.evidence_dir, clock=self._clock,
+            finalizer=self._finalizer, team=self.team,
         )
-        for ep in self.config.api_endpoints():
-            cap: Capacity | None = None
-            for name in ep.profiles:
-                prof = self._profiles[name]
-                backend = self._backend(prof, None)
-                backend.capacity = self._conc[prof.name]
-                if cap is None:
-                    cap = self._capacity(ep.name, "endpoint", self._endpoint_limit(ep.name), ep.adaptive,
-                                         _host(ep.base_url), getattr(backend, "probe", None), ep.rpm)
-                    self.capacities[ep.name] = cap
-                # timeout_s is the longest silence (the backend's read timeout); the whole attempt is
-                # bounded by max_run_s, which the backend enforces; the lane's deadline is a backstop.
-                deadline = getattr(backend, "attempt_deadline_s", None) or prof.api_max_run_s + 15.0
-                lane = Lane(
-                    name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,), backend=backend,
-                    attempt_deadline_s=deadline, capacity_ctl=cap, max_wait_s=prof.max_wait_s,
-                    team=self.team, team_endpoint=ep.name,
-                    team_limit=functools.partial(self._endpoint_limit, ep.name),
-                    team_buckets=self._shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
-                    team_hold_s=prof.api_max_run_s,
-                    **common,  # type: ignore[arg-type]
-                )
-                cap.attach(lane)
-                self._endpoint_of[prof.name] = ep.name
-                self._add_lane(lane)
-        for acc in self.config.accounts:
-            prof = self._profiles[acc.profile]
-            enabled = acc_state[acc.name][0] if acc.name in acc_state else acc.enabled
-            backend = self._backend(prof, acc)
-            deadline = getattr(backend, "attempt_deadline_s", None)
-            # One run per account, always (a chat account allows one generation at a time): the
-            # account's gate is 1 and never adaptive; it carries the account's breaker and rates.
-            cap = self._capacity(f"account {acc.name}", "account", 1, False, getattr(backend, "domain", None),
-                                 getattr(backend, "probe", None))
-            self.capacities[f"account:{acc.name}"] = cap
-            lane = Lane(
-                name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), backend=backend,
-                account=acc.name, attempt_deadline_s=deadline, enabled=enabled, capacity_ctl=cap,
-                max_wait_s=prof.max_wait_s, team=self.team,
-                team_buckets=self._shared_buckets(getattr(backend, "domain", None)),
-                team_hold_s=getattr(getattr(backend, "adapter", None), "max_run_s", None) or deadline or 0.0,
-                **common,  # type: ignore[arg-type]
-            )
-            cap.attach(lane)
-            self._add_lane(lane)
-
-    def _shared_buckets(self, domain: str | None, *own: tuple[str, float]) -> tuple[tuple[str, float], ...]:
-        """Team mode: the token buckets every desktop shares for a callee (requests per minute): the
-        endpoint's own ``rpm``, ``[rates] global_rpm`` and the callee's domain in ``[rates.per_domain]``."""
-        rates = self.config.rates
-        key = None if domain is None else domain.strip().lower()
-        per_domain = {d.strip().lower(): rpm for d, rpm in rates.per_domain.items()}
-        out = [*own, ("global", rates.global_rpm)]
-        if key is not None and key in per_domain:
-            out.append((f"domain:{key}", per_domain[key]))
-        return tuple((name, rpm) for name, rpm in out if rpm > 0)
-
-    def _capacity(
-        self, name: str, kind: str, limit: int, adaptive: bool, domain: str | None, probe: Probe | None,
-        rpm: float = 0.0,
-    ) -> Capacity:
-        b = self.config.breaker
-        return Capacity(
-            name, kind=kind, limit=limit, adaptive=adaptive,
-            breaker=BreakerConfig(window=b.window, failure_rate=b.failure_rate, min_calls=b.min_calls,
-                                  cooldown_s=b.cooldown_s, probe_interval_s=b.probe_interval_s),
-            rates=self._rates, domain=domain, backoff_base_s=self.config.retry.backoff_base_s,
-            backoff_max_s=self.config.retry.backoff_max_s, clock=self._clock, probe=probe, own_rpm=rpm,
-            on_event=self._capacity_notice,
-        )
-
-    def _endpoint_limit(self, endpoint: str) -> int:
-        """An explicit endpoint's gate is its own ``concurrency``; an implicit one (profiles giving
-        base_url themselves) is the smallest concurrency among its profiles, console edits included."""
-        for ep in self.config.api_endpoints():
-            if ep.name == endpoint:
-                if ep.implicit:
-                    return min(self._conc[p] for p in ep.profiles)
-                return ep.concurrency
-        raise KeyError(endpoint)
+        for lane in self.wiring.build(deps, self.store.account_states()):
+            lane.on_stats_dirty = lambda ln: self._dirty.add(ln.name)
+            lane.on_storage_error = self._storage_failed
 
     def endpoint_limit(self, endpoint: str) -> int:
         """The configured gate of the API endpoint named ``endpoint`` (console edits included)."""
-        return self._endpoint_limit(endpoint)
+        return self.wiring.endpoint_limit(endpoint)
 
     def _capacity_notice(self, message: str) -> None:
         log.info("%s", message)
         self.bus.publish(Notice(self._clock(), message))
-
-    def _add_lane(self, lane: Lane) -> None:
-        lane.on_stats_dirty = self._mark_dirty
-        lane.on_storage_error = self._storage_failed
-        self.lanes.append(lane)
-
-    def _mark_dirty(self, lane: Lane) -> None:
-        self._dirty.add(lane.name)
-
-    async def _stats_loop(self) -> None:
-        """Coalesced lane stats (at most ~4/s), plus a full refresh every 2 s for heartbeat ages; the
-        group commit of log lines with the database identity check (each 0.25 s) and a checkpoint
-        every 2 s. It never dies: a storage fault halts dispatch, anything else is logged."""
-        tick = 0
-        while True:
-            await asyncio.sleep(0.25)
-            tick += 1
-            if self.storage_error is None:
-                try:
-                    self.store.flush()  # verifies the file first
-                    if tick % 8 == 0 and (self._checkpointing is None or self._checkpointing.done()):
-                        self._checkpointing = asyncio.ensure_future(asyncio.to_thread(self.store.checkpoint))
-                        self._checkpointing.add_done_callback(self._checkpoint_done)
-                except StorageError as exc:
-                    self._storage_failed(exc)
-                except Exception:
-                    log.exception("scheduler: flush or checkpoint failed; trying again")
-            for lane in self.lanes:
-                if lane.name in self._dirty or tick % 8 == 0:
-                    try:
-                        self.bus.publish(lane.stats())
-                        self._sync_account_health(lane)
-                    except StorageError as exc:
-                        self._storage_failed(exc)
-                    except Exception:
-                        log.exception("scheduler: stats of %s failed", lane.name)
-            self._dirty.clear()
-
-    def _checkpoint_done(self, fut: asyncio.Future[None]) -> None:
-        if fut.cancelled():
-            return
-        exc = fut.exception()
-        if isinstance(exc, StorageError):
-            self._storage_failed(exc)
-        elif exc is not None:
-            log.warning("scheduler: checkpoint failed: %s", exc)
 
     def _storage_failed(self, exc: StorageError) -> None:
         """A storage fault (file lost, disk full, I/O error) stops dispatch for good, once: every
@@ -484,98 +283,43 @@ class Scheduler:
             self._storage_failed(exc)
             raise
 
-    def _sync_account_health(self, lane: Lane) -> None:
-        if lane.account is None:
-            return
-        health = lane.backend.health()
-        if self._account_health.get(lane.account) != health:
-            self._account_health[lane.account] = health
-            if self.storage_error is None:
-                self.store.set_account_health(lane.account, health[0], health[1], lane.enabled)
-            self.bus.publish(AccountChanged(lane.account, lane.enabled, health[0], health[1]))
-
     def _resolve(self, rec: TaskRecord) -> TaskSpec:
-        prof = self._profiles[rec.profile]
-        instructions = rec.system if rec.system is not None else prof.instructions
-        history = self.store.history(rec.route_key, rec.seq) if rec.route_key is not None else ()
-        return TaskSpec(
-            task_id=rec.task_id, profile=rec.profile, prompt=rec.prompt, attempt=rec.attempt,
-            instructions=instructions, need_empty_prompt=self._nep[rec.profile], route_key=rec.route_key,
-            history=history,
-        )
+        return self.wiring.spec(rec, self.store)
 
-    # ------------------------------------------------------------------ submit / operator actions
+    # ------------------------------------------------------------------ submit (see intake.py)
     def profile_names(self) -> list[str]:
         return list(self._profiles)
 
     def submit(self, tasks: Sequence[NewTask]) -> AddResult:
         """Add tasks in one transaction. A batch that would take a profile past its ``max_pending``
         is refused whole (:class:`QueueFullError`, saying the cap and how many rows fit)."""
-        for t in tasks:
-            if t.profile not in self._profiles:
-                raise ValueError(f"unknown profile {t.profile!r}")
-        self.check_caps(tasks)
-        with self._storage_guard():
-            res = self.store.add_tasks(tasks)
-        if res.added:
-            self.bus.publish(TasksAdded(res.added))
-            profiles = {t.profile for t in tasks}
-            for lane in self.lanes:
-                if profiles.intersection(lane.profiles):
-                    lane.wake()
-        return res
+        return self.intake.submit(tasks)
 
     def tasks_from_rows(self, rows: Sequence[BatchRow], batch: str | None = None,
                         seen: dict[tuple[str, str, str], int] | None = None) -> list[NewTask]:
-        """Parsed batch rows -> tasks with deterministic ids (profile, instructions, prompt and
-        occurrence), so re-submitting the same file never adds a task twice. ``seen``: see
-        :func:`~mediadesk.core.batch.assign_task_ids` (a file converted in slices)."""
-        return [
-            self.new_task(tid, r.profile, r.prompt, system=r.system, priority=r.priority,
-                          route_key=r.route_key, batch=batch)
-            for tid, r in assign_task_ids(rows, seen)
-        ]
+        return self.intake.tasks_from_rows(rows, batch, seen)
 
     def submit_rows(self, rows: Sequence[BatchRow], batch: str | None = None) -> tuple[AddResult, list[str]]:
-        """Submit parsed rows in one transaction; returns the result and the task ids in row order.
-        Both faces (console and CLI) submit through here."""
-        tasks = self.tasks_from_rows(rows, batch)
-        return self.submit(tasks), [t.task_id for t in tasks]
+        """Check and submit parsed rows in one transaction; returns the result and the task ids in
+        row order. Both faces submit through the intake (:attr:`intake`), the console in chunks."""
+        done = self.intake.submit_rows(rows, batch)
+        return done.result, done.ids
 
     def check_caps(self, tasks: Sequence[NewTask]) -> None:
-        """Raise :class:`QueueFullError` if ``tasks`` would take a profile past its ``max_pending``."""
-        wanted: dict[str, set[str]] = {}
-        for t in tasks:
-            wanted.setdefault(t.profile, set()).add(t.task_id)
-        problems = []
-        for profile, ids in wanted.items():
-            cap = self._profiles[profile].max_pending
-            if cap is None:
-                continue
-            known = self.store.states_of(list(ids))
-            new = len(ids) - len(known)
-            pending = self.store.pending_count([profile])
-            if pending + new > cap:
-                fits = max(0, cap - pending)
-                problems.append(
-                    f"profile {profile!r}: max_pending is {cap}, {pending} already pending, this batch adds "
-                    f"{new}; {fits} would fit"
-                )
-        if problems:
-            raise QueueFullError(
-                "batch refused whole (nothing was submitted): " + "; ".join(problems)
-                + ". Submit fewer rows, wait for the queue to drain, or raise max_pending."
-            )
+        self.intake.check_caps(tasks)
 
     def new_task(
         self, task_id: str, profile: str, prompt: str, *, system: str | None = None, priority: int = 0,
         route_key: str | None = None, batch: str | None = None,
     ) -> NewTask:
-        prof = self._profiles.get(profile)
-        if prof is None:
-            raise ValueError(f"unknown profile {profile!r}")
-        return NewTask(task_id, profile, prof.kind, prompt, system, priority, route_key, batch)
+        return self.intake.new_task(task_id, profile, prompt, system=system, priority=priority,
+                                    route_key=route_key, batch=batch)
 
+    def _tasks_added(self, res: AddResult, profiles: set[str]) -> None:
+        self.bus.publish(TasksAdded(res.added))
+        self._wake_profiles(profiles)
+
+    # ------------------------------------------------------------------ operator actions
     def cancel(self, task_ids: Iterable[str]) -> int:
         """Pending -> canceled at once; running -> flag + immediate interrupt of our own attempt."""
         n = 0
@@ -648,18 +392,12 @@ class Scheduler:
                 raise ValueError(f"concurrency must be 1..{API_CONCURRENCY_MAX}")
         self.store.set_profile_setting(profile, need_empty_prompt=need_empty_prompt, concurrency=concurrency)
         if need_empty_prompt is not None:
-            self._nep[profile] = need_empty_prompt
+            self.wiring.nep[profile] = need_empty_prompt
         if concurrency is not None:
-            self._conc[profile] = concurrency
-            for lane in self.lanes:
-                if lane.kind == "api" and profile in lane.profiles:
-                    lane.backend.capacity = concurrency
-                    lane.wake()
-                    self._dirty.add(lane.name)
-            ep = self._endpoint_of.get(profile)
-            if ep is not None and ep in self.capacities:
-                self.capacities[ep].set_limit(self._endpoint_limit(ep))
-        self.bus.publish(ProfileChanged(profile, self._nep[profile], self.profile_view(profile).concurrency))
+            for lane in self.wiring.set_concurrency(profile, concurrency):
+                lane.wake()
+                self._dirty.add(lane.name)
+        self.bus.publish(ProfileChanged(profile, self.wiring.nep[profile], self.profile_view(profile).concurrency))
 
     def account_states(self) -> dict[str, tuple[bool, str, str | None]]:
         """{account: (enabled, health, last error)} as persisted (the console's switches)."""
@@ -668,15 +406,15 @@ class Scheduler:
     def profile_view(self, profile: str) -> ProfileView:
         prof = self._profiles[profile]
         return ProfileView(
-            name=prof.name, kind=prof.kind, need_empty_prompt=self._nep[prof.name],
-            concurrency=self._conc.get(prof.name, 1),
+            name=prof.name, kind=prof.kind, need_empty_prompt=self.wiring.nep[prof.name],
+            concurrency=self.wiring.conc.get(prof.name, 1),
         )
 
     async def login(self, account: str, on_status: Callable[[str], None] | None = None) -> bool:
         """Open a visible browser on the account's profile until the operator has logged in.
         The account takes no task meanwhile; its health is re-checked afterwards."""
         lane = self._lane_of_account(account)
-        login = getattr(lane.backend, "login", None)
+        login = lane.backend.login
         if login is None:
             raise ValueError(f"account {account!r} has no login flow")
         self._dirty.add(lane.name)
@@ -686,6 +424,11 @@ class Scheduler:
             lane.wake()
             self._dirty.add(lane.name)
 
+    def checks(self, config: AppConfig | None = None) -> Checks:
+        """Probe / test / login for ``config`` (default: the running one; the setup editor passes
+        its edited one), through this scheduler's lanes where they run the account."""
+        return Checks(config if config is not None else self.config, self.workspace, self)
+
     # ------------------------------------------------------------------ queries
     def unservable_profiles(self) -> list[str]:
         """Profiles with pending work and no lane that could take it without the operator (no enabled
@@ -693,40 +436,15 @@ class Scheduler:
         out = []
         for name in self._profiles:
             lanes = [lane for lane in self.lanes if name in lane.profiles]
-            serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] != "needs_login"]
+            # a login or a bot check waits for a person; a resting account comes back by itself
+            serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] not in ("needs_login", "challenge")]
             if not serving and self.store.has_pending([name]):
                 out.append(name)
         return out
 
     def blocked_accounts(self, profile: str) -> list[AccountBlock]:
-        """Every account of ``profile`` with why it takes no task now (for the "cannot serve" message):
-        the operator's switch first, then what the backend says (needs login since ..., profile held,
-        ...), then an open breaker."""
-        out: list[AccountBlock] = []
-        for lane in self.lanes:
-            if lane.account is None or profile not in lane.profiles:
-                continue
-            if not lane.enabled:
-                out.append(AccountBlock(lane.account, "disabled by the operator", "enable"))
-                continue
-            explain = getattr(lane.backend, "unavailable_reason", None)
-            said = explain() if callable(explain) else None
-            health, err = lane.backend.health()
-            holder = None if self.team is None else self.team.holders.get(lane.account)
-            if said is None and holder is not None and not self.team.holds(lane.account):  # type: ignore[union-attr]
-                said = (f"in use by the desktop on {holder.host} (its lease ends in {holder.expires_in_s:.0f} s "
-                        "unless it renews it)", "wait")
-            if said is None and health == "needs_login":
-                said = (f"needs login ({err})" if err else "needs login", "login")
-            cap = self.capacities.get(f"account:{lane.account}")
-            if said is None and cap is not None and cap.view().breaker != "closed":
-                view = cap.view()
-                said = (f"breaker {view.breaker.replace('_', '-')} ({view.breaker_reason or 'failures'}); "
-                        f"next probe at {_at(view.next_probe_at)}", "wait")
-            if said is None:
-                said = (f"{health}" + (f" ({err})" if err else ""), "none")
-            out.append(AccountBlock(lane.account, said[0], said[1]))
-        return out
+        """Every account of ``profile`` with why it takes no task now (see :func:`account_blocks`)."""
+        return account_blocks(self.lanes, self.capacities, self.team, profile)
 
     async def wait_idle(self, poll_s: float = 0.5) -> None:
         """Return when no task is pending or running (deferred retries included), or when a storage
@@ -769,32 +487,9 @@ class Scheduler:
     def resolve_exception(
         self, task_id: str, action: str, note: str = "", *, answer: str | None = None, profile: str | None = None
     ) -> TaskRecord:
-        """The operator's decision on a failed task, kept with it and exported:
-        ``retry`` (same profile, fresh budget), ``reroute`` (to ``profile``), ``answer`` (pasted
-        ``answer`` -> success, served by the operator) or ``drop`` (stays failed)."""
-        rec = self.store.get(task_id)
-        if rec is None:
-            raise ValueError(f"no task {task_id!r}")
-        if rec.state != TaskState.FAILED.value:
-            raise ValueError(f"task {task_id} is {rec.state}, not failed: nothing to resolve")
-        if action not in RESOLUTIONS:
-            raise ValueError(f"unknown resolution {action!r}: use one of {', '.join(RESOLUTIONS)}")
-        if action == "answer":
-            if not answer or not answer.strip():
-                raise ValueError("an answer by hand needs the answer text")
-            new = self.store.resolve(task_id, "answer", note, answer=answer)
-        elif action == "drop":
-            new = self.store.resolve(task_id, "drop", note)
-        else:
-            target = rec.profile if action == "retry" else profile
-            if target is None or target not in self._profiles:
-                raise ValueError(f"re-route needs a known profile (profiles: {', '.join(self._profiles)})")
-            moved = self.store.reroute(rec, target, self._profiles[target].kind,
-                                       log=f"{action} by operator" + (f" to {target}" if action == "reroute" else ""))
-            new = None if moved is None else self.store.resolve(task_id, action, note)
-            self._wake_profiles({target})
-        if new is None:
-            raise ValueError(f"task {task_id} changed meanwhile; look again")
+        """The operator's decision on a failed task (see :mod:`~mediadesk.scheduler.exceptions`)."""
+        new = resolve_exception(self.store, self._profiles, task_id, action, note, answer=answer, profile=profile,
+                                wake=self._wake_profiles)
         self._publish(new)
         return new
 
@@ -808,11 +503,3 @@ class Scheduler:
 
     def _publish(self, rec: TaskRecord) -> None:
         self.bus.publish(task_changed(rec))
-
-
-def _operator() -> str:
-    """Who sits at this desktop (the OS user), for the other desktops' console."""
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name in this environment (containers): the uid
-        return str(os.getuid())

@@ -41,6 +41,10 @@ class LocalServer(ABC):
     def _routes(self) -> list[web.RouteDef]:
         """The subclass's endpoints."""
 
+    def _middlewares(self) -> list[Any]:
+        """aiohttp middlewares of a subclass (e.g. a simulated outage answering every request)."""
+        return []
+
     @abstractmethod
     def _before_stop(self) -> None:
         """Wake or end requests that would otherwise keep the server from stopping."""
@@ -48,7 +52,7 @@ class LocalServer(ABC):
     async def start(self) -> None:
         if self._runner is not None:
             raise RuntimeError(f"{type(self).__name__} already started")
-        app = web.Application()
+        app = web.Application(middlewares=self._middlewares())
         app.add_routes(self._routes())
         self._stopping = False
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0, **self.runner_options)

@@ -84,6 +84,37 @@ class TaskReader:
             for r in rows:
                 yield record_of(r)
 
+    def query(
+        self,
+        *,
+        states: Sequence[str] = (),
+        profiles: Sequence[str] = (),
+        batch: str | None = None,
+        lane: str | None = None,
+        after_seq: int = 0,
+        limit: int = 100,
+    ) -> list[TaskRecord]:
+        """One page of tasks in submit order, filtered (each filter optional; the values of one are
+        OR-ed, the filters AND-ed), after the cursor ``after_seq`` (the last page's last ``seq``)."""
+        where: list[str] = ["seq > ?"]
+        params: list[Any] = [after_seq]
+        for col, values in (("state", states), ("profile", profiles)):
+            if values:
+                where.append(f"{col} IN ({','.join('?' * len(values))})")
+                params.extend(values)
+        for col, value in (("batch", batch), ("lane", lane)):
+            if value is not None:
+                where.append(f"{col} = ?")
+                params.append(value)
+        sql = f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE {' AND '.join(where)} ORDER BY seq LIMIT ?"
+        rows = self._conn.execute(sql, (*params, limit)).fetchall()
+        return [record_of(r) for r in rows]
+
+    def batch_counts(self, batch: str) -> dict[str, int]:
+        """{state: tasks} of one batch."""
+        rows = self._conn.execute("SELECT state, count(*) FROM task WHERE batch = ? GROUP BY state", (batch,))
+        return {r[0]: r[1] for r in rows}
+
     def changed_since(self, ts: float) -> list[TaskRecord]:
         """Tasks written at or after ``ts`` (``updated_at``: every write bumps it), in submit order: the
         console of a team follows the other desktops' work with it."""

@@ -93,5 +93,7 @@ def health_label(health: str) -> str:
         HealthStatus.DISABLED: QCoreApplication.translate("Format", "disabled"),
         HealthStatus.ERROR: QCoreApplication.translate("Format", "error"),
         HealthStatus.STARTING: QCoreApplication.translate("Format", "starting"),
+        HealthStatus.CHALLENGE: QCoreApplication.translate("Format", "needs a person (bot check)"),
+        HealthStatus.RESTING: QCoreApplication.translate("Format", "resting (usage limit)"),
     }
     return labels.get(health, health)

@@ -48,6 +48,8 @@ _HEALTH_COLORS: dict[str, tuple[str, str]] = {
     "disabled": ("#6b7785", "#9aa5b1"),
     "error": ("#cc3b3b", "#f07070"),
     "starting": ("#5b6f8a", "#8fa3bf"),
+    "challenge": ("#c98a12", "#e8b04a"),
+    "resting": ("#6b7785", "#9aa5b1"),
 }
 _UNKNOWN = ("#6b7785", "#9aa5b1")
 

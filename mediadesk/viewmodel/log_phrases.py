@@ -116,6 +116,10 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "(at lane start) {line}"),
     QT_TRANSLATE_NOOP("LogPhrases", "account {account}: chromium pid {pid}, debug port {port}"),
     QT_TRANSLATE_NOOP("LogPhrases", "answer {chars} chars; driver overhead {ms} ms"),
+    QT_TRANSLATE_NOOP("LogPhrases", "done: stream ended"),
+    QT_TRANSLATE_NOOP("LogPhrases", "done: page settled"),
+    QT_TRANSLATE_NOOP("LogPhrases", "done: page settled (stream still open)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "warning: {warning}"),
     QT_TRANSLATE_NOOP("LogPhrases", "recycling the browser after {n} tasks"),
     QT_TRANSLATE_NOOP("LogPhrases", "the site answered this prompt with only a busy notice {n} times: counted as a "
                                     "failure of the task"),
@@ -196,6 +200,17 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "refused with no success for {seconds} s"),
     QT_TRANSLATE_NOOP("LogPhrases", "unavailable: {error}"),
     QT_TRANSLATE_NOOP("LogPhrases", "out of credit: {error}"),
+    # ---- web lane: the site's own capacity signals (outage, usage limit, bot check)
+    QT_TRANSLATE_NOOP("LogPhrases", "site unreachable: {error}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "site down: {error}; the task goes back uncharged and the account's breaker "
+                                    "probes the site"),
+    QT_TRANSLATE_NOOP("LogPhrases", "network: {error} and the site does not answer ({answer}): the run is cut"),
+    QT_TRANSLATE_NOOP("LogPhrases", "network: {error}, but the site answers ({answer}): the run goes on"),
+    QT_TRANSLATE_NOOP("LogPhrases", "usage limit: account {account} {rest}; it takes no task until then"),
+    QT_TRANSLATE_NOOP("LogPhrases", "challenge: account {account} needs a person: {error}; resolve it with the "
+                                    "account's 'Log in' (a visible browser on its profile); the task goes back "
+                                    "uncharged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "account {account} needs a person: {error}"),
     # ---- health probes' answers (API endpoint, web account)
     QT_TRANSLATE_NOOP("LogPhrases", "not started"),
     QT_TRANSLATE_NOOP("LogPhrases", "no answer within {seconds} s"),

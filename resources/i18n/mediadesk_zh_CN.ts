@@ -567,12 +567,12 @@
 <context>
     <name>CloseQuestion</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="51"/>
         <location filename="../../mediadesk/ui/app/workspace_session.py" line="274"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="51"/>
         <source>{running} running, {pending} pending.</source>
-        <extracomment>&quot;Keep running in the tray&quot; is offered (the system has a tray).
+        <extracomment>What would be opened.
 ----------
-What would be opened.</extracomment>
+&quot;Keep running in the tray&quot; is offered (the system has a tray).</extracomment>
         <translation>{running} 个运行中，{pending} 个待处理。</translation>
     </message>
     <message>
@@ -586,14 +586,14 @@ What would be opened.</extracomment>
         <translation>在托盘中继续运行：窗口隐藏，通道继续工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="63"/>
         <location filename="../../mediadesk/ui/app/workspace_session.py" line="315"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="63"/>
         <source>Work in progress</source>
         <translation>有任务正在进行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="66"/>
         <location filename="../../mediadesk/ui/app/workspace_session.py" line="349"/>
+        <location filename="../../mediadesk/ui/dialogs/close_question.py" line="66"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
@@ -1375,13 +1375,23 @@ What would be opened.</extracomment>
         <translation>启动中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/style.py" line="230"/>
+        <location filename="../../mediadesk/ui/format.py" line="96"/>
+        <source>needs a person (bot check)</source>
+        <translation>需要人工处理（人机验证）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="97"/>
+        <source>resting (usage limit)</source>
+        <translation>休息中（用量上限）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/style.py" line="232"/>
         <source>no font with Chinese characters: install one (Debian/Ubuntu: apt-get install fonts-noto-cjk)</source>
         <extracomment>(light theme, dark theme). Dark-theme colours are lighter so they keep contrast on a dark base.</extracomment>
         <translation>缺少中文字体：请安装一个（Debian/Ubuntu：apt-get install fonts-noto-cjk）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/style.py" line="233"/>
+        <location filename="../../mediadesk/ui/style.py" line="235"/>
         <source>no colour emoji font: install one (Debian/Ubuntu: apt-get install fonts-noto-color-emoji)</source>
         <translation>缺少彩色表情字体：请安装一个（Debian/Ubuntu：apt-get install fonts-noto-color-emoji）</translation>
     </message>
@@ -1878,6 +1888,21 @@ What would be opened.</extracomment>
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <source>done: stream ended</source>
+        <translation>完成：网站的回答流已结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
+        <source>done: page settled</source>
+        <translation>完成：页面内容已稳定</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <source>done: page settled (stream still open)</source>
+        <translation>完成：页面内容已稳定（回答流仍未关闭）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
@@ -2213,41 +2238,76 @@ What would be opened.</extracomment>
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
+        <source>site unreachable: {error}</source>
+        <translation>站点无法访问：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <source>site down: {error}; the task goes back uncharged and the account&apos;s breaker probes the site</source>
+        <translation>站点宕机：{error}；任务退回队列且不计次数，账号的熔断器会探测该站点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <source>network: {error} and the site does not answer ({answer}): the run is cut</source>
+        <translation>网络：{error}，且站点无响应（{answer}）：本次运行已中止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
+        <source>network: {error}, but the site answers ({answer}): the run goes on</source>
+        <translation>网络：{error}，但站点仍有响应（{answer}）：运行继续</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
+        <source>usage limit: account {account} {rest}; it takes no task until then</source>
+        <translation>用量上限：账号 {account} {rest}；在此之前不接任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <source>challenge: account {account} needs a person: {error}; resolve it with the account&apos;s &apos;Log in&apos; (a visible browser on its profile); the task goes back uncharged</source>
+        <translation>人机验证：账号 {account} 需要人工处理：{error}；请用该账号的“登录”处理（在其配置文件上打开可见浏览器）；任务退回队列且不计次数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="209"/>
+        <source>account {account} needs a person: {error}</source>
+        <translation>账号 {account} 需要人工处理：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="211"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="212"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="213"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="214"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="215"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="216"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="217"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="207"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="218"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -2255,198 +2315,198 @@ What would be opened.</extracomment>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="118"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="392"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="121"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="395"/>
         <source>MediaDesk — {dir}</source>
-        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread. The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
+        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread. (10 ms rather than 20: a transaction now and then takes several times its usual time, so the worst stall follows the slice; measured alternating with 20 ms / 1000: worst lag 74-96 vs 98-103 ms, p99 32-39 vs 64-73 ms, for a submit of 100k rows ~1-2 s longer.) The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="223"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="226"/>
         <source>Accounts</source>
         <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="225"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="228"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="242"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="245"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="244"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="247"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="271"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="274"/>
         <source>Desktops</source>
         <translation>桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="286"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="289"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="310"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="313"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="312"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="315"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="394"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="397"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="538"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="541"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="557"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="560"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="561"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="564"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="564"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="567"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="566"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="569"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="578"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="605"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="659"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="581"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="608"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="662"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="622"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="625"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="651"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="654"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="656"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="659"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="670"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="673"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="672"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="675"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="682"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="685"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="698"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="701"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="704"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="707"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="710"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="713"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="716"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="719"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="735"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="759"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="738"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="762"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="796"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="799"/>
         <source>1 desktop</source>
         <translation>1 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="796"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="799"/>
         <source>{n} desktops</source>
         <translation>{n} 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="804"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="807"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="804"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="807"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="806"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="809"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="808"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="811"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="809"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="812"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="821"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="824"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="825"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="828"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="829"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="832"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="833"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="836"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -2459,32 +2519,32 @@ What would be opened.</extracomment>
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="743"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="746"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="760"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="763"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="762"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="765"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="764"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="767"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="791"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="794"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="793"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="796"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -3218,14 +3278,14 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
         <translation>无法写入 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="209"/>
         <location filename="../../mediadesk/ui/app/workspace_session.py" line="650"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="209"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
         <location filename="../../mediadesk/ui/app/workspace_session.py" line="652"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>

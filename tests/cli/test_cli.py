@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
+from tests.support import mediadesk_async
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,15 +42,6 @@ stream = true
         encoding="utf-8",
     )
     return cfg
-
-
-async def mediadesk(*args: str, limit_s: float = 120) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mediadesk", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), limit_s)
-    return proc.returncode or 0, out.decode(), err.decode()
 
 
 def db_states(db: Path) -> dict[str, str]:
@@ -84,7 +76,7 @@ async def test_bad_rows_reported_with_line_numbers_good_rows_run(tmp_path: Path,
         ]) + "\n",
         encoding="utf-8",
     )
-    rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "t.db"))
+    rc, out, err = await mediadesk_async("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "t.db"))
     assert rc == 3, (out, err)  # all submitted tasks succeeded, some rows rejected
     for line in (2, 3, 4, 5, 6):
         assert f"b.jsonl:{line}:" in err
@@ -98,15 +90,15 @@ async def test_rerun_resumes_without_duplicates_and_export(tmp_path: Path, sim: 
     batch = tmp_path / "b.csv"
     batch.write_text("profile,prompt\n" + "".join(f"writer,prompt {i}\n" for i in range(10)), encoding="utf-8")
     db = tmp_path / "t.db"
-    rc, out, _ = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(db))
+    rc, out, _ = await mediadesk_async("run", str(batch), "--config", str(cfg), "--db", str(db))
     assert rc == 0 and "10 new" in out
-    rc, out, _ = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(db))
+    rc, out, _ = await mediadesk_async("run", str(batch), "--config", str(cfg), "--db", str(db))
     assert rc == 0 and "0 new, 10 already" in out
     assert sum(v["requests"] for v in sim.stats()["per_task"].values()) == 10  # nothing re-run
-    rc, out, _ = await mediadesk("export", "--db", str(db), "--format", "jsonl")
+    rc, out, _ = await mediadesk_async("export", "--db", str(db), "--format", "jsonl")
     rows = [json.loads(x) for x in out.splitlines()]
     assert len(rows) == 10 and all(r["state"] == "success" and r["result"] for r in rows)
-    rc, out, _ = await mediadesk("export", "--db", str(db), "--format", "csv")
+    rc, out, _ = await mediadesk_async("export", "--db", str(db), "--format", "csv")
     assert out.splitlines()[0].startswith("task_id,state") and len(out.splitlines()) == 11
 
 
@@ -114,7 +106,7 @@ async def test_failed_task_gives_exit_1(tmp_path: Path, sim: ApiSimServer) -> No
     cfg = write_config(tmp_path, sim.base_url)
     batch = tmp_path / "b.jsonl"
     batch.write_text(json.dumps({"profile": "writer", "prompt": "x [[sim:400]]"}) + "\n", encoding="utf-8")
-    rc, out, _ = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "t.db"))
+    rc, out, _ = await mediadesk_async("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "t.db"))
     assert rc == 1
     assert "bad_request" in out
 
@@ -125,7 +117,7 @@ async def test_bad_config_names_file_and_key(tmp_path: Path) -> None:
                    "concurrency = 9\n", encoding="utf-8")
     batch = tmp_path / "b.jsonl"
     batch.write_text("", encoding="utf-8")
-    rc, _, err = await mediadesk("run", str(batch), "--config", str(cfg))
+    rc, _, err = await mediadesk_async("run", str(batch), "--config", str(cfg))
     assert rc == 2
     assert f"{cfg}: profiles[0] (w).concurrency:" in err
     assert "Traceback" not in err
@@ -145,11 +137,11 @@ async def test_second_run_on_same_db_is_refused(tmp_path: Path, sim: ApiSimServe
             if db.exists() and "running" in db_states(db).values():
                 break
             await asyncio.sleep(0.05)
-        rc, _, err = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(db))
+        rc, _, err = await mediadesk_async("run", str(batch), "--config", str(cfg), "--db", str(db))
         assert rc == 2
         assert "in use by MediaDesk process" in err and str(first.pid) in err
         # cross-process cancel through the database flag
-        rc, out, _ = await mediadesk("cancel", "--db", str(db), *db_states(db).keys())
+        rc, out, _ = await mediadesk_async("cancel", "--db", str(db), *db_states(db).keys())
         assert "cancel requested" in out
         assert await asyncio.wait_for(first.wait(), 30) == 1
         assert set(db_states(db).values()) == {"canceled"}
@@ -167,7 +159,7 @@ async def test_second_run_on_same_data_dir_with_another_db_is_refused(tmp_path: 
     batch = tmp_path / "b.jsonl"
     batch.write_text(json.dumps({"profile": "writer", "prompt": "x"}) + "\n", encoding="utf-8")
     with InstanceLock((tmp_path / "data").resolve()):  # this test process is the other MediaDesk
-        rc, _, err = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "other.db"))
+        rc, _, err = await mediadesk_async("run", str(batch), "--config", str(cfg), "--db", str(tmp_path / "other.db"))
     assert rc == 2, err
     assert f"pid {os.getpid()}" in err and "browser profiles" in err and "--data-dir" in err
     assert "Traceback" not in err
@@ -182,7 +174,7 @@ async def test_a_planted_symlink_at_the_database_lock_is_refused(tmp_path: Path,
     victim.write_text("precious\n", encoding="utf-8")
     db = tmp_path / "t.db"
     (tmp_path / "t.db.lock").symlink_to(victim)
-    rc, _, err = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(db))
+    rc, _, err = await mediadesk_async("run", str(batch), "--config", str(cfg), "--db", str(db))
     assert rc == 2, err
     assert f"{db}.lock is a symbolic link" in err and "Traceback" not in err
     assert victim.read_text(encoding="utf-8") == "precious\n"
@@ -217,7 +209,7 @@ async def test_sigkill_mid_batch_then_rerun_loses_and_duplicates_nothing(tmp_pat
         mid = db_states(db)
         assert "running" in mid.values() and len(done_before) >= 8  # really killed mid-batch
         results_before = _results(db)
-        rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), "--db", str(db))
+        rc, out, err = await mediadesk_async("run", str(batch), "--config", str(cfg), "--db", str(db))
         assert rc == 0, (out, err)
         final = db_states(db)
         per_task = sim.stats()["per_task"]
@@ -251,7 +243,7 @@ async def test_logged_out_web_account_is_reported_and_tasks_stay_pending(tmp_pat
         )
         batch = tmp_path / "b.jsonl"
         batch.write_text(json.dumps({"id": "w1", "profile": "chat", "prompt": "hello"}) + "\n", encoding="utf-8")
-        rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), limit_s=120)
+        rc, out, err = await mediadesk_async("run", str(batch), "--config", str(cfg), limit_s=120)
         assert web.stats()["generations_started"] == 0
     assert rc == 1, (out, err)
     assert "no account can take the tasks of profile(s) chat" in err and "mediadesk login" in err

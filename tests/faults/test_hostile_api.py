@@ -18,7 +18,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for
 from mediadesk.store.export import export_tasks
-from tests.support import log_messages, make_config, tasks_of
+from tests.support import log_messages, make_config, skip_unless, tasks_of
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Peak resident memory allowed to a ``mediadesk run`` that meets an endless answer.
@@ -75,7 +75,7 @@ async def measured_run(tmp: Path, cfg: Path, batch: Path, env: dict[str, str] | 
 
 
 # ------------------------------------------------------------------------ 13: size cap
-@pytest.mark.skipif(sys.platform == "win32", reason="peak RSS is read with resource.getrusage")
+@skip_unless(sys.platform != "win32", "peak RSS is read with resource.getrusage (POSIX only)")
 @pytest.mark.parametrize("stream", [True, False])
 async def test_endless_answer_fails_too_large_with_bounded_memory(tmp_path: Path, stream: bool) -> None:
     """Before: the endless answer was read into memory until the lane's deadline (timeout_s + 5 s)

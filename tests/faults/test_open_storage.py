@@ -19,11 +19,9 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -31,25 +29,13 @@ import pytest
 from mediadesk import cli
 from mediadesk.store import TaskReader, TaskStore
 from mediadesk.store.taskstore import NewTask
+from tests.support import Result, skip_unless
+from tests.support import mediadesk as run_mediadesk
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------------------ helpers
-@dataclass
-class Result:
-    rc: int
-    out: str
-    err: str
-
-    def refused(self, words: str) -> bool:
-        """Exit 2, one ``mediadesk:`` message that says ``words``, no traceback."""
-        return (
-            self.rc == 2 and "Traceback" not in self.err and "mediadesk: " in self.err
-            and words.lower() in self.err.lower()
-        )
-
-
 #: Commands that open a window or run as another user always get their own process; the others run
 #: in-process (the same ``cli.main`` the entry point calls, ~1 s of interpreter start saved per call,
 #: which keeps this ~100-command suite inside CI's budget). ``MEDIADESK_FAULTS_SUBPROCESS=1`` runs
@@ -61,13 +47,8 @@ def mediadesk(*args: str | Path, user: str | None = None, cwd: Path = ROOT, time
     argv = [str(a) for a in args]
     if user is None and argv[0] not in _OWN_PROCESS and not os.environ.get("MEDIADESK_FAULTS_SUBPROCESS"):
         return _in_process(argv)
-    cmd = [sys.executable, "-m", "mediadesk", *argv]
-    if user is not None:
-        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "QT_QPA_PLATFORM": "offscreen", "MEDIADESK_NO_DIALOGS": "1",
-           "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout, check=False)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+    return run_mediadesk(*argv, env={"QT_QPA_PLATFORM": "offscreen", "MEDIADESK_NO_DIALOGS": "1",
+                                     "PYTHONDONTWRITEBYTECODE": "1"}, cwd=cwd, timeout=timeout, user=user)
 
 
 def _in_process(argv: list[str]) -> Result:
@@ -346,7 +327,7 @@ def _can_mount() -> str | None:
 
 
 _MOUNT_SKIP = _can_mount()
-needs_mount = pytest.mark.skipif(_MOUNT_SKIP is not None, reason=_MOUNT_SKIP or "")
+needs_mount = skip_unless(_MOUNT_SKIP is None, _MOUNT_SKIP or "")
 
 
 class Tmpfs:
@@ -457,7 +438,7 @@ def _nobody() -> str | None:
 _NOBODY_SKIP = _nobody()
 
 
-@pytest.mark.skipif(_NOBODY_SKIP is not None, reason=_NOBODY_SKIP or "")
+@skip_unless(_NOBODY_SKIP is None, _NOBODY_SKIP or "")
 def test_permission_denied_on_a_database_of_another_user() -> None:
     """``--db`` names a database of root's (0600, in root's folder); the commands run as ``nobody``, with a
     data dir of nobody's own."""

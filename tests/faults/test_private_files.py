@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskStore, migrate
 from mediadesk.store.export import export_to_file
 from mediadesk.store.taskstore import NewTask
-from tests.support import make_config
+from tests.support import Result, make_config, mediadesk, require
 
 ROOT = Path(__file__).resolve().parents[2]
 API = [{"name": "writer", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model": "m"}]
@@ -63,12 +61,8 @@ async def async_failure_of(call: Awaitable[object]) -> Exception | None:
     return None
 
 
-def cli(*args: str | Path, umask_value: int = 0o022) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mediadesk", *map(str, args)], capture_output=True, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120, check=False,
-        preexec_fn=lambda: os.umask(umask_value),
-    )
+def cli(*args: str | Path, umask_value: int = 0o022) -> Result:
+    return mediadesk(*args, umask=umask_value)
 
 
 # ------------------------------------------------------------------------------------------ the workspace
@@ -131,13 +125,13 @@ def test_a_cli_run_leaves_only_private_files(tmp_path: Path) -> None:
     """``mediadesk cancel`` on a new database under umask 000 (a real process; nothing to run)."""
     db = tmp_path / "fresh" / "t.db"
     res = cli("cancel", "nothing", "--db", db, umask_value=0o000)
-    assert res.returncode == 2 and "database not found" in res.stderr  # cancel never creates one
+    assert res.rc == 2 and "database not found" in res.err  # cancel never creates one
     store = TaskStore(db)
     store.add_tasks([NewTask("t1", "writer", "api", "hello")])
     store.close()
     os.chmod(db, 0o666)
     res = cli("cancel", "t1", "--db", db, umask_value=0o000)
-    assert res.returncode == 0, res.stderr
+    assert res.rc == 0, res.err
     left = sorted(p for p in (tmp_path / "fresh").iterdir())
     assert modes(left) == {str(p): "0o600" for p in left}
     assert mode(tmp_path / "fresh") == 0o700
@@ -154,7 +148,7 @@ def test_exports_are_private_whatever_the_umask(tmp_path: Path, umask: int) -> N
     assert export_to_file(db, out, "csv") == 1
     assert mode(out) == 0o600
     res = cli("export", "--db", db, "--out", tmp_path / "cli.jsonl", umask_value=0o000)
-    assert res.returncode == 0, res.stderr
+    assert res.rc == 0, res.err
     assert mode(tmp_path / "cli.jsonl") == 0o600
 
 
@@ -168,7 +162,7 @@ def test_an_export_onto_a_planted_link_never_writes_its_target(tmp_path: Path) -
     (tmp_path / "out.jsonl").symlink_to(victim)
     res = cli("export", "--db", db, "--out", tmp_path / "out.jsonl")
     assert victim.read_bytes() == b"precious\n"
-    assert res.returncode == 2 and "is a symbolic link" in res.stderr and "Traceback" not in res.stderr, res
+    assert res.rc == 2 and "is a symbolic link" in res.err and "Traceback" not in res.err, res
 
 
 def _old_v1_database(db: Path) -> None:
@@ -224,9 +218,9 @@ def test_planted_owner_record_links_are_refused(tmp_path: Path) -> None:
         res = cli("exceptions", "resolve", "t0", "drop", "--config", cfg, "--data-dir", data)
         link.unlink()
         assert victim.read_bytes() == b"precious\n", planted
-        assert res.returncode == 2 and "Traceback" not in res.stderr, (planted, res.stderr)
+        assert res.rc == 2 and "Traceback" not in res.err, (planted, res.err)
         if planted != "mediadesk.db.owner":  # nothing of ours has that name any more: not even looked at
-            assert "is a symbolic link" in res.stderr, (planted, res.stderr)
+            assert "is a symbolic link" in res.err, (planted, res.err)
 
 
 # ------------------------------------------------------------------------------------------ browser side
@@ -251,7 +245,8 @@ def chromium_exe() -> Path:
     try:
         return find_browser(probe_version=False).path
     except BrowserNotFoundError as exc:
-        pytest.skip(f"no Chromium on this machine: {exc}")
+        require(False, f"no Chromium on this machine: {exc}")
+        raise  # (require does not return)
 
 
 @pytest_asyncio.fixture

@@ -27,7 +27,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import LaneStats, StorageFailed, TaskChanged
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from tests.support import make_config, until
+from tests.support import make_config, mediadesk_async, skip_here, until
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A safety net against a hung run, never a speed assertion.
@@ -77,15 +77,6 @@ async def start_run(*args: str) -> asyncio.subprocess.Process:
         sys.executable, "-m", "mediadesk", "run", *args, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-
-
-async def mediadesk(*args: str) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mediadesk", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        cwd=ROOT,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), LIMIT_S)
-    return proc.returncode or 0, out.decode(), err.decode()
 
 
 async def finish(proc: asyncio.subprocess.Process) -> tuple[int, str, str]:
@@ -176,10 +167,10 @@ async def test_a_pending_task_canceled_by_another_process_ends_the_run(tmp_path:
     try:
         await wait_for_db(db, "the three slow tasks running",
                           lambda st: [st.get(f"s{i}") for i in range(3)] == ["running"] * 3)
-        crc, cout, cerr = await mediadesk("cancel", "--db", str(db), "last")
+        crc, cout, cerr = await mediadesk_async("cancel", "--db", str(db), "last", limit_s=LIMIT_S)
         assert (crc, cout.strip()) == (0, "last: canceled"), cerr  # canceled while pending, by another process
         # the slow ones too (running: through the database flag, which the run already follows)
-        crc, cout, cerr = await mediadesk("cancel", "--db", str(db), "s0", "s1", "s2")
+        crc, cout, cerr = await mediadesk_async("cancel", "--db", str(db), "s0", "s1", "s2", limit_s=LIMIT_S)
         assert crc == 0 and cout.count("cancel requested") == 3, (cout, cerr)
         # every task is terminal in the database now: the run must end (it waited for ever before)
         rc, out, err = await finish(proc)
@@ -199,14 +190,14 @@ async def test_a_pending_task_canceled_by_another_process_ends_the_run(tmp_path:
 @contextlib.contextmanager
 def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
     if os.name != "posix" or os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs to fill needs root")
+        skip_here("mounting a small tmpfs to fill needs root")
     if shutil.which("mount") is None:
-        pytest.skip("no mount command")
+        skip_here("no mount command")
     where.mkdir()
     res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(where)],
                          capture_output=True, text=True, check=False)
     if res.returncode != 0:
-        pytest.skip(f"mount -t tmpfs is not permitted here: {res.stderr.strip()}")
+        skip_here(f"mount -t tmpfs is not permitted here: {res.stderr.strip()}")
     try:
         yield where
     finally:

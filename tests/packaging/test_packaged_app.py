@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from mediadesk.providers.web import BrowserNotFoundError, find_browser
+from tests.support import require, skip_here
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / "build" / "packaged"
@@ -54,12 +55,12 @@ def _installed(dist: str) -> bool:
 
 @pytest.fixture(scope="module")
 def packaged_app() -> Path:
-    if not _installed("pyinstaller"):
-        pytest.skip("PyInstaller is not installed: pip install -e '.[package]' (./dev setup installs it)")
+    require(_installed("pyinstaller"),
+            "PyInstaller is not installed: pip install -e '.[package]' (./dev setup installs it)")
     try:
         find_browser(probe_version=False)
     except BrowserNotFoundError as exc:
-        pytest.skip(f"no Chromium on this machine: {exc}")
+        require(False, f"no Chromium on this machine: {exc}")
     key = _source_hash()
     here = CACHE / key
     app = here / "dist" / "mediadesk"
@@ -103,7 +104,7 @@ def _managed_chromium_stand_in(app: Path, registry: Path, marker: Path) -> None:
     revision = next(b["revision"] for b in browsers["browsers"] if b["name"] == "chromium")
     sub = {"x86_64": "chrome-linux64", "aarch64": "chrome-linux-arm64"}.get(platform.machine())
     if sub is None:
-        pytest.skip(f"no Playwright Chromium layout known for {platform.machine()}")
+        skip_here(f"no Playwright Chromium layout known for {platform.machine()}")
     system = find_browser(probe_version=False).path
     exe = registry / f"chromium-{revision}" / sub / "chrome"
     exe.parent.mkdir(parents=True)

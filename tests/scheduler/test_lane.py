@@ -25,6 +25,13 @@ API = {"name": "p", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model":
 class ScriptedBackend:
     """Runs ``behave(spec)`` per attempt; records concurrency and cancellations."""
 
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
+
     def __init__(self, behave: Callable[[TaskSpec], object], capacity: int = 3) -> None:
         self.capacity = capacity
         self.behave = behave

@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import random
 import tomllib
 from collections.abc import AsyncIterator
@@ -23,6 +22,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
+from mediadesk.providers.web import BrowserNotFoundError, find_browser
 from mediadesk.sim.web_server import (
     CONCURRENT_MESSAGE,
     SESSION_COOKIE,
@@ -35,9 +35,18 @@ from mediadesk.sim.web_server import (
     parse_markers,
     serve_from_args,
 )
-from tests.support import until
+from tests.support import require, until
 
-CHROMIUM = "/usr/bin/chromium"
+
+def _find_chromium() -> str:
+    try:
+        return str(find_browser(probe_version=False).path)
+    except BrowserNotFoundError:
+        return ""
+
+
+#: The Chromium MediaDesk itself would launch (configured, Playwright's, the system's); "" if none.
+CHROMIUM = _find_chromium()
 FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -46,7 +55,6 @@ FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
 # One event loop for the module so one Chromium serves every browser test (each test uses its own
 # BrowserContext, so cookies never leak between tests).
 pytestmark = [pytest.mark.timeout(60), pytest.mark.asyncio(loop_scope="module")]
@@ -62,6 +70,7 @@ async def sim() -> AsyncIterator[WebSimServer]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Browser]:
+    require(CHROMIUM, "no Chromium on this machine (./dev installs one)")
     async with async_playwright() as pw:
         b = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
@@ -242,7 +251,6 @@ async def test_serve_from_args_prints_the_url_and_runs_until_cancelled(capsys: p
 
 
 # ----------------------------------------------------------------------------- real Chromium
-@needs_chromium
 async def test_login_form_and_logged_out_page(sim: WebSimServer, browser: Browser) -> None:
     anon = await browser.new_context()
     page = await anon.new_page()
@@ -260,7 +268,6 @@ async def test_login_form_and_logged_out_page(sim: WebSimServer, browser: Browse
     await page.context.close()
 
 
-@needs_chromium
 async def test_adapter_selectors_match_the_page(sim: WebSimServer, browser: Browser) -> None:
     adapter = tomllib.loads((Path(__file__).parents[2] / "resources/sites/simchat.toml").read_text("utf-8"))
     assert adapter["url"].endswith(":8002/chat") and adapter["login_url"].endswith(":8002/login")
@@ -276,7 +283,6 @@ async def test_adapter_selectors_match_the_page(sim: WebSimServer, browser: Brow
     await page.context.close()
 
 
-@needs_chromium
 async def test_streamed_answer_in_dom_equals_what_the_server_sent(sim: WebSimServer, browser: Browser) -> None:
     page = await chat_page(browser, sim, "acct")
     await page.evaluate(
@@ -309,7 +315,6 @@ async def test_streamed_answer_in_dom_equals_what_the_server_sent(sim: WebSimSer
     await page.context.close()
 
 
-@needs_chromium
 async def test_two_generations_on_one_session_second_is_refused(sim: WebSimServer, browser: Browser) -> None:
     first = await chat_page(browser, sim, "acct")
     second = await first.context.new_page()  # same context = same session cookie
@@ -329,7 +334,6 @@ async def test_two_generations_on_one_session_second_is_refused(sim: WebSimServe
     await first.context.close()
 
 
-@needs_chromium
 async def test_stop_button_stops_server_side_and_keeps_partial(sim: WebSimServer, browser: Browser) -> None:
     page = await chat_page(browser, sim, "acct")
     await send(page, "[[sim:slow=500]] stop me")
@@ -346,7 +350,6 @@ async def test_stop_button_stops_server_side_and_keeps_partial(sim: WebSimServer
     await page.context.close()
 
 
-@needs_chromium
 async def test_hang_marker_stalls_until_stopped(sim: WebSimServer, browser: Browser) -> None:
     page = await chat_page(browser, sim, "acct")
     await send(page, "[[sim:hang]] stall")
@@ -361,7 +364,6 @@ async def test_hang_marker_stalls_until_stopped(sim: WebSimServer, browser: Brow
     await page.context.close()
 
 
-@needs_chromium
 async def test_logout_marker_expires_session(sim: WebSimServer, browser: Browser) -> None:
     page = await chat_page(browser, sim, "acct")
     assert await page.locator(".avatar").count() == 1
@@ -378,7 +380,6 @@ async def test_logout_marker_expires_session(sim: WebSimServer, browser: Browser
     await page.context.close()
 
 
-@needs_chromium
 async def test_error_marker_shows_site_error(sim: WebSimServer, browser: Browser) -> None:
     page = await chat_page(browser, sim, "acct")
     await send(page, "[[sim:error]] fail")
@@ -391,7 +392,6 @@ async def test_error_marker_shows_site_error(sim: WebSimServer, browser: Browser
     await page.context.close()
 
 
-@needs_chromium
 async def test_closing_the_page_mid_run_ends_it_and_a_new_page_may_run(sim: WebSimServer, browser: Browser) -> None:
     """The driver's cancel path: close the page; the next task's fresh page is not a violation."""
     page = await chat_page(browser, sim, "acct")
@@ -421,7 +421,6 @@ async def _kill_tree(proc: asyncio.subprocess.Process) -> None:
     await asyncio.wait_for(proc.wait(), 5)
 
 
-@needs_chromium
 async def test_killed_browser_is_noticed_and_retry_is_not_a_violation(
     sim: WebSimServer, browser: Browser, tmp_path: Path
 ) -> None:

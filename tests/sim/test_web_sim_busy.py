@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 
 import httpx
 import pytest
 from playwright.async_api import async_playwright
 
+from mediadesk.providers.web import BrowserNotFoundError, find_browser
 from mediadesk.sim.web_server import BUSY_MESSAGE, WebSimConfig, WebSimServer, answer_tokens, login_context
-from tests.support import until
+from tests.support import require, until
 
-CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -71,13 +70,17 @@ async def test_busy_admin_rejects_bad_bodies() -> None:
         assert (await c.get("/admin/busy")).json() == {"busy": {}, "busy_refusals": 0, "busy_refusals_per_account": {}}
 
 
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
 async def test_the_page_shows_a_busy_banner_instead_of_generating() -> None:
+    try:
+        chromium = str(find_browser(probe_version=False).path)
+    except BrowserNotFoundError as exc:
+        require(False, f"no Chromium on this machine: {exc}")
+        raise  # (require does not return)
     async with (
         WebSimServer(WebSimConfig(time_scale=0.01, fixed_run_s=10, answer_tokens=6)) as sim,
         async_playwright() as pw,
     ):
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
+        browser = await pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"], headless=True)
         try:
             ctx = await browser.new_context()
             await login_context(ctx, sim.base_url, "acct")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.store import TaskReader
 from mediadesk.store.open_errors import StoreOpenError
+from tests.support import mediadesk_async
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "n0t-a-real-pw"  # the test server trusts local connections: the password is only carried
@@ -44,15 +44,6 @@ concurrency = 3
     return cfg
 
 
-async def mediadesk(*args: str, limit_s: float = 120) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mediadesk", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), limit_s)
-    return proc.returncode or 0, out.decode(), err.decode()
-
-
 def states(url: str) -> dict[str, str]:
     r = TaskReader(url)
     try:
@@ -68,13 +59,13 @@ async def test_run_export_and_cancel_on_postgresql_never_show_the_password(tmp_p
         batch = tmp_path / "b.jsonl"
         batch.write_text("".join(json.dumps({"id": f"t{i}", "profile": "writer", "prompt": f"q{i}"}) + "\n"
                                  for i in range(5)), encoding="utf-8")
-        rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg))
+        rc, out, err = await mediadesk_async("run", str(batch), "--config", str(cfg))
     assert rc == 0, (out, err)
     assert "summary: success 5" in out and "mediadesk:***@" in out
-    rc, exported, err2 = await mediadesk("export", "--db", url, "--format", "jsonl")
+    rc, exported, err2 = await mediadesk_async("export", "--db", url, "--format", "jsonl")
     assert rc == 0, err2
     assert sorted(json.loads(line)["task_id"] for line in exported.splitlines()) == [f"t{i}" for i in range(5)]
-    rc, out3, err3 = await mediadesk("cancel", "t1", "--db", url)
+    rc, out3, err3 = await mediadesk_async("cancel", "t1", "--db", url)
     assert rc == 1 and "t1: not found or already finished" in err3
     assert not (tmp_path / "data" / "mediadesk.db").exists()  # the SQLite default was never used
     for text in (out, err, exported, err2, out3, err3):
@@ -111,7 +102,7 @@ async def test_sigkill_mid_batch_then_rerun_loses_and_duplicates_nothing(tmp_pat
         mid = states(pg_url)
         done_before = {t for t, s in mid.items() if s == "success"}
         assert "running" in mid.values() and len(done_before) >= 6  # really killed mid-batch
-        rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg))
+        rc, out, err = await mediadesk_async("run", str(batch), "--config", str(cfg))
         assert rc == 0, (out, err)
         per_task = sim.stats()["per_task"]
     r = TaskReader(pg_url)

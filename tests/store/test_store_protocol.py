@@ -33,6 +33,8 @@ def used_members() -> dict[str, set[str]]:
             if not isinstance(node, ast.Attribute):
                 continue
             base = node.value
+            if isinstance(base, ast.Call):  # a store handed over as a getter: ``self._store().member``
+                base = base.func
             name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
             if name in STORE_NAMES and not node.attr.startswith("__"):
                 out.setdefault(node.attr, set()).add(path.relative_to(ROOT).as_posix())

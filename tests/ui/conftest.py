@@ -17,6 +17,11 @@ Fixtures:
   ``env.make_scheduler()``.
 - ``console_scheduler``: ``console_env.make_scheduler()`` started on ``qloop``, stopped after.
 - ``qsettings_tmp`` (autouse): QSettings (IniFormat) under a tmp dir so no test touches ~/.config.
+- ``_no_leaked_widgets`` (autouse): fails a test that leaves a top-level widget behind (as napari's
+  ``make_napari_viewer`` does): the top-level widgets after every other fixture's teardown are
+  compared with those before the test; a widget already deleted, or hidden with a deleteLater
+  pending (gone at the next DeferredDelete pass), is not a leak. Not checked after a failed test
+  (its traceback holds the widgets).
 """
 
 from __future__ import annotations
@@ -71,6 +76,55 @@ def open_window(scheduler: Scheduler, arun: ARun, settings: QSettings,
         QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
+#: Whether the test (or its setup) failed: its traceback then keeps the test's widgets alive, so the
+#: leak check is skipped, as napari's is (the failure is what to read).
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if report.when in ("setup", "call") and report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+#: Top-level widgets Qt creates for itself and keeps for the application's life (one tooltip label,
+#: reused by every tooltip): not ours, never a leak.
+_QT_OWN_TOP_LEVELS = frozenset({"QTipLabel"})
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_widgets(qapp: Any, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail the test if it leaves a top-level widget behind (checked after every other fixture's
+    teardown: autouse and requested first, so torn down last).
+
+    pytest keeps the values of the test's fixtures (``item.funcargs``) until just after this point;
+    they are dropped here first, as pytest is about to, so that a Python-owned widget whose last
+    owner was an already torn-down fixture value (pyqtgraph's parent-less plot menus under a closed
+    window) is freed rather than counted. What is left is held by Qt itself or by something that
+    outlives the test (a module, a class, a running task): a leak."""
+    before = {id(w): w for w in QApplication.topLevelWidgets()}
+    yield
+    if request.node.stash.get(_FAILED, False):
+        return
+    request.node.funcargs.clear()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()  # a widget owned only by unreachable Python objects is freed here, not leaked
+    leaked = [
+        w for w in QApplication.topLevelWidgets()
+        if shiboken6.isValid(w) and id(w) not in before and type(w).__name__ not in _QT_OWN_TOP_LEVELS
+    ]
+    if leaked:
+        names = ", ".join(f"{type(w).__name__}({w.objectName() or w.windowTitle()!r}, "
+                          f"{'visible' if w.isVisible() else 'hidden'})" for w in leaked)
+        for w in leaked:  # do not let one leak fail every later test
+            w.close()
+            w.deleteLater()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        pytest.fail(f"top-level widgets leaked by this test: {names}", pytrace=False)
+
+
 @pytest.fixture
 def qsettings_tmp(tmp_path: Path) -> Path:
     """Point QSettings at a tmp dir (IniFormat, user scope) for the whole test."""
@@ -109,7 +163,25 @@ def qloop(qapp: Any, qtbot: Any) -> Iterator[asyncio.AbstractEventLoop]:
         asyncio.events._set_running_loop(None)
         asyncio.set_event_loop(None)
         loop.close()
+        _ignore_late_callbacks(loop)
         _destroy_loop_qobjects(loop)
+
+
+def _ignore_late_callbacks(loop: asyncio.AbstractEventLoop) -> None:
+    """Drop what worker threads hand to the loop after it closed.
+
+    qasync's ``call_soon_threadsafe`` is a queued Qt signal: a thread that finished during the
+    teardown above (a ``to_thread`` read, an executor job) may have queued its result before
+    ``close()``, and Qt delivers it at the next event processing, by then pytest-qt's own teardown
+    or a later test, where it would schedule on the deleted timer ("Internal C++ object
+    (_SimpleTimer) already deleted"). A closed loop runs nothing; the queue is flushed here, on
+    this test's time."""
+
+    def dropped(callback: Any, *args: Any, context: Any = None) -> None:
+        return None
+
+    loop.call_soon = dropped  # type: ignore[method-assign,assignment]
+    QApplication.sendPostedEvents()
 
 
 def _destroy_loop_qobjects(loop: asyncio.AbstractEventLoop) -> None:
@@ -154,6 +226,12 @@ class FakeWebBackend:
 
     ``delay_s`` per run; ``health_status`` / ``error`` settable by a test (e.g. ``needs_login``:
     then ``available()`` is False, as for a real logged-out account)."""
+
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    unavailable_reason = None
 
     def __init__(self, account: str, delay_s: float = 0.05) -> None:
         # A web account runs one task at a time, always (one browser session); the lane reads this.

@@ -46,7 +46,7 @@ from mediadesk.ui.format import fmt_eta, health_label
 from mediadesk.ui.panels.accounts_panel import AccountsPanel, DisableChoice, DisableQuestion
 from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from mediadesk.ui.style import apply_style, health_color, icon, is_dark, resources_dir, state_color
-from tests.support import make_config
+from tests.support import make_config, require
 
 PROFILES = [
     ProfileView("writer", "api", False, 3),
@@ -59,6 +59,13 @@ PROFILES = [
 
 class Backend:
     """One API endpoint or one web account, in-process: records specs, concurrency, cancels."""
+
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
 
     def __init__(self, capacity: int, delay_s: float = 0.03) -> None:
         self.capacity = capacity
@@ -404,8 +411,8 @@ def _lrelease() -> Path | None:
 def test_chinese_translation_applies_to_the_dialogs(qtbot: Any, tmp_path: Path) -> None:
     ts = resources_dir() / "i18n" / "mediadesk_zh_CN.ts"
     tool = _lrelease()
-    if tool is None:
-        pytest.skip("pyside6-lrelease not installed")
+    require(tool is not None, "pyside6-lrelease is not installed (it comes with PySide6-Essentials)")
+    assert tool is not None
     qm = tmp_path / "mediadesk_zh_CN.qm"
     subprocess.run([str(tool), str(ts), "-qm", str(qm)], check=True, capture_output=True, timeout=60)
     tr = QTranslator()

@@ -1,5 +1,5 @@
 """The Charts tab imports pyqtgraph (and numpy) only once it is drawn on screen: ~40 MB of the
-console's resident memory that an operator who never opens the tab does not pay (README, bench).
+console's resident memory that an operator who never opens the tab does not pay (docs/benchmarks.md).
 Each check runs in a fresh interpreter: this test process has imported pyqtgraph long before."""
 
 from __future__ import annotations

@@ -29,6 +29,13 @@ class ScriptedApi:
     """One API profile's backend: a run of task ``t`` ends once ``gates[t]`` is set (at once when it
     has no gate); a task in ``refuse_once`` is refused (429) the first time it is run."""
 
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
+
     def __init__(self, capacity: int, gates: dict[str, asyncio.Event], refuse_once: set[str]) -> None:
         self.capacity = capacity
         self.gates = gates

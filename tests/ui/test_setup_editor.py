@@ -21,6 +21,7 @@ from mediadesk.sim.api_server import ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.ui.dialogs.setup_editor import SetupEditor, site_choices
 from mediadesk.ui.window.main_window import MainWindow
+from tests.support import require
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 CONFIG = """\
@@ -216,7 +217,7 @@ def test_web_account_test_reports_logged_out_then_logged_in(
     try:
         find_browser(probe_version=False)
     except BrowserNotFoundError as exc:
-        pytest.skip(f"no Chromium on this machine: {exc}")
+        require(False, f"no Chromium on this machine: {exc}")
     password = "pw-" + secrets.token_hex(8)
     monkeypatch.setenv("MD_TEST_SITE_USER", "acct-a")
     monkeypatch.setenv("MD_TEST_SITE_PASSWORD", password)

@@ -21,6 +21,8 @@ from types import ModuleType
 import pytest
 from PySide6.QtCore import QTranslator
 
+from tests.support import require
+
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "resources" / "i18n" / "mediadesk_zh_CN.ts"
 QM = TS.with_suffix(".qm")
@@ -40,8 +42,8 @@ def _lupdate() -> str:
         if cand.exists():
             return str(cand)
     found = shutil.which(exe)
-    if found is None:
-        pytest.skip("pyside6-lupdate is not installed (it comes with PySide6-Essentials)")
+    require(found is not None, "pyside6-lupdate is not installed (it comes with PySide6-Essentials)")
+    assert found is not None
     return found
 
 

@@ -25,6 +25,7 @@ import asyncio
 import json
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -59,6 +60,10 @@ _ENDPOINT = "/chat/completions"
 
 class ApiBackend:
     """A :class:`mediadesk.core.backend.LaneBackend` for one OpenAI-compatible endpoint."""
+
+    #: No interactive login, and no reason to give beyond its health: an endpoint answers or not.
+    login: None = None
+    unavailable_reason: None = None
 
     def __init__(
         self,
@@ -140,6 +145,11 @@ class ApiBackend:
 
     def health(self) -> tuple[str, str | None]:
         return HealthStatus.READY, self._last_error
+
+    @property
+    def domain(self) -> str | None:
+        """The endpoint's host name (its ``[rates.per_domain]`` bucket)."""
+        return urlsplit(self.base_url).hostname
 
     @property
     def attempt_deadline_s(self) -> float:

@@ -5,17 +5,31 @@ A site changes its DOM far more often than we release, so the knowledge of a sit
 is checked when the file is loaded, and a mistake is reported as one :class:`AdapterError` naming
 the file, the key and what is wrong -- an operator edits these files, so no traceback.
 
-Keys (``resources/sites/EXAMPLE.toml.txt`` is the commented reference):
+Keys (``resources/sites/EXAMPLE.toml.txt`` is the commented reference; ``docs/web-lane-adapters.md``
+the operator's guide). Every selector key (``logged_in``, ``logged_out``, ``prompt``, ``send``,
+``answer``, ``busy``, ``stop``, ``new_chat``, ``error``, ``busy_selector``, ``dismiss``) takes one CSS
+selector or a list of them: the first selector that matches on the page is used.
 
 Required
     ``url``        the chat page (http/https).
-    ``logged_in``  CSS selector present only when logged in.
+
+Found by role when absent (``fallbacks = true``, the default; see ``js/helpers.js``)
+    ``logged_in``  CSS selector present only when logged in. Absent: logged in = a prompt box is
+                   there and no password field shows.
     ``prompt``     the prompt box: a ``textarea``/``input`` or a ``contenteditable`` element.
+                   Absent or not matching: the visible text box / ``role=textbox`` nearest the
+                   bottom of the page.
     ``answer``     selector of assistant answers; the LAST match that appeared after sending is
-                   this run's answer.
-    ``busy``       selector visible while the site is generating.
-    ``send`` or ``send_key``  exactly one: a selector clicked to send, or a key pressed in the
-                   prompt box (e.g. ``"Enter"``).
+                   this run's answer. Absent: the element that grew after sending (not the prompt
+                   box, not the user's own turn); set but not matching: the same, once busy came
+                   and went (or ``start_timeout_s`` ran out) with no match.
+    ``busy``       selector visible while the site is generating. Absent: a visible stop button
+                   (aria-label/title/text "Stop"/"停止") or ``[aria-busy=true]``. Set, it is never
+                   replaced: many sites render their busy element only while generating.
+    ``send`` or ``send_key``  at most one: a selector clicked to send, or a key pressed in the
+                   prompt box (e.g. ``"Enter"``). Neither, or ``send`` not matching: the submit
+                   button of the prompt box's form or a button labelled Send/发送 beside it; Enter
+                   when there is none.
 
 Optional (default)
     ``name`` (file stem)          display name.
@@ -50,6 +64,26 @@ Optional (default)
                                   is a refusal, not a site error; so is an answer that is nothing
                                   but such a notice (see ``busy.BusyMatcher.is_busy_answer``).
     ``busy_text_builtin`` (true)  false: use only this adapter's ``busy_text``.
+    ``dismiss`` ([])              selectors of things to click away whenever they show before the
+                                  prompt is typed or the send button is clicked (a "What's new"
+                                  dialog's close button, a cookie banner's "Accept").
+    ``send_click`` ("direct")     how the send button is clicked: "direct" = checked in the page
+                                  (visible, enabled, not covered at its centre), then one trusted
+                                  mouse press there (fast); "checked" = Playwright's actionability-
+                                  checked click (waits for the button to be stable; ~100 ms slower).
+    ``fallbacks`` (true)          false: no role-based fallbacks; a missing or non-matching key is
+                                  an adapter mismatch (strict adapters, adapter tests).
+    ``final_error_text`` ([])     extra regular expressions for error texts that are FINAL: a new
+                                  ``error`` text matching one fails the task at once
+                                  (``bad_request``, not retried), e.g. the model behind the site
+                                  refused the prompt. Added to ``signals.BUILTIN_FINAL_ERROR_TEXT``
+                                  ("400", "invalid request", "context length exceeded", "model not
+                                  found", "content policy", ...). Busy wordings win over these.
+    ``final_error_text_builtin`` (true)  false: use only this adapter's ``final_error_text``.
+    ``challenge_text`` ([])       extra regular expressions for bot-check wordings, added to
+                                  ``signals.BUILTIN_CHALLENGE_TEXT``; reCAPTCHA / hCaptcha /
+                                  Turnstile frames are recognised without any. A challenge pauses
+                                  the account (``challenge``) until a person has solved it.
     ``login_user``, ``login_password``, ``login_submit`` (none)  all three or none: the user and
                                   password fields of the form at ``login_url`` and its submit
                                   button, for accounts with stored credentials (they log
@@ -67,19 +101,26 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from mediadesk.providers.web.busy import BusyMatcher
+from mediadesk.providers.web.signals import ChallengeMatcher, FinalErrorMatcher
 
 __all__ = [
     "AdapterError",
+    "Selector",
     "SiteAdapter",
     "compose_prompt",
     "load_adapter",
     "load_adapters",
     "parse_adapter",
+    "selector_list",
+    "show_selector",
     "with_url",
 ]
 
 AnswerFormat = Literal["text", "html", "markdown"]
+#: One CSS selector or several (the first that matches on the page is used).
+Selector = str | tuple[str, ...]
 InstructionsMode = Literal["prepend", "none"]
+SendClick = Literal["direct", "checked"]
 
 SETTLE_MS_RANGE = (50, 60_000)
 
@@ -98,30 +139,36 @@ class SiteAdapter:
     """One chat site, as the driver needs it. See the module docstring for what each key means."""
 
     url: str
-    logged_in: str
-    prompt: str
-    answer: str
-    busy: str
-    send: str | None = None
+    logged_in: Selector | None = None
+    prompt: Selector | None = None
+    answer: Selector | None = None
+    busy: Selector | None = None
+    send: Selector | None = None
     send_key: str | None = None
     settle_ms: int = 800
     max_run_s: float = 600.0
     name: str = ""
     login_url: str | None = None
-    new_chat: str | None = None
-    error: str | None = None
+    new_chat: Selector | None = None
+    error: Selector | None = None
     answer_format: AnswerFormat = "text"
-    logged_out: str | None = None
+    logged_out: Selector | None = None
     start_timeout_s: float = 20.0
     instructions_mode: InstructionsMode = "prepend"
-    stop: str | None = None
+    stop: Selector | None = None
     page_load_timeout_s: float = 30.0
-    busy_selector: str | None = None
+    busy_selector: Selector | None = None
     busy_text: tuple[str, ...] = ()
     busy_text_builtin: bool = True
     login_user: str | None = None
     login_password: str | None = None
     login_submit: str | None = None
+    dismiss: tuple[str, ...] = ()
+    fallbacks: bool = True
+    send_click: SendClick = "direct"
+    final_error_text: tuple[str, ...] = ()
+    final_error_text_builtin: bool = True
+    challenge_text: tuple[str, ...] = ()
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -130,12 +177,24 @@ class SiteAdapter:
         return self.login_url or self.url
 
     @property
-    def stop_selector(self) -> str:
+    def stop_selector(self) -> Selector | None:
         return self.stop or self.busy
+
+    def selectors(self, key: str) -> list[str]:
+        """The selectors of one selector key, in order (empty when the key is not set)."""
+        return selector_list(getattr(self, key))
 
     def busy_matcher(self) -> BusyMatcher:
         """The busy wordings of this site: the built-in ones (unless turned off) plus ``busy_text``."""
         return BusyMatcher.for_site(self.busy_text, builtin=self.busy_text_builtin)
+
+    def final_error_matcher(self) -> FinalErrorMatcher:
+        """Error wordings that end a task at once: built-in (unless turned off) plus ``final_error_text``."""
+        return FinalErrorMatcher.for_site(self.final_error_text, builtin=self.final_error_text_builtin)
+
+    def challenge_matcher(self) -> ChallengeMatcher:
+        """Bot-check wordings of this site: the built-in ones plus ``challenge_text``."""
+        return ChallengeMatcher.for_site(self.challenge_text)
 
     @property
     def has_login_form(self) -> bool:
@@ -143,39 +202,62 @@ class SiteAdapter:
         return bool(self.login_user and self.login_password and self.login_submit)
 
 
+def selector_list(value: Selector | None) -> list[str]:
+    """A selector key's value as a list: one selector or several, in order of preference."""
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def show_selector(value: Selector | None) -> str:
+    """A selector key's value for a message: ``'a'`` or ``['a', 'b']``."""
+    sels = selector_list(value)
+    return repr(sels[0]) if len(sels) == 1 else repr(sels)
+
+
 # Key -> (kind, required). Kinds: "str" (non-empty), "int", "num" (int or float; never bool), "bool",
-# "regexes" (a list of valid regular expressions).
+# "regexes" (a list of valid regular expressions), "sel" (a selector or a non-empty list of them),
+# "sels" (a list of selectors, possibly empty).
 _KEYS: dict[str, tuple[str, bool]] = {
     "url": ("str", True),
-    "logged_in": ("str", True),
-    "prompt": ("str", True),
-    "answer": ("str", True),
-    "busy": ("str", True),
-    "send": ("str", False),
+    "logged_in": ("sel", False),
+    "prompt": ("sel", False),
+    "answer": ("sel", False),
+    "busy": ("sel", False),
+    "send": ("sel", False),
     "send_key": ("str", False),
     "settle_ms": ("int", False),
     "max_run_s": ("num", False),
     "name": ("str", False),
     "login_url": ("str", False),
-    "new_chat": ("str", False),
-    "error": ("str", False),
+    "new_chat": ("sel", False),
+    "error": ("sel", False),
     "answer_format": ("str", False),
-    "logged_out": ("str", False),
+    "logged_out": ("sel", False),
     "start_timeout_s": ("num", False),
     "instructions_mode": ("str", False),
-    "stop": ("str", False),
+    "stop": ("sel", False),
     "page_load_timeout_s": ("num", False),
-    "busy_selector": ("str", False),
+    "busy_selector": ("sel", False),
     "busy_text": ("regexes", False),
     "busy_text_builtin": ("bool", False),
     "login_user": ("str", False),
     "login_password": ("str", False),
     "login_submit": ("str", False),
+    "dismiss": ("sels", False),
+    "fallbacks": ("bool", False),
+    "send_click": ("str", False),
+    "final_error_text": ("regexes", False),
+    "final_error_text_builtin": ("bool", False),
+    "challenge_text": ("regexes", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "answer_format": ("text", "html", "markdown"),
     "instructions_mode": ("prepend", "none"),
+    "send_click": ("direct", "checked"),
 }
+#: What the driver needs when it may not find parts by role (``fallbacks = false``).
+_STRICT_KEYS = ("logged_in", "prompt", "answer", "busy")
 _LOGIN_FORM_KEYS = ("login_user", "login_password", "login_submit")
 _KIND_NAMES = {"str": "a string", "num": "a number", "int": "an integer"}
 
@@ -186,6 +268,8 @@ def _check_value(key: str, kind: str, value: object) -> str | None:
         return None if isinstance(value, bool) else f"{key!r} must be true or false, got {value!r}"
     if kind == "regexes":
         return _check_regexes(key, value)
+    if kind in ("sel", "sels"):
+        return _check_selectors(key, value, allow_empty=kind == "sels")
     if kind == "str":
         if not isinstance(value, str):
             return f"{key!r} must be a string, got {type(value).__name__} {value!r}"
@@ -204,6 +288,19 @@ def _check_value(key: str, kind: str, value: object) -> str | None:
         return f"'settle_ms' must be between {SETTLE_MS_RANGE[0]} and {SETTLE_MS_RANGE[1]}, got {value}"
     if number <= 0:
         return f"{key!r} must be greater than 0, got {value}"
+    return None
+
+
+def _check_selectors(key: str, value: object, *, allow_empty: bool) -> str | None:
+    if isinstance(value, str):
+        return None if value.strip() else f"{key!r} must not be empty"
+    if not isinstance(value, list):
+        return f"{key!r} must be a string or a list of strings (CSS selectors), got {type(value).__name__} {value!r}"
+    if not value and not allow_empty:
+        return f"{key!r} must not be an empty list"
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            return f"{key}[{i}] must be a non-empty string (a CSS selector), got {item!r}"
     return None
 
 
@@ -241,9 +338,15 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
                 problems.append(f"missing required key {key!r}")
         elif msg := _check_value(key, kind, data[key]):
             problems.append(msg)
-    if ("send" in data) == ("send_key" in data):
-        which = "both" if "send" in data else "neither"
-        problems.append(f"exactly one of 'send' (selector) or 'send_key' (key name) is needed, got {which}")
+    if data.get("fallbacks") is False:
+        strict = [k for k in _STRICT_KEYS if k not in data]
+        if "send" not in data and "send_key" not in data:
+            strict.append("send' or 'send_key")
+        if strict:
+            problems.append("with fallbacks = false these keys are required: "
+                            + ", ".join(repr(k) for k in strict))
+    if "send" in data and "send_key" in data:
+        problems.append("at most one of 'send' (selector) or 'send_key' (key name) may be set, got both")
     login_keys = [k for k in _LOGIN_FORM_KEYS if k in data]
     if login_keys and len(login_keys) != len(_LOGIN_FORM_KEYS):
         missing = ", ".join(repr(k) for k in _LOGIN_FORM_KEYS if k not in data)
@@ -255,8 +358,14 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
     for key in ("max_run_s", "start_timeout_s", "page_load_timeout_s"):
         if key in values:
             values[key] = float(values[key])
-    if "busy_text" in values:
-        values["busy_text"] = tuple(values["busy_text"])
+    for key in ("busy_text", "final_error_text", "challenge_text"):
+        if key in values:
+            values[key] = tuple(values[key])
+    for key, (kind, _required) in _KEYS.items():
+        if kind in ("sel", "sels") and isinstance(values.get(key), list):
+            values[key] = tuple(values[key])
+        elif kind == "sels" and isinstance(values.get(key), str):
+            values[key] = (values[key],)
     values.setdefault("name", default_name)
     return SiteAdapter(source=source, **values)
 

@@ -45,11 +45,15 @@ from mediadesk.providers.web.autologin import (
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import (
     PROFILE_IN_USE_RETRY_S,
+    ChallengeShown,
     NeedsLogin,
     PageGone,
     ProfileInUseError,
+    RunTimeout,
     SiteBusy,
+    SiteDown,
     SiteError,
+    UsageLimit,
     WebLaneError,
 )
 from mediadesk.providers.web.finder import find_browser
@@ -58,6 +62,7 @@ from mediadesk.providers.web.login import interactive_login, login_with_form, vi
 from mediadesk.providers.web.playwright_hub import PlaywrightHub
 from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
+from mediadesk.providers.web.signals import connection_failure, reach
 from mediadesk.providers.web.sites import adapter_for
 from mediadesk.providers.web.threads import ThreadBook, replay
 
@@ -82,7 +87,8 @@ def task_failure(err: WebLaneError) -> TaskFailure:
     """The lane's view of any web-lane error. The error's kind alone decides retries
     (``ErrorKind.retryable``): a missing browser (``config``) is final, a crashed one is retried.
     ``not_started`` and ``retry_after_s`` pass through (profile in use: not charged, wait)."""
-    return TaskFailure(err.kind, str(err), retry_after_s=err.retry_after_s, not_started=err.not_started)
+    return TaskFailure(err.kind, str(err), retry_after_s=err.retry_after_s, not_started=err.not_started,
+                       unavailable=err.unavailable)
 
 
 class WebAccountBackend:
@@ -118,6 +124,10 @@ class WebAccountBackend:
         self._health = HealthStatus.STARTING
         self._last_error: str | None = None
         self._rest_until = 0.0
+        #: A usage limit's reset (wall clock): the account rests (takes nothing) until then.
+        self._resting_until: float | None = None
+        #: What the last bot check said (the account waits for a person while ``challenge``).
+        self._challenge: str | None = None
         self._logging_in = False
         self._stopped = False
         self.browser_pids: list[int] = []  # every browser this backend started (tests, evidence)
@@ -147,10 +157,24 @@ class WebAccountBackend:
         if self._health == HealthStatus.NEEDS_LOGIN:
             self._maybe_relogin()
             return False
+        if self._health == HealthStatus.CHALLENGE or self._resting():
+            return False
         return not (self._health == HealthStatus.ERROR and time.monotonic() < self._rest_until)
 
     def health(self) -> tuple[str, str | None]:
+        self._resting()  # a rest that is over ends here too, so the console sees it come back
         return self._health, self._last_error
+
+    def _resting(self) -> bool:
+        """True while a usage limit's rest lasts; the first call after it ends makes the account ready."""
+        if self._health != HealthStatus.RESTING:
+            return False
+        if self._resting_until is not None and time.time() < self._resting_until:
+            return True
+        self._resting_until = None
+        self._health, self._last_error = HealthStatus.READY, None
+        log.info("%s: usage limit reset; the account takes tasks again", self.account)
+        return False
 
     async def start(self) -> None:
         """Take the account lock and prewarm the browser; failures become health, not exceptions."""
@@ -180,6 +204,8 @@ class WebAccountBackend:
             await self._keep_cookies(force=True)  # a successful login check
         except NeedsLogin as exc:
             self._set_needs_login(str(exc))
+        except ChallengeShown as exc:
+            self._set_challenge(str(exc))
         except WebLaneError as exc:
             self._set_error(str(exc))
 
@@ -218,7 +244,7 @@ class WebAccountBackend:
                     text = await self._open_for(task, page, ctx)
                 self._health = HealthStatus.READY
                 self._needs_login_since = None
-                result = await self.driver.run(page, text)
+                result = await self._run_watched(page, text, ctx)
                 self._threads.after_turn(page, page.url, task.route_key)
             except asyncio.CancelledError:
                 # The driver has clicked stop. Close the page; a browser that does not answer is killed.
@@ -226,13 +252,21 @@ class WebAccountBackend:
                 raise
             except Exception as exc:
                 err = await self._after_error(exc, page, ctx, task, may_log_in=not login_tried)
+                err = self._after_capacity_signal(err, ctx)
                 failure = task_failure(err)
                 if isinstance(err, SiteBusy) and err.where == "answer":
                     failure = self._busy_answer_guard(task.task_id, failure, ctx)
                 raise failure from None
-            self._last_error = None
+            for warning in result.warnings:  # e.g. an adapter key that stopped matching (found by role)
+                ctx.log(f"warning: {warning}")
+            self._last_error = "; ".join(result.warnings) or None  # the account's health text says so
             await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
             self._tasks_on_browser += 1
+            t = result.timings
+            if t.done_rule == "stream":
+                ctx.log("done: stream ended")
+            else:
+                ctx.log("done: page settled (stream still open)" if t.stream_still_open else "done: page settled")
             ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
             if self._tasks_on_browser >= self.browser_config.recycle_after:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
@@ -289,12 +323,22 @@ class WebAccountBackend:
             return False, "an operator is logging in"
         if self._run_lock.locked():
             return True, "a run is in progress"
+        seen = await reach(self.adapter.url)  # one plain GET first: no browser work while the site is down
+        if not seen.up:
+            self._last_error = f"site unreachable ({seen.what}); the breaker probes it"
+            return False, f"site unreachable: {seen.what}"
         async with self._run_lock:
             try:
                 await self._reload_home()
             except NeedsLogin as exc:
                 self._set_needs_login(str(exc))
                 return False, f"needs login: {exc}"
+            except ChallengeShown as exc:
+                self._set_challenge(str(exc))
+                return False, str(exc)
+            except SiteDown as exc:
+                self._last_error = f"{exc}; the breaker probes it"
+                return False, str(exc)
             except Exception as exc:  # whatever it is, the account cannot run now
                 if not self._browser_alive():
                     await self._close_browser()
@@ -318,6 +362,13 @@ class WebAccountBackend:
             if exc.not_started:
                 ctx.log(f"not started: {exc}")
             return exc
+        crashed = not self._browser_alive()
+        if not crashed and not isinstance(exc, ChallengeShown | SiteBusy | SiteDown) and page is not None:
+            # a failure with a bot check on the page is the check's doing: a person must solve it
+            seen = await self.driver.challenge(page)
+            if seen is not None:
+                exc = ChallengeShown(f"{self.adapter.name or self.adapter.url}: a bot check needs a person "
+                                     f"({seen.what}; the run had ended with: {exc})")
         if isinstance(exc, NeedsLogin):
             await self._evidence(page, ctx, task)
             if may_log_in and await self._log_in_again(page, exc, ctx.log):
@@ -326,7 +377,6 @@ class WebAccountBackend:
             self._set_needs_login(str(exc))
             return exc
         await self._evidence(page, ctx, task)
-        crashed = not self._browser_alive()
         await self._after_failure(ctx)
         err: WebLaneError
         if isinstance(exc, PageGone) or crashed:
@@ -336,13 +386,90 @@ class WebAccountBackend:
             err = exc
         else:  # e.g. a Playwright error outside the driver's mapping, on a live browser
             err = SiteError(f"page error: {exc}")
+            if (code := connection_failure(str(exc))) is not None:
+                err = SiteDown(f"the site is unreachable (net::{code}): {exc}")
+        if isinstance(err, SiteError | RunTimeout) and not crashed:
+            # the run failed with the site away (the page may not say so): the site's capacity, not the task
+            reached = await reach(self.adapter.url)
+            if not reached.up:
+                err = SiteDown(f"the site is unreachable ({reached.what}); the run ended with: {err}")
         self._last_error = str(err)
         return err
+
+    def _after_capacity_signal(self, err: WebLaneError, ctx: RunContext) -> WebLaneError:
+        """What a refusal, an outage or a bot check does to the account: rest until a usage limit
+        resets, say the site is down (its breaker opens in the lane), or wait for a person."""
+        if isinstance(err, UsageLimit):
+            self._resting_until = err.until
+            self._health = HealthStatus.RESTING
+            self._last_error = f"resting until {_clock_time(err.until)} (usage limit: {_short(err.text)})"
+            ctx.log(f"usage limit: account {self.account} {self._last_error}; it takes no task until then")
+        elif isinstance(err, SiteDown):
+            self._last_error = f"site down: {err}"
+            ctx.log(f"site down: {err}; the task goes back uncharged and the account's breaker probes the site")
+        elif isinstance(err, ChallengeShown):
+            self._set_challenge(str(err))
+            ctx.log(f"challenge: account {self.account} needs a person: {err}; resolve it with the account's "
+                    "'Log in' (a visible browser on its profile); the task goes back uncharged")
+        return err
+
+    async def _run_watched(self, page: Any, text: str, ctx: RunContext) -> Any:
+        """The driver's run, with the page's network watched: a request to the site that fails at the
+        connection level (refused, reset, a stream cut) while the site no longer answers a plain GET
+        ends the run within a moment as :class:`SiteDown`, instead of waiting for ``max_run_s``. A
+        failed request while the site still answers changes nothing (the driver's rules decide)."""
+        origin = _origin(self.adapter.url)
+        failures: asyncio.Queue[str] = asyncio.Queue()
+
+        def on_failed(request: Any) -> None:
+            try:
+                code = connection_failure(request.failure or "")
+                if code is not None and _origin(request.url) == origin:
+                    failures.put_nowait(f"{request.method} {urlsplit(request.url).path} failed with net::{code}")
+            except Exception:  # a listener must never break the page's event dispatch
+                log.debug("requestfailed listener", exc_info=True)
+
+        page.on("requestfailed", on_failed)
+        run = asyncio.ensure_future(self.driver.run(page, text))
+        try:
+            while True:
+                failed = asyncio.ensure_future(failures.get())
+                try:
+                    await asyncio.wait({run, failed}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    failed.cancel()
+                if run.done():
+                    return run.result()
+                what = failed.result()
+                seen = await reach(self.adapter.url)
+                if seen.up:
+                    ctx.log(f"network: {what}, but the site answers ({seen.what}): the run goes on")
+                    continue
+                ctx.log(f"network: {what} and the site does not answer ({seen.what}): the run is cut")
+                await self._end_run(run)
+                raise SiteDown(f"the site went down during the run: {what}; probe: {seen.what}")
+        except asyncio.CancelledError:
+            await self._end_run(run)
+            raise
+        finally:
+            with contextlib.suppress(Exception):
+                page.remove_listener("requestfailed", on_failed)
+
+    @staticmethod
+    async def _end_run(run: asyncio.Future[Any]) -> None:
+        if not run.done():
+            run.cancel()
+        with contextlib.suppress(BaseException):
+            await run
 
     # ------------------------------------------------------------------ operator login
     async def login(self, *, timeout_s: float = 900.0, on_status: Callable[[str], None] | None = None) -> bool:
         """Close the warm headless browser, open a VISIBLE one on this profile at the login page and
-        wait until the operator is logged in (or closes the window). Then prewarm again."""
+        wait until the operator is logged in (or closes the window). Then prewarm again. An account
+        waiting for a person after a bot check opens at the chat page instead, to solve the check
+        (:meth:`resolve_challenge`): the console's and the CLI's "Log in" resolve it."""
+        if self._health == HealthStatus.CHALLENGE:
+            return await self.resolve_challenge(timeout_s=timeout_s, on_status=on_status)
         say = on_status or log.info
         self._logging_in = True
         try:
@@ -357,6 +484,46 @@ class WebAccountBackend:
                     await self._prewarm()
         finally:
             self._logging_in = False
+
+    # ------------------------------------------------------------------ challenges
+    def _set_challenge(self, message: str) -> None:
+        self._challenge = message
+        self._health, self._last_error = HealthStatus.CHALLENGE, f"needs a person: {message}"
+
+    @property
+    def challenge(self) -> str | None:
+        """What the bot check said while the account waits for a person, else None."""
+        return self._challenge if self._health == HealthStatus.CHALLENGE else None
+
+    async def resolve_challenge(
+        self, *, timeout_s: float = 900.0, on_status: Callable[[str], None] | None = None
+    ) -> bool:
+        """Open the account's browser VISIBLY on its own profile at the chat page, for a person to solve
+        the bot check; done once the page shows no check and is ready (True), or the window closed /
+        ``timeout_s`` passed (False). Then the warm headless browser comes back and the lane resumes.
+        Nothing is clicked or solved automatically."""
+        say = on_status or log.info
+        self._logging_in = True
+        try:
+            async with self._run_lock:
+                await self._close_browser()
+                try:
+                    ok = await visible_login(
+                        self._pw, account=self.account, adapter=self.adapter, browser_config=self.browser_config,
+                        profile_dir=self.profile_dir, kill_grace_s=self.kill_grace_s, say=say, timeout_s=timeout_s,
+                        start_url=self.adapter.url, done=self._challenge_gone,
+                        what=f"solve the check on {self.adapter.name or 'the site'} for {self.account}",
+                    )
+                finally:
+                    if self._health == HealthStatus.CHALLENGE:
+                        self._health, self._challenge = HealthStatus.STARTING, None
+                    await self._prewarm()  # a check still there sets ``challenge`` again
+                return ok and self._health != HealthStatus.CHALLENGE
+        finally:
+            self._logging_in = False
+
+    async def _challenge_gone(self, page: Any) -> bool:
+        return await self.driver.challenge(page) is None and await self.driver.is_logged_in(page)
 
     # ------------------------------------------------------------------ logged out
     def _set_needs_login(self, message: str) -> None:
@@ -454,6 +621,10 @@ class WebAccountBackend:
             since = f" since {_clock_time(self._needs_login_since)}" if self._needs_login_since else ""
             reason = f"needs login{since} ({self._last_error})" if self._last_error else f"needs login{since}"
             return reason, "login"
+        if self._health == HealthStatus.CHALLENGE:
+            return f"{self._last_error}", "login"
+        if self._resting():
+            return f"{self._last_error}", "wait"
         if self._health == HealthStatus.ERROR and time.monotonic() < self._rest_until:
             again = time.time() + (self._rest_until - time.monotonic())
             return f"{self._last_error} (tries again at {_clock_time(again)})", "wait"
@@ -575,6 +746,16 @@ class WebAccountBackend:
         self._health, self._last_error = HealthStatus.ERROR, message
         if rest:
             self._rest_until = time.monotonic() + PROFILE_IN_USE_RETRY_S
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme, parts.netloc
+
+
+def _short(text: str, limit: int = 160) -> str:
+    shown = " ".join(text.split())
+    return shown if len(shown) <= limit else shown[:limit] + "…"
 
 
 def _clock_time(ts: float | None) -> str:

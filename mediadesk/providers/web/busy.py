@@ -16,13 +16,17 @@ and asks a :class:`BusyMatcher`:
   before the second coat." is an answer, while "Sorry, you've sent too many messages. Please try again
   in 2 minutes." is a refusal. An answer that merely quotes such a phrase inside real content is never
   refused;
-* :func:`parse_wait`: the wait the site states ("in 20 seconds", "2 minutes", "20 秒后"), if any.
+* :func:`parse_wait`: the wait the site states ("in 20 seconds", "2 minutes", "20 秒后"), if any;
+* :func:`parse_reset` / :func:`rest_until`: when a usage limit resets ("resets at 14:30", "try again in
+  3 hours", "额度已用完，明天再来"): a reset at least :data:`REST_MIN_S` away makes the account REST
+  until then (it takes nothing meanwhile) instead of pausing for the refusal backoff.
 
 Patterns are Python regular expressions, matched case-insensitively anywhere in the text.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from collections.abc import Iterable, Sequence
 
@@ -30,8 +34,12 @@ __all__ = [
     "BUILTIN_BUSY_TEXT",
     "MAX_BUSY_ANSWER_CHARS",
     "MAX_LEFT_SHARE",
+    "REST_MIN_S",
+    "USAGE_LIMIT_TEXT",
     "BusyMatcher",
+    "parse_reset",
     "parse_wait",
+    "rest_until",
 ]
 
 #: The built-in busy wordings (English and Chinese), used unless an adapter turns them off with
@@ -59,6 +67,27 @@ BUILTIN_BUSY_TEXT: tuple[str, ...] = (
     r"(?:已达到?|达到了?|超过了?|超出了?)(?:[^，。,.!！]{0,10})(?:上限|限制|限额)",
     r"\d+(?:\.\d+)?\s*(?:秒钟?|分钟|小时)\s*(?:后|之后|以后)(?:再试|重试)?",
 )
+
+#: Usage-limit wordings (a quota that resets at a time, not a momentary overload); part of the
+#: built-in busy wordings, so such a banner, error or whole answer is a refusal. With a reset time
+#: (:func:`parse_reset`) the account rests until then.
+USAGE_LIMIT_TEXT: tuple[str, ...] = (
+    r"usage (?:limit|cap|quota)",
+    r"(?:daily|hourly|weekly|monthly|message|messages|request|conversation|plan|free[- ]tier) (?:limit|cap|quota)",
+    r"quota (?:(?:is|has been|was) )?(?:used up|exhausted)",
+    r"out of (?:messages|credits|quota)",
+    r"limit (?:resets|will reset|is reset)",
+    r"come back (?:tomorrow|later today|in)",
+    r"额度(?:已经?)?(?:用完|用尽|耗尽|不足)",
+    r"(?:次数|条数|配额)(?:已经?)?(?:用完|用尽|耗尽)",
+    r"明天再来|明日再来",
+    r"请(?:于|在).{0,12}(?:之后|以后|后)再(?:试|来)",
+)
+BUILTIN_BUSY_TEXT = (*BUILTIN_BUSY_TEXT, *USAGE_LIMIT_TEXT)
+
+#: A stated reset at least this far away makes the account rest until then; a shorter wait is a
+#: pause of the refusal kind (the account's gate), as before.
+REST_MIN_S = 60.0
 
 #: Longer answers are never taken for a busy notice (real notices are a sentence or two).
 MAX_BUSY_ANSWER_CHARS = 300
@@ -126,6 +155,97 @@ def parse_wait(text: str) -> float | None:
         return None
     seconds = min(found)[1]  # the first one the text states
     return seconds if seconds > 0 else None
+
+
+_AMPM = r"(a\.?m\.?|p\.?m\.?)"
+#: "resets at 14:30", "available again at 2:30 PM", "until 09:00:15", "at 3 pm".
+_EN_CLOCK = re.compile(
+    rf"\b(?:at|until|till|after|by|from)\s+(\d{{1,2}})(?::(\d{{2}})(?::(\d{{2}}))?)?\s*{_AMPM}?(?![\d:])",
+    re.IGNORECASE,
+)
+#: "14:30 重置", "将于 14:30 恢复", "下午3点后再来", "明天 9:00 恢复".
+_ZH_CLOCK = re.compile(
+    r"(上午|早上|中午|下午|晚上|凌晨)?\s*(\d{1,2})\s*(?:[:：](\d{2})(?:[:：](\d{2}))?|点(?:(\d{1,2})分?|半)?)"
+    r"\s*(?:后|之后|以后|重置|恢复|再来|再试|可用|刷新)"
+)
+_TOMORROW = re.compile(r"\btomorrow\b|明天|明日", re.IGNORECASE)
+_AN_HOUR = re.compile(r"\b(?:in|after)\s+(?:about\s+)?(half an|an|one|a few|a couple of)\s+hours?\b", re.IGNORECASE)
+_AN_HOUR_S = {"half an": 1800.0, "an": 3600.0, "one": 3600.0, "a few": 3 * 3600.0, "a couple of": 2 * 3600.0}
+
+
+def _next_clock(now: float, hour: int, minute: int, second: int) -> float | None:
+    """The next local time ``hour:minute:second`` at or after ``now`` (today, else tomorrow)."""
+    if not (0 <= hour <= 24 and 0 <= minute < 60 and 0 <= second < 60):
+        return None
+    base = _dt.datetime.fromtimestamp(now)
+    day = base.replace(hour=0, minute=0, second=0, microsecond=0)
+    at = day + _dt.timedelta(hours=hour, minutes=minute, seconds=second)
+    if at.timestamp() < now:
+        at += _dt.timedelta(days=1)
+    return at.timestamp()
+
+
+def _clock_in(text: str) -> tuple[int, int, int] | None:
+    if m := _EN_CLOCK.search(text):
+        hour, minute, second, ampm = int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0), m.group(4)
+        if m.group(2) is not None or ampm is not None:  # "at 3" alone is no clock time
+            if ampm:
+                if not 1 <= hour <= 12:
+                    return None
+                pm = ampm.lower().startswith("p")
+                hour = (hour % 12) + (12 if pm else 0)
+            return hour, minute, second
+    if m := _ZH_CLOCK.search(text):
+        part, hour = m.group(1), int(m.group(2))
+        minute = int(m.group(3) or m.group(5) or 0)
+        if m.group(0).find("半") >= 0:
+            minute = 30
+        second = int(m.group(4) or 0)
+        if (part in ("下午", "晚上") and hour < 12) or (part == "中午" and hour < 11):
+            hour += 12
+        return hour, minute, second
+    return None
+
+
+def _reset(text: str, now: float) -> tuple[float, bool] | None:
+    """(when, stated as a time of day or "tomorrow") or None; see :func:`parse_reset`."""
+    if not text:
+        return None
+    if (clock := _clock_in(text)) is not None:
+        at = _next_clock(now, *clock)
+        return None if at is None else (at, True)
+    if (wait := parse_wait(text)) is not None:
+        return now + wait, False
+    if m := _AN_HOUR.search(text):
+        return now + _AN_HOUR_S[m.group(1).lower()], False
+    if _TOMORROW.search(text):
+        at = _next_clock(now, 0, 0, 0)
+        return None if at is None else (at, True)
+    return None
+
+
+def parse_reset(text: str, now: float) -> float | None:
+    """When a limit the site states resets, as a wall-clock time (seconds since the epoch), or None.
+
+    In order: a clock time ("resets at 14:30", "until 2:30 PM", "14:30 重置", "下午3点后再来"; the next
+    such local time, so "at 09:00" said at 22:00 is tomorrow), a stated wait ("try again in 3 hours",
+    "in an hour", "2小时后再试"), or "tomorrow" / "明天" alone (the next local midnight)."""
+    found = _reset(text, now)
+    return None if found is None else found[0]
+
+
+def rest_until(text: str, now: float, *, min_rest_s: float = REST_MIN_S) -> float | None:
+    """The wall-clock time a refused account should rest until, or None for an ordinary refusal
+    pause: a reset stated as a time of day ("resets at 14:30") or "tomorrow" is a quota's reset, so
+    the account rests until then however near it is; a stated wait rests only when it is at least
+    ``min_rest_s`` ("try again in 3 hours"; "try again in 20 seconds" is a pause)."""
+    found = _reset(text, now)
+    if found is None:
+        return None
+    at, is_time = found
+    if at <= now or (not is_time and at - now < min_rest_s):
+        return None
+    return at
 
 
 class BusyMatcher:

@@ -29,6 +29,8 @@ __all__ = [
     "BadPrompt",
     "BrowserNotFoundError",
     "BrowserStartError",
+    "ChallengeShown",
+    "FinalSiteError",
     "InstanceLockedError",
     "LockHeldError",
     "NeedsLogin",
@@ -37,7 +39,9 @@ __all__ = [
     "RunCanceled",
     "RunTimeout",
     "SiteBusy",
+    "SiteDown",
     "SiteError",
+    "UsageLimit",
     "WebLaneError",
 ]
 
@@ -54,6 +58,9 @@ class WebLaneError(Exception):
     #: Wait at least this long before the next attempt; None = the lane's backoff. (A class default;
     #: an error may set its own, e.g. the wait a busy site states.)
     retry_after_s: float | None = None
+    #: The site could not be reached (connection refused, a gateway page): its capacity speaking.
+    #: The account's breaker opens and the attempt is not charged; probes decide when it is back.
+    unavailable: ClassVar[bool] = False
 
 
 # --- finding, starting and locking browsers ---------------------------------------------------------
@@ -162,6 +169,43 @@ class SiteBusy(WebLaneError):
         if wait_s is not None:
             msg += f"; it asks to wait {wait_s:g} s"
         super().__init__(msg)
+
+
+class UsageLimit(SiteBusy):
+    """The account used up its quota and the site says when it resets ("You've reached your limit,
+    it resets at 14:30", "额度已用完，明天再来"): a refusal like :class:`SiteBusy`, and the account
+    rests until ``until`` (wall-clock seconds) instead of pausing for the refusal backoff."""
+
+    def __init__(self, text: str, *, where: str, until: float, now: float) -> None:
+        super().__init__(text, where=where, wait_s=max(0.0, until - now))
+        self.until = until
+
+
+class SiteDown(WebLaneError):
+    """The site could not be reached: a page load or request failed at the connection level
+    (refused, reset, name not resolved, unreachable) or a gateway/5xx page was served instead of
+    the chat page. Not the task's fault: ``unavailable`` opens the account's breaker, the attempt is
+    not charged, and a probe (one plain HTTP GET of the chat URL) closes it when the site is back."""
+
+    kind = ErrorKind.CONNECTION
+    unavailable = True
+
+
+class FinalSiteError(WebLaneError):
+    """The site showed an error that another attempt would get again (the model behind it refused the
+    prompt: "400", "context length exceeded", "content policy", or an adapter's ``final_error_text``):
+    failed at once, not retried."""
+
+    kind = ErrorKind.BAD_REQUEST
+
+
+class ChallengeShown(WebLaneError):
+    """A bot check / CAPTCHA / "unusual activity" page: the account pauses (``challenge``) until a person
+    has solved it in the account's browser; the task goes back uncharged. Never solved automatically."""
+
+    kind = ErrorKind.CHALLENGE
+    not_started = True
+    retry_after_s = 1.0
 
 
 class RunTimeout(WebLaneError):

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,15 @@ async def visible_login(
     kill_grace_s: float,
     say: Callable[[str], None],
     timeout_s: float,
+    start_url: str | None = None,
+    done: Callable[[Any], Awaitable[bool]] | None = None,
+    what: str | None = None,
 ) -> bool:
     """Open a visible Chromium on ``profile_dir`` at the login page and wait until any of its pages
     is logged in (True) or the operator closes the window / ``timeout_s`` passes (False).
 
+    ``start_url``, ``done`` and ``what`` open another page and wait for another condition (e.g. the
+    chat page, until a bot check on it has been solved by the operator), said as ``what``.
     The caller holds the account lock and has closed any other browser on the profile."""
     info = await asyncio.to_thread(find_browser, browser_config.executable, probe_version=False)
     driver = PageDriver(adapter)
@@ -69,16 +74,22 @@ async def visible_login(
     try:
         ctx = browser.context
         page = ctx.pages[0] if ctx.pages else await ctx.new_page()
-        await page.goto(adapter.effective_login_url)
-        say(f"log in to {adapter.name or 'the site'} as {account} in the browser window, then close it")
+        if start_url is None:
+            await page.goto(adapter.effective_login_url)
+        else:
+            with contextlib.suppress(Exception):  # a page that does not load is the operator's to see
+                await page.goto(start_url)
+        task = what or f"log in to {adapter.name or 'the site'} as {account}"
+        say(f"{task} in the browser window, then close it")
+        check = done or driver.is_logged_in
         deadline = time.monotonic() + timeout_s
         while browser.is_alive() and time.monotonic() < deadline:
             for p in list(ctx.pages):
                 with contextlib.suppress(Exception):
-                    if await driver.is_logged_in(p):
+                    if await check(p):
                         ok = True
             if ok:
-                say("logged in: closing the login window")
+                say("done: closing the browser window" if done else "logged in: closing the login window")
                 break
             await asyncio.sleep(1.0)  # the operator types: a second is plenty
     finally:

@@ -10,8 +10,15 @@ comments and attributes). This turns the answer element's HTML back into Markdow
    ``code`` element: sites put a header with the language name and a copy button inside ``pre``, and
    that text must not end up in the code. The language is read first, from ``language-xxx`` /
    ``lang-xxx`` classes or a ``data-language`` attribute on the ``pre``/``code``.
+   **Code editor widgets** come first: sites show code in an editor (CodeMirror 6 ``.cm-content`` >
+   ``.cm-line``, CodeMirror 5 ``pre.CodeMirror-line``, Monaco ``.view-lines`` > ``.view-line``) or in a
+   ``pre`` whose lines are spans with line numbers (highlight.js line-numbers tables, Prism, Shiki
+   ``span.line``). Each becomes a plain ``<pre><code>`` with its language and its exact text: one line
+   per editor line, leading indentation kept (Monaco's no-break spaces turned back into spaces), line
+   numbers and gutters left out. A table cell's alignment (``align`` or ``text-align``) is kept.
 2. **Convert** with `markdownify <https://pypi.org/project/markdownify/>`_ (MIT, maintained, typed):
-   ATX headings, ``-`` bullets, ``**``/``*`` emphasis, pipe tables, fenced code with its language.
+   ATX headings, ``-`` bullets, ``**``/``*`` emphasis, pipe tables (with ``:---``/``---:``/``:---:``
+   alignment), fenced code with its language.
 
 Pure function of its input; no I/O.
 """
@@ -21,6 +28,7 @@ from __future__ import annotations
 import re
 
 from bs4 import BeautifulSoup, Comment, Tag
+from bs4.builder._htmlparser import HTMLParserTreeBuilder
 from markdownify import MarkdownConverter
 
 __all__ = ["html_to_markdown"]
@@ -33,7 +41,19 @@ _DROP = (
 #: Attributes that carry meaning for the conversion; every other one (class, style, data-*, aria-*,
 #: Vue's data-v-*, event handlers ...) goes.
 _KEEP_ATTRS = frozenset({"href", "src", "alt", "title", "colspan", "rowspan", "start"})
+#: Elements whose whitespace-only text is kept as it is (BeautifulSoup collapses it to one space
+#: elsewhere): an editor line's leading indentation is such a text node (``<div class="cm-line">    <span>``).
+#: Outside code, markdownify normalises whitespace itself.
+_KEEP_SPACES = frozenset({"pre", "textarea", "code", "div", "span", "td"})
 _LANG_ATTR = "data-md-lang"
+_ALIGN_ATTR = "data-md-align"
+_ALIGN_STYLE = re.compile(r"text-align\s*:\s*(left|right|center)", re.IGNORECASE)
+#: Class names of line-number and gutter elements inside code (hljs-ln, Prism, Shiki themes, editors).
+_LINE_NUMBER_CLASS = re.compile(
+    r"(^|[\s_-])(line-?numbers?(-rows)?|linenos?|linenumber|line-?num|ln-?num|ln|hljs-ln-n(umbers)?|gutter|"
+    r"gutters?|cm-gutters?|cm-lineNumbers|CodeMirror-gutter\S*|CodeMirror-linenumber)($|[\s_-])",
+    re.IGNORECASE,
+)
 _LANG_CLASS = re.compile(r"^(?:language|lang)-([A-Za-z0-9_+#.\-]+)$")
 _LANG_NAME = re.compile(r"^[A-Za-z0-9_+#.\-]{1,40}$")
 
@@ -51,6 +71,158 @@ def _language(el: Tag) -> str:
         if m:
             return m.group(1)
     return ""
+
+
+def _classes(el: Tag) -> str:
+    value = el.get("class")
+    return " ".join(value) if isinstance(value, list) else str(value or "")
+
+
+def _is_line_number(el: Tag) -> bool:
+    return bool(_LINE_NUMBER_CLASS.search(_classes(el))) or (el.has_attr("data-line-number") and not el.get_text())
+
+
+def _line_text(line: Tag) -> str:
+    """One editor line's text: its text nodes in order, line numbers left out, ``<br>`` as nothing (an
+    empty CodeMirror line is ``<div class="cm-line"><br></div>``), no-break spaces as spaces."""
+    parts: list[str] = []
+    for node in line.descendants:
+        if isinstance(node, Tag):
+            continue
+        if isinstance(node, Comment):
+            continue
+        parent = node.parent
+        skip = False
+        while isinstance(parent, Tag) and parent is not line:
+            if _is_line_number(parent) or parent.name in ("button", "svg"):
+                skip = True
+                break
+            parent = parent.parent
+        if not skip:
+            parts.append(str(node))
+    return "".join(parts).replace("\u00a0", " ").replace("\u200b", "").rstrip("\n")
+
+
+def _widget_language(el: Tag, *more: Tag | None) -> str:
+    """The language named on the widget's content element or its ancestors (a few levels)."""
+    for cand in (el, *more):
+        node: Tag | None = cand
+        for _ in range(6):
+            if not isinstance(node, Tag):
+                break
+            lang = _language(node) or _mode_id(node)
+            if lang:
+                return lang
+            node = node.parent
+    return ""
+
+
+def _mode_id(el: Tag) -> str:
+    value = el.get("data-mode-id")  # Monaco
+    return value.strip() if isinstance(value, str) and _LANG_NAME.match(value.strip()) else ""
+
+
+def _top(el: Tag) -> float:
+    m = re.search(r"top\s*:\s*(-?[\d.]+)px", str(el.get("style") or ""))
+    return float(m.group(1)) if m else 0.0
+
+
+def _code_widgets(soup: BeautifulSoup) -> list[tuple[Tag, list[str], str]]:
+    """Editor widgets found: (the element to replace, the code's lines, its language)."""
+    found: list[tuple[Tag, list[str], str]] = []
+    seen: set[int] = set()
+
+    def add(box: Tag, lines: list[str], lang: str) -> None:
+        if id(box) not in seen:
+            seen.add(id(box))
+            found.append((box, lines, lang))
+
+    for content in soup.select(".cm-content"):  # CodeMirror 6
+        box = content.find_parent(class_="cm-editor") or content
+        lines = [_line_text(ln) for ln in content.find_all(class_="cm-line", recursive=False)]
+        add(box, lines, _widget_language(content, box))
+    for code in soup.select(".CodeMirror-code"):  # CodeMirror 5
+        box = code.find_parent(class_="CodeMirror") or code
+        lines = [_line_text(ln) for ln in code.select("pre.CodeMirror-line")]
+        add(box, lines, _widget_language(box))
+    for view in soup.select(".view-lines"):  # Monaco: absolutely positioned lines, by their top
+        box = view.find_parent(class_="monaco-editor") or view
+        rows = sorted(view.find_all(class_="view-line", recursive=False), key=_top)
+        add(box, [_line_text(ln) for ln in rows], _widget_language(box))
+    for table in soup.select("table.hljs-ln"):  # highlight.js line numbers: one row per line
+        parent = table.find_parent("pre")
+        outer: Tag = parent if isinstance(parent, Tag) else table
+        cells = [td for td in table.find_all("td") if "hljs-ln-code" in _classes(td)]
+        code_el = table.find_parent("code")
+        inner = code_el if isinstance(code_el, Tag) else table
+        add(outer, [_line_text(td) for td in cells], _widget_language(inner, outer))
+    return found
+
+
+def _line_spans(pre: Tag) -> list[str] | None:
+    """A ``pre`` whose code is one element per line (Shiki/Prism ``span.line``, ``[data-line]``), or
+    None. Text between the line elements (the newlines) is ignored: each line element is one line."""
+    code = pre.find("code")
+    root = code if isinstance(code, Tag) else pre
+    lines = [el for el in root.find_all(True, recursive=False)
+             if "line" in _classes(el).split() or el.has_attr("data-line") or "code-line" in _classes(el)]
+    if not lines:
+        return None
+    return [_line_text(el) for el in lines]
+
+
+def _replace_code_widgets(soup: BeautifulSoup) -> None:
+    for box, lines, lang in _code_widgets(soup):
+        if box.decomposed:
+            continue
+        pre = soup.new_tag("pre")
+        code = soup.new_tag("code")
+        code.string = "\n".join(lines)
+        pre.append(code)
+        if lang:
+            pre["data-language"] = lang
+        box.replace_with(pre)
+        if lang:
+            _drop_language_label(pre, lang)
+    for pre in soup.find_all("pre"):
+        spans = _line_spans(pre)
+        if spans is not None:
+            first = pre.find("code")
+            lang = _language(pre) or _widget_language(first if isinstance(first, Tag) else pre)
+            fresh = soup.new_tag("code")
+            fresh.string = "\n".join(spans)
+            pre.clear()
+            pre.append(fresh)
+            if lang:
+                pre["data-language"] = lang
+        for el in pre.find_all(True):  # line numbers rendered as their own elements inside a pre
+            if not el.decomposed and _is_line_number(el):
+                el.decompose()
+
+
+def _drop_language_label(pre: Tag, lang: str) -> None:
+    """Open WebUI-style: the language label is a small element near the editor (a few levels up),
+    not inside it; its text must not become a paragraph of its own."""
+    node = pre.parent
+    for _ in range(3):
+        if not isinstance(node, Tag):
+            return
+        for el in node.find_all(("div", "span")):
+            if pre in el.parents or el is pre:
+                continue
+            if el.get_text(strip=True).lower() == lang.lower() and not el.find(("pre", "code")):
+                el.decompose()
+                return
+        node = node.parent
+
+
+def _mark_alignment(soup: BeautifulSoup) -> None:
+    for cell in soup.find_all(("th", "td")):
+        align = cell.get("align")
+        m = _ALIGN_STYLE.search(str(cell.get("style") or ""))
+        value = (align if isinstance(align, str) else "") or (m.group(1) if m else "")
+        if value.lower() in ("left", "right", "center"):
+            cell[_ALIGN_ATTR] = value.lower()
 
 
 def _clean_code_blocks(soup: BeautifulSoup) -> None:
@@ -75,6 +247,8 @@ def _clean_code_blocks(soup: BeautifulSoup) -> None:
 def _clean(soup: BeautifulSoup) -> None:
     for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
         comment.extract()
+    _replace_code_widgets(soup)  # before anything is dropped: gutters are aria-hidden, lines are divs
+    _mark_alignment(soup)
     for el in soup.find_all(_DROP):
         el.decompose()
     for el in soup.find_all(True):
@@ -83,7 +257,7 @@ def _clean(soup: BeautifulSoup) -> None:
             el.decompose()
     _clean_code_blocks(soup)
     for el in soup.find_all(True):
-        el.attrs = {k: v for k, v in el.attrs.items() if k in _KEEP_ATTRS or k == _LANG_ATTR}
+        el.attrs = {k: v for k, v in el.attrs.items() if k in _KEEP_ATTRS or k in (_LANG_ATTR, _ALIGN_ATTR)}
 
 
 def _code_language(el: Tag) -> str:
@@ -91,7 +265,36 @@ def _code_language(el: Tag) -> str:
     return value if isinstance(value, str) else ""
 
 
-_CONVERTER = MarkdownConverter(
+_RULE = {"left": ":---", "right": "---:", "center": ":---:"}
+
+
+class _Converter(MarkdownConverter):
+    """markdownify, with a table's column alignment kept in its header rule."""
+
+    def convert_tr(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        out: str = super().convert_tr(el, text, parent_tags)  # type: ignore[misc]
+        lines = out.split("\n")
+        if len(lines) < 2 or not re.fullmatch(r"\|( --- \|)+", lines[-2]):
+            return out
+        aligns: list[str] = []
+        for cell in el.find_all(("td", "th")):
+            span = cell.get("colspan")
+            n = max(1, min(1000, int(span))) if isinstance(span, str) and span.isdigit() else 1
+            value = cell.get(_ALIGN_ATTR)
+            aligns += [value if isinstance(value, str) else ""] * n
+        if not any(aligns):
+            nxt = el.find_next("tr")
+            if isinstance(nxt, Tag):
+                aligns = [str(c.get(_ALIGN_ATTR) or "") for c in nxt.find_all(("td", "th"))]
+        if not any(aligns):
+            return out
+        cols = lines[-2].count("---")
+        rule = [(_RULE.get(aligns[i], "---") if i < len(aligns) else "---") for i in range(cols)]
+        lines[-2] = "| " + " | ".join(rule) + " |"
+        return "\n".join(lines)
+
+
+_CONVERTER = _Converter(
     heading_style="ATX",
     bullets="-",
     strong_em_symbol="*",
@@ -104,7 +307,7 @@ _CONVERTER = MarkdownConverter(
 def html_to_markdown(html: str) -> str:
     """Markdown of an answer element's inner HTML (see the module docstring); stripped, with runs of
     blank lines collapsed to one."""
-    soup = BeautifulSoup(html, "html.parser")
+    soup = BeautifulSoup(html, builder=HTMLParserTreeBuilder(preserve_whitespace_tags=_KEEP_SPACES))
     _clean(soup)
     text: str = _CONVERTER.convert_soup(soup)
     text = re.sub(r"[ \t]+\n", "\n", text)  # trailing spaces (markdownify's hard breaks aside, none matter)

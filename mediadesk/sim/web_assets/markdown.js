@@ -25,8 +25,49 @@ window.simchatMarkdown = (() => {
     return out;
   }
 
+  const KEYWORDS = /\b(def|if|not|return|None|for|in|while|class|import)\b/g;
+  const highlight = (line) => esc(line).replace(KEYWORDS, '<span class="tok-kw">$1</span>');
+
+  // Open WebUI-shaped CodeMirror 6 editor: a language label and buttons beside it, a gutter, lines.
+  function codeMirror(label, lines) {
+    const gutter = lines.map((_, i) => '<div class="cm-gutterElement">' + (i + 1) + "</div>").join("");
+    const body = lines.map((l) => '<div class="cm-line">' + (l ? highlight(l) : "<br>") + "</div>").join("");
+    return '<div class="relative my-2 flex flex-col rounded-lg" dir="ltr">' +
+      '<div class="text-xs font-medium lang-label">' + esc(label) + "</div>" +
+      '<div class="sticky flex"><button class="copy-code-button">Copy</button>' +
+      '<button class="run-code-button">Run</button></div>' +
+      '<div class="language-' + esc(label) + '"><div class="cm-editor"><div class="cm-scroller">' +
+      '<div class="cm-gutters" aria-hidden="true"><div class="cm-gutter cm-lineNumbers">' + gutter + "</div></div>" +
+      '<div class="cm-content" contenteditable="false" role="textbox" data-language="' + esc(label) + '">' +
+      body + "</div></div></div></div></div>";
+  }
+
+  // Shiki-shaped: one span.line per line with its number as text.
+  function numberedLines(label, lines) {
+    const body = lines.map((l, i) => '<span class="line"><span class="line-number">' + (i + 1) + "</span>" +
+      highlight(l) + "</span>").join("\n");
+    return '<div class="code-block"><div class="code-header"><span>' + esc(label) + "</span>" +
+      '<button class="copy-code">Copy</button></div><pre class="shiki github-light" tabindex="0">' +
+      '<code data-language="' + esc(label) + '">' + body + "</code></pre></div>";
+  }
+
+  function table(rows) {
+    const cells = (row) => row.replace(/^\s*\|/, "").replace(/\|\s*$/, "").split("|").map((c) => c.trim());
+    const rule = cells(rows[1] || "");
+    const aligns = rule.map((r) => r.startsWith(":") && r.endsWith(":") ? "center"
+                                   : r.endsWith(":") ? "right" : r.startsWith(":") ? "left" : "");
+    const cell = (tag, text, i) => "<" + tag + (aligns[i] ? ' style="text-align: ' + aligns[i] + '"' : "") + ">" +
+      inline(text) + "</" + tag + ">";
+    const head = "<thead><tr>" + cells(rows[0]).map((c, i) => cell("th", c, i)).join("") + "</tr></thead>";
+    const body = rows.slice(2).map((r) => "<tr>" + cells(r).map((c, i) => cell("td", c, i)).join("") + "</tr>");
+    return "<table>" + head + "<tbody>" + body.join("") + "</tbody></table>";
+  }
+
   function codeBlock(lang, lines) {
     const label = lang || "text";
+    const widget = document.body.dataset.codeWidget;
+    if (widget === "codemirror") return codeMirror(label, lines);
+    if (widget === "lines") return numberedLines(label, lines);
     return '<pre class="overflow-visible!" data-v-4f1b2c><div class="contain-inline-size rounded-md">' +
       '<div class="flex items-center text-token-text-secondary px-4 py-2 text-xs">' + esc(label) +
       '<div class="flex gap-1 items-center"><button class="copy-code flex gap-1 items-center" aria-label="Copy">' +
@@ -57,6 +98,15 @@ window.simchatMarkdown = (() => {
         i += 1;
         while (i < lines.length && !/^```\s*$/.test(lines[i])) { code.push(lines[i]); i += 1; }
         html.push(codeBlock(fence[1], code));
+        continue;
+      }
+      if (/^\s*\|/.test(line)) {
+        flushPara(); flushList();
+        const rows = [];
+        while (i < lines.length && /^\s*\|/.test(lines[i])) { rows.push(lines[i]); i += 1; }
+        i -= 1;
+        if (rows.length >= 2) { html.push(table(rows)); continue; }
+        para.push(line);
         continue;
       }
       const item = line.match(/^[-*] (.*)$/);

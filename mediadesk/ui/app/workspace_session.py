@@ -218,6 +218,12 @@ class WorkspaceSession:
         stack.callback(lambda: _delete_later(bridge))
         stack.callback(bridge.detach)
         self._scheduler, self._bridge = scheduler, bridge
+        if self.config.remote.enabled:  # [remote] enabled: the HTTP API with this workspace (stopped first)
+            from mediadesk.remote import start_for_console
+
+            remote = await start_for_console(scheduler)
+            if remote is not None:
+                stack.push_async_callback(remote.stop)
 
     async def stop(self) -> None:
         """Stop the scheduler (running attempts go back to pending, attempt refunded), let go of the

@@ -4,7 +4,7 @@ Everything drawn comes from the task table (:class:`~mediadesk.store.metrics.Met
 restart loses nothing. Reads run in a worker thread (:meth:`TaskJobs.in_thread`) every 2 s while
 the tab is visible, one at a time; :class:`~mediadesk.viewmodel.series.SeriesCache` asks for the
 newest buckets only between full reads. The plots are pyqtgraph, chosen over Qt Charts with the
-measurements in ``bench gui`` (README, "Charts"): Qt Charts is deprecated since Qt 6.10 and needs
+measurements in ``bench gui`` (docs/benchmarks.md, "Charts"): Qt Charts is deprecated since Qt 6.10 and needs
 PySide6-Addons (~420 MB); at our per-minute buckets it draws faster (about 2x), but one refresh of
 this tab costs under 20 ms every 2 s; at per-second data pyqtgraph is ~7x faster (downsampling).
 

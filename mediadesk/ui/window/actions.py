@@ -64,7 +64,7 @@ class WindowActions(QObject):
         self.demo = self._action(self.tr("Load demo batch"), "actDemo", None, "submit",
                                  self.tr("Open the bundled demo batch in the staging dialog"))
         self.demo.setVisible(False)
-        # Ctrl+O is Submit batch (the README and the Batches tab say so): Open config takes Ctrl+Shift+O
+        # Ctrl+O is Submit batch (the operator guide and the Batches tab say so): Open config takes Ctrl+Shift+O
         self.open_config = self._action(self.tr("Open config…"), "actOpenConfig", "Ctrl+Shift+O", None,
                                         self.tr("Switch this console to another config and its workspace "
                                                 "(Ctrl+Shift+O)"))

@@ -25,6 +25,7 @@ from playwright.async_api import Playwright, async_playwright
 
 from mediadesk.providers.web import BrowserNotFoundError, find_browser, find_our_residue
 from mediadesk.providers.web._proctree import collect_tree, end_processes
+from tests.support import require
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +33,8 @@ def chromium_exe() -> Path:
     try:
         return find_browser(probe_version=False).path
     except BrowserNotFoundError as exc:
-        pytest.skip(f"no Chromium on this machine: {exc}")
+        require(False, f"no Chromium on this machine: {exc}")
+        raise  # (require does not return)
 
 
 @pytest.fixture

@@ -100,6 +100,12 @@ def test_shipped_example_and_test_sites_are_valid(tmp_path: Path) -> None:
         "instructions_mode",
         "stop",
         "page_load_timeout_s",
+        "dismiss",
+        "send_click",
+        "fallbacks",
+        "final_error_text",
+        "final_error_text_builtin",
+        "challenge_text",
     ):
         assert f"# {key} = " in text or f"\n{key} = " in text, key
     for site in ("site_a", "site_b"):
@@ -113,8 +119,36 @@ def test_unknown_key_is_named_with_a_suggestion(tmp_path: Path) -> None:
 
 
 def test_missing_required_key(tmp_path: Path) -> None:
-    p = write(tmp_path, "m.toml", MINIMAL.replace('busy = ".stop"\n', ""))
-    assert "missing required key 'busy'" in str(error_of(p))
+    p = write(tmp_path, "m.toml", 'login_url = "http://127.0.0.1:8002/login"\n')
+    assert "missing required key 'url'" in str(error_of(p))
+
+
+def test_url_alone_is_an_adapter_whose_parts_are_found_by_role(tmp_path: Path) -> None:
+    a = load_adapter(write(tmp_path, "bare.toml", 'url = "http://127.0.0.1:8002/chat"\n'))
+    assert (a.prompt, a.send, a.send_key, a.answer, a.busy, a.logged_in) == (None,) * 6
+    assert a.fallbacks is True and a.dismiss == ()
+
+
+def test_strict_adapter_needs_its_selectors(tmp_path: Path) -> None:
+    p = write(tmp_path, "strict.toml", 'url = "http://127.0.0.1:8002/chat"\nfallbacks = false\nprompt = "textarea"\n')
+    err = str(error_of(p))
+    assert "with fallbacks = false these keys are required" in err
+    assert "'logged_in'" in err and "'answer'" in err and "'busy'" in err and "'prompt'" not in err
+
+
+def test_selector_keys_take_lists(tmp_path: Path) -> None:
+    text = MINIMAL.replace('prompt = "textarea"', 'prompt = ["#composer textarea", "textarea"]')
+    a = load_adapter(write(tmp_path, "lists.toml", text + 'dismiss = ["dialog button.close", ".cookie .accept"]\n'))
+    assert a.prompt == ("#composer textarea", "textarea")
+    assert a.selectors("prompt") == ["#composer textarea", "textarea"]
+    assert a.selectors("busy") == [".stop"] and a.selectors("new_chat") == []
+    assert a.dismiss == ("dialog button.close", ".cookie .accept")
+    for bad, expected in (('prompt = []', "'prompt' must not be an empty list"),
+                          ('answer = ["ok", ""]', "answer[1] must be a non-empty string"),
+                          ('dismiss = 3', "'dismiss' must be a string or a list")):
+        base = MINIMAL.replace('prompt = "textarea"\n', "").replace('answer = ".assistant .content"\n', "")
+        p = write(tmp_path, "bad.toml", base + bad + "\n")
+        assert expected in str(error_of(p))
 
 
 @pytest.mark.parametrize(
@@ -141,9 +175,10 @@ def test_bad_values_name_the_key(tmp_path: Path, line: str, expected: str) -> No
 
 def test_send_and_send_key_are_exclusive(tmp_path: Path) -> None:
     both = write(tmp_path, "both.toml", MINIMAL + 'send_key = "Enter"\n')
-    assert "exactly one of 'send'" in str(error_of(both)) and "got both" in str(error_of(both))
-    neither = write(tmp_path, "neither.toml", MINIMAL.replace('send = "button.send"\n', ""))
-    assert "got neither" in str(error_of(neither))
+    assert "got both" in str(error_of(both))
+    assert "at most one of 'send'" in str(error_of(both))
+    neither = load_adapter(write(tmp_path, "neither.toml", MINIMAL.replace('send = "button.send"\n', "")))
+    assert neither.send is None and neither.send_key is None  # found by role on the page
 
 
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:

@@ -12,14 +12,20 @@ from mediadesk.config.model import AccountConfig, ProfileConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.scheduler import Scheduler
-from tests.cli.test_cli import db_states, mediadesk
-from tests.support import make_config
+from tests.cli.test_cli import db_states
+from tests.support import make_config, mediadesk_async
 
 
 class StillBackend:
     """A web account that never runs anything; its health is set by the test."""
 
     capacity = 1
+    #: Optional LaneBackend abilities this stand-in has not got.
+    attempt_deadline_s = None
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
 
     def __init__(self, health: str, error: str | None = None) -> None:
         self._health = (health, error)
@@ -79,7 +85,7 @@ async def test_run_names_each_account_why_and_what_to_do(tmp_path: Path) -> None
         )
         batch = tmp_path / "b.jsonl"
         batch.write_text(json.dumps({"id": "w1", "profile": "chat", "prompt": "hello"}) + "\n", encoding="utf-8")
-        rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), limit_s=120)
+        rc, out, err = await mediadesk_async("run", str(batch), "--config", str(cfg), limit_s=120)
         assert web.stats()["generations_started"] == 0
     assert rc == 1, (out, err)
     assert "no account can take the tasks of profile(s) chat" in err

@@ -30,6 +30,7 @@ from mediadesk.providers.web.errors import (
     SiteError,
 )
 from mediadesk.providers.web.finder import chromium_flags
+from mediadesk.sim import web_server as sim_mod
 
 PAGES = Path(__file__).parent / "pages"
 B_WORDS = "alpha beta gamma delta epsilon zeta eta theta."
@@ -255,10 +256,32 @@ async def test_invalid_selector_and_missing_prompt_are_adapter_mismatches(server
     await bad.prepare(page)
     with pytest.raises(AdapterMismatch, match=r"invalid CSS selector 'div\[\[\['"):
         await bad.run(page, "hi")
-    wrong = PageDriver(site(server, "site_a", prompt="#no-such-box", start_timeout_s=0.3))
+    wrong = PageDriver(site(server, "site_a", prompt="#no-such-box", start_timeout_s=0.3, fallbacks=False))
     with pytest.raises(AdapterMismatch, match="#no-such-box") as info:
         await wrong.prepare(page)
     assert not task_failure(info.value).retryable
+
+
+async def test_a_key_that_stopped_matching_falls_back_and_says_so(server: str, page: Page) -> None:
+    # The site renamed its prompt box and send button: the run goes on (found by role) and warns.
+    driver = PageDriver(site(server, "site_a", prompt=("#renamed-box",), send="button.renamed"))
+    await driver.prepare(page)
+    result = await driver.run(page, "still works")
+    assert result.answer == "Echo: still works | done."
+    assert await page.evaluate("window.received") == ["still works"]
+    assert any("'prompt' '#renamed-box' matches nothing" in w for w in result.warnings), result.warnings
+    assert any("'send' 'button.renamed' matches nothing" in w for w in result.warnings), result.warnings
+    # The answer key went stale too: once busy came and went with no match, the element that grew is read.
+    stale = PageDriver(site(server, "site_a", answer=".assistant .renamed-content"))
+    await stale.prepare(page)
+    late = await stale.run(page, "stale answer key")
+    assert late.answer == "Echo: stale answer key | done."
+    assert any("'answer' '.assistant .renamed-content' matches nothing" in w for w in late.warnings), late.warnings
+    # A list: the first selector that matches is used, silently.
+    listed = PageDriver(site(server, "site_a", prompt=("#renamed-box", "#box"), send=("button.renamed", "button.send")))
+    await listed.prepare(page)
+    again = await listed.run(page, "list")
+    assert again.answer == "Echo: list | done." and again.warnings == ()
 
 
 async def test_site_a_send_button_that_moves_after_input(server: str, page: Page) -> None:
@@ -277,6 +300,19 @@ async def test_site_a_send_that_does_nothing_fails_fast_as_send_failed(server: s
     with pytest.raises(SiteError, match=r"^send_failed: .*'button\.send'.*box shows 'dead button'") as info:
         await driver.run(page, "dead button")
     assert info.value.kind is ErrorKind.SITE_ERROR
+    assert await page.evaluate("window.received") == []
+
+
+async def test_an_escape_that_empties_the_box_is_not_taken_for_a_sent_prompt(
+    server: str, page: Page
+) -> None:
+    # A tips dialog over the send button once typing starts, and a box that clears on Escape: the
+    # Escape that closes the dialog empties the box; that must fail as not sent, never pass as "the
+    # prompt left the box" (and then wait start_timeout_s for an answer that cannot come).
+    driver = PageDriver(site(server, "site_a", "?overlay=1&escclears=1"))
+    await driver.prepare(page)
+    with pytest.raises(SiteError, match=r"^send_failed: the Escape key .*div\.survey.* cleared the prompt box"):
+        await driver.run(page, "typed, then wiped")
     assert await page.evaluate("window.received") == []
 
 
@@ -347,9 +383,7 @@ async def test_evidence_never_raises_on_a_closed_page(browser: Browser, tmp_path
 SIMCHAT = Path(__file__).resolve().parents[3] / "resources" / "sites" / "simchat.toml"
 
 
-@pytest.mark.skipif(not SIMCHAT.exists(), reason="resources/sites/simchat.toml not there yet")
 async def test_simulator_through_its_shipped_adapter(browser: Browser) -> None:
-    sim_mod = pytest.importorskip("mediadesk.sim.web_server")
     config = sim_mod.WebSimConfig(time_scale=0.01, fixed_run_s=30.0, answer_tokens=12)
     async with sim_mod.WebSimServer(config) as sim:
         # Only the URL changes (the sim runs on a free port); settle_ms is shrunk to keep it fast.

@@ -15,14 +15,19 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.backend import build_web_backend
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from tests.providers.web.xserver import xvfb
-from tests.support import make_config
+from tests.support import make_config, require
 
 pytestmark = [
     pytest.mark.browser,
     # On by default. It was opt-in because ~1 in 5 visible starts exited at once in long runs: the
     # fixture closed Xvfb's -displayfd pipe between its two writes and Xvfb died (xserver.py).
-    pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (./dev installs it)"),
+    pytest.mark.usefixtures("_needs_xvfb"),
 ]
+
+
+@pytest.fixture
+def _needs_xvfb() -> None:
+    require(shutil.which("Xvfb") is not None, "needs Xvfb (./dev installs it)")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from playwright.async_api import async_playwright
 from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.backend import build_web_backend
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
-from tests.providers.web.test_login_flow import pytestmark, xdisplay  # noqa: F401 - same marks, same X server
+from tests.providers.web.test_login_flow import _needs_xvfb, pytestmark, xdisplay  # noqa: F401 - same marks, same X server
 from tests.support import make_config
 
 

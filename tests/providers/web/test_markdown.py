@@ -153,3 +153,107 @@ async def test_markdown_answer_from_a_site_that_renders_markdown(workspace: Work
         assert sent[typed] == markdown_answer(typed)  # the site streamed exactly this Markdown
         assert tasks[tid].result == markdown_answer(typed)
         assert "Copy code" not in (tasks[tid].result or "")
+
+
+# --- code editor widgets and line-numbered code (issue: code stored as paragraphs, indentation lost) ---
+
+CODE = "def first(items):\n    if not items:\n        return None\n\n    return items[0]  # 完毕"
+
+# Open WebUI 0.12: a CodeMirror 6 editor, the language as a label beside it, Copy/Run buttons, a gutter.
+OPEN_WEBUI_CM6 = """
+<p>Here:</p>
+<div class="relative flex flex-col rounded-lg my-2" dir="ltr">
+  <div class="text-text-300 absolute pl-4 py-1.5 text-xs font-medium">python</div>
+  <div class="sticky top-8 flex items-center"><button class="copy-code-button">Copy</button>
+    <button class="run-code-button">Run</button></div>
+  <div class="language-python rounded-t-lg"><div class="cm-editor ͼ1 ͼ2 ͼ4"><div class="cm-announced"
+  aria-live="polite"></div><div tabindex="-1" class="cm-scroller"><div class="cm-gutters" aria-hidden="true">
+  <div class="cm-gutter cm-lineNumbers"><div class="cm-gutterElement">1</div><div class="cm-gutterElement">2</div>
+  </div></div><div spellcheck="false" autocorrect="off" translate="no" contenteditable="false"
+  class="cm-content" role="textbox" aria-multiline="true" data-language="python"><div class="cm-line"><span
+  class="ͼb">def</span> <span class="ͼg">first</span>(items):</div><div class="cm-line">    <span
+  class="ͼb">if</span> <span class="ͼb">not</span> items:</div><div class="cm-line">        <span
+  class="ͼb">return</span> <span class="ͼd">None</span></div><div class="cm-line"><br></div><div
+  class="cm-line">    <span class="ͼb">return</span> items[<span class="ͼd">0</span>]  <span
+  class="ͼm"># 完毕</span></div></div><div class="cm-layer cm-cursorLayer" aria-hidden="true"></div></div></div></div>
+</div>
+<p>Done.</p>
+"""
+
+# Monaco: a margin with line numbers, absolutely positioned lines (not in order), no-break spaces.
+MONACO = """
+<div class="monaco-editor no-user-select vs" data-mode-id="python" role="code"><div class="overflow-guard">
+<div class="margin" role="presentation"><div class="margin-view-overlays"><div class="line-numbers">1</div>
+<div class="line-numbers">2</div></div></div><div class="monaco-scrollable-element editor-scrollable vs">
+<div class="lines-content monaco-editor-background"><div class="view-lines monaco-mouse-cursor-text">
+<div style="top:19px;height:19px;" class="view-line"><span><span class="mtk1">&nbsp;&nbsp;&nbsp;&nbsp;</span><span
+class="mtk6">if</span><span class="mtk1">&nbsp;</span><span class="mtk6">not</span><span
+class="mtk1">&nbsp;items:</span></span></div>
+<div style="top:0px;height:19px;" class="view-line"><span><span class="mtk6">def</span><span
+class="mtk1">&nbsp;first(items):</span></span></div>
+<div style="top:38px;height:19px;" class="view-line"><span><span
+class="mtk1">&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</span><span
+class="mtk6">return</span><span class="mtk1">&nbsp;None</span></span></div>
+<div style="top:57px;height:19px;" class="view-line"><span><span></span></span></div>
+<div style="top:76px;height:19px;" class="view-line"><span><span
+class="mtk1">&nbsp;&nbsp;&nbsp;&nbsp;return&nbsp;items[0]&nbsp;&nbsp;#&nbsp;完毕</span></span></div>
+</div></div></div></div></div>
+"""
+
+# highlight.js with the line-numbers plugin: a table, numbers in their own cells.
+HLJS_LN = """
+<pre><code class="hljs language-python"><table class="hljs-ln"><tbody>
+<tr><td class="hljs-ln-line hljs-ln-numbers" data-line-number="1"><div class="hljs-ln-n"
+data-line-number="1"></div></td>
+<td class="hljs-ln-line hljs-ln-code" data-line-number="1"><span class="hljs-keyword">def</span> first(items):</td></tr>
+<tr><td class="hljs-ln-line hljs-ln-numbers"><div class="hljs-ln-n" data-line-number="2"></div></td>
+<td class="hljs-ln-line hljs-ln-code">    <span class="hljs-keyword">if</span> not items:</td></tr>
+<tr><td class="hljs-ln-line hljs-ln-numbers"><div class="hljs-ln-n" data-line-number="3"></div></td>
+<td class="hljs-ln-line hljs-ln-code">        <span class="hljs-keyword">return</span> None</td></tr>
+<tr><td class="hljs-ln-line hljs-ln-numbers"><div class="hljs-ln-n" data-line-number="4"></div></td>
+<td class="hljs-ln-line hljs-ln-code"></td></tr>
+<tr><td class="hljs-ln-line hljs-ln-numbers"><div class="hljs-ln-n" data-line-number="5"></div></td>
+<td class="hljs-ln-line hljs-ln-code">    <span class="hljs-keyword">return</span> items[0]  # 完毕</td></tr>
+</tbody></table></code></pre>
+"""
+
+# Shiki: one span.line per line, the number as visible text in its own span.
+SHIKI_NUMBERED = (
+    '<pre class="shiki github-dark" tabindex="0"><code data-language="python">'
+    '<span class="line"><span class="line-number">1</span><span style="color:#F97583">def</span> first(items):</span>\n'
+    '<span class="line"><span class="line-number">2</span>    <span style="color:#F97583">if</span> not items:</span>\n'
+    '<span class="line"><span class="line-number">3</span>        return None</span>\n'
+    '<span class="line"><span class="line-number">4</span></span>\n'
+    '<span class="line"><span class="line-number">5</span>    return items[0]  # 完毕</span></code></pre>'
+)
+
+# Prism's line-numbers plugin: plain code plus an aria-hidden row of empty spans.
+PRISM = (
+    '<pre class="line-numbers language-python"><code class="language-python">'
+    '<span class="token keyword">def</span> first(items):\n    <span class="token keyword">if</span> not items:\n'
+    '        return None\n\n    return items[0]  # 完毕'
+    '<span aria-hidden="true" class="line-numbers-rows"><span></span><span></span><span></span><span></span>'
+    '<span></span></span></code></pre>'
+)
+
+
+@pytest.mark.parametrize("html", [OPEN_WEBUI_CM6, MONACO, HLJS_LN, SHIKI_NUMBERED, PRISM],
+                         ids=["codemirror6", "monaco", "hljs-line-numbers", "shiki-numbered", "prism-line-numbers"])
+def test_code_from_editor_widgets_is_one_fenced_block_with_exact_whitespace(html: str) -> None:
+    md = html_to_markdown(html)
+    assert f"```python\n{CODE}\n```" in md, md
+    assert "Copy" not in md and "Run" not in md and "\n1\n" not in md
+
+
+def test_open_webui_code_block_keeps_its_neighbours_and_drops_the_label() -> None:
+    md = html_to_markdown(OPEN_WEBUI_CM6)
+    assert md == f"Here:\n\n```python\n{CODE}\n```\n\nDone."
+
+
+def test_table_column_alignment_is_kept() -> None:
+    html = """<table><thead><tr><th>Name</th><th style="text-align: right">Count</th>
+    <th align="center">State</th></tr></thead><tbody><tr><td>a</td><td style="text-align: right">12</td>
+    <td align="center">ok</td></tr></tbody></table>"""
+    assert html_to_markdown(html) == "| Name | Count | State |\n| --- | ---: | :---: |\n| a | 12 | ok |"
+    left = "<table><tr><th align='left'>L</th></tr><tr><td align='left'>x</td></tr></table>"
+    assert html_to_markdown(left) == "| L |\n| :--- |\n| x |"

@@ -28,6 +28,8 @@ KINDS: dict[type[errors.WebLaneError], ErrorKind] = {
     errors.PageGone: ErrorKind.BROWSER_CRASH,
     errors.AdapterMismatch: ErrorKind.CONFIG,
     errors.BadPrompt: ErrorKind.BAD_REQUEST,
+    errors.SiteDown: ErrorKind.CONNECTION,
+    errors.FinalSiteError: ErrorKind.BAD_REQUEST,
 }
 
 
@@ -64,8 +66,10 @@ def test_every_error_of_the_package_is_a_web_lane_error() -> None:
     public = [getattr(errors, name) for name in errors.__all__ if isinstance(getattr(errors, name), type)]
     assert public and all(issubclass(c, errors.WebLaneError) for c in public)
     concrete = {c for c in public if c is not errors.WebLaneError and c is not errors.LockHeldError}
-    # (these take their own arguments; each has its own test: SiteBusy in test_busy_text.py)
-    special = {errors.ProfileInUseError, errors.AccountLockedError, errors.SiteBusy}
+    # (these take their own arguments or are not charged; each has its own test: SiteBusy in
+    # test_busy_text.py, UsageLimit and ChallengeShown in test_web_capacity_signals.py)
+    special = {errors.ProfileInUseError, errors.AccountLockedError, errors.SiteBusy, errors.UsageLimit,
+               errors.ChallengeShown}
     assert concrete - special == set(KINDS)
 
 

@@ -11,10 +11,9 @@ import termios
 import threading
 from pathlib import Path
 
-import pytest
-
 from tests.providers.web.conftest import wait_for
 from tests.providers.web.xserver import read_display_number, xvfb
+from tests.support import require
 
 
 def _unread(fd: int) -> int:
@@ -39,8 +38,8 @@ def test_display_number_is_read_up_to_the_newline_xvfb_writes_after_it() -> None
     assert got == ["42"]
 
 
-@pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (./dev installs it)")
 def test_private_xvfb_serves_clients_and_stops(tmp_path: Path) -> None:
+    require(shutil.which("Xvfb") is not None, "needs Xvfb (./dev installs it)")
     with xvfb(tmp_path / "xvfb.log") as display:
         assert display.startswith(":")
         sock = Path(f"/tmp/.X11-unix/X{display[1:]}")

@@ -1,8 +1,8 @@
 // run(), step 1: install the watcher (window.__mediadeskWatch; baseline taken now, before
 // anything is sent), focus the prompt box and select its content so the inserted text
 // replaces any draft, insert the text and wait until it can be sent.
-  for (const s of [cfg.answer, cfg.busy, cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.send,
-                   cfg.error, cfg.stop, cfg.refused]) all(s);
+  checkSelectors(cfg.answer, cfg.busy, cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.send,
+                 cfg.error, cfg.stop, cfg.refused, cfg.dismiss);
   const KEY = '__mediadeskWatch';
   if (window[KEY]) window[KEY].dispose();
   const now = () => performance.now();
@@ -16,35 +16,109 @@
     return m;
   };
   const errorTexts = () => textsOf(cfg.error);
-  const findPrompt = () => {
-    const c = all(cfg.prompt); const el = c.find(visible) || c[0];
-    if (!el) return null;
-    if (el.matches('textarea, input')) return {el, kind: 'value'};
-    if (el.isContentEditable) return {el, kind: 'editable'};
-    const inner = el.querySelector('textarea, input, [contenteditable]:not([contenteditable=false])');
-    if (inner) return {el: inner, kind: inner.matches('textarea, input') ? 'value' : 'editable'};
-    return {el, kind: 'other'};
-  };
   const promptText = (p) => p.kind === 'value' ? p.el.value : p.el.innerText;
   const norm = (s) => s.replace(/\r\n?/g, '\n');
   const loose = (s) => s.replace(/[\s\u00a0\u200b\ufeff]+/g, '');
   const sameText = (p, text) => p.kind === 'value' ? norm(promptText(p)) === norm(text)
                                                    : loose(promptText(p)) === loose(text);
-  const loginLost = () => !document.querySelector(cfg.loggedIn)
-                          || (!!cfg.loggedOut && anyVisible(cfg.loggedOut));
+  const loginLost = () => !isLoggedIn();
   const TERMINAL = new Set(['done', 'error', 'logged_out', 'no_start', 'disposed']);
   const w = {
     state: 'idle', version: 0, sentAt: 0, lastBusyAt: 0, lossAt: 0, busy: false,
-    baseCount: all(cfg.answer).length, baseErrors: errorTexts(),
+    baseCounts: sels(cfg.answer).map((s) => qsa(s).length), baseErrors: errorTexts(),
     baseRefused: textsOf(cfg.refused), refused: false,
     text: null, firstAt: null, lastChange: null, doneAt: null, error: null, errorAt: null,
     waiters: [], timer: 0, unwatch: null,
+    // The site's own answer stream, as the driver sees it on the network (stream_watch.py):
+    // 'none' (not seen: the DOM rule decides), 'open' (never done meanwhile), 'ended'.
+    stream: 'none', streamAt: null, rule: null, held: false,
+    sentText: cfg.text, added: new Set(), addedObs: null, userTurn: null,
+    via: {}, probe: null, answerFallback: false,
+  };
+  // Role-based answer: remember every element added or changed from now on (the answer is the
+  // one that grew after sending). Only when the answer key may need it.
+  if (cfg.fallbacks) {
+    // Elements only, added once armed (a ticking clock that rewrites its text is not "new").
+    w.addedObs = new MutationObserver((recs) => {
+      if (w.state !== 'armed') return;
+      for (const r of recs) {
+        if (w.added.size > 20000) return;
+        r.addedNodes.forEach((n) => { if (n.nodeType === 1) w.added.add(n); });
+      }
+    });
+    w.addedObs.observe(document.documentElement, {subtree: true, childList: true});
+  }
+  const looseSent = () => loose(w.sentText || '');
+  // The user's own new turn: the outermost new element whose text is the prompt.
+  const findUserTurn = () => {
+    if (w.userTurn && w.userTurn.isConnected) return w.userTurn;
+    const want = looseSent();
+    if (!want) return null;
+    const p = findPrompt();
+    for (const n of w.added) {
+      if (!n.isConnected || (p && (p.el === n || p.el.contains(n) || n.contains(p.el)))) continue;
+      if (loose(n.innerText || '') !== want) continue;
+      let t = n;
+      while (t.parentElement && w.added.has(t.parentElement) && loose(t.parentElement.innerText || '') === want) {
+        t = t.parentElement;
+      }
+      w.userTurn = t;
+      return t;
+    }
+    return null;
+  };
+  // The element that grew after sending: new, visible, with text, outside the prompt box and the
+  // user's turn, not a control; the outermost such, the last one in document order.
+  const grown = () => {
+    const p = findPrompt();
+    const box = p ? (p.el.closest('form') || p.el) : null;
+    const user = findUserTurn();
+    const bad = (t) => !t.isConnected || (box && (box === t || box.contains(t) || t.contains(box)))
+                       || (user && (user === t || user.contains(t)))
+                       || !!t.closest(BUTTONS) || t.closest('[aria-hidden="true"]');
+    const cands = [];
+    const consider = (t) => {
+      if (user && t.contains(user)) {  // a container re-rendered with the user's turn in it
+        for (const ch of t.children) if (ch !== user) consider(ch);
+        return;
+      }
+      if (!bad(t) && visible(t) && (t.innerText || '').trim()) cands.push(t);
+    };
+    for (const n of w.added) {
+      if (bad(n)) continue;
+      let t = n;
+      while (t.parentElement && w.added.has(t.parentElement) && !(box && t.parentElement.contains(box))
+             && !(user && t.parentElement.contains(user))) t = t.parentElement;
+      consider(t);
+    }
+    let best = null;
+    for (const t of cands) {
+      if (!best || (best.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING && !best.contains(t))) best = t;
+      else if (t.contains(best)) best = t;
+    }
+    // Wrappers that hold nothing but one element are skipped down to that element.
+    while (best && best.children.length === 1
+           && loose(best.children[0].innerText || '') === loose(best.innerText || '')) best = best.children[0];
+    return best;
+  };
+  // This run's answer: the last match of the first answer selector with more matches than before
+  // sending; else (fallbacks) the element that grew.
+  const answerEl = () => {
+    const list = sels(cfg.answer);
+    for (let i = 0; i < list.length; i++) {
+      const m = qsa(list[i]);
+      if (m.length > w.baseCounts[i]) return {el: m[m.length - 1], via: 'selector'};
+    }
+    if (!cfg.fallbacks || (list.length && !w.answerFallback)) return null;
+    const el = grown();
+    return el ? {el, via: 'role'} : null;
   };
   const rel = (t) => t === null ? null : t - w.sentAt;
   const snap = () => ({
     state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
     busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error, refused: w.refused,
-    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt),
+    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held,
+    via: w.via,
   });
   // Waiters are {res, progress}: progress waiters wake on every answer change, the others
   // (a caller without on_progress) only on a final state, saving a round trip per change.
@@ -57,6 +131,8 @@
     if (TERMINAL.has(w.state)) return;
     w.state = state; w.doneAt = now();
     if (w.unwatch) w.unwatch();
+    if (w.addedObs) w.addedObs.disconnect();
+    if (w.probeOff) w.probeOff();
     clearTimeout(w.timer);
     flush(true);
   };
@@ -95,29 +171,57 @@
       if (left <= 0) return finish('error');
       return wakeIn(Math.min(wake, left));
     }
-    const busy = anyVisible(cfg.busy);
-    if (busy) w.lastBusyAt = t;
+    const busy = busyNow();
+    const streaming = w.stream === 'open';
+    if (busy || streaming) w.lastBusyAt = t;
     w.busy = busy;
-    const list = all(cfg.answer);
-    const txt = list.length > w.baseCount ? read(list[list.length - 1]) : null;
+    const ans = answerEl();
+    if (ans) w.via.answer = ans.via;
+    const txt = ans ? read(ans.el) : null;
     if (txt !== w.text) {
       if (w.firstAt === null && txt !== null) w.firstAt = t;
       w.text = txt; w.lastChange = t; w.version++; flush(false);
     }
     if (w.text === null || w.text.trim() === '') {
-      if (!busy) {
+      if (!busy && !streaming) {
         const left = cfg.startTimeoutMs - (t - Math.max(w.sentAt, w.lastBusyAt));
+        // A set `answer` key gives way to the element that grew only when the run would otherwise
+        // end without an answer: busy came and went, or the start timeout ran out. A healthy
+        // adapter never reads a stray new element as its answer.
+        if ((left <= 0 || w.lastBusyAt > 0) && !w.answerFallback && cfg.fallbacks && sels(cfg.answer).length
+            && grown()) {
+          w.answerFallback = true;
+          return wakeIn(0);
+        }
         if (left <= 0) return finish('no_start');
         wake = Math.min(wake, left);
       }
+    } else if (!busy && streaming) {
+      // A stream the site keeps open across answers (a push channel opened by the first send) would
+      // hold every run until max_run_s: after streamHoldMs with no busy and no change, the page decides.
+      const left = cfg.streamHoldMs - (t - w.lastChange);
+      if (left <= 0 && !w.lossAt) { w.rule = 'dom'; w.held = true; return finish('done'); }
+      if (left > 0) wake = Math.min(wake, left);
     } else if (!busy) {
-      const left = cfg.settleMs - (t - w.lastChange);
-      if (left <= 0 && !w.lossAt) return finish('done');  // never "done" while logged out
+      // Once the stream ended, a short window catches the last DOM update (the network end can
+      // precede it); without a stream, the answer must be still for the adapter's settle_ms.
+      const ended = w.stream === 'ended';
+      const left = ended ? cfg.streamSettleMs - (t - Math.max(w.lastChange, w.streamAt))
+                         : cfg.settleMs - (t - w.lastChange);
+      if (left <= 0 && !w.lossAt) {  // never "done" while logged out
+        w.rule = ended ? 'stream' : 'dom';
+        return finish('done');
+      }
       if (left > 0) wake = Math.min(wake, left);
     }
     wakeIn(wake);
   }
   w.dispose = () => finish('disposed');
+  w.setStream = (state) => {
+    if (TERMINAL.has(w.state)) return;
+    w.stream = state; w.streamAt = now();
+    if (w.state === 'armed') check();
+  };
   w.next = (v, progress) => new Promise((res) => {
     if (TERMINAL.has(w.state) || (progress && w.version !== v)) res(snap());
     else w.waiters.push({res, progress});
@@ -125,31 +229,43 @@
   // Step 2 (also called alone by the fallbacks):
   // Wait until the text is in the box and the send button can be clicked, then arm. A text
   // mismatch gets a short grace (a framework may re-render the box); the button a longer one.
+  // No send button at all (no `send` key matching, none found by role): Enter, after a short grace.
   w.readyToSend = (text) => new Promise((resolve) => {
     const t0 = now();
     let stop = null, timers = [], finished = false;
     const attempt = (final) => {
       if (finished) return true;
       const p = findPrompt();
-      let why = '', target = null;
+      let why = '', target = null, by = null, enter = false;
+      const via = {};
+      if (p) via.prompt = p.fellBack ? 'fallback' : p.via;
       if (!p) why = 'no_prompt';
       else if (!sameText(p, text)) why = 'text';
-      else if (cfg.send) {
-        const b = all(cfg.send).find(visible);
-        if (!b) why = 'no_send';
-        else if (b.disabled || b.getAttribute('aria-disabled') === 'true') why = 'disabled';
-        else if (!(target = hitTarget(b))) why = 'covered';
-      } else if (document.activeElement !== p.el && !p.el.contains(document.activeElement)) {
+      else if (!cfg.sendKey) {
+        const b = findSend(p);
+        if (b) via.send = b.fellBack ? 'fallback' : b.via;
+        if (!b) {
+          if (cfg.fallbacks && now() - t0 >= cfg.textGraceMs) enter = true;
+          else why = 'no_send';
+        } else if (disabled(b.el)) why = 'disabled';
+        else {
+          const t = aim(b.el);
+          if (t.by !== undefined) { why = 'covered'; by = t.by; } else target = {x: t.x, y: t.y};
+        }
+      }
+      if (p && (cfg.sendKey || enter) && document.activeElement !== p.el && !p.el.contains(document.activeElement)) {
         p.el.focus();
       }
       const settled = !why || why === 'covered';
-      const budget = why === 'text' || why === 'no_prompt' ? cfg.textGraceMs : cfg.sendReadyMs;
+      const budget = why === 'text' || why === 'no_prompt' ? cfg.textGraceMs
+                     : (why === 'no_send' && cfg.fallbacks ? cfg.textGraceMs : cfg.sendReadyMs);
       if (!settled && !final && now() - t0 < budget) return false;
+      if (why === 'no_send' && cfg.fallbacks && p) { why = ''; enter = true; }
       finished = true;
       if (stop) stop();
       timers.forEach(clearTimeout);
-      if (settled) { w.state = 'armed'; w.sentAt = now(); w.unwatch = watchDom(check); }
-      resolve({why, target, seen: p ? promptText(p).slice(0, 120) : null});
+      if (!why || why === 'covered') { w.state = 'armed'; w.sentAt = now(); w.unwatch = watchDom(check); }
+      resolve({why, target, by, enter, via, seen: p ? promptText(p).slice(0, 120) : null});
       return true;
     };
     if (attempt(false)) return;
@@ -157,25 +273,86 @@
     timers = [setTimeout(() => attempt(false), cfg.textGraceMs + 1),
               setTimeout(() => attempt(true), cfg.sendReadyMs)];
   });
-  // After the send click: resolve once the prompt left the box, busy shows, an answer started or
-  // the watcher saw an error/logout; {ok: false, ...} with what the box shows after timeoutMs.
-  w.confirmSent = (text, timeoutMs) => new Promise((resolve) => {
+  // The send click, resolved and checked at click time in one round trip: the button (by key or
+  // role), visible, enabled, and the element at its centre is the button itself (not an overlay).
+  // Arms a one-shot probe that records where the next press lands, so the driver knows
+  // whether its click reached the button. {why: '' | 'no_send' | 'disabled' | 'covered', x, y, by}.
+  w.aimSend = () => {
+    const s = findSend(findPrompt());
+    if (!s) return {why: 'no_send'};
+    if (disabled(s.el)) return {why: 'disabled', by: describe(s.el)};
+    const t = aim(s.el);
+    if (t.by !== undefined) return {why: 'covered', x: t.x, y: t.y, by: t.by};
+    if (w.probeOff) w.probeOff();
+    const b = s.el, probe = {landed: null, target: null};
+    const on = (e) => {
+      probe.landed = e.target === b || b.contains(e.target);
+      if (!probe.landed) probe.target = describe(e.target);
+      w.probeOff();
+    };
+    // pointerdown, captured at the window: it fires before any of the site's own handlers, so its
+    // target is the hit test of the press itself (a miss means the button never got the press).
+    w.probeOff = () => { window.removeEventListener('pointerdown', on, true); w.probeOff = null; };
+    window.addEventListener('pointerdown', on, true);
+    w.probe = probe;
+    return {why: '', x: t.x, y: t.y, via: s.fellBack ? 'fallback' : s.via};
+  };
+  // Wait (event driven) until `what` ('send' | 'prompt') is no longer covered, up to timeoutMs;
+  // resolves {covered: false} or {covered: true, by}.
+  w.waitUncovered = (what, timeoutMs) => new Promise((resolve) => {
     let stop = null, tm = 0;
     const attempt = (final) => {
       const p = findPrompt();
-      const left = !p || !sameText(p, text);
-      const started = anyVisible(cfg.busy) || all(cfg.answer).length > w.baseCount
-                      || w.errorAt !== null || TERMINAL.has(w.state);
-      if (!left && !started && !final) return false;
+      const el = what === 'prompt' ? (p && p.el) : (findSend(p) || {}).el;
+      const t = el ? aim(el) : {};
+      const covered = t.by !== undefined;
+      if (covered && !final) return false;
       if (stop) stop();
       clearTimeout(tm);
-      resolve({ok: left || started, seen: p ? promptText(p).slice(0, 120) : null});
+      resolve({covered, by: covered ? t.by : null});
       return true;
     };
     if (attempt(false)) return;
     stop = watchDom(() => attempt(false));
     tm = setTimeout(() => attempt(true), timeoutMs);
   });
+  w.dismiss = () => dismissOverlays();
+  w.holds = (text) => { const p = findPrompt(); return !!p && sameText(p, text); };
+  // "Did it leave?" After the send input: resolve once the prompt left the box, busy shows, the
+  // user's new turn or an answer appeared, or the watcher saw an error/logout; {ok: false, ...} with
+  // what the box shows after timeoutMs -- at once when the probe saw the click land elsewhere.
+  w.confirmSent = (text, timeoutMs) => new Promise((resolve) => {
+    let stop = null, tm = 0;
+    const attempt = (final) => {
+      const p = findPrompt();
+      let how = '';
+      if (!p || !sameText(p, text)) how = 'the prompt left the box';
+      else if (busyNow()) how = 'busy shows';
+      else if (answerEl()) how = 'an answer started';
+      else if (findUserTurn()) how = 'a new user turn shows';
+      else if (w.errorAt !== null || TERMINAL.has(w.state)) how = 'the page reacted (' + w.state + ')';
+      const missed = !!w.probe && w.probe.landed === false;
+      if (!how && !final && !missed) return false;
+      if (stop) stop();
+      clearTimeout(tm);
+      const probe = w.probe || {};
+      resolve({ok: !!how, how, landed: probe.landed === undefined ? null : probe.landed,
+               missed: probe.target || null, seen: p ? promptText(p).slice(0, 120) : null});
+      return true;
+    };
+    if (attempt(false)) return;
+    stop = watchDom(() => attempt(false));
+    tm = setTimeout(() => attempt(true), timeoutMs);
+  });
+  // Mark the prompt box / send button found (by key or role) for Playwright's own locators.
+  w.mark = (what) => {
+    const p = findPrompt();
+    const el = what === 'prompt' ? (p && p.el) : (findSend(p) || {}).el;
+    document.querySelectorAll('[data-mediadesk="' + what + '"]').forEach((e) => e.removeAttribute('data-mediadesk'));
+    if (!el) return false;
+    el.setAttribute('data-mediadesk', what);
+    return true;
+  };
   // Focus the box and select its content, so inserted text replaces any draft.
   w.selectPrompt = () => {
     const p = findPrompt();
@@ -189,12 +366,28 @@
     return p.kind;
   };
   window[KEY] = w;
+  // Overlays first: click away what `dismiss` names; a prompt box still covered is reported
+  // before anything is typed (the driver tries Escape once, then types anyway).
+  const dismissed = dismissOverlays();
   const kind = w.selectPrompt(), loggedIn = !loginLost();
-  if (!loggedIn || !kind || kind === 'other') return {loggedIn, prompt: kind, ready: null};
+  if (!loggedIn || !kind || kind === 'other') return {loggedIn, prompt: kind, ready: null, dismissed};
+  if (cfg.checkCover) {
+    // Covered = something outside the composer is over the box's centre (a placeholder layered over
+    // an editor inside the same composer does not count).
+    const el = findPrompt().el, t = aim(el), scope = el.closest('form') || el.parentElement;
+    if (t.by !== undefined && !(scope && t.hit && scope.contains(t.hit))) {
+      return {loggedIn, prompt: kind, ready: null, dismissed, covered: t.by};
+    }
+  }
   // Fast path, one round trip: insert as the browser's own editing command (trusted input
   // events, newlines inserted as text, not as Enter key presses). Python falls back to CDP
   // insertText and then Playwright's fill when the box does not end up holding the text.
   let inserted = false;
   try { inserted = document.execCommand('insertText', false, cfg.text); } catch (e) { inserted = false; }
-  if (!inserted) return {loggedIn, prompt: kind, ready: null};
-  return w.readyToSend(cfg.text).then((ready) => ({loggedIn, prompt: kind, ready}));
+  if (!inserted) return {loggedIn, prompt: kind, ready: null, dismissed};
+  // Ready: aim the send click now, in the same round trip. A `then` callback runs after the
+  // microtasks the input queued (a box that grows on input has grown by then).
+  return w.readyToSend(cfg.text).then((ready) => ({
+    loggedIn, prompt: kind, ready, dismissed,
+    aim: ready.why === '' && !ready.enter && !cfg.sendKey ? w.aimSend() : null,
+  }));

@@ -2,7 +2,7 @@
 // it cannot be hit-tested). Returns null when nothing stoppable is visible.
   const w = window.__mediadeskWatch;
   if (w) w.dispose();
-  const el = all(cfg.stop).find(visible);
+  const el = findStop();
   if (!el) return null;
   const t = hitTarget(el);
   if (!t) { el.click(); return {js: true}; }

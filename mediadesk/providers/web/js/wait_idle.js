@@ -3,7 +3,7 @@
   return new Promise((resolve) => {
     let stop = null, tm = 0;
     const attempt = (final) => {
-      const idle = !anyVisible(cfg.busy);
+      const idle = !busyNow();
       if (!idle && !final) return false;
       if (stop) stop();
       clearTimeout(tm);

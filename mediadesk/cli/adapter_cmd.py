@@ -1,0 +1,125 @@
+"""``mediadesk adapter check SITE [--account A]``: does a site adapter still fit its site?
+``mediadesk adapter new URL --account A``: teach mode, an adapter written from the operator's clicks.
+
+Prints one line per adapter key (found / missing / ambiguous / covered / invalid / not shown), the
+screenshots with each element found outlined, the test prompt's answer and which completion rule
+decided. Exit code 0 when every key fits and the test prompt was answered, 1 otherwise, 2 for a
+usage error. Whatever came from the page is printed with its control characters escaped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any, TextIO
+
+from mediadesk.config.model import ConfigError, load_config
+from mediadesk.config.workspace import Workspace
+from mediadesk.scheduler.adapter_check import AdapterCheckError, check_adapter, teach_adapter
+
+__all__ = ["add_parser", "clean", "render", "run"]
+
+_ANSWER_LINES = 12
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``adapter`` (with ``check``) to the CLI's subcommands."""
+    a = sub.add_parser("adapter", help="check a site adapter against its site")
+    asub = a.add_subparsers(dest="adapter_cmd", metavar="ACTION", required=True)
+    c = asub.add_parser("check", help="open the site on an account's profile, report each key, send one test prompt")
+    c.add_argument("site", help="site adapter name (or a .toml file)")
+    c.add_argument("--account", help="whose browser profile (login) to use (default: the first account on the site)")
+    c.add_argument("--config", type=Path, required=True)
+    c.add_argument("--data-dir", type=Path)
+    c.add_argument("--prompt", help="the test prompt (default: a one-sentence request)")
+    c.add_argument("--no-prompt", action="store_true", help="only look at the page; send nothing")
+    c.add_argument("--out", type=Path, help="folder for the screenshots (default: <data dir>/evidence/adapter-check)")
+    n = asub.add_parser("new", help="teach mode: click the message box, send button and answer in a visible "
+                        "browser; writes an adapter TOML and checks it")
+    n.add_argument("url", help="the chat page")
+    n.add_argument("--account", required=True, help="whose browser profile (login) to use")
+    n.add_argument("--config", type=Path, required=True)
+    n.add_argument("--data-dir", type=Path)
+    n.add_argument("--name", help="adapter name (default: from the host name)")
+    n.add_argument("--out", type=Path, help="the TOML to write (default: <sites dir>/<name>.toml)")
+    n.add_argument("--force", action="store_true", help="replace an existing file")
+
+
+def clean(text: str) -> str:
+    """``text`` safe for a terminal: control and format characters (escape sequences, bidi overrides,
+    zero-width marks) shown as ``\\xNN`` / ``\\uNNNN``."""
+    out = []
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def render(result: Any, out: TextIO) -> None:
+    who = f" on account {result.account}" if result.account else ""
+    print(f"adapter check: {clean(result.site)}{who} ({clean(result.url)})", file=out)
+    rows = [("key", "status", "selector", "detail")]
+    rows += [(k.key, k.status, clean(k.selector), clean(k.detail)) for k in result.keys]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for r in rows:
+        print("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3], file=out)
+    for shot in result.screenshots:
+        print(f"screenshot: {shot}", file=out)
+    if result.prompt:
+        print(f"test prompt: {clean(result.prompt)}", file=out)
+    if result.answer is not None:
+        lines = result.answer.splitlines() or [""]
+        print(f"answer ({len(result.answer)} chars):", file=out)
+        for line in lines[:_ANSWER_LINES]:
+            print(f"  | {clean(line)}", file=out)
+        if len(lines) > _ANSWER_LINES:
+            print(f"  | ... ({len(lines) - _ANSWER_LINES} more lines)", file=out)
+    if result.done_reason:
+        print(f"done: {result.done_reason}", file=out)
+    for ev in result.stream_events:
+        print(f"  network: {clean(ev)}", file=out)
+    for note in result.notes:
+        print(f"note: {clean(note)}", file=out)
+    if result.error:
+        print(f"error: {clean(result.error)}", file=out)
+    bad = [k for k in result.keys if k.status in ("missing", "ambiguous", "covered", "invalid")]
+    verdict = "OK: the adapter fits the page" if result.ok else (
+        f"NOT OK: {len(bad)} key(s) do not fit" + ("; the test prompt failed" if result.error else ""))
+    print(verdict, file=out)
+
+
+async def _check(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    ws = Workspace.resolve(data_dir=args.data_dir or config.data_dir).ensure()
+    result = await check_adapter(config, ws, args.site, account=args.account, prompt=args.prompt,
+                                 send_prompt=not args.no_prompt, out_dir=args.out,
+                                 say=lambda m: print(f"... {clean(m)}", file=sys.stderr))  # fmt: skip
+    render(result, sys.stdout)
+    return 0 if result.ok else 1
+
+
+async def _new(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    ws = Workspace.resolve(data_dir=args.data_dir or config.data_dir).ensure()
+    path, result = await teach_adapter(config, ws, args.url, account=args.account, name=args.name, out=args.out,
+                                       force=args.force, say=lambda m: print(f"... {clean(m)}", file=sys.stderr))
+    print(f"adapter written: {path}")
+    if result is None:
+        return 1
+    render(result, sys.stdout)
+    return 0 if result.ok else 1
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``mediadesk adapter ...``."""
+    try:
+        return asyncio.run(_new(args) if args.adapter_cmd == "new" else _check(args))
+    except (ConfigError, AdapterCheckError) as exc:
+        print(f"mediadesk: {clean(str(exc))}", file=sys.stderr)
+        return 2

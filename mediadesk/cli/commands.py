@@ -1,0 +1,126 @@
+"""The other commands: ``init``, ``exceptions``, ``export``, ``cancel``, ``sim`` and ``login``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+
+from mediadesk.cli.errors import EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, UserError
+from mediadesk.cli.workspace import workspace_for
+from mediadesk.config.model import load_config
+from mediadesk.config.template import default_config_path, write_config_template
+from mediadesk.core.paths import evidence_name
+from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.checks import CheckError, Checks, LoginResult
+from mediadesk.scheduler.exceptions import EXCEPTION_KINDS
+from mediadesk.store import open_store
+from mediadesk.store.export import export_tasks, export_to_file
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """`mediadesk init`: the commented config template into the data dir (never over a file)."""
+    path = default_config_path(args.data_dir)
+    try:
+        write_config_template(path)
+    except FileExistsError:
+        raise UserError(f"{path} already exists; edit it, or move it away to write a fresh template") from None
+    print(f"wrote {path}: uncomment the sections you need, then `mediadesk run BATCH` or `mediadesk`")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------- exceptions
+def cmd_exceptions(args: argparse.Namespace) -> int:
+    if args.exc_cmd == "list":
+        ws = workspace_for(None, args.data_dir, args.db)
+        if ws.db_url is None and not os.path.lexists(ws.db_path):
+            raise UserError(f"database not found: {ws.db_path} (pass --db or --data-dir)")
+        store = open_store(ws.location)
+        try:
+            recs = store.exceptions(sorted(EXCEPTION_KINDS), include_resolved=args.all)
+        finally:
+            store.close()
+        for rec in recs:
+            done = f"  [resolved: {rec.resolution}]" if rec.resolution else ""
+            evidence = ws.evidence_dir / evidence_name(rec.task_id)
+            ev = f"  evidence: {evidence}" if evidence.is_dir() else ""
+            print(f"{rec.task_id}\t{rec.profile}\t{rec.error_kind}: {rec.error_message}{done}{ev}")
+        print(f"{len(recs)} exception(s)", file=sys.stderr)
+        return EXIT_OK
+    config = load_config(args.config)
+    answer = args.answer
+    if args.answer_file is not None:
+        try:
+            answer = args.answer_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"cannot read {args.answer_file}: {exc}") from None
+    sched = Scheduler(config, workspace_for(config, args.data_dir, args.db))
+    sched.open()
+    try:
+        try:
+            rec = sched.resolve_exception(args.task_id, args.action, args.note, answer=answer, profile=args.profile)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    finally:
+        asyncio.run(sched.stop())
+    print(f"{rec.task_id}: {args.action} -> {rec.state}")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------- export
+def cmd_export(args: argparse.Namespace) -> int:
+    ws = workspace_for(None, args.data_dir, args.db)
+    if args.out is None and args.format == "xlsx" and sys.stdout.isatty():
+        raise UserError("xlsx is a binary format: pass --out FILE.xlsx (or pipe the output into a file)")
+    if args.out is None:
+        n = export_tasks(ws.location, sys.stdout, args.format, args.state)
+    else:
+        n = export_to_file(ws.location, args.out, args.format, args.state)
+        print(f"exported {n} task(s) to {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    ws = workspace_for(None, args.data_dir, args.db)
+    if ws.db_url is None and not os.path.lexists(ws.db_path):
+        raise UserError(f"database not found: {ws.db_path}")
+    store = open_store(ws.location)
+    try:
+        changed = store.request_cancel(args.task_ids)
+    finally:
+        store.close()
+    for rec in changed:
+        what = "canceled" if rec.state == "canceled" else "cancel requested (running; stops at next checkpoint)"
+        print(f"{rec.task_id}: {what}")
+    missing = set(args.task_ids) - {r.task_id for r in changed}
+    for tid in sorted(missing):
+        print(f"{tid}: not found or already finished", file=sys.stderr)
+    return EXIT_OK if changed else EXIT_TASK_FAILED
+
+
+# ---------------------------------------------------------------------------------------- sim, login
+def run_sim(args: argparse.Namespace) -> int:
+    from mediadesk.sim import api_cli, web_server
+
+    serve = api_cli.serve_from_args if args.sim_kind == "api" else web_server.serve_from_args
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(args))
+    return EXIT_OK
+
+
+async def cmd_login(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    ws = workspace_for(config, args.data_dir, None)
+    names = [a.name for a in config.accounts]
+    if args.account not in names:
+        raise UserError(f"no account {args.account!r} in {args.config} (accounts: {', '.join(names) or 'none'})")
+    try:
+        result = await Checks(config, ws).login(args.account)
+    except CheckError as exc:
+        hint = ""
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            hint = " (no display: log in from a desktop session; the browser window must be visible)"
+        raise UserError(f"could not open the login browser: {exc}{hint}") from None
+    return {LoginResult.LOGGED_IN: EXIT_OK, LoginResult.NOT_COMPLETED: EXIT_TASK_FAILED}.get(result, EXIT_USAGE)

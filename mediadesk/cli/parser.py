@@ -1,0 +1,93 @@
+"""The command line: ``mediadesk [console | run | export | cancel | sim | demo | exceptions | init | login |
+adapter]``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mediadesk.cli import adapter_cmd, serve_cmd
+from mediadesk.core.states import TaskState
+from mediadesk.store.export import EXPORT_FORMATS
+
+_DB_HELP = "database: a file (default: <data dir>/mediadesk.db) or postgresql://user@host/db (team mode)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mediadesk",
+        description="MediaDesk: batch text generation over web (browser) and API models. "
+        "With no command, opens the console.",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging to stderr")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser("console", help="open the operator console (the default with no command)")
+    c.add_argument("--config", type=Path, help="config TOML (default: <data dir>/config.toml)")
+    c.add_argument("--data-dir", type=Path, help="workspace folder (database, browser profiles)")
+    c.add_argument("--db", help=_DB_HELP)
+    c.add_argument("--demo", action="store_true", help="bundled demo workspace with local simulators")
+
+    r = sub.add_parser("run", help="run a batch file headless until every task is terminal")
+    r.add_argument("batch", type=Path, help="JSONL or CSV batch file")
+    r.add_argument("--config", type=Path, help="config TOML (default: <data dir>/config.toml)")
+    r.add_argument("--db", help=_DB_HELP)
+    r.add_argument("--data-dir", type=Path, help="workspace folder (default: config data_dir or platform dir)")
+    r.add_argument("--format", choices=["jsonl", "csv"], help="batch format (default: by extension/content)")
+    r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
+    r.add_argument("--quiet", action="store_true", help="no progress, summary only")
+    r.add_argument("--summary-json", type=Path, metavar="FILE",
+                   help="also write the outcome as JSON: exit code, storage error, and each task's state "
+                   "as read back from the database file at the end")
+
+    e = sub.add_parser("export", help="write results as JSONL, CSV, XLSX or a Markdown table")
+    e.add_argument("--db", help=_DB_HELP)
+    e.add_argument("--data-dir", type=Path)
+    e.add_argument("--format", choices=list(EXPORT_FORMATS), default="jsonl",
+                   help="jsonl (default), csv, xlsx (needs --out or a pipe) or md")
+    e.add_argument("--out", type=Path, help="output file (default: stdout)")
+    e.add_argument("--state", action="append", choices=[s.value for s in TaskState],
+                   help="only tasks in this state (repeatable; default: all)")
+
+    k = sub.add_parser("cancel", help="cancel tasks by id (works while another process runs them)")
+    k.add_argument("task_ids", nargs="+")
+    k.add_argument("--db", help=_DB_HELP)
+    k.add_argument("--data-dir", type=Path)
+
+    s = sub.add_parser("sim", help="start a simulator on 127.0.0.1")
+    ssub = s.add_subparsers(dest="sim_kind", metavar="KIND", required=True)
+    from mediadesk.sim import api_cli, web_server
+
+    api_cli.add_arguments(ssub.add_parser("api", help="OpenAI-compatible API simulator"))
+    web_server.add_arguments(ssub.add_parser("web", help="chat web site simulator"))
+
+    d = sub.add_parser("demo", help="run the bundled demo batch headless against local simulators")
+    d.add_argument("--data-dir", type=Path, help="demo workspace (default: a fresh temporary folder)")
+
+    x = sub.add_parser("exceptions", help="failed tasks a person must judge: list them, resolve one")
+    xsub = x.add_subparsers(dest="exc_cmd", metavar="ACTION", required=True)
+    xl = xsub.add_parser("list", help="list unresolved exceptions (--all: resolved ones too)")
+    xl.add_argument("--db", help=_DB_HELP)
+    xl.add_argument("--data-dir", type=Path)
+    xl.add_argument("--all", action="store_true")
+    xr = xsub.add_parser("resolve", help="retry / reroute / answer by hand / drop one failed task, with a note")
+    xr.add_argument("task_id")
+    xr.add_argument("action", choices=["retry", "reroute", "answer", "drop"])
+    xr.add_argument("--config", type=Path, required=True)
+    xr.add_argument("--db", help=_DB_HELP)
+    xr.add_argument("--data-dir", type=Path)
+    xr.add_argument("--note", default="", help="why (kept with the task and exported)")
+    xr.add_argument("--profile", help="with reroute: the profile to send it to")
+    xr.add_argument("--answer", help="with answer: the answer text (or --answer-file)")
+    xr.add_argument("--answer-file", type=Path, help="with answer: a UTF-8 file holding the answer")
+
+    i = sub.add_parser("init", help="write a commented config template to <data dir>/config.toml")
+    i.add_argument("--data-dir", type=Path, help="workspace folder (default: $MEDIADESK_DATA_DIR or platform dir)")
+
+    lg = sub.add_parser("login", help="open a visible browser on an account's profile to log in once")
+    lg.add_argument("account")
+    lg.add_argument("--config", type=Path, required=True)
+    lg.add_argument("--data-dir", type=Path)
+    adapter_cmd.add_parser(sub)
+    serve_cmd.add_parser(sub, _DB_HELP)
+    return p

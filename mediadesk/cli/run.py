@@ -1,0 +1,300 @@
+"""``mediadesk run`` and ``mediadesk demo``: one batch file headless until every task is terminal.
+
+The batch goes in through the scheduler's intake (the console's way too); progress follows the
+events and, at most once a second, the database; what is reported at the end is read back from
+the database file (see :mod:`~mediadesk.cli.summary`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mediadesk.cli.errors import UserError
+from mediadesk.cli.progress import DB_POLL_S, Progress
+from mediadesk.cli.summary import report_row_errors, storage_failure, summary, write_summary_json
+from mediadesk.cli.workspace import db_name, workspace_for
+from mediadesk.config.model import AppConfig, load_config
+from mediadesk.config.template import default_config_path, no_config_message
+from mediadesk.config.workspace import Workspace
+from mediadesk.core.batch import ParsedBatch, parse_batch_file
+from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.events import StorageFailed
+from mediadesk.scheduler.intake import MissingApiKeysError
+from mediadesk.store import TaskReader
+from mediadesk.store.errors import StorageError
+
+
+def _run_config_path(args: argparse.Namespace) -> Path:
+    """``--config``, else ``<data dir>/config.toml``; neither: one line with the ways to go on."""
+    if args.config is not None:
+        return Path(args.config)
+    path = default_config_path(args.data_dir)
+    if not path.is_file():
+        raise UserError(no_config_message(path))
+    return path
+
+
+async def cmd_run(args: argparse.Namespace) -> int:
+    args.config = _run_config_path(args)
+    return await run_batch(
+        args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
+        retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
+        summary_json=args.summary_json,
+    )
+
+
+async def run_batch(
+    batch: Path,
+    config: AppConfig,
+    *,
+    data_dir: Path | None = None,
+    db: str | Path | None = None,
+    fmt: str | None = None,
+    retry_failed: bool = False,
+    quiet: bool = False,
+    config_path: Path | None = None,
+    summary_json: Path | None = None,
+) -> int:
+    """Run one batch file headless until every task of it is terminal; returns the exit code.
+    ``mediadesk run`` and ``mediadesk demo`` both come here.
+
+    Nothing is reported that is not in the database file: the counts are read back from it, after
+    checking (again after the scheduler has stopped) that the file at the path is still the one the
+    run wrote. A storage fault (file deleted or replaced, disk full, I/O error) ends the run with
+    its message and exit code 2.
+
+    SIGINT, SIGTERM and SIGHUP stop it gracefully at any moment (exit code 130), and the summary
+    (``--summary-json`` too) is written all the same."""
+    stop = _StopSignals()
+    stop.install()  # from here on a signal ends the run the graceful way, whatever it is doing
+    try:
+        ws = workspace_for(config, data_dir, db)
+        parsed = parse_batch_file(
+            batch, fmt=fmt, known_profiles=[p.name for p in config.profiles],
+            max_prompt_chars=config.scheduler.max_prompt_chars,
+        )
+        report_row_errors(parsed, sys.stderr)
+        if not parsed.rows:
+            what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
+            raise UserError(f"nothing to run in {batch}: {what}")
+        return await _run_batch(batch, config, ws, parsed, stop, retry_failed=retry_failed, quiet=quiet,
+                                config_path=config_path, summary_json=summary_json)
+    finally:
+        stop.uninstall()
+
+
+async def _run_batch(
+    batch: Path, config: AppConfig, ws: Workspace, parsed: ParsedBatch, stop: _StopSignals, *,
+    retry_failed: bool, quiet: bool, config_path: Path | None, summary_json: Path | None,
+) -> int:
+    sched = Scheduler(config, ws)
+    sched.open()  # a LockError (database or data dir in use) before any work
+    store = sched.store  # kept past stop(): its file identity check needs no connection
+    ids: list[str] = []
+    states: dict[str, tuple[str, str]] = {}
+    interrupted = False
+    failure: StorageError | None = None
+    try:
+        try:
+            await asyncio.sleep(0)  # a signal that came while opening is seen here
+            if stop.is_set():
+                raise _Interrupted
+            try:  # through the console's intake: same caps, same key rule
+                done = sched.intake.submit_rows(parsed.rows, batch.name, retry_failed=retry_failed)
+            except MissingApiKeysError as exc:
+                raise UserError("\nmediadesk: ".join(m.message() for m in exc.missing)) from None
+            res, ids = done.result, done.ids
+            print(
+                f"batch {batch.name}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
+                f"{len(res.existing)} already in {db_name(ws)}), {len(parsed.errors)} rejected",
+                flush=True,
+            )
+            if retry_failed:
+                n = sched.retry(ids)
+                if n:
+                    print(f"re-queued {n} failed/canceled task(s)", flush=True)
+            await asyncio.sleep(0)
+            if stop.is_set():
+                raise _Interrupted
+            await sched.start()
+            interrupted = await _run_until_done(sched, ids, quiet=quiet, config_path=config_path, stop=stop)
+        except StorageError as exc:
+            failure = exc
+        except _Interrupted:
+            interrupted = True
+            print("\ninterrupted before the batch started: nothing was run", file=sys.stderr)
+    finally:
+        await sched.stop()
+    failure = sched.storage_error or failure
+    if failure is None:
+        try:
+            store.verify()  # one last time, after the last write: the file at the path is ours
+            # read after the lanes have stopped: interrupted attempts are back to pending by now
+            states = _states_of(ws, ids)
+        except StorageError as exc:
+            failure = exc
+    if failure is not None:
+        return storage_failure(failure, ids, parsed, ws, summary_json)
+    rc = summary(states, ids, parsed, ws, interrupted)
+    return write_summary_json(summary_json, rc, ws, ids, states, parsed, interrupted=interrupted)
+
+
+class _Interrupted(Exception):
+    """A stop signal came before the batch was started."""
+
+
+class _StopSignals:
+    """SIGINT, SIGTERM and SIGHUP end ``mediadesk run`` gracefully: the event is set, the run stops
+    its lanes (running attempts go back to pending, refunded) and writes its summary. Installed on
+    the loop for the whole run, so a signal during start-up or shut-down is not a crash either.
+    Windows' loops have no add_signal_handler; there Ctrl+C arrives as KeyboardInterrupt."""
+
+    SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.signum: int | None = None
+        self._installed: list[int] = []
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if sys.platform == "win32":
+            return
+        loop = asyncio.get_running_loop()
+        for sig in self.SIGNALS:
+            self._previous[sig] = signal.getsignal(sig)
+            loop.add_signal_handler(sig, self._on_signal, sig)
+            self._installed.append(sig)
+
+    def _on_signal(self, signum: int) -> None:
+        if self.signum is None:
+            self.signum = signum
+        self.event.set()
+
+    def is_set(self) -> bool:
+        return self.event.is_set()
+
+    def uninstall(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self._installed:
+            loop.remove_signal_handler(sig)
+            # back to the process's own handler (mediadesk.main's: no traceback, no silent death)
+            with contextlib.suppress(TypeError, ValueError):
+                signal.signal(sig, self._previous.get(sig) or signal.SIG_DFL)
+        self._installed.clear()
+
+
+def _states_of(ws: Workspace, ids: list[str]) -> dict[str, tuple[str, str]]:
+    if not ids:
+        return {}
+    reader = TaskReader(ws.location)
+    try:
+        return {r.task_id: (r.state, r.profile) for r in reader.get_many(ids)}
+    finally:
+        reader.close()
+
+
+async def run_demo(data_dir: Path | None = None) -> int:
+    """`mediadesk demo`: the bundled demo batch through the same path as `mediadesk run`."""
+    from mediadesk.demo import demo_environment
+
+    async with demo_environment(data_dir) as env:
+        print(f"demo workspace: {env.workspace.data_dir}", flush=True)
+        print(f"API simulator {env.api.base_url}, chat simulator {env.web.chat_url}", flush=True)
+        rc = await run_batch(env.batch_path, env.config, data_dir=env.workspace.data_dir)
+        web_stats = env.web.stats()
+        print(
+            f"chat simulator: {web_stats['generations_completed']} generations, "
+            f"concurrent violations {web_stats['concurrent_violations']}; "
+            f"API simulator: max concurrent {env.api.stats()['max_concurrent']}",
+            file=sys.stderr, flush=True,
+        )
+        return rc
+
+
+_NEXT_STEP = {
+    "enable": "switch it on in the console (Accounts tab); the switch is kept in the database",
+    "wait": "it retries by itself; run again later",
+    "fix": "fix the cause above, then run again",
+    "none": "",
+}
+
+
+def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Path | None = None) -> str:
+    """Why no account can take the tasks of ``profiles``: each account, why, and what to do next."""
+    config = str(config_path) if config_path is not None else "CONFIG"
+    lines = [f"no account can take the tasks of profile(s) {', '.join(profiles)}; they stay pending in the "
+             "database and resume on the next run:"]
+    for profile in profiles:
+        blocks = sched.blocked_accounts(profile)
+        if not blocks:
+            lines.append(f"  {profile}: no [[accounts]] entry uses this profile; add one to the config")
+        for b in blocks:
+            step = (f"log in with `mediadesk login {b.account} --config {config}` (or the console's Log in)"
+                    if b.action == "login" else _NEXT_STEP.get(b.action, ""))
+            lines.append(f"  {profile} / {b.account}: {b.reason}" + (f" -> {step}" if step else ""))
+    return "\n".join(lines)
+
+
+async def _run_until_done(
+    sched: Scheduler, ids: list[str], *, quiet: bool, config_path: Path | None = None,
+    stop: _StopSignals | None = None,
+) -> bool:
+    loop = asyncio.get_running_loop()
+    own = stop is None
+    signals = stop if stop is not None else _StopSignals()
+    if own:
+        signals.install()
+    stop_event = signals.event
+    progress = Progress(sched, ids, quiet=quiet)
+
+    def on_event(ev: object) -> None:
+        progress.on_event(ev)
+        if isinstance(ev, StorageFailed):
+            stop_event.set()  # wake at once; the caller reports it (sched.storage_error)
+
+    unsubscribe = sched.bus.subscribe(on_event)
+    next_poll = loop.time() + DB_POLL_S  # Progress has just read them
+    storage_failed = False
+    try:
+        while True:
+            if sched.storage_error is not None:
+                return False
+            if loop.time() >= next_poll:
+                # Follow the database, not only our own events: another process may end our tasks
+                # (`mediadesk cancel ID`), and only the table says so. Polled at most once a second,
+                # and never more than ~5 % of the time on a big batch.
+                t0 = time.perf_counter()
+                progress.poll_db()
+                next_poll = loop.time() + max(DB_POLL_S, 20 * (time.perf_counter() - t0))
+            if progress.done():
+                break
+            if stop_event.is_set() and sched.storage_error is None:
+                print("\ninterrupted: running tasks go back to pending and resume on the next run",
+                      file=sys.stderr)
+                return True
+            blocked = sched.unservable_profiles()
+            if blocked and progress.only_pending_of(blocked):
+                print("\n" + cannot_serve_message(sched, blocked, config_path), file=sys.stderr)
+                return False
+            progress.render()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop_event.wait(), timeout=0.5)
+        sched.store.verify()  # the last progress line only for a file that is still ours
+        progress.render(final=True)
+        return False
+    except StorageError:
+        storage_failed = True
+        raise
+    finally:
+        unsubscribe()
+        progress.close(storage_failed=storage_failed or sched.storage_error is not None)
+        if own:
+            signals.uninstall()

@@ -1,0 +1,118 @@
+"""Events out: the scheduler's bus turned into the few events an operator wires to notifications.
+
+============================  =================================================================
+``batch_done``                the last task of a batch became terminal (counts by state)
+``task_failed``               a task failed to the exception queue (a person must judge it)
+``account_needs_person``      a web account needs a login by hand
+``endpoint_stopped``          an API endpoint's breaker opened (no task goes to it until a probe)
+``budget_reached``            reserved: nothing tracks spend yet, so nothing sends it
+============================  =================================================================
+
+Each is one JSON envelope ``{"id", "event", "ts", "data"}``. Batch and task events need the task's
+row (its batch and profile are not on the bus), so terminal task ids are collected and looked up
+together on the reading thread, a burst of endings costing one query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from mediadesk.remote.context import RemoteContext
+from mediadesk.scheduler.events import AccountChanged, Event, LaneStats, TaskChanged
+from mediadesk.scheduler.scheduler import EXCEPTION_KINDS
+from mediadesk.store import TaskReader, TaskRecord
+
+log = logging.getLogger(__name__)
+
+Envelope = dict[str, Any]
+TERMINAL = frozenset({"success", "failed", "canceled"})
+
+
+def envelope(kind: str, data: dict[str, Any]) -> Envelope:
+    return {"id": uuid.uuid4().hex, "event": kind, "ts": time.time(), "data": data}
+
+
+class EventRouter:
+    """Bus events -> envelopes, handed to ``emit`` (the sinks pick the kinds they listen to)."""
+
+    def __init__(self, ctx: RemoteContext, emit: Callable[[Envelope], None]) -> None:
+        self._ctx = ctx
+        self._emit = emit
+        self._ended: set[str] = set()
+        self._wake = asyncio.Event()
+        self._announced: dict[str, dict[str, int]] = {}
+        self._health: dict[str, str] = {}
+        self._breakers: dict[str, str] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def start(self) -> None:
+        self._unsubscribe = self._ctx.scheduler.bus.subscribe(self.on_event)
+        self._task = asyncio.create_task(self._loop(), name="remote:events")
+
+    async def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def on_event(self, ev: Event) -> None:
+        if isinstance(ev, TaskChanged) and ev.state in TERMINAL:
+            self._ended.add(ev.task_id)
+            self._wake.set()
+        elif isinstance(ev, AccountChanged):
+            was = self._health.get(ev.account)
+            self._health[ev.account] = ev.health
+            if ev.health == "needs_login" and was != "needs_login":
+                self._emit(envelope("account_needs_person", {
+                    "account": ev.account, "enabled": ev.enabled, "health": ev.health, "last_error": ev.last_error,
+                }))
+        elif isinstance(ev, LaneStats) and ev.callee is not None and ev.callee.kind == "endpoint":
+            cap = ev.callee
+            was = self._breakers.get(cap.name, "closed")
+            self._breakers[cap.name] = cap.breaker
+            if cap.breaker == "open" and was != "open":
+                self._emit(envelope("endpoint_stopped", {
+                    "endpoint": cap.name, "reason": cap.breaker_reason, "next_probe_at": cap.next_probe_at,
+                }))
+
+    async def _loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            await asyncio.sleep(0.05)  # a burst of endings: one look-up
+            self._wake.clear()
+            ids, self._ended = sorted(self._ended), set()
+            try:
+                recs, batches = await self._ctx.read(functools.partial(_look_up, ids=ids))
+            except Exception:  # the store may be gone (a storage fault): the scheduler says so
+                log.warning("remote: could not read ended tasks for the event hooks", exc_info=True)
+                continue
+            for rec in recs:
+                if rec.state == "failed" and rec.error_kind in EXCEPTION_KINDS and rec.resolution is None:
+                    self._emit(envelope("task_failed", {
+                        "task_id": rec.task_id, "profile": rec.profile, "batch": rec.batch, "lane": rec.lane,
+                        "account": rec.account, "attempt": rec.attempt, "error_kind": rec.error_kind,
+                        "error_message": rec.error_message,
+                    }))
+            for batch, counts in batches.items():
+                if any(counts.get(s) for s in ("pending", "running")) or self._announced.get(batch) == counts:
+                    continue
+                self._announced[batch] = counts
+                self._emit(envelope("batch_done", {"batch": batch, "counts": counts, "tasks": sum(counts.values())}))
+
+
+def _look_up(reader: TaskReader, *, ids: list[str]) -> tuple[list[TaskRecord], dict[str, dict[str, int]]]:
+    recs = reader.get_many(ids)
+    batches = {rec.batch for rec in recs if rec.batch is not None}
+    return recs, {b: reader.batch_counts(b) for b in sorted(batches)}

@@ -1,0 +1,200 @@
+"""The scheduler's wiring: lanes, capacities and backends built from the config.
+
+One API lane per API profile behind ONE gate per endpoint (shared by every profile on it), one web
+lane per account behind a gate of exactly 1. The live profile settings the console edits (the
+``need_empty_prompt`` toggle, API concurrency) live here too, because the gates and the task specs
+are built from them. Nothing here runs: :class:`~mediadesk.scheduler.scheduler.Scheduler` starts,
+stops and drives what this builds.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from mediadesk.config.model import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
+from mediadesk.core.backend import LaneBackend, Probe, TaskSpec
+from mediadesk.core.breaker import BreakerConfig
+from mediadesk.core.rate import RateGates
+from mediadesk.core.states import ModelKind
+from mediadesk.scheduler.capacity import Capacity
+from mediadesk.scheduler.lane import Lane, LaneDeps, LaneSettings, LaneTiming
+from mediadesk.store import TaskRecord, TaskStore
+
+BackendFactory = Callable[[ProfileConfig, AccountConfig | None], LaneBackend]
+
+
+def _host(url: str) -> str | None:
+    return urlsplit(url).hostname
+
+
+class Wiring:
+    """What the config builds: the profiles with their live settings, and (at :meth:`build`) the
+    lanes and capacities. ``notice``: where a capacity's events go (the scheduler's bus)."""
+
+    def __init__(
+        self,
+        config: AppConfig,
+        workspace: Workspace,
+        *,
+        backend_factory: BackendFactory | None = None,
+        clock: Callable[[], float],
+        notice: Callable[[str], None],
+    ) -> None:
+        self.config = config
+        self.workspace = workspace
+        self._factory = backend_factory
+        self._clock = clock
+        self._notice = notice
+        self.profiles: dict[str, ProfileConfig] = {p.name: p for p in config.profiles}
+        #: Live ``need_empty_prompt`` per profile (config, then the database, then console edits).
+        self.nep: dict[str, bool] = {p.name: p.need_empty_prompt for p in config.profiles}
+        #: Live concurrency per API profile (1..5).
+        self.conc: dict[str, int] = {p.name: p.api_concurrency for p in config.profiles if p.kind == "api"}
+        rates = config.rates
+        self._rates = RateGates(rates.global_rpm, dict(rates.per_domain)) if (
+            rates.global_rpm or rates.per_domain) else None
+        self.lanes: list[Lane] = []
+        #: Gates, breakers and rate buckets: one per API endpoint ("endpoint name") and one per web
+        #: account ("account:<name>").
+        self.capacities: dict[str, Capacity] = {}
+        #: API profile -> the endpoint whose gate it shares.
+        self.endpoint_of: dict[str, str] = {}
+
+    def load_settings(self, store: TaskStore) -> None:
+        """The operator's persisted edits win over the config's values."""
+        for name, (nep, conc) in store.profile_settings().items():
+            if name in self.nep and nep is not None:
+                self.nep[name] = nep
+            if name in self.conc and conc is not None:
+                self.conc[name] = max(1, min(API_CONCURRENCY_MAX, conc))
+
+    def backend(self, profile: ProfileConfig, account: AccountConfig | None) -> LaneBackend:
+        if self._factory is not None:
+            return self._factory(profile, account)
+        from mediadesk.scheduler.backends import default_backend
+
+        return default_backend(self.config, self.workspace, profile, account)
+
+    def timing(self) -> LaneTiming:
+        hb = self.config.heartbeat
+        return LaneTiming(
+            heartbeat_s=hb.interval_s,
+            stale_after_s=hb.stale_after_s,
+            poll_s=self.config.scheduler.poll_interval_s,
+            kill_grace_s=self.config.scheduler.kill_grace_s,
+        )
+
+    def build(self, deps: LaneDeps, account_states: dict[str, tuple[bool, str, str | None]]) -> list[Lane]:
+        """Every lane with its backend and capacity; the capacities go into :attr:`capacities`."""
+        lanes: list[Lane] = []
+        for ep in self.config.api_endpoints():
+            cap: Capacity | None = None
+            for name in ep.profiles:
+                prof = self.profiles[name]
+                backend = self.backend(prof, None)
+                backend.capacity = self.conc[prof.name]
+                if cap is None:
+                    cap = self.capacity(ep.name, "endpoint", self.endpoint_limit(ep.name), ep.adaptive,
+                                        _host(ep.base_url), backend.probe, ep.rpm)
+                    self.capacities[ep.name] = cap
+                # timeout_s is the longest silence (the backend's read timeout); the whole attempt is
+                # bounded by max_run_s, which the backend enforces; the lane's deadline is a backstop.
+                deadline = backend.attempt_deadline_s or prof.api_max_run_s + 15.0
+                settings = LaneSettings(
+                    name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,),
+                    attempt_deadline_s=deadline, max_wait_s=prof.max_wait_s, team_endpoint=ep.name,
+                    team_limit=functools.partial(self.endpoint_limit, ep.name),
+                    team_buckets=self.shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
+                    team_hold_s=prof.api_max_run_s,
+                )
+                lane = Lane(settings, backend, deps, cap)
+                cap.attach(lane)
+                self.endpoint_of[prof.name] = ep.name
+                lanes.append(lane)
+        for acc in self.config.accounts:
+            prof = self.profiles[acc.profile]
+            enabled = account_states[acc.name][0] if acc.name in account_states else acc.enabled
+            backend = self.backend(prof, acc)
+            # One run per account, always (a chat account allows one generation at a time): the
+            # account's gate is 1 and never adaptive; it carries the account's breaker and rates.
+            cap = self.capacity(f"account {acc.name}", "account", 1, False, backend.domain, backend.probe)
+            self.capacities[f"account:{acc.name}"] = cap
+            settings = LaneSettings(
+                name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), account=acc.name,
+                attempt_deadline_s=backend.attempt_deadline_s, enabled=enabled, max_wait_s=prof.max_wait_s,
+                team_buckets=self.shared_buckets(backend.domain),
+                team_hold_s=getattr(getattr(backend, "adapter", None), "max_run_s", None)
+                or backend.attempt_deadline_s or 0.0,
+            )
+            lane = Lane(settings, backend, deps, cap)
+            cap.attach(lane)
+            lanes.append(lane)
+        self.lanes = lanes
+        return lanes
+
+    def shared_buckets(self, domain: str | None, *own: tuple[str, float]) -> tuple[tuple[str, float], ...]:
+        """Team mode: the token buckets every desktop shares for a callee (requests per minute): the
+        endpoint's own ``rpm``, ``[rates] global_rpm`` and the callee's domain in ``[rates.per_domain]``."""
+        rates = self.config.rates
+        key = None if domain is None else domain.strip().lower()
+        per_domain = {d.strip().lower(): rpm for d, rpm in rates.per_domain.items()}
+        out = [*own, ("global", rates.global_rpm)]
+        if key is not None and key in per_domain:
+            out.append((f"domain:{key}", per_domain[key]))
+        return tuple((name, rpm) for name, rpm in out if rpm > 0)
+
+    def capacity(
+        self, name: str, kind: str, limit: int, adaptive: bool, domain: str | None, probe: Probe | None,
+        rpm: float = 0.0,
+    ) -> Capacity:
+        b = self.config.breaker
+        return Capacity(
+            name, kind=kind, limit=limit, adaptive=adaptive,
+            breaker=BreakerConfig(window=b.window, failure_rate=b.failure_rate, min_calls=b.min_calls,
+                                  cooldown_s=b.cooldown_s, probe_interval_s=b.probe_interval_s),
+            rates=self._rates, domain=domain, backoff_base_s=self.config.retry.backoff_base_s,
+            backoff_max_s=self.config.retry.backoff_max_s, clock=self._clock, probe=probe, own_rpm=rpm,
+            on_event=self._notice,
+        )
+
+    def endpoint_limit(self, endpoint: str) -> int:
+        """An explicit endpoint's gate is its own ``concurrency``; an implicit one (profiles giving
+        base_url themselves) is the smallest concurrency among its profiles, console edits included."""
+        for ep in self.config.api_endpoints():
+            if ep.name == endpoint:
+                if ep.implicit:
+                    return min(self.conc[p] for p in ep.profiles)
+                return ep.concurrency
+        raise KeyError(endpoint)
+
+    def set_concurrency(self, profile: str, concurrency: int) -> list[Lane]:
+        """A console edit of an API profile's concurrency: its lanes' backends and its endpoint's
+        gate follow at once. Returns the lanes it changed."""
+        self.conc[profile] = concurrency
+        changed = []
+        for lane in self.lanes:
+            if lane.kind == "api" and profile in lane.profiles:
+                lane.backend.capacity = concurrency
+                changed.append(lane)
+        ep = self.endpoint_of.get(profile)
+        if ep is not None and ep in self.capacities:
+            self.capacities[ep].set_limit(self.endpoint_limit(ep))
+        return changed
+
+    def spec(self, rec: TaskRecord, store: TaskStore) -> TaskSpec:
+        """What a backend gets for one attempt, with the profile's settings as they are now."""
+        prof = self.profiles[rec.profile]
+        instructions = rec.system if rec.system is not None else prof.instructions
+        history = store.history(rec.route_key, rec.seq) if rec.route_key is not None else ()
+        return TaskSpec(
+            task_id=rec.task_id, profile=rec.profile, prompt=rec.prompt, attempt=rec.attempt,
+            instructions=instructions, need_empty_prompt=self.nep[rec.profile], route_key=rec.route_key,
+            history=history,
+        )
+
+    def clear(self) -> None:
+        self.lanes = []
+        self.capacities = {}

@@ -1,0 +1,132 @@
+"""The Setup editor's Test buttons, through :class:`mediadesk.scheduler.checks.Checks`: an endpoint
+(or an API profile) sends one cheap request (``GET /models`` or a one-token completion) and shows
+the latency or the error; a web account opens its site in a real Chromium on its own profile and
+says logged in or logged out. Both run as tasks on the app's asyncio loop (network and browser
+waits never block the window).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QCoreApplication
+
+from mediadesk.config.edit import Section
+from mediadesk.config.model import AppConfig
+from mediadesk.core.backend import HealthStatus
+from mediadesk.scheduler.checks import Checks
+from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
+
+if TYPE_CHECKING:
+    from mediadesk.ui.dialogs.setup_editor import SetupEditor
+
+log = logging.getLogger("mediadesk.ui.dialogs.setup_editor")
+
+__all__ = ["SetupTester", "button_tip"]
+
+
+def button_tip(section: Section) -> str:
+    if section == "accounts":
+        return QCoreApplication.translate(
+            "SetupEditor", "Opens the site in Chromium on this account's profile and says logged in or out")
+    return QCoreApplication.translate(
+        "SetupEditor", "Sends one cheap request (GET /models, or a one-token answer) and shows the latency")
+
+
+class SetupTester:
+    """Runs ``editor``'s tests and shows their results beside the buttons (texts keep the
+    ``SetupEditor`` context); keeps the running tasks."""
+
+    def __init__(self, editor: SetupEditor) -> None:
+        self.e = editor
+        self._tests: set[asyncio.Task[None]] = set()
+
+    def test_current(self, section: Section) -> asyncio.Task[None] | None:
+        """Start the current entry's test on the running asyncio loop; its result shows beside the
+        button. Returns the task (tests await it)."""
+        e = self.e
+        result = e.test_results[section]
+        cfg, errors = e.doc.validate()
+        idx = e.current_index(section)
+        if idx < 0:
+            return None
+        if cfg is None:
+            result.setStyleSheet(ERROR_STYLE)
+            result.setText(QCoreApplication.translate("SetupEditor", "Fix the problems first: {first}").format(
+                first=errors[0].line))
+            return None
+        entry = e.doc.entry(section, idx)
+        name = str(entry.get("name", ""))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no asyncio loop runs the window (not the console): nothing to run it on
+            result.setStyleSheet(ERROR_STYLE)
+            result.setText(QCoreApplication.translate(
+                "SetupEditor", "Test needs the console's event loop; open Setup from the console"))
+            return None
+        coro = self._test_account(cfg, name) if section == "accounts" else self._test_api(cfg, section, name)
+        btn = e.test_buttons[section]
+        btn.setEnabled(False)
+        result.setStyleSheet("")
+        result.setText(QCoreApplication.translate("SetupEditor", "Testing {name}…").format(name=name))
+        task = loop.create_task(self._run_test(section, coro))
+        self._tests.add(task)
+        task.add_done_callback(self._tests.discard)
+        return task
+
+    async def _run_test(self, section: Section, coro: Any) -> None:
+        try:
+            ok, text = await coro
+        except Exception as exc:  # a test never takes the window down
+            log.exception("setup test failed")
+            ok, text = False, str(exc) or type(exc).__name__
+        with contextlib.suppress(RuntimeError):  # the dialog was closed meanwhile
+            self.e.test_buttons[section].setEnabled(True)
+            label = self.e.test_results[section]
+            label.setStyleSheet("" if ok else ERROR_STYLE)
+            label.setText(text)
+
+    def _checks(self, cfg: AppConfig) -> Checks:
+        """The edited config's checks; a running scheduler's lanes answer for the accounts they run."""
+        return Checks(cfg, self.e.workspace, self.e.scheduler)
+
+    async def _test_api(self, cfg: AppConfig, section: Section, name: str) -> tuple[bool, str]:
+        checks = self._checks(cfg)
+        if section == "endpoints":
+            check = await checks.test_endpoint(name)
+        else:
+            if cfg.profile(name).kind != "api":
+                return False, QCoreApplication.translate("SetupEditor", "a web profile is tested through its accounts")
+            check = await checks.test_profile(name)
+        if check.ok:
+            return True, QCoreApplication.translate("SetupEditor", "OK: {seen} in {ms:.0f} ms").format(
+                seen=check.seen, ms=check.elapsed_ms)
+        return False, QCoreApplication.translate("SetupEditor", "Failed after {ms:.0f} ms: {seen}").format(
+            seen=check.seen, ms=check.elapsed_ms)
+
+    async def _test_account(self, cfg: AppConfig, name: str) -> tuple[bool, str]:
+        check = await self._checks(cfg).test_account(name)
+        if check.running:
+            return self._login_answer(check.ok, check.seen)
+        if check.health == HealthStatus.READY:
+            return True, QCoreApplication.translate("SetupEditor", "{name}: logged in").format(name=name)
+        if check.health == HealthStatus.NEEDS_LOGIN:
+            return False, QCoreApplication.translate(
+                "SetupEditor", "{name}: logged out ({why}); use Log in on the account panel").format(
+                name=name, why=check.seen)
+        return False, QCoreApplication.translate("SetupEditor", "{name}: {error}").format(
+            name=name, error=check.seen or check.health)
+
+    @staticmethod
+    def _login_answer(ok: bool, seen: str) -> tuple[bool, str]:
+        if ok:
+            return True, QCoreApplication.translate("SetupEditor", "logged in ({seen})").format(seen=seen)
+        if seen.startswith("needs login"):
+            return False, QCoreApplication.translate("SetupEditor", "logged out ({seen})").format(seen=seen)
+        return False, seen
+
+    def running_tests(self) -> set[asyncio.Task[None]]:
+        return set(self._tests)

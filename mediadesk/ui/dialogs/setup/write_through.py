@@ -1,0 +1,132 @@
+"""The Setup editor's write-through to config.toml: Save writes the file keeping the operator's
+comments and order (validated first), refuses to overwrite a file changed on disk meanwhile unless
+the operator says so, applies at once what a running scheduler can change live (API concurrency,
+account on/off) and lists the rest as "applies at the next start".
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QMessageBox
+
+from mediadesk.config.edit import ConfigChangedOnDisk, ConfigInvalid, live_changes
+from mediadesk.config.model import AppConfig, ConfigError
+from mediadesk.files.safe import UnsafePathError
+from mediadesk.ui.dialogs.config_text import config_error_text
+from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
+
+if TYPE_CHECKING:
+    from mediadesk.ui.dialogs.setup_editor import SetupEditor
+
+log = logging.getLogger("mediadesk.ui.dialogs.setup_editor")
+
+__all__ = ["SetupSaver"]
+
+
+class SetupSaver:
+    """Saves ``editor``'s document (texts keep the ``SetupEditor`` context). ``baseline``: what the
+    running app uses (restart-needed changes are measured against it)."""
+
+    def __init__(self, editor: SetupEditor, baseline: AppConfig | None) -> None:
+        self.e = editor
+        self.baseline = baseline
+
+    def ask_overwrite(self, message: str) -> bool:
+        answer = QMessageBox.question(
+            self.e, QCoreApplication.translate("SetupEditor", "Config changed on disk"),
+            QCoreApplication.translate(
+                "SetupEditor", "{message}\n\nOverwrite the file with the edits made here?").format(message=message),
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def ask_discard(self) -> bool:
+        answer = QMessageBox.question(
+            self.e, QCoreApplication.translate("SetupEditor", "Unsaved changes"),
+            QCoreApplication.translate(
+                "SetupEditor", "Close Setup and discard the changes not saved to {path}?").format(path=self.e.path),
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def save(self) -> bool:
+        """Write the file (validated first); apply what the running app can apply live; say what
+        waits for a restart. False (nothing written) when refused."""
+        e = self.e
+        try:
+            try:
+                cfg = e.doc.save()
+            except ConfigChangedOnDisk as exc:
+                if not e.confirm_overwrite(str(exc)):
+                    self.say(QCoreApplication.translate(
+                        "SetupEditor", "Not saved: {path} changed on disk. Close and reopen Setup to see "
+                        "that change.").format(path=e.path), error=True)
+                    return False
+                cfg = e.doc.save(force=True)
+        except ConfigInvalid:
+            e._revalidate()
+            return False
+        except (ConfigError, UnsafePathError, OSError) as exc:
+            self.say(QCoreApplication.translate("SetupEditor", "Not saved: {error}").format(
+                error=config_error_text(exc)), error=True)
+            return False
+        e.dirty = False
+        parts = [QCoreApplication.translate("SetupEditor", "Saved {path}.").format(path=e.path)]
+        parts += self._apply_live(cfg)
+        self.say(" ".join(parts))
+        e.saved.emit(cfg)
+        return True
+
+    def _apply_live(self, cfg: AppConfig) -> list[str]:
+        if self.baseline is None:
+            return []
+        changes = live_changes(self.baseline, cfg)
+        out: list[str] = []
+        applied: list[str] = []
+        scheduler = self.e.scheduler
+        if scheduler is not None:
+            known = set(scheduler.profile_names())
+            for profile, conc in changes.concurrency:
+                if profile in known:
+                    try:
+                        scheduler.set_profile_setting(profile, concurrency=conc)
+                        applied.append(QCoreApplication.translate("SetupEditor", "{profile} concurrency {n}").format(
+                            profile=profile, n=conc))
+                    except ValueError as exc:
+                        log.warning("setup: %s concurrency not applied: %s", profile, exc)
+            lanes = {lane.account for lane in scheduler.lanes if lane.account}
+            for account, on in changes.enabled:
+                if account in lanes:
+                    scheduler.set_account_enabled(account, on)
+                    applied.append(QCoreApplication.translate("SetupEditor", "{account} {state}").format(
+                        account=account, state=QCoreApplication.translate("SetupEditor", "enabled") if on
+                        else QCoreApplication.translate("SetupEditor", "disabled")))
+            if applied:
+                out.append(QCoreApplication.translate("SetupEditor", "Applied now: {what}.").format(
+                    what=", ".join(applied)))
+            if changes.restart:
+                out.append(QCoreApplication.translate("SetupEditor", "Applies at the next start: {what}.").format(
+                    what="; ".join(self._describe(*change) for change in changes.restart)))
+        else:
+            self.baseline = cfg
+        return out
+
+    @staticmethod
+    def _describe(what: str, name: str, change: str) -> str:
+        texts = {
+            ("endpoint", "added"): QCoreApplication.translate("SetupEditor", "endpoint {name} added"),
+            ("endpoint", "removed"): QCoreApplication.translate("SetupEditor", "endpoint {name} removed"),
+            ("endpoint", "changed"): QCoreApplication.translate("SetupEditor", "endpoint {name} changed"),
+            ("profile", "added"): QCoreApplication.translate("SetupEditor", "profile {name} added"),
+            ("profile", "removed"): QCoreApplication.translate("SetupEditor", "profile {name} removed"),
+            ("profile", "changed"): QCoreApplication.translate("SetupEditor", "profile {name} changed"),
+            ("account", "added"): QCoreApplication.translate("SetupEditor", "account {name} added"),
+            ("account", "removed"): QCoreApplication.translate("SetupEditor", "account {name} removed"),
+            ("account", "changed"): QCoreApplication.translate("SetupEditor", "account {name} changed"),
+        }
+        return texts.get((what, change), f"{what} {{name}} {change}").format(name=name)
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        self.e.status.setStyleSheet(ERROR_STYLE if error else "")
+        self.e.status.setText(text)

@@ -1,0 +1,109 @@
+"""The window's status bar and notices: the task counts, the throughput and ETA of all lanes, the
+transient status line, non-blocking message boxes, and the storage failure that stays shown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QLabel, QMessageBox
+
+from mediadesk.scheduler.events import StorageFailed
+from mediadesk.ui.format import fmt_count, fmt_eta, fmt_rate
+from mediadesk.ui.panels.desktops_view import alive_count
+from mediadesk.viewmodel.batches import totals
+
+if TYPE_CHECKING:
+    from mediadesk.ui.window.main_window import MainWindow
+
+__all__ = ["StatusLine"]
+
+
+class StatusLine:
+    """Builds the permanent labels of ``window``'s status bar (kept on the window as
+    ``status_label`` and ``totals_label``) and writes to them; texts keep the ``MainWindow``
+    translation context."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.w = window
+
+    def build(self) -> None:
+        w = self.w
+        w.status_label = QLabel()
+        w.statusBar().addPermanentWidget(w.status_label)
+        w.totals_label = QLabel()
+        w.totals_label.setObjectName("totalsLabel")
+        w.statusBar().addPermanentWidget(w.totals_label)
+        self.update_status()
+        self.update_totals()
+
+    def update_status(self) -> None:
+        w = self.w
+        total = w.model.rowCount()
+        shown = w.proxy.rowCount()
+        text = QCoreApplication.translate("MainWindow", "{total} tasks").format(total=fmt_count(total))
+        if shown != total:
+            text = QCoreApplication.translate("MainWindow", "{shown} of {total} tasks shown").format(
+                shown=fmt_count(shown), total=fmt_count(total))
+        if w.scheduler.team is not None:  # team mode: how many desktops work this queue
+            n = alive_count(w.scheduler.desktops())
+            desktops = (QCoreApplication.translate("MainWindow", "1 desktop") if n == 1
+                        else QCoreApplication.translate("MainWindow", "{n} desktops").format(n=fmt_count(n)))
+            text = f"{text} · {desktops}"
+        w.status_label.setText(text)
+
+    def update_totals(self) -> None:
+        """Across both lane kinds: combined throughput and the overall ETA (the slower kind's)."""
+        w = self.w
+        t = totals([(p.kind_eta(), p.throughput()) for p in (w.web_panel, w.api_panel)])
+        if t.eta is None:
+            eta = (QCoreApplication.translate("MainWindow", "ETA — (no lane can take the queued tasks)") if t.blocked
+                   else QCoreApplication.translate("MainWindow", "ETA —"))
+        elif t.eta.p90_s <= 0:
+            eta = QCoreApplication.translate("MainWindow", "idle")
+        else:
+            eta = QCoreApplication.translate("MainWindow", "ETA p50 {p50}, p90 {p90}").format(
+                p50=fmt_eta(t.eta.p50_s), p90=fmt_eta(t.eta.p90_s))
+        text = QCoreApplication.translate("MainWindow", "all lanes: {rate} tasks/min · {eta}").format(
+            rate=fmt_rate(t.per_min), eta=eta)
+        if w.totals_label.text() != text:
+            w.totals_label.setText(text)
+
+    def show_status(self, text: str, timeout_ms: int = 8000) -> None:
+        self.w.last_message = text
+        self.w.statusBar().showMessage(text, timeout_ms)
+
+    def on_storage_failed(self, ev: StorageFailed) -> None:
+        """The database failed under the scheduler (it dispatches nothing more): say so in the window
+        until it is closed, with what to do next."""
+        if ev.kind == "lost":
+            text = QCoreApplication.translate(
+                "MainWindow",
+                "The database file {path} was deleted or replaced while MediaDesk was running: "
+                "results since then were not saved, and nothing more is dispatched. Close "
+                "MediaDesk, restore the file (or choose another data folder), then start again.")
+        elif ev.kind == "full":
+            text = QCoreApplication.translate(
+                "MainWindow",
+                "The disk holding the database {path} is full ({detail}). Nothing more is "
+                "dispatched; every result stored before is kept. Free some space, then restart "
+                "MediaDesk: unfinished tasks resume.")
+        else:
+            text = QCoreApplication.translate(
+                "MainWindow",
+                "The database {path} could not be written ({detail}). Nothing more is dispatched; "
+                "what was stored is kept. Check the disk and the file's permissions, then restart "
+                "MediaDesk: unfinished tasks resume.")
+        text = text.format(path=ev.path, detail=ev.detail)
+        self.w.notify(QCoreApplication.translate("MainWindow", "Storage failed"), text, error=True)
+        self.w.show_status(text, timeout_ms=0)  # stays until the window closes
+
+    def notify(self, title: str, text: str, *, error: bool = False) -> QMessageBox:
+        """A non-blocking message box (``open()``: the lanes keep running behind it)."""
+        self.w.show_status(f"{title}: {text}")
+        box = QMessageBox(QMessageBox.Icon.Warning if error else QMessageBox.Icon.Information, title, text,
+                          QMessageBox.StandardButton.Ok, self.w)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.open()
+        return box

@@ -1,0 +1,193 @@
+"""Completion from the site's own answer stream, on real Chromium against the simulator's three
+transports (chunked NDJSON fetch, SSE, WebSocket frames)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from aiohttp import web
+from playwright.async_api import Browser, async_playwright
+
+from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
+from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.finder import chromium_flags
+from mediadesk.sim.web_server import TRANSPORTS, WebSimConfig, WebSimServer, answer_tokens, login_context
+
+SIMCHAT = Path(__file__).resolve().parents[3] / "resources" / "sites" / "simchat.toml"
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
+    pw = await async_playwright().start()
+    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
+    yield b
+    await b.close()
+    await pw.stop()
+
+
+def sim_adapter(sim: WebSimServer, **overrides: object) -> SiteAdapter:
+    return dataclasses.replace(with_url(load_adapter(SIMCHAT), sim.chat_url), **overrides)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_stream_end_decides_done_on_every_transport(browser: Browser, transport: str) -> None:
+    """A long settle_ms no longer delays the answer: the stream's end does, with a short window."""
+    config = WebSimConfig(time_scale=0.01, fixed_run_s=20.0, answer_tokens=12, transport=transport)
+    async with WebSimServer(config) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            page = await ctx.new_page()
+            driver = PageDriver(sim_adapter(sim, settle_ms=3000))
+            for prompt in ("first 第一", "second"):
+                await driver.prepare(page)
+                result = await driver.run(page, prompt)
+                assert result.answer == "".join(answer_tokens(prompt, 12))
+                t = result.timings
+                assert t.done_rule == "stream", t.stream_events
+                assert t.done_reason == "stream ended"
+                assert t.done_ms is not None and t.last_change_ms is not None
+                assert t.done_ms - t.last_change_ms < 3000  # not the DOM rule's settle window
+                assert t.stream_events
+            assert sim.stats()["generations_completed"] == 2
+        finally:
+            await ctx.close()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str) -> None:
+    """A site with no visible busy indicator that pauses 3 s mid-answer: the DOM rule (settle 1 s)
+    cuts the answer; with the stream rule the whole answer arrives."""
+    config = WebSimConfig(time_scale=0.01, fixed_run_s=10.0, answer_tokens=10, transport=transport,
+                          pause_mid_s=3.0)  # fmt: skip
+    async with WebSimServer(config) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            page = await ctx.new_page()
+            adapter = sim_adapter(sim, settle_ms=1000, busy=".no-busy-indicator-here")
+            full = "".join(answer_tokens("think a while", 10))
+            driver = PageDriver(adapter)
+            await driver.prepare(page)
+            result = await driver.run(page, "think a while")
+            assert result.answer == full
+            assert result.timings.done_rule == "stream"
+            # The same page without the stream rule ends at the pause: the test can fail.
+            dom_only = PageDriver(adapter, watch_streams=False)
+            await dom_only.prepare(page)
+            cut = await dom_only.run(page, "think a while")
+            assert cut.timings.done_rule == "dom"
+            assert cut.answer != full and full.startswith(cut.answer)
+        finally:
+            await ctx.close()
+
+
+async def test_no_stream_keeps_the_dom_rule(browser: Browser) -> None:
+    """A page that makes its answer up itself (no network stream) is decided by the DOM rule."""
+    pages = Path(__file__).parent / "pages"
+    app = web.Application()
+    app.router.add_static("/", pages)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/site_a.html"
+    ctx = await browser.new_context()
+    try:
+        page = await ctx.new_page()
+        driver = PageDriver(with_url(load_adapter(pages / "site_a.toml"), url))
+        await driver.prepare(page)
+        result = await driver.run(page, "hi")
+        assert result.answer == "Echo: hi | done."
+        t = result.timings
+        assert t.done_rule == "dom" and t.done_reason == "page settled" and not t.stream_events
+        assert t.done_ms is not None and t.last_change_ms is not None
+        assert t.done_ms - t.last_change_ms >= driver.adapter.settle_ms - 1
+    finally:
+        await ctx.close()
+        await runner.cleanup()
+
+
+async def test_a_socket_opened_before_the_watcher_is_seen(browser: Browser) -> None:
+    """A page whose WebSocket was opened before this driver watched it (loaded by another driver) is
+    loaded again on the first prepare, so the socket's frames decide completion."""
+    config = WebSimConfig(time_scale=0.01, fixed_run_s=10.0, answer_tokens=8, transport="websocket")
+    async with WebSimServer(config) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            page = await ctx.new_page()
+            adapter = sim_adapter(sim, settle_ms=2000)
+            await PageDriver(adapter, watch_streams=False).prepare(page)  # the socket opens now, unwatched
+            driver = PageDriver(adapter)
+            await driver.prepare(page)
+            result = await driver.run(page, "late watcher")
+            assert result.timings.done_rule == "stream", result.timings.stream_events
+            assert result.answer == "".join(answer_tokens("late watcher", 8))
+        finally:
+            await ctx.close()
+
+
+PUSH_PAGE = """<!doctype html><meta charset=utf-8><span class=avatar>me</span><div id=t></div>
+<textarea></textarea><button class=send>Send</button><script>
+document.querySelector('.send').onclick = () => {
+  const box = document.querySelector('textarea'); box.value = '';
+  if (!window.es) window.es = new EventSource('/events');  // a push channel, opened by the first send
+  const a = document.createElement('div'); a.className = 'a'; document.getElementById('t').append(a);
+  let i = 0; const n = () => { a.textContent += 'w' + i + ' '; if (++i < 5) setTimeout(n, 20); }; n();
+};
+</script>"""
+
+
+async def test_a_stream_left_open_by_the_site_does_not_hold_the_run_forever(
+    browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site that keeps a push channel open across answers: after the hold window with no busy and
+    no change, the page rule decides (and says the stream was still open) instead of max_run_s."""
+    import mediadesk.providers.web.driver as driver_mod
+
+    monkeypatch.setattr(driver_mod, "_STREAM_HOLD_MIN_MS", 1500)
+
+    async def chat(_: web.Request) -> web.Response:
+        return web.Response(text=PUSH_PAGE, content_type="text/html")
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        while request.transport is not None and not request.transport.is_closing():
+            await resp.write(b": ping\n\n")
+            await asyncio.sleep(0.2)
+        return resp
+
+    app = web.Application()
+    app.router.add_get("/chat", chat)
+    app.router.add_get("/events", events)
+    runner = web.AppRunner(app, shutdown_timeout=1.0)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    from mediadesk.providers.web.adapter import parse_adapter
+
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/chat"
+    keys = {"url": url, "logged_in": ".avatar", "prompt": "textarea", "send": "button.send", "answer": ".a",
+            "busy": ".stop", "settle_ms": 100, "max_run_s": 60}
+    adapter = parse_adapter(keys, "push.toml")
+    ctx = await browser.new_context()
+    try:
+        page = await ctx.new_page()
+        driver = PageDriver(adapter)
+        await driver.prepare(page)
+        result = await driver.run(page, "hi")
+        t = result.timings
+        assert result.answer == "w0 w1 w2 w3 w4"
+        assert t.done_rule == "dom" and t.stream_still_open and t.done_reason == "page settled (stream still open)"
+        assert any("/events" in e for e in t.stream_events), t.stream_events
+        assert t.done_ms is not None and t.last_change_ms is not None and t.done_ms - t.last_change_ms >= 1499
+    finally:
+        await ctx.close()
+        await runner.cleanup()

@@ -1,0 +1,129 @@
+"""The stream watcher's rules as pure logic (fake page events): what is a stream, what ends it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mediadesk.providers.web.stream_watch import StreamWatch, is_stream_response, ws_frame_kind
+
+
+class Emitter:
+    def __init__(self) -> None:
+        self.handlers: dict[str, list[Callable[..., None]]] = {}
+
+    def on(self, event: str, fn: Callable[..., None]) -> None:
+        self.handlers.setdefault(event, []).append(fn)
+
+    def emit(self, event: str, *args: Any) -> None:
+        for fn in self.handlers.get(event, []):
+            fn(*args)
+
+
+class FakeRequest:
+    def __init__(self, url: str, resource_type: str = "fetch", failure: str | None = None) -> None:
+        self.url, self.resource_type, self.method, self.failure = url, resource_type, "POST", failure
+
+
+class FakeResponse:
+    def __init__(self, request: FakeRequest, headers: dict[str, str]) -> None:
+        self.request, self.headers = request, headers
+
+
+class FakeSocket(Emitter):
+    url = "ws://127.0.0.1/api/ws"
+
+
+def test_what_counts_as_an_answer_stream() -> None:
+    assert is_stream_response("fetch", {"content-type": "text/event-stream"})
+    assert is_stream_response("eventsource", {})
+    assert is_stream_response("fetch", {"content-type": "application/x-ndjson", "content-length": "10"})
+    assert is_stream_response("xhr", {"content-type": "text/plain; charset=utf-8", "transfer-encoding": "chunked"})
+    assert not is_stream_response("fetch", {"content-type": "application/json"})  # a save, a title
+    assert not is_stream_response("fetch", {"content-type": "text/plain", "content-length": "12"})
+    assert not is_stream_response("image", {"content-type": "text/event-stream"})
+
+
+@pytest.mark.parametrize(("frame", "kind"), [
+    ('{"t": "ping", "rid": "x"}', "keepalive"), ("2", "keepalive"), ("3probe", "keepalive"), ("", "keepalive"),
+    ('{"type": "heartbeat"}', "keepalive"),
+    ('{"t": "token", "d": "hi"}', "content"), ("plain words", "content"), ('42["chat", {"content": "a"}]', "content"),
+    ('{"t": "done"}', "terminal"), ('{"done": true}', "terminal"), ("data: [DONE]", "terminal"),
+    ('{"choices": [{"finish_reason": "stop"}]}', "terminal"), ('42["chat", {"data": {"done": true}}]', "terminal"),
+    ('{"type": "response.completed"}', "terminal"), (b'{"event": "end"}', "terminal"),
+    ('{"choices": [{"finish_reason": "tool_calls"}]}', "content"),
+])  # fmt: skip
+def test_websocket_frames(frame: str | bytes, kind: str) -> None:
+    assert ws_frame_kind(frame) == kind
+
+
+def test_http_stream_open_then_ended_only_when_armed() -> None:
+    page = Emitter()
+    watch = StreamWatch(page)
+    states: list[str] = []
+    before = FakeRequest("http://x/api/old")
+    page.emit("request", before)  # not armed: not this run's
+    watch.arm(states.append)
+    page.emit("response", FakeResponse(before, {"content-type": "text/event-stream"}))
+    assert watch.state == "none"
+    title = FakeRequest("http://x/api/title")
+    page.emit("request", title)
+    page.emit("response", FakeResponse(title, {"content-type": "application/json", "content-length": "9"}))
+    page.emit("requestfinished", title)
+    assert watch.state == "none"
+    a, b = FakeRequest("http://x/api/a"), FakeRequest("http://x/api/b", failure="net::ERR_ABORTED")
+    for r in (a, b):
+        page.emit("request", r)
+        page.emit("response", FakeResponse(r, {"content-type": "text/event-stream"}))
+    page.emit("requestfinished", a)
+    assert watch.state == "open"  # one of two still runs
+    page.emit("requestfailed", b)  # a page that closed its EventSource: ended all the same
+    assert states == ["open", "ended"]
+    assert any("failed (net::ERR_ABORTED)" in e for e in watch.events)
+    watch.disarm()
+    assert watch.state == "none" and watch.events == []
+
+
+async def test_websocket_content_end_frame_keepalives_and_quiet() -> None:
+    page = Emitter()
+    watch = StreamWatch(page, ws_quiet_s=0.05)
+    ws = FakeSocket()
+    page.emit("websocket", ws)  # opened at page load, before the run
+    changed = asyncio.Event()
+    states: list[str] = []
+
+    def on_change(state: str) -> None:
+        states.append(state)
+        changed.set()
+
+    watch.arm(on_change)
+    ws.emit("framereceived", '{"t": "ping"}')
+    assert watch.state == "none"
+    ws.emit("framesent", '{"t": "generate"}')
+    assert watch.state == "none"  # what the page sends is not the answer
+    ws.emit("framereceived", '{"t": "token", "d": "a"}')
+    assert watch.state == "open"
+    ws.emit("framereceived", '{"t": "done"}')
+    assert states == ["open", "ended"]
+    # A follow-up after the end frame (a title) reopens it only until such frames stop: ended again.
+    ws.emit("framereceived", '{"t": "title", "d": "a chat"}')
+    assert watch.state == "open"
+    changed.clear()
+    async with asyncio.timeout(10):
+        await changed.wait()
+    assert watch.state == "ended"
+    # Content without an end frame stops counting after ws_quiet_s: an unknown protocol must not hold the run.
+    watch.arm(on_change)
+    states.clear()
+    ws.emit("framereceived", '{"t": "token", "d": "b"}')
+    assert watch.state == "open"
+    changed.clear()
+    async with asyncio.timeout(10):
+        await changed.wait()
+    assert watch.state == "none" and states == ["open", "none"]
+    ws.emit("framereceived", '{"t": "token", "d": "c"}')
+    ws.emit("close", ws)
+    assert watch.state == "ended"  # a closed socket is an ended stream

@@ -1,0 +1,168 @@
+"""A chat site's own capacity signals on the web lane: real scheduler, real Chromium, the chat simulator
+on 127.0.0.1, a real SQLite file.
+
+A site that is down (refused connections, a 502 gateway page), at dispatch or mid-run, opens the
+account's breaker and costs no attempt; probes bring it back. A final model error fails the task at
+once. A usage limit with a reset time rests the account until then. A bot check pauses the account
+for a person (see ``test_web_capacity_challenge.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import psutil
+import pytest
+
+from mediadesk.config.model import AppConfig
+from mediadesk.config.workspace import Workspace
+from mediadesk.providers.web.login import login_with_form
+from mediadesk.scheduler import Scheduler
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer
+from tests.support import log_messages, make_config, tasks_of, until
+
+pytestmark = pytest.mark.browser
+
+
+def cap_config(sim: WebSimServer, accounts: list[str]) -> AppConfig:
+    return make_config(
+        [{"name": "chat", "kind": "web", "site": "simchat", "url": sim.chat_url}],
+        [{"name": a, "profile": "chat"} for a in accounts],
+        heartbeat={"interval_s": 0.2, "stale_after_s": 30},
+        scheduler={"kill_grace_s": 1.0},
+        retry={"max_retries": 2, "backoff_base_s": 0.05, "backoff_max_s": 2.0},
+        breaker={"probe_interval_s": 0.3},
+    )
+
+
+async def login_all(cfg: AppConfig, ws: Workspace, sim: WebSimServer) -> None:
+    for acc in cfg.accounts:
+        await login_with_form(cfg, ws, acc.name, sim.login_url, fields={"#account": acc.name, "#password": "pw"},
+                              submit="button.login", logged_in=".avatar")
+
+
+@pytest.fixture
+async def sim() -> AsyncIterator[WebSimServer]:
+    async with WebSimServer(WebSimConfig(time_scale=0.005, seed=7, answer_tokens=12)) as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def no_browser_left(workspace: Workspace) -> Iterator[None]:
+    yield
+    left = []
+    for p in psutil.process_iter(["pid", "cmdline"]):
+        try:
+            if any(str(workspace.data_dir) in a for a in (p.info["cmdline"] or [])):
+                left.append(p.pid)
+                p.kill()
+        except psutil.Error:
+            pass
+    assert not left, f"chromium left running on our profiles: {left}"
+
+
+def charged(ws: Workspace, task_id: str) -> list[str]:
+    """The task-log lines of attempts that were charged (failed and retried, or failed for good)."""
+    return [m for m in log_messages(ws, task_id) if " failed (" in m]
+
+
+@pytest.mark.parametrize("mode", ["refuse", "502"])
+async def test_site_down_at_dispatch_costs_no_attempt_and_the_batch_completes_once_it_is_back(
+    workspace: Workspace, sim: WebSimServer, mode: str
+) -> None:
+    cfg = cap_config(sim, ["acct-a", "acct-b"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        caps = [s.capacities["account:acct-a"], s.capacities["account:acct-b"]]
+        for lane in s.lanes:
+            await lane.started.wait()
+        sim.set_outage(mode)
+        s.submit([s.new_task(f"t{i}", "chat", f"question {i}") for i in range(4)])
+        # each account tried once, found the site down, opened its breaker; probes keep asking
+        await until(lambda: all(c.breaker.state.value == "open" for c in caps), "both breakers to open", limit_s=60)
+        await until(lambda: sum(c.probes_sent for c in caps) >= 4, "probes while the site is down", limit_s=60)
+        assert all(c.breaker.state.value == "open" for c in caps)  # the probes did not close them
+        probes = sum(c.probes_sent for c in caps)
+        sim.set_outage(None)
+        await asyncio.wait_for(s.wait_idle(), 120)
+        health = {lane.account: lane.backend.health()[0] for lane in s.lanes}
+    tasks = tasks_of(workspace)
+    assert {t: (x.state, x.attempt) for t, x in tasks.items()} == {f"t{i}": ("success", 1) for i in range(4)}
+    for tid in tasks:
+        assert charged(workspace, tid) == [], log_messages(workspace, tid)
+    down = [m for tid in tasks for m in log_messages(workspace, tid) if "could not reach the callee" in m]
+    assert 1 <= len(down) <= 2 + 2, down  # one per account (and a half-open trial at most), never per retry
+    assert all("attempt not charged" in m and "site" in m for m in down)
+    assert probes >= 4 and set(health.values()) <= {"ready", "busy"}, health
+    st = sim.stats()
+    assert st["concurrent_violations"] == 0 and st["generations_completed"] == 4
+
+
+async def test_an_outage_mid_run_is_noticed_at_once_and_not_charged(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = cap_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        # 600 s nominal x 0.005 = 3 s of generation; max_run_s (600 s) would be the only end without signals
+        s.submit([s.new_task("long", "chat", "[[sim:slow=600]] a long answer")])
+        await until(lambda: sim.stats()["active_generations"] == 1, "the generation to start", limit_s=60)
+        cut_at = time.monotonic()
+        sim.set_outage("refuse")
+        await until(lambda: any("attempt not charged" in m for m in log_messages(workspace, "long")),
+                    "the cut run to go back uncharged", limit_s=30)
+        noticed_s = time.monotonic() - cut_at
+        sim.set_outage(None)
+        await asyncio.wait_for(s.wait_idle(), 120)
+    t = tasks_of(workspace)["long"]
+    assert (t.state, t.attempt) == ("success", 1), (t.error_kind, t.error_message)
+    assert charged(workspace, "long") == []
+    assert [g["status"] for g in sim.stats()["generations"]] == ["disconnected", "completed"]
+    assert noticed_s < 30  # reported for the record; the bound is the safety net above, not max_run_s
+    print(f"outage mid-run noticed and handed back in {noticed_s:.2f} s")
+    log = log_messages(workspace, "long")
+    # the page's network said it (the stream request failed) and a plain GET confirmed the site was away
+    assert any(m.startswith("site down: ") and "net::ERR_" in m for m in log), log
+
+
+async def test_a_final_model_error_fails_at_once_without_retries(workspace: Workspace, sim: WebSimServer) -> None:
+    cfg = cap_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        sim.set_model_error()  # "Error 400: This model's maximum context length is 4096 tokens ..."
+        s.submit([s.new_task("big", "chat", "a prompt far too long for the model")])
+        await asyncio.wait_for(s.wait_idle(), 120)
+        health = s.lanes[0].backend.health()[0]
+    t = tasks_of(workspace)["big"]
+    assert (t.state, t.error_kind, t.attempt) == ("failed", "bad_request", 1), (t.error_kind, t.error_message)
+    assert "maximum context length" in (t.error_message or "")
+    assert sim.stats()["model_errors"] == 1
+    assert health == "ready"  # the account is fine: only this prompt is refused
+
+
+async def test_a_usage_limit_rests_the_account_until_its_reset_and_charges_nothing(
+    workspace: Workspace, sim: WebSimServer
+) -> None:
+    cfg = cap_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        lane = s.lanes[0]
+        await lane.started.wait()
+        reset = time.time() + 3.0
+        sim.set_limit(reset)  # "You've reached your usage limit ... Your limit resets at HH:MM:SS."
+        s.submit([s.new_task("one", "chat", "first question"), s.new_task("two", "chat", "second question")])
+        await until(lambda: lane.backend.health()[0] == "resting", "the account to rest", limit_s=60)
+        text = lane.backend.health()[1]
+        shown = time.strftime("%H:%M:%S", time.localtime(reset))
+        assert text is not None and text.startswith(f"resting until {shown}"), text
+        blocked = s.blocked_accounts("chat")
+        assert blocked[0].reason.startswith("resting until") and blocked[0].action == "wait"
+        await asyncio.wait_for(s.wait_idle(), 120)
+    tasks = tasks_of(workspace)
+    assert {t: (x.state, x.attempt) for t, x in tasks.items()} == {"one": ("success", 1), "two": ("success", 1)}
+    assert all(charged(workspace, tid) == [] for tid in tasks)
+    st = sim.stats()
+    assert st["limit_refusals"] == 1  # it rested: nothing was sent until the reset
+    assert min(g["started"] for g in st["generations"]) >= reset - 0.05
+    line = next(m for m in log_messages(workspace, "one") if m.startswith("usage limit:"))
+    assert f"resting until {shown}" in line
