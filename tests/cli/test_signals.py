@@ -39,12 +39,12 @@ class Hook(importlib.abc.MetaPathFinder):
 if WHEN == "import":
     sys.meta_path.insert(0, Hook())
 else:
-    from mediadesk.scheduler.scheduler import Scheduler
-    submit = Scheduler.submit_rows
+    from mediadesk.scheduler.intake import Intake
+    submit = Intake.submit_rows
     def hooked(self, *a, **k):
         os.kill(os.getpid(), SIG)
         return submit(self, *a, **k)
-    Scheduler.submit_rows = hooked
+    Intake.submit_rows = hooked
 sys.argv = ["mediadesk", *sys.argv[1:]]
 runpy.run_module("mediadesk", run_name="__main__", alter_sys=True)
 """
