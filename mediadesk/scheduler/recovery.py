@@ -53,7 +53,7 @@ def join_team(
     *,
     on_dead_owners: Callable[[list[str]], None],
     on_lost_account: Callable[[str], None],
-    on_clock_skew: Callable[[float], None] = lambda _offset: None,
+    on_notice: Callable[[str], None] = lambda _message: None,
 ) -> tuple[TeamLink, Any]:
     """This desktop's seat on a shared queue, and the connection it holds (closed on leave)."""
     hb = config.heartbeat
@@ -68,7 +68,9 @@ def join_team(
             coord, accounts=tuple(a.name for a in config.accounts),
             heartbeat_s=beat_interval_s(hb.stale_after_s, hb.interval_s),
             retry_s=config.scheduler.poll_interval_s, on_dead_owners=on_dead_owners,
-            on_lost_account=on_lost_account, on_clock_skew=on_clock_skew,
+            on_lost_account=on_lost_account, on_clock_skew=lambda offset_s: on_notice(
+                f"this computer's clock is {-offset_s:+.0f} s off the database server's: the team uses the "
+                "database's clock; check this computer's time settings"),
         )
         team.join()
     except BaseException:

@@ -203,9 +203,8 @@ class Scheduler:
 
     def _join_team(self, store: TaskStore) -> None:
         self.team, self._team_conn = join_team(store, self.config, self.owner, on_dead_owners=self._recover_owners,
-                                               on_lost_account=self._lost_account, on_clock_skew=self._clock_skew)
-        if self._clock is time.time:  # team mode runs on the database's clock (a test may bring its own)
-            self._clock = self.team.now
+                                               on_lost_account=self._lost_account, on_notice=self._capacity_notice)
+        self._clock = self.team.now if self._clock is time.time else self._clock  # the database's (or a test's)
 
     def _close_team(self) -> None:
         self.team = None
@@ -218,10 +217,6 @@ class Scheduler:
         """Running tasks of desktops the database knows to be dead (no beat for stale_after_s)."""
         if self._store is not None and self.storage_error is None:
             self._recover(set(owners))
-
-    def _clock_skew(self, offset_s: float) -> None:
-        self._capacity_notice(f"this computer's clock is {-offset_s:+.0f} s off the database server's: "
-                              "the team uses the database's clock; check this computer's time settings")
 
     def _lost_account(self, account: str) -> None:
         for lane in self.lanes:
