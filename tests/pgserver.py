@@ -104,14 +104,7 @@ class PgServer:
             check=True, capture_output=True, timeout=120, env=env,
         )
         for attempt in itertools.count():
-            opts = (f"-c listen_addresses=127.0.0.1 -c port={server.port} -c unix_socket_directories={root} "
-                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
-                    "-c shared_buffers=64MB")
-            proc = subprocess.run(
-                server._cmd(str(bindir / "pg_ctl"), "-D", str(server.datadir), "-l", str(root / "server.log"),
-                            "-o", opts, "-w", "-t", "60", "start"),
-                capture_output=True, text=True, timeout=90, env=env,
-            )
+            proc = server._pg_ctl_start()
             if proc.returncode == 0:
                 return server
             if attempt >= 2:  # a port taken between _free_port and the bind: try another
@@ -120,6 +113,25 @@ class PgServer:
                 raise RuntimeError(f"pg_ctl start failed: {proc.stdout}{proc.stderr}\n{log[-2000:]}")
             server.port = _free_port()
         raise AssertionError("unreachable")
+
+    def _pg_ctl_start(self) -> subprocess.CompletedProcess[str]:
+        opts = (f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.root} "
+                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
+                "-c shared_buffers=64MB")
+        return subprocess.run(
+            self._cmd(str(self.bindir / "pg_ctl"), "-D", str(self.datadir), "-l", str(self.root / "server.log"),
+                      "-o", opts, "-w", "-t", "60", "start"),
+            capture_output=True, text=True, timeout=90, env={**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"},
+        )
+
+    def restart(self) -> None:
+        """Stop the server as an administrator would (``-m fast``: every client gets AdminShutdown) and
+        start it again on the same port."""
+        subprocess.run(self._cmd(str(self.bindir / "pg_ctl"), "-D", str(self.datadir), "-m", "fast", "-w", "stop"),
+                       capture_output=True, timeout=60, check=True)
+        proc = self._pg_ctl_start()
+        if proc.returncode != 0:
+            raise RuntimeError(f"pg_ctl start failed: {proc.stdout}{proc.stderr}")
 
     def psql(self, sql: str, dbname: str = "postgres") -> str:
         """Run SQL with the server's own psql (no driver needed); returns its stdout."""

@@ -15,9 +15,10 @@ import inspect
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -183,3 +184,30 @@ async def mediadesk_async(
             f"stdout: {out.decode()[-2000:]}\nstderr: {err.decode()[-2000:]}"
         ) from None
     return Result(proc.returncode or 0, out.decode(), err.decode())
+
+
+class Stalled(Exception):
+    """A wait saw nothing happen for its whole stall budget (not an AssertionError: qtbot.waitUntil
+    treats those as 'not yet' and keeps waiting)."""
+
+
+def wait_progressing(qtbot: Any, done: Callable[[], bool], progress: Callable[[], object], what: str, *,
+                     stall_s: float = 30.0) -> None:
+    """Wait (running the Qt loop) until ``done()``, for as long as the work moves: ``progress()`` (a
+    count of finished tasks, a progress bar's value...) is read on every poll, and the wait gives up
+    only when it has not changed for ``stall_s``. A loaded machine makes a batch slower, never
+    stuck; a total time budget measures the machine, this one waits on the events (tasks ending)."""
+    last = [progress()]
+    since = [time.monotonic()]
+
+    def check() -> bool:
+        if done():
+            return True
+        now, value = time.monotonic(), progress()
+        if value != last[0]:
+            last[0], since[0] = value, now
+        elif now - since[0] > stall_s:
+            raise Stalled(f"nothing happened for {stall_s:g} s while waiting for {what} (at {value!r})")
+        return False
+
+    qtbot.waitUntil(check, timeout=24 * 3600 * 1000)  # bounded by the stall check (and pytest-timeout)

@@ -80,8 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"mediadesk: {printable(err)}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # a signal before the run's own handlers (see mediadesk.main)
+        return int(getattr(exc, "exit_code", EXIT_INTERRUPTED))
 
 
 class _PrintableFormatter(logging.Formatter):

@@ -14,6 +14,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from mediadesk.cli.errors import UserError
 from mediadesk.cli.progress import DB_POLL_S, Progress
@@ -21,11 +22,13 @@ from mediadesk.cli.summary import report_row_errors, storage_failure, summary, w
 from mediadesk.cli.workspace import db_name, workspace_for
 from mediadesk.config.model import AppConfig, load_config
 from mediadesk.config.template import default_config_path, no_config_message
-from mediadesk.core.batch import parse_batch_file
+from mediadesk.config.workspace import Workspace
+from mediadesk.core.batch import ParsedBatch, parse_batch_file
 from mediadesk.core.text import printable
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import Notice, StorageFailed
 from mediadesk.scheduler.intake import MissingApiKeysError
+from mediadesk.store import TaskReader
 from mediadesk.store.errors import StorageError
 
 
@@ -66,16 +69,32 @@ async def run_batch(
     Nothing is reported that is not in the database file: the counts are read back from it, after
     checking (again after the scheduler has stopped) that the file at the path is still the one the
     run wrote. A storage fault (file deleted or replaced, disk full, I/O error) ends the run with
-    its message and exit code 2."""
-    ws = workspace_for(config, data_dir, db)
-    parsed = parse_batch_file(
-        batch, fmt=fmt, known_profiles=[p.name for p in config.profiles],
-        max_prompt_chars=config.scheduler.max_prompt_chars,
-    )
-    report_row_errors(parsed, sys.stderr)
-    if not parsed.rows:
-        what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
-        raise UserError(f"nothing to run in {batch}: {what}")
+    its message and exit code 2.
+
+    SIGINT, SIGTERM and SIGHUP stop it gracefully at any moment (exit code 130), and the summary
+    (``--summary-json`` too) is written all the same."""
+    stop = _StopSignals()
+    stop.install()  # from here on a signal ends the run the graceful way, whatever it is doing
+    try:
+        ws = workspace_for(config, data_dir, db)
+        parsed = parse_batch_file(
+            batch, fmt=fmt, known_profiles=[p.name for p in config.profiles],
+            max_prompt_chars=config.scheduler.max_prompt_chars,
+        )
+        report_row_errors(parsed, sys.stderr)
+        if not parsed.rows:
+            what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
+            raise UserError(f"nothing to run in {batch}: {what}")
+        return await _run_batch(batch, config, ws, parsed, stop, retry_failed=retry_failed, quiet=quiet,
+                                config_path=config_path, summary_json=summary_json)
+    finally:
+        stop.uninstall()
+
+
+async def _run_batch(
+    batch: Path, config: AppConfig, ws: Workspace, parsed: ParsedBatch, stop: _StopSignals, *,
+    retry_failed: bool, quiet: bool, config_path: Path | None, summary_json: Path | None,
+) -> int:
     sched = Scheduler(config, ws)
     sched.open()  # a LockError (database or data dir in use) before any work
     store = sched.store  # kept past stop(): its file identity check needs no connection
@@ -85,6 +104,9 @@ async def run_batch(
     failure: StorageError | None = None
     try:
         try:
+            await asyncio.sleep(0)  # a signal that came while opening is seen here
+            if stop.is_set():
+                raise _Interrupted
             try:  # through the console's intake: same caps, same key rule
                 done = sched.intake.submit_rows(parsed.rows, batch.name, retry_failed=retry_failed)
             except MissingApiKeysError as exc:
@@ -99,25 +121,85 @@ async def run_batch(
                 n = sched.retry(ids)
                 if n:
                     print(f"re-queued {n} failed/canceled task(s)", flush=True)
+            await asyncio.sleep(0)
+            if stop.is_set():
+                raise _Interrupted
             await sched.start()
-            interrupted = await _run_until_done(sched, ids, quiet=quiet, config_path=config_path)
-            if sched.storage_error is None:
-                store.verify()
-                states = store.states_of(ids)
+            interrupted = await _run_until_done(sched, ids, quiet=quiet, config_path=config_path, stop=stop)
         except StorageError as exc:
             failure = exc
+        except _Interrupted:
+            interrupted = True
+            print("\ninterrupted before the batch started: nothing was run", file=sys.stderr)
     finally:
         await sched.stop()
     failure = sched.storage_error or failure
     if failure is None:
         try:
             store.verify()  # one last time, after the last write: the file at the path is ours
+            # read after the lanes have stopped: interrupted attempts are back to pending by now
+            states = _states_of(ws, ids)
         except StorageError as exc:
             failure = exc
     if failure is not None:
         return storage_failure(failure, ids, parsed, ws, summary_json)
     rc = summary(states, ids, parsed, ws, interrupted)
     return write_summary_json(summary_json, rc, ws, ids, states, parsed, interrupted=interrupted)
+
+
+class _Interrupted(Exception):
+    """A stop signal came before the batch was started."""
+
+
+class _StopSignals:
+    """SIGINT, SIGTERM and SIGHUP end ``mediadesk run`` gracefully: the event is set, the run stops
+    its lanes (running attempts go back to pending, refunded) and writes its summary. Installed on
+    the loop for the whole run, so a signal during start-up or shut-down is not a crash either.
+    Windows' loops have no add_signal_handler; there Ctrl+C arrives as KeyboardInterrupt."""
+
+    SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.signum: int | None = None
+        self._installed: list[int] = []
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if sys.platform == "win32":
+            return
+        loop = asyncio.get_running_loop()
+        for sig in self.SIGNALS:
+            self._previous[sig] = signal.getsignal(sig)
+            loop.add_signal_handler(sig, self._on_signal, sig)
+            self._installed.append(sig)
+
+    def _on_signal(self, signum: int) -> None:
+        if self.signum is None:
+            self.signum = signum
+        self.event.set()
+
+    def is_set(self) -> bool:
+        return self.event.is_set()
+
+    def uninstall(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self._installed:
+            loop.remove_signal_handler(sig)
+            # back to the process's own handler (mediadesk.main's: no traceback, no silent death)
+            with contextlib.suppress(TypeError, ValueError):
+                signal.signal(sig, self._previous.get(sig) or signal.SIG_DFL)
+        self._installed.clear()
+
+
+def _states_of(ws: Workspace, ids: list[str]) -> dict[str, tuple[str, str]]:
+    if not ids:
+        return {}
+    reader = TaskReader(ws.location)
+    try:
+        return {r.task_id: (r.state, r.profile) for r in reader.get_many(ids)}
+    finally:
+        reader.close()
 
 
 async def run_demo(data_dir: Path | None = None) -> int:
@@ -172,15 +254,15 @@ def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Pat
 
 
 async def _run_until_done(
-    sched: Scheduler, ids: list[str], *, quiet: bool, config_path: Path | None = None
+    sched: Scheduler, ids: list[str], *, quiet: bool, config_path: Path | None = None,
+    stop: _StopSignals | None = None,
 ) -> bool:
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    # SIGINT/SIGTERM end the run gracefully (running attempts go back to pending). Windows' loops
-    # have no add_signal_handler; there Ctrl+C arrives as KeyboardInterrupt instead.
-    signals = (signal.SIGINT, signal.SIGTERM) if sys.platform != "win32" else ()
-    for sig in signals:
-        loop.add_signal_handler(sig, stop.set)
+    own = stop is None
+    signals = stop if stop is not None else _StopSignals()
+    if own:
+        signals.install()
+    stop_event = signals.event
     progress = Progress(sched, ids, quiet=quiet)
 
     def on_event(ev: object) -> None:
@@ -189,7 +271,7 @@ async def _run_until_done(
             print(f"[{time.strftime('%H:%M:%S')}] {printable(ev.message, multiline=False)}", file=sys.stderr,
                   flush=True)
         if isinstance(ev, StorageFailed):
-            stop.set()  # wake at once; the caller reports it (sched.storage_error)
+            stop_event.set()  # wake at once; the caller reports it (sched.storage_error)
 
     unsubscribe = sched.bus.subscribe(on_event)
     next_poll = loop.time() + DB_POLL_S  # Progress has just read them
@@ -207,7 +289,7 @@ async def _run_until_done(
                 next_poll = loop.time() + max(DB_POLL_S, 20 * (time.perf_counter() - t0))
             if progress.done():
                 break
-            if stop.is_set():
+            if stop_event.is_set() and sched.storage_error is None:
                 print("\ninterrupted: running tasks go back to pending and resume on the next run",
                       file=sys.stderr)
                 return True
@@ -217,7 +299,7 @@ async def _run_until_done(
                 return False
             progress.render()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=0.5)
+                await asyncio.wait_for(stop_event.wait(), timeout=0.5)
         sched.store.verify()  # the last progress line only for a file that is still ours
         progress.render(final=True)
         return False
@@ -227,5 +309,5 @@ async def _run_until_done(
     finally:
         unsubscribe()
         progress.close(storage_failed=storage_failed or sched.storage_error is not None)
-        for sig in signals:
-            loop.remove_signal_handler(sig)
+        if own:
+            signals.uninstall()

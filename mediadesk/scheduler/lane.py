@@ -57,6 +57,7 @@ class StopReason(str, Enum):
     DEADLINE = "deadline"
     SHUTDOWN = "shutdown"
     STORAGE = "storage"        # the database failed: no outcome is written as a success
+    LEASE_LOST = "lease_lost"  # team mode: another desktop took the account over; back to pending
 
 
 @dataclass
@@ -121,6 +122,8 @@ class LaneSettings:
     team_endpoint: str | None = None
     team_limit: Callable[[], int] | None = None
     team_buckets: tuple[tuple[str, float], ...] = ()
+    #: The longest one attempt may run (the profile's max_run_s): its lease or slot is held that long.
+    team_hold_s: float = 0.0
 
 
 class Lane:
@@ -170,6 +173,9 @@ class Lane:
         self._team_limit = settings.team_limit
         #: Shared token buckets (name, requests/min) a dispatch takes one token from, in team mode.
         self._team_buckets = settings.team_buckets
+        #: Team mode: the longest one attempt may run (the profile's max_run_s). The account lease or
+        #: endpoint slot it runs under is held at least that long, even if this desktop freezes.
+        self._team_hold_s = settings.team_hold_s
         self._team_wait_until = 0.0
         self._stopping = False
         self._last_reap = 0.0
@@ -289,6 +295,15 @@ class Lane:
         run.request_stop(StopReason.OPERATOR_CANCEL)
         return True
 
+    def abandon(self, task_id: str) -> bool:
+        """Team mode: the account's lease was taken over: stop the attempt and put the task back
+        (refunded; if the other desktop already recovered the row, nothing is written)."""
+        run = self._running.get(task_id)
+        if run is None:
+            return False
+        run.request_stop(StopReason.LEASE_LOST)
+        return True
+
     # ------------------------------------------------------------------ events
     def publish(self, rec: TaskRecord) -> None:
         self._bus.publish(task_changed(rec))
@@ -340,9 +355,15 @@ class Lane:
             if not self._running:
                 team.release_account(account)
             return
-        if team.try_account(account) and self._team_tokens(team, now):
-            for rec in self._claim(free, now):
+        # The lease is checked on the database (fenced) right before the claim: this desktop may
+        # have been frozen past its lease, and its memory of holding it is then out of date.
+        if team.try_account(account) and self._team_tokens(team, now) and team.fence_account(
+                account, self._team_hold_s):
+            claimed = self._claim(free, now)
+            for rec in claimed:
                 self._acquire_and_start(rec, now)
+            if not claimed and not self._running:
+                team.unhold_account(account)
 
     def _team_tokens(self, team: TeamLink, now: float) -> bool:
         """One token from each shared bucket of this callee (all desktops draw from them); False,
@@ -364,7 +385,7 @@ class Lane:
         due = self._store.next_due(self.profiles)
         if due is None or due > now:
             return
-        slots = team.reserve(self._team_endpoint, self._team_limit(), free)
+        slots = team.reserve(self._team_endpoint, self._team_limit(), free, self._team_hold_s)
         if not slots:
             return
         go = 0
@@ -471,6 +492,9 @@ class Lane:
             if self.team is not None:
                 with contextlib.suppress(Exception):  # the slot expires by itself if this fails
                     self.team.release_slot(rec.task_id)
+                if self.account is not None and not self._running:
+                    with contextlib.suppress(Exception):  # the run ended: an ordinary lease again
+                        self.team.unhold_account(self.account)
             self.on_stats_dirty(self)
             self._wake.set()
 
@@ -547,12 +571,17 @@ class Lane:
         rec = run.rec
         now = self._clock()
         reason = run.reason
+        if reason is not None and work.done() and not work.cancelled():
+            work.exception()  # retrieved: an outcome that came as the attempt was stopped is dropped
         if reason is StopReason.LOST:
             self._release(run, Signal.NONE)
             self.task_log(rec.task_id, "attempt abandoned: the task was taken over (stale heartbeat)")
             return
         if reason is StopReason.SHUTDOWN:
             self._settle_shutdown(run)
+            return
+        if reason is StopReason.LEASE_LOST:  # never stored: another desktop runs the account now
+            self._settle_shutdown(run, "interrupted: another desktop took this account over; will resume")
             return
         if reason is StopReason.STORAGE:  # never a success: the database cannot be trusted to keep it
             with contextlib.suppress(StorageError):

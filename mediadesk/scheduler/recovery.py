@@ -53,6 +53,7 @@ def join_team(
     *,
     on_dead_owners: Callable[[list[str]], None],
     on_lost_account: Callable[[str], None],
+    on_notice: Callable[[str], None] = lambda _message: None,
 ) -> tuple[TeamLink, Any]:
     """This desktop's seat on a shared queue, and the connection it holds (closed on leave)."""
     hb = config.heartbeat
@@ -61,12 +62,15 @@ def join_team(
         coord = TeamCoordinator(
             conn, owner=owner, host=socket.gethostname(), operator=operator(),
             pid=os.getpid(), stale_after_s=hb.stale_after_s, dialect="postgresql",
+            fault=getattr(store, "team_fault", None),
         )
         team = TeamLink(
             coord, accounts=tuple(a.name for a in config.accounts),
             heartbeat_s=beat_interval_s(hb.stale_after_s, hb.interval_s),
             retry_s=config.scheduler.poll_interval_s, on_dead_owners=on_dead_owners,
-            on_lost_account=on_lost_account,
+            on_lost_account=on_lost_account, on_clock_skew=lambda offset_s: on_notice(
+                f"this computer's clock is {-offset_s:+.0f} s off the database server's: the team uses the "
+                "database's clock; check this computer's time settings"),
         )
         team.join()
     except BaseException:

@@ -8,6 +8,9 @@ crash recovery and the team seat (``recovery``), the probe / test / login entry 
 stats ticker (``upkeep``), why an account cannot serve (``blocks``) and the operator's decisions on
 failed tasks (``exceptions``). Two kinds of lane over one durable table: one API lane per API
 profile (its semaphore is the profile's concurrency, 1..5), one web lane per account (one run at a time).
+
+Why one module: it is the facade, a list of short delegating methods that both faces (and the HTTP
+API) look up in one place; the work behind each lives in the modules named above.
 """
 
 from __future__ import annotations
@@ -203,7 +206,8 @@ class Scheduler:
 
     def _join_team(self, store: TaskStore) -> None:
         self.team, self._team_conn = join_team(store, self.config, self.owner, on_dead_owners=self._recover_owners,
-                                               on_lost_account=self._lost_account)
+                                               on_lost_account=self._lost_account, on_notice=self._capacity_notice)
+        self._clock = self.team.now if self._clock is time.time else self._clock  # the database's (or a test's)
 
     def _close_team(self) -> None:
         self.team = None
@@ -221,7 +225,7 @@ class Scheduler:
         for lane in self.lanes:
             if lane.account == account:
                 for rec in lane.running_records():
-                    lane.interrupt(rec.task_id)
+                    lane.abandon(rec.task_id)
         self._capacity_notice(f"account {account}: its lease was taken by another desktop; its run was stopped")
 
     def desktops(self) -> list[DesktopInfo]:

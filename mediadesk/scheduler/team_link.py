@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +32,24 @@ from mediadesk.store.errors import StorageError
 from mediadesk.store.team import DesktopInfo, TeamCoordinator
 
 log = logging.getLogger(__name__)
+
+#: A desktop whose clock is further off than this from the database's says so (the team runs on the
+#: database's clock anyway, but the operator's logs and the console's times are local).
+CLOCK_SKEW_WARN_S = 3.0
+
+
+def _process_gone(host: str, pid: int) -> bool:
+    """The desktop process ``pid`` of ``host`` is known to be gone: only said for this machine (another
+    machine's processes cannot be seen; a pid taken again by another process counts as alive)."""
+    if host != socket.gethostname() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists (not ours to signal)
+        return False
+    return False
 
 
 @dataclass(frozen=True)
@@ -52,6 +72,8 @@ class TeamLink:
         clock: Callable[[], float] = time.monotonic,
         on_dead_owners: Callable[[list[str]], None] = lambda _owners: None,
         on_lost_account: Callable[[str], None] = lambda _account: None,
+        on_clock_skew: Callable[[float], None] = lambda _offset: None,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.coord = coord
         self._accounts = accounts
@@ -68,6 +90,11 @@ class TeamLink:
         self._slot_wait: dict[str, float] = {}
         self._beat_task: asyncio.Task[None] | None = None
         self._desktops: list[DesktopInfo] = []
+        self._wall = wall
+        self._on_skew = on_clock_skew
+        #: database clock - local clock, measured at each beat (see :meth:`now`)
+        self.clock_offset_s = 0.0
+        self._skew_said = False
 
     # ------------------------------------------------------------------ lifecycle
     def join(self) -> None:
@@ -83,10 +110,13 @@ class TeamLink:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._beat_task
             self._beat_task = None
+        # the server may be gone: what is not given back expires by itself
         for task_id in list(self._slots):
-            self.release_slot(task_id)
+            with contextlib.suppress(StorageError):
+                self.release_slot(task_id)
         for account in list(self._held):
-            self.release_account(account)
+            with contextlib.suppress(StorageError):
+                self.release_account(account)
         with contextlib.suppress(Exception):
             self.coord.leave()
 
@@ -100,7 +130,27 @@ class TeamLink:
             except Exception:
                 log.exception("team: beat failed; trying again")
 
+    def now(self) -> float:
+        """The database server's clock, as epoch seconds: the local clock corrected by the offset
+        measured at the last beat. Team mode writes and compares every heartbeat, stale cutoff and
+        retry time with it, so a desktop whose clock is off never takes a live desktop's task for
+        stale (nor keeps a dead one's for ever)."""
+        return self._wall() + self.clock_offset_s
+
+    def _measure_clock(self) -> None:
+        t0 = self._wall()
+        server = self.coord.server_time()
+        t1 = self._wall()
+        self.clock_offset_s = server - (t0 + t1) / 2.0
+        off = abs(self.clock_offset_s) > CLOCK_SKEW_WARN_S
+        if off and not self._skew_said:
+            log.warning("team: this computer's clock is %+.1f s off the database server's; the team runs on "
+                        "the database's clock, but check this computer's time settings", -self.clock_offset_s)
+            self._on_skew(self.clock_offset_s)
+        self._skew_said = off
+
     def _beat_once(self) -> None:
+        self._measure_clock()
         held = self.coord.beat()
         lost = (self._held - set(held.accounts)) | (set(held.lost_accounts) & self._held)
         for account in sorted(lost):
@@ -133,20 +183,44 @@ class TeamLink:
         self.holders[account] = Holder(res.holder_owner or "", res.holder_host or "", res.expires_in_s or 0.0)
         return False
 
+    def fence_account(self, account: str, hold_s: float) -> bool:
+        """Just before a run starts on ``account``: is the lease still ours (checked on the database,
+        never from memory: this desktop may have been frozen past its lease)? It then covers the run
+        for ``hold_s``. When it was lost, the account is dropped here and its runs are stopped."""
+        if account not in self._held:
+            return False
+        if self.coord.fence_account(account, hold_s):
+            return True
+        log.warning("team: the lease of account %s was taken over while this desktop was late; "
+                    "starting nothing on it", account)
+        self._held.discard(account)
+        self._on_lost(account)
+        return False
+
+    def unhold_account(self, account: str) -> None:
+        if account in self._held:
+            self.coord.unhold_account(account)
+
     def release_account(self, account: str) -> None:
         if account in self._held:
             self._held.discard(account)
             self.coord.release_account(account)
 
     # ------------------------------------------------------------------ endpoint slots
-    def reserve(self, endpoint: str, limit: int, want: int) -> list[int]:
-        """Up to ``want`` of the endpoint's shared slots (none again for ``retry_s`` once it is full)."""
+    def reserve(self, endpoint: str, limit: int, want: int, hold_s: float = 0.0) -> list[int]:
+        """Up to ``want`` of the endpoint's shared slots (none again for ``retry_s`` once it is full),
+        each held at least ``hold_s`` (the request's longest time) unless released."""
         now = self._clock()
         if want <= 0 or now < self._slot_wait.get(endpoint, 0.0):
             return []
         got: list[int] = []
+        reclaimed = False
         while len(got) < want:
-            slot = self.coord.acquire_slot(endpoint, limit, None)
+            slot = self.coord.acquire_slot(endpoint, limit, None, hold_s)
+            if slot is None and not reclaimed:
+                reclaimed = True  # slots held for a dead desktop of this machine come back at once
+                if self.coord.reclaim_slots(endpoint, _process_gone):
+                    continue
             if slot is None:
                 self._slot_wait[endpoint] = now + min(self._retry_s, 0.2)
                 break

@@ -108,6 +108,7 @@ class Wiring:
                     attempt_deadline_s=deadline, max_wait_s=prof.max_wait_s, team_endpoint=ep.name,
                     team_limit=functools.partial(self.endpoint_limit, ep.name),
                     team_buckets=self.shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
+                    team_hold_s=prof.api_max_run_s,
                 )
                 lane = Lane(settings, backend, deps, cap)
                 cap.attach(lane)
@@ -125,6 +126,8 @@ class Wiring:
                 name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), account=acc.name,
                 attempt_deadline_s=backend.attempt_deadline_s, enabled=enabled, max_wait_s=prof.max_wait_s,
                 team_buckets=self.shared_buckets(backend.domain),
+                team_hold_s=getattr(getattr(backend, "adapter", None), "max_run_s", None)
+                or backend.attempt_deadline_s or 0.0,
             )
             lane = Lane(settings, backend, deps, cap)
             cap.attach(lane)

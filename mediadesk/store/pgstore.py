@@ -78,6 +78,11 @@ class PgTaskStore(TaskStore):
     def checkpoint(self) -> None:
         """Nothing to do: the server checkpoints by itself."""
 
+    def team_fault(self, exc: Exception) -> StorageError | None:
+        """The store's error for a driver error on the team coordinator's connection (its own, see
+        :meth:`connect_shared`): a lost server is the same fault wherever it is met."""
+        return lost_connection(exc, self.loc, None)
+
     def _fault(self, exc: Exception) -> StorageError | None:
         conn: PgConn = self._conn
         return lost_connection(exc, self.loc, conn.raw)

@@ -10,10 +10,16 @@ disagree, a lease must be judged by one clock.
 * ``account_lease``: a web account is run by at most one desktop. Taken by an atomic upsert that only
   overwrites a lease that has expired or is already ours; renewed by every :meth:`TeamCoordinator.beat`,
   so a live desktop never loses it and a dead one loses it ``stale_after_s`` after its last beat.
+  A desktop may be alive but late (frozen, swapped out, suspended) while its browser goes on
+  generating: before each run it *fences* the lease (:meth:`TeamCoordinator.fence_account`: the
+  lease must still carry the epoch it took, and is extended to cover the run's ``max_run_s``), so
+  a late desktop starts nothing once it lost the lease, and the next holder waits until no run of
+  the old one can still be going on.
 * ``endpoint_slot``: an endpoint's concurrency shared by all desktops, one row per slot number. A
   desktop configured with ``limit`` only takes slots ``0 .. limit-1``: N desktops together never hold
   more live slots than the largest configured limit, and a desktop with a smaller limit never starts
-  a request while ``limit`` slots of its range are busy. PostgreSQL picks with ``FOR UPDATE SKIP
+  a request while ``limit`` slots of its range are busy. A slot taken for a request is held at
+  least for the request's ``max_run_s`` (``hold_s``), for the same reason. PostgreSQL picks with ``FOR UPDATE SKIP
   LOCKED``: concurrent acquirers never get the same slot and never wait for each other.
 * ``rate_bucket``: a token bucket (requests per minute) shared by all desktops, refilled from the
   database clock and updated under a row lock.
@@ -23,8 +29,11 @@ connection (``autocommit=True``) or a ``sqlite3`` connection with ``isolation_le
 the one-machine case: the same SQL runs there (single writer, so every statement is atomic) and every
 operation trivially succeeds for a lone desktop. Calls are serialized by a lock (one connection cannot
 run two transactions at once); they block, so async callers run them in a worker thread.
-Database errors propagate (psycopg.Error / sqlite3.Error): the caller decides (a desktop that cannot
-renew must stop using its leases in time, see :func:`mediadesk.core.team_policy.lease_valid_for`).
+A lost connection (the server stopped or restarted, the network went away) is raised as the store's
+:class:`~mediadesk.store.errors.StorageError` given by ``fault`` (the same error the task store
+raises), never as a driver exception; other database errors propagate (psycopg.Error / sqlite3.Error).
+The caller decides (a desktop that cannot renew must stop using its leases in time, see
+:func:`mediadesk.core.team_policy.lease_valid_for`).
 
 Why one module (and one class) for the four tables: they share one connection behind one lock, one
 clock (the server's) and one retry rule for aborted transactions, and a beat renews the desktop, its
@@ -34,11 +43,15 @@ leases and its slots in one transaction; split by table, each part would need al
 from __future__ import annotations
 
 import math
+import random
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
+
+from mediadesk.store.errors import StorageError
 
 __all__ = [
     "BeatResult",
@@ -61,6 +74,7 @@ _NOW: dict[str, str] = {
 #: PostgreSQL aborts one transaction of a deadlock (40P01) or a serialization failure (40001): run it again.
 _RETRY_SQLSTATES = frozenset({"40P01", "40001"})
 _TX_ATTEMPTS = 3
+_RETRY_PAUSE_S = 0.05
 
 _T = TypeVar("_T")
 
@@ -78,6 +92,25 @@ class DbConnection(Protocol):
     """What we use of a DB-API connection (psycopg 3 and sqlite3 both have ``execute``)."""
 
     def execute(self, query: Any, params: Any = ..., /) -> Any: ...
+
+
+class _Faults:
+    """The connection, with a lost-connection error of the driver raised as the store's error."""
+
+    def __init__(self, conn: DbConnection, fault: Callable[[Exception], StorageError | None]) -> None:
+        self._conn = conn
+        self._fault = fault
+
+    def execute(self, query: Any, params: Any = (), /) -> Any:
+        try:
+            return self._conn.execute(query, params)
+        except StorageError:
+            raise
+        except Exception as exc:
+            err = self._fault(exc)
+            if err is None:
+                raise
+            raise err from exc
 
 
 @dataclass(frozen=True)
@@ -143,6 +176,7 @@ class TeamCoordinator:
         pid: int,
         stale_after_s: float = 90.0,
         dialect: Dialect,
+        fault: Callable[[Exception], StorageError | None] | None = None,
     ) -> None:
         if dialect not in _NOW:
             raise ValueError(f"dialect must be 'postgresql' or 'sqlite', got {dialect!r}")
@@ -155,7 +189,7 @@ class TeamCoordinator:
             raise ValueError("the coordinator's PostgreSQL connection must be in autocommit mode")
         if dialect == "sqlite" and getattr(conn, "isolation_level", None) is not None:
             raise ValueError("the coordinator's SQLite connection must have isolation_level=None")
-        self._conn = conn
+        self._conn: DbConnection = conn if fault is None else _Faults(conn, fault)
         self.owner = owner
         self.host = host
         self.operator = operator
@@ -165,6 +199,8 @@ class TeamCoordinator:
         self._accounts: tuple[str, ...] = ()
         self._held_accounts: set[str] = set()
         self._held_slots: set[tuple[str, int]] = set()
+        #: account -> acquired_at of the lease we took (its epoch: a lease taken over gets a new one)
+        self._epochs: dict[str, float] = {}
         self._slot_rows: dict[str, int] = {}  # endpoint -> slot rows 0..n-1 known to exist
         self._buckets: set[str] = set()  # rate_bucket rows known to exist
         self._lock = threading.Lock()
@@ -176,9 +212,10 @@ class TeamCoordinator:
     # -- plumbing -------------------------------------------------------------------------------
 
     def _sql(self, template: str) -> str:
-        """``{now}`` -> the server clock; ``%s`` placeholders -> ``?`` on SQLite."""
+        """``{now}`` -> the server clock; ``%s`` placeholders -> ``?`` and ``GREATEST`` -> the scalar
+        ``MAX`` on SQLite."""
         sql = template.replace("{now}", _NOW[self.dialect])
-        return sql.replace("%s", "?") if self.dialect == "sqlite" else sql
+        return sql.replace("%s", "?").replace("GREATEST(", "MAX(") if self.dialect == "sqlite" else sql
 
     def _run(self, template: str, params: Sequence[Any] = ()) -> Any:
         return self._conn.execute(self._sql(template), tuple(params))
@@ -207,6 +244,9 @@ class TeamCoordinator:
                 if getattr(exc, "sqlstate", None) not in _RETRY_SQLSTATES or attempt + 1 == _TX_ATTEMPTS:
                     raise
                 self.tx_retries += 1
+                # Not at once: the other transaction is about to take the row our abort freed; a retry
+                # that took it first would close the same cycle again.
+                time.sleep(_RETRY_PAUSE_S * (2 ** attempt) * (0.5 + random.random()))
         raise AssertionError("unreachable")
 
     def _has_task_table(self) -> bool:
@@ -216,6 +256,11 @@ class TeamCoordinator:
             row = self._conn.execute("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'task'"
                                      ).fetchone()
         return bool(row[0])
+
+    def server_time(self) -> float:
+        """The database server's clock now, in epoch seconds (one round trip)."""
+        with self._lock:
+            return float(self._run("SELECT {now}").fetchone()[0])
 
     # -- desktop --------------------------------------------------------------------------------
 
@@ -248,11 +293,13 @@ class TeamCoordinator:
             self._upsert_desktop()
             accounts = frozenset(
                 r[0] for r in self._run(
-                    "UPDATE account_lease SET expires_at = {now} + %s WHERE owner = %s RETURNING account",
+                    "UPDATE account_lease SET expires_at = GREATEST(expires_at, {now} + %s) WHERE owner = %s "
+                    "RETURNING account",
                     (self.stale_after_s, self.owner)).fetchall())
             slots = frozenset(
                 (r[0], int(r[1])) for r in self._run(
-                    "UPDATE endpoint_slot SET expires_at = {now} + %s WHERE owner = %s RETURNING endpoint, slot",
+                    "UPDATE endpoint_slot SET expires_at = GREATEST(expires_at, {now} + %s) WHERE owner = %s "
+                    "RETURNING endpoint, slot",
                     (self.stale_after_s, self.owner)).fetchall())
             return accounts, slots
 
@@ -260,6 +307,8 @@ class TeamCoordinator:
             accounts, slots = self._in_tx(renew)
             lost_accounts = frozenset(self._held_accounts - accounts)
             lost_slots = frozenset(self._held_slots - slots)
+            for account in lost_accounts:
+                self._epochs.pop(account, None)
             self._held_accounts = set(accounts)
             self._held_slots = set(slots)
         return BeatResult(accounts, slots, lost_accounts, lost_slots)
@@ -268,6 +317,7 @@ class TeamCoordinator:
         """Give back every lease and slot and mark this desktop stopped (a clean exit)."""
         def give_back() -> None:
             self._run("DELETE FROM account_lease WHERE owner = %s", (self.owner,))
+            self._epochs.clear()
             self._run("UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 WHERE owner = %s",
                       (self.owner,))
             self._run("UPDATE desktop SET heartbeat_at = {now}, stopped_at = {now} WHERE owner = %s", (self.owner,))
@@ -292,13 +342,16 @@ class TeamCoordinator:
                 "ON CONFLICT (account) DO UPDATE SET owner = excluded.owner, host = excluded.host, "
                 "acquired_at = CASE WHEN account_lease.owner = excluded.owner "
                 "THEN account_lease.acquired_at ELSE excluded.acquired_at END, "
-                "expires_at = excluded.expires_at "
+                "expires_at = CASE WHEN account_lease.owner = excluded.owner "
+                "THEN GREATEST(account_lease.expires_at, excluded.expires_at) ELSE excluded.expires_at END "
                 "WHERE account_lease.expires_at < excluded.acquired_at OR account_lease.owner = excluded.owner "
-                "RETURNING owner",
+                "RETURNING owner, acquired_at",
                 (name, self.owner, self.host, self.stale_after_s)).fetchone()
             if row is not None and row[0] == self.owner:
                 self._held_accounts.add(name)
+                self._epochs[name] = float(row[1])
                 return LeaseResult(True, self.owner, self.host, self.stale_after_s)
+            self._epochs.pop(name, None)
             self._held_accounts.discard(name)
             holder = self._run("SELECT owner, host, expires_at - {now} FROM account_lease WHERE account = %s",
                                (name,)).fetchone()
@@ -310,7 +363,45 @@ class TeamCoordinator:
         """Give the lease of ``name`` back; False when it was not ours (nothing is deleted then)."""
         with self._lock:
             self._held_accounts.discard(name)
+            self._epochs.pop(name, None)
             cur = self._run("DELETE FROM account_lease WHERE account = %s AND owner = %s", (name, self.owner))
+            return bool(cur.rowcount)
+
+    def fence_account(self, name: str, hold_s: float) -> bool:
+        """Check on the database, just before starting a run on ``name``, that its lease is still the
+        one this desktop took (same owner, same ``acquired_at``: the lease's epoch, a fencing token),
+        and make it cover the run: it cannot expire before ``hold_s`` from now (the run's longest
+        time), so no other desktop takes the account while a run started under it may still go on,
+        even if this desktop freezes. False: the lease was lost (another desktop holds it, or it was
+        taken and given back in between): start nothing on the account.
+        """
+        if not 0 <= hold_s < math.inf:
+            raise ValueError(f"hold_s must be finite and >= 0, got {hold_s}")
+        with self._lock:
+            epoch = self._epochs.get(name)
+            if epoch is None:
+                self._held_accounts.discard(name)
+                return False
+            row = self._run(
+                "UPDATE account_lease SET expires_at = GREATEST(expires_at, {now} + %s, {now} + %s) "
+                "WHERE account = %s AND owner = %s AND acquired_at = %s RETURNING owner",
+                (self.stale_after_s, float(hold_s), name, self.owner, epoch)).fetchone()
+            if row is None:
+                self._held_accounts.discard(name)
+                self._epochs.pop(name, None)
+                return False
+            return True
+
+    def unhold_account(self, name: str) -> bool:
+        """The run on ``name`` ended: the lease goes back to its ordinary length (``stale_after_s``
+        from now), so a crash from here on blocks the account for one lease only."""
+        with self._lock:
+            epoch = self._epochs.get(name)
+            if epoch is None:
+                return False
+            cur = self._run("UPDATE account_lease SET expires_at = {now} + %s "
+                            "WHERE account = %s AND owner = %s AND acquired_at = %s",
+                            (self.stale_after_s, name, self.owner, epoch))
             return bool(cur.rowcount)
 
     # -- endpoint slots -------------------------------------------------------------------------
@@ -326,14 +417,20 @@ class TeamCoordinator:
                   "ON CONFLICT (endpoint, slot) DO NOTHING", params)
         self._slot_rows[endpoint] = limit
 
-    def acquire_slot(self, endpoint: str, limit: int, task_id: str | None = None) -> int | None:
+    def acquire_slot(self, endpoint: str, limit: int, task_id: str | None = None,
+                     hold_s: float = 0.0) -> int | None:
         """Take a free (or expired) slot numbered below ``limit`` of ``endpoint``; None when all are taken.
 
         The slot is ours until :meth:`release_slot`, renewed by every :meth:`beat`; it expires
-        ``stale_after_s`` after the last renewal (a dead desktop's slots come back that way).
+        ``stale_after_s`` after the last renewal (a dead desktop's slots come back that way), and
+        never before ``hold_s`` after it was taken: the request it was taken for may go on that long
+        even if this desktop freezes, so no other desktop sends over it before then.
         """
         if not 1 <= limit <= 10_000:
             raise ValueError(f"limit must be within 1..10000, got {limit}")
+        if not 0 <= hold_s < math.inf:
+            raise ValueError(f"hold_s must be finite and >= 0, got {hold_s}")
+        hold = max(self.stale_after_s, float(hold_s))
         with self._lock:
             self._ensure_slot_rows(endpoint, limit)
             if self.dialect == "postgresql":
@@ -343,19 +440,38 @@ class TeamCoordinator:
                     "ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED) "
                     "UPDATE endpoint_slot s SET owner = %s, task_id = %s, expires_at = {now} + %s "
                     "FROM pick WHERE s.endpoint = pick.endpoint AND s.slot = pick.slot RETURNING s.slot",
-                    (endpoint, limit, self.owner, task_id, self.stale_after_s)).fetchone()
+                    (endpoint, limit, self.owner, task_id, hold)).fetchone()
             else:  # one writer at a time: the sub-select and the update are one atomic statement
                 row = self._run(
                     "UPDATE endpoint_slot SET owner = %s, task_id = %s, expires_at = {now} + %s "
                     "WHERE endpoint = %s AND slot = (SELECT slot FROM endpoint_slot WHERE endpoint = %s "
                     "AND slot < %s AND (owner IS NULL OR expires_at < {now}) ORDER BY slot LIMIT 1) "
                     "RETURNING slot",
-                    (self.owner, task_id, self.stale_after_s, endpoint, endpoint, limit)).fetchone()
+                    (self.owner, task_id, hold, endpoint, endpoint, limit)).fetchone()
             if row is None:
                 return None
             slot = int(row[0])
             self._held_slots.add((endpoint, slot))
             return slot
+
+    def reclaim_slots(self, endpoint: str, gone: Callable[[str, int], bool]) -> int:
+        """Free the slots of ``endpoint`` still held (within their hold) by desktops that stopped
+        beating and whose process ``gone(host, pid)`` knows to be gone: a dead process's requests died
+        with its connections, only a live one (frozen, late) may still have one in flight. Returns
+        how many were freed."""
+        with self._lock:
+            rows = self._run(
+                "SELECT DISTINCT d.owner, d.host, d.pid FROM endpoint_slot s JOIN desktop d ON d.owner = s.owner "
+                "WHERE s.endpoint = %s AND s.expires_at >= {now} "
+                "AND (d.stopped_at IS NOT NULL OR d.heartbeat_at < {now} - %s)",
+                (endpoint, self.stale_after_s)).fetchall()
+            freed = 0
+            for owner, host, pid in rows:
+                if owner != self.owner and gone(str(host), int(pid)):
+                    freed += int(self._run(
+                        "UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 "
+                        "WHERE endpoint = %s AND owner = %s", (endpoint, owner)).rowcount)
+            return freed
 
     def release_slot(self, endpoint: str, slot: int) -> bool:
         """Free a slot we hold; False when it was not ours (it lapsed and another desktop took it)."""

@@ -17,6 +17,7 @@ import pytest
 
 from mediadesk.store import TaskStore
 from mediadesk.store.taskstore import NewTask
+from tests.support import skip_unless
 
 ROOT = Path(__file__).resolve().parents[2]
 NOBODY = 65534
@@ -148,7 +149,7 @@ def test_a_password_in_a_db_url_on_the_command_line_is_refused(url: str, command
 
 
 # ------------------------------------------------------------------------ 14: a FIFO as batch file
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+@skip_unless(hasattr(os, "mkfifo"), "no FIFOs on this platform")
 def test_a_fifo_as_batch_file_is_refused_instead_of_hanging(tmp_path: Path) -> None:
     """Before: ``open()`` on a FIFO nobody writes to blocked for ever, with no output at all."""
     fifo = tmp_path / "batch.jsonl"

@@ -38,6 +38,7 @@ def write_config(path: Path, data_dir: Path, api_url: str, chat_url: str | None)
     if chat_url is not None:
         text += (
             f'[[profiles]]\nname = "chat"\nkind = "web"\nsite = "simchat"\nurl = "{chat_url}"\n'
+            "max_run_s = 10\n"  # a desktop killed mid-run holds the account that long
             f'[[accounts]]\nname = "acct-a"\nprofile = "chat"\nlogin_user_env = "{USER_ENV}"\n'
             f'login_password_env = "{PASSWORD_ENV}"\n'
         )

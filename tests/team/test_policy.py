@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mediadesk.core.team_policy import (
@@ -42,6 +42,7 @@ def test_a_lease_is_trusted_only_while_the_database_still_has_it(
         assert db_expiry - now >= lease_margin_s(stale) * (1 - 1e-9) - 1e-6  # with the margin to spare
 
 
+@settings(deadline=None)  # a pure function: a per-example time limit only measures the machine's load
 @given(stales, times)
 def test_trust_starts_at_the_lease_minus_its_margin_and_runs_down(stale: float, sent_at: float) -> None:
     margin = lease_margin_s(stale)

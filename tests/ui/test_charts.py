@@ -15,6 +15,7 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
 from mediadesk.ui.panels.charts import ChartsView, SecondsLogAxis
 from mediadesk.ui.window.main_window import MainWindow
+from tests.support import wait_progressing
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 
@@ -43,6 +44,10 @@ def all_done(env: ConsoleEnv, n: int) -> bool:
     return len(s) == n and set(s.values()) == {"success"}
 
 
+def finished(env: ConsoleEnv) -> int:
+    return sum(v in ("success", "failed", "canceled") for v in states(env).values())
+
+
 def finished_in_chart(view: ChartsView, lane: str) -> int:
     data = view.data
     if data is None or lane not in data.series:
@@ -58,7 +63,7 @@ def test_charts_follow_the_lanes_live_and_survive_a_restart(window: MainWindow, 
     qtbot.waitUntil(view.is_shown, timeout=5_000)
     assert view.range.key == "5m"
     window.submit_rows(rows("writer", 30, "w") + rows("chat", 6, "c"), batch="first")
-    qtbot.waitUntil(lambda: all_done(console_env, 36), timeout=20_000)
+    wait_progressing(qtbot, lambda: all_done(console_env, 36), lambda: finished(console_env), "36 tasks")
     qtbot.waitUntil(lambda: finished_in_chart(view, "api:writer") == 30, timeout=10_000)
     qtbot.waitUntil(lambda: (finished_in_chart(view, "web:acct-a") + finished_in_chart(view, "web:acct-b")) == 6,
                     timeout=10_000)
@@ -74,7 +79,7 @@ def test_charts_follow_the_lanes_live_and_survive_a_restart(window: MainWindow, 
     assert "api:writer: 30 done, 0 failed" in view.summary.text()
     # more work: the partial reads (newest buckets only) pick it up
     window.submit_rows(rows("writer", 12, "more"), batch="second")
-    qtbot.waitUntil(lambda: all_done(console_env, 48), timeout=20_000)
+    wait_progressing(qtbot, lambda: all_done(console_env, 48), lambda: finished(console_env), "48 tasks")
     qtbot.waitUntil(lambda: finished_in_chart(view, "api:writer") == 42, timeout=10_000)
     assert view.cache.reads[1] > 0, "expected partial reads between full ones"
     assert view.histogram_total("api:writer") == 42
@@ -119,7 +124,7 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
     qtbot.waitUntil(view.is_shown, timeout=5_000)
     assert view.hint.isVisible()
     window.submit_rows(rows("chat", 6, "warm"), batch="warm-up")
-    qtbot.waitUntil(lambda: all_done(console_env, 6), timeout=20_000)
+    wait_progressing(qtbot, lambda: all_done(console_env, 6), lambda: finished(console_env), "6 tasks")
     qtbot.waitUntil(lambda: (r := view.row_of("warm-up")) is not None and r.is_done, timeout=10_000)
     warm = view.row_of("warm-up")
     assert warm is not None and (warm.total, warm.succeeded, warm.fraction) == (6, 6, 1.0)
@@ -149,11 +154,12 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
 def test_status_bar_totals_combine_the_lanes(window: MainWindow, console_env: ConsoleEnv, qtbot: Any) -> None:
     window.set_paused("web", True)
     window.submit_rows(rows("writer", 20, "t") + rows("chat", 4, "u"), batch="totals")
-    qtbot.waitUntil(lambda: window.api_panel.counts()["success"] == 20, timeout=20_000)
+    wait_progressing(qtbot, lambda: window.api_panel.counts()["success"] == 20,
+                     lambda: window.api_panel.counts()["success"], "20 API tasks")
     # web work queued on paused lanes: the overall ETA says so, whatever the API lane's is
     qtbot.waitUntil(lambda: "no lane can take the queued tasks" in window.totals_label.text(), timeout=10_000)
     window.set_paused("web", False)
-    qtbot.waitUntil(lambda: all_done(console_env, 24), timeout=20_000)
+    wait_progressing(qtbot, lambda: all_done(console_env, 24), lambda: finished(console_env), "24 tasks")
     qtbot.waitUntil(lambda: "idle" in window.totals_label.text(), timeout=10_000)  # the 1 s tick
     # A rate over a second-long span moves with the clock: read the label and the lanes at one instant.
     now = window.api_panel._clock()

@@ -27,6 +27,7 @@ from mediadesk.ui.app.start import EXIT_BUSY, EXIT_CONFIG, EXIT_OK, console_main
 from mediadesk.ui.panels.detail_pane import DetailPane, linkify_paths
 from mediadesk.ui.panels.log_dock import LogDock
 from mediadesk.ui.window.main_window import MainWindow
+from tests.support import wait_progressing
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,8 +92,10 @@ def test_submit_batch_through_dialog_runs_to_100_percent(window: MainWindow, con
     qtbot.waitUntil(lambda: not dlg.is_busy() and len(dlg.rows()) == 46, timeout=10_000)
     dlg.accept()
     api, web = window.api_panel, window.web_panel
-    qtbot.waitUntil(lambda: api.progress.maximum() == 40 and api.progress.value() == 40, timeout=20_000)
-    qtbot.waitUntil(lambda: web.progress.maximum() == 6 and web.progress.value() == 6, timeout=20_000)
+    wait_progressing(qtbot, lambda: api.progress.maximum() == 40 and api.progress.value() == 40,
+                     api.progress.value, "the API lane's 40 tasks")
+    wait_progressing(qtbot, lambda: web.progress.maximum() == 6 and web.progress.value() == 6,
+                     web.progress.value, "the web lane's 6 tasks")
     states = db_states(console_env)
     assert len(states) == 46 and set(states.values()) == {"success"}
     assert api.counts()["success"] == 40 and api.counts()["pending"] == 0
@@ -170,7 +173,8 @@ def test_web_panel_shows_accounts_and_runs_web_tasks(window: MainWindow, console
     panel = window.web_panel
     assert [r[0] for r in panel.row_texts()] == ["acct-a", "acct-b"]
     s.submit([s.new_task(f"w{i}", "chat", f"web {i}") for i in range(6)])
-    qtbot.waitUntil(lambda: panel.progress.maximum() == 6 and panel.progress.value() == 6, timeout=15_000)
+    wait_progressing(qtbot, lambda: panel.progress.maximum() == 6 and panel.progress.value() == 6,
+                     panel.progress.value, "the web lane's 6 tasks")
     backends = console_env.web_backends
     assert len(backends["acct-a"].runs) + len(backends["acct-b"].runs) == 6
     def row_status(i: int) -> str:

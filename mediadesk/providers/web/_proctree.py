@@ -64,17 +64,26 @@ def excerpt(cmdline: Iterable[str] | None, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def proc_info(proc: psutil.Process, matched_by: str = "user-data-dir") -> ProcInfo | None:
-    """Snapshot a process for reports; None when it vanished meanwhile."""
+def proc_info(proc: psutil.Process, matched_by: str = "user-data-dir",
+              cmdline: list[str] | None = None) -> ProcInfo | None:
+    """Snapshot a process for reports; None when it vanished meanwhile.
+
+    ``cmdline``: the command line as already read (the reading that matched the process to a
+    profile). Pass it: what the process is (its ``--type``, MediaDesk's launch signature) must come
+    from that reading, not from a second one that a loaded machine can find unreadable or half
+    rewritten (a process setting its title)."""
     try:
         with proc.oneshot():
             name = proc.name()
             ppid = proc.ppid()
             created = proc.create_time()
-            try:
-                cmd = proc.cmdline()
-            except (psutil.AccessDenied, psutil.ZombieProcess):
-                cmd = []
+            if cmdline is not None:
+                cmd = list(cmdline)
+            else:
+                try:
+                    cmd = proc.cmdline()
+                except (psutil.AccessDenied, psutil.ZombieProcess):
+                    cmd = []
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return None
     ptype = _flag_value(cmd, "--type")

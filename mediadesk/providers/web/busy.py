@@ -173,14 +173,20 @@ _AN_HOUR = re.compile(r"\b(?:in|after)\s+(?:about\s+)?(half an|an|one|a few|a co
 _AN_HOUR_S = {"half an": 1800.0, "an": 3600.0, "one": 3600.0, "a few": 3 * 3600.0, "a couple of": 2 * 3600.0}
 
 
+#: A stated reset time this recent is one that has just passed (the banner was read a moment after it
+#: was written, or the site's clock is a little behind ours): not a reset at that time tomorrow.
+JUST_PASSED_S = 900.0
+
+
 def _next_clock(now: float, hour: int, minute: int, second: int) -> float | None:
-    """The next local time ``hour:minute:second`` at or after ``now`` (today, else tomorrow)."""
+    """The next local time ``hour:minute:second`` at or after ``now`` (today, else tomorrow); a time
+    that passed less than :data:`JUST_PASSED_S` ago is returned as it is (in the past: no rest)."""
     if not (0 <= hour <= 24 and 0 <= minute < 60 and 0 <= second < 60):
         return None
     base = _dt.datetime.fromtimestamp(now)
     day = base.replace(hour=0, minute=0, second=0, microsecond=0)
     at = day + _dt.timedelta(hours=hour, minutes=minute, seconds=second)
-    if at.timestamp() < now:
+    if at.timestamp() < now - JUST_PASSED_S:
         at += _dt.timedelta(days=1)
     return at.timestamp()
 

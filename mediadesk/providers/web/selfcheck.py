@@ -158,7 +158,7 @@ def find_profile_processes(profile_dir: Path, port: int | None = None) -> list[P
     started with ``--remote-debugging-port=<port>`` or listening on it. AccessDenied, vanished processes and
     zombies are skipped."""
     target = os.path.realpath(Path(profile_dir).expanduser())
-    found = {p.pid: proc_info(p) for p, _ in _scan(lambda _cmd, udd: udd == target)}
+    found = {p.pid: proc_info(p, cmdline=cmd) for p, cmd in _scan(lambda _cmd, udd: udd == target)}
     if port:
         protected = protected_pids()
         flag = f"--remote-debugging-port={port}"
@@ -216,7 +216,7 @@ def find_our_residue(profile_root: Path) -> list[ProcInfo]:
     """Processes whose user-data-dir is ``profile_root`` or anywhere under it (a cleanup/test utility)."""
     root = Path(os.path.realpath(Path(profile_root).expanduser()))
     hits = _scan(lambda _cmd, udd: Path(udd) == root or Path(udd).is_relative_to(root))
-    return [info for info in (proc_info(p) for p, _ in hits) if info is not None]
+    return [info for info in (proc_info(p, cmdline=cmd) for p, cmd in hits) if info is not None]
 
 
 def read_singleton_lock(profile_dir: Path) -> tuple[str, int] | None:

@@ -148,7 +148,8 @@ async def test_a_usage_limit_rests_the_account_until_its_reset_and_charges_nothi
     async with Scheduler(cfg, workspace) as s:
         lane = s.lanes[0]
         await lane.started.wait()
-        reset = time.time() + 3.0
+        # a whole second (the banner states HH:MM:SS), late enough to be read before it passes on a loaded machine
+        reset = float(int(time.time()) + 8)
         sim.set_limit(reset)  # "You've reached your usage limit ... Your limit resets at HH:MM:SS."
         s.submit([s.new_task("one", "chat", "first question"), s.new_task("two", "chat", "second question")])
         await until(lambda: lane.backend.health()[0] == "resting", "the account to rest", limit_s=60)

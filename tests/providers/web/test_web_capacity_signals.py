@@ -70,6 +70,14 @@ def test_no_clock_time_is_read_into_ordinary_numbers() -> None:
     assert parse_reset("", NOW) is None
 
 
+def test_a_reset_time_that_has_just_passed_is_no_rest_until_tomorrow() -> None:
+    # the banner was read a moment after its reset time (a loaded machine, a site clock a little
+    # behind): the limit is over, not a rest of almost a day
+    assert parse_reset("Your limit resets at 09:59:50.", NOW) == pytest.approx(at(9, 59, 50))
+    assert rest_until("Your limit resets at 09:59:50.", NOW) is None
+    assert rest_until("Your limit resets at 09:40.", NOW) == pytest.approx(at(9, 40, days=1))  # long past
+
+
 def test_a_clock_time_rests_however_near_it_is() -> None:
     # a quota's reset said as a time of day, 4 s away, still rests until then (not a backoff guess)
     assert rest_until("Your limit resets at 10:00:04.", NOW) == pytest.approx(at(10, 0, 4))

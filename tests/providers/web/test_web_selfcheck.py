@@ -295,3 +295,43 @@ def test_singleton_lock_of_another_host_is_a_holder(profile_root: Path, lock_dir
     assert "another computer" in lines[0]
     assert os.path.lexists(prof / "SingletonLock")
     lock.release()
+
+
+@pytest.mark.browser
+def test_residue_is_attributed_from_the_command_line_that_matched_it(
+    profile_root: Path, lock_dir: Path, raw_chromium: Callable[[Path], subprocess.Popen[bytes]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The attribution (MediaDesk's launch signature, debug port 0) comes from the same reading of the
+    command line that put the process on our profile, not from a second reading a moment later: on a
+    loaded machine that one can find the command line unreadable (a process rewriting its title, a
+    transient /proc error) and turned our own residue into "cannot be attributed". The fault is
+    injected for every reading after the scan."""
+    prof = profile_root / "acct-a"
+    proc = raw_chromium(prof)
+    lock = AccountLock("acct-a", prof, lock_dir)
+    assert lock.try_acquire()
+
+    real_iter, real_cmdline = psutil.process_iter, psutil.Process.cmdline
+    scanning = [False]
+
+    def process_iter(*args: Any, **kwargs: Any) -> Iterator[psutil.Process]:
+        scanning[0] = True
+        try:
+            yield from real_iter(*args, **kwargs)
+        finally:
+            scanning[0] = False
+
+    def cmdline(self: psutil.Process) -> list[str]:
+        if scanning[0]:  # the scan's own reading works
+            return real_cmdline(self)
+        raise psutil.AccessDenied(self.pid)
+
+    monkeypatch.setattr(psutil, "process_iter", process_iter)
+    monkeypatch.setattr(psutil.Process, "cmdline", cmdline)
+    lines: list[str] = []
+    result = self_check(prof, lock, lines.append, grace_s=3.0, lock_was_free=True)
+    monkeypatch.undo()
+    assert result.ok and result.residue and result.residue[0].pid == proc.pid, lines
+    assert proc.wait(timeout=10) is not None
+    lock.release()
