@@ -15,56 +15,41 @@ one-page-load readiness check for a circuit breaker.
 Logged out: the account is ``needs_login`` until the operator logs in, unless it has stored
 credentials (``autologin``): then it logs itself in again, at most once per cooldown, and a run
 that found it logged out before sending goes on.
-"""
 
+The backend is built in layers beside this module: its state and browser (``backend_browser.py``),
+login and bot checks (``backend_login.py``), failures and capacity signals (``backend_capacity.py``).
+Here: the lane's view (capacity, availability, health), the run step and the construction.
+"""
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, Literal
-from urllib.parse import urlsplit
+from typing import Any
 
-from mediadesk.config.model import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
+from mediadesk.config.model import AccountConfig, AppConfig, ConfigError, ProfileConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.files.safe import ensure_private_dir
-from mediadesk.providers.web.adapter import SiteAdapter, compose_prompt
+from mediadesk.providers.web.adapter import compose_prompt
 from mediadesk.providers.web.autologin import (
-    CredentialError,
     CredentialSource,
-    LoginCooldown,
-    fill_login_form,
-    read_credentials,
-    scrub,
 )
-from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.backend_browser import _clock_time
+from mediadesk.providers.web.backend_capacity import _AccountSignals
 from mediadesk.providers.web.errors import (
-    PROFILE_IN_USE_RETRY_S,
     ChallengeShown,
     NeedsLogin,
-    PageGone,
-    ProfileInUseError,
-    RunTimeout,
     SiteBusy,
     SiteDown,
-    SiteError,
-    UsageLimit,
     WebLaneError,
 )
-from mediadesk.providers.web.finder import find_browser
-from mediadesk.providers.web.launcher import OwnedBrowser
-from mediadesk.providers.web.login import interactive_login, login_with_form, visible_login
+from mediadesk.providers.web.login import interactive_login, login_with_form
 from mediadesk.providers.web.playwright_hub import PlaywrightHub
-from mediadesk.providers.web.profile_lock import AccountLock
-from mediadesk.providers.web.selfcheck import self_check
-from mediadesk.providers.web.signals import connection_failure, reach
+from mediadesk.providers.web.signals import reach
 from mediadesk.providers.web.sites import adapter_for
-from mediadesk.providers.web.threads import ThreadBook, replay
+from mediadesk.providers.web.threads import replay
 
 __all__ = [
     "RUNS_PER_ACCOUNT",
@@ -91,56 +76,8 @@ def task_failure(err: WebLaneError) -> TaskFailure:
                        unavailable=err.unavailable)
 
 
-class WebAccountBackend:
+class WebAccountBackend(_AccountSignals):
     """A :class:`~mediadesk.core.backend.LaneBackend` for one web account."""
-
-    def __init__(
-        self,
-        *,
-        account: str,
-        adapter: SiteAdapter,
-        browser: BrowserConfig,
-        profile_dir: Path,
-        lock_dir: Path | None = None,
-        kill_grace_s: float = 3.0,
-        credentials: CredentialSource | None = None,
-        login_cooldown_s: float = 600.0,
-    ) -> None:
-        self.account = account
-        self._busy_answers: dict[str, int] = {}  # task id -> busy notices given as its whole answer
-        self.adapter = adapter
-        self.browser_config = browser
-        self.profile_dir = profile_dir
-        self.kill_grace_s = kill_grace_s
-        self.driver = PageDriver(adapter)
-        self.lock = AccountLock(account, profile_dir, lock_dir)
-        #: Backstop for the lane; the driver enforces max_run_s itself.
-        self.attempt_deadline_s = adapter.max_run_s + adapter.page_load_timeout_s + adapter.start_timeout_s + 60
-        self._run_lock = asyncio.Lock()
-        self._pw: Any = None
-        self._browser: OwnedBrowser | None = None
-        self._page: Any = None
-        self._tasks_on_browser = 0
-        self._health = HealthStatus.STARTING
-        self._last_error: str | None = None
-        self._rest_until = 0.0
-        #: A usage limit's reset (wall clock): the account rests (takes nothing) until then.
-        self._resting_until: float | None = None
-        #: What the last bot check said (the account waits for a person while ``challenge``).
-        self._challenge: str | None = None
-        self._logging_in = False
-        self._stopped = False
-        self.browser_pids: list[int] = []  # every browser this backend started (tests, evidence)
-        #: What the prewarm's self-check and launch said; written into the next task's log.
-        self._notes: list[str] = []
-        self._threads = ThreadBook(adapter.url)
-        #: The site's host name: its ``[rates.per_domain]`` bucket counts this account's runs.
-        self.domain = urlsplit(adapter.url).hostname
-        #: Stored credentials (names only) and the once-per-cooldown rule of automatic logins.
-        self.credentials = credentials if credentials is not None and adapter.has_login_form else None
-        self.login_cooldown = LoginCooldown(login_cooldown_s)
-        self._needs_login_since: float | None = None
-        self._relogin: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ LaneBackend
     @property
@@ -184,31 +121,6 @@ class WebAccountBackend:
                 await self._prewarm()
         except Exception as exc:  # never let one account stop the app from starting
             self._set_error(f"start failed: {exc}")
-
-    def _note(self, message: str) -> None:
-        log.info("%s: %s", self.account, message)
-        self._notes.append(message)
-
-    async def _prewarm(self) -> None:
-        try:
-            await self._ensure_browser(self._note)
-            page = await self._ensure_page()
-            self._threads.page_moved()
-            try:
-                await self.driver.prepare(page)
-            except NeedsLogin as exc:
-                if not await self._log_in_again(page, exc, self._note):
-                    raise
-            self._health, self._last_error = HealthStatus.READY, None
-            self._needs_login_since = None
-            await self._keep_cookies(force=True)  # a successful login check
-        except NeedsLogin as exc:
-            self._set_needs_login(str(exc))
-        except ChallengeShown as exc:
-            self._set_challenge(str(exc))
-        except WebLaneError as exc:
-            self._set_error(str(exc))
-
     async def stop(self) -> None:
         self._stopped = True
         relogin, self._relogin = self._relogin, None
@@ -348,268 +260,6 @@ class WebAccountBackend:
             self._needs_login_since = None
             await self._keep_cookies()
             return True, "logged in, prompt box ready"
-
-    async def _after_error(
-        self, exc: Exception, page: Any, ctx: RunContext, task: TaskSpec, *, may_log_in: bool = False
-    ) -> WebLaneError:
-        """Record what a failed attempt says about the account (health, evidence, a page or browser
-        to replace) and return it as a :class:`WebLaneError`; its kind decides the retry.
-        ``may_log_in``: a logout found here may still try an automatic login (not tried yet)."""
-        if page is None and isinstance(exc, WebLaneError):
-            # Nothing was sent: no browser (not found, did not start) or someone holds the profile.
-            # The account rests so the lane does not hammer a profile that is not ours right now.
-            self._set_error(str(exc), rest=True)
-            if exc.not_started:
-                ctx.log(f"not started: {exc}")
-            return exc
-        crashed = not self._browser_alive()
-        if not crashed and not isinstance(exc, ChallengeShown | SiteBusy | SiteDown) and page is not None:
-            # a failure with a bot check on the page is the check's doing: a person must solve it
-            seen = await self.driver.challenge(page)
-            if seen is not None:
-                exc = ChallengeShown(f"{self.adapter.name or self.adapter.url}: a bot check needs a person "
-                                     f"({seen.what}; the run had ended with: {exc})")
-        if isinstance(exc, NeedsLogin):
-            await self._evidence(page, ctx, task)
-            if may_log_in and await self._log_in_again(page, exc, ctx.log):
-                # Logged out mid-run and logged in again: the run is lost, the task is worth a retry.
-                return SiteError(f"logged out during the run and logged in again automatically: {exc}")
-            self._set_needs_login(str(exc))
-            return exc
-        await self._evidence(page, ctx, task)
-        await self._after_failure(ctx)
-        err: WebLaneError
-        if isinstance(exc, PageGone) or crashed:
-            err = PageGone(f"browser crashed or closed: {exc}")
-            await self._close_browser()
-        elif isinstance(exc, WebLaneError):
-            err = exc
-        else:  # e.g. a Playwright error outside the driver's mapping, on a live browser
-            err = SiteError(f"page error: {exc}")
-            if (code := connection_failure(str(exc))) is not None:
-                err = SiteDown(f"the site is unreachable (net::{code}): {exc}")
-        if isinstance(err, SiteError | RunTimeout) and not crashed:
-            # the run failed with the site away (the page may not say so): the site's capacity, not the task
-            reached = await reach(self.adapter.url)
-            if not reached.up:
-                err = SiteDown(f"the site is unreachable ({reached.what}); the run ended with: {err}")
-        self._last_error = str(err)
-        return err
-
-    def _after_capacity_signal(self, err: WebLaneError, ctx: RunContext) -> WebLaneError:
-        """What a refusal, an outage or a bot check does to the account: rest until a usage limit
-        resets, say the site is down (its breaker opens in the lane), or wait for a person."""
-        if isinstance(err, UsageLimit):
-            self._resting_until = err.until
-            self._health = HealthStatus.RESTING
-            self._last_error = f"resting until {_clock_time(err.until)} (usage limit: {_short(err.text)})"
-            ctx.log(f"usage limit: account {self.account} {self._last_error}; it takes no task until then")
-        elif isinstance(err, SiteDown):
-            self._last_error = f"site down: {err}"
-            ctx.log(f"site down: {err}; the task goes back uncharged and the account's breaker probes the site")
-        elif isinstance(err, ChallengeShown):
-            self._set_challenge(str(err))
-            ctx.log(f"challenge: account {self.account} needs a person: {err}; resolve it with the account's "
-                    "'Log in' (a visible browser on its profile); the task goes back uncharged")
-        return err
-
-    async def _run_watched(self, page: Any, text: str, ctx: RunContext) -> Any:
-        """The driver's run, with the page's network watched: a request to the site that fails at the
-        connection level (refused, reset, a stream cut) while the site no longer answers a plain GET
-        ends the run within a moment as :class:`SiteDown`, instead of waiting for ``max_run_s``. A
-        failed request while the site still answers changes nothing (the driver's rules decide)."""
-        origin = _origin(self.adapter.url)
-        failures: asyncio.Queue[str] = asyncio.Queue()
-
-        def on_failed(request: Any) -> None:
-            try:
-                code = connection_failure(request.failure or "")
-                if code is not None and _origin(request.url) == origin:
-                    failures.put_nowait(f"{request.method} {urlsplit(request.url).path} failed with net::{code}")
-            except Exception:  # a listener must never break the page's event dispatch
-                log.debug("requestfailed listener", exc_info=True)
-
-        page.on("requestfailed", on_failed)
-        run = asyncio.ensure_future(self.driver.run(page, text))
-        try:
-            while True:
-                failed = asyncio.ensure_future(failures.get())
-                try:
-                    await asyncio.wait({run, failed}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    failed.cancel()
-                if run.done():
-                    return run.result()
-                what = failed.result()
-                seen = await reach(self.adapter.url)
-                if seen.up:
-                    ctx.log(f"network: {what}, but the site answers ({seen.what}): the run goes on")
-                    continue
-                ctx.log(f"network: {what} and the site does not answer ({seen.what}): the run is cut")
-                await self._end_run(run)
-                raise SiteDown(f"the site went down during the run: {what}; probe: {seen.what}")
-        except asyncio.CancelledError:
-            await self._end_run(run)
-            raise
-        finally:
-            with contextlib.suppress(Exception):
-                page.remove_listener("requestfailed", on_failed)
-
-    @staticmethod
-    async def _end_run(run: asyncio.Future[Any]) -> None:
-        if not run.done():
-            run.cancel()
-        with contextlib.suppress(BaseException):
-            await run
-
-    # ------------------------------------------------------------------ operator login
-    async def login(self, *, timeout_s: float = 900.0, on_status: Callable[[str], None] | None = None) -> bool:
-        """Close the warm headless browser, open a VISIBLE one on this profile at the login page and
-        wait until the operator is logged in (or closes the window). Then prewarm again. An account
-        waiting for a person after a bot check opens at the chat page instead, to solve the check
-        (:meth:`resolve_challenge`): the console's and the CLI's "Log in" resolve it."""
-        if self._health == HealthStatus.CHALLENGE:
-            return await self.resolve_challenge(timeout_s=timeout_s, on_status=on_status)
-        say = on_status or log.info
-        self._logging_in = True
-        try:
-            async with self._run_lock:
-                await self._close_browser()
-                try:
-                    return await visible_login(
-                        self._pw, account=self.account, adapter=self.adapter, browser_config=self.browser_config,
-                        profile_dir=self.profile_dir, kill_grace_s=self.kill_grace_s, say=say, timeout_s=timeout_s,
-                    )
-                finally:  # back to a warm headless browser whatever happened in the window
-                    await self._prewarm()
-        finally:
-            self._logging_in = False
-
-    # ------------------------------------------------------------------ challenges
-    def _set_challenge(self, message: str) -> None:
-        self._challenge = message
-        self._health, self._last_error = HealthStatus.CHALLENGE, f"needs a person: {message}"
-
-    @property
-    def challenge(self) -> str | None:
-        """What the bot check said while the account waits for a person, else None."""
-        return self._challenge if self._health == HealthStatus.CHALLENGE else None
-
-    async def resolve_challenge(
-        self, *, timeout_s: float = 900.0, on_status: Callable[[str], None] | None = None
-    ) -> bool:
-        """Open the account's browser VISIBLY on its own profile at the chat page, for a person to solve
-        the bot check; done once the page shows no check and is ready (True), or the window closed /
-        ``timeout_s`` passed (False). Then the warm headless browser comes back and the lane resumes.
-        Nothing is clicked or solved automatically."""
-        say = on_status or log.info
-        self._logging_in = True
-        try:
-            async with self._run_lock:
-                await self._close_browser()
-                try:
-                    ok = await visible_login(
-                        self._pw, account=self.account, adapter=self.adapter, browser_config=self.browser_config,
-                        profile_dir=self.profile_dir, kill_grace_s=self.kill_grace_s, say=say, timeout_s=timeout_s,
-                        start_url=self.adapter.url, done=self._challenge_gone,
-                        what=f"solve the check on {self.adapter.name or 'the site'} for {self.account}",
-                    )
-                finally:
-                    if self._health == HealthStatus.CHALLENGE:
-                        self._health, self._challenge = HealthStatus.STARTING, None
-                    await self._prewarm()  # a check still there sets ``challenge`` again
-                return ok and self._health != HealthStatus.CHALLENGE
-        finally:
-            self._logging_in = False
-
-    async def _challenge_gone(self, page: Any) -> bool:
-        return await self.driver.challenge(page) is None and await self.driver.is_logged_in(page)
-
-    # ------------------------------------------------------------------ logged out
-    def _set_needs_login(self, message: str) -> None:
-        if self._health != HealthStatus.NEEDS_LOGIN or self._needs_login_since is None:
-            self._needs_login_since = time.time()
-        self._health, self._last_error = HealthStatus.NEEDS_LOGIN, message
-        cooldown = self.login_cooldown
-        if self.credentials is not None and cooldown.last_attempt is not None:
-            nxt = f"next try at {_clock_time(cooldown.next_try_wall())}"
-            self._last_error = (f"{message}; automatic login failed: {cooldown.last_error} ({nxt})"
-                                if cooldown.last_error else f"{message}; automatic login: {nxt}")
-
-    async def _log_in_again(self, page: Any, exc: NeedsLogin, say: Callable[[str], None]) -> bool:
-        """The account found itself logged out (``exc``): with stored credentials, fill the site's
-        login form and check the chat page is logged in, at most once per cooldown. True when it is
-        logged in again (``page`` is on the chat page, ready). Every message names sources only."""
-        if self.credentials is None or page is None:
-            return False
-        cooldown = self.login_cooldown
-        if not cooldown.may_try():
-            nxt = cooldown.next_try_wall()
-            say(f"automatic login: not tried again before {_clock_time(nxt)} (one try per "
-                f"{cooldown.cooldown_s:g} s; the last one at {_clock_time(cooldown.last_attempt_wall)} "
-                f"{'failed: ' + cooldown.last_error if cooldown.last_error else 'succeeded'})")
-            return False
-        cooldown.begin()
-        say(f"automatic login: {exc}; logging {self.account} in with its stored credentials "
-            f"({self.credentials.describe()})")
-        user = password = ""
-        try:
-            user, password = await read_credentials(self.credentials)
-            await fill_login_form(page, self.adapter, user, password)
-            await self.driver.open(page, self.adapter.url, reload=True)
-        except (CredentialError, RuntimeError, WebLaneError) as err:
-            why = scrub(str(err), user, password)
-            if isinstance(err, NeedsLogin):
-                why = f"still logged out after submitting the login form ({why})"
-            cooldown.failed(why)
-            say(f"automatic login failed: {why}; next try not before "
-                f"{_clock_time(cooldown.next_try_wall())}")
-            return False
-        say(f"automatic login: {self.account} is logged in again")
-        self._threads.page_moved()
-        await self._keep_cookies(force=True)
-        return True
-
-    def _maybe_relogin(self) -> None:
-        """Logged out with stored credentials: once the cooldown has passed, try again in the
-        background (the lane asks :meth:`available` every round; it stays False meanwhile)."""
-        if (self.credentials is None or self._stopped or not self.login_cooldown.may_try()
-                or (self._relogin is not None and not self._relogin.done())):
-            return
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # asked outside the event loop (a test, a snapshot): nothing to start
-            return
-        self._relogin = asyncio.ensure_future(self._relogin_now())
-
-    async def _reload_home(self) -> None:
-        """(Under the run lock.) The account's page reloaded on the site's chat URL and checked logged
-        in; a logged-out account with stored credentials logs in again (once per cooldown), else
-        :class:`NeedsLogin` is raised."""
-        await self._ensure_browser(self._note)
-        page = await self._ensure_page()
-        self._threads.page_moved()
-        try:
-            await self.driver.open(page, self.adapter.url, reload=True)
-        except NeedsLogin as exc:
-            if not await self._log_in_again(page, exc, self._note):
-                raise
-
-    async def _relogin_now(self) -> None:
-        async with self._run_lock:
-            if self._stopped or self._health != HealthStatus.NEEDS_LOGIN:
-                return
-            try:
-                await self._reload_home()
-            except NeedsLogin as exc:
-                self._set_needs_login(str(exc))
-                return
-            except Exception as exc:  # the browser, not the login: the account cannot run now
-                self._set_error(f"automatic login: {exc}")
-                return
-            self._health, self._last_error = HealthStatus.READY, None
-            self._needs_login_since = None
-
     def unavailable_reason(self) -> tuple[str, str] | None:
         """Why this account takes no task now, and what would change it: (reason, action) with
         action one of "login", "wait", "fix"; None when it can take one."""
@@ -629,141 +279,6 @@ class WebAccountBackend:
             again = time.time() + (self._rest_until - time.monotonic())
             return f"{self._last_error} (tries again at {_clock_time(again)})", "wait"
         return None
-
-    # ------------------------------------------------------------------ browser lifecycle
-    def _browser_alive(self) -> bool:
-        return self._browser is not None and self._browser.is_alive()
-
-    async def _ensure_browser(self, say: Callable[[str], None]) -> None:
-        if self._browser_alive():
-            return
-        if self._browser is not None:  # crashed or killed: reap what is left first
-            say("browser: previous chromium is gone; relaunching on a fresh process")
-            await self._close_browser()
-        lock_was_free = False
-        if not self.lock.held:
-            lock_was_free = self.lock.try_acquire()
-            if not lock_was_free:
-                pid = self.lock.holder_pid()
-                raise ProfileInUseError(
-                    self.profile_dir, detail=f"account {self.account} is locked by MediaDesk pid {pid}"
-                )
-        ensure_private_dir(self.profile_dir, what="browser profile", user_chosen=True)
-        result = await asyncio.to_thread(
-            self_check, self.profile_dir, self.lock, say, self.kill_grace_s, lock_was_free=lock_was_free
-        )
-        if not result.ok:
-            raise ProfileInUseError(self.profile_dir, result.holders)
-        info = await asyncio.to_thread(find_browser, self.browser_config.executable, probe_version=False)
-        browser = OwnedBrowser(
-            self._pw, info.path, self.profile_dir, headless=self.browser_config.headless,
-            extra_args=list(self.browser_config.extra_args), log=say,
-        )
-        await browser.start()
-        self._browser = browser
-        self.browser_pids.append(browser.pid)
-        self._tasks_on_browser = 0
-        self._page = None
-
-    async def _ensure_page(self) -> Any:
-        """One page per account, reused: ``prepare`` brings it back to a new conversation (measured
-        ~35 ms per task vs ~260 ms for a new page + navigation). Replaced after any failure
-        (:meth:`_replace_page`), so the browser always keeps a tab."""
-        assert self._browser is not None
-        if self._page is None or self._page.is_closed():
-            ctx = self._browser.context
-            self._page = ctx.pages[0] if ctx.pages else await ctx.new_page()
-        return self._page
-
-    async def _replace_page(self) -> Literal["none", "replaced", "killed"]:
-        """Swap the page for a fresh tab, opening the new tab BEFORE closing the old one: a headless
-        Chromium drops its session cookies when its last tab closes, which would log out a site whose
-        login is a session cookie. A browser that does not answer within ``kill_grace_s`` is killed."""
-        old, self._page = self._page, None
-        if old is None or not self._browser_alive():
-            return "none"
-        assert self._browser is not None
-        context = self._browser.context
-        try:
-            # shielded: on cancel this runs while the task is being cancelled; the timeouts bound it
-            fresh = await asyncio.wait_for(asyncio.shield(context.new_page()), self.kill_grace_s)
-            await asyncio.wait_for(asyncio.shield(old.close()), self.kill_grace_s)
-        except Exception:
-            await self._kill_browser()
-            return "killed"
-        self._page = fresh
-        return "replaced"
-
-    async def _after_failure(self, ctx: RunContext) -> None:
-        """A failed run leaves the page in an unknown state: replace it by a fresh tab."""
-        if await self._replace_page() == "killed":
-            ctx.log("browser: the page could not be replaced; browser ended")
-
-    async def _abandon_page(self, ctx: RunContext) -> None:
-        """On cancel (the driver has clicked stop): a fresh tab, or a killed browser, never a wait."""
-        try:
-            outcome = await self._replace_page()
-        except BaseException:  # cancelled again while waiting: wait no longer
-            await self._kill_browser()
-            outcome = "killed"
-        if outcome == "replaced":
-            ctx.log("canceled: generation stopped and page replaced")
-        elif outcome == "killed":
-            ctx.log(f"canceled: browser did not answer within {self.kill_grace_s:g} s; killed it")
-
-    async def _keep_cookies(self, *, force: bool = False) -> None:
-        """Save the account's session cookies to its jar (only when they changed; see ``cookies.py``)."""
-        if self._browser is not None:
-            await self._browser.save_session_cookies(force=force)
-
-    async def _kill_browser(self) -> None:
-        browser, self._browser = self._browser, None
-        self._page = None
-        if browser is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(browser.kill())
-
-    async def _close_browser(self) -> None:
-        browser, self._browser = self._browser, None
-        self._page = None
-        if browser is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(browser.close(self.kill_grace_s))
-
-    async def _evidence(self, page: Any, ctx: RunContext, task: TaskSpec) -> None:
-        if page is None or page.is_closed():
-            return
-        try:
-            paths = await asyncio.wait_for(
-                self.driver.evidence(page, ctx.evidence_dir, f"attempt{task.attempt}"), 10
-            )
-        except Exception:
-            return
-        if paths:
-            ctx.log("evidence: " + ", ".join(str(p) for p in paths))
-
-    def _set_error(self, message: str, *, rest: bool = False) -> None:
-        self._health, self._last_error = HealthStatus.ERROR, message
-        if rest:
-            self._rest_until = time.monotonic() + PROFILE_IN_USE_RETRY_S
-
-
-def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme, parts.netloc
-
-
-def _short(text: str, limit: int = 160) -> str:
-    shown = " ".join(text.split())
-    return shown if len(shown) <= limit else shown[:limit] + "…"
-
-
-def _clock_time(ts: float | None) -> str:
-    """A wall-clock time for the operator: HH:MM:SS today, with the date otherwise."""
-    if ts is None:
-        return "?"
-    today = time.strftime("%Y-%m-%d", time.localtime(ts)) == time.strftime("%Y-%m-%d")
-    return time.strftime("%H:%M:%S" if today else "%Y-%m-%d %H:%M:%S", time.localtime(ts))
 
 
 # ---------------------------------------------------------------------- construction

@@ -15,8 +15,9 @@ Traps of Chromium driven over CDP, handled here:
 - Chromium drops session cookies whenever it closes; the account's session cookies are put back from
   the profile's jar right after connecting and saved again before closing (``cookies.py``).
 
-One module of ~530 lines on purpose: start, record and close/kill are one state machine over one process
-tree (a failed start must kill exactly what close would), and splitting it would spread that state.
+Why one module: start, record and close/kill are one state machine over one process tree (a failed
+start must kill exactly what close would), and splitting it would spread that state over several files.
+The process-tree primitives it shares with the self-check already live in ``_proctree.py``.
 """
 
 from __future__ import annotations

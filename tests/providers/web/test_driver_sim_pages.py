@@ -17,7 +17,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 
 from mediadesk.config.workspace import resources_dir
-from mediadesk.providers.web import driver as driver_mod
+from mediadesk.providers.web import page_send
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import SiteError
@@ -105,7 +105,7 @@ async def test_dismiss_clicks_the_overlay_away_before_typing(browser: Browser, s
 async def test_an_overlay_that_stays_fails_naming_what_covers_the_button(
     browser: Browser, sim: WebSimServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, click: str
 ) -> None:
-    monkeypatch.setattr(driver_mod, "_SEND_CLICK_MS", 1000)  # the wait for the overlay to go, shortened
+    monkeypatch.setattr(page_send, "_SEND_CLICK_MS", 1000)  # the wait for the overlay to go, shortened
     sim.set_page_modes(overlay="sticky")
     ctx, page = await logged_in_page(browser, sim, f"ov-sticky-{click}")
     try:
@@ -132,7 +132,7 @@ async def test_an_overlay_that_stays_fails_naming_what_covers_the_button(
 async def test_a_send_click_that_times_out_after_sending_is_not_a_send_failure(
     browser: Browser, sim: WebSimServer, monkeypatch: pytest.MonkeyPatch, click: str
 ) -> None:
-    monkeypatch.setattr(driver_mod, "_SEND_CLICK_MS", 500)
+    monkeypatch.setattr(page_send, "_SEND_CLICK_MS", 500)
     sim.set_page_modes(send_block_ms=1500)  # the handler sends, then holds the page for 1.5 s
     ctx, page = await logged_in_page(browser, sim, f"slow-{click}")
     prompt = f"sent under load ({click})"

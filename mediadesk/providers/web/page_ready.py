@@ -1,0 +1,167 @@
+"""Page readiness for :class:`~mediadesk.providers.web.driver.PageDriver`: load the chat page (or a
+new chat on it), read the site's own signals on load (site down, bot check), wait until it is logged
+in with a prompt box, and tell what a navigation during a run meant."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import NoReturn
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from mediadesk.providers.web.adapter import show_selector
+from mediadesk.providers.web.errors import (
+    AdapterMismatch,
+    ChallengeShown,
+    NeedsLogin,
+    PageGone,
+    RunTimeout,
+    SiteDown,
+    SiteError,
+    WebLaneError,
+)
+from mediadesk.providers.web.page_base import (
+    _LOGGED_IN_JS,
+    _NEW_CHAT_JS,
+    _READY_JS,
+    _first_line,
+    _is_closed,
+    _Navigated,
+    _PageBase,
+    _same_page,
+)
+from mediadesk.providers.web.signals import CHALLENGE_JS, ChallengeSeen, connection_failure
+
+log = logging.getLogger("mediadesk.providers.web.driver")
+
+
+class _PageReady(_PageBase):
+    """prepare / open: the page brought to a state a run can start from."""
+
+    async def prepare(self, page: Page) -> None:
+        """Bring ``page`` to a clean new conversation on this site and check the login.
+
+        Raises :class:`NeedsLogin`, :class:`RunTimeout` (page load), :class:`SiteError`
+        (navigation failed), :class:`AdapterMismatch` (no prompt box), :class:`PageGone`.
+        """
+        a = self.adapter
+        # A page loaded before its stream watcher existed is loaded again: a WebSocket the site opened
+        # at load would otherwise never be seen.
+        unwatched = self.watch_streams and page not in self._watches
+        self._stream_watch(page)
+        clear_from = 0
+        if a.new_chat and _same_page(page.url, a.url) and not unwatched:
+            try:
+                async with asyncio.timeout(a.start_timeout_s + 5.0):
+                    info = await self._eval(page, _NEW_CHAT_JS, self._cfg)
+                    if info.get("covered"):
+                        log.info("%s: 'new_chat' is covered by %s; loading the chat page instead",
+                                 a.name or a.url, info["covered"])
+                    if info["found"]:
+                        await self._click(page, info.get("target"), ", ".join(a.selectors("new_chat")),
+                                          "click 'new_chat'")
+                        clear_from = int(info["count"])
+            except _Navigated:
+                info = {"found": False}
+            except TimeoutError as exc:
+                raise RunTimeout(f"the page did not respond within {a.start_timeout_s + 5.0:g} s") from exc
+            if not info["found"]:
+                await self._goto(page, a.url)
+        else:
+            await self._goto(page, a.url)
+        await self._await_ready(page, clear_from)
+
+    async def open(self, page: Page, url: str, *, reload: bool = False) -> None:
+        """Bring ``page`` to ``url`` as it is (no new chat: e.g. a conversation thread to continue)
+        and wait until it is logged in with a prompt box. Loads only when the page is elsewhere,
+        or always with ``reload`` (a health probe must see the site's current state, not an old DOM).
+
+        Raises what :meth:`prepare` raises."""
+        self._stream_watch(page)
+        if reload or page.url != url:
+            await self._goto(page, url)
+        await self._await_ready(page, 0)
+
+    async def _goto(self, page: Page, url: str) -> None:
+        """Load ``url`` and read the site's own signals first: a connection-level failure or a 5xx
+        page is :class:`SiteDown` (its capacity, not the task's fault), a bot check is
+        :class:`ChallengeShown`."""
+        timeout_ms = self.adapter.page_load_timeout_s * 1000.0
+        response = None
+        try:
+            response = await page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
+        except PlaywrightTimeout as exc:
+            raise RunTimeout(f"{url} did not load within {self.adapter.page_load_timeout_s:g} s") from exc
+        except PlaywrightError as exc:
+            if _is_closed(exc):
+                raise PageGone(f"the page closed or crashed: {_first_line(exc)}") from exc
+            if (code := connection_failure(str(exc))) is not None:
+                raise SiteDown(f"the site is unreachable: {url} failed with net::{code}") from exc
+            if "interrupted by another navigation" not in str(exc):
+                raise SiteError(f"could not open {url}: {_first_line(exc)}") from exc
+            # A client-side redirect (often to a login page): let the readiness check decide.
+            await self._settle_navigation(page)
+        status = None if response is None else response.status
+        if status is not None and status >= 400 and (seen := await self.challenge(page)) is not None:
+            raise ChallengeShown(f"{self.adapter.name or url}: a bot check needs a person ({seen.what})")
+        if status is not None and status >= 500:
+            raise SiteDown(f"the site is down: {url} answered HTTP {status} (a gateway or server error page "
+                           "instead of the chat page)")
+
+    async def challenge(self, page: Page) -> ChallengeSeen | None:
+        """The bot check (CAPTCHA frame, widget, challenge wording) the page shows now, if any.
+        Never raises: a page that cannot be read shows none."""
+        try:
+            prompt = ", ".join(self.adapter.selectors("prompt")) or None
+            signals = await asyncio.wait_for(page.evaluate(CHALLENGE_JS, self._challenge.script_arg(prompt)), 5.0)
+        except Exception:
+            return None
+        return self._challenge.judge(signals)
+    async def _await_ready(self, page: Page, clear_from: int) -> None:
+        a = self.adapter
+        if a.login_url and not _same_page(a.login_url, a.url) and _same_page(page.url, a.login_url):
+            raise NeedsLogin(f"{a.name or a.url}: the site sent the browser to its login page")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + a.start_timeout_s
+        cfg = dict(self._cfg, clearFrom=clear_from)
+        while True:
+            remaining = max(0.0, deadline - loop.time())
+            cfg["timeoutMs"] = remaining * 1000.0
+            try:
+                state = await asyncio.wait_for(self._eval(page, _READY_JS, cfg), remaining + 5.0)
+                break
+            except _Navigated:
+                await self._settle_navigation(page)
+            except TimeoutError as exc:
+                raise RunTimeout(f"the page did not respond within {a.start_timeout_s:g} s") from exc
+        if state in ("logged_out", "no_login"):
+            how = "shows" if state == "logged_out" else "lacks"
+            key = "logged_out" if state == "logged_out" else "logged_in"
+            value = a.logged_out if state == "logged_out" else a.logged_in
+            what = f"{key} {show_selector(value)}" if value else (
+                "a password field" if state == "logged_out" else "a prompt box")
+            raise NeedsLogin(f"{a.name or a.url}: not logged in (the page {how} {what})")
+        if state == "no_prompt":
+            raise AdapterMismatch(f"{a.name or a.url}: {self._prompt_name()} not found on {page.url}")
+
+    async def is_logged_in(self, page: Page) -> bool:
+        """A snapshot of the login state (no waiting), e.g. to watch an operator's login."""
+        try:
+            return bool(await self._eval(page, _LOGGED_IN_JS, self._cfg))
+        except WebLaneError:
+            return False
+    async def _after_navigation(self, page: Page, exc: _Navigated) -> NoReturn:
+        """The document was replaced after sending: the run is lost. Logged out (the usual
+        reason) is reported as such; otherwise it is a retryable site error."""
+        a = self.adapter
+        try:
+            await self._settle_navigation(page)
+            await self._await_ready(page, 0)
+        except NeedsLogin as login:
+            raise NeedsLogin(f"{a.name or a.url}: the page went to a login page during the run") from login
+        except WebLaneError:
+            pass
+        raise SiteError(f"the page navigated away during the run (now at {page.url})") from exc
