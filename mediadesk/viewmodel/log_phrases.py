@@ -120,6 +120,7 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled (stream still open)"),
     QT_TRANSLATE_NOOP("LogPhrases", "warning: {warning}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "interrupted: another desktop took this account over; will resume"),
     QT_TRANSLATE_NOOP("LogPhrases", "recycling the browser after {n} tasks"),
     QT_TRANSLATE_NOOP("LogPhrases", "the site answered this prompt with only a busy notice {n} times: counted as a "
                                     "failure of the task"),

@@ -4,177 +4,177 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="354"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="363"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="384"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="115"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="124"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="355"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="366"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="116"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="127"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="356"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="367"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="117"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="128"/>
         <source>API key variable</source>
         <translation>API 密钥环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="357"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="118"/>
         <source>API key keyring entry</source>
         <translation>API 密钥的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="358"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="369"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="119"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="130"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="359"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="120"/>
         <source>Requests per minute</source>
         <translation>每分钟请求数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="360"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="121"/>
         <source>Adaptive</source>
         <translation>自适应</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="364"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="125"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="365"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="126"/>
         <source>Endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="368"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="129"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="370"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="131"/>
         <source>Stream</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="371"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="132"/>
         <source>Longest answer (chars)</source>
         <translation>最长回答（字符）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="372"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="133"/>
         <source>Site</source>
         <translation>站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="373"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="134"/>
         <source>Chat URL</source>
         <translation>聊天 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="374"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="135"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="375"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="136"/>
         <source>Needs an empty prompt</source>
         <translation>需要空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="376"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="137"/>
         <source>Timeout (s)</source>
         <translation>超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="377"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="138"/>
         <source>Longest run (s)</source>
         <translation>最长运行时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="378"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="139"/>
         <source>Longest wait (s)</source>
         <translation>最长等待时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="379"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="140"/>
         <source>Most pending tasks</source>
         <translation>最多等待中任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="380"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="141"/>
         <source>Fallback profiles</source>
         <translation>后备配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="381"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
         <source>Rule reply</source>
         <translation>规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="385"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
         <source>Web profile</source>
         <translation>网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="386"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="387"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="148"/>
         <source>Browser profile folder</source>
         <translation>浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="388"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="149"/>
         <source>Login user variable</source>
         <translation>登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="389"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
         <source>Login password variable</source>
         <translation>登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="390"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
         <source>Login user keyring entry</source>
         <translation>登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="391"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
         <source>Login password keyring entry</source>
         <translation>登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="392"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
         <source>Login cooldown (s)</source>
         <translation>登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="394"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="394"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="394"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="410"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="171"/>
         <source>Test</source>
         <translation>测试</translation>
     </message>
@@ -182,79 +182,79 @@
 <context>
     <name>AccountsPanel</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
         <source>Account</source>
         <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording).</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="123"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="211"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="212"/>
         <source>Your switch: when off, no new task is sent to this account. MediaDesk never changes it by itself.</source>
         <translation>由您控制的开关：关闭后不再向此账号派发新任务。MediaDesk 不会自行更改它。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="213"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="214"/>
         <source>Enable account {name}</source>
         <translation>启用账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="217"/>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="244"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="246"/>
         <source>Log in</source>
         <translation>登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="241"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="243"/>
         <source>Logging in is not available in this window</source>
         <translation>此窗口中无法登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="243"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="245"/>
         <source>Open this account&apos;s browser to log in</source>
         <translation>打开此账号的浏览器进行登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="244"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="246"/>
         <source>Logging in…</source>
         <translation>正在登录…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="299"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="301"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="308"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="310"/>
         <source>{id} (“{prompt}”)</source>
         <translation>{id}（“{prompt}”）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="309"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="311"/>
         <source>{name} is running {tasks}. It takes no new task while you decide, and none once disabled. What about the running task?</source>
         <translation>{name} 正在运行 {tasks}。在您做出决定期间以及停用之后，都不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="316"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="318"/>
         <source>Disable account</source>
         <translation>停用账号</translation>
     </message>
@@ -263,27 +263,27 @@
         <translation type="vanished">{name} 正在运行一个任务。之后不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="318"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="320"/>
         <source>Let the running task finish</source>
         <translation>让正在运行的任务完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="319"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="321"/>
         <source>Cancel it</source>
         <translation>取消该任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="320"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="322"/>
         <source>Keep enabled</source>
         <translation>保持启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="339"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="341"/>
         <source>Cannot log in: the event loop is not running</source>
         <translation>无法登录：事件循环未运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="366"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="368"/>
         <source>Login for {name} failed: {error}</source>
         <translation>{name} 登录失败：{error}</translation>
     </message>
@@ -291,108 +291,108 @@
 <context>
     <name>BatchDialog</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="95"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="96"/>
         <source>Submit batch</source>
         <extracomment>A preview was (re)built for the current source (also after a file-level error).</extracomment>
         <translation>提交批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="105"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="106"/>
         <source>From file</source>
         <translation>从文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="107"/>
         <source>Paste prompts</source>
         <translation>粘贴提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="110"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="111"/>
         <source>Show errors only</source>
         <translation>仅显示错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="165"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="166"/>
         <source>Open file…</source>
         <translation>打开文件…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="167"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="168"/>
         <source>No file chosen</source>
         <translation>未选择文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="169"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="170"/>
         <source>JSONL or CSV with the fields profile, prompt and optionally id, system, priority, route_key. You can also drop a file onto this window.</source>
         <translation>JSONL 或 CSV 文件，包含字段 profile、prompt，可选 id、system、priority、route_key。也可以把文件拖放到此窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="184"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="185"/>
         <source>One prompt per line</source>
         <translation>每行一个提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="191"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="192"/>
         <source>Higher runs first</source>
         <translation>数值越大越先运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="193"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="194"/>
         <source>Empty: the profile&apos;s default instructions</source>
         <translation>留空：使用配置的默认指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="207"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="208"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="208"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="209"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="209"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="210"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="357"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="358"/>
         <source>Open batch file</source>
         <translation>打开批次文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="358"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="359"/>
         <source>Batch files (*.jsonl *.ndjson *.json *.csv);;All files (*)</source>
         <translation>批次文件 (*.jsonl *.ndjson *.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="367"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="368"/>
         <source>This profile sends the prompt only (need_empty_prompt is on): instructions are not sent.</source>
         <translation>此配置只发送提示词（need_empty_prompt 已开启）：不会发送指令。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="421"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="422"/>
         <source>Parsing…</source>
         <translation>正在解析…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="423"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="424"/>
         <source>Nothing staged yet</source>
         <translation>尚未暂存任何内容</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="425"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="426"/>
         <source>{valid} valid, {errors} errors</source>
         <translation>{valid} 条有效，{errors} 条错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="433"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="434"/>
         <source>Submit 1 task</source>
         <translation>提交 1 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="435"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="436"/>
         <source>Submit {n} tasks</source>
         <translation>提交 {n} 个任务</translation>
     </message>
@@ -567,7 +567,7 @@
 <context>
     <name>CloseQuestion</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="274"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="74"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="51"/>
         <source>{running} running, {pending} pending.</source>
         <extracomment>What would be opened.
@@ -586,13 +586,13 @@
         <translation>在托盘中继续运行：窗口隐藏，通道继续工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="315"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="115"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="63"/>
         <source>Work in progress</source>
         <translation>有任务正在进行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="349"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="149"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="66"/>
         <source>Quit</source>
         <translation>退出</translation>
@@ -880,52 +880,52 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="92"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="61"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="158"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="239"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="246"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="161"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="208"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="215"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="184"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="187"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="211"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="180"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="210"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="219"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="230"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="179"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="188"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="199"/>
         <source>MediaDesk is already running</source>
         <extracomment>Another start of the console on this data folder asked for the window.</extracomment>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="99"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="68"/>
         <source>--db {db}: {error}</source>
         <translation>--db {db}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="227"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="196"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="233"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="202"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="236"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="205"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
     </message>
@@ -999,69 +999,69 @@
 <context>
     <name>DetailPane</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="97"/>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="167"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="98"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="169"/>
         <source>No task selected.</source>
         <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
         <translation>未选择任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="107"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="109"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="110"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="112"/>
         <source>result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="111"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="113"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="118"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="120"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="123"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="125"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="126"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="128"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="136"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="169"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="171"/>
         <source>{id} — loading…</source>
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="224"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="226"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="229"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="231"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="239"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="241"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="244"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="246"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
@@ -1069,170 +1069,170 @@
 <context>
     <name>ExceptionsView</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
         <source>Task</source>
         <extracomment>Asked before a drop: (task ids) -&gt; go ahead? Replaceable in tests.</extracomment>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="102"/>
         <source>Show resolved</source>
         <translation>显示已处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="104"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="309"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="105"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="312"/>
         <source>No exception selected.</source>
         <translation>未选择异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="113"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="115"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="124"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="124"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="127"/>
         <source>note (kept with the decision)</source>
         <translation>备注（随处理决定一并保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="126"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="129"/>
         <source>the answer, pasted by hand</source>
         <translation>手工粘贴的回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="128"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="131"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="129"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="132"/>
         <source>Re-route to</source>
         <translation>改派到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="132"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="135"/>
         <source>Answer by hand</source>
         <translation>手工回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="133"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="274"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="277"/>
         <source>Drop</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="152"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="155"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="155"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="158"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="207"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="210"/>
         <source>resolved: {r}</source>
         <translation>已处理：{r}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="232"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="235"/>
         <source>Select an exception first.</source>
         <translation>请先选择一个异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="235"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="238"/>
         <source>Select one exception to answer by hand.</source>
         <translation>请只选择一个异常来手工回答。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="248"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="251"/>
         <source>Could not resolve {id}: {why}</source>
         <translation>无法处理 {id}：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="253"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="256"/>
         <source>{id}: {action} done.</source>
         <translation>{id}：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="255"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="258"/>
         <source>{n} tasks: {action} done.</source>
         <translation>{n} 个任务：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="264"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="267"/>
         <source>Drop task {id}?</source>
         <translation>放弃任务 {id}？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="265"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="268"/>
         <source>Drop {n} tasks?</source>
         <translation>放弃 {n} 个任务？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="268"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="271"/>
         <source>Tasks: {ids}</source>
         <translation>任务：{ids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="269"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="272"/>
         <source>They stay failed, leave this list, and are exported as dropped with your note.</source>
         <translation>这些任务保持失败状态并移出此列表，导出时标记为已放弃并附上您的备注。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="272"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="275"/>
         <source>Drop exceptions</source>
         <translation>放弃异常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="275"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="278"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="313"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="316"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="316"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="319"/>
         <source>resolved: {r} {note}</source>
         <translation>已处理：{r} {note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="319"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="322"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="335"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="338"/>
         <source>Evidence: {links}</source>
         <translation>证据：{links}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="337"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="340"/>
         <source>No evidence files.</source>
         <translation>没有证据文件。</translation>
     </message>
@@ -1399,133 +1399,133 @@
 <context>
     <name>LanePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="100"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="101"/>
         <source>Web lane</source>
         <translation>网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="100"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="101"/>
         <source>API lane</source>
         <translation>API 通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="126"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="127"/>
         <source>gate: requests allowed at once now / configured (an adaptive gate learns the provider&apos;s real limit from its refusals); breaker: open = nothing is sent there until a probe succeeds</source>
         <extracomment>The one-line summary shown instead of everything below the title in compact mode. The callees&apos; gates and breakers (an API endpoint is shared by its profiles) and backlog.</extracomment>
         <translation>闸门：当前允许的并发请求数 / 配置值（自适应闸门会根据服务方的拒绝学习其真实上限）；熔断器：打开 = 在探测成功之前不向该处发送任何请求</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="129"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="130"/>
         <source>Estimated time until this lane&apos;s queued and running tasks are done, from the lane&apos;s own recent run times: p50 = median case, p90 = slow case.</source>
         <translation>根据此通道最近的运行耗时，估算其排队中和运行中的任务全部完成所需的时间：p50 = 中位情况，p90 = 较慢情况。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
         <source>task</source>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="136"/>
         <source>elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="136"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="136"/>
         <source>settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="141"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="142"/>
         <source>No web accounts configured.</source>
         <translation>尚未配置网页账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="142"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="143"/>
         <source>No API profiles configured.</source>
         <translation>尚未配置 API 配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="271"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="272"/>
         <source>no tasks</source>
         <translation>暂无任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="276"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="277"/>
         <source>running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}</source>
         <translation>运行中 {run} · 等待中 {pend} · 成功 {ok} · 失败 {fail} · 已取消 {canc}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="289"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="290"/>
         <source>{done}/{total} done · {run} running · {pend} pending</source>
         <translation>已完成 {done}/{total} · 运行中 {run} · 等待中 {pend}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="292"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="293"/>
         <source> · {n} failed</source>
         <translation> · 失败 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="310"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="311"/>
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="312"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="313"/>
         <source>partly paused</source>
         <translation>部分暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="341"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="342"/>
         <source>{name}: gate {cur}/{limit}, {n} in flight</source>
         <translation>{name}：闸门 {cur}/{limit}，进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="344"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="345"/>
         <source>paused {s}</source>
         <translation>暂停 {s}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="346"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="347"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="346"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="347"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="349"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="350"/>
         <source>, next probe in {s}</source>
         <translation>，{s} 后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="353"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="354"/>
         <source>backlog: high {h} · normal {n} · low {low}</source>
         <translation>积压：高 {h} · 普通 {n} · 低 {low}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="360"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="361"/>
         <source>{n} tasks/min</source>
         <translation>{n} 个任务/分钟</translation>
     </message>
@@ -1534,48 +1534,48 @@
         <translation type="vanished">{n:.1f} 个任务/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="363"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="364"/>
         <source>ETA — (no lane can take the queued tasks) · {rate}</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="364"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="365"/>
         <source>ETA — (no finished run yet) · {rate}</source>
         <translation>预计剩余 —（尚无已完成的运行）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="366"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="367"/>
         <source>idle · {rate}</source>
         <translation>空闲 · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="367"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="368"/>
         <source>ETA p50 {p50}, p90 {p90} · {rate}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90} · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="397"/>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="428"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="398"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="429"/>
         <source>{status} (paused)</source>
         <translation>{status}（已暂停）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="426"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="427"/>
         <source>{n}/{cap} running</source>
         <translation>运行中 {n}/{cap}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="432"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="433"/>
         <source>empty prompt: on</source>
         <translation>空指令：开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="432"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="433"/>
         <source>empty prompt: off</source>
         <translation>空指令：关</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="443"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="444"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -1907,297 +1907,302 @@
         <translation>警告：{warning}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
+        <source>interrupted: another desktop took this account over; will resume</source>
+        <translation>已中断：另一台桌面接管了此账号；稍后继续</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="124"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="125"/>
         <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
         <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="127"/>
         <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
         <source>conversation {conversation}: turn {turn} in its chat thread</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="124"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="129"/>
         <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
         <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="126"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="131"/>
         <source>not started: {error}</source>
         <translation>未开始：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="127"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="132"/>
         <source>evidence: {files}</source>
         <translation>证据：{files}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="133"/>
         <source>canceled: generation stopped and page replaced</source>
         <translation>已取消：已停止生成并替换页面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="129"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="134"/>
         <source>canceled: browser did not answer within {seconds} s; killed it</source>
         <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="131"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="136"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="133"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="135"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="140"/>
         <source>automatic login: {account} is logged in again</source>
         <translation>自动登录：{account} 已重新登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="136"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
         <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
         <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
         <source>automatic login failed: {why}; next try not before {time}</source>
         <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="139"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
         <source>still logged out after submitting the login form ({error})</source>
         <translation>提交登录表单后仍未登录（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
         <source>browser: previous chromium is gone; relaunching on a fresh process</source>
         <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="142"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
         <source>browser: the page could not be replaced; browser ended</source>
         <translation>浏览器：无法替换页面；浏览器已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
         <source>browser: started chromium pid {pid} on {path}</source>
         <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
         <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
         <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="145"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
         <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
         <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
         <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
         <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
         <source>gracefully</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
         <source>after SIGKILL</source>
         <translation>在 SIGKILL 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
         <source>after SIGTERM</source>
         <translation>在 SIGTERM 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
         <source>; STILL RUNNING: {pids}</source>
         <translation>；仍在运行：{pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="156"/>
         <source>browser: chromium pid {pid} killed ({n} processes)</source>
         <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="157"/>
         <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
         <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
         <source>session cookies: restored {n} ({domains}) from {file}</source>
         <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
         <source>session cookies: could not restore {n} from {file}: {error}</source>
         <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="160"/>
         <source>session cookies: could not save {file}: {error}</source>
         <translation>会话 cookie：无法保存 {file}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="156"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="161"/>
         <source>session cookies: not saved ({error})</source>
         <translation>会话 cookie：未保存（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
         <source>self-check: clean{more}</source>
         <translation>自检：正常{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
         <source> (removed stale {files})</source>
         <translation>（已删除过期的 {files}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="160"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="165"/>
         <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
         <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="162"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
         <source>terminated</source>
         <translation>已终止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
         <source>killed after {seconds} s grace</source>
         <translation>宽限 {seconds} 秒后已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="169"/>
         <source>could NOT end pids {pids}</source>
         <translation>无法结束进程 {pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="165"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="170"/>
         <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
         <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
         <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
         <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
         <source>an open browser of this MediaDesk uses it</source>
         <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="169"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
         <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
         <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="171"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="176"/>
         <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
         <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
         <source>the account lock is held by pid {pid}</source>
         <translation>账号锁被进程 {pid} 持有</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="178"/>
         <source>an orphaned chromium {type} process whose browser is gone</source>
         <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="179"/>
         <source>recorded by this MediaDesk</source>
         <translation>由本 MediaDesk 记录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="175"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
         <source>recorded by MediaDesk pid {pid}, which is gone</source>
         <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="176"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="181"/>
         <source>it belongs to MediaDesk pid {pid}, which is still running</source>
         <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="182"/>
         <source>it only holds our recorded debug port; not on our profile, not ours</source>
         <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="178"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
         <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
         <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
         <source>the account lock was free and the MediaDesk that started it is gone</source>
         <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="181"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
         <source>it was not started by MediaDesk and cannot be attributed</source>
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
         <source>the answer quoted the API key (the server echoed the Authorization header): stored with *** in its place</source>
         <translation>回答中引用了 API 密钥（服务器回显了 Authorization 请求头）：已以 *** 代替后保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
         <source>stored with U+FFFD in place of {what} that no database can hold as text (a lone surrogate or NUL the provider sent)</source>
         <translation>已保存，{what}以 U+FFFD 代替（提供方发送了数据库无法作为文本保存的孤立代理项或 NUL）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}){more}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="199"/>
         <source>{callee} {name}: probe failed ({what}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：探测失败（{what}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
         <source>{callee} {name}: probe failed ({what}){more}</source>
         <translation>{callee} {name}：探测失败（{what}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and MediaDesk restarted</source>
         <translation>{callee} {name}：{reason}；在修正配置并重启 MediaDesk 之前，不再发送任务，也不再探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
         <source>stopped: {error}</source>
         <translation>已停止：{error}</translation>
     </message>
@@ -2206,12 +2211,12 @@
         <translation type="vanished">{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
@@ -2220,137 +2225,137 @@
         <translation type="vanished">{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="207"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="208"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="209"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="210"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="211"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="212"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="213"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="195"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="214"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="215"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="216"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="217"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="219"/>
         <source>site unreachable: {error}</source>
         <translation>站点无法访问：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="220"/>
         <source>site down: {error}; the task goes back uncharged and the account&apos;s breaker probes the site</source>
         <translation>站点宕机：{error}；任务退回队列且不计次数，账号的熔断器会探测该站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="222"/>
         <source>network: {error} and the site does not answer ({answer}): the run is cut</source>
         <translation>网络：{error}，且站点无响应（{answer}）：本次运行已中止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="223"/>
         <source>network: {error}, but the site answers ({answer}): the run goes on</source>
         <translation>网络：{error}，但站点仍有响应（{answer}）：运行继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="224"/>
         <source>usage limit: account {account} {rest}; it takes no task until then</source>
         <translation>用量上限：账号 {account} {rest}；在此之前不接任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="225"/>
         <source>challenge: account {account} needs a person: {error}; resolve it with the account&apos;s &apos;Log in&apos; (a visible browser on its profile); the task goes back uncharged</source>
         <translation>人机验证：账号 {account} 需要人工处理：{error}；请用该账号的“登录”处理（在其配置文件上打开可见浏览器）；任务退回队列且不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="209"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="228"/>
         <source>account {account} needs a person: {error}</source>
         <translation>账号 {account} 需要人工处理：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="211"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="230"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="212"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="231"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="213"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="232"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="214"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="233"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="215"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="234"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="216"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="235"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="217"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="236"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="218"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="237"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -2358,198 +2363,197 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="121"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="395"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="129"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="270"/>
         <source>MediaDesk — {dir}</source>
-        <extracomment>Tasks per submit transaction for big batches (see submit_rows_async): the first chunk and the most; later chunks are sized so one transaction takes about SUBMIT_SLICE_S of the GUI thread. (10 ms rather than 20: a transaction now and then takes several times its usual time, so the worst stall follows the slice; measured alternating with 20 ms / 1000: worst lag 74-96 vs 98-103 ms, p99 32-39 vs 64-73 ms, for a submit of 100k rows ~1-2 s longer.) The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
+        <extracomment>The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="226"/>
+        <location filename="../../mediadesk/ui/window/panes.py" line="89"/>
         <source>Accounts</source>
-        <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="228"/>
+        <location filename="../../mediadesk/ui/window/panes.py" line="92"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="245"/>
+        <location filename="../../mediadesk/ui/window/panes.py" line="109"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="247"/>
+        <location filename="../../mediadesk/ui/window/panes.py" line="111"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="274"/>
+        <location filename="../../mediadesk/ui/window/panes.py" line="139"/>
         <source>Desktops</source>
         <translation>桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="289"/>
+        <location filename="../../mediadesk/ui/window/panes.py" line="156"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="313"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="197"/>
         <source>Setup…</source>
+        <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="315"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="199"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="397"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="272"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="541"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="329"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="560"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="340"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="564"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="344"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="567"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="347"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="569"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="349"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="581"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="608"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="662"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="110"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="124"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="625"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="102"/>
         <source>Submitting… {n} of {m}</source>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="654"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="113"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="659"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="119"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="673"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="135"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="675"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="137"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="685"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="149"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="701"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="47"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="707"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="53"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="713"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="61"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="719"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="67"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="738"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="762"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="88"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="113"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="799"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="52"/>
         <source>1 desktop</source>
         <translation>1 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="799"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="53"/>
         <source>{n} desktops</source>
         <translation>{n} 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="807"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="62"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="807"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="63"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="809"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="65"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="811"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="67"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="812"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="69"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="824"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="82"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="828"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="88"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="832"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="94"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="836"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="100"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -2562,32 +2566,32 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="746"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="96"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="763"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="114"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="765"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="116"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="767"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="118"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="794"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="46"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="796"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="48"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -2632,77 +2636,77 @@
         <translation type="vanished">配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
         <source>Empty prompt</source>
         <translation>空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="64"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
         <source>Endpoint / profile</source>
         <translation>端点 / 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="66"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="66"/>
         <source>Gate / share</source>
         <translation>闸门 / 份额</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="146"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="147"/>
         <source>Reasoning models: send only the user&apos;s content, no instructions; applies to tasks dispatched after the change</source>
         <translation>推理模型：只发送用户内容，不发送指令；对更改之后派发的任务生效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="150"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="151"/>
         <source>Endpoint: how many requests it may serve at once for all its profiles together (learned: the lower limit found from the provider&apos;s refusals). Profile: its share, at most this many of its own requests at once, within the endpoint&apos;s gate.</source>
         <translation>端点：它为其所有配置合计可同时处理的请求数（学得：根据服务方的拒绝找到的更低上限）。配置：它的份额，即在端点闸门之内，它自己最多可同时运行的请求数。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="155"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="156"/>
         <source>implicit: {url}</source>
         <translation>隐式：{url}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="157"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="158"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="159"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="160"/>
         <source>Profiles {profiles} give this base URL and key source themselves: they share one implicit endpoint, whose gate is the smallest of their concurrencies.</source>
         <translation>配置 {profiles} 各自指定了此基础 URL 和密钥来源：它们共享一个隐式端点，其闸门取它们并发数中的最小值。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="162"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="163"/>
         <source>Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.</source>
         <translation>来自 [[endpoints]] 的端点 {name}（{url}）：{profiles} 共用一个闸门。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="173"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="175"/>
         <source>web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="173"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="175"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="178"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="180"/>
         <source>Empty prompt for {name}</source>
         <translation>{name} 的空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="188"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="190"/>
         <source>How many of this profile&apos;s requests may run at once (1..{max}), within its endpoint&apos;s gate; set it to the provider&apos;s quota</source>
         <translation>此配置可同时运行的请求数（1..{max}），受其端点闸门限制；请按服务商的配额设置</translation>
     </message>
@@ -2711,47 +2715,47 @@
         <translation type="vanished">此端点可同时运行的请求数（1..{max}）；请按服务商的配额设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="196"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="198"/>
         <source>1 per account</source>
         <translation>每账号 1 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="197"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="199"/>
         <source>A chat account allows exactly one generation at a time; a second one at the same moment breaks both. Add accounts to go faster.</source>
         <translation>一个聊天账号同一时间只能进行一次生成；同时进行第二次会让两次都失败。想要更快，请添加账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="211"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="213"/>
         <source>gate {n}</source>
         <translation>闸门 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="215"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="217"/>
         <source>learned {n}</source>
         <translation>学得 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="216"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
         <source>{n} in flight</source>
         <translation>进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="220"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="220"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="225"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="227"/>
         <source>share {share} · up to {n} at once</source>
         <translation>份额 {share} · 最多同时 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="255"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="257"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
@@ -2759,64 +2763,64 @@
 <context>
     <name>SetupEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="324"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="85"/>
         <source>Setup — {path}</source>
-        <extracomment>What the running app uses (restart-needed changes are measured against it). Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
+        <extracomment>Saves; restart-needed changes are measured against what the running app uses. Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
         <translation>设置 — {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="330"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="91"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="333"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="94"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="426"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="33"/>
         <source>Opens the site in Chromium on this account&apos;s profile and says logged in or out</source>
         <translation>用此账号的浏览器配置在 Chromium 中打开站点，并显示已登录或未登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="427"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="35"/>
         <source>Sends one cheap request (GET /models, or a one-token answer) and shows the latency</source>
         <translation>发送一个开销很小的请求（GET /models，或只生成一个 token 的回答）并显示延迟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="473"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="552"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="35"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="120"/>
         <source>(no name)</source>
         <translation>（无名称）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="506"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="71"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="506"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="72"/>
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="599"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="248"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="603"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="252"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="619"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="39"/>
         <source>Config changed on disk</source>
         <translation>配置文件已在磁盘上被更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="620"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="40"/>
         <source>{message}
 
 Overwrite the file with the edits made here?</source>
@@ -2825,157 +2829,157 @@ Overwrite the file with the edits made here?</source>
 要用此处的编辑覆盖该文件吗？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="626"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="47"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="627"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="48"/>
         <source>Close Setup and discard the changes not saved to {path}?</source>
         <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="645"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="62"/>
         <source>Not saved: {path} changed on disk. Close and reopen Setup to see that change.</source>
         <translation>未保存：{path} 已在磁盘上被更改。请关闭并重新打开设置以查看该更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="653"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="71"/>
         <source>Not saved: {error}</source>
         <translation>未保存：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="656"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="75"/>
         <source>Saved {path}.</source>
         <translation>已保存 {path}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="674"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="94"/>
         <source>{profile} concurrency {n}</source>
         <translation>{profile} 并发数 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="681"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="102"/>
         <source>{account} {state}</source>
         <translation>{account} {state}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="682"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="103"/>
         <source>enabled</source>
         <translation>已启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="682"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="104"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="684"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="106"/>
         <source>Applied now: {what}.</source>
         <translation>已立即生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="686"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="109"/>
         <source>Applies at the next start: {what}.</source>
         <translation>下次启动时生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="694"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="118"/>
         <source>endpoint {name} added</source>
         <translation>已添加端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="695"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="119"/>
         <source>endpoint {name} removed</source>
         <translation>已删除端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="696"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="120"/>
         <source>endpoint {name} changed</source>
         <translation>已更改端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="697"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="121"/>
         <source>profile {name} added</source>
         <translation>已添加配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="698"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="122"/>
         <source>profile {name} removed</source>
         <translation>已删除配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="699"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="123"/>
         <source>profile {name} changed</source>
         <translation>已更改配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="700"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="124"/>
         <source>account {name} added</source>
         <translation>已添加账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="701"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="125"/>
         <source>account {name} removed</source>
         <translation>已删除账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="702"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="126"/>
         <source>account {name} changed</source>
         <translation>已更改账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="721"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="58"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="729"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="67"/>
         <source>Test needs the console&apos;s event loop; open Setup from the console</source>
         <translation>测试需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="735"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="74"/>
         <source>Testing {name}…</source>
         <translation>正在测试 {name}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="762"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="102"/>
         <source>a web profile is tested through its accounts</source>
         <translation>网页配置通过其账号进行测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="779"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="105"/>
         <source>OK: {seen} in {ms:.0f} ms</source>
         <translation>正常：{seen}，用时 {ms:.0f} ms</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="780"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="107"/>
         <source>Failed after {ms:.0f} ms: {seen}</source>
         <translation>{ms:.0f} ms 后失败：{seen}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="799"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="115"/>
         <source>{name}: logged in</source>
         <translation>{name}：已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="801"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="117"/>
         <source>{name}: logged out ({why}); use Log in on the account panel</source>
         <translation>{name}：未登录（{why}）；请在账号面板上点击“登录”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="803"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="120"/>
         <source>{name}: {error}</source>
         <translation>{name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="807"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="126"/>
         <source>logged in ({seen})</source>
         <translation>已登录（{seen}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="809"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="128"/>
         <source>logged out ({seen})</source>
         <translation>未登录（{seen}）</translation>
     </message>
@@ -3244,68 +3248,68 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="76"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="77"/>
         <source>MediaDesk — welcome</source>
         <extracomment>The operator chose (a :class:`WelcomeChoice`). Where &quot;Create a workspace&quot; writes, and where the console looked for a config. &quot;Open a config...&quot;: () -&gt; the chosen file, or None. Tests replace it. &quot;Create a workspace&quot; opens the written file here: (path) -&gt; None. The in-window config editor replaces it; until then the system&apos;s editor for .toml files. Asked before anything when the template&apos;s place is taken: (path) -&gt; open it instead?</extracomment>
         <translation>MediaDesk — 欢迎</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="83"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="84"/>
         <source>Welcome to MediaDesk</source>
         <translation>欢迎使用 MediaDesk</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="101"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="102"/>
         <source>Try the demo</source>
         <translation>试用演示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="102"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="103"/>
         <source>A ready workspace with two local simulators (a chat site and an API): no account, no network, both lanes work within a minute.</source>
         <translation>现成的工作区，带两个本地模拟器（一个聊天网站和一个 API）：无需账号、无需网络，一分钟内两个通道都会开始工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="105"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="106"/>
         <source>Open a config...</source>
         <translation>打开配置...</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="107"/>
         <source>You already have a MediaDesk config file (TOML): open the console with it.</source>
         <translation>已有 MediaDesk 配置文件（TOML）：用它打开控制台。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="108"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="109"/>
         <source>Create a workspace</source>
         <translation>创建工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="109"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="110"/>
         <source>Write a commented config to {path} and open it for editing; the console opens with an empty workspace.</source>
         <translation>将带注释的配置写入 {path} 并打开编辑；控制台以空工作区打开。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="126"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="127"/>
         <source>From a terminal: “mediadesk demo”, “mediadesk --config FILE”, or “mediadesk init” to write the template.</source>
         <translation>在终端中：“mediadesk demo”、“mediadesk --config FILE”，或用“mediadesk init”写入模板。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="147"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="148"/>
         <source>MediaDesk runs batches of prompts over web chat accounts (in a real browser) and API models, and keeps every task and answer in a database on this computer.</source>
         <translation>MediaDesk 通过网页聊天账号（在真实浏览器中）和 API 模型批量运行提示词，并把每个任务和回答保存在本机的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="149"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="150"/>
         <source>No workspace is open: no configuration was found at {path}.</source>
         <translation>尚未打开工作区：在 {path} 未找到配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="150"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="151"/>
         <source>No workspace is open: the configuration could not be used.</source>
         <translation>尚未打开工作区：配置无法使用。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="157"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="158"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3316,29 +3320,29 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 请在文件中修正该键，然后选择“打开配置...”重新加载，或从演示或新工作区开始。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="196"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="197"/>
         <source>{path} could not be written: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="650"/>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="209"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="450"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="652"/>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="452"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="211"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="215"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
         <source>A config is already there</source>
         <translation>配置已存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="217"/>
         <source>{path} already exists; it is left as it is. Open it instead?</source>
         <translation>{path} 已存在，将保持不变。改为打开它吗？</translation>
     </message>
@@ -3549,23 +3553,23 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WorkspaceSwitcher</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="118"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="87"/>
         <source>the demo workspace</source>
         <extracomment>``--db`` as given (a file, or a ``postgresql://`` URL: team mode); None: the config&apos;s ``db_url`` or the data dir&apos;s file.</extracomment>
         <translation>演示工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="276"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="76"/>
         <source>Switch to {target}: this workspace stops; its running tasks go back to the queue and resume when this workspace is opened again.</source>
         <translation>切换到 {target}：当前工作区将停止；其运行中的任务回到队列，再次打开此工作区时继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="318"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="118"/>
         <source>Switch</source>
         <translation>切换</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="341"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="141"/>
         <source>{target} could not be opened:
 {error}</source>
         <extracomment>The workspace that can be reopened (None: it could not be reopened either).</extracomment>
@@ -3573,33 +3577,33 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 {error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="345"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="145"/>
         <source>Reopen {previous}</source>
         <translation>重新打开 {previous}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="347"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="147"/>
         <source>Open another config…</source>
         <translation>打开其他配置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="430"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="459"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="230"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="259"/>
         <source>A workspace switch is already under way</source>
         <extracomment>Every switch question asked, and every start failure met (tests read them). The config error of the last refused config (its text names the key), else &quot;&quot;. Set when the operator chose Quit after a failed start: the app closes the window.</extracomment>
         <translation>工作区切换正在进行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="443"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="473"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="488"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="496"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="541"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="243"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="273"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="288"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="296"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="341"/>
         <source>Config not opened</source>
         <translation>未打开配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="474"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="274"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3610,62 +3614,62 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 请在文件中修正该键后重新打开。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="482"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="282"/>
         <source>{path} is already open</source>
         <translation>{path} 已经打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="489"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="289"/>
         <source>Setup has changes not saved to {path}: save or close it first. {current} keeps running.</source>
         <translation>设置中有尚未保存到 {path} 的更改：请先保存或关闭。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="497"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="297"/>
         <source>Another MediaDesk console already has {dir} open; it was brought to the front. {current} keeps running here.</source>
         <translation>另一个 MediaDesk 控制台已打开 {dir}，已将其切换到前台。{current} 在此继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="509"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="309"/>
         <source>Nothing changed: {current} keeps running</source>
         <translation>未做更改：{current} 继续运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="533"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="333"/>
         <source>Opening {target}…</source>
         <translation>正在打开 {target}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="552"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="352"/>
         <source>No workspace is open</source>
         <translation>没有打开的工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="587"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="387"/>
         <source>Wait until the workspace switch is done</source>
         <translation>请等待工作区切换完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="601"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="401"/>
         <source>Opened {target}</source>
         <translation>已打开 {target}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="613"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="413"/>
         <source>{path} (not found)</source>
         <translation>{path}（未找到）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="621"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="421"/>
         <source>No recent configs</source>
         <translation>没有最近的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="626"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="426"/>
         <source>Clear the list</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="635"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="435"/>
         <source>{path} is no longer there; removed from the recent configs</source>
         <translation>{path} 已不存在，已从最近的配置中移除</translation>
     </message>
@@ -3673,26 +3677,25 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 <context>
     <name>_EntryForm</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="199"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="102"/>
         <source>default: {value}</source>
-        <extracomment>Only for profiles of this kind (None: every profile).</extracomment>
         <translation>默认：{value}</translation>
     </message>
 </context>
 <context>
     <name>_SectionPage</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="281"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="184"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="282"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="185"/>
         <source>Duplicate</source>
         <translation>创建副本</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="283"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="186"/>
         <source>Remove</source>
         <translation>删除</translation>
     </message>

@@ -25,7 +25,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import Notice
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from tests.support import log_messages, make_config, tasks_of, until
+from tests.support import log_messages, make_config, require, tasks_of, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,8 +55,7 @@ async def sim() -> AsyncIterator[ApiSimServer]:
 @pytest.fixture
 async def self_signed(tmp_path: Path) -> AsyncIterator[str]:
     """An HTTPS server on 127.0.0.1 with a certificate no CA signed; yields its base URL."""
-    if shutil.which("openssl") is None:
-        pytest.skip("no openssl to make a certificate")
+    require(shutil.which("openssl") is not None, "needs openssl to make a certificate")
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     made = await asyncio.create_subprocess_exec(
         "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),

@@ -79,7 +79,7 @@ def test_a_new_profile_dir_is_created_private(tmp_path: Path) -> None:
     assert mode(fresh) == 0o700 and mode(fresh.parent) == 0o700
 
 
-@pytest.mark.skipif(_NOT_ROOT is not None, reason=_NOT_ROOT or "")
+@skip_unless(_NOT_ROOT is None, _NOT_ROOT or "")
 def test_a_profile_dir_of_another_user_is_refused(tmp_path: Path) -> None:
     theirs = tmp_path / "theirs"
     theirs.mkdir(mode=0o700)
@@ -101,7 +101,7 @@ def _db_of(tmp: Path, name: str = "t.db") -> Path:
     return db
 
 
-@pytest.mark.skipif(_NOT_ROOT is not None, reason=_NOT_ROOT or "")
+@skip_unless(_NOT_ROOT is None, _NOT_ROOT or "")
 def test_a_world_writable_database_of_another_user_is_refused(tmp_path: Path) -> None:
     """Before: a 0666 file owned by another user was used as it was: that user reads every prompt and
     result written to it."""
@@ -122,7 +122,7 @@ def test_a_world_writable_database_of_another_user_is_refused(tmp_path: Path) ->
     assert (os.stat(db).st_uid, mode(db)) == (NOBODY, 0o666)
 
 
-@pytest.mark.skipif(_NOT_ROOT is not None, reason=_NOT_ROOT or "")
+@skip_unless(_NOT_ROOT is None, _NOT_ROOT or "")
 def test_a_sidecar_of_another_user_is_refused(tmp_path: Path) -> None:
     """Our database, but a ``-wal`` planted by another user (0666): SQLite would write our pages into it."""
     db = _db_of(tmp_path)
