@@ -52,10 +52,14 @@ def test_charts_read_while_hidden_and_draw_once_shown(tmp_path: Path) -> None:
         db = Path(sys.argv[1]) / "charts.db"
         store = TaskStore(db)
         store.add_tasks([NewTask(f"t{i}", "writer", "api", f"prompt {i}") for i in range(7)])
+        last = 0.0
         for _ in range(7):
             (rec,) = store.claim(["writer"], 1, lane="api:writer", account=None, owner="test")
-            store.finish(rec, TaskState.SUCCESS, result="ok", now=(rec.started_at or time.time()) + 2.0)
+            last = (rec.started_at or time.time()) + 2.0  # 2 s runs, so the histogram has a bin to fill
+            store.finish(rec, TaskState.SUCCESS, result="ok", now=last)
         store.close()
+        # the charts count what finished up to now: wait until those finish stamps are in the past
+        time.sleep(max(0.0, last - time.time() + 0.05))
 
         async def main() -> dict[str, object]:
             install_asyncgen_hooks(asyncio.get_running_loop())
