@@ -10,6 +10,7 @@ pause with jitter (``Retry-After`` honoured); other answers end it. The signatur
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import hashlib
@@ -45,7 +46,7 @@ def backoff_s(attempt: int, base_s: float, max_s: float, rng: random.Random) -> 
     return cap / 2 + rng.uniform(0, cap / 2)
 
 
-class _Sink:
+class _Sink(abc.ABC):
     kind = "sink"
 
     def __init__(self, events: tuple[str, ...], counts: Counter[tuple[str, str]]) -> None:
@@ -86,8 +87,9 @@ class _Sink:
                 self.counts[(self.kind, "error")] += 1
                 log.exception("remote: %s delivery of %s failed", self.kind, env["event"])
 
+    @abc.abstractmethod
     async def deliver(self, env: Envelope, body: bytes) -> None:
-        raise NotImplementedError
+        """Send one event; each kind of sink (webhook, command hook) says how."""
 
 
 class WebhookSink(_Sink):
