@@ -16,7 +16,7 @@ from mediadesk.core.paths import evidence_name
 from mediadesk.core.text import printable
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.checks import CheckError, Checks, LoginResult
-from mediadesk.scheduler.exceptions import EXCEPTION_KINDS
+from mediadesk.scheduler.exceptions import EXCEPTION_KINDS, STOP_KINDS, stored_stops
 from mediadesk.store import open_store
 from mediadesk.store.export import export_tasks, export_to_file
 
@@ -38,18 +38,25 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
         ws = workspace_for(None, args.data_dir, args.db)
         if ws.db_url is None and not os.path.lexists(ws.db_path):
             raise UserError(f"database not found: {ws.db_path} (pass --db or --data-dir)")
+        config = load_config(args.config) if getattr(args, "config", None) is not None else None
         store = open_store(ws.location)
         try:
             recs = store.exceptions(sorted(EXCEPTION_KINDS), include_resolved=args.all)
+            # endpoints the last run stopped (key rejected, TLS): their tasks wait pending, uncharged
+            stops = stored_stops(store.stopped_pending(STOP_KINDS), store.pending_count, config)
         finally:
             store.close()
+        where = str(args.config) if config is not None else "the config"
+        for stop in stops:
+            print(printable(stop.line(where), multiline=False))
         for rec in recs:
             done = f"  [resolved: {rec.resolution}]" if rec.resolution else ""
             evidence = ws.evidence_dir / evidence_name(rec.task_id)
             ev = f"  evidence: {evidence}" if evidence.is_dir() else ""
             line = f"{rec.task_id}\t{rec.profile}\t{rec.error_kind}: {rec.error_message}{done}{ev}"
             print("\t".join(printable(part, multiline=False) for part in line.split("\t")))
-        print(f"{len(recs)} exception(s)", file=sys.stderr)
+        stopped = f", {len(stops)} stopped endpoint(s)" if stops else ""
+        print(f"{len(recs)} exception(s){stopped}", file=sys.stderr)
         return EXIT_OK
     config = load_config(args.config)
     answer = args.answer

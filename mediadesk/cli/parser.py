@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     xl.add_argument("--db", help=_DB_HELP)
     xl.add_argument("--data-dir", type=Path)
     xl.add_argument("--all", action="store_true")
+    xl.add_argument("--config", type=Path, help="names the endpoint and its key source of a stopped endpoint")
     xr = xsub.add_parser("resolve", help="retry / reroute / answer by hand / drop one failed task, with a note")
     xr.add_argument("task_id")
     xr.add_argument("action", choices=["retry", "reroute", "answer", "drop"])

@@ -235,13 +235,12 @@ def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Pat
         else "endpoint"
     lines = [f"no {what} can take the tasks of profile(s) {', '.join(profiles)}; they stay pending in the "
              "database and resume on the next run:"]
+    stops = sched.stopped_endpoints()
     for profile in profiles:
         blocks = sched.blocked_accounts(profile)
-        stopped = [ln.capacity_ctl for ln in sched.lanes if profile in ln.profiles and ln.account is None
-                   and ln.capacity_ctl is not None and ln.capacity_ctl.stopped is not None]
-        for cap in stopped:
-            lines.append(f"  {profile}: endpoint {cap.name} stopped: {cap.stopped} -> fix it in {config}, "
-                         "then run again (nothing was charged)")
+        stopped = [st for st in stops if profile in st.profiles]
+        for st in stopped:  # its key rejected, a TLS error: it waits for the operator, not for time
+            lines.append(f"  {profile}: {st.line(config)}")
         if stopped:
             continue
         if not blocks:

@@ -19,6 +19,15 @@ Probe = Callable[[], Awaitable[tuple[bool, str]]]
 UnavailableReason = Callable[[], tuple[str, str] | None]
 
 
+class CheckVerdict(str, Enum):
+    """What an authenticated check of an endpoint (the setup editor's Test, the operator's Resume) found."""
+
+    OK = "ok"                      # it answered a one-token request: the key works
+    KEY_REJECTED = "key_rejected"  # HTTP 401/403: the key (or its absence) is refused
+    TLS = "tls"                    # a TLS error: it cannot answer as configured
+    FAILED = "failed"              # anything else: not there, 5xx, a wrong model, no key configured
+
+
 class LoginFlow(Protocol):
     """An operator's interactive login (a visible browser on the account's profile); True once
     logged in."""

@@ -52,6 +52,11 @@ RETRYABLE = frozenset(
 )
 
 
+#: Kinds of an ``unavailable`` failure that stop the callee until the operator acts (no retry and no
+#: probe can help): a TLS error (``config``), the API key rejected (``auth``, HTTP 401/403).
+STOPPING_KINDS = frozenset({ErrorKind.CONFIG, ErrorKind.AUTH})
+
+
 class TaskFailure(Exception):
     """Raised by a runner to end an attempt. The lane turns it into a retry or a final failure."""
 

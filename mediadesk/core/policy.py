@@ -8,7 +8,7 @@ from email.utils import parsedate_to_datetime
 from enum import Enum
 from typing import Protocol
 
-from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.errors import STOPPING_KINDS, ErrorKind, TaskFailure
 from mediadesk.core.quarantine import counts_toward_quarantine, should_quarantine
 
 
@@ -65,8 +65,12 @@ class RetryPolicy:
             return Outcome(Verdict.REQUEUE, wait, failure.kind, "not started; attempt not charged")
         if failure.refusal or failure.unavailable:
             # the endpoint's gate/breaker decide when dispatch resumes; the task keeps its place
-            why = ("refused by the callee; attempt not charged" if failure.refusal
-                   else "could not reach the callee; attempt not charged")
+            if failure.refusal:
+                why = "refused by the callee; attempt not charged"
+            elif failure.kind in STOPPING_KINDS:
+                why = "stopped the callee until the operator fixes it; attempt not charged"
+            else:
+                why = "could not reach the callee; attempt not charged"
             return Outcome(Verdict.REQUEUE, 0.0, failure.kind, why)
         if counts_toward_quarantine(failure.kind) and should_quarantine(crash_count, self.quarantine_after):
             return Outcome(

@@ -14,9 +14,10 @@ Signals, and what each costs (never an attempt unless the task itself failed):
 - unavailable (connection refused, 502/503/504): the breaker opens at once; probes decide when it
   is back;
 - out of credit (429 ``insufficient_quota``): the breaker opens at once and the operator is told;
-- misconfigured (a TLS error: a certificate not trusted, https to a plain-HTTP port): the callee is
-  stopped: the breaker opens and is never probed (no answer can come until the operator changes the
-  config), the operator is told why.
+- misconfigured (a TLS error: a certificate not trusted, https to a plain-HTTP port; the API key
+  rejected, HTTP 401/403): the callee is stopped: the breaker opens and is never probed (no answer
+  can come until the operator fixes the config or the key), the operator is told why; it resumes
+  when the operator says so (:meth:`Capacity.resume`) or at the next start.
 
 While the breaker is open the notices say what the callee waits for and since when (wall clock).
 
@@ -39,7 +40,7 @@ from typing import Protocol
 
 from mediadesk.core.backend import Probe
 from mediadesk.core.breaker import BreakerConfig, BreakerState, CircuitBreaker
-from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.errors import STOPPING_KINDS, ErrorKind, TaskFailure
 from mediadesk.core.gate import AdaptiveGate
 from mediadesk.core.rate import RateGates, TokenBucket
 from mediadesk.scheduler.events import CapacityView
@@ -58,7 +59,7 @@ class Signal(str, Enum):
     REFUSAL = "refusal"
     UNAVAILABLE = "unavailable"
     OUT_OF_CREDIT = "out_of_credit"
-    MISCONFIGURED = "misconfigured"  # cannot answer as configured (TLS): stopped, never probed
+    MISCONFIGURED = "misconfigured"  # cannot answer as configured (TLS, key rejected): stopped, never probed
     NONE = "none"            # canceled, shut down, not started: says nothing about the callee
 
 
@@ -69,7 +70,7 @@ def signal_of(failure: TaskFailure | None) -> Signal:
         return Signal.OUT_OF_CREDIT
     if failure.refusal:
         return Signal.REFUSAL
-    if failure.unavailable and failure.kind is ErrorKind.CONFIG:
+    if failure.unavailable and failure.kind in STOPPING_KINDS:
         return Signal.MISCONFIGURED
     if failure.unavailable:
         return Signal.UNAVAILABLE
@@ -126,8 +127,12 @@ class Capacity:
         self.last_signal: str | None = None
         #: Requests the probes sent (for the bench and the task log).
         self.probes_sent = 0
-        #: Why this callee is stopped for good (a TLS error): no probe, no dispatch. None: it is not.
+        #: Why this callee is stopped (a TLS error, its key rejected): no probe, no dispatch until
+        #: the operator resumes it. None: it is not.
         self.stopped: str | None = None
+        #: The error kind that stopped it (``config``, ``auth``) and since when (wall clock).
+        self.stopped_kind: str | None = None
+        self.stopped_since: float | None = None
         #: Wall-clock time the current outage began (for "waiting since"); None while closed.
         self._open_since_wall: float | None = None
 
@@ -185,9 +190,10 @@ class Capacity:
         if self._own is not None:
             self._own.try_take(now)
 
-    def release(self, signal: Signal, *, retry_after_s: float | None = None, detail: str = "") -> float | None:
-        """End one attempt's hold on the gate and learn from how it ended. Returns the endpoint's
-        pause in seconds after a refusal (for the task log), else None."""
+    def release(self, signal: Signal, *, retry_after_s: float | None = None, detail: str = "",
+                kind: str | None = None) -> float | None:
+        """End one attempt's hold on the gate and learn from how it ended (``kind``: the failure's
+        error kind). Returns the endpoint's pause in seconds after a refusal (for the task log), else None."""
         now = self._clock()
         self.last_signal = signal.value
         pause: float | None = None
@@ -213,9 +219,9 @@ class Capacity:
             self.breaker.trip(now, f"out of credit: {detail}")
         elif signal is Signal.MISCONFIGURED:
             if self.stopped is None:
-                self.stopped = detail
+                self.stopped, self.stopped_kind, self.stopped_since = detail, kind, time.time()
                 was = None  # always tell: being stopped is news even when the breaker was open already
-            self.breaker.trip(now, f"stopped: {detail}")
+            self.breaker.trip(now, f"stopped: {self.stopped}")
         else:
             self.breaker.cancel_trial()
         self.gate.release()  # after on_refusal: it reads how many were in flight when refused
@@ -242,7 +248,9 @@ class Capacity:
             self._open_since_wall = time.time()
         if was is None:  # stopped by its configuration: no prober, nothing to wait for
             self._on_event(f"{self.kind} {self.name}: {b.reason}; no task is sent and no probe either until "
-                           "the config is fixed and MediaDesk restarted")
+                           + ("the key" if self.stopped_kind == ErrorKind.AUTH.value else "the config")
+                           + " is fixed and the endpoint resumed (console: Exceptions, Resume) or MediaDesk started "
+                           "again; its tasks stay pending, nothing is charged")
             return
         msg = f"{self.kind} {self.name}: breaker {was.value} -> {b.state.value}"
         if b.state is BreakerState.OPEN:
@@ -250,6 +258,19 @@ class Capacity:
         self._on_event(msg)
         if b.state is BreakerState.OPEN:
             self._ensure_prober()
+
+    def resume(self) -> bool:
+        """The operator fixed what stopped this callee: dispatch again (the breaker closed, the
+        lanes woken). False when it was not stopped."""
+        if self.stopped is None:
+            return False
+        reason = self.stopped
+        self.stopped = self.stopped_kind = self.stopped_since = None
+        self.breaker.reset()
+        self._open_since_wall = None
+        self._on_event(f"{self.kind} {self.name}: resumed by the operator (it was stopped: {reason})")
+        self._wake_all()
+        return True
 
     def waiting_for(self) -> str:
         """What dispatch to this callee waits for, and since when (for notices and the CLI)."""
@@ -311,6 +332,7 @@ class Capacity:
         return CapacityView(
             name=self.name, kind=self.kind, limit=self.gate.limit, current_limit=self.gate.current_limit,
             in_flight=self.gate.in_flight, paused_until=self.gate.paused_until, breaker=b.state.value,
-            breaker_reason=b.reason, next_probe_at=b.next_probe_at, last_signal=self.last_signal,
-            refusals=self.refusals,
+            breaker_reason=b.reason, next_probe_at=None if self.stopped is not None else b.next_probe_at,
+            last_signal=self.last_signal, refusals=self.refusals, stopped=self.stopped,
+            stopped_kind=self.stopped_kind, stopped_since=self.stopped_since,
         )

@@ -12,32 +12,39 @@ its lane's own browser (it holds the profile lock) and a login through :meth:`Sc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
 from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
-from mediadesk.core.backend import HealthStatus
+from mediadesk.core.backend import CheckVerdict, HealthStatus
 
 if TYPE_CHECKING:
     from mediadesk.scheduler.scheduler import Scheduler
 
-__all__ = ["AccountCheck", "ApiCheck", "CheckError", "Checks", "LoginResult"]
+__all__ = ["AccountCheck", "ApiCheck", "CheckError", "Checks", "LoginResult", "Verdict"]
 
 
 class CheckError(Exception):
     """A check could not be run at all (no browser, no display...); the message says why."""
 
 
+#: What an endpoint check found (re-exported for the faces, which never import the core's contract
+#: under another name).
+Verdict = CheckVerdict
+
+
 @dataclass(frozen=True)
 class ApiCheck:
-    """One cheap request to an endpoint: healthy or not, what was seen, and how long it took."""
+    """One authenticated one-token request to an endpoint: the verdict (the key works, the key is
+    rejected, TLS, failed), what was seen (key-free), and how long it took."""
 
     ok: bool
     seen: str
     elapsed_ms: float
+    verdict: CheckVerdict = CheckVerdict.OK
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,12 @@ class LoginResult(str, Enum):
     IN_USE = "in_use"
 
 
+async def _timed(check: Callable[[], Awaitable[tuple[CheckVerdict, str]]]) -> ApiCheck:
+    t0 = time.monotonic()
+    verdict, seen = await check()
+    return ApiCheck(verdict is CheckVerdict.OK, seen, (time.monotonic() - t0) * 1000, verdict)
+
+
 class Checks:
     """The checks of one config. ``workspace``: where the account profiles are (default: the
     config's data dir); ``scheduler``: the running one, if any."""
@@ -75,7 +88,8 @@ class Checks:
 
     # ------------------------------------------------------------------ API
     async def test_endpoint(self, name: str) -> ApiCheck:
-        """``GET /models`` (or a one-token completion) on the endpoint named ``name``."""
+        """A one-token completion with the key on the endpoint named ``name`` (it proves the key;
+        ``GET /models`` would not: many servers list their models to anyone)."""
         ep = next(e for e in self.config.endpoints if e.name == name)
         model = next((p.model for p in self.config.profiles if p.endpoint == name and p.model), "probe")
         return await self._probe_api(name, ep.base_url, model, ep.api_key_env, ep.api_key_keyring, 10.0)
@@ -102,10 +116,18 @@ class Checks:
                              api_key_keyring=key_ring, timeout_s=timeout_s, connect_timeout_s=min(timeout_s, 10.0),
                              max_run_s=timeout_s)
         async with backend:
-            t0 = time.monotonic()
-            ok, seen = await backend.probe()
-            ms = (time.monotonic() - t0) * 1000
-        return ApiCheck(ok, seen, ms)
+            return await _timed(backend.check)
+
+    async def check_running_endpoint(self, name: str) -> ApiCheck:
+        """The same request through the running scheduler's own client for endpoint ``name`` (the
+        operator's Resume); with no scheduler, or none of its lanes on it, a fresh client as Test."""
+        if self.scheduler is not None:
+            cap = self.scheduler.capacities.get(name)
+            for lane in self.scheduler.lanes:
+                check = getattr(lane.backend, "check", None)
+                if cap is not None and lane.capacity_ctl is cap and check is not None:
+                    return await _timed(check)
+        return await self.test_endpoint(name)
 
     # ------------------------------------------------------------------ web accounts
     async def test_account(self, name: str) -> AccountCheck:

@@ -79,6 +79,11 @@ class CapacityView:
     next_probe_at: float | None
     last_signal: str | None
     refusals: int = 0            # refusals (429 / 503 with Retry-After) since start
+    #: Why it is stopped until the operator acts (a TLS error, its key rejected), the error kind that
+    #: stopped it (``config`` | ``auth``) and since when (wall clock); None while it is not.
+    stopped: str | None = None
+    stopped_kind: str | None = None
+    stopped_since: float | None = None
 
 
 @dataclass(frozen=True)

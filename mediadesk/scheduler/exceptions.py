@@ -1,16 +1,22 @@
-"""Exceptions: failed tasks a person must judge, and the operator's decision on one.
+"""Exceptions: what a person must act on. Failed tasks a person must judge, and the operator's
+decision on one; and API endpoints stopped until the operator fixes them (their key rejected, a TLS
+error), whose tasks wait pending, uncharged.
 
-The decision is kept with the task and exported: ``retry`` (same profile, fresh budget),
+The decision on a task is kept with it and exported: ``retry`` (same profile, fresh budget),
 ``reroute`` (to another profile), ``answer`` (a pasted answer -> success, served by the operator)
-or ``drop`` (stays failed).
+or ``drop`` (stays failed). A stopped endpoint is acted on by fixing the key or the config, then
+resuming it (the console's Exceptions tab) or running again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from mediadesk.config.model import ProfileConfig
-from mediadesk.core.errors import ErrorKind
+from mediadesk.config.model import AppConfig, ProfileConfig
+from mediadesk.core.errors import STOPPING_KINDS, ErrorKind
 from mediadesk.core.states import TaskState
 from mediadesk.store import TaskRecord, TaskStore
 
@@ -21,6 +27,9 @@ EXCEPTION_KINDS = frozenset({
     ErrorKind.CONVERSATION_BROKEN.value,
 })
 RESOLUTIONS = ("retry", "reroute", "answer", "drop")
+
+if TYPE_CHECKING:
+    from mediadesk.scheduler.capacity import Capacity
 
 
 def resolve_exception(
@@ -54,3 +63,99 @@ def resolve_exception(
     if new is None:
         raise ValueError(f"task {task_id} changed meanwhile; look again")
     return new
+
+
+# ---------------------------------------------------------------------------------- stopped endpoints
+@dataclass(frozen=True)
+class EndpointStop:
+    """An API endpoint stopped until the operator acts: ``kind`` ``auth`` (its key rejected, HTTP
+    401/403) or ``config`` (a TLS error); ``reason`` as the endpoint said it, ``since`` (wall clock),
+    the tasks of its profiles that wait (pending, none charged)."""
+
+    endpoint: str
+    profiles: tuple[str, ...]
+    kind: str
+    reason: str
+    since: float
+    waiting: int
+    key_env: str | None = None
+    key_keyring: str | None = None
+    #: False when no config was at hand (read from the database alone): the key source is unknown.
+    config_known: bool = True
+
+    @property
+    def key_rejected(self) -> bool:
+        return self.kind == ErrorKind.AUTH.value
+
+    def key_source(self) -> str:
+        """Where the key is read from, in words (never the key)."""
+        if not self.config_known:
+            return "the place the profile's api_key_env or api_key_keyring names"
+        return key_source(self.key_env, self.key_keyring)
+
+    def remedy(self, config: str = "CONFIG", *, then: str = "run again") -> str:
+        """What the operator does, in words: set the key (where), or fix the config; then ``then``."""
+        if self.key_rejected:
+            return (f"set the right key in {self.key_source()} (or point api_key_env / api_key_keyring in "
+                    f"{config} to it), then {then} (nothing was charged)")
+        return f"fix it in {config}, then {then} (nothing was charged)"
+
+    def line(self, config: str = "CONFIG", *, then: str = "run again") -> str:
+        """One line for a terminal: ``endpoint X stopped: key rejected (HTTP 401) since HH:MM:SS; ...``."""
+        at = time.strftime("%H:%M:%S", time.localtime(self.since))
+        return (f"endpoint {self.endpoint} stopped: {self.reason} since {at}; {self.waiting} task(s) wait "
+                f"({', '.join(self.profiles)}) -> {self.remedy(config, then=then)}")
+
+
+def key_source(env: str | None, keyring: str | None) -> str:
+    if env and keyring:
+        return f"environment variable {env} (or keyring entry {keyring})"
+    if env:
+        return f"environment variable {env}"
+    if keyring:
+        return f"keyring entry {keyring}"
+    return "the endpoint's api_key_env or api_key_keyring (none is set: no key is sent)"
+
+
+def live_stops(config: AppConfig, capacities: Mapping[str, Capacity],
+               pending_count: Callable[[list[str]], int]) -> list[EndpointStop]:
+    """The endpoints a running scheduler has stopped, with the tasks that wait on each."""
+    out: list[EndpointStop] = []
+    for ep in config.api_endpoints():
+        cap = capacities.get(ep.name)
+        if cap is None or cap.stopped is None:
+            continue
+        out.append(EndpointStop(
+            ep.name, ep.profiles, cap.stopped_kind or ErrorKind.CONFIG.value, cap.stopped,
+            cap.stopped_since or time.time(), pending_count(list(ep.profiles)), ep.api_key_env, ep.api_key_keyring,
+        ))
+    return out
+
+
+def stored_stops(records: Iterable[TaskRecord], pending_count: Callable[[list[str]], int],
+                 config: AppConfig | None = None) -> list[EndpointStop]:
+    """What the database says about stopped endpoints when no scheduler runs (``mediadesk exceptions
+    list``): the pending API tasks whose last attempt stopped their endpoint, one entry per profile
+    and cause (with ``config``: per endpoint, with its key source)."""
+    groups: dict[tuple[str, str], list[TaskRecord]] = {}
+    for rec in records:
+        if rec.state == TaskState.PENDING.value and rec.error_kind in _STOP_VALUES:
+            groups.setdefault((rec.profile, rec.error_kind), []).append(rec)
+    out: list[EndpointStop] = []
+    for (profile, kind), recs in groups.items():
+        ep = None
+        if config is not None:
+            ep = next((e for e in config.api_endpoints() if profile in e.profiles), None)
+        reason = (recs[-1].error_message or kind).split("; ")[0]
+        out.append(EndpointStop(
+            ep.name if ep is not None else f"of profile {profile}", (profile,), kind, reason,
+            min(r.updated_at for r in recs), pending_count([profile]),
+            ep.api_key_env if ep is not None else None, ep.api_key_keyring if ep is not None else None,
+            config_known=ep is not None,
+        ))
+    return out
+
+
+_STOP_VALUES = frozenset(k.value for k in STOPPING_KINDS)
+#: Error kinds of pending API rows left by a stopped endpoint (see ``TaskStore.stopped_pending``).
+STOP_KINDS = tuple(sorted(_STOP_VALUES))

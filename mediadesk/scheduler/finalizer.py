@@ -133,7 +133,8 @@ def apply_failure(
             if capacity is not None and capacity.breaker.state.value != "closed":
                 nxt = capacity.breaker.next_probe_at
                 when = f", next probe in {max(0.0, nxt - now):.0f} s" if nxt is not None else ""
-                note += f"; breaker {capacity.breaker.state.value} ({capacity.breaker.reason}){when}"
+                note += (f"; {capacity.kind} stopped, not probed: it waits for the operator" if capacity.stopped
+                         else f"; breaker {capacity.breaker.state.value} ({capacity.breaker.reason}){when}")
         return store.finish(
             rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
             not_before=now + outcome.delay_s, refund_attempt=True, now=now, log=note,

@@ -632,7 +632,9 @@ class Lane:
         return self.capacity_ctl.release(
             signal,
             retry_after_s=None if failure is None else failure.retry_after_s,
-            detail="" if failure is None else f"{failure.kind.value}: {failure.message}",
+            detail="" if failure is None else (
+                failure.message if signal is Signal.MISCONFIGURED else f"{failure.kind.value}: {failure.message}"),
+            kind=None if failure is None else failure.kind.value,
         )
 
     def _settle_shutdown(self, run: _Run, note: str = "interrupted by shutdown; will resume") -> None:

@@ -34,7 +34,7 @@ from mediadesk.core.states import TaskState
 from mediadesk.providers.web.profile_lock import InstanceLock
 from mediadesk.scheduler.blocks import AccountBlock, account_blocks
 from mediadesk.scheduler.capacity import Capacity, CapacityView
-from mediadesk.scheduler.checks import Checks
+from mediadesk.scheduler.checks import ApiCheck, Checks, Verdict
 from mediadesk.scheduler.events import (
     AccountChanged,
     EventBus,
@@ -45,7 +45,13 @@ from mediadesk.scheduler.events import (
     TasksAdded,
     task_changed,
 )
-from mediadesk.scheduler.exceptions import EXCEPTION_KINDS, RESOLUTIONS, resolve_exception
+from mediadesk.scheduler.exceptions import (
+    EXCEPTION_KINDS,
+    RESOLUTIONS,
+    EndpointStop,
+    live_stops,
+    resolve_exception,
+)
 from mediadesk.scheduler.finalizer import Finalizer
 from mediadesk.scheduler.intake import Intake, QueueFullError
 from mediadesk.scheduler.lane import Lane, LaneDeps
@@ -492,6 +498,22 @@ class Scheduler:
                                 wake=self._wake_profiles)
         self._publish(new)
         return new
+
+    def stopped_endpoints(self) -> list[EndpointStop]:
+        """API endpoints stopped until the operator acts (key rejected, TLS error), with their waiting tasks."""
+        return live_stops(self.config, self.capacities, self.store.pending_count)
+
+    async def resume_endpoint(self, name: str) -> ApiCheck:
+        """The operator says endpoint ``name``'s key or config is fixed: one authenticated request
+        first (a one-token answer, through the endpoint's own client); it resumes unless that request
+        meets the same stop again (the key still rejected, TLS still failing)."""
+        check = await self.checks().check_running_endpoint(name)
+        if check.verdict not in (Verdict.KEY_REJECTED, Verdict.TLS) and self.capacities[name].resume():
+            self._wake_profiles(set(self._endpoint_profiles(name)))
+        return check
+
+    def _endpoint_profiles(self, name: str) -> tuple[str, ...]:
+        return next((e.profiles for e in self.config.api_endpoints() if e.name == name), ())
 
     def capacity_views(self) -> dict[str, CapacityView]:
         return {name: cap.view() for name, cap in self.capacities.items()}

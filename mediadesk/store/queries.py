@@ -90,6 +90,16 @@ class TaskQueries(StoreBase):
         rows = self._conn.execute(sql + " ORDER BY seq", tuple(kinds)).fetchall()
         return [record_of(r) for r in rows]
 
+    def stopped_pending(self, kinds: Sequence[str]) -> list[TaskRecord]:
+        """Pending API tasks whose last attempt stopped their endpoint (its key rejected, a TLS error:
+        the error kinds ``kinds``): they wait for the operator, uncharged."""
+        marks = ",".join("?" * len(kinds))
+        rows = self._conn.execute(
+            f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='pending' AND model_kind='api'"
+            f" AND error_kind IN ({marks}) ORDER BY seq", tuple(kinds),
+        ).fetchall()
+        return [record_of(r) for r in rows]
+
     def select_stale(self, profiles: Sequence[str] | None, cutoff: float) -> list[TaskRecord]:
         """Running tasks whose heartbeat is older than ``cutoff`` (the caller fails/retries them)."""
         if profiles is None:

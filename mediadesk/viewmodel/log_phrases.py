@@ -83,6 +83,7 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "; callee paused {seconds} s{more}"),
     QT_TRANSLATE_NOOP("LogPhrases", "; {callee} paused {seconds} s{more}"),
     QT_TRANSLATE_NOOP("LogPhrases", "; breaker {breaker} ({reason}){more}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "; {callee} stopped, not probed: it waits for the operator"),
     QT_TRANSLATE_NOOP("LogPhrases", ", next probe in {seconds} s"),
     QT_TRANSLATE_NOOP("LogPhrases", "retry {n}/{max} in {seconds} s"),
     QT_TRANSLATE_NOOP("LogPhrases", "not retryable"),
@@ -90,6 +91,7 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "not started; attempt not charged"),
     QT_TRANSLATE_NOOP("LogPhrases", "refused by the callee; attempt not charged"),
     QT_TRANSLATE_NOOP("LogPhrases", "could not reach the callee; attempt not charged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "stopped the callee until the operator fixes it; attempt not charged"),
     QT_TRANSLATE_NOOP("LogPhrases", "crashed or timed out on {n} attempts: set aside for a person"),
     # ---- schedule-to-start budget and fallback chains
     QT_TRANSLATE_NOOP("LogPhrases", "expired: {why}"),
@@ -202,6 +204,13 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: probe failed ({what}){more}"),
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: {reason}; no task is sent and no probe either until the "
                                     "config is fixed and MediaDesk restarted"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: {reason}; no task is sent and no probe either until the "
+                                    "key is fixed and the endpoint resumed (console: Exceptions, Resume) or "
+                                    "MediaDesk started again; its tasks stay pending, nothing is charged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: {reason}; no task is sent and no probe either until the "
+                                    "config is fixed and the endpoint resumed (console: Exceptions, Resume) or "
+                                    "MediaDesk started again; its tasks stay pending, nothing is charged"),
+    QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: resumed by the operator (it was stopped: {reason})"),
     QT_TRANSLATE_NOOP("LogPhrases", "stopped: {error}"),
     QT_TRANSLATE_NOOP("LogPhrases", "endpoint"),
     QT_TRANSLATE_NOOP("LogPhrases", "account"),

@@ -34,12 +34,14 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
 
 
-def write_files(tmp: Path, base_url: str, n: int = 3) -> tuple[Path, Path]:
+def write_files(tmp: Path, base_url: str, n: int = 3, profile: str = "") -> tuple[Path, Path]:
+    """A config with one API profile ``writer`` on ``base_url`` (``profile``: more of its keys, TOML
+    lines) and a batch of ``n`` prompts for it."""
     cfg = tmp / "config.toml"
     cfg.write_text(
         f'data_dir = "{tmp / "data"}"\n[retry]\nmax_retries = 2\n[breaker]\nprobe_interval_s = 0.2\n'
         f'[[profiles]]\nname = "writer"\nkind = "api"\nbase_url = "{base_url}"\nmodel = "m"\n'
-        "timeout_s = 5\n", encoding="utf-8")
+        f"timeout_s = 5\n{profile}", encoding="utf-8")
     batch = tmp / "b.jsonl"
     batch.write_text("".join(json.dumps({"id": f"t{i}", "profile": "writer", "prompt": f"hello {i}"}) + "\n"
                              for i in range(n)), encoding="utf-8")

@@ -98,7 +98,7 @@ async def test_single_lane_never_exceeds_its_concurrency(workspace: Workspace) -
         ("[[sim:fail=resetx2]]", "success", 3),
         ("[[sim:fail=resetx9]]", "failed", 3),
         ("[[sim:400]]", "failed", 1),
-        ("[[sim:401]]", "failed", 1),
+        # [[sim:401]]: the key rejected stops the endpoint (tests/faults/test_key_rejected.py)
     ],
 )
 async def test_fault_paths(workspace: Workspace, sim: ApiSimServer, marker: str, state: str, attempts: int) -> None:

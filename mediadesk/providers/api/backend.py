@@ -24,13 +24,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from mediadesk import __version__
-from mediadesk.core.backend import Answer, HealthStatus, RunContext, TaskSpec
+from mediadesk.core.backend import Answer, CheckVerdict, HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.api.failures import (
     Attempt,
@@ -56,6 +57,10 @@ __all__ = ["TASK_HEADER", "ApiBackend"]
 #: Sent with every request: harmless for real providers, lets the simulator count per task.
 TASK_HEADER = "X-MediaDesk-Task"
 _ENDPOINT = "/chat/completions"
+#: The smallest answer a check asks for, in the forms endpoints accept (tried in this order).
+_ONE_TOKEN: tuple[dict[str, int], ...] = ({"max_tokens": 1}, {"max_completion_tokens": 1}, {"max_tokens": 16})
+#: A 400 about the answer's token limit (unsupported parameter, too small): try the next form.
+_TOKEN_LIMIT = re.compile(r"max_(?:completion_)?tokens", re.IGNORECASE)
 
 
 class ApiBackend:
@@ -261,6 +266,41 @@ class ApiBackend:
         if 200 <= status < 300:
             return True, f"HTTP {status}"
         return False, http_failure(status, text, resp_headers, scrub).message
+
+    async def check(self) -> tuple[CheckVerdict, str]:
+        """The setup editor's Test and the operator's Resume: ONE authenticated request that proves the
+        key, a one-token completion (``max_tokens=1``; where the endpoint refuses that parameter or that
+        small a limit, ``max_completion_tokens=1``, then 16). ``GET /models`` proves nothing: many
+        servers list their models to anyone. Returns the verdict and what was seen (key-free)."""
+        client = self._client
+        if client is None:
+            return CheckVerdict.FAILED, "not started"
+        try:
+            key = await self._api_key()
+        except TaskFailure as exc:
+            return CheckVerdict.FAILED, exc.message
+        scrub = Scrubber(key)
+        headers = {**self.extra_headers}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        try:
+            async with asyncio.timeout(self.max_run_s):
+                for limit in _ONE_TOKEN:
+                    body = {"model": self.model, "messages": [{"role": "user", "content": "ping"}],
+                            "stream": False, **limit}
+                    status, text, resp_headers = await self._probe_call(client, "POST", self._url, headers, body)
+                    if status != 400 or not _TOKEN_LIMIT.search(text):
+                        break
+        except TimeoutError:
+            return CheckVerdict.FAILED, f"no answer within {self.max_run_s:g} s"
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            failure = transport_failure(exc, scrub, Attempt())
+            tls = failure.unavailable and failure.kind is ErrorKind.CONFIG
+            return (CheckVerdict.TLS if tls else CheckVerdict.FAILED), failure.message
+        if 200 <= status < 300:
+            return CheckVerdict.OK, f"HTTP {status}"
+        failure = http_failure(status, text, resp_headers, scrub)
+        return (CheckVerdict.KEY_REJECTED if status in (401, 403) else CheckVerdict.FAILED), failure.message
 
     @staticmethod
     async def _probe_call(

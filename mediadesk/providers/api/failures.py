@@ -22,6 +22,7 @@ __all__ = [
     "Scrubber",
     "excerpt_of",
     "http_failure",
+    "key_rejected",
     "provider_error",
     "retry_after_from_headers",
     "transport_failure",
@@ -84,7 +85,7 @@ def excerpt_of(text: str, scrub: Scrubber) -> str:
 
 
 def http_failure(status: int, text: str, headers: httpx.Headers, scrub: Scrubber) -> TaskFailure:
-    """Classify a non-2xx answer: 429/5xx retryable, 400/401/403/404 not.
+    """Classify a non-2xx answer: 429/5xx retryable, 400/404 not, 401/403 stop the endpoint.
 
     A 429 (and a 503 that names its wait) is the endpoint's capacity speaking: a *refusal*, which
     pauses the endpoint and never costs the task an attempt. A 429 whose error code says the account
@@ -104,13 +105,22 @@ def http_failure(status: int, text: str, headers: httpx.Headers, scrub: Scrubber
     if status >= 500:
         return TaskFailure(ErrorKind.SERVER_ERROR, message, retry_after_s=wait)
     if status in (401, 403):
-        return TaskFailure(ErrorKind.AUTH, message)
+        return key_rejected(status, excerpt)
     if status == 408:  # the server's own request timeout: worth another attempt
         return TaskFailure(ErrorKind.TIMEOUT, message)
     if 400 <= status < 500:
         return TaskFailure(ErrorKind.BAD_REQUEST, message)
     # 1xx/3xx: redirects are not followed; a redirecting endpoint means a wrong base_url.
     return TaskFailure(ErrorKind.CONFIG, f"{message} (unexpected status, check base_url)")
+
+
+def key_rejected(status: int, excerpt: str = "") -> TaskFailure:
+    """401/403: the endpoint refused the API key. No retry and no probe can fix that, only the operator
+    (the key, or where it is read from), and every other task of the endpoint would meet the same
+    refusal: AUTH + unavailable stops the endpoint (the capacity's ``misconfigured`` signal, as a TLS
+    error does) and the task goes back to pending uncharged. The message never quotes the key."""
+    said = f": {excerpt}" if excerpt else ""
+    return TaskFailure(ErrorKind.AUTH, f"key rejected (HTTP {status}){said}", unavailable=True)
 
 
 _OUT_OF_CREDIT = re.compile(r"insufficient_quota|insufficient[ _]balance|billing_hard_limit|quota_exceeded", re.I)
