@@ -11,9 +11,21 @@ import time
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from mediadesk.core.backend import HealthStatus
+from mediadesk.scheduler.events import CapacityView
 from mediadesk.viewmodel.row_display import DISPLAY_STATES, STALLED
 
-__all__ = ["fmt_clock", "fmt_count", "fmt_eta", "fmt_rate", "fmt_seconds", "fmt_stamp", "health_label", "state_labels"]
+__all__ = [
+    "fmt_clock",
+    "fmt_count",
+    "fmt_eta",
+    "fmt_rate",
+    "fmt_seconds",
+    "fmt_stamp",
+    "health_label",
+    "key_source_text",
+    "state_labels",
+    "stopped_text",
+]
 
 
 def fmt_count(n: int) -> str:
@@ -97,3 +109,28 @@ def health_label(health: str) -> str:
         HealthStatus.RESTING: QCoreApplication.translate("Format", "resting (usage limit)"),
     }
     return labels.get(health, health)
+
+
+def stopped_text(view: CapacityView) -> str:
+    """A callee stopped until the operator acts (its key rejected, a TLS error): why, since when, and
+    what to do (plain text: the reason is the endpoint's own words)."""
+    since = fmt_clock(view.stopped_since)
+    if view.stopped_kind == "auth":
+        return QCoreApplication.translate(
+            "Format", "stopped since {since}: {reason}; set the right API key, then Resume it in Exceptions").format(
+            since=since, reason=view.stopped or "")
+    return QCoreApplication.translate(
+        "Format", "stopped since {since}: {reason}; fix the config, then Resume it in Exceptions").format(
+        since=since, reason=view.stopped or "")
+
+
+def key_source_text(env: str | None, keyring: str | None) -> str:
+    """Where an endpoint's API key is read from, in words (never the key itself)."""
+    tr = QCoreApplication.translate
+    if env and keyring:
+        return tr("Format", "environment variable {env} (or keyring entry {ring})").format(env=env, ring=keyring)
+    if env:
+        return tr("Format", "environment variable {env}").format(env=env)
+    if keyring:
+        return tr("Format", "keyring entry {ring}").format(ring=keyring)
+    return tr("Format", "nowhere (no api_key_env or api_key_keyring is set: no key was sent)")

@@ -17,7 +17,7 @@ from mediadesk.config.model import load_config
 from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web import find_our_residue
 from mediadesk.scheduler import Scheduler
-from mediadesk.sim.api_server import ApiSimServer
+from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from mediadesk.ui.dialogs.setup_editor import SetupEditor, site_choices
 from mediadesk.ui.window.main_window import MainWindow
@@ -190,7 +190,7 @@ def test_endpoint_test_shows_latency_or_the_error(editor: SetupEditor, arun: ARu
     assert not editor.test_buttons["endpoints"].isEnabled()  # one test at a time
     arun(asyncio.wait_for(asyncio.shield(task), 20))
     text = editor.test_results["endpoints"].text()
-    assert text.startswith("OK: HTTP 200 in ") and text.endswith(" ms"), text
+    assert text.startswith("OK: the key works (a one-token answer, HTTP 200) in ") and text.endswith(" ms"), text
     assert editor.test_buttons["endpoints"].isEnabled()
     # a closed port: the connection error, named
     editor.set_field("endpoints", "base_url", f"http://127.0.0.1:{_closed_port()}/v1")
@@ -205,7 +205,42 @@ def test_endpoint_test_shows_latency_or_the_error(editor: SetupEditor, arun: ARu
     task = editor.test_current("profiles")
     assert task is not None
     arun(asyncio.wait_for(asyncio.shield(task), 20))
-    assert editor.test_results["profiles"].text().startswith("OK: HTTP 200"), editor.test_results["profiles"].text()
+    said = editor.test_results["profiles"].text()
+    assert said.startswith("OK: the key works"), said
+
+
+def test_a_wrong_key_is_rejected_where_models_answers_anyone(
+    tmp_path: Path, qtbot: Any, arun: ARun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: Test asked ``GET /models``, which the server answers without checking keys, and said
+    "OK: HTTP 200" to a wrong key."""
+    key = "sk-ui-" + secrets.token_hex(8)
+    sim = ApiSimServer(ApiSimConfig(api_key=key))
+    arun(sim.start())
+    try:
+        path = tmp_path / "config.toml"
+        path.write_text(CONFIG.format(url=sim.base_url).replace('name = "sim"   # the local simulator',
+                                                                'name = "sim"\napi_key_env = "MD_UI_KEY"'),
+                        encoding="utf-8")
+        dlg = SetupEditor(path, workspace=Workspace.resolve(data_dir=tmp_path / "data"))
+        dlg.confirm_discard = lambda: True
+        qtbot.addWidget(dlg)
+        dlg.select("endpoints", "sim")
+        said = []
+        for value in ("sk-ui-wrong", key):
+            monkeypatch.setenv("MD_UI_KEY", value)
+            task = dlg.test_current("endpoints")
+            assert task is not None
+            arun(asyncio.wait_for(asyncio.shield(task), 20))
+            said.append(dlg.test_results["endpoints"].text())
+        rejected, works = said
+        assert rejected.startswith("Key rejected: ") and "HTTP 401" in rejected, rejected
+        assert "environment variable MD_UI_KEY" in rejected, rejected
+        assert works.startswith("OK: the key works"), works
+        assert not any("sk-ui-" in text for text in said)  # never the key itself
+        assert sim.stats()["models_requests"] == 0
+    finally:
+        arun(sim.stop())
 
 
 @pytest.mark.browser

@@ -1,5 +1,7 @@
 """The Exceptions tab: failed tasks a person must judge (see ``Scheduler.exceptions``), with their
-evidence, and the operator's decision on each (retry, re-route, answer by hand, drop).
+evidence, and the operator's decision on each (retry, re-route, answer by hand, drop); above them,
+the API endpoints stopped until the operator acts (their key rejected, a TLS error), with Resume
+(:mod:`~mediadesk.ui.panels.stopped_endpoints`).
 
 The list comes from ``Scheduler.exceptions()`` (a short indexed query, run on the loop thread);
 the task log and the evidence directory listing are read in a worker thread via :class:`TaskJobs`.
@@ -47,6 +49,7 @@ from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.jobs.workers import TaskJobs, fetch_task_detail
 from mediadesk.ui.panels.detail_pane import format_log_html
+from mediadesk.ui.panels.stopped_endpoints import StoppedEndpoints
 from mediadesk.ui.plain import plain, plain_tip
 
 __all__ = ["ExceptionsView", "read_exception_detail"]
@@ -169,8 +172,11 @@ class ExceptionsView(QWidget):
         self.splitter.setObjectName("exceptionsSplitter")
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
+        self.stopped = StoppedEndpoints(scheduler, bridge)
+        self.stopped.countChanged.connect(lambda _n: self.countChanged.emit(self.count + len(self.stopped.stops)))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.stopped)
         lay.addWidget(self.splitter)
 
         bridge.taskChanged.connect(self._on_changed)
@@ -211,7 +217,7 @@ class ExceptionsView(QWidget):
                 self.table.setItem(i, col, item)
         self.table.blockSignals(False)
         self.count = sum(1 for r in self.records if not r.resolution)
-        self.countChanged.emit(self.count)
+        self.stopped.refresh()  # emits the count with the stopped endpoints
         if keep is None or not self.select_task(keep):
             self.table.setCurrentCell(-1, -1)
             self._show_row(-1)

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from mediadesk.core.backend import effective_health
 from mediadesk.core.eta import EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
-from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label
+from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label, stopped_text
 from mediadesk.ui.models.task_model import TaskTableModel
 from mediadesk.ui.plain import plain, plain_tip
 
@@ -343,7 +343,9 @@ class LanePanel(QWidget):
                 name=c.name, cur=c.current_limit, limit=c.limit, n=c.in_flight)]
             if c.paused_until > now:
                 parts.append(self.tr("paused {s}").format(s=fmt_seconds(c.paused_until - now)))
-            if c.breaker != "closed":
+            if c.stopped is not None:  # its key rejected, a TLS error: it waits for the operator, not for time
+                parts.append(stopped_text(c))
+            elif c.breaker != "closed":
                 state = self.tr("breaker open") if c.breaker == "open" else self.tr("breaker half-open")
                 text = f"{state} ({c.breaker_reason})" if c.breaker_reason else state
                 if c.next_probe_at is not None:

@@ -34,6 +34,7 @@ from mediadesk.config.model import API_CONCURRENCY_MAX, ResolvedEndpoint
 from mediadesk.scheduler.events import CapacityView, LaneStats, ProfileChanged
 from mediadesk.scheduler.scheduler import ProfileView, Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.format import stopped_text
 from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, icon, is_dark, state_color
 
@@ -216,11 +217,14 @@ class ProfilesEditor(QWidget):
             if view.current_limit != view.limit:
                 parts.append(self.tr("learned {n}").format(n=view.current_limit))
             parts.append(self.tr("{n} in flight").format(n=view.in_flight))
-            if view.breaker != "closed":
+            if view.stopped is not None:  # its key rejected, a TLS error: the operator acts (Exceptions)
+                parts.append(self.tr("stopped: {reason}").format(reason=view.stopped))
+            elif view.breaker != "closed":
                 parts.append(self.tr("breaker open") if view.breaker == "open" else self.tr("breaker half-open"))
         text = " · ".join(parts)
         if node.text(_COL_GATE) != text:
             node.setText(_COL_GATE, text)
+            node.setToolTip(_COL_GATE, plain_tip(stopped_text(view)) if view is not None and view.stopped else "")
         for name in ep.profiles:
             share = self._scheduler.profile_view(name).concurrency
             item = self._items[name]

@@ -23,6 +23,7 @@ from mediadesk.scheduler.events import AccountChanged, LaneStats, TaskChanged
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.dialogs.close_question import CloseGuard
+from mediadesk.ui.format import stopped_text
 from mediadesk.ui.window.main_window import MainWindow
 
 __all__ = ["TrayController", "WorkWatcher"]
@@ -44,6 +45,7 @@ class WorkWatcher(QObject):
         self._ended: dict[str, int] = {"success": 0, "failed": 0, "canceled": 0}
         self._needs_login: set[str] = set()
         self._open_breakers: set[str] = set()
+        self._stopped: set[str] = set()
         self._last_progress: tuple[int, int, int] | None = None
         bridge.taskChanged.connect(self._on_task)
         bridge.laneStats.connect(self._on_stats)
@@ -61,7 +63,13 @@ class WorkWatcher(QObject):
         cv = ev.callee
         if cv is not None:
             key = f"{cv.kind} {cv.name}"
-            if cv.breaker == "open" and key not in self._open_breakers:
+            if cv.stopped is not None and key not in self._stopped:
+                self._stopped.add(key)  # the operator must act: never "resumes by itself"
+                self._open_breakers.add(key)
+                self._notify(self.tr("Endpoint stopped"), self.tr(
+                    "{kind} {name} takes no task and is not probed: {what}. Its tasks wait, nothing is "
+                    "charged.").format(kind=cv.kind, name=cv.name, what=stopped_text(cv)))
+            elif cv.breaker == "open" and key not in self._open_breakers:
                 self._open_breakers.add(key)
                 reason = cv.breaker_reason or self.tr("too many failures")
                 self._notify(self.tr("Breaker open"), self.tr(
@@ -69,6 +77,7 @@ class WorkWatcher(QObject):
                     "when it answers again.").format(kind=cv.kind, name=cv.name, reason=reason))
             elif cv.breaker == "closed":
                 self._open_breakers.discard(key)
+                self._stopped.discard(key)
         self._check_done()
         self._emit_progress()
 

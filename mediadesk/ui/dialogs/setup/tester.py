@@ -1,6 +1,7 @@
 """The Setup editor's Test buttons, through :class:`mediadesk.scheduler.checks.Checks`: an endpoint
-(or an API profile) sends one cheap request (``GET /models`` or a one-token completion) and shows
-the latency or the error; a web account opens its site in a real Chromium on its own profile and
+(or an API profile) sends one authenticated one-token completion, which proves the key (``GET
+/models`` would not: many servers list their models to anyone), and says "the key works", "key
+rejected" or the error; a web account opens its site in a real Chromium on its own profile and
 says logged in or logged out. Both run as tasks on the app's asyncio loop (network and browser
 waits never block the window).
 """
@@ -17,8 +18,9 @@ from PySide6.QtCore import QCoreApplication
 from mediadesk.config.edit import Section
 from mediadesk.config.model import AppConfig
 from mediadesk.core.backend import HealthStatus
-from mediadesk.scheduler.checks import Checks
+from mediadesk.scheduler.checks import Checks, Verdict
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
+from mediadesk.ui.format import key_source_text
 
 if TYPE_CHECKING:
     from mediadesk.ui.dialogs.setup_editor import SetupEditor
@@ -33,7 +35,22 @@ def button_tip(section: Section) -> str:
         return QCoreApplication.translate(
             "SetupEditor", "Opens the site in Chromium on this account's profile and says logged in or out")
     return QCoreApplication.translate(
-        "SetupEditor", "Sends one cheap request (GET /models, or a one-token answer) and shows the latency")
+        "SetupEditor", "Asks for a one-token answer with the API key: says whether the key works, and the latency")
+
+
+def _key_source(cfg: AppConfig, section: Section, name: str) -> str:
+    """Where the tested entry's API key is read from, in words (never the key itself)."""
+    env: str | None
+    ring: str | None
+    if section == "endpoints":
+        ep = next(e for e in cfg.endpoints if e.name == name)
+        env, ring = ep.api_key_env, ep.api_key_keyring
+    else:
+        prof = cfg.profile(name)
+        ep_ = next((e for e in cfg.endpoints if e.name == prof.endpoint), None)
+        env, ring = (ep_.api_key_env, ep_.api_key_keyring) if ep_ is not None else (prof.api_key_env,
+                                                                                   prof.api_key_keyring)
+    return key_source_text(env, ring)
 
 
 class SetupTester:
@@ -102,8 +119,13 @@ class SetupTester:
                 return False, QCoreApplication.translate("SetupEditor", "a web profile is tested through its accounts")
             check = await checks.test_profile(name)
         if check.ok:
-            return True, QCoreApplication.translate("SetupEditor", "OK: {seen} in {ms:.0f} ms").format(
+            return True, QCoreApplication.translate(
+                "SetupEditor", "OK: the key works (a one-token answer, {seen}) in {ms:.0f} ms").format(
                 seen=check.seen, ms=check.elapsed_ms)
+        if check.verdict is Verdict.KEY_REJECTED:
+            return False, QCoreApplication.translate(
+                "SetupEditor", "Key rejected: the endpoint refused the API key from {source} ({seen}). Set the "
+                "right key there, then test again.").format(source=_key_source(cfg, section, name), seen=check.seen)
         return False, QCoreApplication.translate("SetupEditor", "Failed after {ms:.0f} ms: {seen}").format(
             seen=check.seen, ms=check.elapsed_ms)
 
