@@ -19,10 +19,12 @@ __all__ = ["ApiSimConfig"]
 class ApiSimConfig:
     """Behaviour of the simulator. Rates are probabilities in [0, 1], times are seconds.
 
-    ``retry_after_s`` is the ``Retry-After`` of every 429; ``send_retry_after=False`` (or
-    ``retry_after_s=None``) sends bare 429s, as some providers do. ``outage_after_s`` schedules an
-    outage of ``outage_mode`` that long after :meth:`ApiSimServer.start`, lasting ``outage_for_s``
-    (None: until stopped or ended with ``set_outage(None)``).
+    ``api_key``: the key chat completions expect (``Authorization: Bearer KEY``; 401 otherwise, counted
+    in ``status_counts``); ``GET /models`` stays open to anyone, as many servers' listing is, so a
+    health probe there cannot tell a wrong key. ``retry_after_s`` is the ``Retry-After`` of every 429;
+    ``send_retry_after=False`` (or ``retry_after_s=None``) sends bare 429s, as some providers do.
+    ``outage_after_s`` schedules an outage of ``outage_mode`` that long after :meth:`ApiSimServer.start`,
+    lasting ``outage_for_s`` (None: until stopped or ended with ``set_outage(None)``).
     """
 
     latency: tuple[float, float] = (0.0, 0.0)

@@ -14,7 +14,7 @@ import pytest
 from aiohttp import web
 from keyring.backend import KeyringBackend
 
-from mediadesk.core.backend import LaneBackend, TaskSpec
+from mediadesk.core.backend import CheckVerdict, LaneBackend, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.providers.api import ApiBackend
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for
@@ -221,7 +221,9 @@ async def test_env_key_is_read_at_request_time(
         monkeypatch.setenv("WRITER_KEY", "sk-wrong")
         backend = await make_backend(keyed.base_url, api_key_env="WRITER_KEY")
         failure = await failure_of(backend, spec("x"), run_ctx)
-        assert failure.kind is ErrorKind.AUTH
+        # the key rejected: it stops the endpoint (unavailable to us as configured), nothing charged
+        assert failure.kind is ErrorKind.AUTH and failure.unavailable
+        assert failure.message.startswith("key rejected (HTTP 401)") and "sk-wrong" not in failure.message
         monkeypatch.setenv("WRITER_KEY", SECRET + "\n")  # a trailing newline from `echo` is tolerated
         assert await backend.run(spec("x"), run_ctx) == answer_for("x")
     assert not any(SECRET in line for line in run_ctx.lines)
@@ -585,3 +587,47 @@ def test_new_error_kinds_retry_classification() -> None:
     assert policy.decide(too_large, 1, u=0.5).verdict is Verdict.FAIL
     assert policy.decide(cut, 1, u=0.5).verdict is Verdict.RETRY
     assert policy.decide(cut, 3, u=0.5).verdict is Verdict.FAIL
+
+
+# ------------------------------------------------------------------ the key check (Test, Resume)
+async def test_check_proves_the_key_with_a_one_token_completion(make_backend: BackendFactory,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``probe()`` (the breaker's, ``GET /models``) says healthy to any key where the listing is open;
+    ``check()`` asks a one-token answer with the key and says which."""
+    async with ApiSimServer(ApiSimConfig(api_key=SECRET)) as keyed:
+        monkeypatch.setenv("MD_CHECK_KEY", "sk-wrong-key-123")
+        backend = await make_backend(keyed.base_url, api_key_env="MD_CHECK_KEY")
+        assert (await backend.probe())[0] is True  # the listing is open to anyone: it proves nothing
+        verdict, seen = await backend.check()
+        assert verdict is CheckVerdict.KEY_REJECTED and seen.startswith("key rejected (HTTP 401)"), seen
+        assert "sk-wrong-key-123" not in seen
+        monkeypatch.setenv("MD_CHECK_KEY", SECRET)
+        assert await backend.check() == (CheckVerdict.OK, "HTTP 200")
+        assert keyed.stats()["status_counts"] == {"401": 1, "200": 1}
+
+
+async def _token_limits(request: web.Request) -> web.Response:
+    """A server that refuses ``max_tokens`` (as newer models do) and a limit below 16."""
+    body = await request.json()
+    seen = request.app[_SENT].setdefault("bodies", [])
+    seen.append({k: v for k, v in body.items() if k.startswith("max_")})
+    if "max_tokens" in body:
+        return web.json_response({"error": {"message": "Unsupported parameter: 'max_tokens'; use "
+                                            "'max_completion_tokens'"}}, status=400)
+    return web.json_response({"choices": [{"message": {"content": "p"}, "finish_reason": "length"}]})
+
+
+async def test_check_falls_back_to_max_completion_tokens(make_backend: BackendFactory) -> None:
+    app = web.Application()
+    app[_SENT] = {}
+    app.router.add_post("/v1/chat/completions", _token_limits)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        backend = await make_backend(f"http://127.0.0.1:{runner.addresses[0][1]}/v1")
+        assert await backend.check() == (CheckVerdict.OK, "HTTP 200")
+        assert app[_SENT]["bodies"] == [{"max_tokens": 1}, {"max_completion_tokens": 1}]
+    finally:
+        await runner.cleanup()

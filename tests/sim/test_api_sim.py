@@ -218,6 +218,9 @@ async def test_api_key_required(make_sim: SimFactory, client: httpx.AsyncClient)
     assert (await client.post(url, json=body("a"), headers=bad)).status_code == 401
     good = {"Authorization": "Bearer sk-sim-secret"}
     assert (await client.post(url, json=body("a"), headers=good)).status_code == 200
+    # as many servers, the model listing is open to anyone: a wrong key gets 200 there
+    assert (await client.get(f"{sim.base_url}/models", headers=bad)).status_code == 200
+    assert sim.stats()["status_counts"] == {"401": 2, "200": 1}
 
 
 async def test_stop_with_hanging_request_returns(make_sim: SimFactory, client: httpx.AsyncClient) -> None:
