@@ -12,8 +12,12 @@
     (false successes = reported but not stored), integrity of the file.
 (d) endless: an API answer that never ends (the simulator's ``endless`` mode). Reported: the task's
     outcome and the peak RSS of the ``mediadesk run`` process (goal < 200 MB), beside a normal run.
+(e) round3: signals mid-run, hostile text, a rejected API key, clock skew and a frozen desktop in team
+    mode (:mod:`bench.faults_round3`): double generations, over-quota, tracebacks, silent waits and
+    charged attempts per case.
 
-    python -m bench faults [--tasks 200] [--kills 10] [--seed 1] [--only sigkill|deleted|disk-full|endless]
+    python -m bench faults [--tasks 200] [--kills 10] [--seed 1] [--only sigkill|deleted|disk-full|endless|round3]
+        [--round3 signals,hostile,key,skew,freeze]
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.common import ROOT, sim_process, table
+from bench.faults_round3 import CASES, round3
 
 Section = Callable[[argparse.Namespace, Path], list[tuple[str, ...]]]
 
@@ -247,7 +252,8 @@ def endless(args: argparse.Namespace, tmp: Path) -> list[tuple[str, ...]]:
     return rows
 
 
-SECTIONS: dict[str, Section] = {"sigkill": sigkill, "deleted": deleted, "disk-full": disk_full, "endless": endless}
+SECTIONS: dict[str, Section] = {"sigkill": sigkill, "deleted": deleted, "disk-full": disk_full, "endless": endless,
+                                 "round3": round3}
 
 
 def main(argv: list[str]) -> None:
@@ -256,6 +262,8 @@ def main(argv: list[str]) -> None:
     p.add_argument("--kills", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--only", choices=sorted(SECTIONS), action="append")
+    p.add_argument("--round3", metavar="CASES",
+                   help=f"round3's cases, comma-separated (default all: {','.join(CASES)})")
     args = p.parse_args(argv)
     for name in args.only or list(SECTIONS):
         with tempfile.TemporaryDirectory(prefix=f"mdbench-{name}-") as d:

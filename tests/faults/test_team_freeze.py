@@ -15,6 +15,7 @@ import os
 import secrets
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -54,8 +55,23 @@ def lease_holder_pid(pg_url: str) -> int | None:
     return None if row is None else int(row[0].split(":")[1])
 
 
-@pytest.mark.browser
-async def test_a_frozen_desktop_never_doubles_a_generation_nor_the_quota(tmp_path: Path, pg_url: str) -> None:
+@dataclass
+class FreezeRun:
+    """What two desktops did when the one running the account was frozen past its lease (``bench
+    faults`` reads it too)."""
+
+    n: int
+    rcs: list[int]
+    errs: list[str]
+    final: dict[str, tuple[str, str | None]]
+    attempts: int
+    max_success_writes: int
+    double_generations: int
+    max_per_session: int
+    max_in_flight: int
+
+
+async def frozen_run(tmp_path: Path, pg_url: str) -> FreezeRun:
     password = "pw-" + secrets.token_hex(8)
     env = {**os.environ, "PYTHONUNBUFFERED": "1", USER_ENV: "acct-a", PASSWORD_ENV: password}
     api = ApiSimServer(ApiSimConfig(latency=API_LATENCY, seed=5))
@@ -71,6 +87,7 @@ async def test_a_frozen_desktop_never_doubles_a_generation_nor_the_quota(tmp_pat
             fh.write(json.dumps({"id": f"w{i:03d}", "profile": "chat",
                                  "prompt": f"web prompt {i} [[sim:slow={WEB_RUN_S}]]"}) + "\n")
     procs: list[asyncio.subprocess.Process] = []
+    rcs, errs = [], []
     try:
         for d in range(2):
             cfg = tmp_path / f"desk{d}.toml"
@@ -93,11 +110,10 @@ async def test_a_frozen_desktop_never_doubles_a_generation_nor_the_quota(tmp_pat
             await asyncio.sleep(3 * STALE_S)  # longer than its lease: the other one sees it dead
         finally:
             frozen.send_signal(signal.SIGCONT)
-        for d, p in enumerate(procs):
+        for p in procs:
             _, err = await asyncio.wait_for(p.communicate(), 300)
-            text = err.decode(errors="replace")
-            assert p.returncode == 0, (d, text[-3000:])
-            assert "Traceback" not in text, text[-3000:]
+            errs.append(err.decode(errors="replace"))
+            rcs.append(p.returncode if p.returncode is not None else -1)
         api_stats, web_stats = api.stats(), web.stats()
     finally:
         for p in procs:
@@ -107,10 +123,21 @@ async def test_a_frozen_desktop_never_doubles_a_generation_nor_the_quota(tmp_pat
                 await p.wait()
         await api.stop()
         await web.stop()
-    final = rows(pg_url)
-    assert len(final) == n_api + n_web and {s for s, _ in final.values()} == {"success"}, final
-    assert max(success_writes(pg_url).values(), default=0) <= 1  # every task ended once
-    figures = {"double_generations": web_stats["concurrent_violations"],
-               "max_per_session": web_stats["max_concurrent_per_session"],
-               "max_in_flight": api_stats["max_concurrent"]}
+    with psycopg.connect(pg_url) as conn:
+        attempts = conn.execute("SELECT coalesce(sum(attempt), 0) FROM task").fetchone()[0]
+    return FreezeRun(n_api + n_web, rcs, errs, rows(pg_url), int(attempts),
+                     max(success_writes(pg_url).values(), default=0), web_stats["concurrent_violations"],
+                     web_stats["max_concurrent_per_session"], api_stats["max_concurrent"])
+
+
+@pytest.mark.browser
+async def test_a_frozen_desktop_never_doubles_a_generation_nor_the_quota(tmp_path: Path, pg_url: str) -> None:
+    run = await frozen_run(tmp_path, pg_url)
+    for d, (rc, text) in enumerate(zip(run.rcs, run.errs, strict=True)):
+        assert rc == 0, (d, text[-3000:])
+        assert "Traceback" not in text, text[-3000:]
+    assert len(run.final) == run.n and {s for s, _ in run.final.values()} == {"success"}, run.final
+    assert run.max_success_writes <= 1  # every task ended once
+    figures = {"double_generations": run.double_generations, "max_per_session": run.max_per_session,
+               "max_in_flight": run.max_in_flight}
     assert figures == {"double_generations": 0, "max_per_session": 1, "max_in_flight": ENDPOINT_CONCURRENCY}, figures

@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -29,15 +30,30 @@ SKEWED = (
 )
 
 
-async def test_a_desktop_with_a_skewed_clock_runs_nothing_twice(tmp_path: Path, pg_url: str) -> None:
+@dataclass
+class SkewRun:
+    """What two desktops (one ``SKEW_S`` ahead) did with ``n`` tasks on one queue (``bench faults`` reads it too)."""
+
+    n: int
+    rcs: list[int]
+    outs: list[str]                      # stdout + stderr of each desktop, the skewed one first
+    final: dict[str, tuple[str, str | None]]
+    attempts: int                        # attempts counted over all tasks
+    max_success_writes: int
+    requests: int
+    heartbeat_timeouts: int
+    max_concurrent: int
+
+
+async def skewed_run(tmp_path: Path, pg_url: str, n: int = 16) -> SkewRun:
     api = ApiSimServer(ApiSimConfig(latency=(0.6, 1.2), seed=3))
     await api.start()
-    n = 16
     batch = tmp_path / "batch.jsonl"
     batch.write_text("".join(json.dumps({"id": f"a{i:03d}", "profile": "writer", "prompt": f"prompt {i}"}) + "\n"
                              for i in range(n)), encoding="utf-8")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
     procs = []
+    outs, rcs = [], []
     try:
         for d, prefix in enumerate((["-c", SKEWED], ["-m", "mediadesk"])):
             cfg = tmp_path / f"desk{d}.toml"
@@ -45,11 +61,10 @@ async def test_a_desktop_with_a_skewed_clock_runs_nothing_twice(tmp_path: Path, 
             procs.append(await asyncio.create_subprocess_exec(
                 sys.executable, *prefix, "run", str(batch), "--config", str(cfg), "--db", pg_url,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT, env=env))
-        outs = []
         for p in procs:
             out, err = await asyncio.wait_for(p.communicate(), 300)
             outs.append(out.decode(errors="replace") + err.decode(errors="replace"))
-            assert p.returncode == 0, outs[-1][-3000:]
+            rcs.append(p.returncode if p.returncode is not None else -1)
         stats = api.stats()
     finally:
         for p in procs:
@@ -57,13 +72,21 @@ async def test_a_desktop_with_a_skewed_clock_runs_nothing_twice(tmp_path: Path, 
                 p.kill()
                 await p.wait()
         await api.stop()
-    final = rows(pg_url)
-    assert len(final) == n and {s for s, _ in final.values()} == {"success"}, final
-    assert max(success_writes(pg_url).values(), default=0) <= 1
     with psycopg.connect(pg_url) as conn:
         stale = conn.execute("SELECT count(*) FROM task_log WHERE message LIKE '%no heartbeat for%'").fetchone()[0]
-    figures = {"requests": stats["requests_total"], "heartbeat_timeouts": stale}
+        attempts = conn.execute("SELECT coalesce(sum(attempt), 0) FROM task").fetchone()[0]
+    return SkewRun(n, rcs, outs, rows(pg_url), int(attempts), max(success_writes(pg_url).values(), default=0),
+                   stats["requests_total"], int(stale), stats["max_concurrent"])
+
+
+async def test_a_desktop_with_a_skewed_clock_runs_nothing_twice(tmp_path: Path, pg_url: str) -> None:
+    run = await skewed_run(tmp_path, pg_url)
+    n, outs = run.n, run.outs
+    assert run.rcs == [0, 0], [o[-3000:] for o in outs]
+    assert len(run.final) == n and {s for s, _ in run.final.values()} == {"success"}, run.final
+    assert run.max_success_writes <= 1
+    figures = {"requests": run.requests, "heartbeat_timeouts": run.heartbeat_timeouts}
     assert figures == {"requests": n, "heartbeat_timeouts": 0}, figures
-    assert stats["max_concurrent"] <= ENDPOINT_CONCURRENCY
+    assert run.max_concurrent <= ENDPOINT_CONCURRENCY
     assert "clock" in outs[0] and "database" in outs[0], outs[0][-3000:]  # the skewed desktop says so
     assert "clock" not in outs[1], outs[1][-3000:]
