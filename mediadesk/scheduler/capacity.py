@@ -249,8 +249,8 @@ class Capacity:
         if was is None:  # stopped by its configuration: no prober, nothing to wait for
             self._on_event(f"{self.kind} {self.name}: {b.reason}; no task is sent and no probe either until "
                            + ("the key" if self.stopped_kind == ErrorKind.AUTH.value else "the config")
-                           + " is fixed and the endpoint resumed (console: Exceptions, Resume) or MediaDesk started "
-                           "again; its tasks stay pending, nothing is charged")
+                           + " is fixed and the endpoint resumed (console: Exceptions, Check and resume) or "
+                           "MediaDesk started again; its tasks stay pending, nothing is charged")
             return
         msg = f"{self.kind} {self.name}: breaker {was.value} -> {b.state.value}"
         if b.state is BreakerState.OPEN:

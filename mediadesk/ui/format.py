@@ -117,10 +117,11 @@ def stopped_text(view: CapacityView) -> str:
     since = fmt_clock(view.stopped_since)
     if view.stopped_kind == "auth":
         return QCoreApplication.translate(
-            "Format", "stopped since {since}: {reason}; set the right API key, then Resume it in Exceptions").format(
+            "Format", "stopped since {since}: {reason}; set the right API key, then Check and resume in Exceptions"
+        ).format(
             since=since, reason=view.stopped or "")
     return QCoreApplication.translate(
-        "Format", "stopped since {since}: {reason}; fix the config, then Resume it in Exceptions").format(
+        "Format", "stopped since {since}: {reason}; fix the config, then Check and resume in Exceptions").format(
         since=since, reason=view.stopped or "")
 
 

@@ -205,11 +205,11 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: {reason}; no task is sent and no probe either until the "
                                     "config is fixed and MediaDesk restarted"),
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: {reason}; no task is sent and no probe either until the "
-                                    "key is fixed and the endpoint resumed (console: Exceptions, Resume) or "
+                                    "key is fixed and the endpoint resumed (console: Exceptions, Check and resume) or "
                                     "MediaDesk started again; its tasks stay pending, nothing is charged"),
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: {reason}; no task is sent and no probe either until the "
-                                    "config is fixed and the endpoint resumed (console: Exceptions, Resume) or "
-                                    "MediaDesk started again; its tasks stay pending, nothing is charged"),
+                                    "config is fixed and the endpoint resumed (console: Exceptions, Check and "
+                                    "resume) or MediaDesk started again; its tasks stay pending, nothing is charged"),
     QT_TRANSLATE_NOOP("LogPhrases", "{callee} {name}: resumed by the operator (it was stopped: {reason})"),
     QT_TRANSLATE_NOOP("LogPhrases", "stopped: {error}"),
     QT_TRANSLATE_NOOP("LogPhrases", "endpoint"),
