@@ -4,7 +4,8 @@
 ``batch_done``                the last task of a batch became terminal (counts by state)
 ``task_failed``               a task failed to the exception queue (a person must judge it)
 ``account_needs_person``      a web account needs a login by hand
-``endpoint_stopped``          an API endpoint's breaker opened (no task goes to it until a probe)
+``endpoint_stopped``          an API endpoint's breaker opened (no task goes to it until a probe), or it was
+                              stopped until the operator acts (its key rejected, a TLS error)
 ``budget_reached``            reserved: nothing tracks spend yet, so nothing sends it
 ============================  =================================================================
 
@@ -85,6 +86,8 @@ class EventRouter:
             if cap.breaker == "open" and was != "open":
                 self._emit(envelope("endpoint_stopped", {
                     "endpoint": cap.name, "reason": cap.breaker_reason, "next_probe_at": cap.next_probe_at,
+                    # its key rejected ("auth") or a TLS error ("config"): no probe, the operator acts
+                    "until_operator": cap.stopped_kind,
                 }))
 
     async def _loop(self) -> None:
