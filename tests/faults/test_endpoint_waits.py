@@ -25,7 +25,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import Notice
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
-from tests.support import log_messages, make_config, require, tasks_of, until
+from tests.support import log_messages, make_config, mediadesk_async, require, tasks_of, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,6 +119,10 @@ async def test_https_to_a_plain_http_port_stops_the_endpoint_and_the_run_says_wh
     assert {t.state for t in tasks.values()} == {"pending"}
     assert {t.attempt for t in tasks.values()} == {0}  # nothing charged
     assert "pending 3" in out
+    # listed where the operator acts, from the database the run left
+    listed = await mediadesk_async("exceptions", "list", "--db", db, "--config", cfg)
+    assert "stopped: TLS error" in listed.out and "3 task(s) wait" in listed.out, listed
+    assert "fix it in" in listed.out and "1 stopped endpoint(s)" in listed.err, listed
 
 
 async def test_a_self_signed_certificate_stops_the_endpoint_without_probes(
