@@ -131,6 +131,7 @@ async def frozen_run(tmp_path: Path, pg_url: str) -> FreezeRun:
 
 
 @pytest.mark.browser
+@pytest.mark.timeout(600)  # a 12 s freeze plus two desktops' batches: 130 s on a loaded 2-core machine
 async def test_a_frozen_desktop_never_doubles_a_generation_nor_the_quota(tmp_path: Path, pg_url: str) -> None:
     run = await frozen_run(tmp_path, pg_url)
     for d, (rc, text) in enumerate(zip(run.rcs, run.errs, strict=True)):
