@@ -58,6 +58,7 @@ from mediadesk.ui.app.workspace_session import (
 from mediadesk.ui.app.workspace_switch import WorkspaceSwitcher
 from mediadesk.ui.dialogs.welcome import WelcomeChoice, WelcomePanel
 from mediadesk.ui.plain import plain
+from mediadesk.ui.screen_fit import install_screen_fit
 from mediadesk.ui.style import apply_style, install_translator, missing_fonts
 from mediadesk.ui.window.main_window import MainWindow
 
@@ -271,10 +272,11 @@ def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo:
     app.setQuitOnLastWindowClosed(False)
     apply_style(app)
     translators = install_translator(app)  # keep references: a collected translator uninstalls itself
+    screen_fit = install_screen_fit(app)  # every window and dialog fits the screen it opens on
     try:
         with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
             return runner.run(console_main(app, config_path, data_dir=data_dir, demo=demo, db=db))
     except KeyboardInterrupt:
         return 130
     finally:
-        del translators
+        del translators, screen_fit
