@@ -143,7 +143,7 @@ async def console_main(
     on_window: Callable[[MainWindow], None] | None = None,
     welcome: bool | None = None,
     on_welcome: Callable[[WelcomePanel], None] | None = None,
-    tray_available: bool | None = None,
+    tray_available: bool | Callable[[], bool] | None = None,
 ) -> int:
     """The main coroutine (runs on the qasync loop). ``on_window`` / ``on_welcome`` let a test or a
     script reach the window / the welcome panel once shown. ``welcome``: show the welcome panel when
@@ -175,7 +175,7 @@ async def _console_main(
     db: str | None = None,
     welcome: bool = False,
     on_welcome: Callable[[WelcomePanel], None] | None = None,
-    tray_available: bool | None = None,
+    tray_available: bool | Callable[[], bool] | None = None,
 ) -> int:
     if demo:
         return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
@@ -216,7 +216,7 @@ async def _run_window(
     session: WorkspaceSession,
     *,
     on_window: Callable[[MainWindow], None] | None = None,
-    tray_available: bool | None = None,
+    tray_available: bool | Callable[[], bool] | None = None,
     open_setup: bool = False,
 ) -> int:
     try:

@@ -14,7 +14,9 @@ none), the close question (:mod:`mediadesk.ui.dialogs.close_question`) and the n
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QStyle, QSystemTrayIcon
 
@@ -127,26 +129,50 @@ def _app_icon() -> QIcon:
 class TrayController(QObject):
     """Tray icon + close question + notices for one console window.
 
-    ``tray_available``: whether the system has a tray (default: ask Qt). Without one there is no
-    icon, the close question does not offer "Keep running in the tray", and notices go to the
-    window's status bar."""
+    ``tray_available``: whether the system has a tray (default: ask Qt), or a function that says
+    it. Without one there is no icon, the close question does not offer "Keep running in the tray",
+    and notices go to the window's status bar; it is asked again every :data:`TRAY_POLL_MS` (a
+    session whose panel starts after the console), and the icon is made when a tray appears."""
+
+    #: How often a console without a tray looks whether one has appeared (Qt has no signal for it).
+    TRAY_POLL_MS = 5000
 
     def __init__(self, window: MainWindow, scheduler: Scheduler, bridge: SchedulerBridge, *,
-                 tray_available: bool | None = None) -> None:
+                 tray_available: bool | Callable[[], bool] | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.scheduler = scheduler
-        self.has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
+        if callable(tray_available):
+            self._tray_probe: Callable[[], bool] = tray_available
+        elif tray_available is None:
+            self._tray_probe = QSystemTrayIcon.isSystemTrayAvailable
+        else:
+            self._tray_probe = lambda: bool(tray_available)
+        self.has_tray = self._tray_probe()
         self.watcher = WorkWatcher(scheduler, bridge, self)
         self.guard = CloseGuard(window, scheduler, tray_available=lambda: self.has_tray,
                                 hide_to_tray=self.hide_to_tray)
         window.close_guard = self.guard
         self.tray: QSystemTrayIcon | None = None
+        self._tray_poll = QTimer(self)
+        self._tray_poll.setInterval(self.TRAY_POLL_MS)
+        self._tray_poll.timeout.connect(self.look_for_tray)
         if self.has_tray:
             self._build_tray()
+        else:
+            self._tray_poll.start()
         self.watcher.notified.connect(self._show_notice)
         self.watcher.progress.connect(self._show_progress)
         self._show_progress(0, 0, 0)
+
+    def look_for_tray(self) -> bool:
+        """Make the tray icon if a tray has appeared since the start; returns whether there is one."""
+        if self.tray is None and self._tray_probe():
+            self._tray_poll.stop()
+            self.has_tray = True
+            self._build_tray()
+            self._show_progress(*self.watcher.counts(), 0)
+        return self.tray is not None
 
     def _build_tray(self) -> None:
         icon = _app_icon()
@@ -214,6 +240,7 @@ class TrayController(QObject):
         self.window.show_status(f"{title}: {text}")
 
     def close(self) -> None:
+        self._tray_poll.stop()
         if self.tray is not None:
             self.tray.hide()
             self.tray.deleteLater()
