@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import qasync
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -46,6 +46,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.core.text import printable
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.store.open_errors import StoreOpenError, storage_error
+from mediadesk.ui.app.log_file import install_log_file, remove_log_file
 from mediadesk.ui.app.workspace_session import (
     EXIT_BUSY,
     EXIT_CONFIG,
@@ -57,6 +58,7 @@ from mediadesk.ui.app.workspace_session import (
 )
 from mediadesk.ui.app.workspace_switch import WorkspaceSwitcher
 from mediadesk.ui.dialogs.welcome import WelcomeChoice, WelcomePanel
+from mediadesk.ui.language import chosen_locale
 from mediadesk.ui.plain import plain
 from mediadesk.ui.screen_fit import install_screen_fit
 from mediadesk.ui.style import apply_style, install_translator, missing_fonts
@@ -271,12 +273,17 @@ def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo:
     app.setApplicationName("MediaDesk")
     app.setQuitOnLastWindowClosed(False)
     apply_style(app)
-    translators = install_translator(app)  # keep references: a collected translator uninstalls itself
+    locale = chosen_locale(QSettings())  # View > Language, else the system's
+    if locale is not None:
+        QLocale.setDefault(locale)  # numbers and dates too
+    translators = install_translator(app, locale)  # keep references: a collected translator uninstalls itself
     screen_fit = install_screen_fit(app)  # every window and dialog fits the screen it opens on
+    log_file = install_log_file()  # Help > Open the logs folder
     try:
         with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
             return runner.run(console_main(app, config_path, data_dir=data_dir, demo=demo, db=db))
     except KeyboardInterrupt:
         return 130
     finally:
+        remove_log_file(log_file)
         del translators, screen_fit

@@ -49,6 +49,7 @@ from mediadesk.ui.panels.log_dock import LogDock
 from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from mediadesk.ui.window.actions import WindowActions
 from mediadesk.ui.window.filter_bar import FilterBar
+from mediadesk.ui.window.menus import WindowMenus
 from mediadesk.ui.window.panes import build_chart_docks, build_docks, build_panels, build_table
 from mediadesk.ui.window.rebind import rebind_workspace
 from mediadesk.ui.window.small_screen import SmallScreenLayout, scrolling
@@ -165,6 +166,7 @@ class MainWindow(QMainWindow):
         self.small_screen = SmallScreenLayout(self, (self.web_panel, self.api_panel), self.lane_splitter,
                                               self.main_splitter, self.table, self.main_toolbar, self.filter_bar)
         self.filter_bar.changed.connect(lambda: self.small_screen.fit())  # the scope button takes room
+        self.menus = WindowMenus(self)  # File, View, Tools, Help (the defaults Reset layout goes back to)
         if demo_batch is not None:
             self.set_demo_batch(demo_batch)
         self._tick = QTimer(self)
@@ -203,7 +205,6 @@ class MainWindow(QMainWindow):
         self.main_toolbar = self.window_actions.main_toolbar()
         self.main_toolbar.addAction(self.act_setup)
         self.addToolBar(self.main_toolbar)
-        self.menuBar().addMenu(self.window_actions.file_menu([self.act_setup]))
         self.filter_bar = FilterBar(self.scheduler.profile_names(), self)
         self.filter_bar.changed.connect(self._on_filters_changed)
         self.addToolBar(self.filter_bar)
@@ -333,6 +334,15 @@ class MainWindow(QMainWindow):
         self.setup_editor = dlg
         dlg.show()
         return dlg
+
+    def open_adapter_check(self) -> SetupEditor | None:
+        """Tools > Adapter check…: the Setup editor on the web profiles (a chat site's adapter is
+        checked from its profile's Test)."""
+        editor = self.open_setup_editor()
+        if editor is not None:
+            web = [i for i, e in enumerate(editor.doc.entries("profiles")) if e.get("kind") == "web"]
+            editor.select("profiles", web[0] if web else 0)
+        return editor
 
     async def login_account(self, account: str) -> None:
         """"Log in" button: a visible browser on the account's profile; the account takes no task
