@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
+    QToolButton,
     QWidget,
 )
 
@@ -46,8 +47,10 @@ from mediadesk.ui.panels.detail_pane import DetailPane
 from mediadesk.ui.panels.exceptions_view import ExceptionsView
 from mediadesk.ui.panels.lane_panel import LanePanel
 from mediadesk.ui.panels.log_dock import LogDock
+from mediadesk.ui.panels.notices_view import NoticesView
 from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from mediadesk.ui.window.actions import WindowActions
+from mediadesk.ui.window.attention import build_notices
 from mediadesk.ui.window.filter_bar import FilterBar
 from mediadesk.ui.window.menus import WindowMenus
 from mediadesk.ui.window.panes import build_chart_docks, build_docks, build_panels, build_table
@@ -98,6 +101,11 @@ class MainWindow(QMainWindow):
     desktops_dock: QDockWidget | None
     status_label: QLabel
     totals_label: QLabel
+    notices_view: NoticesView
+    notices_dock: QDockWidget
+    attention_button: QToolButton
+    #: Notices that need the operator (unseen): shown in the title, the status bar and the tray.
+    attention_count: int = 0
 
     #: The window was closed by the operator (the app then stops the scheduler and quits).
     closed = Signal()
@@ -154,6 +162,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.main_splitter)
         build_docks(self)
         build_chart_docks(self)
+        build_notices(self)  # what needs the operator, kept until seen (fed by ui/window/attention.py)
         self._build_actions()
         self._build_toolbar()
         self.status_line.build()
@@ -268,10 +277,10 @@ class MainWindow(QMainWindow):
         """The title names the config file (when known) and the data folder."""
         data_dir = self.scheduler.workspace.data_dir
         if self.config_path is None:
-            self.setWindowTitle(self.tr("MediaDesk — {dir}").format(dir=data_dir))
+            title = self.tr("MediaDesk — {dir}").format(dir=data_dir)
         else:
-            self.setWindowTitle(self.tr("MediaDesk — {config} ({dir})").format(config=self.config_path.name,
-                                                                              dir=data_dir))
+            title = self.tr("MediaDesk — {config} ({dir})").format(config=self.config_path.name, dir=data_dir)
+        self.setWindowTitle(f"({self.attention_count}) {title}" if self.attention_count else title)
 
     def rebind_workspace(self, scheduler: Scheduler, bridge: SchedulerBridge, *,
                          demo_batch: Path | None = None) -> None:

@@ -25,9 +25,10 @@ from mediadesk.scheduler.events import AccountChanged, LaneStats, TaskChanged
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.dialogs.close_question import CloseGuard
+from mediadesk.ui.window.attention import Attention
 from mediadesk.ui.window.main_window import MainWindow
 
-__all__ = ["TrayController", "WorkWatcher"]
+__all__ = ["TRAY_STATES", "TrayController", "WorkWatcher", "tray_state"]
 
 
 class WorkWatcher(QObject):
@@ -37,6 +38,8 @@ class WorkWatcher(QObject):
     notified = Signal(str, str)
     #: The progress changed: (running, pending, ended since the last batch notice).
     progress = Signal(int, int, int)
+    #: A batch finished: (succeeded, failed, canceled).
+    batchDone = Signal(int, int, int)
 
     def __init__(self, scheduler: Scheduler, bridge: SchedulerBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -108,6 +111,7 @@ class WorkWatcher(QObject):
         if canceled:
             text += self.tr(", {n} canceled").format(n=canceled)
         self._notify(self.tr("Batch finished"), text)
+        self.batchDone.emit(ok, failed, canceled)
 
     def _emit_progress(self) -> None:
         running, pending = self.counts()
@@ -121,9 +125,17 @@ class WorkWatcher(QObject):
         self.notified.emit(title, text)
 
 
-def _app_icon() -> QIcon:
-    icon = QIcon(str(resources_dir() / "icons" / "start.svg"))
-    return icon
+#: The tray icon's states, most urgent first: something needs the operator; every lane paused;
+#: tasks running; nothing to do.
+TRAY_STATES = ("attention", "paused", "running", "idle")
+
+
+def tray_state(attention: int, running: int, all_paused: bool) -> str:
+    if attention:
+        return "attention"
+    if all_paused:
+        return "paused"
+    return "running" if running else "idle"
 
 
 class TrayController(QObject):
@@ -154,6 +166,13 @@ class TrayController(QObject):
                                 hide_to_tray=self.hide_to_tray)
         window.close_guard = self.guard
         self.tray: QSystemTrayIcon | None = None
+        #: The tray icon's state (one of TRAY_STATES), kept also while there is no tray.
+        self.state = ""
+        self._tooltip = ""
+        self.attention = Attention(window, bridge, self)
+        self.watcher.batchDone.connect(self.attention.on_batch_done)
+        self.attention.changed.connect(self._on_attention)
+        bridge.laneStats.connect(self._on_stats)  # paused, running
         self._tray_poll = QTimer(self)
         self._tray_poll.setInterval(self.TRAY_POLL_MS)
         self._tray_poll.timeout.connect(self.look_for_tray)
@@ -175,10 +194,7 @@ class TrayController(QObject):
         return self.tray is not None
 
     def _build_tray(self) -> None:
-        icon = _app_icon()
-        if icon.isNull():
-            icon = self.window.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon)
-        tray = QSystemTrayIcon(icon, self)
+        tray = QSystemTrayIcon(self._icon(self.state or "idle"), self)
         menu = QMenu(self.window)
         self.act_show = QAction(self.tr("Show window"), menu)
         self.act_show.triggered.connect(self.show_window)
@@ -196,6 +212,29 @@ class TrayController(QObject):
         tray.show()
         self.menu = menu
         self.tray = tray
+        self._show_state()
+
+    def _icon(self, state: str) -> QIcon:
+        icon = QIcon(str(resources_dir() / "icons" / f"tray-{state}.svg"))
+        return icon if not icon.isNull() else self.window.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon)
+
+    def _on_attention(self, _count: int) -> None:
+        self._show_state()
+
+    def _on_stats(self, _ev: LaneStats) -> None:
+        self._show_state()
+
+    def _show_state(self) -> None:
+        """The tray icon of the state now (set only when it changes)."""
+        lanes = self.scheduler.lanes
+        running, _pending = self.watcher.counts()
+        state = tray_state(self.attention.count(), running, bool(lanes) and all(lane.paused for lane in lanes))
+        if state != self.state:
+            self.state = state
+            if self.tray is not None:
+                self.tray.setIcon(self._icon(state))
+        if self.tray is not None:
+            self.tray.setToolTip(self.tooltip())
 
     # ------------------------------------------------------------------ actions
     def hide_to_tray(self) -> None:
@@ -226,13 +265,13 @@ class TrayController(QObject):
 
     # ------------------------------------------------------------------ shown
     def tooltip(self) -> str:
-        return self._tooltip
+        n = self.attention.count()
+        return self._tooltip + (self.tr(" · {n} need you").format(n=n) if n else "")
 
     def _show_progress(self, running: int, pending: int, ended: int) -> None:
         self._tooltip = self.tr("MediaDesk: {running} running, {pending} pending, {ended} done").format(
             running=running, pending=pending, ended=ended)
-        if self.tray is not None:
-            self.tray.setToolTip(self._tooltip)
+        self._show_state()
 
     def _show_notice(self, title: str, text: str) -> None:
         if self.tray is not None and self.tray.isVisible() and QSystemTrayIcon.supportsMessages():
@@ -241,6 +280,7 @@ class TrayController(QObject):
 
     def close(self) -> None:
         self._tray_poll.stop()
+        self.attention.close()
         if self.tray is not None:
             self.tray.hide()
             self.tray.deleteLater()
