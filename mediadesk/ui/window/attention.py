@@ -11,6 +11,7 @@ notices, and answers the dock's buttons.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import TYPE_CHECKING
 
@@ -93,15 +94,15 @@ class Attention(QObject):
         self._refresh()
 
     def close(self) -> None:
-        """Stop feeding the window (the workspace is going)."""
-        for signal, slot in ((self._bridge.accountChanged, self._on_account), (self._bridge.laneStats, self._on_stats),
-                             (self._bridge.taskChanged, self._on_task),
-                             (self._bridge.storageFailed, self._on_storage)):
-            signal.disconnect(slot)
+        """Stop feeding the window (the workspace is going; its bridge may be gone already)."""
         view = self.w.notices_view
-        view.markAllSeen.disconnect(self.mark_all_seen)
-        view.clearSeen.disconnect(self.clear_seen)
-        view.actionRequested.disconnect(self.act)
+        pairs = ((self._bridge.accountChanged, self._on_account), (self._bridge.laneStats, self._on_stats),
+                 (self._bridge.taskChanged, self._on_task), (self._bridge.storageFailed, self._on_storage),
+                 (view.markAllSeen, self.mark_all_seen), (view.clearSeen, self.clear_seen),
+                 (view.actionRequested, self.act))
+        for signal, slot in pairs:
+            with contextlib.suppress(RuntimeError, TypeError):  # already disconnected or deleted
+                signal.disconnect(slot)
 
     def count(self) -> int:
         return self.board.count()
