@@ -46,6 +46,7 @@ class NoticesView(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setHeaderLabels([self.tr("Time"), self.tr("What"), self.tr("What to do"), ""])
         hh = self.tree.header()
+        hh.setStretchLastSection(False)  # the button column as wide as its button
         hh.setSectionResizeMode(_COL_TIME, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(_COL_WHAT, QHeaderView.ResizeMode.Stretch)
         hh.setSectionResizeMode(_COL_TODO, QHeaderView.ResizeMode.Stretch)
@@ -79,8 +80,10 @@ class NoticesView(QWidget):
             return self.tr("Account {account} is logged out").format(account=s)
         if item.kind == "challenge":
             return self.tr("Account {account} shows a bot check").format(account=s)
-        if item.kind == "stopped":
-            text = self.tr("{callee} stopped taking tasks").format(callee=s)
+        if item.kind == "stopped":  # the subject is "endpoint NAME" or "account NAME"
+            kind, _, name = s.partition(" ")
+            callee = (self.tr("Endpoint {name}") if kind == "endpoint" else self.tr("Account {name}")).format(name=name)
+            text = self.tr("{callee} stopped taking tasks").format(callee=callee)
             return f"{text} ({d})" if d else text
         if item.kind == "key_rejected":
             return self.tr("The API key of {lane} was refused").format(lane=s)
