@@ -228,7 +228,12 @@ class TrayController(QObject):
         """The tray icon of the state now (set only when it changes)."""
         lanes = self.scheduler.lanes
         running, _pending = self.watcher.counts()
-        state = tray_state(self.attention.count(), running, bool(lanes) and all(lane.paused for lane in lanes))
+        all_paused = bool(lanes) and all(lane.paused for lane in lanes)
+        state = tray_state(self.attention.count(), running, all_paused)
+        if self.tray is not None and self.act_pause.isChecked() != all_paused:  # also a pause kept from before
+            self.act_pause.blockSignals(True)
+            self.act_pause.setChecked(all_paused)
+            self.act_pause.blockSignals(False)
         if state != self.state:
             self.state = state
             if self.tray is not None:
