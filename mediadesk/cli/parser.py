@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--data-dir", type=Path, help="workspace folder (default: config data_dir or platform dir)")
     r.add_argument("--format", choices=["jsonl", "csv"], help="batch format (default: by extension/content)")
     r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
+    r.add_argument("--resume", action="store_true", help="resume lanes paused in an earlier session (a pause is kept)")
     r.add_argument("--quiet", action="store_true", help="no progress, summary only")
     r.add_argument("--summary-json", type=Path, metavar="FILE",
                    help="also write the outcome as JSON: exit code, storage error, and each task's state "

@@ -47,7 +47,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     return await run_batch(
         args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
         retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
-        summary_json=args.summary_json,
+        summary_json=args.summary_json, resume=args.resume,
     )
 
 
@@ -62,6 +62,7 @@ async def run_batch(
     quiet: bool = False,
     config_path: Path | None = None,
     summary_json: Path | None = None,
+    resume: bool = False,
 ) -> int:
     """Run one batch file headless until every task of it is terminal; returns the exit code.
     ``mediadesk run`` and ``mediadesk demo`` both come here.
@@ -72,7 +73,10 @@ async def run_batch(
     its message and exit code 2.
 
     SIGINT, SIGTERM and SIGHUP stop it gracefully at any moment (exit code 130), and the summary
-    (``--summary-json`` too) is written all the same."""
+    (``--summary-json`` too) is written all the same.
+
+    A lane paused in an earlier session stays paused (its tasks wait; the run says so and ends when
+    nothing else can run); ``resume`` (``--resume``) resumes every lane first."""
     stop = _StopSignals()
     stop.install()  # from here on a signal ends the run the graceful way, whatever it is doing
     try:
@@ -86,14 +90,14 @@ async def run_batch(
             what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
             raise UserError(f"nothing to run in {batch}: {what}")
         return await _run_batch(batch, config, ws, parsed, stop, retry_failed=retry_failed, quiet=quiet,
-                                config_path=config_path, summary_json=summary_json)
+                                config_path=config_path, summary_json=summary_json, resume=resume)
     finally:
         stop.uninstall()
 
 
 async def _run_batch(
     batch: Path, config: AppConfig, ws: Workspace, parsed: ParsedBatch, stop: _StopSignals, *,
-    retry_failed: bool, quiet: bool, config_path: Path | None, summary_json: Path | None,
+    retry_failed: bool, quiet: bool, config_path: Path | None, summary_json: Path | None, resume: bool = False,
 ) -> int:
     sched = Scheduler(config, ws)
     sched.open()  # a LockError (database or data dir in use) before any work
@@ -125,6 +129,7 @@ async def _run_batch(
             if stop.is_set():
                 raise _Interrupted
             await sched.start()
+            _say_kept_pauses(sched, resume)
             interrupted = await _run_until_done(sched, ids, quiet=quiet, config_path=config_path, stop=stop)
         except StorageError as exc:
             failure = exc
@@ -145,6 +150,20 @@ async def _run_batch(
         return storage_failure(failure, ids, parsed, ws, summary_json)
     rc = summary(states, ids, parsed, ws, interrupted)
     return write_summary_json(summary_json, rc, ws, ids, states, parsed, interrupted=interrupted)
+
+
+def _say_kept_pauses(sched: Scheduler, resume: bool) -> None:
+    """Lanes paused in an earlier session stay paused (console, ``serve`` or a run): say which, or
+    resume them all with ``--resume``."""
+    kept = [lane.name for lane in sched.lanes if lane.paused_kept]
+    if not kept:
+        return
+    if resume:
+        sched.pause(None, False)
+        print(f"resumed {len(kept)} lane(s) paused in an earlier session: {', '.join(kept)}", flush=True)
+    else:
+        print(f"paused in an earlier session (the pause is kept): {', '.join(kept)}; their tasks wait. "
+              "Resume them in the console, or run again with --resume", file=sys.stderr, flush=True)
 
 
 class _Interrupted(Exception):
@@ -237,6 +256,11 @@ def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Pat
              "database and resume on the next run:"]
     stops = sched.stopped_endpoints()
     for profile in profiles:
+        lanes = [ln for ln in sched.lanes if profile in ln.profiles]
+        if lanes and all(ln.paused for ln in lanes):
+            lines.append(f"  {profile}: paused (kept from an earlier session) -> resume it in the console, "
+                         "or run again with --resume")
+            continue
         blocks = sched.blocked_accounts(profile)
         stopped = [st for st in stops if profile in st.profiles]
         for st in stopped:  # its key rejected, a TLS error: it waits for the operator, not for time

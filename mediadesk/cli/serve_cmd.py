@@ -66,6 +66,9 @@ async def serve(args: argparse.Namespace) -> int:
         try:
             await server.start()
             print(f"listening on {server.url}", flush=True)
+            if kept := [lane.name for lane in sched.lanes if lane.paused_kept]:
+                print(f"paused in an earlier session (the pause is kept): {', '.join(kept)}; resume with "
+                      "POST /v1/lanes/resume", file=sys.stderr, flush=True)
             await stop.wait()
         finally:
             await server.stop()

@@ -144,7 +144,7 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any, s
         sched.set_account_enabled(account(name), False, cancel_running=body.cancel_running)
         return CountOut(changed=1)
 
-    @v1.post("/accounts/{name}/pause", tags=["accounts"], summary="Pause an account's lane (not persisted)")
+    @v1.post("/accounts/{name}/pause", tags=["accounts"], summary="Pause an account's lane (kept across restarts)")
     async def pause_account(name: str) -> CountOut:
         sched.pause(f"web:{account(name)}", True)
         return CountOut(changed=1)

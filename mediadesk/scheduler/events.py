@@ -103,6 +103,8 @@ class LaneStats:
     callee: CapacityView | None = None
     #: Pending tasks per priority channel ("high", "normal", "low").
     backlog: tuple[tuple[str, int], ...] = ()
+    #: Paused since an earlier session (a pause is kept across restarts), not by this one.
+    paused_kept: bool = False
     type: EventType = EventType.LANE_STATS
 
 

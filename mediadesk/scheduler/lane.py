@@ -141,6 +141,8 @@ class Lane:
         self.account = settings.account
         self.enabled = settings.enabled
         self.paused = False
+        #: Paused since an earlier session (the pause was kept), not by an action in this one.
+        self.paused_kept = False
         #: Holds on new claims (e.g. while the operator is asked whether to disable this account);
         #: they nest. Running attempts go on; see ``Scheduler.hold_account``.
         self.held = 0
@@ -273,6 +275,7 @@ class Lane:
             durations=tuple(self.durations),
             callee=None if self.capacity_ctl is None else self.capacity_ctl.view(),
             backlog=self._backlog_counts(),
+            paused_kept=self.paused and self.paused_kept,
         )
 
     def _backlog_counts(self) -> tuple[tuple[str, int], ...]:

@@ -55,6 +55,7 @@ from mediadesk.scheduler.exceptions import (
 from mediadesk.scheduler.finalizer import Finalizer
 from mediadesk.scheduler.intake import Intake, QueueFullError
 from mediadesk.scheduler.lane import Lane, LaneDeps
+from mediadesk.scheduler.pause_memory import load_paused, save_paused
 from mediadesk.scheduler.recovery import join_team, recover
 from mediadesk.scheduler.team_link import TeamLink
 from mediadesk.scheduler.upkeep import Upkeep
@@ -163,6 +164,9 @@ class Scheduler:
     async def start(self) -> None:
         self.open()
         self._build_lanes()
+        kept = load_paused(self.workspace.data_dir)  # paused in an earlier session: still paused
+        for lane in self.lanes:
+            lane.paused = lane.paused_kept = lane.name in kept
         if self.team is not None:
             self.team.start()
         await asyncio.gather(*(lane.start() for lane in self.lanes))
@@ -348,11 +352,14 @@ class Scheduler:
         return len(recs)
 
     def pause(self, kind: str | None = None, paused: bool = True) -> None:
+        """Pause or resume every lane, a kind ("api" | "web") or one lane; kept across restarts."""
         for lane in self.lanes:
             if kind is None or lane.kind == kind or lane.name == kind:
-                lane.paused = paused
+                lane.paused, lane.paused_kept = paused, False
                 lane.wake()
                 self._dirty.add(lane.name)
+        if self.lanes:
+            save_paused(self.workspace.data_dir, (lane.name for lane in self.lanes if lane.paused))
 
     def set_account_enabled(self, account: str, enabled: bool, *, cancel_running: bool = False) -> None:
         """The operator's switch (persisted). Disabling stops new dispatch at once; the running
@@ -436,13 +443,15 @@ class Scheduler:
     # ------------------------------------------------------------------ queries
     def unservable_profiles(self) -> list[str]:
         """Profiles with pending work and no lane that could take it without the operator (no enabled
-        account, or every enabled one needs a login; an endpoint stopped by its configuration)."""
+        account, or every enabled one needs a login; an endpoint stopped by its configuration; every
+        lane paused)."""
         out = []
         for name in self._profiles:
             lanes = [lane for lane in self.lanes if name in lane.profiles]
             # a login or a bot check waits for a person; a resting account comes back by itself; an
             # endpoint stopped by its configuration (a TLS error) waits for the operator
-            serving = [ln for ln in lanes if ln.enabled and ln.backend.health()[0] not in ("needs_login", "challenge")
+            serving = [ln for ln in lanes if ln.enabled and not ln.paused
+                       and ln.backend.health()[0] not in ("needs_login", "challenge")
                        and (ln.capacity_ctl is None or ln.capacity_ctl.stopped is None)]
             if not serving and self.store.has_pending([name]):
                 out.append(name)

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import qasync
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -46,6 +46,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.core.text import printable
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.store.open_errors import StoreOpenError, storage_error
+from mediadesk.ui.app.log_file import install_log_file, remove_log_file
 from mediadesk.ui.app.workspace_session import (
     EXIT_BUSY,
     EXIT_CONFIG,
@@ -57,7 +58,9 @@ from mediadesk.ui.app.workspace_session import (
 )
 from mediadesk.ui.app.workspace_switch import WorkspaceSwitcher
 from mediadesk.ui.dialogs.welcome import WelcomeChoice, WelcomePanel
+from mediadesk.ui.language import chosen_locale
 from mediadesk.ui.plain import plain
+from mediadesk.ui.screen_fit import install_screen_fit
 from mediadesk.ui.style import apply_style, install_translator, missing_fonts
 from mediadesk.ui.window.main_window import MainWindow
 
@@ -142,7 +145,7 @@ async def console_main(
     on_window: Callable[[MainWindow], None] | None = None,
     welcome: bool | None = None,
     on_welcome: Callable[[WelcomePanel], None] | None = None,
-    tray_available: bool | None = None,
+    tray_available: bool | Callable[[], bool] | None = None,
 ) -> int:
     """The main coroutine (runs on the qasync loop). ``on_window`` / ``on_welcome`` let a test or a
     script reach the window / the welcome panel once shown. ``welcome``: show the welcome panel when
@@ -174,7 +177,7 @@ async def _console_main(
     db: str | None = None,
     welcome: bool = False,
     on_welcome: Callable[[WelcomePanel], None] | None = None,
-    tray_available: bool | None = None,
+    tray_available: bool | Callable[[], bool] | None = None,
 ) -> int:
     if demo:
         return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
@@ -215,7 +218,7 @@ async def _run_window(
     session: WorkspaceSession,
     *,
     on_window: Callable[[MainWindow], None] | None = None,
-    tray_available: bool | None = None,
+    tray_available: bool | Callable[[], bool] | None = None,
     open_setup: bool = False,
 ) -> int:
     try:
@@ -270,11 +273,17 @@ def run_console(config_path: Path | None, *, data_dir: Path | None = None, demo:
     app.setApplicationName("MediaDesk")
     app.setQuitOnLastWindowClosed(False)
     apply_style(app)
-    translators = install_translator(app)  # keep references: a collected translator uninstalls itself
+    locale = chosen_locale(QSettings())  # View > Language, else the system's
+    if locale is not None:
+        QLocale.setDefault(locale)  # numbers and dates too
+    translators = install_translator(app, locale)  # keep references: a collected translator uninstalls itself
+    screen_fit = install_screen_fit(app)  # every window and dialog fits the screen it opens on
+    log_file = install_log_file()  # Help > Open the logs folder
     try:
         with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
             return runner.run(console_main(app, config_path, data_dir=data_dir, demo=demo, db=db))
     except KeyboardInterrupt:
         return 130
     finally:
-        del translators
+        remove_log_file(log_file)
+        del translators, screen_fit

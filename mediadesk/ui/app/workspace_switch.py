@@ -171,7 +171,7 @@ class WorkspaceSwitcher(QObject):
     ``ask_failed`` (what to do when the new workspace cannot start)."""
 
     def __init__(self, window: MainWindow, session: WorkspaceSession, *, settings: QSettings | None = None,
-                 tray_available: bool | None = None,
+                 tray_available: bool | Callable[[], bool] | None = None,
                  scheduler_factory: SchedulerFactory | None = None) -> None:
         super().__init__(window)
         self.window = window

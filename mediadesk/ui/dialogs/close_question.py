@@ -114,3 +114,15 @@ class CloseGuard:
 
     def quit_now(self) -> None:
         self._quitting = True
+
+    def confirm_quit(self) -> bool:
+        """File > Quit: True when the console may quit now. Asked only with work in progress, and
+        without "Keep running in the tray" (the operator chose to quit, not to hide)."""
+        running, pending = work_in_progress(self.scheduler)
+        if running or pending:
+            q = CloseQuestion(running, pending, False)
+            self.asked.append(q)
+            if self.ask(q) is not CloseChoice.QUIT:
+                return False
+        self._quitting = True
+        return True

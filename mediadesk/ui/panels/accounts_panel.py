@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -234,10 +235,13 @@ class AccountsPanel(QWidget):
         err_item = self._table.item(row.row, _COL_ERROR)
         if err_item is not None:
             err = row.last_error or ""
-            err_item.setText(err.replace("\n", " "))
+            past = bool(err) and status in (HealthStatus.READY, HealthStatus.BUSY)  # healthy again
+            one_line = err.replace("\n", " ")
+            err_item.setText(self.tr("earlier: {error}").format(error=one_line) if past else one_line)
             err_item.setData(Qt.ItemDataRole.UserRole, err)
             err_item.setToolTip(plain_tip(err))  # the tooltip shows it as text, never as HTML
-            err_item.setForeground(state_color("failed", dark))
+            err_item.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText) if past
+                                   else state_color("failed", dark))
         row.login.setEnabled(self._login is not None and not row.logging_in)
         if self._login is None:
             row.login.setToolTip(self.tr("Logging in is not available in this window"))

@@ -308,7 +308,8 @@ class LanePanel(QWidget):
         self.refresh_counts()
         paused = [s for s in self._stats.values() if s.paused]
         if self._stats and len(paused) == len(self._stats):
-            self.state_label.setText(self.tr("paused"))
+            kept = all(s.paused_kept for s in paused)  # paused in an earlier session, not by this one
+            self.state_label.setText(self.tr("paused (kept from last session)") if kept else self.tr("paused"))
         elif paused:
             self.state_label.setText(self.tr("partly paused"))
         else:

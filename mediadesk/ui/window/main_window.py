@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
+    QToolButton,
     QWidget,
 )
 
@@ -46,9 +47,12 @@ from mediadesk.ui.panels.detail_pane import DetailPane
 from mediadesk.ui.panels.exceptions_view import ExceptionsView
 from mediadesk.ui.panels.lane_panel import LanePanel
 from mediadesk.ui.panels.log_dock import LogDock
+from mediadesk.ui.panels.notices_view import NoticesView
 from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from mediadesk.ui.window.actions import WindowActions
+from mediadesk.ui.window.attention import build_notices
 from mediadesk.ui.window.filter_bar import FilterBar
+from mediadesk.ui.window.menus import WindowMenus
 from mediadesk.ui.window.panes import build_chart_docks, build_docks, build_panels, build_table
 from mediadesk.ui.window.rebind import rebind_workspace
 from mediadesk.ui.window.small_screen import SmallScreenLayout, scrolling
@@ -97,6 +101,11 @@ class MainWindow(QMainWindow):
     desktops_dock: QDockWidget | None
     status_label: QLabel
     totals_label: QLabel
+    notices_view: NoticesView
+    notices_dock: QDockWidget
+    attention_button: QToolButton
+    #: Notices that need the operator (unseen): shown in the title, the status bar and the tray.
+    attention_count: int = 0
 
     #: The window was closed by the operator (the app then stops the scheduler and quits).
     closed = Signal()
@@ -153,6 +162,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.main_splitter)
         build_docks(self)
         build_chart_docks(self)
+        build_notices(self)  # what needs the operator, kept until seen (fed by ui/window/attention.py)
         self._build_actions()
         self._build_toolbar()
         self.status_line.build()
@@ -165,6 +175,7 @@ class MainWindow(QMainWindow):
         self.small_screen = SmallScreenLayout(self, (self.web_panel, self.api_panel), self.lane_splitter,
                                               self.main_splitter, self.table, self.main_toolbar, self.filter_bar)
         self.filter_bar.changed.connect(lambda: self.small_screen.fit())  # the scope button takes room
+        self.menus = WindowMenus(self)  # File, View, Tools, Help (the defaults Reset layout goes back to)
         if demo_batch is not None:
             self.set_demo_batch(demo_batch)
         self._tick = QTimer(self)
@@ -203,7 +214,6 @@ class MainWindow(QMainWindow):
         self.main_toolbar = self.window_actions.main_toolbar()
         self.main_toolbar.addAction(self.act_setup)
         self.addToolBar(self.main_toolbar)
-        self.menuBar().addMenu(self.window_actions.file_menu([self.act_setup]))
         self.filter_bar = FilterBar(self.scheduler.profile_names(), self)
         self.filter_bar.changed.connect(self._on_filters_changed)
         self.addToolBar(self.filter_bar)
@@ -267,10 +277,10 @@ class MainWindow(QMainWindow):
         """The title names the config file (when known) and the data folder."""
         data_dir = self.scheduler.workspace.data_dir
         if self.config_path is None:
-            self.setWindowTitle(self.tr("MediaDesk — {dir}").format(dir=data_dir))
+            title = self.tr("MediaDesk — {dir}").format(dir=data_dir)
         else:
-            self.setWindowTitle(self.tr("MediaDesk — {config} ({dir})").format(config=self.config_path.name,
-                                                                              dir=data_dir))
+            title = self.tr("MediaDesk — {config} ({dir})").format(config=self.config_path.name, dir=data_dir)
+        self.setWindowTitle(f"({self.attention_count}) {title}" if self.attention_count else title)
 
     def rebind_workspace(self, scheduler: Scheduler, bridge: SchedulerBridge, *,
                          demo_batch: Path | None = None) -> None:
@@ -333,6 +343,15 @@ class MainWindow(QMainWindow):
         self.setup_editor = dlg
         dlg.show()
         return dlg
+
+    def open_adapter_check(self) -> SetupEditor | None:
+        """Tools > Adapter check…: the Setup editor on the web profiles (a chat site's adapter is
+        checked from its profile's Test)."""
+        editor = self.open_setup_editor()
+        if editor is not None:
+            web = [i for i, e in enumerate(editor.doc.entries("profiles")) if e.get("kind") == "web"]
+            editor.select("profiles", web[0] if web else 0)
+        return editor
 
     async def login_account(self, account: str) -> None:
         """"Log in" button: a visible browser on the account's profile; the account takes no task

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QFrame, QMainWindow, QScrollArea, QSplitter, QTableView, QToolBar, QWidget
+from PySide6.QtWidgets import QMainWindow, QSplitter, QTableView, QToolBar, QWidget
 
 from mediadesk.ui.panels.lane_panel import LanePanel
+from mediadesk.ui.screen_fit import scrolling
 
 __all__ = ["COMPACT_BELOW_HEIGHT", "MIN_TABLE_ROWS", "SMALL_SCREEN_HEIGHT", "SmallScreenLayout", "scrolling"]
 
@@ -36,16 +37,6 @@ _NARROW_SEARCH = 140
 MIN_TABLE_ROWS = 12
 SMALL_SCREEN_HEIGHT = 640
 _FEWEST_ROWS = 3
-
-
-def scrolling(widget: QWidget) -> QScrollArea:
-    """``widget`` in a frameless scroll area that fits it to its width and height while there is
-    room, and scrolls when there is not (a pane's minimum size then no longer sets the window's)."""
-    scroll = QScrollArea()
-    scroll.setWidgetResizable(True)
-    scroll.setFrameShape(QFrame.Shape.NoFrame)
-    scroll.setWidget(widget)
-    return scroll
 
 
 class SmallScreenLayout(QObject):

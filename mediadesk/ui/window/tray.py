@@ -14,7 +14,9 @@ none), the close question (:mod:`mediadesk.ui.dialogs.close_question`) and the n
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QStyle, QSystemTrayIcon
 
@@ -24,9 +26,10 @@ from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.dialogs.close_question import CloseGuard
 from mediadesk.ui.format import stopped_text
+from mediadesk.ui.window.attention import Attention
 from mediadesk.ui.window.main_window import MainWindow
 
-__all__ = ["TrayController", "WorkWatcher"]
+__all__ = ["TRAY_STATES", "TrayController", "WorkWatcher", "tray_state"]
 
 
 class WorkWatcher(QObject):
@@ -36,6 +39,8 @@ class WorkWatcher(QObject):
     notified = Signal(str, str)
     #: The progress changed: (running, pending, ended since the last batch notice).
     progress = Signal(int, int, int)
+    #: A batch finished: (succeeded, failed, canceled).
+    batchDone = Signal(int, int, int)
 
     def __init__(self, scheduler: Scheduler, bridge: SchedulerBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -115,6 +120,7 @@ class WorkWatcher(QObject):
         if canceled:
             text += self.tr(", {n} canceled").format(n=canceled)
         self._notify(self.tr("Batch finished"), text)
+        self.batchDone.emit(ok, failed, canceled)
 
     def _emit_progress(self) -> None:
         running, pending = self.counts()
@@ -128,40 +134,76 @@ class WorkWatcher(QObject):
         self.notified.emit(title, text)
 
 
-def _app_icon() -> QIcon:
-    icon = QIcon(str(resources_dir() / "icons" / "start.svg"))
-    return icon
+#: The tray icon's states, most urgent first: something needs the operator; every lane paused;
+#: tasks running; nothing to do.
+TRAY_STATES = ("attention", "paused", "running", "idle")
+
+
+def tray_state(attention: int, running: int, all_paused: bool) -> str:
+    if attention:
+        return "attention"
+    if all_paused:
+        return "paused"
+    return "running" if running else "idle"
 
 
 class TrayController(QObject):
     """Tray icon + close question + notices for one console window.
 
-    ``tray_available``: whether the system has a tray (default: ask Qt). Without one there is no
-    icon, the close question does not offer "Keep running in the tray", and notices go to the
-    window's status bar."""
+    ``tray_available``: whether the system has a tray (default: ask Qt), or a function that says
+    it. Without one there is no icon, the close question does not offer "Keep running in the tray",
+    and notices go to the window's status bar; it is asked again every :data:`TRAY_POLL_MS` (a
+    session whose panel starts after the console), and the icon is made when a tray appears."""
+
+    #: How often a console without a tray looks whether one has appeared (Qt has no signal for it).
+    TRAY_POLL_MS = 5000
 
     def __init__(self, window: MainWindow, scheduler: Scheduler, bridge: SchedulerBridge, *,
-                 tray_available: bool | None = None) -> None:
+                 tray_available: bool | Callable[[], bool] | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.scheduler = scheduler
-        self.has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
+        if callable(tray_available):
+            self._tray_probe: Callable[[], bool] = tray_available
+        elif tray_available is None:
+            self._tray_probe = QSystemTrayIcon.isSystemTrayAvailable
+        else:
+            self._tray_probe = lambda: bool(tray_available)
+        self.has_tray = self._tray_probe()
         self.watcher = WorkWatcher(scheduler, bridge, self)
         self.guard = CloseGuard(window, scheduler, tray_available=lambda: self.has_tray,
                                 hide_to_tray=self.hide_to_tray)
         window.close_guard = self.guard
         self.tray: QSystemTrayIcon | None = None
+        #: The tray icon's state (one of TRAY_STATES), kept also while there is no tray.
+        self.state = ""
+        self._tooltip = ""
+        self.attention = Attention(window, bridge, self)
+        self.watcher.batchDone.connect(self.attention.on_batch_done)
+        self.attention.changed.connect(self._on_attention)
+        bridge.laneStats.connect(self._on_stats)  # paused, running
+        self._tray_poll = QTimer(self)
+        self._tray_poll.setInterval(self.TRAY_POLL_MS)
+        self._tray_poll.timeout.connect(self.look_for_tray)
         if self.has_tray:
             self._build_tray()
+        else:
+            self._tray_poll.start()
         self.watcher.notified.connect(self._show_notice)
         self.watcher.progress.connect(self._show_progress)
         self._show_progress(0, 0, 0)
 
+    def look_for_tray(self) -> bool:
+        """Make the tray icon if a tray has appeared since the start; returns whether there is one."""
+        if self.tray is None and self._tray_probe():
+            self._tray_poll.stop()
+            self.has_tray = True
+            self._build_tray()
+            self._show_progress(*self.watcher.counts(), 0)
+        return self.tray is not None
+
     def _build_tray(self) -> None:
-        icon = _app_icon()
-        if icon.isNull():
-            icon = self.window.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon)
-        tray = QSystemTrayIcon(icon, self)
+        tray = QSystemTrayIcon(self._icon(self.state or "idle"), self)
         menu = QMenu(self.window)
         self.act_show = QAction(self.tr("Show window"), menu)
         self.act_show.triggered.connect(self.show_window)
@@ -179,6 +221,34 @@ class TrayController(QObject):
         tray.show()
         self.menu = menu
         self.tray = tray
+        self._show_state()
+
+    def _icon(self, state: str) -> QIcon:
+        icon = QIcon(str(resources_dir() / "icons" / f"tray-{state}.svg"))
+        return icon if not icon.isNull() else self.window.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon)
+
+    def _on_attention(self, _count: int) -> None:
+        self._show_state()
+
+    def _on_stats(self, _ev: LaneStats) -> None:
+        self._show_state()
+
+    def _show_state(self) -> None:
+        """The tray icon of the state now (set only when it changes)."""
+        lanes = self.scheduler.lanes
+        running, _pending = self.watcher.counts()
+        all_paused = bool(lanes) and all(lane.paused for lane in lanes)
+        state = tray_state(self.attention.count(), running, all_paused)
+        if self.tray is not None and self.act_pause.isChecked() != all_paused:  # also a pause kept from before
+            self.act_pause.blockSignals(True)
+            self.act_pause.setChecked(all_paused)
+            self.act_pause.blockSignals(False)
+        if state != self.state:
+            self.state = state
+            if self.tray is not None:
+                self.tray.setIcon(self._icon(state))
+        if self.tray is not None:
+            self.tray.setToolTip(self.tooltip())
 
     # ------------------------------------------------------------------ actions
     def hide_to_tray(self) -> None:
@@ -209,13 +279,13 @@ class TrayController(QObject):
 
     # ------------------------------------------------------------------ shown
     def tooltip(self) -> str:
-        return self._tooltip
+        n = self.attention.count()
+        return self._tooltip + (self.tr(" · {n} need you").format(n=n) if n else "")
 
     def _show_progress(self, running: int, pending: int, ended: int) -> None:
         self._tooltip = self.tr("MediaDesk: {running} running, {pending} pending, {ended} done").format(
             running=running, pending=pending, ended=ended)
-        if self.tray is not None:
-            self.tray.setToolTip(self._tooltip)
+        self._show_state()
 
     def _show_notice(self, title: str, text: str) -> None:
         if self.tray is not None and self.tray.isVisible() and QSystemTrayIcon.supportsMessages():
@@ -223,6 +293,8 @@ class TrayController(QObject):
         self.window.show_status(f"{title}: {text}")
 
     def close(self) -> None:
+        self._tray_poll.stop()
+        self.attention.close()
         if self.tray is not None:
             self.tray.hide()
             self.tray.deleteLater()

@@ -32,6 +32,7 @@ from mediadesk.ui.dialogs.setup.fields import (
     show_value,
 )
 from mediadesk.ui.plain import plain
+from mediadesk.ui.screen_fit import scrolling
 
 __all__ = ["_EntryForm", "_SectionPage"]
 
@@ -192,5 +193,5 @@ class _SectionPage(QWidget):
         side.addLayout(row)
         lay = QHBoxLayout(self)
         lay.addLayout(side, 1)
-        lay.addWidget(form, 2)
+        lay.addWidget(scrolling(form), 2)  # a long form scrolls: the dialog fits a small screen
 
