@@ -82,6 +82,7 @@ def test_detail_pane_shows_the_result_without_scrolling(window: MainWindow, cons
     d = window.detail
     qtbot.waitUntil(lambda: "show me the result" in d.result_view.toPlainText(), timeout=10_000)
     lines = d.result_view.fontMetrics().lineSpacing()
+    qtbot.waitUntil(lambda: on_screen(d.result_view, 3 * lines), timeout=5_000)
     assert d.copy_button.isVisible() and on_screen(d.copy_button)
     # the result has the larger share of the pane's width
     assert d.result_view.width() > d.splitter.width() // 2

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["GROUPED_KEY", "GroupedTable", "read_batch_times"]
 
+translate = QCoreApplication.translate
+
 #: QSettings key: the grouped view was shown when the console closed.
 GROUPED_KEY = "taskTable/groupByBatch"
 
@@ -40,10 +42,6 @@ def read_batch_times(location: StoreLocation | Path) -> dict[str | None, float]:
     """Blocking (worker thread): when each batch was submitted (its first task's creation)."""
     with MetricsReader(location) as r:
         return {c.batch: c.submitted_at for c in r.batches(with_ahead=False)}
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("GroupedTable", text)
 
 
 class GroupedTable(QObject):
@@ -58,15 +56,15 @@ class GroupedTable(QObject):
         stack.addWidget(self.tree)
         self._jobs = TaskJobs(owner=self)
         self._times_pending = False
-        self.action = QAction(icon("group"), _tr("Group by batch"), w)
+        self.action = QAction(icon("group"), translate("GroupedTable", "Group by batch"), w)
         self.action.setObjectName("actGroupByBatch")
         self.action.setCheckable(True)
-        self.action.setToolTip(_tr("Show the tasks grouped under their batch, each batch with its progress "
-                                   "(click again for the flat list)"))
+        self.action.setToolTip(translate("GroupedTable", "Show the tasks grouped under their batch, each batch "
+                                                         "with its progress (click again for the flat list)"))
         self.action.toggled.connect(self.set_grouped)
         w.filter_bar.addAction(self.action)
         w.table_menu.extra_actions.append(self.action)
-        self.copy_action = QAction(_tr("Copy rows"), self.tree)
+        self.copy_action = QAction(translate("GroupedTable", "Copy rows"), self.tree)
         self.copy_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Copy))
         self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.copy_action.triggered.connect(self.copy_rows)
@@ -109,6 +107,8 @@ class GroupedTable(QObject):
             self.action.setChecked(on)  # toggled -> here again
             return
         w.settings.setValue(GROUPED_KEY, on)
+        if on == self.model.active:
+            return
         flat, tree = w.table.horizontalHeader(), self.tree.header()
         _copy_header(*((flat, tree) if on else (tree, flat)))
         self.model.set_active(on)
@@ -163,7 +163,7 @@ class GroupedTable(QObject):
                 lines.append("\t".join(tsv_cell(model.index(row, c).data()) for c in cols))
         if lines:
             QGuiApplication.clipboard().setText("\n".join(lines))
-            w.show_status(_tr("Copied {n} rows").format(n=len(lines)))
+            w.show_status(translate("GroupedTable", "Copied {n} rows").format(n=len(lines)))
         return len(lines)
 
     def _on_menu(self, pos: QPoint) -> None:
@@ -182,13 +182,15 @@ class GroupedTable(QObject):
         menu.addAction(a.retry)
         menu.addAction(a.cancel)
         ids = self.selected_task_ids()
-        copy_ids = menu.addAction(_tr("Copy {n} ids").format(n=len(ids)))
+        copy_ids = menu.addAction(translate("GroupedTable", "Copy {n} ids").format(n=len(ids)))
         copy_ids.triggered.connect(lambda: self.w.table_menu.copy_ids(ids))
         copy_ids.setEnabled(bool(ids))
         menu.addAction(self.copy_action)
         menu.addSeparator()
-        menu.addAction(_tr("Expand all batches")).triggered.connect(self.tree.expandAll)
-        menu.addAction(_tr("Collapse all batches")).triggered.connect(self.tree.collapseAll)
+        expand = menu.addAction(translate("GroupedTable", "Expand all batches"))
+        expand.triggered.connect(self.tree.expandAll)
+        collapse = menu.addAction(translate("GroupedTable", "Collapse all batches"))
+        collapse.triggered.connect(self.tree.collapseAll)
         menu.addSeparator()
         menu.addAction(a.export_selected)
         menu.addAction(self.action)
