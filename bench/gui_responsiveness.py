@@ -10,6 +10,10 @@ Part 2 (model): 100,000 rows into the task model with a shown view: one insert, 
 of 100,000 rows from a real database through the worker thread (read time off-thread, apply time
 on the GUI thread, and the lag meanwhile).
 
+Part 2b (groups, ``bench/gui_groups.py``): the same 100,000 rows grouped by batch (the task table's
+"Group by batch" tree) side by side with the flat table: building the groups, expanding, changes,
+sort, filter, appends.
+
 Part 3 (charts): the plotting library, measured side by side in one run (Qt Charts vs pyqtgraph,
 alternating updates of the same data on two shown 900x350 views): one update = four lane lines,
 the all-lanes line and four 24-bin histograms, with 24 h of per-minute and of per-second data; the
@@ -27,7 +31,7 @@ Part 1c (restart): the console started on a workspace holding 100,000 finished t
 the RSS once every row is in the table.
 
     python -m bench gui [--tasks 10000] [--concurrency 5] [--rows 100000] [--submit-tasks 100000]
-                        [--fresh-workspace] [--part all|live|submit|restart|model|charts]
+                        [--fresh-workspace] [--part all|live|submit|restart|model|groups|charts]
 """
 
 from __future__ import annotations
@@ -692,6 +696,10 @@ async def main_async(app: QApplication, args: argparse.Namespace) -> None:
             print(f"\nInitial load of {args.rows:,} rows from SQLite: read {read_s * 1000:,.0f} ms in a worker "
                   f"thread, apply {apply_s * 1000:,.0f} ms on the GUI thread (chunks of 5,000), "
                   f"{total_s * 1000:,.0f} ms total; worst GUI-loop lag meanwhile {load_max:.0f} ms")
+        if args.part in ("all", "groups"):
+            from bench.gui_groups import print_group_costs
+
+            print_group_costs(app, args.rows)
         if args.part in ("all", "charts"):
             lib = library_costs(app, args.chart_rounds)
             live_charts = await charts_live(app, tmp, args.chart_history, args.chart_seconds, 20)
@@ -706,7 +714,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--submit-tasks", type=int, default=100_000, help="rows of the batch-dialog submit part")
     p.add_argument("--fresh-workspace", action="store_true",
                    help="submit part: the console creates the database (a workspace's first start)")
-    p.add_argument("--part", choices=["all", "live", "submit", "restart", "model", "charts"], default="all")
+    p.add_argument("--part", choices=["all", "live", "submit", "restart", "model", "groups", "charts"], default="all")
     p.add_argument("--chart-rounds", type=int, default=20, help="updates per library and data size")
     p.add_argument("--chart-history", type=int, default=100_000, help="finished tasks of history (24 h)")
     p.add_argument("--chart-seconds", type=float, default=20.0, help="seconds of live finishes")

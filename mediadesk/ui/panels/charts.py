@@ -16,6 +16,7 @@ store as before and keeps what it read; the plots are built and drawn once it is
 
 from __future__ import annotations
 
+import html
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -24,7 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QShowEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from mediadesk.config.location import StoreLocation
 from mediadesk.store.metrics import FinishedBuckets, MetricsReader, ensure_metrics_indexes
@@ -112,21 +123,34 @@ class ChartsView(QWidget):
         self.summary = QLabel()
         self.summary.setObjectName("chartSummary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)  # one line per lane; never widens the window
-        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # beside the plots, not under them: under them it took the plots' height at the default
+        # dock height (a line per lane), leaving a data area a few pixels tall
+        self._summary_scroll = QScrollArea()
+        self._summary_scroll.setWidgetResizable(True)
+        self._summary_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._summary_scroll.setWidget(self.summary)
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Range:")))
         top.addWidget(self.range_box)
         top.addSpacing(12)
         top.addWidget(QLabel(self.tr("Lane:")))
         top.addWidget(self.lane_box)
-        top.addStretch(1)
+        top.addSpacing(12)
+        # The legend is a line of its own beside the controls, never over the plot: at the default
+        # dock height (a plot ~70 px tall) one drawn inside the data area covered most of it.
+        self.legend = QLabel()
+        self.legend.setObjectName("chartLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)  # colour marks; lane names escaped
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        top.addWidget(self.legend, 1)
 
         self._dark = is_dark(self.palette())
         # the plots: built on first draw on screen (:meth:`_build_plots`, imports pyqtgraph)
         self.throughput_plot: pg.PlotWidget | None = None
         self.dist_plot: pg.PlotWidget | None = None
-        self.legend: pg.LegendItem | None = None
         self._curves: dict[str, pg.PlotDataItem] = {}
         self._hists: dict[str, pg.PlotDataItem] = {}
         self._total_curve: pg.PlotDataItem | None = None
@@ -137,7 +161,7 @@ class ChartsView(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
         lay.addWidget(self._split, 1)
-        lay.addWidget(self.summary)
+        self._split.addWidget(self._summary_scroll)
 
         self.range_box.currentIndexChanged.connect(lambda _i: self._range_changed())
         self.lane_box.currentIndexChanged.connect(lambda _i: self._draw())
@@ -162,17 +186,17 @@ class ChartsView(QWidget):
                                              background=bg)
         self.throughput_plot.setObjectName("throughputPlot")
         tp = self.throughput_plot.getPlotItem()
-        tp.setTitle(self.tr("Throughput (tasks finished per minute)"), color=fg)
+        # the titles are tooltips: a title row costs a third of the plot at the default dock height
+        self.throughput_plot.setToolTip(self.tr("Throughput (tasks finished per minute)"))
         tp.setLabel("left", self.tr("tasks/min"))
         # no grid: translucent grid lines doubled to tripled the cost of a repaint (measured)
         tp.setMouseEnabled(x=False, y=False)
         tp.hideButtons()
         tp.disableAutoRange()  # ranges are set from the data we already have (no bounds scan per paint)
-        self.legend = tp.addLegend(offset=(10, 5), labelTextColor=fg)
         self.dist_plot = pg.PlotWidget(axisItems={"bottom": SecondsLogAxis(orientation="bottom")}, background=bg)
         self.dist_plot.setObjectName("runTimePlot")
         dp = self.dist_plot.getPlotItem()
-        dp.setTitle(self.tr("Run-time distribution (successes)"), color=fg)
+        self.dist_plot.setToolTip(self.tr("Run-time distribution (successes)"))
         dp.setLabel("bottom", self.tr("run time (s, log scale)"))
         dp.setLabel("left", self.tr("tasks"))
         dp.setLogMode(x=True, y=False)
@@ -186,10 +210,12 @@ class ChartsView(QWidget):
                 axis.setPen(fg)
         self._total_curve = tp.plot([], [], pen=pg.mkPen(fg, width=1, style=Qt.PenStyle.DashLine),
                                     name=self.tr("all lanes"))
-        self._split.addWidget(self.throughput_plot)
-        self._split.addWidget(self.dist_plot)
-        self._split.setStretchFactor(0, 3)
-        self._split.setStretchFactor(1, 2)
+        self._split.insertWidget(0, self.throughput_plot)
+        self._split.insertWidget(1, self.dist_plot)
+        for i, share in enumerate((3, 2, 1)):
+            self._split.setStretchFactor(i, share)
+        width = max(self._split.width(), 600)
+        self._split.setSizes([width * 3 // 6, width * 2 // 6, width // 6])
 
     # ------------------------------------------------------------------ controls
     @property
@@ -336,8 +362,18 @@ class ChartsView(QWidget):
             dp.setRange(xRange=(math.log10(data.edges[0]), math.log10(data.edges[-1])),
                         yRange=(0, max(h_max, 1.0) * 1.1), padding=0)
         self.summary.setText(self.summary_text())
+        self.legend.setText(self.legend_html(data.lanes, with_total))
         self.apply_times.append(time.perf_counter() - t)
         self.updated.emit()
+
+    def legend_html(self, lanes: Sequence[str], with_total: bool) -> str:
+        """A colour mark and the name of each lane drawn, and the dashed all-lanes line."""
+        pick = self.selected_lane()
+        parts = [f'<span style="color:{lane_color(self._lane_index(lane), self._dark).name()}">&#9632;</span>'
+                 f"&nbsp;{html.escape(lane)}" for lane in lanes if not pick or pick == lane]
+        if with_total:
+            parts.append("&#8230;&nbsp;" + html.escape(self.tr("all lanes")))
+        return "&nbsp;&nbsp; ".join(parts)
 
     def summary_text(self) -> str:
         data = self.data

@@ -1,4 +1,4 @@
-"""The selected task in full: prompt, result (selectable, Copy), attempts, error, and its log.
+"""The selected task in full: its result first (selectable, Copy), then prompt and log as tabs, attempts, error.
 
 The record and the stored log are read in a worker thread (never on the GUI thread); while that
 read is in flight, live ``taskLog`` lines for the task are buffered and merged by timestamp, so a
@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -37,7 +39,7 @@ from mediadesk.ui.jobs.workers import TaskJobs, fetch_task_detail
 from mediadesk.ui.panels.log_dock import shown_log_message
 from mediadesk.ui.plain import plain
 
-__all__ = ["DetailPane", "format_log_html", "linkify_paths"]
+__all__ = ["DetailPane", "FlatLabel", "format_log_html", "linkify_paths"]
 
 # An absolute POSIX or Windows path ending in a file extension (evidence files, traces, dumps).
 _PATH_RE = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=[(\[=:'\"（：]))((?:/|[A-Za-z]:[\\/])[^\s'\"<>|]*\.[A-Za-z0-9]{1,6})")
@@ -61,6 +63,14 @@ def format_log_html(ts: float, lane: str, message: str) -> str:
     stamp = fmt_stamp(ts, millis=True)
     return (f'<span style="color:gray">{stamp}</span> <b>[{html.escape(lane)}]</b> '
             f"{linkify_paths(shown_log_message(message))}")
+
+
+class FlatLabel(QLabel):
+    """A word-wrapped label that gives no height-for-width: with one, the scroll area around the
+    pane sizes it to its preferred height (about 250 px) and the result scrolls out of view."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
 
 
 class DetailPane(QWidget):
@@ -98,8 +108,9 @@ class DetailPane(QWidget):
         self.header = QLabel(self.tr("No task selected."))
         self.header.setTextFormat(Qt.TextFormat.RichText)  # bold id; every value in it is escaped
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.header.setWordWrap(True)
-        self.error_label = plain(QLabel())  # a server's error body: shown as text, never as HTML
+        # one line (a wrapped header asked for three and pushed the result down); never widens the window
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.error_label = plain(FlatLabel())  # a server's error body: shown as text, never as HTML
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.setStyleSheet("color: #d32f2f")
@@ -119,28 +130,32 @@ class DetailPane(QWidget):
         self.log_view.anchorClicked.connect(self._open_link)
         self.log_view.setPlaceholderText(self.tr("task log"))
 
+        # The result first and given the room (the first column, the larger share); the prompt and
+        # the task log share the second column as tabs, so at the default splitter height (about
+        # 200 px, less on a small screen) the result is on screen without scrolling.
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(QLabel(self.tr("Prompt")))
-        ll.addWidget(self.prompt_view, 1)
+        ll.setSpacing(2)
         row = QHBoxLayout()
         row.addWidget(QLabel(self.tr("Result")))
         row.addStretch(1)
         row.addWidget(self.copy_button)
         ll.addLayout(row)
-        ll.addWidget(self.result_view, 2)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(QLabel(self.tr("Task log")))
-        rl.addWidget(self.log_view, 1)
+        ll.addWidget(self.result_view, 1)
+        self.side_tabs = QTabWidget()
+        self.side_tabs.setObjectName("detailTabs")
+        self.side_tabs.setDocumentMode(True)
+        self.side_tabs.addTab(self.prompt_view, self.tr("Prompt"))
+        self.side_tabs.addTab(self.log_view, self.tr("Task log"))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("detailSplitter")
         self.splitter.addWidget(left)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
+        self.splitter.addWidget(self.side_tabs)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        for view in (self.result_view, self.prompt_view, self.log_view):
+            view.setMinimumHeight(3 * view.fontMetrics().lineSpacing())  # never squeezed to nothing
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.header)

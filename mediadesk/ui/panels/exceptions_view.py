@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -130,7 +131,6 @@ class ExceptionsView(QWidget):
         self.note_edit.setPlaceholderText(self.tr("note (kept with the decision)"))
         self.answer_edit = QPlainTextEdit()
         self.answer_edit.setPlaceholderText(self.tr("the answer, pasted by hand"))
-        self.answer_edit.setMaximumHeight(90)
         self.retry_button = QPushButton(self.tr("Retry"))
         self.reroute_button = QPushButton(self.tr("Re-route to"))
         self.profile_combo = QComboBox()
@@ -150,24 +150,29 @@ class ExceptionsView(QWidget):
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(self.show_resolved)
         ll.addWidget(self.table, 1)
+        # The decision first: the resolve controls sit under the one-line header, so they are on
+        # screen at the default dock height (about 150 px); prompt, log and the answer by hand are
+        # tabs below, and only they scroll.
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
+        rl.setSpacing(3)
         rl.addWidget(self.header)
-        rl.addWidget(self.error_view)
-        rl.addWidget(QLabel(self.tr("Prompt")))
-        rl.addWidget(self.prompt_view, 1)
-        rl.addWidget(self.evidence_view)
-        rl.addWidget(QLabel(self.tr("Task log")))
-        rl.addWidget(self.log_view, 2)
-        rl.addWidget(self.note_edit)
-        rl.addWidget(self.answer_edit)
         buttons = QHBoxLayout()
         for w in (self.retry_button, self.reroute_button, self.profile_combo, self.answer_button, self.drop_button):
             buttons.addWidget(w)
-        buttons.addStretch(1)
+        buttons.addWidget(self.note_edit, 1)
         rl.addLayout(buttons)
         rl.addWidget(self.status_label)
+        rl.addWidget(self.error_view)
+        self.detail_tabs = QTabWidget()
+        self.detail_tabs.setObjectName("exceptionTabs")
+        self.detail_tabs.setDocumentMode(True)
+        self.detail_tabs.addTab(self.prompt_view, self.tr("Prompt"))
+        self.detail_tabs.addTab(self.log_view, self.tr("Task log"))
+        self.detail_tabs.addTab(self.answer_edit, self.tr("Answer by hand"))
+        rl.addWidget(self.detail_tabs, 1)
+        rl.addWidget(self.evidence_view)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("exceptionsSplitter")
         self.splitter.addWidget(left)
@@ -248,6 +253,8 @@ class ExceptionsView(QWidget):
             return False
         note = self.note_edit.text().strip()
         answer = self.answer_edit.toPlainText() if action == "answer" else None
+        if answer is not None and not answer.strip():
+            self.detail_tabs.setCurrentWidget(self.answer_edit)  # where the answer goes
         profile = self.profile_combo.currentText() if action == "reroute" else None
         errors: list[str] = []
         for tid in ids:

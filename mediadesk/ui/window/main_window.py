@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
+    QStackedWidget,
     QToolButton,
     QWidget,
 )
@@ -52,6 +53,7 @@ from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from mediadesk.ui.window.actions import WindowActions
 from mediadesk.ui.window.attention import build_notices
 from mediadesk.ui.window.filter_bar import FilterBar
+from mediadesk.ui.window.grouped_view import GroupedTable
 from mediadesk.ui.window.menus import WindowMenus
 from mediadesk.ui.window.panes import build_chart_docks, build_docks, build_panels, build_table
 from mediadesk.ui.window.rebind import rebind_workspace
@@ -153,7 +155,10 @@ class MainWindow(QMainWindow):
         self.main_splitter = QSplitter(Qt.Orientation.Vertical)
         self.main_splitter.setObjectName("mainSplitter")
         self.main_splitter.addWidget(self.lane_splitter)
-        self.main_splitter.addWidget(self.table)
+        self.table_stack = QStackedWidget()  # the flat table, or the tree grouped by batch
+        self.table_stack.setObjectName("taskViews")
+        self.table_stack.addWidget(self.table)
+        self.main_splitter.addWidget(self.table_stack)
         self.main_splitter.addWidget(scrolling(self.detail))  # squeezed on a small screen: it scrolls
         self.main_splitter.setStretchFactor(0, 0)
         self.main_splitter.setStretchFactor(1, 3)
@@ -168,6 +173,7 @@ class MainWindow(QMainWindow):
         self.status_line.build()
         self._connect()
         self.table_menu = TableMenu(self, self.location, scheduler.workspace.evidence_dir)
+        self.grouped = GroupedTable(self, self.table_stack)
         #: Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -> go ahead?
         self.confirm_cancel: Callable[[int], bool] = lambda n: ask_cancel_many(self, n)
         #: Asked before the window closes: () -> close now? (the app installs the close question)
@@ -247,6 +253,7 @@ class MainWindow(QMainWindow):
         self._tick.stop()
         self.detail.close_jobs()
         self.table_menu.close_jobs()
+        self.grouped.close_jobs()
         self.exceptions_view.close_jobs()
         self.charts_view.close_jobs()
         self.batches_view.close_jobs()
@@ -256,7 +263,8 @@ class MainWindow(QMainWindow):
         await self.feed.aclose()
         await self._jobs.wait_all()
         # a cancelled job's thread runs on to its end: wait for it while the loop still lives
-        views = (self.detail, self.table_menu, self.exceptions_view, self.charts_view, self.batches_view)
+        views = (self.detail, self.table_menu, self.grouped, self.exceptions_view, self.charts_view,
+                 self.batches_view)
         await asyncio.gather(*(v.drain_jobs() for v in views), self._jobs.drain())
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -298,6 +306,7 @@ class MainWindow(QMainWindow):
         return splitters, self.table.horizontalHeader()
 
     def save_settings(self) -> None:
+        self.grouped.sync_flat_header()
         save_window_state(self.settings, self, *self._layout_parts(), overrides=self.small_screen.saved_states())
         save_table_filters(self.settings, self.filter_bar.state())
 
@@ -308,6 +317,7 @@ class MainWindow(QMainWindow):
         restored = restore_window_state(self.settings, self, *self._layout_parts())
         if filters := restore_table_filters(self.settings):
             self.filter_bar.set_state(filters)
+        self.grouped.restore()
         return restored
 
     def apply_sort(self) -> None:

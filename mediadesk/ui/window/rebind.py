@@ -42,6 +42,7 @@ def rebind_workspace(w: MainWindow, scheduler: Scheduler, bridge: SchedulerBridg
     w.model = TaskTableModel(heartbeat_interval_s=scheduler.config.heartbeat.interval_s, parent=w)
     w.model.rows.own_owner = scheduler.owner
     w.proxy.setSourceModel(w.model)
+    w.grouped.rebind()
     w.feed = TaskFeed(w.location, w.model, bridge, w)
     w.feed.loaded.connect(lambda st: w._update_status())
     w.feed.loaded.connect(lambda st: w.apply_sort())

@@ -90,6 +90,8 @@ class TableMenu(QObject):
         self.opener: Callable[[QUrl], object] = QDesktopServices.openUrl
         self._jobs = TaskJobs(owner=self)
         self._menu: QMenu | None = None
+        #: More entries at the end of the row menu (the grouped view's toggle).
+        self.extra_actions: list[QAction] = []
         table = host.table
         table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         table.customContextMenuRequested.connect(self._on_row_menu)
@@ -177,6 +179,8 @@ class TableMenu(QObject):
         self._add(menu, "menuShowAll", self.tr("Show all tasks"), fb.clear_all).setEnabled(host.proxy.active)
         menu.addSeparator()
         menu.addAction(a.export_selected)
+        for act in self.extra_actions:
+            menu.addAction(act)
         return self._replace_menu(menu)
 
     def header_menu(self) -> QMenu:

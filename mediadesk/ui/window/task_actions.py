@@ -31,6 +31,8 @@ class TaskActions:
 
     def selected_task_ids(self) -> list[str]:
         w = self.w
+        if w.grouped.active:  # a batch row stands for its tasks
+            return w.grouped.selected_task_ids()
         rows: list[int] = []
         sel = w.table.selectionModel().selection()
         for i in range(sel.count()):
