@@ -77,7 +77,15 @@ def select_tasks(w: MainWindow, ids: list[str]) -> None:
 
 
 def wait_states(qtbot: Any, env: ConsoleEnv, expected: dict[str, str], timeout: int = 15_000) -> None:
-    qtbot.waitUntil(lambda: {k: db_states(env).get(k) for k in expected} == expected, timeout=timeout)
+    """Wait until the tasks of ``expected`` are in those states, for as long as their states move:
+    ``timeout`` (ms) is how long NOTHING may change, not a budget for the whole batch (a loaded
+    machine makes a batch slower, never stuck)."""
+    def seen() -> dict[str, str | None]:
+        states = db_states(env)
+        return {k: states.get(k) for k in expected}
+
+    wait_progressing(qtbot, lambda: seen() == expected, lambda: tuple(seen().values()),
+                     f"{len(expected)} task(s) to reach their states", stall_s=max(timeout / 1000, 30.0))
 
 
 # --------------------------------------------------------------------------------------------- tests

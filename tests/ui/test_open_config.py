@@ -81,7 +81,7 @@ class Console:
         self.seen: dict[str, Any] = {}
         self.run = qloop.create_task(console_main(qapp, config, on_window=self._on_window, tray_available=False,
                                                   **kwargs))
-        qtbot.waitUntil(lambda: "w" in self.seen and self.w.feed.is_loaded, timeout=20_000)
+        qtbot.waitUntil(lambda: "w" in self.seen and self.w.feed.is_loaded, timeout=120_000)  # a start, not a speed
 
     def _on_window(self, w: MainWindow) -> None:
         self.seen["w"] = w

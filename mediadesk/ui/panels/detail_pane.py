@@ -133,16 +133,10 @@ class DetailPane(QWidget):
         # The result first and given the room (the first column, the larger share); the prompt and
         # the task log share the second column as tabs, so at the default splitter height (about
         # 200 px, less on a small screen) the result is on screen without scrolling.
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.setSpacing(2)
-        row = QHBoxLayout()
-        row.addWidget(QLabel(self.tr("Result")))
-        row.addStretch(1)
-        row.addWidget(self.copy_button)
-        ll.addLayout(row)
-        ll.addWidget(self.result_view, 1)
+        # No caption row of its own: "Copy result" sits at the end of the header line, so on a
+        # 1024x640 screen (menu bar, toolbars and docks take their share) the result keeps 3 lines.
+        self.result_view.setAccessibleName(self.tr("Result"))
+        self.result_view.setToolTip(self.tr("Result"))
         self.side_tabs = QTabWidget()
         self.side_tabs.setObjectName("detailTabs")
         self.side_tabs.setDocumentMode(True)
@@ -150,15 +144,21 @@ class DetailPane(QWidget):
         self.side_tabs.addTab(self.log_view, self.tr("Task log"))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("detailSplitter")
-        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.result_view)
         self.splitter.addWidget(self.side_tabs)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        for view in (self.result_view, self.prompt_view, self.log_view):
-            view.setMinimumHeight(3 * view.fontMetrics().lineSpacing())  # never squeezed to nothing
+        # never squeezed to nothing: the result keeps 3 lines, the tabbed views (under a tab bar) 2,
+        # so the whole pane fits the ~95 px a 1024x640 screen leaves it without scrolling
+        self.result_view.setMinimumHeight(3 * self.result_view.fontMetrics().lineSpacing())
+        for view in (self.prompt_view, self.log_view):
+            view.setMinimumHeight(2 * view.fontMetrics().lineSpacing())
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.header)
+        top = QHBoxLayout()
+        top.addWidget(self.header, 1)
+        top.addWidget(self.copy_button)
+        lay.addLayout(top)
         lay.addWidget(self.error_label)
         lay.addWidget(self.splitter, 1)
 
