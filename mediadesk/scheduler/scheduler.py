@@ -45,7 +45,13 @@ from mediadesk.scheduler.events import (
     TasksAdded,
     task_changed,
 )
-from mediadesk.scheduler.exceptions import EXCEPTION_KINDS, RESOLUTIONS, resolve_exception
+from mediadesk.scheduler.exceptions import (
+    EXCEPTION_KINDS,
+    RESOLUTIONS,
+    AccountException,
+    account_exceptions,
+    resolve_exception,
+)
 from mediadesk.scheduler.finalizer import Finalizer
 from mediadesk.scheduler.intake import Intake, QueueFullError
 from mediadesk.scheduler.lane import Lane, LaneDeps
@@ -492,6 +498,20 @@ class Scheduler:
                                 wake=self._wake_profiles)
         self._publish(new)
         return new
+
+    def account_exceptions(self) -> list[AccountException]:
+        """Accounts that wait for a person (a bot check), with the screenshot of the check."""
+        return account_exceptions(
+            (lane.account, *lane.backend.health(), getattr(lane.backend, "challenge_screenshot", None))
+            for lane in self.lanes if lane.account is not None)
+
+    async def resolve_account_exception(self, account: str, on_status: Callable[[str], None] | None = None) -> bool:
+        """Open the account's browser visibly on its own profile at the chat page for a person to solve
+        the check (:meth:`login`); True once it is solved and the account is ready again. ValueError
+        when the account does not wait for a person."""
+        if account not in {e.account for e in self.account_exceptions()}:
+            raise ValueError(f"account {account} does not wait for a person")
+        return await self.login(account, on_status=on_status)
 
     def capacity_views(self) -> dict[str, CapacityView]:
         return {name: cap.view() for name, cap in self.capacities.items()}
