@@ -157,11 +157,16 @@ class AccountExceptionsBox(QWidget):
                               account=account))
         task = loop.create_task(self._solve(account), name=f"solve:{account}")
         self._solving[account] = task
-        task.add_done_callback(lambda _t, a=account: self._solving.pop(a, None))
+        task.add_done_callback(self._solved_callback(account))
         self._show_row(self.table.currentRow())
         return task
 
     # ------------------------------------------------------------------ internals
+    def _solved_callback(self, account: str) -> Callable[[asyncio.Task[None]], None]:
+        def done(_task: asyncio.Task[None]) -> None:
+            self._solving.pop(account, None)
+        return done
+
     async def _solve(self, account: str) -> None:
         try:
             ok = await self.scheduler.resolve_account_exception(account)

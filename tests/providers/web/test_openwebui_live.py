@@ -78,7 +78,7 @@ async def test_a_small_batch_on_a_real_open_webui_then_adapter_check(tmp_path: P
     tasks = tasks_of(ws)
     for tid, t in sorted(tasks.items()):
         assert (t.state, t.attempt) == ("success", 1), (tid, t.error_kind, t.error_message, log_messages(ws, tid))
-        assert t.answer and t.answer.strip(), (tid, log_messages(ws, tid))
+        assert t.result and t.result.strip(), (tid, log_messages(ws, tid))
         assert not any("found by role" in m for m in log_messages(ws, tid) if "prompt" in m or "send" in m), (
             "the shipped prompt/send selectors should match Open WebUI", log_messages(ws, tid))
     assert health[0] in ("ready", "busy"), health
