@@ -189,11 +189,11 @@ class SetupEditor(QDialog):
         self.check_buttons: dict[Section, QPushButton] = {}
         for section in ("profiles", "accounts"):
             form = self.pages[section].form  # type: ignore[index]
-            check = QPushButton(tr("Check adapter"), form)
+            check = QPushButton(self.tr("Check adapter"), form)
             check.setObjectName(f"{section}CheckAdapter")
-            check.setToolTip(tr("Opens the site on the account's profile in Chromium, reports each adapter key "
-                                "(found, missing, covered...) with an outlined screenshot, then sends one test "
-                                "prompt and shows how completion was decided"))
+            check.setToolTip(self.tr("Opens the site on the account's profile in Chromium, reports each adapter "
+                                     "key (found, missing, covered...) with an outlined screenshot, then sends one "
+                                     "test prompt and shows how completion was decided"))
             form.buttons.insertWidget(1, check)
             check.clicked.connect(lambda _=False, s=section: self.check_adapter(s))
             self.check_buttons[section] = check  # type: ignore[index]

@@ -56,15 +56,15 @@ SHOT_W, SHOT_H = 420, 300
 _BAD = {"missing", "ambiguous", "covered", "invalid"}
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("AdapterCheckDialog", text)
-
-
 def status_text(status: str) -> str:
     """A key's status in the operator's language."""
     return {
-        "found": _t("found"), "missing": _t("missing"), "ambiguous": _t("ambiguous"), "covered": _t("covered"),
-        "invalid": _t("invalid selector"), "not shown": _t("not shown"),
+        "found": QCoreApplication.translate("AdapterCheckDialog", "found"),
+        "missing": QCoreApplication.translate("AdapterCheckDialog", "missing"),
+        "ambiguous": QCoreApplication.translate("AdapterCheckDialog", "ambiguous"),
+        "covered": QCoreApplication.translate("AdapterCheckDialog", "covered"),
+        "invalid": QCoreApplication.translate("AdapterCheckDialog", "invalid selector"),
+        "not shown": QCoreApplication.translate("AdapterCheckDialog", "not shown"),
     }.get(status, status)
 
 
@@ -72,24 +72,37 @@ def progress_text(message: str) -> str:
     """A progress message of the check in the operator's language (details from the page or the
     browser are quoted as text)."""
     if message.startswith("opening "):
-        return _t("Opening the site… {url}").format(url=printable(message.removeprefix("opening "), multiline=False))
+        return QCoreApplication.translate("AdapterCheckDialog", "Opening the site… {url}").format(
+            url=printable(message.removeprefix("opening "), multiline=False)
+        )
     if message.startswith("sending the test prompt"):
-        return _t("Sending the test prompt…")
+        return QCoreApplication.translate("AdapterCheckDialog", "Sending the test prompt…")
     if message.startswith("the page is not ready:"):
-        return _t("The page is not ready: {why}").format(
-            why=printable(message.removeprefix("the page is not ready:").strip(), multiline=False))
-    return _t("Browser: {message}").format(message=printable(message, multiline=False))
+        return QCoreApplication.translate("AdapterCheckDialog", "The page is not ready: {why}").format(
+            why=printable(message.removeprefix("the page is not ready:").strip(), multiline=False)
+        )
+    return QCoreApplication.translate("AdapterCheckDialog", "Browser: {message}").format(
+        message=printable(message, multiline=False)
+    )
 
 
 def done_text(reason: str | None) -> str:
     if reason == "stream ended":
-        return _t("Completion decided by the site's own stream: it ended, then the answer stopped changing.")
+        return QCoreApplication.translate(
+            "AdapterCheckDialog",
+            "Completion decided by the site's own stream: it ended, then the answer stopped changing.",
+        )
     if reason == "page settled":
-        return _t("Completion decided by the page: no stream was seen; the answer stopped changing for the "
-                  "adapter's settle_ms.")
+        return QCoreApplication.translate(
+            "AdapterCheckDialog",
+            "Completion decided by the page: no stream was seen; the answer stopped changing for the "
+            "adapter's settle_ms.",
+        )
     if reason:
-        return _t("Completion: {reason}").format(reason=printable(reason, multiline=False))
-    return _t("No answer: completion was not decided.")
+        return QCoreApplication.translate("AdapterCheckDialog", "Completion: {reason}").format(
+            reason=printable(reason, multiline=False)
+        )
+    return QCoreApplication.translate("AdapterCheckDialog", "No answer: completion was not decided.")
 
 
 class AdapterCheckDialog(QDialog):
@@ -146,24 +159,38 @@ class AdapterCheckDialog(QDialog):
     def show_result(self, result: Any) -> None:
         """Fill the report from an ``AdapterCheckResult`` (page text shown as text)."""
         bad = [k for k in result.keys if k.status in _BAD]
-        verdict = (self.tr("OK: the adapter fits the page.") if result.ok
-                   else self.tr("Not OK: {n} key(s) do not fit.").format(n=len(bad)))
+        verdict = (
+            self.tr("OK: the adapter fits the page.")
+            if result.ok
+            else self.tr("Not OK: {n} key(s) do not fit.").format(n=len(bad))
+        )
         if result.error:
             verdict += " " + self.tr("Error: {error}").format(error=printable(result.error, multiline=False))
         where = self.tr("{site} on account {account} ({url})").format(
-            site=printable(result.site, multiline=False), account=result.account or "?",
-            url=printable(result.url, multiline=False))
+            site=printable(result.site, multiline=False),
+            account=result.account or "?",
+            url=printable(result.url, multiline=False),
+        )
         self.summary.setStyleSheet("" if result.ok else ERROR_STYLE)
         self.summary.setText(f"{where}\n{verdict}")
         self.keys.setRowCount(len(result.keys))
         for row, k in enumerate(result.keys):
-            cells = (k.key, status_text(k.status), printable(k.selector, multiline=False),
-                     printable(k.detail, multiline=False))
+            cells = (
+                k.key,
+                status_text(k.status),
+                printable(k.selector, multiline=False),
+                printable(k.detail, multiline=False),
+            )
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col == 1:
-                    item.setForeground(QColor("#d32f2f") if k.status in _BAD else QColor("#2e7d32")
-                                       if k.status == "found" else QColor("#757575"))
+                    item.setForeground(
+                        QColor("#d32f2f")
+                        if k.status in _BAD
+                        else QColor("#2e7d32")
+                        if k.status == "found"
+                        else QColor("#757575")
+                    )
                 self.keys.setItem(row, col, item)
         lines = [done_text(result.done_reason)]
         lines += [self.tr("network: {event}").format(event=printable(e, multiline=False)) for e in result.stream_events]
@@ -184,8 +211,11 @@ class AdapterCheckDialog(QDialog):
         if pix.isNull():
             label.setText(self.tr("(the screenshot cannot be shown)"))
         else:
-            label.setPixmap(pix.scaled(SHOT_W, SHOT_H, Qt.AspectRatioMode.KeepAspectRatio,
-                                       Qt.TransformationMode.SmoothTransformation))
+            label.setPixmap(
+                pix.scaled(
+                    SHOT_W, SHOT_H, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
+                )
+            )
         label.setToolTip(plain_tip(str(path)))
         button = QPushButton(self.tr("Open full size"), self)
         button.setObjectName(f"openShot{i}")
@@ -221,26 +251,47 @@ class AdapterChecker:
             return None
         say_error = self._say_error(result)
         if cfg is None:
-            return say_error(_t("Fix the problems first: {first}").format(first=errors[0].line))
+            return say_error(
+                QCoreApplication.translate("AdapterCheckDialog", "Fix the problems first: {first}").format(
+                    first=errors[0].line
+                )
+            )
         name = str(e.doc.entry(section, idx).get("name", ""))
         if section == "profiles" and cfg.profile(name).kind != "web":
-            return say_error(_t("Check adapter is for web profiles and their accounts"))
+            return say_error(
+                QCoreApplication.translate("AdapterCheckDialog", "Check adapter is for web profiles and their accounts")
+            )
         account = self.account_for(cfg, section, name)
         if account is None:
-            return say_error(_t("No account uses profile {name}: add one under Accounts to check its site").format(
-                name=name))
+            return say_error(
+                QCoreApplication.translate(
+                    "AdapterCheckDialog", "No account uses profile {name}: add one under Accounts to check its site"
+                ).format(name=name)
+            )
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            return say_error(_t("Check adapter needs the console's event loop; open Setup from the console"))
+            return say_error(
+                QCoreApplication.translate(
+                    "AdapterCheckDialog", "Check adapter needs the console's event loop; open Setup from the console"
+                )
+            )
         if self.dialog is not None:
             self.dialog.close()
             self.dialog.deleteLater()
         self.dialog = dlg = AdapterCheckDialog(account, e)
         dlg.show()
-        dlg.say(_t("Checking the site adapter on account {account}…").format(account=account))
+        dlg.say(
+            QCoreApplication.translate("AdapterCheckDialog", "Checking the site adapter on account {account}…").format(
+                account=account
+            )
+        )
         result.setStyleSheet("")
-        result.setText(_t("Checking the adapter on {account}…").format(account=account))
+        result.setText(
+            QCoreApplication.translate("AdapterCheckDialog", "Checking the adapter on {account}…").format(
+                account=account
+            )
+        )
         e.check_buttons[section].setEnabled(False)
         task = loop.create_task(self._run(section, cfg, account, dlg))
         self._tasks.add(task)
@@ -252,6 +303,7 @@ class AdapterChecker:
         def say(text: str) -> None:
             label.setStyleSheet(ERROR_STYLE)
             label.setText(text)
+
         return say
 
     async def _run(self, section: Section, cfg: AppConfig, account: str, dlg: AdapterCheckDialog) -> None:
@@ -261,19 +313,32 @@ class AdapterChecker:
         ok = False
         try:
             res = await check_account(
-                cfg, workspace, account, scheduler=e.scheduler, say=lambda m: dlg.say(progress_text(m)),
-                on_busy=lambda ids: dlg.say(_t(
-                    "Account {account} is busy running task {ids}; the check waits until it has ended (the "
-                    "account takes no new task meanwhile).").format(account=account, ids=", ".join(ids))),
+                cfg,
+                workspace,
+                account,
+                scheduler=e.scheduler,
+                say=lambda m: dlg.say(progress_text(m)),
+                on_busy=lambda ids: dlg.say(
+                    QCoreApplication.translate(
+                        "AdapterCheckDialog",
+                        "Account {account} is busy running task {ids}; the check waits until it has ended (the "
+                        "account takes no new task meanwhile).",
+                    ).format(account=account, ids=", ".join(ids))
+                ),
             )
             dlg.show_result(res)
-            dlg.say(_t("Done."))
+            dlg.say(QCoreApplication.translate("AdapterCheckDialog", "Done."))
             ok = res.ok
-            short = _t("Adapter check: OK") if ok else _t("Adapter check: not OK (see the report)")
+            short = (
+                QCoreApplication.translate("AdapterCheckDialog", "Adapter check: OK")
+                if ok
+                else QCoreApplication.translate("AdapterCheckDialog", "Adapter check: not OK (see the report)")
+            )
         except Exception as exc:  # a check never takes the window down
             log.warning("adapter check of %s failed: %s", account, exc)
-            short = _t("Adapter check failed: {why}").format(why=printable(str(exc) or type(exc).__name__,
-                                                                           multiline=False))
+            short = QCoreApplication.translate("AdapterCheckDialog", "Adapter check failed: {why}").format(
+                why=printable(str(exc) or type(exc).__name__, multiline=False)
+            )
             with contextlib.suppress(RuntimeError):
                 dlg.fail(short)
         with contextlib.suppress(RuntimeError):  # the editor was closed meanwhile
