@@ -147,7 +147,7 @@ class Checks:
                 raise CheckError(str(exc)) from exc
             lane = next(ln for ln in self.scheduler.lanes if ln.account == account)
             health, error = lane.backend.health()
-            return AccountCheck(ok, health, error or "", running=True)
+            return AccountCheck(ok, HealthStatus(health).value, error or "", running=True)
         acct = next(a for a in self.config.accounts if a.name == account)
         from mediadesk.scheduler.backends import default_backend
 
@@ -167,7 +167,7 @@ class Checks:
                 ok = True  # the check is gone (a login may be the next step)
         finally:
             await backend.stop()
-        return AccountCheck(ok, str(health), error or "", running=False)
+        return AccountCheck(ok, HealthStatus(health).value, error or "", running=False)
 
     async def login(self, account: str, on_status: Callable[[str], None] | None = None) -> LoginResult:
         """A visible browser on the account's profile until the operator has logged in: through the

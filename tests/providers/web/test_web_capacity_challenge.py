@@ -166,3 +166,36 @@ async def test_a_challenge_is_an_exception_entry_with_its_screenshot_until_it_is
     assert charged(workspace, "q") == []
     listed = await mediadesk_async("exceptions", "list", "--data-dir", str(workspace.data_dir))
     assert "needs a person" not in listed.out, listed.out
+
+
+async def test_the_cli_resolves_an_account_that_needs_a_person_when_no_console_runs_it(
+    xdisplay: str, workspace: Workspace, sim: WebSimServer, tmp_path: Path
+) -> None:
+    cfg = cap_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    sim.set_challenge("text", account="acct-a")
+    async with Scheduler(cfg, workspace) as s:  # meets the check at start, stores the account's health
+        await s.lanes[0].started.wait()
+        await until(lambda: s.account_states()["acct-a"][1] == "challenge", "the health to be persisted", limit_s=10)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[profiles]]\nname = "chat"\nkind = "web"\nsite = "simchat"\nurl = "{sim.chat_url}"\n\n'
+                      '[[accounts]]\nname = "acct-a"\nprofile = "chat"\n', encoding="utf-8")
+    args = ("exceptions", "resolve-account", "acct-a", "--config", str(config), "--data-dir", str(workspace.data_dir))
+    pages_before = sim.stats()["challenge_pages"]
+    run = asyncio.ensure_future(mediadesk_async(*args, env={"DISPLAY": xdisplay}, limit_s=240))
+    try:
+        # the account's browser opens (visible, on its own profile) and shows the check as it is
+        await until(lambda: sim.stats()["challenge_pages"] >= pages_before + 2 or run.done(),
+                    "the visible browser to show the check", limit_s=180)
+        assert not run.done(), run.result()
+        sim.set_challenge(None, account="acct-a")  # the person solved it
+        res = await asyncio.wait_for(run, 240)
+    finally:
+        run.cancel()
+    assert res.rc == 0, (res.out, res.err)
+    assert "account acct-a: the check is gone (ready)" in res.out, res.out
+    listed = await mediadesk_async("exceptions", "list", "--data-dir", str(workspace.data_dir))
+    assert "needs a person" not in listed.out, listed.out
+    # nothing to do for an account that does not wait for a person
+    again = await mediadesk_async(*args, env={"DISPLAY": xdisplay})
+    assert again.rc == 0 and "does not wait for a person (ready)" in again.out, again
