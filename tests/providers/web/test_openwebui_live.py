@@ -26,6 +26,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import pytest
 
+from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.adapter_check import check_adapter
@@ -57,7 +58,7 @@ def chat_url() -> str:
     return urlunsplit(parts._replace(path=parts.path or "/", query=query))
 
 
-def owui_config() -> object:
+def owui_config() -> AppConfig:
     return make_config(
         [{"name": "owui", "kind": "web", "site": "openwebui", "url": chat_url()}],
         [{"name": "owui-a", "profile": "owui", "login_user_env": EMAIL, "login_password_env": PASSWORD}],
@@ -69,7 +70,7 @@ def owui_config() -> object:
 async def test_a_small_batch_on_a_real_open_webui_then_adapter_check(tmp_path: Path) -> None:
     cfg = owui_config()
     ws = Workspace.resolve(data_dir=tmp_path / "data").ensure()
-    async with Scheduler(cfg, ws) as s:  # type: ignore[arg-type]
+    async with Scheduler(cfg, ws) as s:
         lane = s.lanes[0]
         await lane.started.wait()
         s.submit([s.new_task(f"t{i}", "owui", prompt) for i, prompt in enumerate(BATCH)])
@@ -88,8 +89,7 @@ async def test_a_small_batch_on_a_real_open_webui_then_adapter_check(tmp_path: P
             if p.is_file() and p.suffix in (".txt", ".log", ".toml", ".html"):
                 assert secret not in p.read_text(encoding="utf-8", errors="replace"), p
     said: list[str] = []
-    result = await check_adapter(cfg, ws, "openwebui", account="owui-a", out_dir=tmp_path / "check",  # type: ignore[arg-type]
-                                 say=said.append)
+    result = await check_adapter(cfg, ws, "openwebui", account="owui-a", out_dir=tmp_path / "check", say=said.append)
     status = {k.key: k.status for k in result.keys}
     assert status["prompt"] == status["send"] == status["answer"] == "found", (result, said)
     assert result.error is None and result.answer, result
