@@ -16,7 +16,13 @@ from mediadesk.core.paths import evidence_name
 from mediadesk.core.text import printable
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.checks import CheckError, Checks, LoginResult
-from mediadesk.scheduler.exceptions import EXCEPTION_KINDS, STOP_KINDS, stored_stops
+from mediadesk.scheduler.exceptions import (
+    EXCEPTION_KINDS,
+    NEEDS_A_PERSON,
+    STOP_KINDS,
+    stored_account_exceptions,
+    stored_stops,
+)
 from mediadesk.store import open_store
 from mediadesk.store.export import export_tasks, export_to_file
 
@@ -44,11 +50,16 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
             recs = store.exceptions(sorted(EXCEPTION_KINDS), include_resolved=args.all)
             # endpoints the last run stopped (key rejected, TLS): their tasks wait pending, uncharged
             stops = stored_stops(store.stopped_pending(STOP_KINDS), store.pending_count, config)
+            people = stored_account_exceptions(store.account_states(), ws)
         finally:
             store.close()
         where = str(args.config) if config is not None else "the config"
         for stop in stops:
             print(printable(stop.line(where), multiline=False))
+        for acc in people:  # accounts first: a whole account waits, not one task
+            shot = f"\tscreenshot: {acc.screenshot}" if acc.screenshot is not None else ""
+            line = f"{acc.title}\t{acc.message}{shot}\tresolve: mediadesk exceptions resolve-account {acc.account}"
+            print("\t".join(printable(part, multiline=False) for part in line.split("\t")))
         for rec in recs:
             done = f"  [resolved: {rec.resolution}]" if rec.resolution else ""
             evidence = ws.evidence_dir / evidence_name(rec.task_id)
@@ -56,8 +67,11 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
             line = f"{rec.task_id}\t{rec.profile}\t{rec.error_kind}: {rec.error_message}{done}{ev}"
             print("\t".join(printable(part, multiline=False) for part in line.split("\t")))
         stopped = f", {len(stops)} stopped endpoint(s)" if stops else ""
-        print(f"{len(recs)} exception(s){stopped}", file=sys.stderr)
+        people_n = f", {len(people)} account(s) need a person" if people else ""
+        print(f"{len(recs)} exception(s){stopped}{people_n}", file=sys.stderr)
         return EXIT_OK
+    if args.exc_cmd == "resolve-account":
+        return asyncio.run(_resolve_account(args))
     config = load_config(args.config)
     answer = args.answer
     if args.answer_file is not None:
@@ -75,6 +89,38 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
     finally:
         asyncio.run(sched.stop())
     print(f"{printable(rec.task_id, multiline=False)}: {args.action} -> {rec.state}")
+    return EXIT_OK
+
+
+async def _resolve_account(args: argparse.Namespace) -> int:
+    """``exceptions resolve-account A``: the account's browser opens visibly at the chat page for the
+    person to solve the check; the result is written where the running app would write it."""
+    config = load_config(args.config)
+    ws = workspace_for(config, args.data_dir, args.db)
+    if args.account not in {a.name for a in config.accounts}:
+        raise UserError(f"no account {args.account!r} in {args.config}")
+    store = open_store(ws.location)
+    try:
+        enabled, health, _err = store.account_states().get(args.account, (True, "", None))
+        if health != NEEDS_A_PERSON:
+            print(f"account {printable(args.account, multiline=False)} does not wait for a person "
+                  f"({printable(health or 'no state kept', multiline=False)})")
+            return EXIT_OK
+        name = printable(args.account, multiline=False)
+        print(f"opening {name}'s browser at the chat page: solve the check there (the window closes by itself "
+              "once it is gone; closing it yourself gives up)")
+        try:
+            seen = await Checks(config, ws).solve_challenge(args.account, on_status=lambda m: print(
+                f"... {printable(m, multiline=False)}", file=sys.stderr))
+        except CheckError as exc:
+            raise UserError(str(exc)) from None
+        store.set_account_health(args.account, seen.health, seen.seen or None, enabled)
+    finally:
+        store.close()
+    if seen.health == NEEDS_A_PERSON or not seen.ok:
+        print(f"account {name} still needs a person: the check was not solved")
+        return EXIT_TASK_FAILED
+    print(f"account {name}: the check is gone ({printable(seen.health, multiline=False)})")
     return EXIT_OK
 
 

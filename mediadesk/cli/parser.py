@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="run the bundled demo batch headless against local simulators")
     d.add_argument("--data-dir", type=Path, help="demo workspace (default: a fresh temporary folder)")
 
-    x = sub.add_parser("exceptions", help="failed tasks a person must judge: list them, resolve one")
+    x = sub.add_parser("exceptions", help="failed tasks and accounts a person must see to: list them, resolve one")
     xsub = x.add_subparsers(dest="exc_cmd", metavar="ACTION", required=True)
     xl = xsub.add_parser("list", help="list unresolved exceptions (--all: resolved ones too)")
     xl.add_argument("--db", help=_DB_HELP)
@@ -82,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     xr.add_argument("--profile", help="with reroute: the profile to send it to")
     xr.add_argument("--answer", help="with answer: the answer text (or --answer-file)")
     xr.add_argument("--answer-file", type=Path, help="with answer: a UTF-8 file holding the answer")
+
+    xa = xsub.add_parser("resolve-account", help="an account that needs a person (a bot check): open its browser "
+                         "visibly at the chat page to solve the check; the account is ready again once it is gone")
+    xa.add_argument("account")
+    xa.add_argument("--config", type=Path, required=True)
+    xa.add_argument("--db", help=_DB_HELP)
+    xa.add_argument("--data-dir", type=Path)
 
     i = sub.add_parser("init", help="write a commented config template to <data dir>/config.toml")
     i.add_argument("--data-dir", type=Path, help="workspace folder (default: $MEDIADESK_DATA_DIR or platform dir)")

@@ -10,6 +10,7 @@ from pathlib import Path
 import platformdirs
 
 from mediadesk.config.location import PgLocation, SqliteLocation, StoreLocation, parse_location
+from mediadesk.core.paths import evidence_name
 from mediadesk.files.safe import ensure_private_dir
 
 
@@ -97,6 +98,15 @@ class Workspace:
     @property
     def sites_dir(self) -> Path:
         return self.data_dir / "sites"
+
+    def account_evidence_dir(self, account: str) -> Path:
+        """An account's own evidence (not a task's): the screenshot of the bot check it waits on. The
+        ``accounts~`` folder is a name no task's evidence folder can have (see ``evidence_name``)."""
+        return self.evidence_dir / "accounts~" / evidence_name(account)
+
+    def challenge_screenshot(self, account: str) -> Path:
+        """Where the screenshot of the bot check ``account`` waits on is kept (the latest one)."""
+        return self.account_evidence_dir(account) / "challenge.png"
 
     def account_profile_dir(self, account: str, configured: Path | None = None) -> Path:
         return configured if configured is not None else self.profiles_dir / account

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mediadesk.config.model import AppConfig
+from mediadesk.config.model import AppConfig, ConfigError
 from mediadesk.config.workspace import Workspace
 
 if TYPE_CHECKING:
     from mediadesk.providers.web.check import AdapterCheckResult
+    from mediadesk.scheduler.scheduler import Scheduler
 
-__all__ = ["AdapterCheckError", "check_adapter", "default_test_prompt", "teach_adapter"]
+__all__ = ["AdapterCheckError", "check_account", "check_adapter", "default_test_prompt", "teach_adapter"]
 
 
 class AdapterCheckError(Exception):
@@ -83,3 +84,49 @@ async def teach_adapter(
     except WebLaneError as exc:
         raise AdapterCheckError(str(exc)) from exc
     return taught.path, taught.check
+
+
+async def check_account(
+    config: AppConfig,
+    workspace: Workspace,
+    account: str,
+    *,
+    scheduler: Scheduler | None = None,
+    prompt: str | None = None,
+    send_prompt: bool = True,
+    out_dir: Path | None = None,
+    say: Callable[[str], None] = lambda _m: None,
+    on_busy: Callable[[list[str]], None] = lambda _ids: None,
+) -> AdapterCheckResult:
+    """``adapter check`` of the site ``account`` uses, on that account's profile (the console's "Check
+    adapter"). One account, one browser at a time, so with a running ``scheduler`` whose lane drives
+    the account the check runs in that lane's own browser: the account first stops taking new tasks
+    (:meth:`Scheduler.hold_account`); if it is running one, ``on_busy`` is told which, and the check
+    waits until it has ended; the account takes tasks again afterwards. Without one, a browser is
+    started for the check (:func:`check_adapter`; the account's lock refuses it while another
+    MediaDesk runs the account). Raises ``ConfigError`` or :class:`AdapterCheckError`."""
+    acct = next((a for a in config.accounts if a.name == account), None)
+    if acct is None:
+        raise ConfigError(f"no account {account!r}")
+    profile = config.profile(acct.profile)
+    if profile.kind != "web" or profile.site is None:
+        raise ConfigError(f"account {account!r} uses profile {profile.name!r}, which is not a web profile")
+    text = (prompt or default_test_prompt()) if send_prompt else None
+    lane = None if scheduler is None else next((ln for ln in scheduler.lanes if ln.account == account), None)
+    own = getattr(lane.backend, "check_adapter", None) if lane is not None else None
+    if scheduler is None or own is None:
+        return await check_adapter(config, workspace, profile.site, account=account, prompt=prompt,
+                                   send_prompt=send_prompt, out_dir=out_dir, say=say)
+    from mediadesk.providers.web.errors import WebLaneError
+
+    running = scheduler.hold_account(account)
+    try:
+        if running:
+            on_busy([r.task_id for r in running])
+        result: AdapterCheckResult = await own(prompt=text, out_dir=out_dir or workspace.evidence_dir / "adapter-check",
+                                               progress=say)
+    except WebLaneError as exc:
+        raise AdapterCheckError(str(exc)) from exc
+    finally:
+        scheduler.release_account(account)
+    return result

@@ -155,6 +155,42 @@ class Checks:
         status = HealthStatus(health)
         return AccountCheck(status == HealthStatus.READY, status.value, error or "", running=False)
 
+    async def solve_challenge(self, account: str, on_status: Callable[[str], None] | None = None) -> AccountCheck:
+        """An account that waits for a person (a bot check): a visible browser on its own profile at
+        the chat page until the check is gone (``ok``) or the window is closed; ``health`` is the
+        account's afterwards. Through the running scheduler's lane if there is one, else in a browser
+        started here, which first looks whether the check is still shown (done at once when it is
+        not). :class:`CheckError` if it cannot be done (the account does not wait for a person, is in
+        use by another MediaDesk, no browser or display...)."""
+        if self.scheduler is not None:
+            try:
+                ok = await self.scheduler.resolve_account_exception(account, on_status=on_status)
+            except ValueError as exc:
+                raise CheckError(str(exc)) from exc
+            lane = next(ln for ln in self.scheduler.lanes if ln.account == account)
+            health, error = lane.backend.health()
+            return AccountCheck(ok, HealthStatus(health).value, error or "", running=True)
+        acct = next(a for a in self.config.accounts if a.name == account)
+        from mediadesk.scheduler.backends import default_backend
+
+        backend = default_backend(self.config, self._workspace(), self.config.profile(acct.profile), acct)
+        solve = getattr(backend, "resolve_challenge", None)
+        if solve is None:
+            raise CheckError(f"account {account} is not a web account")
+        try:
+            await backend.start()  # takes the lock, opens the site: is the check still there?
+            health, error = backend.health()
+            if health == HealthStatus.CHALLENGE:
+                ok = bool(await solve(on_status=on_status))
+                health, error = backend.health()
+            elif health == HealthStatus.ERROR:
+                raise CheckError(f"account {account}: {error or health}")
+            else:
+                ok = True  # the check is gone (a login may be the next step)
+        finally:
+            await backend.stop()
+        return AccountCheck(ok, HealthStatus(health).value, error or "", running=False)
+
     async def login(self, account: str, on_status: Callable[[str], None] | None = None) -> LoginResult:
         """A visible browser on the account's profile until the operator has logged in: through the
         running scheduler's lane if there is one (the account takes no task meanwhile), else on

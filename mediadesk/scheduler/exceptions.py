@@ -1,11 +1,17 @@
 """Exceptions: what a person must act on. Failed tasks a person must judge, and the operator's
-decision on one; and API endpoints stopped until the operator fixes them (their key rejected, a TLS
-error), whose tasks wait pending, uncharged.
+decision on one; API endpoints stopped until the operator fixes them (their key rejected, a TLS
+error), whose tasks wait pending, uncharged; and accounts that wait for a person (a bot check on
+their site).
 
 The decision on a task is kept with it and exported: ``retry`` (same profile, fresh budget),
 ``reroute`` (to another profile), ``answer`` (a pasted answer -> success, served by the operator)
 or ``drop`` (stays failed). A stopped endpoint is acted on by fixing the key or the config, then
 resuming it (the console's Exceptions tab) or running again.
+
+An account entry ("account X needs a person") is not a task's failure: its task went back to the
+queue uncharged. It lasts while the account is in ``challenge``; resolving it opens the account's
+browser visibly on its own profile at the chat page (the "Log in" flow), and once the person has
+solved the check the account is ready again, the lane resumes and the entry is gone.
 """
 
 from __future__ import annotations
@@ -13,9 +19,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mediadesk.config.model import AppConfig, ProfileConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.errors import STOPPING_KINDS, ErrorKind
 from mediadesk.core.states import TaskState
 from mediadesk.store import TaskRecord, TaskStore
@@ -27,6 +35,40 @@ EXCEPTION_KINDS = frozenset({
     ErrorKind.CONVERSATION_BROKEN.value,
 })
 RESOLUTIONS = ("retry", "reroute", "answer", "drop")
+#: The account health that makes an account entry.
+NEEDS_A_PERSON = "challenge"
+
+
+@dataclass(frozen=True)
+class AccountException:
+    """An account that waits for a person: ``message`` what the check said (page text: escape it
+    before showing), ``screenshot`` the page as the lane saw it (None when none could be taken)."""
+
+    account: str
+    message: str
+    screenshot: Path | None
+
+    @property
+    def title(self) -> str:
+        return f"account {self.account} needs a person"
+
+
+def account_exceptions(accounts: Iterable[tuple[str, str, str | None, Path | None]]) -> list[AccountException]:
+    """The entries of ``(account, health, last error, screenshot)`` rows whose health is ``challenge``."""
+    return [AccountException(name, (error or "a bot check on its site").removeprefix("needs a person: "), shot)
+            for name, health, error, shot in accounts if health == NEEDS_A_PERSON]
+
+
+def stored_account_exceptions(states: Mapping[str, tuple[bool, str, str | None]],
+                              workspace: Workspace) -> list[AccountException]:
+    """The account entries as the running scheduler last persisted them (for ``mediadesk exceptions``
+    in another process), with the screenshot kept in the account's evidence folder, if any."""
+    rows = []
+    for name, (_enabled, health, error) in sorted(states.items()):
+        shot = workspace.challenge_screenshot(name)
+        rows.append((name, health, error, shot if shot.is_file() else None))
+    return account_exceptions(rows)
+
 
 if TYPE_CHECKING:
     from mediadesk.scheduler.capacity import Capacity

@@ -48,7 +48,9 @@ from mediadesk.scheduler.events import (
 from mediadesk.scheduler.exceptions import (
     EXCEPTION_KINDS,
     RESOLUTIONS,
+    AccountException,
     EndpointStop,
+    account_exceptions,
     live_stops,
     resolve_exception,
 )
@@ -523,6 +525,20 @@ class Scheduler:
 
     def _endpoint_profiles(self, name: str) -> tuple[str, ...]:
         return next((e.profiles for e in self.config.api_endpoints() if e.name == name), ())
+
+    def account_exceptions(self) -> list[AccountException]:
+        """Accounts that wait for a person (a bot check), with the screenshot of the check."""
+        return account_exceptions(
+            (lane.account, *lane.backend.health(), getattr(lane.backend, "challenge_screenshot", None))
+            for lane in self.lanes if lane.account is not None)
+
+    async def resolve_account_exception(self, account: str, on_status: Callable[[str], None] | None = None) -> bool:
+        """Open the account's browser visibly on its own profile at the chat page for a person to solve
+        the check (:meth:`login`); True once it is solved and the account is ready again. ValueError
+        when the account does not wait for a person."""
+        if account not in {e.account for e in self.account_exceptions()}:
+            raise ValueError(f"account {account} does not wait for a person")
+        return await self.login(account, on_status=on_status)
 
     def capacity_views(self) -> dict[str, CapacityView]:
         return {name: cap.view() for name, cap in self.capacities.items()}

@@ -17,6 +17,7 @@ errors' call log, so only the first line of such an error is ever used).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -154,7 +155,16 @@ async def fill_login_form(page: Any, adapter: SiteAdapter, user: str, password: 
         ("load the page the login leads to",
          lambda: page.wait_for_load_state("domcontentloaded", timeout=load_ms)),
     ]  # fmt: skip
+    navigated = False
+
+    def on_navigated(frame: Any) -> None:
+        nonlocal navigated
+        if frame == page.main_frame:
+            navigated = True
+
     for i, (what, step) in enumerate(steps):
+        if i == 1:  # the login page is open: from here on, did the submit lead anywhere?
+            page.on("framenavigated", on_navigated)
         try:
             await step()
         except Exception as exc:
@@ -166,6 +176,15 @@ async def fill_login_form(page: Any, adapter: SiteAdapter, user: str, password: 
         await page.wait_for_load_state("networkidle", timeout=min(5000.0, load_ms))
     except Exception:  # long-polling sites are never idle; the login check that follows decides
         pass
+    # A single-page app signs in by script and routes on only once the server has answered (a slow
+    # password hash on a busy server takes seconds): loading the chat page before that would abandon
+    # the login. While the page has not moved, wait for the form to go (up to start_timeout_s). A form
+    # post that came back to the form (a wrong password) has navigated: no wait there.
+    with contextlib.suppress(Exception):
+        page.remove_listener("framenavigated", on_navigated)
+    if not navigated:
+        with contextlib.suppress(Exception):
+            await page.locator(adapter.login_password).first.wait_for(state="hidden", timeout=wait_ms)
 
 
 async def clear_password(page: Any, adapter: SiteAdapter) -> None:

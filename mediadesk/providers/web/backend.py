@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mediadesk.config.model import AccountConfig, AppConfig, ConfigError, ProfileConfig
 from mediadesk.config.workspace import Workspace
@@ -50,6 +53,9 @@ from mediadesk.providers.web.playwright_hub import PlaywrightHub
 from mediadesk.providers.web.signals import reach
 from mediadesk.providers.web.sites import adapter_for
 from mediadesk.providers.web.threads import replay
+
+if TYPE_CHECKING:
+    from mediadesk.providers.web.check import AdapterCheckResult
 
 __all__ = [
     "RUNS_PER_ACCOUNT",
@@ -246,7 +252,7 @@ class WebAccountBackend(_AccountSignals):
                 self._set_needs_login(str(exc))
                 return False, f"needs login: {exc}"
             except ChallengeShown as exc:
-                self._set_challenge(str(exc))
+                await self._challenge_seen(str(exc), self._page)
                 return False, str(exc)
             except SiteDown as exc:
                 self._last_error = f"{exc}; the breaker probes it"
@@ -260,6 +266,32 @@ class WebAccountBackend(_AccountSignals):
             self._needs_login_since = None
             await self._keep_cookies()
             return True, "logged in, prompt box ready"
+
+    async def check_adapter(
+        self, *, prompt: str | None, out_dir: Path, progress: Callable[[str], None] = log.info
+    ) -> AdapterCheckResult:
+        """``adapter check`` on this account's own browser (it holds the profile): in a second tab, under
+        the run lock, so it starts only after the run in progress has ended and no run starts beside it
+        (the lane should also stop claiming meanwhile: ``Scheduler.hold_account``). The warm tab stays.
+        Raises :class:`WebLaneError` when the browser cannot be started."""
+        from mediadesk.providers.web.check import check_page
+
+        async with self._run_lock:
+            if self._stopped or self._pw is None:
+                raise WebLaneError(f"account {self.account}: its lane is not running")
+            await self._ensure_browser(progress)
+            await self._ensure_page()  # the warm tab stays open: closing the last one drops session cookies
+            assert self._browser is not None
+            page = await self._browser.context.new_page()
+            stem = f"{(self.adapter.name or 'site').replace('/', '_')}-{self.account}-{time.strftime('%Y%m%d-%H%M%S')}"
+            try:
+                result = await check_page(page, self.adapter, out_dir=out_dir, stem=stem, prompt=prompt,
+                                          progress=progress)
+            finally:
+                with contextlib.suppress(Exception):
+                    await page.close()
+        return dataclasses.replace(result, account=self.account)
+
     def unavailable_reason(self) -> tuple[str, str] | None:
         """Why this account takes no task now, and what would change it: (reason, action) with
         action one of "login", "wait", "fix"; None when it can take one."""
@@ -306,4 +338,5 @@ def build_web_backend(
         kill_grace_s=config.scheduler.kill_grace_s,
         credentials=credentials,
         login_cooldown_s=account.login_cooldown_s,
+        evidence_dir=workspace.account_evidence_dir(account.name),
     )

@@ -50,8 +50,11 @@ class _AccountBrowser:
         kill_grace_s: float = 3.0,
         credentials: CredentialSource | None = None,
         login_cooldown_s: float = 600.0,
+        evidence_dir: Path | None = None,
     ) -> None:
         self.account = account
+        #: The account's own evidence folder (the screenshot of a bot check it waits on); None: none kept.
+        self.account_evidence_dir = evidence_dir
         self._busy_answers: dict[str, int] = {}  # task id -> busy notices given as its whole answer
         self.adapter = adapter
         self.browser_config = browser
@@ -73,6 +76,8 @@ class _AccountBrowser:
         self._resting_until: float | None = None
         #: What the last bot check said (the account waits for a person while ``challenge``).
         self._challenge: str | None = None
+        #: The screenshot of that check, for the person (``challenge.png`` in ``account_evidence_dir``).
+        self._challenge_shot: Path | None = None
         self._logging_in = False
         self._stopped = False
         self.browser_pids: list[int] = []  # every browser this backend started (tests, evidence)

@@ -62,6 +62,8 @@ class _AccountSignals(_AccountLogin):
             self._set_needs_login(str(exc))
             return exc
         await self._evidence(page, ctx, task)
+        if isinstance(exc, ChallengeShown):  # the account's own copy, for the person who solves it
+            await self._shoot_challenge(page)
         await self._after_failure(ctx)
         err: WebLaneError
         if isinstance(exc, PageGone) or crashed:

@@ -5,9 +5,11 @@ login with stored credentials (at most once per cooldown, also in the background
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from mediadesk.core.backend import HealthStatus
@@ -48,7 +50,7 @@ class _AccountLogin(_AccountBrowser):
         except NeedsLogin as exc:
             self._set_needs_login(str(exc))
         except ChallengeShown as exc:
-            self._set_challenge(str(exc))
+            await self._challenge_seen(str(exc), self._page)
         except WebLaneError as exc:
             self._set_error(str(exc))
 
@@ -79,6 +81,32 @@ class _AccountLogin(_AccountBrowser):
     def _set_challenge(self, message: str) -> None:
         self._challenge = message
         self._health, self._last_error = HealthStatus.CHALLENGE, f"needs a person: {message}"
+
+    async def _challenge_seen(self, message: str, page: Any) -> None:
+        """The account waits for a person: say so, and keep a screenshot of the check for them."""
+        self._set_challenge(message)
+        await self._shoot_challenge(page)
+
+    async def _shoot_challenge(self, page: Any) -> None:
+        """``challenge.png`` (and the page's HTML) in the account's evidence folder, replacing an older
+        one (so a failed shot never shows the previous check). Never raises."""
+        self._challenge_shot = None
+        folder = self.account_evidence_dir
+        if folder is None or page is None or page.is_closed():
+            return
+        with contextlib.suppress(OSError):
+            (folder / "challenge.png").unlink(missing_ok=True)
+        try:
+            written = await asyncio.wait_for(self.driver.evidence(page, folder, "challenge"), 15)
+        except Exception as exc:  # evidence never masks the check itself
+            log.warning("%s: screenshot of the bot check failed: %s", self.account, exc)
+            return
+        self._challenge_shot = next((p for p in written if p.suffix == ".png"), None)
+
+    @property
+    def challenge_screenshot(self) -> Path | None:
+        """The screenshot of the bot check while the account waits for a person, else None."""
+        return self._challenge_shot if self._health == HealthStatus.CHALLENGE else None
 
     @property
     def challenge(self) -> str | None:

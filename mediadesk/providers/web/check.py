@@ -26,7 +26,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -153,6 +153,16 @@ async def _shot(page: Page, rows: dict[str, dict[str, Any]], reports: list[KeyRe
         return None
 
 
+def _send_shown_when_typed(reports: dict[str, KeyReport], warnings: Sequence[str]) -> None:
+    """Many sites show the send button only once the prompt box has text (a microphone in its place
+    while it is empty): a ``send`` missing at rest that the test run clicked without falling back (no
+    warning names it) is found, and the report says when it shows."""
+    rep = reports.get("send")
+    if rep is not None and rep.status == "missing" and not any("'send'" in w for w in warnings):
+        reports["send"] = KeyReport("send", rep.selector, "found",
+                                    "shown only once the prompt box has text; it sent the test prompt")
+
+
 async def check_page(
     page: Page,
     adapter: SiteAdapter,
@@ -205,6 +215,7 @@ async def check_page(
             answer, done_reason, events = result.answer, result.timings.done_reason, result.timings.stream_events
             notes.append(f"answer after {result.timings.total_ms / 1000:.1f} s; done: {done_reason}")
             notes.extend(result.warnings)  # keys that matched nothing and were found by role instead
+            _send_shown_when_typed(reports, result.warnings)
         except WebLaneError as exc:
             error = f"test prompt failed: {type(exc).__name__}: {exc}"
         finally:

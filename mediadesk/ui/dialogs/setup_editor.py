@@ -10,7 +10,9 @@ account on/off) is applied at once; the rest is listed as "applies at the next s
 
 "Test" (through :class:`mediadesk.scheduler.checks.Checks`): an endpoint (or an API profile) sends
 one cheap request and shows the latency or the error; a web account opens its site in a real
-Chromium on its own profile and says logged in or logged out.
+Chromium on its own profile and says logged in or logged out. "Check adapter" (a web account, or a
+web profile through its first account) checks the site adapter there and shows the report
+(``setup/adapter_checker``).
 
 This module is the dialog: its pages, queries and validation. The parts are in
 :mod:`mediadesk.ui.dialogs.setup`: the field model (``fields``), the per-entry forms (``forms``),
@@ -42,6 +44,7 @@ from PySide6.QtWidgets import (
 from mediadesk.config.edit import ConfigDoc, FieldError, Section
 from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.ui.dialogs.setup.adapter_checker import AdapterChecker
 from mediadesk.ui.dialogs.setup.entries import EntryLists
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE, Field, field_error_line, field_error_text, site_choices
 from mediadesk.ui.dialogs.setup.forms import _EntryForm, _SectionPage
@@ -75,6 +78,7 @@ class SetupEditor(QDialog):
         self.errors: list[FieldError] = []
         self.entries = EntryLists(self)
         self.tester = SetupTester(self)
+        self.checker = AdapterChecker(self)
         #: Saves; restart-needed changes are measured against what the running app uses.
         self.saver = SetupSaver(self, scheduler.config if scheduler is not None else self.doc.validate()[0])
         #: Asked before overwriting a file changed on disk: (message) -> overwrite?
@@ -181,6 +185,18 @@ class SetupEditor(QDialog):
             btn.clicked.connect(lambda _=False, s=section: self.test_current(s))
             self.test_buttons[section] = btn  # type: ignore[index]
             self.test_results[section] = result  # type: ignore[index]
+        # "Check adapter" on web accounts and web profiles: the site adapter on the account's profile
+        self.check_buttons: dict[Section, QPushButton] = {}
+        for section in ("profiles", "accounts"):
+            form = self.pages[section].form  # type: ignore[index]
+            check = QPushButton(self.tr("Check adapter"), form)
+            check.setObjectName(f"{section}CheckAdapter")
+            check.setToolTip(self.tr("Opens the site on the account's profile in Chromium, reports each adapter "
+                                     "key (found, missing, covered...) with an outlined screenshot, then sends one "
+                                     "test prompt and shows how completion was decided"))
+            form.buttons.insertWidget(1, check)
+            check.clicked.connect(lambda _=False, s=section: self.check_adapter(s))
+            self.check_buttons[section] = check  # type: ignore[index]
 
     # ------------------------------------------------------------------ queries (tests, callers)
     def page(self, section: Section) -> _SectionPage:
@@ -287,4 +303,10 @@ class SetupEditor(QDialog):
         return self.tester.test_current(section)
 
     def running_tests(self) -> set[asyncio.Task[None]]:
-        return self.tester.running_tests()
+        return self.tester.running_tests() | self.checker.running()
+
+    def check_adapter(self, section: Section) -> asyncio.Task[None] | None:
+        """Check the site adapter of the current web account (or web profile: its first account) in a
+        real Chromium on the account's profile; progress and report in :attr:`checker`'s dialog.
+        Returns the task running on the asyncio loop (tests await it)."""
+        return self.checker.start(section)

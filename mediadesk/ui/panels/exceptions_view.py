@@ -1,7 +1,8 @@
 """The Exceptions tab: failed tasks a person must judge (see ``Scheduler.exceptions``), with their
-evidence, and the operator's decision on each (retry, re-route, answer by hand, drop); above them,
-the API endpoints stopped until the operator acts (their key rejected, a TLS error), with Resume
-(:mod:`~mediadesk.ui.panels.stopped_endpoints`).
+evidence, and the operator's decision on each (retry, re-route, answer by hand, drop). Above them,
+while there are any, the API endpoints stopped until the operator acts (their key rejected, a TLS
+error), with Resume (:mod:`~mediadesk.ui.panels.stopped_endpoints`), and the accounts that wait for
+a person (a bot check), from :mod:`~mediadesk.ui.panels.account_exceptions`.
 
 The list comes from ``Scheduler.exceptions()`` (a short indexed query, run on the loop thread);
 the task log and the evidence directory listing are read in a worker thread via :class:`TaskJobs`.
@@ -49,6 +50,7 @@ from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.jobs.workers import TaskJobs, fetch_task_detail
+from mediadesk.ui.panels.account_exceptions import AccountExceptionsBox
 from mediadesk.ui.panels.detail_pane import format_log_html
 from mediadesk.ui.panels.stopped_endpoints import StoppedEndpoints
 from mediadesk.ui.plain import plain, plain_tip
@@ -68,7 +70,7 @@ def read_exception_detail(location: StoreLocation | Path, evidence_dir: Path,
 class ExceptionsView(QWidget):
     """The table of exceptions, the selected one's detail, and the resolution controls."""
 
-    # The number of unresolved exceptions changed (for the tab title).
+    # The number of unresolved exceptions changed, accounts that need a person included (for the tab title).
     countChanged = Signal(int)
     # The list was re-read.
     refreshed = Signal()
@@ -178,11 +180,14 @@ class ExceptionsView(QWidget):
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
         self.stopped = StoppedEndpoints(scheduler, bridge)
-        self.stopped.countChanged.connect(lambda _n: self.countChanged.emit(self.count + len(self.stopped.stops)))
+        self.stopped.countChanged.connect(lambda _n: self._emit_count())
+        self.accounts_box = AccountExceptionsBox(scheduler, bridge, self)
+        self.accounts_box.countChanged.connect(lambda _n: self._emit_count())
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.stopped)
-        lay.addWidget(self.splitter)
+        lay.addWidget(self.accounts_box)
+        lay.addWidget(self.splitter, 1)
 
         bridge.taskChanged.connect(self._on_changed)
         self._set_actions_enabled(False)
@@ -307,6 +312,9 @@ class ExceptionsView(QWidget):
         await self._jobs.drain()
 
     # ------------------------------------------------------------------ internals
+    def _emit_count(self) -> None:
+        self.countChanged.emit(self.count + len(self.stopped.stops) + len(self.accounts_box.entries))
+
     def _say(self, text: str, *, error: bool = False) -> None:
         self.status_label.setStyleSheet("color: #d32f2f" if error else "")
         self.status_label.setText(text)

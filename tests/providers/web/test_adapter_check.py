@@ -171,3 +171,47 @@ async def test_covered_and_ambiguous_keys(chromium_exe: Path, tmp_path: Path) ->
     assert by_key["logged_in"].status == "found"
     assert not result.ok
     assert (tmp_path / "covered.png").read_bytes().startswith(PNG)
+
+
+#: A chat page whose send button shows only while the box has text (Open WebUI shows a microphone
+#: in its place while the box is empty).
+SEND_WHEN_TYPED_PAGE = """<!doctype html><meta charset=utf-8>
+<span class=avatar>me</span><div class=thread></div>
+<textarea class=box></textarea><button class=send style="display:none">Send</button>
+<script>
+const box = document.querySelector('.box'), send = document.querySelector('.send');
+box.addEventListener('input', () => { send.style.display = box.value ? '' : 'none'; });
+send.addEventListener('click', () => {
+  const a = document.createElement('div'); a.className = 'a'; a.textContent = 'echo: ' + box.value;
+  box.value = ''; send.style.display = 'none';
+  setTimeout(() => document.querySelector('.thread').appendChild(a), 50);
+});
+</script>"""
+
+
+async def test_a_send_button_shown_only_once_there_is_text_is_found(chromium_exe: Path, tmp_path: Path) -> None:
+    async def page_handler(_: web.Request) -> web.Response:
+        return web.Response(text=SEND_WHEN_TYPED_PAGE, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/chat", page_handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/chat"
+    adapter = parse_adapter({"url": url, "logged_in": ".avatar", "prompt": "textarea.box", "send": "button.send",
+                             "answer": ".thread .a", "settle_ms": 200, "start_timeout_s": 10}, "typed.toml")
+    pw = await async_playwright().start()
+    browser = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=True))
+    try:
+        page = await browser.new_page()
+        result = await check_page(page, adapter, out_dir=tmp_path, stem="typed", prompt="hello there")
+    finally:
+        await browser.close()
+        await pw.stop()
+        await runner.cleanup()
+    by_key = {k.key: k for k in result.keys}
+    assert by_key["send"].status == "found", result
+    assert "only once the prompt box has text" in by_key["send"].detail
+    assert result.answer == "echo: hello there" and result.error is None
+    assert result.ok, result

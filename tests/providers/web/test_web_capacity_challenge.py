@@ -23,7 +23,7 @@ from tests.providers.web.test_login_flow import _needs_xvfb  # noqa: F401 - its 
 from tests.providers.web.test_web_capacity import cap_config, charged, login_all
 from tests.providers.web.test_web_capacity import no_browser_left as no_browser_left  # its autouse fixture
 from tests.providers.web.xserver import xvfb
-from tests.support import log_messages, tasks_of, until
+from tests.support import log_messages, mediadesk_async, tasks_of, until
 
 pytestmark = [
     pytest.mark.browser,
@@ -115,3 +115,87 @@ async def test_a_challenge_page_at_start_is_seen_before_any_task_is_taken(
         t = tasks_of(workspace)["q"]
     assert t.state == "pending" and t.attempt == 0
     assert sim.stats()["generations_started"] == 0 and sim.stats()["challenge_refusals"] == 0
+
+
+async def test_a_challenge_is_an_exception_entry_with_its_screenshot_until_it_is_resolved(
+    xdisplay: str, workspace: Workspace, sim: WebSimServer, tmp_path: Path
+) -> None:
+    """"account X needs a person" in the exceptions (the scheduler's and ``mediadesk exceptions list``),
+    with the screenshot of the check; resolving it opens the account's browser visibly on its profile
+    and, once the check is gone, the entry disappears and the task succeeds on its first attempt."""
+    cfg = cap_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    async with Scheduler(cfg, workspace) as s:
+        lane = s.lanes[0]
+        await lane.started.wait()
+        assert s.account_exceptions() == []
+        with pytest.raises(ValueError, match="does not wait for a person"):
+            await s.resolve_account_exception("acct-a")
+        sim.set_challenge("recaptcha", account="acct-a")
+        s.submit([s.new_task("q", "chat", "what is a bot check?")])
+        await until(lambda: s.account_exceptions() != [], "the account's exception entry", limit_s=60)
+        (entry,) = s.account_exceptions()
+        assert entry.account == "acct-a" and entry.title == "account acct-a needs a person"
+        assert "bot check" in entry.message or "recaptcha" in entry.message.lower(), entry.message
+        assert entry.screenshot == workspace.challenge_screenshot("acct-a")
+        assert entry.screenshot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+        assert entry.screenshot.stat().st_mode & 0o077 == 0  # private, as every file we write
+        # the other face, in another process: the persisted health and the kept screenshot
+        await until(lambda: s.account_states()["acct-a"][1] == "challenge", "the health to be persisted", limit_s=10)
+        listed = await mediadesk_async("exceptions", "list", "--data-dir", str(workspace.data_dir))
+        assert listed.rc == 0, listed.err
+        line = next(ln for ln in listed.out.splitlines() if ln.startswith("account acct-a needs a person"))
+        assert f"screenshot: {entry.screenshot}" in line and "resolve-account acct-a" in line, line
+        assert "1 account(s) need a person" in listed.err
+        statuses: list[str] = []
+        resolve = asyncio.ensure_future(s.resolve_account_exception("acct-a", on_status=statuses.append))
+        try:
+            await until(lambda: any("solve the check" in st for st in statuses) or resolve.done(),
+                        "the visible browser to show the check", limit_s=120)
+            assert not resolve.done(), statuses
+            assert s.account_exceptions() != []  # still waiting for the person
+            sim.set_challenge(None, account="acct-a")  # the person solved it
+            assert await asyncio.wait_for(resolve, 120) is True, statuses
+        finally:
+            resolve.cancel()
+        assert s.account_exceptions() == []
+        assert lane.backend.health()[0] in ("ready", "busy")
+        await asyncio.wait_for(s.wait_idle(), 120)
+    t = tasks_of(workspace)["q"]
+    assert (t.state, t.attempt) == ("success", 1), (t.error_kind, t.error_message)
+    assert charged(workspace, "q") == []
+    listed = await mediadesk_async("exceptions", "list", "--data-dir", str(workspace.data_dir))
+    assert "needs a person" not in listed.out, listed.out
+
+
+async def test_the_cli_resolves_an_account_that_needs_a_person_when_no_console_runs_it(
+    xdisplay: str, workspace: Workspace, sim: WebSimServer, tmp_path: Path
+) -> None:
+    cfg = cap_config(sim, ["acct-a"])
+    await login_all(cfg, workspace, sim)
+    sim.set_challenge("text", account="acct-a")
+    async with Scheduler(cfg, workspace) as s:  # meets the check at start, stores the account's health
+        await s.lanes[0].started.wait()
+        await until(lambda: s.account_states()["acct-a"][1] == "challenge", "the health to be persisted", limit_s=10)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[profiles]]\nname = "chat"\nkind = "web"\nsite = "simchat"\nurl = "{sim.chat_url}"\n\n'
+                      '[[accounts]]\nname = "acct-a"\nprofile = "chat"\n', encoding="utf-8")
+    args = ("exceptions", "resolve-account", "acct-a", "--config", str(config), "--data-dir", str(workspace.data_dir))
+    pages_before = sim.stats()["challenge_pages"]
+    run = asyncio.ensure_future(mediadesk_async(*args, env={"DISPLAY": xdisplay}, limit_s=240))
+    try:
+        # the account's browser opens (visible, on its own profile) and shows the check as it is
+        await until(lambda: sim.stats()["challenge_pages"] >= pages_before + 2 or run.done(),
+                    "the visible browser to show the check", limit_s=180)
+        assert not run.done(), run.result()
+        sim.set_challenge(None, account="acct-a")  # the person solved it
+        res = await asyncio.wait_for(run, 240)
+    finally:
+        run.cancel()
+    assert res.rc == 0, (res.out, res.err)
+    assert "account acct-a: the check is gone (ready)" in res.out, res.out
+    listed = await mediadesk_async("exceptions", "list", "--data-dir", str(workspace.data_dir))
+    assert "needs a person" not in listed.out, listed.out
+    # nothing to do for an account that does not wait for a person
+    again = await mediadesk_async(*args, env={"DISPLAY": xdisplay})
+    assert again.rc == 0 and "does not wait for a person (ready)" in again.out, again
