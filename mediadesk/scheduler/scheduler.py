@@ -51,7 +51,7 @@ from mediadesk.scheduler.intake import Intake, QueueFullError
 from mediadesk.scheduler.lane import Lane, LaneDeps
 from mediadesk.scheduler.recovery import join_team, recover
 from mediadesk.scheduler.team_link import TeamLink
-from mediadesk.scheduler.upkeep import Upkeep
+from mediadesk.scheduler.upkeep import Upkeep, seed_run_times
 from mediadesk.scheduler.wiring import BackendFactory, Wiring
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore, open_store
 from mediadesk.store.errors import StorageError
@@ -157,6 +157,7 @@ class Scheduler:
     async def start(self) -> None:
         self.open()
         self._build_lanes()
+        await seed_run_times(self.lanes, self.workspace.location)  # an ETA right after a restart
         if self.team is not None:
             self.team.start()
         await asyncio.gather(*(lane.start() for lane in self.lanes))

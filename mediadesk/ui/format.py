@@ -11,9 +11,24 @@ import time
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from mediadesk.core.backend import HealthStatus
+from mediadesk.core.errors import ErrorKind
+from mediadesk.viewmodel import plain_errors
+from mediadesk.viewmodel.plain_errors import Explained
 from mediadesk.viewmodel.row_display import DISPLAY_STATES, STALLED
 
-__all__ = ["fmt_clock", "fmt_count", "fmt_eta", "fmt_rate", "fmt_seconds", "fmt_stamp", "health_label", "state_labels"]
+__all__ = [
+    "error_kind_label",
+    "error_line",
+    "fmt_clock",
+    "fmt_count",
+    "fmt_eta",
+    "fmt_rate",
+    "fmt_seconds",
+    "fmt_stamp",
+    "health_label",
+    "plain_error",
+    "state_labels",
+]
 
 
 def fmt_count(n: int) -> str:
@@ -97,3 +112,60 @@ def health_label(health: str) -> str:
         HealthStatus.RESTING: QCoreApplication.translate("Format", "resting (usage limit)"),
     }
     return labels.get(health, health)
+
+
+def error_kind_labels() -> dict[str, str]:
+    """Translated operator words per error kind (``needs_login`` -> "needs login"): the ONE mapping
+    the Exceptions view, the detail pane and the notices show a kind through."""
+    t = QCoreApplication.translate
+    labels: dict[str, str] = {
+        ErrorKind.TIMEOUT: t("Format", "took too long"),
+        ErrorKind.RATE_LIMITED: t("Format", "refused: too many requests"),
+        ErrorKind.SERVER_ERROR: t("Format", "the service had an error"),
+        ErrorKind.CONNECTION: t("Format", "could not reach the service"),
+        ErrorKind.HEARTBEAT_TIMEOUT: t("Format", "stopped answering (no heartbeat)"),
+        ErrorKind.OWNER_LOST: t("Format", "interrupted: MediaDesk stopped"),
+        ErrorKind.BROWSER_CRASH: t("Format", "the browser crashed"),
+        ErrorKind.SITE_ERROR: t("Format", "the site showed an error"),
+        ErrorKind.TRUNCATED_STREAM: t("Format", "the answer was cut off"),
+        ErrorKind.BAD_REQUEST: t("Format", "the request was refused as invalid"),
+        ErrorKind.AUTH: t("Format", "API key refused or missing"),
+        ErrorKind.NEEDS_LOGIN: t("Format", "needs login"),
+        ErrorKind.PROFILE_IN_USE: t("Format", "browser profile in use elsewhere"),
+        ErrorKind.CANCELED: t("Format", "canceled"),
+        ErrorKind.CONFIG: t("Format", "setup problem"),
+        ErrorKind.INTERNAL: t("Format", "internal error (a bug in MediaDesk)"),
+        ErrorKind.OUT_OF_CREDIT: t("Format", "out of credit"),
+        ErrorKind.EXPIRED: t("Format", "waited too long to start"),
+        ErrorKind.QUARANTINED: t("Format", "set aside after repeated crashes"),
+        ErrorKind.CONVERSATION_BROKEN: t("Format", "an earlier turn of its conversation failed"),
+        ErrorKind.FALLBACK_EXHAUSTED: t("Format", "every fallback profile failed"),
+        ErrorKind.ANSWER_TOO_LARGE: t("Format", "the answer was too long"),
+        ErrorKind.CHALLENGE: t("Format", "the site asks for a person (bot check)"),
+    }
+    assert set(labels) == {k.value for k in ErrorKind}
+    return {str(k.value if isinstance(k, ErrorKind) else k): v for k, v in labels.items()}
+
+
+def error_kind_label(kind: str | None) -> str:
+    """A task's error kind in the operator's words (translated); an unknown kind as stored."""
+    if not kind:
+        return ""
+    return error_kind_labels().get(kind, kind)
+
+
+def plain_error(text: str | None) -> Explained:
+    """An error text in the operator's words (translated), the text as stored in ``detail``
+    (:func:`mediadesk.viewmodel.plain_errors.explain`)."""
+    return plain_errors.explain(text or "", lambda s: QCoreApplication.translate(plain_errors.CONTEXT, s))
+
+
+def error_line(kind: str | None, message: str | None) -> Explained:
+    """"error: <kind in words>: <message in words>", and the stored kind and message as detail
+    whenever either was reworded."""
+    said = plain_error(message)
+    summary = QCoreApplication.translate("Format", "error: {kind}: {message}").format(
+        kind=error_kind_label(kind) or "?", message=said.summary)
+    raw = f"{kind or '?'}: {message or ''}"
+    reworded = said.has_detail or error_kind_label(kind) != (kind or "")
+    return Explained(summary, raw if reworded else "")

@@ -198,7 +198,10 @@ def test_endpoint_test_shows_latency_or_the_error(editor: SetupEditor, arun: ARu
     assert task is not None
     arun(asyncio.wait_for(asyncio.shield(task), 20))
     text = editor.test_results["endpoints"].text()
-    assert text.startswith("Failed after ") and "connect" in text.lower(), text
+    # in the operator's words; the library's own words (ConnectError...) one hover away
+    assert text.startswith("Failed after ") and "could not reach the service" in text, text
+    assert "ConnectError" not in text
+    assert "ConnectError" in editor.test_results["endpoints"].toolTip()
     # the API profile's Test goes through its endpoint
     editor.set_field("endpoints", "base_url", api_sim.base_url)
     editor.select("profiles", "writer")
@@ -239,6 +242,9 @@ def test_web_account_test_reports_logged_out_then_logged_in(
         arun(asyncio.wait_for(asyncio.shield(task), 90), timeout=100)
         out = dlg.test_results["accounts"].text()
         assert "logged out" in out, out
+        # the operator's words, not the adapter's key and selector (those are in the tooltip)
+        assert "logged_out" not in out and "a.login-link" not in out, out
+        assert "a.login-link" in dlg.test_results["accounts"].toolTip()
         # stored credentials, typed into the form: the account logs itself in and the Test says so
         dlg.set_field("accounts", "login_user_env", "MD_TEST_SITE_USER")
         dlg.set_field("accounts", "login_password_env", "MD_TEST_SITE_PASSWORD")

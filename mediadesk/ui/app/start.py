@@ -56,6 +56,7 @@ from mediadesk.ui.app.workspace_session import (
     load_workspace,
 )
 from mediadesk.ui.app.workspace_switch import WorkspaceSwitcher
+from mediadesk.ui.dialogs.starting import StartingWindow
 from mediadesk.ui.dialogs.welcome import WelcomeChoice, WelcomePanel
 from mediadesk.ui.plain import plain
 from mediadesk.ui.style import apply_style, install_translator, missing_fonts
@@ -177,8 +178,7 @@ async def _console_main(
     tray_available: bool | None = None,
 ) -> int:
     if demo:
-        return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
-                                 on_window=on_window, tray_available=tray_available)
+        return await _run_window(app, _demo_session(data_dir), on_window=on_window, tray_available=tray_available)
     error: ConfigError | None = None
     try:
         config, workspace = _resolve_config(config_path, data_dir, db)
@@ -192,8 +192,8 @@ async def _console_main(
         while True:
             choice = await _ask_welcome(app, default_config_path(data_dir), error, on_welcome)
             if choice.kind == "demo":
-                return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
-                                         on_window=on_window, tray_available=tray_available)
+                return await _run_window(app, _demo_session(data_dir), on_window=on_window,
+                                         tray_available=tray_available)
             if choice.kind != "config" or choice.path is None:
                 return EXIT_OK
             try:  # the same loader and session as File > Open config… in the running console
@@ -210,6 +210,40 @@ async def _console_main(
     return await _run_window(app, session, on_window=on_window, tray_available=tray_available)
 
 
+def _demo_session(data_dir: Path | None) -> WorkspaceSession:
+    """The demo's session, with a window that says what is starting, shown at once."""
+    session = WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True))
+    starting = StartingWindow(QCoreApplication.translate("Console", "Starting the MediaDesk demo"))
+    session.on_step = starting.step
+    starting.show()
+    starting.step(QCoreApplication.translate("Console", "Starting the demo…"))
+    _starting[session] = starting
+    return session
+
+
+#: The "what is starting" window of a session still starting (closed when its main window shows).
+_starting: dict[WorkspaceSession, StartingWindow] = {}
+
+
+def _close_starting(session: WorkspaceSession) -> None:
+    starting = _starting.pop(session, None)
+    if starting is not None:
+        starting.close()
+        starting.deleteLater()
+
+
+async def _say_when_lanes_ready(window: MainWindow, session: WorkspaceSession) -> None:
+    """The demo's window is up before its accounts are: say what they are doing until every lane
+    has started (browsers warm, the accounts logged in by themselves), then that the demo is ready."""
+    accounts = ", ".join(a.name for a in session.config.accounts) if session.config is not None else ""
+    window.show_status(QCoreApplication.translate(
+        "Console", "Demo: the accounts ({accounts}) are logging in and their browsers warming up; "
+                   "the API lane is ready.").format(accounts=accounts), 0)
+    await session.scheduler.wait_ready()
+    window.show_status(QCoreApplication.translate(
+        "Console", "Demo ready: both lanes can take tasks. Submit the staged batch to see them work."))
+
+
 async def _run_window(
     app: QApplication,
     session: WorkspaceSession,
@@ -221,11 +255,15 @@ async def _run_window(
     try:
         await session.start()
     except WorkspaceStartError as err:
+        _close_starting(session)
         if err.handed_over:  # another console has this data folder: it came to the front
             print("mediadesk: " + err.text, file=sys.stderr, flush=True)
         else:
             show_error(err.title, err.text)
         return err.exit_code
+    except BaseException:
+        _close_starting(session)
+        raise
     switcher: WorkspaceSwitcher | None = None
     try:
         closed = asyncio.Event()
@@ -235,9 +273,13 @@ async def _run_window(
         # File > Open config… / Recent configs; the tray icon and the close question (per workspace)
         switcher = WorkspaceSwitcher(window, session, tray_available=tray_available)
         window.show()
+        _close_starting(session)
         if on_window is not None:
             on_window(window)
+        ready: asyncio.Task[None] | None = None
         try:
+            if session.demo_batch is not None:
+                ready = asyncio.get_running_loop().create_task(_say_when_lanes_ready(window, session))
             await window.start()
             for advice in missing_fonts():  # text would show as empty boxes: say what to install
                 log.warning("%s", advice)
@@ -251,6 +293,8 @@ async def _run_window(
             await closed.wait()
             await switcher.cancel_switch()  # the app quits mid-switch: what it started is stopped
         finally:
+            if ready is not None:
+                ready.cancel()
             switcher.close()
             await window.aclose()
             window.deleteLater()

@@ -110,49 +110,48 @@ class SetupEditor(QDialog):
 
     # ------------------------------------------------------------------ building
     def _build_pages(self) -> None:
-        tr = self.tr
         endpoint_fields = [
-            Field("name", "str", tr("Name")),
-            Field("base_url", "str", tr("Base URL")),
-            Field("api_key_env", "str", tr("API key variable")),
-            Field("api_key_keyring", "str", tr("API key keyring entry")),
-            Field("concurrency", "num", tr("Concurrency"), 3),
-            Field("rpm", "num", tr("Requests per minute"), 0),
-            Field("adaptive", "bool", tr("Adaptive"), True),
+            Field("name", "str", self.tr("Name")),
+            Field("base_url", "str", self.tr("Base URL")),
+            Field("api_key_env", "str", self.tr("API key variable")),
+            Field("api_key_keyring", "str", self.tr("API key keyring entry")),
+            Field("concurrency", "num", self.tr("Concurrency"), 3),
+            Field("rpm", "num", self.tr("Requests per minute"), 0),
+            Field("adaptive", "bool", self.tr("Adaptive"), True),
         ]
         profile_fields = [
-            Field("name", "str", tr("Name")),
-            Field("kind", "choice", tr("Kind"), choices=("api", "web")),
-            Field("endpoint", "endpoint", tr("Endpoint"), only="api"),
-            Field("base_url", "str", tr("Base URL"), only="api"),
-            Field("api_key_env", "str", tr("API key variable"), only="api"),
-            Field("model", "str", tr("Model"), only="api"),
-            Field("concurrency", "num", tr("Concurrency"), 3, only="api"),
-            Field("stream", "bool", tr("Stream"), False, only="api"),
-            Field("max_answer_chars", "num", tr("Longest answer (chars)"), 200_000, only="api"),
-            Field("site", "site", tr("Site"), only="web"),
-            Field("url", "str", tr("Chat URL"), only="web"),
-            Field("instructions", "str", tr("Instructions")),
-            Field("need_empty_prompt", "bool", tr("Needs an empty prompt"), False),
-            Field("timeout_s", "num", tr("Timeout (s)"), 60.0),
-            Field("max_run_s", "num", tr("Longest run (s)")),
-            Field("max_wait_s", "num", tr("Longest wait (s)")),
-            Field("max_pending", "num", tr("Most pending tasks")),
-            Field("fallback", "list", tr("Fallback profiles")),
-            Field("rule_reply", "str", tr("Rule reply")),
+            Field("name", "str", self.tr("Name")),
+            Field("kind", "choice", self.tr("Kind"), choices=("api", "web")),
+            Field("endpoint", "endpoint", self.tr("Endpoint"), only="api"),
+            Field("base_url", "str", self.tr("Base URL"), only="api"),
+            Field("api_key_env", "str", self.tr("API key variable"), only="api"),
+            Field("model", "str", self.tr("Model"), only="api"),
+            Field("concurrency", "num", self.tr("Concurrency"), 3, only="api"),
+            Field("stream", "bool", self.tr("Stream"), False, only="api"),
+            Field("max_answer_chars", "num", self.tr("Longest answer (chars)"), 200_000, only="api"),
+            Field("site", "site", self.tr("Site"), only="web"),
+            Field("url", "str", self.tr("Chat URL"), only="web"),
+            Field("instructions", "str", self.tr("Instructions")),
+            Field("need_empty_prompt", "bool", self.tr("Needs an empty prompt"), False),
+            Field("timeout_s", "num", self.tr("Timeout (s)"), 60.0),
+            Field("max_run_s", "num", self.tr("Longest run (s)")),
+            Field("max_wait_s", "num", self.tr("Longest wait (s)")),
+            Field("max_pending", "num", self.tr("Most pending tasks")),
+            Field("fallback", "list", self.tr("Fallback profiles")),
+            Field("rule_reply", "str", self.tr("Rule reply")),
         ]
         account_fields = [
-            Field("name", "str", tr("Name")),
-            Field("profile", "profile", tr("Web profile")),
-            Field("enabled", "bool", tr("Enabled"), True),
-            Field("profile_dir", "str", tr("Browser profile folder")),
-            Field("login_user_env", "str", tr("Login user variable")),
-            Field("login_password_env", "str", tr("Login password variable")),
-            Field("login_user_keyring", "str", tr("Login user keyring entry")),
-            Field("login_password_keyring", "str", tr("Login password keyring entry")),
-            Field("login_cooldown_s", "num", tr("Login cooldown (s)"), 600.0),
+            Field("name", "str", self.tr("Name")),
+            Field("profile", "profile", self.tr("Web profile")),
+            Field("enabled", "bool", self.tr("Enabled"), True),
+            Field("profile_dir", "str", self.tr("Browser profile folder")),
+            Field("login_user_env", "str", self.tr("Login user variable")),
+            Field("login_password_env", "str", self.tr("Login password variable")),
+            Field("login_user_keyring", "str", self.tr("Login user keyring entry")),
+            Field("login_password_keyring", "str", self.tr("Login password keyring entry")),
+            Field("login_cooldown_s", "num", self.tr("Login cooldown (s)"), 600.0),
         ]
-        titles = {"endpoints": tr("Endpoints"), "profiles": tr("Profiles"), "accounts": tr("Accounts")}
+        titles = {"endpoints": self.tr("Endpoints"), "profiles": self.tr("Profiles"), "accounts": self.tr("Accounts")}
         for section, fields in (("endpoints", endpoint_fields), ("profiles", profile_fields),
                                 ("accounts", account_fields)):
             form = _EntryForm(fields, self)
@@ -168,7 +167,8 @@ class SetupEditor(QDialog):
         # Test buttons and their result lines
         self.test_results: dict[Section, QLabel] = {}
         self.test_buttons: dict[Section, QPushButton] = {}
-        for section, label in (("endpoints", tr("Test")), ("profiles", tr("Test")), ("accounts", tr("Test"))):
+        test = self.tr("Test")
+        for section, label in (("endpoints", test), ("profiles", test), ("accounts", test)):
             form = self.pages[section].form  # type: ignore[index]
             btn = QPushButton(label, form)
             btn.setObjectName(f"{section}Test")

@@ -35,7 +35,7 @@ from mediadesk.scheduler.lane import Lane
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
-from mediadesk.ui.format import health_label
+from mediadesk.ui.format import health_label, plain_error
 from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, health_color, icon, is_dark, state_color
 
@@ -234,9 +234,12 @@ class AccountsPanel(QWidget):
         err_item = self._table.item(row.row, _COL_ERROR)
         if err_item is not None:
             err = row.last_error or ""
-            err_item.setText(err.replace("\n", " "))
+            said = plain_error(err)  # the operator's words; the stored text in the tooltip
+            err_item.setText(said.summary.replace("\n", " "))
             err_item.setData(Qt.ItemDataRole.UserRole, err)
-            err_item.setToolTip(plain_tip(err))  # the tooltip shows it as text, never as HTML
+            tip = said.summary + ("\n\n" + self.tr("Details: {detail}").format(detail=said.detail)
+                                  if said.has_detail else "")
+            err_item.setToolTip(plain_tip(tip))  # the tooltip shows it as text, never as HTML
             err_item.setForeground(state_color("failed", dark))
         row.login.setEnabled(self._login is not None and not row.logging_in)
         if self._login is None:

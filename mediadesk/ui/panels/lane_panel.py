@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.core.backend import effective_health
-from mediadesk.core.eta import EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
+from mediadesk.core.eta import MIN_SAMPLES, EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
-from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label
+from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label, plain_error
 from mediadesk.ui.models.task_model import TaskTableModel
 from mediadesk.ui.plain import plain, plain_tip
 
@@ -249,7 +249,7 @@ class LanePanel(QWidget):
             profiles = {p for lane in lanes for p in lane.profiles}
             pending = sum(self.model.counts(profile=p)["pending"] for p in profiles)
             loads = [st for lane in lanes if (st := self._stats.get(lane.name)) is not None]
-            groups.append(EtaGroup(pending, loads))
+            groups.append(EtaGroup(pending, loads, name=", ".join(sorted(profiles))))
         return kind_eta(groups, now)
 
     def throughput(self, now: float | None = None) -> float:
@@ -362,7 +362,10 @@ class LanePanel(QWidget):
         if ke.eta is None:
             if ke.blocked:
                 return self.tr("ETA — (no lane can take the queued tasks) · {rate}").format(rate=rate)
-            return self.tr("ETA — (no finished run yet) · {rate}").format(rate=rate)
+            if ke.waiting_for is not None:  # fewer than MIN_SAMPLES run times of that queue: say so
+                return self.tr("ETA after {need} finished runs of {group} ({have} so far) · {rate}").format(
+                    need=MIN_SAMPLES, group=ke.waiting_for, have=ke.waiting_samples, rate=rate)
+            return self.tr("ETA — (no lane has reported yet) · {rate}").format(rate=rate)
         if ke.eta.p90_s <= 0:
             return self.tr("idle · {rate}").format(rate=rate)
         return self.tr("ETA p50 {p50}, p90 {p90} · {rate}").format(
@@ -405,7 +408,7 @@ class LanePanel(QWidget):
         for c, t in enumerate(texts):
             item.setText(c, t)
         err = (st.last_error if st is not None else None) or (acc.last_error if acc is not None else None)
-        item.setToolTip(1, plain_tip(err))
+        item.setToolTip(1, plain_tip(plain_error(err).summary))
 
     @staticmethod
     def _account_health(st: LaneStats | None, acc: AccountChanged | None) -> str:
@@ -433,7 +436,7 @@ class LanePanel(QWidget):
             settings = (self.tr("empty prompt: on") if nep else self.tr("empty prompt: off"))
         for c, t in enumerate([name, status, "", "", "", settings]):
             item.setText(c, t)
-        item.setToolTip(1, plain_tip(st.last_error if st is not None else None))
+        item.setToolTip(1, plain_tip(plain_error(st.last_error if st is not None else None).summary))
         while item.childCount() > len(running):
             item.takeChild(item.childCount() - 1)
         while item.childCount() < len(running):

@@ -23,6 +23,7 @@ from mediadesk.scheduler.events import AccountChanged, LaneStats, TaskChanged
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.dialogs.close_question import CloseGuard
+from mediadesk.ui.format import plain_error
 from mediadesk.ui.window.main_window import MainWindow
 
 __all__ = ["TrayController", "WorkWatcher"]
@@ -63,7 +64,7 @@ class WorkWatcher(QObject):
             key = f"{cv.kind} {cv.name}"
             if cv.breaker == "open" and key not in self._open_breakers:
                 self._open_breakers.add(key)
-                reason = cv.breaker_reason or self.tr("too many failures")
+                reason = plain_error(cv.breaker_reason).summary or self.tr("too many failures")
                 self._notify(self.tr("Breaker open"), self.tr(
                     "{kind} {name} stopped taking tasks ({reason}); it is probed and resumes by itself "
                     "when it answers again.").format(kind=cv.kind, name=cv.name, reason=reason))
