@@ -32,3 +32,22 @@ def default_backend(
     from mediadesk.providers.web.backend import build_web_backend
 
     return build_web_backend(config, workspace, profile, account)
+
+
+#: What starting the lanes imports on its first run: the providers (Playwright's client for a web
+#: lane) and Alembic (a new database is created through its migrations).
+PRELOAD = ("mediadesk.providers.api", "mediadesk.providers.web.backend", "alembic.command", "alembic.config")
+
+
+def preload() -> None:
+    """Import :data:`PRELOAD` now. A console calls it in a thread before starting a workspace, so
+    those seconds of imports (on a loaded machine) pass while its window keeps painting, instead of
+    freezing the event loop inside ``Scheduler.start``. A module that fails to import is left for
+    the real start to report."""
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            continue

@@ -32,6 +32,7 @@ import logging
 import os
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from mediadesk.config.template import default_config_path
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.text import printable
 from mediadesk.files.safe import UnsafePathError
+from mediadesk.scheduler.backends import preload
 from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.ui.app.workspace_session import (
     EXIT_BUSY,
@@ -107,6 +109,9 @@ async def _ask_welcome(
     app.aboutToQuit.connect(done)
     panel.open_editor = lambda _path: None  # the console opens it in its Setup editor once up
     panel.show()
+    # while the operator reads the panel, import what starting a workspace needs (seconds on a
+    # loaded machine): "Try the demo" then reaches its window sooner
+    threading.Thread(target=preload, name="preload", daemon=True).start()
     if on_welcome is not None:
         on_welcome(panel)
     try:

@@ -8,6 +8,7 @@ running console from one to another is :mod:`mediadesk.ui.app.workspace_switch`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from mediadesk.config.template import default_config_path
 from mediadesk.config.workspace import Workspace
 from mediadesk.files.locks import LockError, LockHeldError
 from mediadesk.files.safe import UnsafePathError
+from mediadesk.scheduler.backends import preload
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store import DatabaseBusyError, SchemaError
 from mediadesk.store.open_errors import StoreOpenError, storage_error
@@ -181,6 +183,9 @@ class WorkspaceSession:
         self._stack = stack
 
     async def _start(self, stack: AsyncExitStack) -> None:
+        # the lanes' first imports (Playwright's client, Alembic for a new database) in a thread:
+        # the window that says what is starting keeps painting meanwhile
+        await asyncio.to_thread(preload)
         if self.spec.demo:
             await self._start_demo(stack)
         elif self.config is None or self.workspace is None:

@@ -158,8 +158,9 @@ class MainWindow(QMainWindow):
         self.status_line.build()
         self._connect()
         self.table_menu = TableMenu(self, self.location, scheduler.workspace.evidence_dir)
-        #: Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -> go ahead?
-        self.confirm_cancel: Callable[[int], bool] = lambda n: ask_cancel_many(self, n)
+        #: Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows:
+        #: (tasks to cancel, finished ones left as they are) -> go ahead?
+        self.confirm_cancel: Callable[[int, int], bool] = lambda n, finished: ask_cancel_many(self, n, finished)
         #: Asked before the window closes: () -> close now? (the app installs the close question)
         self.close_guard: Callable[[], bool] | None = None
         self.small_screen = SmallScreenLayout(self, (self.web_panel, self.api_panel), self.lane_splitter,
