@@ -235,7 +235,9 @@ class LanePanel(QWidget):
         return seen
 
     def counts(self) -> dict[str, int]:
-        return self.model.counts(kind=self.kind)
+        """State counts over this kind's current work: the batches that have had work since its
+        lanes were last idle (:mod:`mediadesk.viewmodel.current_work`), not the whole workspace."""
+        return self.model.current_counts(self.kind)
 
     def progress_fraction(self) -> float:
         total = self.progress.maximum()
@@ -269,9 +271,12 @@ class LanePanel(QWidget):
         done = c.get("success", 0) + c.get("failed", 0) + c.get("canceled", 0)
         if self.progress.maximum() != max(total, 1):
             self.progress.setRange(0, max(total, 1))
-        fmt = "%v/%m  (%p%)" if total else self.tr("no tasks")
+        fmt = "%v/%m  (%p%)" if total else self.tr("no current work")
         if self.progress.format() != fmt:
             self.progress.setFormat(fmt)
+            self.progress.setToolTip(self.tr(
+                "The current work: the batches that have had tasks on these lanes since they were last idle "
+                "(a finished run stays until new work arrives). Every batch ever run is in the Batches tab."))
         if self.progress.value() != (done if total else 0):
             self.progress.setValue(done if total else 0)
         text = self.tr("running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}").format(
