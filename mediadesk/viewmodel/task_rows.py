@@ -33,8 +33,8 @@ from typing import Protocol
 from mediadesk.core.states import TaskState
 from mediadesk.scheduler.events import LaneStats, TaskChanged
 from mediadesk.store.taskstore import TaskRecord
-from mediadesk.viewmodel.current_work import CurrentWork
 from mediadesk.viewmodel.columns import Columns, Row, error_text, row_change
+from mediadesk.viewmodel.current_work import CurrentWork
 from mediadesk.viewmodel.row_display import STALLED, STATES, RowFilter, duration_of, sort_key_function
 
 RUNNING = TaskState.RUNNING.value
