@@ -254,6 +254,14 @@ class Scheduler:
         """The configured gate of the API endpoint named ``endpoint`` (console edits included)."""
         return self.wiring.endpoint_limit(endpoint)
 
+    def set_endpoint_concurrency(self, endpoint: str, concurrency: int) -> None:
+        """Setup's edit of an explicit endpoint's gate (1..5), applied at once."""
+        if not 1 <= concurrency <= API_CONCURRENCY_MAX:
+            raise ValueError(f"concurrency must be 1..{API_CONCURRENCY_MAX}")
+        for lane in self.wiring.set_endpoint_concurrency(endpoint, concurrency):
+            lane.wake()
+            self._dirty.add(lane.name)
+
     def _capacity_notice(self, message: str) -> None:
         log.info("%s", message)
         self.bus.publish(Notice(self._clock(), message))

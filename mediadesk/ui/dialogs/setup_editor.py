@@ -5,8 +5,11 @@ document (:class:`mediadesk.config.edit.ConfigDoc`) at once and the WHOLE docume
 the real loader, whose messages show under the field they name (or above the form, for the entry as
 a whole); Save is refused while any remains. The file stays the source of truth: Save writes it
 keeping the operator's comments and order, and refuses to overwrite a file changed on disk meanwhile
-unless the operator says so. With a running scheduler, what it can change live (API concurrency,
-account on/off) is applied at once; the rest is listed as "applies at the next start".
+unless the operator says so. With a running scheduler the editor shows the values in effect (what
+the console changed without the file: :mod:`~mediadesk.ui.dialogs.setup.in_effect`), applies at once
+what can change live (API concurrency of a profile or an endpoint, need_empty_prompt, account on/off)
+and offers "Restart lanes" for the rest (the window stops the lanes cleanly and starts them again
+from the saved file).
 
 "Test" (through :class:`mediadesk.scheduler.checks.Checks`): an endpoint (or an API profile) sends
 one cheap request and shows the latency or the error; a web account opens its site in a real
@@ -45,6 +48,7 @@ from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.dialogs.setup.entries import EntryLists
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE, Field, field_error_line, field_error_text, site_choices
 from mediadesk.ui.dialogs.setup.forms import _EntryForm, _SectionPage
+from mediadesk.ui.dialogs.setup.in_effect import take_values_in_effect
 from mediadesk.ui.dialogs.setup.tester import SetupTester, button_tip
 from mediadesk.ui.dialogs.setup.write_through import SetupSaver
 from mediadesk.ui.plain import plain
@@ -57,6 +61,8 @@ class SetupEditor(QDialog):
     apply live changes and test accounts through their running browser."""
 
     saved = Signal(object)  # the AppConfig now on disk
+    #: "Restart lanes" was clicked: the window restarts them from the saved file.
+    restart_lanes = Signal()
 
     def __init__(
         self,
@@ -72,6 +78,10 @@ class SetupEditor(QDialog):
         self.scheduler = scheduler
         self.workspace = workspace if workspace is not None else (scheduler.workspace if scheduler else None)
         self.doc = ConfigDoc.load(self.path)
+        #: What the console changed without the file (now shown, and written by Save).
+        self.in_effect = take_values_in_effect(self.doc, scheduler) if scheduler is not None else []
+        #: The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`).
+        self.can_restart_lanes = False
         self.errors: list[FieldError] = []
         self.entries = EntryLists(self)
         self.tester = SetupTester(self)
@@ -93,12 +103,20 @@ class SetupEditor(QDialog):
         self.save_btn.clicked.connect(self.save)
         self.close_btn = QPushButton(self.tr("Close"), self)
         self.close_btn.clicked.connect(self.close)
+        self.restart_button = QPushButton(self.tr("Restart lanes"), self)
+        self.restart_button.setObjectName("restartLanes")
+        self.restart_button.setToolTip(self.tr(
+            "Stop the lanes (running tasks go back to the queue uncharged), start them again from the saved "
+            "setup, and resume"))
+        self.restart_button.setVisible(False)
+        self.restart_button.clicked.connect(self._restart_clicked)
         self.status = plain(QLabel(self))
         self.status.setObjectName("setupStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
+        bottom.addWidget(self.restart_button)
         bottom.addWidget(self.save_btn)
         bottom.addWidget(self.close_btn)
         lay = QVBoxLayout(self)
@@ -107,6 +125,16 @@ class SetupEditor(QDialog):
         for section in self.pages:
             self._reload_list(section)
         self._revalidate()
+        if self.in_effect and not self.errors:
+            self.status.setText(self.tr(
+                "Showing the values in effect, changed in the console since the file was written: {what}. "
+                "Save writes them to the file.").format(what=", ".join(self.in_effect)))
+
+    def _restart_clicked(self) -> None:
+        if self.dirty and not self.save():
+            return
+        self.restart_button.setVisible(False)
+        self.restart_lanes.emit()
 
     # ------------------------------------------------------------------ building
     def _build_pages(self) -> None:

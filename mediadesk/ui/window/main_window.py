@@ -100,6 +100,8 @@ class MainWindow(QMainWindow):
 
     #: The window was closed by the operator (the app then stops the scheduler and quits).
     closed = Signal()
+    #: Setup's "Restart lanes": the workspace switcher restarts them from the saved config.
+    restartLanesRequested = Signal()
 
     def __init__(
         self,
@@ -121,6 +123,8 @@ class MainWindow(QMainWindow):
         #: The config file this console runs (Setup… edits it); None: <data dir>/config.toml.
         self.config_path: Path | None = None
         self.setup_editor: SetupEditor | None = None
+        #: Whether Setup may offer "Restart lanes" (set by whoever answers restartLanesRequested).
+        self.can_restart_lanes = False
         self._jobs = TaskJobs()
         self.task_actions = TaskActions(self)
         self.submission = BatchSubmission(self)
@@ -331,6 +335,8 @@ class MainWindow(QMainWindow):
             return None
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dlg.destroyed.connect(lambda: setattr(self, "setup_editor", None))
+        dlg.can_restart_lanes = self.can_restart_lanes
+        dlg.restart_lanes.connect(self.restartLanesRequested)
         self.setup_editor = dlg
         dlg.show()
         return dlg
