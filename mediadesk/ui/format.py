@@ -122,7 +122,7 @@ def error_kind_labels() -> dict[str, str]:
         ErrorKind.TIMEOUT: t("Format", "took too long"),
         ErrorKind.RATE_LIMITED: t("Format", "refused: too many requests"),
         ErrorKind.SERVER_ERROR: t("Format", "the service had an error"),
-        ErrorKind.CONNECTION: t("Format", "could not reach the service"),
+        ErrorKind.CONNECTION: t("Format", "connection problem"),
         ErrorKind.HEARTBEAT_TIMEOUT: t("Format", "stopped answering (no heartbeat)"),
         ErrorKind.OWNER_LOST: t("Format", "interrupted: MediaDesk stopped"),
         ErrorKind.BROWSER_CRASH: t("Format", "the browser crashed"),
