@@ -22,5 +22,5 @@ def test_every_kind_has_words_that_are_not_its_identifier(qapp: Any) -> None:
 def test_an_error_line_keeps_the_stored_kind_and_message_as_detail(qapp: Any) -> None:
     said = error_line("connection", "ConnectError: All connection attempts failed")
     assert said.summary.startswith("error: connection problem: could not reach the service")
-    assert "connection" not in said.summary.split(":")[1]
+    assert "ConnectError" not in said.summary
     assert said.detail == "connection: ConnectError: All connection attempts failed"
