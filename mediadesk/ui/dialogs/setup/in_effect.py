@@ -25,8 +25,10 @@ def take_values_in_effect(doc: ConfigDoc, scheduler: Scheduler) -> list[str]:
     cfg, _errors = doc.validate()
     if cfg is None:  # a file that does not load: shown as it is, with its errors
         return []
-    t = QCoreApplication.translate
     taken: list[str] = []
+    on, off = QCoreApplication.translate("SetupEditor", "on"), QCoreApplication.translate("SetupEditor", "off")
+    enabled_word = QCoreApplication.translate("SetupEditor", "enabled")
+    disabled_word = QCoreApplication.translate("SetupEditor", "disabled")
     known = set(scheduler.profile_names())
     for index, prof in enumerate(cfg.profiles):
         if prof.name not in known:
@@ -35,16 +37,17 @@ def take_values_in_effect(doc: ConfigDoc, scheduler: Scheduler) -> list[str]:
         updates: dict[str, Any] = {}
         if prof.kind == "api" and view.concurrency != prof.api_concurrency:
             updates["concurrency"] = view.concurrency
-            taken.append(t("SetupEditor", "{profile} concurrency {n}").format(profile=prof.name, n=view.concurrency))
+            taken.append(QCoreApplication.translate("SetupEditor", "{profile} concurrency {n}").format(
+                profile=prof.name, n=view.concurrency))
         if view.need_empty_prompt != prof.need_empty_prompt:
             updates["need_empty_prompt"] = view.need_empty_prompt
-            taken.append(t("SetupEditor", "{profile} empty prompt {state}").format(
-                profile=prof.name, state=t("SetupEditor", "on") if view.need_empty_prompt else t("SetupEditor", "off")))
+            taken.append(QCoreApplication.translate("SetupEditor", "{profile} empty prompt {state}").format(
+                profile=prof.name, state=on if view.need_empty_prompt else off))
         if updates:
             doc.update("profiles", index, updates)
     try:
         states = scheduler.account_states()
-    except Exception:
+    except Exception:  # no store to ask: the file's switches are shown
         states = {}
     lanes = {lane.account: lane for lane in scheduler.lanes if lane.account}
     for index, acc in enumerate(cfg.accounts):
@@ -52,6 +55,6 @@ def take_values_in_effect(doc: ConfigDoc, scheduler: Scheduler) -> list[str]:
         enabled = lane.enabled if lane is not None else states.get(acc.name, (acc.enabled,))[0]
         if enabled != acc.enabled:
             doc.update("accounts", index, {"enabled": enabled})
-            taken.append(t("SetupEditor", "{account} {state}").format(
-                account=acc.name, state=t("SetupEditor", "enabled") if enabled else t("SetupEditor", "disabled")))
+            taken.append(QCoreApplication.translate("SetupEditor", "{account} {state}").format(
+                account=acc.name, state=enabled_word if enabled else disabled_word))
     return taken
