@@ -27,7 +27,7 @@ class DisableQuestionBox(QMessageBox):
         self.account = account
         #: The running tasks the question names.
         self.tasks = tuple(tasks)
-        self.finished = False
+        self.task_done = False
         self.setObjectName("disableQuestion")
         self.setIcon(QMessageBox.Icon.Question)
         self.setWindowTitle(self.tr("Disable account"))
@@ -42,9 +42,9 @@ class DisableQuestionBox(QMessageBox):
 
     def task_finished(self) -> None:
         """The task the question named has ended: say so, and offer only what still means something."""
-        if self.finished:
+        if self.task_done:
             return
-        self.finished = True
+        self.task_done = True
         self.setText(self.tr("The task {name} was running has finished. Disable {name} now? It takes no "
                              "new task while you decide.").format(name=self.account))
         self.finish_button.hide()
