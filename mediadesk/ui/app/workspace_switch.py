@@ -14,6 +14,13 @@ A switch, in this order, so that nothing is lost and the window always has a wor
 5. the new workspace starts in the same window (:meth:`MainWindow.rebind_workspace`). When it
    cannot (its database is held by another MediaDesk, a newer schema, a disk error...), the reason
    is shown and the previous workspace is offered again (or another config, or quit).
+
+Setup's "Restart lanes" is the same switch to the same workspace, from its saved config.
+
+Why one module: opening another config, reopening the previous one after a failed start and
+restarting the lanes are one sequence (stop the current session, start the next, rebind the window,
+offer a way back) over the same switcher state (busy flag, current session, tray); split, each
+part would reach into the others' state.
 """
 
 from __future__ import annotations
