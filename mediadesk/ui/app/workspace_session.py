@@ -183,9 +183,10 @@ class WorkspaceSession:
         self._stack = stack
 
     async def _start(self, stack: AsyncExitStack) -> None:
-        # the lanes' first imports (Playwright's client, Alembic for a new database) in a thread:
-        # the window that says what is starting keeps painting meanwhile
-        await asyncio.to_thread(preload)
+        # the lanes' first imports (Alembic for a new database, Playwright's client for web lanes) in
+        # a thread: the window that says what is starting keeps painting meanwhile
+        web = self.spec.demo or self.config is None or any(p.kind == "web" for p in self.config.profiles)
+        await asyncio.to_thread(preload, web)
         if self.spec.demo:
             await self._start_demo(stack)
         elif self.config is None or self.workspace is None:
