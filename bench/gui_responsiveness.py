@@ -31,7 +31,11 @@ Part 1c (restart): the console started on a workspace holding 100,000 finished t
 the RSS once every row is in the table.
 
     python -m bench gui [--tasks 10000] [--concurrency 5] [--rows 100000] [--submit-tasks 100000]
-                        [--fresh-workspace] [--part all|live|submit|restart|model|groups|charts]
+                        [--fresh-workspace] [--part all|live|submit|restart|model|groups|charts|demo]
+                        [--demo-rounds 3]
+
+Part 4 (demo): "Try the demo" clicked on the real welcome panel to a usable main window
+(:mod:`bench.demo_start`).
 """
 
 from __future__ import annotations
@@ -700,6 +704,10 @@ async def main_async(app: QApplication, args: argparse.Namespace) -> None:
             from bench.gui_groups import print_group_costs
 
             print_group_costs(app, args.rows)
+        if args.part in ("all", "demo"):
+            from bench.demo_start import demo_rounds, print_demo
+
+            print_demo(await demo_rounds(app, args.demo_rounds))
         if args.part in ("all", "charts"):
             lib = library_costs(app, args.chart_rounds)
             live_charts = await charts_live(app, tmp, args.chart_history, args.chart_seconds, 20)
@@ -714,7 +722,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--submit-tasks", type=int, default=100_000, help="rows of the batch-dialog submit part")
     p.add_argument("--fresh-workspace", action="store_true",
                    help="submit part: the console creates the database (a workspace's first start)")
-    p.add_argument("--part", choices=["all", "live", "submit", "restart", "model", "groups", "charts"], default="all")
+    p.add_argument("--part", choices=["all", "live", "submit", "restart", "model", "groups", "charts", "demo"],
+                   default="all")
+    p.add_argument("--demo-rounds", type=int, default=3, help="demo part: rounds of each order")
     p.add_argument("--chart-rounds", type=int, default=20, help="updates per library and data size")
     p.add_argument("--chart-history", type=int, default=100_000, help="finished tasks of history (24 h)")
     p.add_argument("--chart-seconds", type=float, default=20.0, help="seconds of live finishes")

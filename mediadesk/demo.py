@@ -2,18 +2,29 @@
 
 Works with no account and no network. Run times are the real distributions scaled down (web
 31 s..6 min -> about 1..12 s, API 8..20 s -> about 0.8..2 s) so both lanes visibly work in a minute.
+
+The demo accounts log themselves in (the automatic login of ``login_user_env`` /
+``login_password_env``, with the simulator's demo credentials put in this process's environment):
+their lanes do it while warming up their browsers, after the console's window is up. Logging in
+first (``login=True``, what ``mediadesk demo`` does) costs a Chromium start per account before
+anything can be shown.
+
+A data dir given by the caller may be in use by another MediaDesk (a second "demo" started on the
+same folder): its lock is checked before anything is written there (:func:`demo_environment`).
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from mediadesk.config.model import AppConfig, load_config
 from mediadesk.config.workspace import Workspace, resources_dir
+from mediadesk.files.locks import OwnedFileLock
 from mediadesk.files.safe import ensure_private_dir, write_private_file
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
@@ -67,11 +78,25 @@ instructions = "Answer briefly."
 [[accounts]]
 name = "demo-a"
 profile = "chat"
+login_user_env = "MEDIADESK_DEMO_USER_A"   # the simulator's demo login (no secret)
+login_password_env = "MEDIADESK_DEMO_PASSWORD"
+login_cooldown_s = 5
 
 [[accounts]]
 name = "demo-b"
 profile = "chat"
+login_user_env = "MEDIADESK_DEMO_USER_B"
+login_password_env = "MEDIADESK_DEMO_PASSWORD"
+login_cooldown_s = 5
 """
+
+#: The simulator's demo credentials, as the demo config names them (not secrets: the simulator
+#: accepts any account with the password "demo").
+DEMO_LOGIN_ENV = {"MEDIADESK_DEMO_USER_A": "demo-a", "MEDIADESK_DEMO_USER_B": "demo-b",
+                  "MEDIADESK_DEMO_PASSWORD": "demo"}
+
+#: The steps :func:`demo_environment` reports through ``on_step`` (the console says them in words).
+STEPS = ("simulators", "workspace", "login")
 
 
 @dataclass
@@ -86,11 +111,48 @@ class DemoEnv:
 
 @asynccontextmanager
 async def demo_environment(
-    data_dir: Path | None = None, *, web_time_scale: float = 0.03, api_time_scale: float = 0.1
+    data_dir: Path | None = None, *, web_time_scale: float = 0.03, api_time_scale: float = 0.1,
+    login: bool = True, on_step: Callable[[str], None] = lambda _step: None,
 ) -> AsyncIterator[DemoEnv]:
-    """Start the simulators, write the demo config, log the demo accounts in; stop on exit."""
+    """Start the simulators, write the demo config, log the demo accounts in (``login``; else
+    their lanes do it as they start); stop on exit. ``on_step``: each of :data:`STEPS` as it
+    starts. Raises ``InstanceLockedError`` (a ``LockHeldError``, naming the holder) when another
+    MediaDesk uses ``data_dir``: then nothing is written."""
     data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="mediadesk-demo-"))).resolve()
     ensure_private_dir(data_dir, tighten=False, what="demo folder")
+    # Another MediaDesk on this folder uses its config.toml (its simulators' ports) and its browser
+    # profiles: check its data-dir lock before writing anything, and hold it while the demo writes
+    # and logs in (the scheduler takes it over right after).
+    guard = data_dir_guard(data_dir)
+    guard.acquire()  # InstanceLockedError (a LockHeldError) naming the holder: nothing written
+    try:
+        env = await _prepare(data_dir, web_time_scale, api_time_scale, login, on_step)
+    finally:
+        guard.release()
+    api, web = env.api, env.web
+    try:
+        yield env
+    finally:
+        try:
+            await web.stop()
+        finally:
+            await api.stop()
+
+
+def data_dir_guard(data_dir: Path) -> OwnedFileLock:
+    """The lock of one MediaDesk per data dir (the scheduler's own, taken the same way)."""
+    from mediadesk.providers.web.profile_lock import InstanceLock
+
+    return InstanceLock(data_dir)
+
+
+async def _prepare(data_dir: Path, web_time_scale: float, api_time_scale: float, login: bool,
+                   on_step: Callable[[str], None]) -> DemoEnv:
+    """Start the simulators, write the config and the batch, log the accounts in (all stopped again
+    when a step fails)."""
+    on_step("simulators")
+    for name, value in DEMO_LOGIN_ENV.items():
+        os.environ.setdefault(name, value)
     api = ApiSimServer(ApiSimConfig(latency=(8.0, 20.0), time_scale=api_time_scale, quota=5, fail_rate=0.05,
                                     retry_after_s=0.5, seed=7))
     web = WebSimServer(WebSimConfig(time_scale=web_time_scale, seed=7))
@@ -98,6 +160,7 @@ async def demo_environment(
     try:
         await web.start()
         try:
+            on_step("workspace")
             config_path = data_dir / "config.toml"
             write_private_file(
                 config_path, CONFIG_TEMPLATE.format(data_dir=data_dir, api_url=api.base_url, chat_url=web.chat_url)
@@ -106,12 +169,16 @@ async def demo_environment(
             ws = Workspace.resolve(data_dir=data_dir).ensure()
             batch_path = data_dir / "demo-batch.jsonl"
             write_private_file(batch_path, (resources_dir() / "demo" / "batch.jsonl").read_bytes())
-            await _login_demo_accounts(config, ws, web)
-            yield DemoEnv(config, config_path, ws, batch_path, api, web)
-        finally:
+            if login:
+                on_step("login")
+                await _login_demo_accounts(config, ws, web)
+            return DemoEnv(config, config_path, ws, batch_path, api, web)
+        except BaseException:
             await web.stop()
-    finally:
+            raise
+    except BaseException:
         await api.stop()
+        raise
 
 
 async def _login_demo_accounts(config: AppConfig, ws: Workspace, web: WebSimServer) -> None:

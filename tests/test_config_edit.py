@@ -229,3 +229,17 @@ def test_live_changes_sorts_live_from_restart(cfg_path: Path) -> None:
     doc.update("profiles", 0, {"model": "sim-2"})
     new2, _ = doc.validate()
     assert new2 is not None and ("profile", "writer", "changed") in live_changes(old, new2).restart
+
+
+def test_empty_prompt_and_an_endpoints_concurrency_are_live_not_restart(cfg_path: Path) -> None:
+    old = load_config(cfg_path)
+    doc = ConfigDoc.load(cfg_path)
+    doc.update("profiles", 0, {"need_empty_prompt": True})
+    doc.update("endpoints", 0, {"concurrency": 1})
+    new, errors = doc.validate()
+    assert errors == [] and new is not None
+    ch = live_changes(old, new)
+    assert ch.empty_prompt == (("writer", True),)
+    assert ch.endpoint_concurrency == ((old.endpoints[0].name, 1),)
+    assert ch.restart == ()
+    assert not ch.empty

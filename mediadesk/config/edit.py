@@ -347,20 +347,28 @@ class LiveChanges:
     concurrency: tuple[tuple[str, int], ...] = ()
     #: (account, enabled): the account switch, applied live.
     enabled: tuple[tuple[str, bool], ...] = ()
-    #: (what, name, change) that take effect on the next start: what is "endpoint", "profile" or
-    #: "account"; change is "added", "removed" or "changed".
+    #: (what, name, change) that take effect when the lanes restart: what is "endpoint", "profile"
+    #: or "account"; change is "added", "removed" or "changed".
     restart: tuple[tuple[str, str, str], ...] = ()
+    #: (profile, need_empty_prompt): applied live (the next task of the profile sends accordingly).
+    empty_prompt: tuple[tuple[str, bool], ...] = ()
+    #: (endpoint, concurrency): an explicit endpoint's gate, applied live.
+    endpoint_concurrency: tuple[tuple[str, int], ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not (self.concurrency or self.enabled or self.restart)
+        return not (self.concurrency or self.enabled or self.empty_prompt or self.endpoint_concurrency
+                    or self.restart)
 
 
 def live_changes(old: AppConfig, new: AppConfig) -> LiveChanges:
-    """Sort the differences between two configs: API concurrency and account enable are applied
-    live; anything else in endpoints, profiles and accounts (added, removed or changed) needs a restart."""
+    """Sort the differences between two configs: API concurrency (a profile's or an endpoint's),
+    ``need_empty_prompt`` and account enable are applied live; anything else in endpoints, profiles
+    and accounts (added, removed or changed) needs a restart of the lanes."""
     conc: list[tuple[str, int]] = []
     enabled: list[tuple[str, bool]] = []
+    empty: list[tuple[str, bool]] = []
+    ep_conc: list[tuple[str, int]] = []
     restart: list[tuple[str, str, str]] = []
     old_p = {p.name: p for p in old.profiles}
     new_p = {p.name: p for p in new.profiles}
@@ -372,7 +380,10 @@ def live_changes(old: AppConfig, new: AppConfig) -> LiveChanges:
         a, b = old_p[name], new_p[name]
         if a.kind == b.kind == "api" and a.concurrency != b.concurrency and b.concurrency is not None:
             conc.append((name, b.concurrency))
-        if a.model_copy(update={"concurrency": None}) != b.model_copy(update={"concurrency": None}) or (
+        if a.need_empty_prompt != b.need_empty_prompt:
+            empty.append((name, b.need_empty_prompt))
+        live = {"concurrency": None, "need_empty_prompt": False}
+        if a.model_copy(update=live) != b.model_copy(update=live) or (
             b.concurrency is None and a.concurrency is not None
         ):
             restart.append(("profile", name, "changed"))
@@ -391,7 +402,11 @@ def live_changes(old: AppConfig, new: AppConfig) -> LiveChanges:
     old_e = {e.name: e for e in old.endpoints}
     new_e = {e.name: e for e in new.endpoints}
     for name in sorted(old_e.keys() | new_e.keys()):
-        if old_e.get(name) != new_e.get(name):
+        was, now = old_e.get(name), new_e.get(name)
+        if was is not None and now is not None and was.concurrency != now.concurrency:
+            ep_conc.append((name, now.concurrency))
+            was = was.model_copy(update={"concurrency": now.concurrency})
+        if was != now:
             what = "added" if name not in old_e else "removed" if name not in new_e else "changed"
             restart.append(("endpoint", name, what))
-    return LiveChanges(tuple(conc), tuple(enabled), tuple(sorted(restart)))
+    return LiveChanges(tuple(conc), tuple(enabled), tuple(sorted(restart)), tuple(empty), tuple(ep_conc))

@@ -291,6 +291,8 @@ class EtaGroup:
 
     pending: int
     lanes: Sequence[LaneLoad]
+    #: What the operator calls this queue (a profile), for "ETA after 3 finished runs of <name>".
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -303,13 +305,22 @@ class KindEta:
     blocked: bool
     #: Run-time samples behind the estimate, over all groups.
     samples: int
+    #: The group with work that has fewer than :data:`MIN_SAMPLES` run times (the fewest first):
+    #: no honest number until it has them. None when no group waits for samples.
+    waiting_for: str | None = None
+    #: The run times that group has so far.
+    waiting_samples: int = 0
 
 
 def kind_eta(groups: Iterable[EtaGroup], now: float) -> KindEta:
-    """ETA of a lane kind at time ``now``: groups run in parallel, so the slowest one decides."""
+    """ETA of a lane kind at time ``now``: groups run in parallel, so the slowest one decides.
+
+    A group with work and fewer than :data:`MIN_SAMPLES` run times gives no number (one or two runs
+    say little of the next ones): the ETA is None and ``waiting_for`` names that group."""
     worst: Eta | None = Eta(0.0, 0.0)
     blocked = False
     samples = 0
+    waiting: tuple[int, str] | None = None
     for group in groups:
         stats = RunTimeStats()
         running: list[float] = []
@@ -323,6 +334,11 @@ def kind_eta(groups: Iterable[EtaGroup], now: float) -> KindEta:
         samples += stats.count
         if group.pending and capacity == 0:
             blocked = True
+        if (group.pending or running) and stats.count < MIN_SAMPLES:
+            worst = None
+            if waiting is None or stats.count < waiting[0]:
+                waiting = (stats.count, group.name)
+            continue
         eta = lane_eta(stats, pending=group.pending, running_elapsed=running, capacity=capacity)
         if eta is None:
             if group.pending or running:
@@ -330,4 +346,6 @@ def kind_eta(groups: Iterable[EtaGroup], now: float) -> KindEta:
             continue
         if worst is not None:
             worst = Eta(max(worst.p50_s, eta.p50_s), max(worst.p90_s, eta.p90_s))
+    if waiting is not None:
+        return KindEta(None, blocked, samples, waiting[1], waiting[0])
     return KindEta(worst, blocked, samples)

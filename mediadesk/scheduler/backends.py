@@ -32,3 +32,23 @@ def default_backend(
     from mediadesk.providers.web.backend import build_web_backend
 
     return build_web_backend(config, workspace, profile, account)
+
+
+#: What starting the lanes imports on its first run: the API provider, Alembic (a new database is
+#: created through its migrations) and, for web lanes only, the web provider (Playwright's client).
+PRELOAD = ("mediadesk.providers.api", "alembic.command", "alembic.config")
+PRELOAD_WEB = ("mediadesk.providers.web.backend",)
+
+
+def preload(web: bool = True) -> None:
+    """Import :data:`PRELOAD` (and :data:`PRELOAD_WEB` when ``web``: a workspace with web profiles)
+    now. A console calls it in a thread before starting a workspace, so those seconds of imports (on
+    a loaded machine) pass while its window keeps painting, instead of freezing the event loop
+    inside ``Scheduler.start``. A module that fails to import is left for the real start to report."""
+    import importlib
+
+    for name in (*PRELOAD, *(PRELOAD_WEB if web else ())):
+        try:
+            importlib.import_module(name)
+        except Exception:
+            continue

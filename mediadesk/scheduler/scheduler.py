@@ -60,7 +60,7 @@ from mediadesk.scheduler.lane import Lane, LaneDeps
 from mediadesk.scheduler.pause_memory import load_paused, save_paused
 from mediadesk.scheduler.recovery import join_team, recover
 from mediadesk.scheduler.team_link import TeamLink
-from mediadesk.scheduler.upkeep import Upkeep
+from mediadesk.scheduler.upkeep import Upkeep, seed_run_times
 from mediadesk.scheduler.wiring import BackendFactory, Wiring
 from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore, open_store
 from mediadesk.store.errors import StorageError
@@ -169,6 +169,7 @@ class Scheduler:
         kept = load_paused(self.workspace.data_dir)  # paused in an earlier session: still paused
         for lane in self.lanes:
             lane.paused = lane.paused_kept = lane.name in kept
+        await seed_run_times(self.lanes, self.workspace.location)  # an ETA right after a restart
         if self.team is not None:
             self.team.start()
         await asyncio.gather(*(lane.start() for lane in self.lanes))
@@ -264,6 +265,14 @@ class Scheduler:
     def endpoint_limit(self, endpoint: str) -> int:
         """The configured gate of the API endpoint named ``endpoint`` (console edits included)."""
         return self.wiring.endpoint_limit(endpoint)
+
+    def set_endpoint_concurrency(self, endpoint: str, concurrency: int) -> None:
+        """Setup's edit of an explicit endpoint's gate (1..5), applied at once."""
+        if not 1 <= concurrency <= API_CONCURRENCY_MAX:
+            raise ValueError(f"concurrency must be 1..{API_CONCURRENCY_MAX}")
+        for lane in self.wiring.set_endpoint_concurrency(endpoint, concurrency):
+            lane.wake()
+            self._dirty.add(lane.name)
 
     def _capacity_notice(self, message: str) -> None:
         log.info("%s", message)

@@ -8,12 +8,38 @@ import contextlib
 import logging
 from collections.abc import Callable
 
+from mediadesk.config.location import StoreLocation
 from mediadesk.scheduler.events import AccountChanged, EventBus
 from mediadesk.scheduler.lane import Lane
 from mediadesk.store import TaskStore
 from mediadesk.store.errors import StorageError
 
 log = logging.getLogger(__name__)
+
+
+async def seed_run_times(lanes: list[Lane], location: StoreLocation) -> None:
+    """Give each lane the run times of its recent successes from the store: a lane's own are only
+    those it finished since it started, so right after a restart the console's ETA would wait for
+    new runs while the store knows hundreds. Read in a thread; a failed read only leaves the ETA
+    waiting."""
+    names = [lane.name for lane in lanes]
+    if not names:
+        return
+
+    def read() -> dict[str, list[float]]:
+        from mediadesk.store.metrics import MetricsReader
+
+        with MetricsReader(location) as reader:
+            return reader.recent_run_times(names)
+
+    try:
+        times = await asyncio.to_thread(read)
+    except Exception as exc:  # the ETA waits for new runs instead
+        log.info("recent run times not read (the ETA waits for new runs): %s", exc)
+        return
+    for lane in lanes:
+        for seconds in reversed(times.get(lane.name, ())):  # oldest first: the deque keeps the newest
+            lane.durations.append(seconds)
 
 
 class Upkeep:

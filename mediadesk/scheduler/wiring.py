@@ -53,6 +53,8 @@ class Wiring:
         self.nep: dict[str, bool] = {p.name: p.need_empty_prompt for p in config.profiles}
         #: Live concurrency per API profile (1..5).
         self.conc: dict[str, int] = {p.name: p.api_concurrency for p in config.profiles if p.kind == "api"}
+        #: Live gates of explicit endpoints set from Setup while running (else their config's).
+        self.endpoint_conc: dict[str, int] = {}
         rates = config.rates
         self._rates = RateGates(rates.global_rpm, dict(rates.per_domain)) if (
             rates.global_rpm or rates.per_domain) else None
@@ -167,8 +169,16 @@ class Wiring:
             if ep.name == endpoint:
                 if ep.implicit:
                     return min(self.conc[p] for p in ep.profiles)
-                return ep.concurrency
+                return self.endpoint_conc.get(ep.name, ep.concurrency)
         raise KeyError(endpoint)
+
+    def set_endpoint_concurrency(self, endpoint: str, concurrency: int) -> list[Lane]:
+        """A Setup edit of an explicit endpoint's gate: it follows at once. Returns the lanes behind it."""
+        self.endpoint_conc[endpoint] = concurrency
+        if endpoint in self.capacities:
+            self.capacities[endpoint].set_limit(self.endpoint_limit(endpoint))
+        profiles = {p for p, ep in self.endpoint_of.items() if ep == endpoint}
+        return [lane for lane in self.lanes if lane.kind == "api" and profiles & set(lane.profiles)]
 
     def set_concurrency(self, profile: str, concurrency: int) -> list[Lane]:
         """A console edit of an API profile's concurrency: its lanes' backends and its endpoint's

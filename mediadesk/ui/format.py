@@ -11,10 +11,15 @@ import time
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from mediadesk.core.backend import HealthStatus
+from mediadesk.core.errors import ErrorKind
 from mediadesk.scheduler.events import CapacityView
+from mediadesk.viewmodel import plain_errors
+from mediadesk.viewmodel.plain_errors import Explained
 from mediadesk.viewmodel.row_display import DISPLAY_STATES, STALLED
 
 __all__ = [
+    "error_kind_label",
+    "error_line",
     "fmt_clock",
     "fmt_count",
     "fmt_eta",
@@ -23,6 +28,7 @@ __all__ = [
     "fmt_stamp",
     "health_label",
     "key_source_text",
+    "plain_error",
     "state_labels",
     "stopped_text",
 ]
@@ -135,3 +141,60 @@ def key_source_text(env: str | None, keyring: str | None) -> str:
     if keyring:
         return tr("Format", "keyring entry {ring}").format(ring=keyring)
     return tr("Format", "nowhere (no api_key_env or api_key_keyring is set: no key was sent)")
+
+
+def error_kind_labels() -> dict[str, str]:
+    """Translated operator words per error kind (``needs_login`` -> "needs login"): the ONE mapping
+    the Exceptions view, the detail pane and the notices show a kind through."""
+    labels: dict[str, str] = {
+        ErrorKind.TIMEOUT: QCoreApplication.translate("Format", "took too long"),
+        ErrorKind.RATE_LIMITED: QCoreApplication.translate("Format", "refused: too many requests"),
+        ErrorKind.SERVER_ERROR: QCoreApplication.translate("Format", "the service had an error"),
+        ErrorKind.CONNECTION: QCoreApplication.translate("Format", "connection problem"),
+        ErrorKind.HEARTBEAT_TIMEOUT: QCoreApplication.translate("Format", "stopped answering (no heartbeat)"),
+        ErrorKind.OWNER_LOST: QCoreApplication.translate("Format", "interrupted: MediaDesk stopped"),
+        ErrorKind.BROWSER_CRASH: QCoreApplication.translate("Format", "the browser crashed"),
+        ErrorKind.SITE_ERROR: QCoreApplication.translate("Format", "the site showed an error"),
+        ErrorKind.TRUNCATED_STREAM: QCoreApplication.translate("Format", "the answer was cut off"),
+        ErrorKind.BAD_REQUEST: QCoreApplication.translate("Format", "the request was refused as invalid"),
+        ErrorKind.AUTH: QCoreApplication.translate("Format", "API key refused or missing"),
+        ErrorKind.NEEDS_LOGIN: QCoreApplication.translate("Format", "needs login"),
+        ErrorKind.PROFILE_IN_USE: QCoreApplication.translate("Format", "browser profile in use elsewhere"),
+        ErrorKind.CANCELED: QCoreApplication.translate("Format", "canceled"),
+        ErrorKind.CONFIG: QCoreApplication.translate("Format", "setup problem"),
+        ErrorKind.INTERNAL: QCoreApplication.translate("Format", "internal error (a bug in MediaDesk)"),
+        ErrorKind.OUT_OF_CREDIT: QCoreApplication.translate("Format", "out of credit"),
+        ErrorKind.EXPIRED: QCoreApplication.translate("Format", "waited too long to start"),
+        ErrorKind.QUARANTINED: QCoreApplication.translate("Format", "set aside after repeated crashes"),
+        ErrorKind.CONVERSATION_BROKEN: QCoreApplication.translate(
+            "Format", "an earlier turn of its conversation failed"),
+        ErrorKind.FALLBACK_EXHAUSTED: QCoreApplication.translate("Format", "every fallback profile failed"),
+        ErrorKind.ANSWER_TOO_LARGE: QCoreApplication.translate("Format", "the answer was too long"),
+        ErrorKind.CHALLENGE: QCoreApplication.translate("Format", "the site asks for a person (bot check)"),
+    }
+    assert set(labels) == {k.value for k in ErrorKind}
+    return {str(k.value if isinstance(k, ErrorKind) else k): v for k, v in labels.items()}
+
+
+def error_kind_label(kind: str | None) -> str:
+    """A task's error kind in the operator's words (translated); an unknown kind as stored."""
+    if not kind:
+        return ""
+    return error_kind_labels().get(kind, kind)
+
+
+def plain_error(text: str | None) -> Explained:
+    """An error text in the operator's words (translated), the text as stored in ``detail``
+    (:func:`mediadesk.viewmodel.plain_errors.explain`)."""
+    return plain_errors.explain(text or "", lambda s: QCoreApplication.translate(plain_errors.CONTEXT, s))
+
+
+def error_line(kind: str | None, message: str | None) -> Explained:
+    """"error: <kind in words>: <message in words>", and the stored kind and message as detail
+    whenever either was reworded."""
+    said = plain_error(message)
+    summary = QCoreApplication.translate("Format", "error: {kind}: {message}").format(
+        kind=error_kind_label(kind) or "?", message=said.summary)
+    raw = f"{kind or '?'}: {message or ''}"
+    reworded = said.has_detail or error_kind_label(kind) != (kind or "")
+    return Explained(summary, raw if reworded else "")

@@ -42,6 +42,9 @@ class BatchRow:
     eta: Eta | None
     #: queued work that no lane can take now (paused, every account disabled or logged out)
     blocked: bool
+    #: no ETA yet because this profile has fewer than MIN_SAMPLES run times (with ``waiting_samples``)
+    waiting_for: str | None = None
+    waiting_samples: int = 0
 
     @property
     def finished(self) -> int:
@@ -86,7 +89,7 @@ def batch_eta(counts: BatchCounts, lanes: Sequence[LaneInfo], stats: Mapping[str
     groups = []
     for profile, (_pending, _running) in counts.open_by_profile.items():
         serving = [st for lane in lanes if profile in lane.profiles and (st := stats.get(lane.name)) is not None]
-        groups.append(EtaGroup(counts.ahead.get(profile, 0), serving))
+        groups.append(EtaGroup(counts.ahead.get(profile, 0), serving, name=profile))
     return kind_eta(groups, now)
 
 
@@ -101,13 +104,15 @@ def batch_rows(batches: Iterable[BatchCounts], lanes: Sequence[LaneInfo], stats:
         s = c.states
         eta: Eta | None = None
         blocked = False
+        waiting: tuple[str | None, int] = (None, 0)
         if c.open:
             ke = batch_eta(c, lanes, stats, now)
-            eta, blocked = ke.eta, ke.blocked
+            eta, blocked, waiting = ke.eta, ke.blocked, (ke.waiting_for, ke.waiting_samples)
         rows.append(BatchRow(
             batch=c.batch, total=c.total, pending=s.get("pending", 0), running=s.get("running", 0),
             succeeded=s.get("success", 0), failed=s.get("failed", 0), canceled=s.get("canceled", 0),
             submitted_at=c.submitted_at, done_at=c.done_at, eta=eta, blocked=blocked,
+            waiting_for=waiting[0], waiting_samples=waiting[1],
         ))
     rows.sort(key=lambda r: r.submitted_at, reverse=True)
     return rows

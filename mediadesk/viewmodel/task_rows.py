@@ -34,6 +34,7 @@ from mediadesk.core.states import TaskState
 from mediadesk.scheduler.events import LaneStats, TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.viewmodel.columns import Columns, Row, error_text, row_change
+from mediadesk.viewmodel.current_work import CurrentWork
 from mediadesk.viewmodel.row_display import STALLED, STATES, RowFilter, duration_of, sort_key_function
 
 RUNNING = TaskState.RUNNING.value
@@ -102,6 +103,8 @@ class TaskRows:
         self._running: set[int] = set()
         # aggregates for the lane panels
         self._counts: dict[str, dict[str, int]] = {}
+        #: What the lane panels' progress counts (the batches since the lanes were last idle).
+        self.current_work = CurrentWork()
         self._profile_kind: dict[str, str] = {}
         self._finishes: dict[str, deque[tuple[float, float]]] = {
             "web": deque(maxlen=finishes_kept), "api": deque(maxlen=finishes_kept)}
@@ -337,6 +340,7 @@ class TaskRows:
         counts, profile_kind, finishes, running = self._counts, self._profile_kind, self._finishes, self._running
         ids, kinds, states, profiles = c.task_id, c.kind, c.state, c.profile
         started, finished = c.started_at, c.finished_at
+        work_add, batches = self.current_work.add, c.batch
         for s in range(first_s, first_s + len(fresh)):
             index[ids[s]] = s
             pos.append(len(order))
@@ -348,6 +352,7 @@ class TaskRows:
             if by_state is None:
                 by_state = counts[profile] = {}
             by_state[state] = by_state.get(state, 0) + 1
+            work_add(kinds[s], batches[s], state)
             if state == RUNNING:
                 running.add(s)
             elif state in _FINISHED:
@@ -372,6 +377,7 @@ class TaskRows:
             by_state = self._counts[c.profile[s]]
             by_state[old_state] -= 1
             by_state[new_state] = by_state.get(new_state, 0) + 1
+            self.current_work.change(c.kind[s], c.batch[s], old_state, new_state)
             if new_state == RUNNING:
                 self._running.add(s)
             else:

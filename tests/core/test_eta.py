@@ -254,3 +254,19 @@ def test_kind_eta_without_samples_has_no_number_but_is_not_blocked() -> None:
     assert ke.eta == Eta(7.0, 7.0)
     # a lane that has not reported yet gives no capacity: work waits, blocked
     assert kind_eta([EtaGroup(1, [])], now=0.0).blocked
+
+
+def test_kind_eta_waits_for_three_runs_of_a_queue_and_names_it() -> None:
+    """18 runs of one profile, 1 of another with work: no number yet, and the answer says which
+    queue waits and how many runs it has (not "no finished run")."""
+    many = EtaGroup(2, [Load(durations=(5.0,) * 18)], name="writer")
+    few = EtaGroup(3, [Load(durations=(7.0,))], name="reasoner")
+    ke = kind_eta([many, few], now=0.0)
+    assert ke.eta is None and not ke.blocked
+    assert (ke.waiting_for, ke.waiting_samples) == ("reasoner", 1)
+    assert ke.samples == 19
+    # with its third run the number comes
+    ke = kind_eta([many, EtaGroup(3, [Load(durations=(7.0,) * 3)], name="reasoner")], now=0.0)
+    assert ke.eta == Eta(21.0, 21.0) and ke.waiting_for is None
+    # a queue without work never holds the others back
+    assert kind_eta([many, EtaGroup(0, [Load()], name="idle")], now=0.0).eta == Eta(10.0, 10.0)

@@ -204,3 +204,50 @@ def test_the_real_question_box_names_the_task(env: Env, qtbot: Any) -> None:
     assert "takes no new task while you decide" in text
     assert panel.switch("acct-b").isChecked()
     assert env.lane("acct-b").held == 0 and env.lane("acct-b").enabled
+
+
+def test_the_question_turns_true_when_its_task_finishes_while_open(env: Env, qtbot: Any) -> None:
+    """The named task ends while the operator reads: the box says so and offers Disable / Keep
+    enabled (no more "Cancel it" for a task that is done); Disable disables the account."""
+    s = env.scheduler
+    bridge = SchedulerBridge(s.bus)
+    panel = AccountsPanel(s, bridge)
+    qtbot.addWidget(panel)
+    panel.show()
+    _busy_accounts(env, qtbot)
+    seen: dict[str, Any] = {}
+    told: list[bool] = []
+
+    def on_stats(stats: Any) -> None:  # connected after the panel's own handler: it runs after it
+        if stats.lane == "web:acct-b" and not stats.running and env.state("long") == "success":
+            told.append(True)
+
+    bridge.laneStats.connect(on_stats)
+
+    def when_shown() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(10, when_shown)
+            return
+        seen["before"] = box.text()
+        env.gates["long"].set()  # the running task ends while the question is open
+        QTimer.singleShot(10, lambda: after_finish(box))
+
+    def after_finish(box: QMessageBox) -> None:
+        # the task is done and the panel has had the lane's word for it (the event that updates the box)
+        if not told:
+            QTimer.singleShot(10, lambda: after_finish(box))
+            return
+        seen["after"] = box.text()
+        seen["buttons"] = sorted(b.text() for b in box.buttons() if b.isVisible())
+        disable = next((b for b in box.buttons() if b.text() == "Disable" and b.isVisible()), None)
+        (disable or next(b for b in box.buttons() if b.text() == "Keep enabled")).click()
+
+    QTimer.singleShot(0, when_shown)
+    qtbot.mouseClick(panel.switch("acct-b"), Qt.MouseButton.LeftButton)
+    assert "acct-b is running long" in seen["before"]
+    assert "has finished" in seen["after"] and "Disable acct-b now?" in seen["after"], seen["after"]
+    assert seen["buttons"] == ["Disable", "Keep enabled"]
+    lane_b = env.lane("acct-b")
+    assert (lane_b.held, lane_b.enabled) == (0, False)
+    assert not panel.switch("acct-b").isChecked()

@@ -83,7 +83,11 @@ def test_exceptions_tab_lists_failed_tasks_and_resolves_them(
     with qtbot.waitSignal(view.detailLoaded, timeout=5_000):
         assert view.select_task("x1")
     assert "question x1" in view.prompt_view.toPlainText()
-    assert "site_error" in view.error_view.text()
+    # the kind in the operator's words, the stored kind one hover away
+    assert "the site showed an error" in view.error_view.text()
+    assert "site_error" not in view.error_view.text()
+    assert "site_error" in view.error_view.toolTip()
+    assert view.table.item(0, 2).text() == "the site showed an error"
     assert [p.name for p in view.evidence] == ["page.html"]
     assert "chat page showed an error" in view.log_view.toPlainText()
     view.evidence_view.linkActivated.emit(ev_dir.joinpath("page.html").as_uri())

@@ -203,6 +203,21 @@ def test_web_panel_shows_accounts_and_runs_web_tasks(window: MainWindow, console
     qtbot.waitUntil(lambda: "no lane can take" in eta(), timeout=5_000)
 
 
+def test_the_eta_says_what_it_waits_for(window: MainWindow, console_scheduler: Scheduler, qtbot: Any) -> None:
+    """Fewer than 3 finished runs of a queue with work: the ETA names the queue and its count."""
+    s = console_scheduler
+    s.submit([s.new_task(f"e{i}", "writer", f"eta {i} [[sim:hang]]") for i in range(4)])  # none finishes
+    panel = window.api_panel
+
+    def eta() -> str:
+        panel.refresh()
+        return panel.eta_text()
+
+    qtbot.waitUntil(lambda: "ETA after 3 finished runs of " in eta(), timeout=5_000)
+    assert "writer" in eta() and "(0 so far)" in eta(), eta()
+    assert "no finished run" not in eta()
+
+
 def test_pause_api_stops_dispatch_and_resume_continues(window: MainWindow, console_env: ConsoleEnv,
                                                         console_scheduler: Scheduler, qtbot: Any) -> None:
     window.act_pause_api.trigger()

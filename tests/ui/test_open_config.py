@@ -551,3 +551,31 @@ def test_the_real_failed_start_question_offers_the_previous_workspace_first(
         assert "Reopen /w/a.toml" in seen["buttons"] and choice is StartFailedChoice.REOPEN
     else:
         assert not any(b.startswith("Reopen") for b in seen["buttons"]) and choice is StartFailedChoice.OTHER
+
+
+def test_setup_restart_lanes_applies_a_profile_change_without_closing_the_window(
+    tmp_path: Path, api_sim: ApiSimServer, qapp: Any, qloop: asyncio.AbstractEventLoop, qtbot: Any, arun: ARun,
+) -> None:
+    """A change that cannot apply live (a new profile): Setup offers "Restart lanes"; the lanes stop
+    cleanly and start again from the saved file, in the same window, and the new profile runs."""
+    cfg = _config(tmp_path / "a.toml", api_sim.base_url, tmp_path / "data-a", "writer")
+    c = Console(qapp, qloop, qtbot, cfg)
+    w, sw = c.w, c.switcher
+    before = w.scheduler
+    dlg = w.open_setup_editor()
+    assert dlg is not None and dlg.can_restart_lanes
+    dlg.select("profiles", "writer")
+    dlg.duplicate_entry("profiles")  # "writer-copy": a lane the running scheduler does not have
+    assert dlg.save()
+    assert "Restart lanes" in dlg.status.text() and "writer-copy" in dlg.status.text(), dlg.status.text()
+    assert dlg.restart_button.isVisible()
+    dlg.restart_button.click()
+    qtbot.waitUntil(lambda: w.scheduler is not before and w.feed.is_loaded and not sw.busy, timeout=30_000)
+    assert not before.started and w.scheduler.started
+    assert sorted(w.scheduler.profile_names()) == ["writer", "writer-copy"]
+    assert _lanes(w) == ["writer", "writer-copy"]
+    assert "Lanes restarted" in w.last_message
+    res = w.submit_rows_from_text("on the new lane", "writer-copy")
+    assert res is not None
+    qtbot.waitUntil(lambda: w.model.state_of(res.added[0]) == "success", timeout=20_000)
+    assert c.close() == EXIT_OK

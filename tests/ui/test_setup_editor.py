@@ -9,9 +9,10 @@ import secrets
 import socket
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from PySide6.QtWidgets import QCheckBox, QLineEdit, QWidget
 
 from mediadesk.config.model import load_config
 from mediadesk.config.workspace import Workspace
@@ -198,7 +199,10 @@ def test_endpoint_test_shows_latency_or_the_error(editor: SetupEditor, arun: ARu
     assert task is not None
     arun(asyncio.wait_for(asyncio.shield(task), 20))
     text = editor.test_results["endpoints"].text()
-    assert text.startswith("Failed after ") and "connect" in text.lower(), text
+    # in the operator's words; the library's own words (ConnectError...) one hover away
+    assert text.startswith("Failed after ") and "could not reach the service" in text, text
+    assert "ConnectError" not in text
+    assert "ConnectError" in editor.test_results["endpoints"].toolTip()
     # the API profile's Test goes through its endpoint
     editor.set_field("endpoints", "base_url", api_sim.base_url)
     editor.select("profiles", "writer")
@@ -274,6 +278,9 @@ def test_web_account_test_reports_logged_out_then_logged_in(
         arun(asyncio.wait_for(asyncio.shield(task), 90), timeout=100)
         out = dlg.test_results["accounts"].text()
         assert "logged out" in out, out
+        # the operator's words, not the adapter's key and selector (those are in the tooltip)
+        assert "logged_out" not in out and "a.login-link" not in out, out
+        assert "a.login-link" in dlg.test_results["accounts"].toolTip()
         # stored credentials, typed into the form: the account logs itself in and the Test says so
         dlg.set_field("accounts", "login_user_env", "MD_TEST_SITE_USER")
         dlg.set_field("accounts", "login_password_env", "MD_TEST_SITE_PASSWORD")
@@ -357,4 +364,77 @@ profile = "chat"
     dlg.confirm_discard = lambda: False
     assert not dlg.close() and window.setup_editor is dlg
     dlg.confirm_discard = lambda: True
+    assert dlg.close()
+
+
+def _running_config(console_env: ConsoleEnv) -> str:
+    url = console_env.sim.base_url
+    return f"""\
+[[profiles]]
+name = "writer"
+kind = "api"
+base_url = "{url}"
+model = "sim-model"
+concurrency = 3
+instructions = "be brief"
+
+[[profiles]]
+name = "reasoner"
+kind = "api"
+base_url = "{url}"
+model = "sim-model"
+concurrency = 2
+need_empty_prompt = true
+
+[[profiles]]
+name = "chat"
+kind = "web"
+site = "sim"
+
+[[accounts]]
+name = "acct-a"
+profile = "chat"
+
+[[accounts]]
+name = "acct-b"
+profile = "chat"
+"""
+
+
+def _text(editor: QWidget) -> str:
+    return editor.text() if isinstance(editor, QLineEdit) else ""
+
+
+def test_setup_shows_the_values_in_effect_and_applies_the_empty_prompt_live(
+    window: MainWindow, console_env: ConsoleEnv, console_scheduler: Scheduler
+) -> None:
+    """Changed in the console (profiles tab, accounts switch) after the file was written: Setup
+    shows what is in effect, Save writes it through; need_empty_prompt applies without a restart."""
+    console_env.config_path.write_text(_running_config(console_env), encoding="utf-8")
+    s = console_scheduler
+    s.set_profile_setting("writer", concurrency=1)
+    s.set_profile_setting("writer", need_empty_prompt=True)
+    s.set_account_enabled("acct-a", False)
+    window.config_path = console_env.config_path
+    dlg = window.open_setup_editor()
+    assert dlg is not None
+    dlg.confirm_discard = lambda: True
+    dlg.select("profiles", "writer")
+    assert _text(dlg.field("profiles", "concurrency")) == "1"
+    assert cast(QCheckBox, dlg.field("profiles", "need_empty_prompt")).isChecked()
+    dlg.select("accounts", "acct-a")
+    assert not cast(QCheckBox, dlg.field("accounts", "enabled")).isChecked()
+    status = dlg.status.text()
+    assert "values in effect" in status and "writer concurrency 1" in status and "acct-a disabled" in status, status
+    # an empty-prompt switch in Setup is applied now, not "at the next start"
+    dlg.select("profiles", "reasoner")
+    dlg.set_field("profiles", "need_empty_prompt", False)
+    assert dlg.save()
+    assert s.profile_view("reasoner").need_empty_prompt is False
+    status = dlg.status.text()
+    assert "reasoner empty prompt off" in status and "next start" not in status, status
+    assert not dlg.restart_button.isVisible()
+    cfg = load_config(console_env.config_path)  # what was in effect is in the file now
+    assert cfg.profile("writer").concurrency == 1 and cfg.profile("writer").need_empty_prompt
+    assert not next(a for a in cfg.accounts if a.name == "acct-a").enabled
     assert dlg.close()

@@ -176,8 +176,9 @@ def test_cancel_above_20_rows_asks_first(window: MainWindow, console_env: Consol
     asked: list[int] = []
     answer = [False]
 
-    def confirm(n: int) -> bool:
+    def confirm(n: int, finished: int) -> bool:
         asked.append(n)
+        assert finished == 0
         return answer[0]
 
     window.confirm_cancel = confirm
@@ -198,6 +199,43 @@ def test_cancel_above_20_rows_asks_first(window: MainWindow, console_env: Consol
     window.act_cancel.trigger()
     assert asked == [25, 25]
     wait_states(qtbot, console_env, dict.fromkeys(more, "canceled"))
+
+
+def test_cancel_counts_only_what_can_still_be_canceled(window: MainWindow, console_env: ConsoleEnv,
+                                                       console_scheduler: Scheduler, qtbot: Any) -> None:
+    """Del on 40 rows, 30 of them finished: the question says 10 (and that 30 are left as they are),
+    and 10 are canceled."""
+    from mediadesk.ui.window.table_menu import cancel_many_text
+
+    s = console_scheduler
+    window.set_paused("api", True)
+    done = [f"d{i:02d}" for i in range(30)]
+    s.submit([s.new_task(t, "writer", t) for t in done])
+    settle(qtbot, window, done)
+    assert s.cancel(done) == 30  # finished (canceled) before the operator's Del
+    settle(qtbot, window, done, dict.fromkeys(done, "canceled"))
+    open_ = [f"o{i:02d}" for i in range(10)]
+    s.submit([s.new_task(t, "writer", t) for t in open_])
+    settle(qtbot, window, open_)
+    asked: list[tuple[int, int]] = []
+
+    def confirm(n: int, finished: int) -> bool:
+        asked.append((n, finished))
+        return True
+
+    window.confirm_cancel = confirm
+    select_tasks(window, done + open_)
+    window.act_cancel.trigger()
+    assert asked == [(10, 30)]
+    wait_states(qtbot, console_env, dict.fromkeys(open_, "canceled"))
+    assert "10 of 40" in window.last_message
+    text = cancel_many_text(10, 30)
+    assert text.startswith("Cancel 10 tasks? (30 already finished are left as they are)"), text
+    # only finished rows selected: nothing to ask, nothing to cancel
+    select_tasks(window, done)
+    window.act_cancel.trigger()
+    assert asked == [(10, 30)]
+    assert "all finished" in window.last_message
 
 
 def test_open_evidence_folder(window: MainWindow, console_env: ConsoleEnv, console_scheduler: Scheduler,

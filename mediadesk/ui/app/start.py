@@ -32,6 +32,7 @@ import logging
 import os
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from mediadesk.config.template import default_config_path
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.text import printable
 from mediadesk.files.safe import UnsafePathError
+from mediadesk.scheduler.backends import preload
 from mediadesk.store.open_errors import StoreOpenError, storage_error
 from mediadesk.ui.app.log_file import install_log_file, remove_log_file
 from mediadesk.ui.app.workspace_session import (
@@ -57,6 +59,7 @@ from mediadesk.ui.app.workspace_session import (
     load_workspace,
 )
 from mediadesk.ui.app.workspace_switch import WorkspaceSwitcher
+from mediadesk.ui.dialogs.starting import StartingWindow
 from mediadesk.ui.dialogs.welcome import WelcomeChoice, WelcomePanel
 from mediadesk.ui.language import chosen_locale
 from mediadesk.ui.plain import plain
@@ -109,6 +112,9 @@ async def _ask_welcome(
     app.aboutToQuit.connect(done)
     panel.open_editor = lambda _path: None  # the console opens it in its Setup editor once up
     panel.show()
+    # while the operator reads the panel, import what starting a workspace needs (seconds on a
+    # loaded machine): "Try the demo" then reaches its window sooner
+    threading.Thread(target=preload, name="preload", daemon=True).start()
     if on_welcome is not None:
         on_welcome(panel)
     try:
@@ -180,8 +186,7 @@ async def _console_main(
     tray_available: bool | Callable[[], bool] | None = None,
 ) -> int:
     if demo:
-        return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
-                                 on_window=on_window, tray_available=tray_available)
+        return await _run_window(app, _demo_session(data_dir), on_window=on_window, tray_available=tray_available)
     error: ConfigError | None = None
     try:
         config, workspace = _resolve_config(config_path, data_dir, db)
@@ -195,8 +200,8 @@ async def _console_main(
         while True:
             choice = await _ask_welcome(app, default_config_path(data_dir), error, on_welcome)
             if choice.kind == "demo":
-                return await _run_window(app, WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True)),
-                                         on_window=on_window, tray_available=tray_available)
+                return await _run_window(app, _demo_session(data_dir), on_window=on_window,
+                                         tray_available=tray_available)
             if choice.kind != "config" or choice.path is None:
                 return EXIT_OK
             try:  # the same loader and session as File > Open config… in the running console
@@ -213,6 +218,40 @@ async def _console_main(
     return await _run_window(app, session, on_window=on_window, tray_available=tray_available)
 
 
+def _demo_session(data_dir: Path | None) -> WorkspaceSession:
+    """The demo's session, with a window that says what is starting, shown at once."""
+    session = WorkspaceSession(WorkspaceSpec(None, data_dir, demo=True))
+    starting = StartingWindow(QCoreApplication.translate("Console", "Starting the MediaDesk demo"))
+    session.on_step = starting.step
+    starting.show()
+    starting.step(QCoreApplication.translate("Console", "Starting the demo…"))
+    _starting[session] = starting
+    return session
+
+
+#: The "what is starting" window of a session still starting (closed when its main window shows).
+_starting: dict[WorkspaceSession, StartingWindow] = {}
+
+
+def _close_starting(session: WorkspaceSession) -> None:
+    starting = _starting.pop(session, None)
+    if starting is not None:
+        starting.close()
+        starting.deleteLater()
+
+
+async def _say_when_lanes_ready(window: MainWindow, session: WorkspaceSession) -> None:
+    """The demo's window is up before its accounts are: say what they are doing until every lane
+    has started (browsers warm, the accounts logged in by themselves), then that the demo is ready."""
+    accounts = ", ".join(a.name for a in session.config.accounts) if session.config is not None else ""
+    window.show_status(QCoreApplication.translate(
+        "Console", "Demo: the accounts ({accounts}) are logging in and their browsers warming up; "
+                   "the API lane is ready.").format(accounts=accounts), 0)
+    await session.scheduler.wait_ready()
+    window.show_status(QCoreApplication.translate(
+        "Console", "Demo ready: both lanes can take tasks. Submit the staged batch to see them work."))
+
+
 async def _run_window(
     app: QApplication,
     session: WorkspaceSession,
@@ -224,11 +263,15 @@ async def _run_window(
     try:
         await session.start()
     except WorkspaceStartError as err:
+        _close_starting(session)
         if err.handed_over:  # another console has this data folder: it came to the front
             print("mediadesk: " + err.text, file=sys.stderr, flush=True)
         else:
             show_error(err.title, err.text)
         return err.exit_code
+    except BaseException:
+        _close_starting(session)
+        raise
     switcher: WorkspaceSwitcher | None = None
     try:
         closed = asyncio.Event()
@@ -238,9 +281,13 @@ async def _run_window(
         # File > Open config… / Recent configs; the tray icon and the close question (per workspace)
         switcher = WorkspaceSwitcher(window, session, tray_available=tray_available)
         window.show()
+        _close_starting(session)
         if on_window is not None:
             on_window(window)
+        ready: asyncio.Task[None] | None = None
         try:
+            if session.demo_batch is not None:
+                ready = asyncio.get_running_loop().create_task(_say_when_lanes_ready(window, session))
             await window.start()
             for advice in missing_fonts():  # text would show as empty boxes: say what to install
                 log.warning("%s", advice)
@@ -254,6 +301,8 @@ async def _run_window(
             await closed.wait()
             await switcher.cancel_switch()  # the app quits mid-switch: what it started is stopped
         finally:
+            if ready is not None:
+                ready.cancel()
             switcher.close()
             await window.aclose()
             window.deleteLater()

@@ -8,6 +8,7 @@ running console from one to another is :mod:`mediadesk.ui.app.workspace_switch`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from mediadesk.config.template import default_config_path
 from mediadesk.config.workspace import Workspace
 from mediadesk.files.locks import LockError, LockHeldError
 from mediadesk.files.safe import UnsafePathError
+from mediadesk.scheduler.backends import preload
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store import DatabaseBusyError, SchemaError
 from mediadesk.store.open_errors import StoreOpenError, storage_error
@@ -109,6 +111,22 @@ def _delete_later(obj: QObject) -> None:
 SchedulerFactory = Callable[[AppConfig, Workspace], Scheduler]
 
 
+def _hand_over_if_open(data_dir: Path) -> None:
+    """A console already open on ``data_dir`` is brought to the front: raises the ``handed_over``
+    :class:`WorkspaceStartError` (exit 0). Nothing to do when none listens."""
+    instance = SingleInstance(instance_key(data_dir))
+    try:
+        if not instance.activate_existing():
+            return
+    finally:
+        instance.close()
+    raise WorkspaceStartError(
+        QCoreApplication.translate("Console", "MediaDesk is already running"),
+        QCoreApplication.translate("Console", "a console is already open for {dir}; switched to it.").format(
+            dir=data_dir),
+        EXIT_OK, handed_over=True)
+
+
 class WorkspaceSession:
     """One open workspace. :meth:`start` takes its single-instance socket and starts its scheduler
     (every failure a :class:`WorkspaceStartError`, with nothing left held); :meth:`stop` undoes it
@@ -122,6 +140,8 @@ class WorkspaceSession:
         self.demo_batch: Path | None = None
         #: Another start of the console on this data folder asked for the window.
         self.on_activate: Callable[[], None] = lambda: None
+        #: What :meth:`start` is doing now, in words (the demo's simulators, the database...).
+        self.on_step: Callable[[str], None] = lambda _text: None
         self._factory: SchedulerFactory = scheduler_factory or (lambda c, w: Scheduler(c, w))
         self._scheduler: Scheduler | None = None
         self._bridge: SchedulerBridge | None = None
@@ -163,23 +183,18 @@ class WorkspaceSession:
         self._stack = stack
 
     async def _start(self, stack: AsyncExitStack) -> None:
+        # the lanes' first imports (Alembic for a new database, Playwright's client for web lanes) in
+        # a thread: the window that says what is starting keeps painting meanwhile
+        web = self.spec.demo or self.config is None or any(p.kind == "web" for p in self.config.profiles)
+        await asyncio.to_thread(preload, web)
         if self.spec.demo:
-            from mediadesk.demo import demo_environment
-
-            env = await stack.enter_async_context(demo_environment(self.spec.data_dir))
-            self.config, self.workspace, self.demo_batch = env.config, env.workspace, env.batch_path
-            self.spec = WorkspaceSpec(env.config_path, env.workspace.data_dir, demo=True)
+            await self._start_demo(stack)
         elif self.config is None or self.workspace is None:
             self.config, self.workspace = load_workspace(self.spec.config_path, self.spec.data_dir, self.spec.db)
+        assert self.config is not None and self.workspace is not None
         workspace = self.workspace
+        _hand_over_if_open(workspace.data_dir)
         instance = SingleInstance(instance_key(workspace.data_dir))
-        if instance.activate_existing():
-            instance.close()
-            raise WorkspaceStartError(
-                QCoreApplication.translate("Console", "MediaDesk is already running"),
-                QCoreApplication.translate(
-                    "Console", "a console is already open for {dir}; switched to it.").format(dir=workspace.data_dir),
-                EXIT_OK, handed_over=True)
         try:
             instance.listen(lambda: self.on_activate())
         except SingleInstanceError as exc:
@@ -187,6 +202,7 @@ class WorkspaceSession:
             raise WorkspaceStartError(
                 QCoreApplication.translate("Console", "MediaDesk is already running"), str(exc), EXIT_BUSY) from exc
         stack.callback(instance.close)
+        self.on_step(QCoreApplication.translate("Console", "Opening the database and starting the lanes…"))
         scheduler = self._factory(self.config, workspace)
         stack.push_async_callback(scheduler.stop)  # also after a failed start: its locks are let go
         try:
@@ -224,6 +240,32 @@ class WorkspaceSession:
             remote = await start_for_console(scheduler)
             if remote is not None:
                 stack.push_async_callback(remote.stop)
+
+    async def _start_demo(self, stack: AsyncExitStack) -> None:
+        """The demo's simulators and workspace. On a folder given by the caller, a console already
+        open there is handed the window first, and the demo checks the folder's lock before it
+        writes anything: a second demo never rewrites the config another console runs on."""
+        from mediadesk.demo import demo_environment
+
+        if self.spec.data_dir is not None:
+            _hand_over_if_open(self.spec.data_dir)
+        steps = {
+            "simulators": QCoreApplication.translate("Console", "Starting the demo's simulators (a chat site and an "
+                                                                "API)…"),
+            "workspace": QCoreApplication.translate("Console", "Writing the demo workspace…"),
+            "login": QCoreApplication.translate("Console", "Logging the demo accounts in…"),
+        }
+        try:
+            env = await stack.enter_async_context(demo_environment(
+                self.spec.data_dir, login=False, on_step=lambda step: self.on_step(steps.get(step, step))))
+        except LockHeldError as exc:  # another MediaDesk (a headless run) uses that folder
+            raise WorkspaceStartError(
+                QCoreApplication.translate("Console", "MediaDesk is already running"), str(exc), EXIT_BUSY) from exc
+        except LockError as exc:
+            raise WorkspaceStartError(
+                QCoreApplication.translate("Console", "MediaDesk: cannot start"), str(exc), EXIT_CONFIG) from exc
+        self.config, self.workspace, self.demo_batch = env.config, env.workspace, env.batch_path
+        self.spec = WorkspaceSpec(env.config_path, env.workspace.data_dir, demo=True)
 
     async def stop(self) -> None:
         """Stop the scheduler (running attempts go back to pending, attempt refunded), let go of the

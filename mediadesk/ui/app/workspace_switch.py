@@ -14,6 +14,13 @@ A switch, in this order, so that nothing is lost and the window always has a wor
 5. the new workspace starts in the same window (:meth:`MainWindow.rebind_workspace`). When it
    cannot (its database is held by another MediaDesk, a newer schema, a disk error...), the reason
    is shown and the previous workspace is offered again (or another config, or quit).
+
+Setup's "Restart lanes" is the same switch to the same workspace, from its saved config.
+
+Why one module: opening another config, reopening the previous one after a failed start and
+restarting the lanes are one sequence (stop the current session, start the next, rebind the window,
+offer a way back) over the same switcher state (busy flag, current session, tray); split, each
+part would reach into the others' state.
 """
 
 from __future__ import annotations
@@ -196,6 +203,8 @@ class WorkspaceSwitcher(QObject):
         session.on_activate = window.bring_to_front
         acts = window.window_actions
         acts.open_config.triggered.connect(self.choose_and_open)
+        window.restartLanesRequested.connect(self.restart_lanes)
+        window.can_restart_lanes = not session.spec.demo  # the demo rewrites its setup at each start
         acts.recent_menu.aboutToShow.connect(self.fill_recent_menu)
         self.window.config_path = session.config_path
         self.window.show_workspace_title()
@@ -313,6 +322,43 @@ class WorkspaceSwitcher(QObject):
                                scheduler_factory=self.scheduler_factory)
         return await self._switch(nxt)
 
+    def restart_lanes(self) -> asyncio.Task[bool] | None:
+        """Setup's "Restart lanes": stop this workspace's lanes cleanly (running tasks go back to the
+        queue, their attempt refunded), start them again from the saved config, resume."""
+        return self._spawn(self._restart())
+
+    async def _restart(self) -> bool:
+        spec = self.session.spec
+        if self._busy or spec.demo:
+            return False
+        self._busy = True
+        try:
+            try:
+                config, workspace = load_workspace(spec.config_path, spec.data_dir, spec.db)
+            except ConfigError as exc:
+                self.window.notify(self.tr("Lanes not restarted"), self.tr(
+                    "The saved configuration could not be loaded:\n{error}\n\nThe lanes keep running as they "
+                    "are.").format(error=config_error_text(exc)), error=True)
+                return False
+            running, pending = work_in_progress(self.session.scheduler)
+            if running:
+                q = SwitchQuestion(running, pending, self.tr("the same workspace, restarted with the saved setup"))
+                self.asked.append(q)
+                if not await _answer(self.ask(q)):
+                    self.window.show_status(self.tr("Lanes not restarted"))
+                    return False
+            editor = self.window.setup_editor
+            if editor is not None and not editor.dirty:
+                editor.close()  # it edits the stopping scheduler's setup; reopen it on the new one
+            nxt = WorkspaceSession(spec, config=config, workspace=workspace,
+                                   scheduler_factory=self.scheduler_factory)
+            done = await self._switch(nxt)
+            if done:
+                self.window.show_status(self.tr("Lanes restarted with the saved setup"))
+            return done
+        finally:
+            self._busy = False
+
     def _forget_if_gone(self, path: Path) -> None:
         if not path.exists():
             forget_config(self.settings, path)
@@ -389,6 +435,7 @@ class WorkspaceSwitcher(QObject):
 
     async def _bind(self, session: WorkspaceSession) -> None:
         self.session = session
+        self.window.can_restart_lanes = not session.spec.demo
         self.window.rebind_workspace(session.scheduler, session.bridge, demo_batch=session.demo_batch)
         self.window.config_path = session.config_path
         self.window.show_workspace_title()

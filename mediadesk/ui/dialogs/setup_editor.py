@@ -5,8 +5,11 @@ document (:class:`mediadesk.config.edit.ConfigDoc`) at once and the WHOLE docume
 the real loader, whose messages show under the field they name (or above the form, for the entry as
 a whole); Save is refused while any remains. The file stays the source of truth: Save writes it
 keeping the operator's comments and order, and refuses to overwrite a file changed on disk meanwhile
-unless the operator says so. With a running scheduler, what it can change live (API concurrency,
-account on/off) is applied at once; the rest is listed as "applies at the next start".
+unless the operator says so. With a running scheduler the editor shows the values in effect (what
+the console changed without the file: :mod:`~mediadesk.ui.dialogs.setup.in_effect`), applies at once
+what can change live (API concurrency of a profile or an endpoint, need_empty_prompt, account on/off)
+and offers "Restart lanes" for the rest (the window stops the lanes cleanly and starts them again
+from the saved file).
 
 "Test" (through :class:`mediadesk.scheduler.checks.Checks`): an endpoint (or an API profile) sends
 one cheap request and shows the latency or the error; a web account opens its site in a real
@@ -48,6 +51,7 @@ from mediadesk.ui.dialogs.setup.adapter_checker import AdapterChecker
 from mediadesk.ui.dialogs.setup.entries import EntryLists
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE, Field, field_error_line, field_error_text, site_choices
 from mediadesk.ui.dialogs.setup.forms import _EntryForm, _SectionPage
+from mediadesk.ui.dialogs.setup.in_effect import take_values_in_effect
 from mediadesk.ui.dialogs.setup.tester import SetupTester, button_tip
 from mediadesk.ui.dialogs.setup.write_through import SetupSaver
 from mediadesk.ui.plain import plain
@@ -60,6 +64,8 @@ class SetupEditor(QDialog):
     apply live changes and test accounts through their running browser."""
 
     saved = Signal(object)  # the AppConfig now on disk
+    #: "Restart lanes" was clicked: the window restarts them from the saved file.
+    restart_lanes = Signal()
 
     def __init__(
         self,
@@ -75,6 +81,10 @@ class SetupEditor(QDialog):
         self.scheduler = scheduler
         self.workspace = workspace if workspace is not None else (scheduler.workspace if scheduler else None)
         self.doc = ConfigDoc.load(self.path)
+        #: What the console changed without the file (now shown, and written by Save).
+        self.in_effect = take_values_in_effect(self.doc, scheduler) if scheduler is not None else []
+        #: The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`).
+        self.can_restart_lanes = False
         self.errors: list[FieldError] = []
         self.entries = EntryLists(self)
         self.tester = SetupTester(self)
@@ -97,12 +107,20 @@ class SetupEditor(QDialog):
         self.save_btn.clicked.connect(self.save)
         self.close_btn = QPushButton(self.tr("Close"), self)
         self.close_btn.clicked.connect(self.close)
+        self.restart_button = QPushButton(self.tr("Restart lanes"), self)
+        self.restart_button.setObjectName("restartLanes")
+        self.restart_button.setToolTip(self.tr(
+            "Stop the lanes (running tasks go back to the queue uncharged), start them again from the saved "
+            "setup, and resume"))
+        self.restart_button.setVisible(False)
+        self.restart_button.clicked.connect(self._restart_clicked)
         self.status = plain(QLabel(self))
         self.status.setObjectName("setupStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
+        bottom.addWidget(self.restart_button)
         bottom.addWidget(self.save_btn)
         bottom.addWidget(self.close_btn)
         lay = QVBoxLayout(self)
@@ -111,52 +129,61 @@ class SetupEditor(QDialog):
         for section in self.pages:
             self._reload_list(section)
         self._revalidate()
+        if self.in_effect and not self.errors:
+            self.status.setText(self.tr(
+                "Showing the values in effect, changed in the console since the file was written: {what}. "
+                "Save writes them to the file.").format(what=", ".join(self.in_effect)))
+
+    def _restart_clicked(self) -> None:
+        if self.dirty and not self.save():
+            return
+        self.restart_button.setVisible(False)
+        self.restart_lanes.emit()
 
     # ------------------------------------------------------------------ building
     def _build_pages(self) -> None:
-        tr = self.tr
         endpoint_fields = [
-            Field("name", "str", tr("Name")),
-            Field("base_url", "str", tr("Base URL")),
-            Field("api_key_env", "str", tr("API key variable")),
-            Field("api_key_keyring", "str", tr("API key keyring entry")),
-            Field("concurrency", "num", tr("Concurrency"), 3),
-            Field("rpm", "num", tr("Requests per minute"), 0),
-            Field("adaptive", "bool", tr("Adaptive"), True),
+            Field("name", "str", self.tr("Name")),
+            Field("base_url", "str", self.tr("Base URL")),
+            Field("api_key_env", "str", self.tr("API key variable")),
+            Field("api_key_keyring", "str", self.tr("API key keyring entry")),
+            Field("concurrency", "num", self.tr("Concurrency"), 3),
+            Field("rpm", "num", self.tr("Requests per minute"), 0),
+            Field("adaptive", "bool", self.tr("Adaptive"), True),
         ]
         profile_fields = [
-            Field("name", "str", tr("Name")),
-            Field("kind", "choice", tr("Kind"), choices=("api", "web")),
-            Field("endpoint", "endpoint", tr("Endpoint"), only="api"),
-            Field("base_url", "str", tr("Base URL"), only="api"),
-            Field("api_key_env", "str", tr("API key variable"), only="api"),
-            Field("model", "str", tr("Model"), only="api"),
-            Field("concurrency", "num", tr("Concurrency"), 3, only="api"),
-            Field("stream", "bool", tr("Stream"), False, only="api"),
-            Field("max_answer_chars", "num", tr("Longest answer (chars)"), 200_000, only="api"),
-            Field("site", "site", tr("Site"), only="web"),
-            Field("url", "str", tr("Chat URL"), only="web"),
-            Field("instructions", "str", tr("Instructions")),
-            Field("need_empty_prompt", "bool", tr("Needs an empty prompt"), False),
-            Field("timeout_s", "num", tr("Timeout (s)"), 60.0),
-            Field("max_run_s", "num", tr("Longest run (s)")),
-            Field("max_wait_s", "num", tr("Longest wait (s)")),
-            Field("max_pending", "num", tr("Most pending tasks")),
-            Field("fallback", "list", tr("Fallback profiles")),
-            Field("rule_reply", "str", tr("Rule reply")),
+            Field("name", "str", self.tr("Name")),
+            Field("kind", "choice", self.tr("Kind"), choices=("api", "web")),
+            Field("endpoint", "endpoint", self.tr("Endpoint"), only="api"),
+            Field("base_url", "str", self.tr("Base URL"), only="api"),
+            Field("api_key_env", "str", self.tr("API key variable"), only="api"),
+            Field("model", "str", self.tr("Model"), only="api"),
+            Field("concurrency", "num", self.tr("Concurrency"), 3, only="api"),
+            Field("stream", "bool", self.tr("Stream"), False, only="api"),
+            Field("max_answer_chars", "num", self.tr("Longest answer (chars)"), 200_000, only="api"),
+            Field("site", "site", self.tr("Site"), only="web"),
+            Field("url", "str", self.tr("Chat URL"), only="web"),
+            Field("instructions", "str", self.tr("Instructions")),
+            Field("need_empty_prompt", "bool", self.tr("Needs an empty prompt"), False),
+            Field("timeout_s", "num", self.tr("Timeout (s)"), 60.0),
+            Field("max_run_s", "num", self.tr("Longest run (s)")),
+            Field("max_wait_s", "num", self.tr("Longest wait (s)")),
+            Field("max_pending", "num", self.tr("Most pending tasks")),
+            Field("fallback", "list", self.tr("Fallback profiles")),
+            Field("rule_reply", "str", self.tr("Rule reply")),
         ]
         account_fields = [
-            Field("name", "str", tr("Name")),
-            Field("profile", "profile", tr("Web profile")),
-            Field("enabled", "bool", tr("Enabled"), True),
-            Field("profile_dir", "str", tr("Browser profile folder")),
-            Field("login_user_env", "str", tr("Login user variable")),
-            Field("login_password_env", "str", tr("Login password variable")),
-            Field("login_user_keyring", "str", tr("Login user keyring entry")),
-            Field("login_password_keyring", "str", tr("Login password keyring entry")),
-            Field("login_cooldown_s", "num", tr("Login cooldown (s)"), 600.0),
+            Field("name", "str", self.tr("Name")),
+            Field("profile", "profile", self.tr("Web profile")),
+            Field("enabled", "bool", self.tr("Enabled"), True),
+            Field("profile_dir", "str", self.tr("Browser profile folder")),
+            Field("login_user_env", "str", self.tr("Login user variable")),
+            Field("login_password_env", "str", self.tr("Login password variable")),
+            Field("login_user_keyring", "str", self.tr("Login user keyring entry")),
+            Field("login_password_keyring", "str", self.tr("Login password keyring entry")),
+            Field("login_cooldown_s", "num", self.tr("Login cooldown (s)"), 600.0),
         ]
-        titles = {"endpoints": tr("Endpoints"), "profiles": tr("Profiles"), "accounts": tr("Accounts")}
+        titles = {"endpoints": self.tr("Endpoints"), "profiles": self.tr("Profiles"), "accounts": self.tr("Accounts")}
         for section, fields in (("endpoints", endpoint_fields), ("profiles", profile_fields),
                                 ("accounts", account_fields)):
             form = _EntryForm(fields, self)
@@ -172,7 +199,8 @@ class SetupEditor(QDialog):
         # Test buttons and their result lines
         self.test_results: dict[Section, QLabel] = {}
         self.test_buttons: dict[Section, QPushButton] = {}
-        for section, label in (("endpoints", tr("Test")), ("profiles", tr("Test")), ("accounts", tr("Test"))):
+        test = self.tr("Test")
+        for section, label in (("endpoints", test), ("profiles", test), ("accounts", test)):
             form = self.pages[section].form  # type: ignore[index]
             btn = QPushButton(label, form)
             btn.setObjectName(f"{section}Test")

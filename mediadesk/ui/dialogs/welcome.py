@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -109,6 +109,12 @@ class WelcomePanel(QWidget):
             self.tr("Create a workspace"),
             self.tr("Write a commented config to {path} and open it for editing; the console opens "
                     "with an empty workspace.").format(path=self.config_path))
+        # the main action: drawn as the default, focused, and what Return does (a plain QWidget has no
+        # default button of its own: keyPressEvent below)
+        self.demo_button.setObjectName("welcomeDemo")
+        self.demo_button.setDefault(True)
+        self.demo_button.setAutoDefault(True)
+        self.setFocusProxy(self.demo_button)
         self.demo_button.clicked.connect(self.choose_demo)
         self.open_button.clicked.connect(self.choose_open)
         self.create_button.clicked.connect(self.choose_create)
@@ -218,6 +224,21 @@ class WelcomePanel(QWidget):
             QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Open)
         return answer == QMessageBox.StandardButton.Open
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.demo_button.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Return / Enter: the focused choice, else the main one (Try the demo)."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers() & ~(
+                Qt.KeyboardModifier.KeypadModifier):
+            focused = self.focusWidget()
+            target = focused if isinstance(focused, QPushButton) and focused.isEnabled() else self.demo_button
+            target.click()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()

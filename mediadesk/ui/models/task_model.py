@@ -293,6 +293,15 @@ class TaskTableModel(QAbstractTableModel):
     def finishes(self, kind: str) -> Sequence[tuple[float, float]]:
         return self.rows.finishes(kind)
 
+    def current_counts(self, kind: str) -> dict[str, int]:
+        """State counts over ``kind``'s current work (:mod:`mediadesk.viewmodel.current_work`)."""
+        out = dict.fromkeys(self.rows.counts(), 0)
+        out.update(self.rows.current_work.counts(kind))
+        return out
+
+    def current_batches(self, kind: str) -> int:
+        return len(self.rows.current_work.batches(kind))
+
     # ------------------------------------------------------------------ feeding
     def add_records(self, records: Iterable[TaskRecord]) -> None:
         """Queue full records (tasks just added); applied at the next flush."""

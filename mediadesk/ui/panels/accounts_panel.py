@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
-    QMessageBox,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -36,7 +35,8 @@ from mediadesk.scheduler.lane import Lane
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
-from mediadesk.ui.format import health_label
+from mediadesk.ui.format import health_label, plain_error
+from mediadesk.ui.panels.disable_question import DisableQuestionBox
 from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, health_color, icon, is_dark, state_color
 
@@ -117,6 +117,8 @@ class AccountsPanel(QWidget):
         #: while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that
         #: wants its own wording).
         self.confirm: Callable[[DisableQuestion], DisableChoice] = self._ask_disable
+        #: The disable question open now (kept up to date as its task ends).
+        self._open_question: DisableQuestionBox | None = None
 
         self._table = QTableWidget(0, 6, self)
         self._table.setHorizontalHeaderLabels([
@@ -235,11 +237,14 @@ class AccountsPanel(QWidget):
         err_item = self._table.item(row.row, _COL_ERROR)
         if err_item is not None:
             err = row.last_error or ""
+            said = plain_error(err)  # the operator's words; the stored text in the tooltip
             past = bool(err) and status in (HealthStatus.READY, HealthStatus.BUSY)  # healthy again
-            one_line = err.replace("\n", " ")
+            one_line = said.summary.replace("\n", " ")
             err_item.setText(self.tr("earlier: {error}").format(error=one_line) if past else one_line)
             err_item.setData(Qt.ItemDataRole.UserRole, err)
-            err_item.setToolTip(plain_tip(err))  # the tooltip shows it as text, never as HTML
+            tip = said.summary + ("\n\n" + self.tr("Details: {detail}").format(detail=said.detail)
+                                  if said.has_detail else "")
+            err_item.setToolTip(plain_tip(tip))  # the tooltip shows it as text, never as HTML
             err_item.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText) if past
                                    else state_color("failed", dark))
         row.login.setEnabled(self._login is not None and not row.logging_in)
@@ -265,6 +270,18 @@ class AccountsPanel(QWidget):
             row.health = stats.health
         row.last_error = stats.last_error
         self._render(row)
+        box = self._open_question
+        if (box is not None and box.account == row.account.name
+                and not {r.task_id for r in stats.running} & set(box.tasks) and self._tasks_ended(box.tasks)):
+            box.task_finished()  # the question it asks about that task no longer holds
+
+    def _tasks_ended(self, task_ids: Sequence[str]) -> bool:
+        """Every one of ``task_ids`` is in a final state (a read of one row each)."""
+        try:
+            records = [self._scheduler.store.get(t) for t in task_ids]
+        except Exception:
+            return False
+        return all(r is None or r.state in ("success", "failed", "canceled") for r in records)
 
     def _on_account_changed(self, ev: AccountChanged) -> None:
         row = self._rows.get(ev.account)
@@ -317,20 +334,19 @@ class AccountsPanel(QWidget):
         return DisableQuestion(account, tasks, text)
 
     def _ask_disable(self, question: DisableQuestion) -> DisableChoice:
-        box = plain(QMessageBox(self))
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(self.tr("Disable account"))
-        box.setText(question.text)
-        finish = box.addButton(self.tr("Let the running task finish"), QMessageBox.ButtonRole.AcceptRole)
-        cancel = box.addButton(self.tr("Cancel it"), QMessageBox.ButtonRole.DestructiveRole)
-        keep = box.addButton(self.tr("Keep enabled"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(finish)
-        box.setEscapeButton(keep)
-        box.exec()
+        box = DisableQuestionBox(question.account, question.text, self, tasks=[tid for tid, _ in question.running])
+        self._open_question = box
+        if self._tasks_ended(box.tasks):  # it ended before the box could show
+            box.task_finished()
+        try:
+            box.exec()
+        finally:
+            self._open_question = None
         clicked = box.clickedButton()
-        if clicked is cancel:
+        box.deleteLater()
+        if clicked is box.cancel_button:
             return DisableChoice.CANCEL
-        if clicked is finish:
+        if clicked in (box.finish_button, box.disable_button):
             return DisableChoice.FINISH
         return DisableChoice.KEEP
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.config.location import StoreLocation
+from mediadesk.core.eta import MIN_SAMPLES
 from mediadesk.scheduler.events import LaneStats
 from mediadesk.store.metrics import BatchCounts, MetricsReader, ensure_metrics_indexes
 from mediadesk.ui.app.bridge import SchedulerBridge
@@ -175,6 +176,11 @@ class BatchesView(QWidget):
         if r.done_at is not None:
             return self.tr("done at {t}").format(t=fmt_clock(r.done_at))
         if r.eta is None:
-            return self.tr("— (no lane can take it)") if r.blocked else self.tr("— (no finished run yet)")
+            if r.blocked:
+                return self.tr("— (no lane can take it)")
+            if r.waiting_for is not None:
+                return self.tr("after {need} finished runs of {group} ({have} so far)").format(
+                    need=MIN_SAMPLES, group=r.waiting_for, have=r.waiting_samples)
+            return self.tr("— (no lane has reported yet)")
         return self.tr("p50 {p50} ({at}), p90 {p90}").format(
             p50=fmt_eta(r.eta.p50_s), at=fmt_clock(now + r.eta.p50_s), p90=fmt_eta(r.eta.p90_s))

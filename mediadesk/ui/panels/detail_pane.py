@@ -34,10 +34,10 @@ from mediadesk.config.location import StoreLocation
 from mediadesk.scheduler.events import TaskChanged, TaskLogLine
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
-from mediadesk.ui.format import fmt_stamp, state_labels
+from mediadesk.ui.format import error_line, fmt_stamp, state_labels
 from mediadesk.ui.jobs.workers import TaskJobs, fetch_task_detail
 from mediadesk.ui.panels.log_dock import shown_log_message
-from mediadesk.ui.plain import plain
+from mediadesk.ui.plain import plain, plain_tip
 
 __all__ = ["DetailPane", "FlatLabel", "format_log_html", "linkify_paths"]
 
@@ -253,10 +253,13 @@ class DetailPane(QWidget):
             self.result_view.setPlainText(result)
         self.copy_button.setEnabled(bool(result))
         if rec.error_kind or rec.error_message:
-            self.error_label.setText(self.tr("error: {kind}: {message}").format(
-                kind=rec.error_kind or "?", message=rec.error_message or ""))
+            said = error_line(rec.error_kind, rec.error_message)  # the stored words one hover away
+            self.error_label.setText(said.summary)
+            self.error_label.setToolTip(plain_tip(self.tr("Details: {detail}").format(detail=said.detail))
+                                        if said.has_detail else "")
             self.error_label.setVisible(True)
         elif rec.truncated:
+            self.error_label.setToolTip("")
             self.error_label.setText(self.tr(
                 "truncated: the provider stopped this answer at its length limit (finish_reason \"length\"); "
                 "the result is incomplete"))

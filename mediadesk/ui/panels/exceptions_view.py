@@ -49,6 +49,7 @@ from mediadesk.scheduler.events import TaskChanged
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.format import error_kind_label, error_line, plain_error
 from mediadesk.ui.jobs.workers import TaskJobs, fetch_task_detail
 from mediadesk.ui.panels.account_exceptions import AccountExceptionsBox
 from mediadesk.ui.panels.detail_pane import format_log_html
@@ -218,9 +219,14 @@ class ExceptionsView(QWidget):
         self.table.blockSignals(True)
         self.table.setRowCount(len(self.records))
         for i, rec in enumerate(self.records):
-            cells = (rec.task_id, rec.profile, rec.error_kind or "", rec.error_message or "")
+            said = plain_error(rec.error_message)  # the operator's words; the stored text one hover away
+            cells = (rec.task_id, rec.profile, error_kind_label(rec.error_kind), said.summary)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                if col == 2 and rec.error_kind:
+                    item.setToolTip(rec.error_kind)
+                elif col == 3 and said.has_detail:
+                    item.setToolTip(plain_tip(self.tr("Details: {detail}").format(detail=said.detail)))
                 if rec.resolution:
                     item.setForeground(Qt.GlobalColor.gray)
                     item.setToolTip(plain_tip(self.tr("resolved: {r}").format(r=rec.resolution)))
@@ -332,6 +338,7 @@ class ExceptionsView(QWidget):
         if rec is None:
             self.header.setText(self.tr("No exception selected."))
             self.error_view.clear()
+            self.error_view.setToolTip("")
             self.prompt_view.clear()
             return
         head = self.tr("<b>{id}</b> · {profile} · attempt {attempt}").format(
@@ -340,8 +347,10 @@ class ExceptionsView(QWidget):
             head += " · " + self.tr("resolved: {r} {note}").format(
                 r=html.escape(rec.resolution), note=html.escape(rec.resolution_note or ""))
         self.header.setText(head)
-        self.error_view.setText(self.tr("error: {kind}: {message}").format(
-            kind=rec.error_kind or "?", message=rec.error_message or ""))
+        said = error_line(rec.error_kind, rec.error_message)
+        self.error_view.setText(said.summary)
+        self.error_view.setToolTip(plain_tip(self.tr("Details: {detail}").format(detail=said.detail))
+                                   if said.has_detail else "")
         self.prompt_view.setPlainText(rec.prompt)
         tid = rec.task_id
         db, ev = self.scheduler.workspace.location, self.scheduler.workspace.evidence_dir

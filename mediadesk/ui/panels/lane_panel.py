@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.core.backend import effective_health
-from mediadesk.core.eta import EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
+from mediadesk.core.eta import MIN_SAMPLES, EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
-from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label, stopped_text
+from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label, plain_error, stopped_text
 from mediadesk.ui.models.task_model import TaskTableModel
 from mediadesk.ui.plain import plain, plain_tip
 
@@ -235,7 +235,9 @@ class LanePanel(QWidget):
         return seen
 
     def counts(self) -> dict[str, int]:
-        return self.model.counts(kind=self.kind)
+        """State counts over this kind's current work: the batches that have had work since its
+        lanes were last idle (:mod:`mediadesk.viewmodel.current_work`), not the whole workspace."""
+        return self.model.current_counts(self.kind)
 
     def progress_fraction(self) -> float:
         total = self.progress.maximum()
@@ -249,7 +251,7 @@ class LanePanel(QWidget):
             profiles = {p for lane in lanes for p in lane.profiles}
             pending = sum(self.model.counts(profile=p)["pending"] for p in profiles)
             loads = [st for lane in lanes if (st := self._stats.get(lane.name)) is not None]
-            groups.append(EtaGroup(pending, loads))
+            groups.append(EtaGroup(pending, loads, name=", ".join(sorted(profiles))))
         return kind_eta(groups, now)
 
     def throughput(self, now: float | None = None) -> float:
@@ -269,9 +271,12 @@ class LanePanel(QWidget):
         done = c.get("success", 0) + c.get("failed", 0) + c.get("canceled", 0)
         if self.progress.maximum() != max(total, 1):
             self.progress.setRange(0, max(total, 1))
-        fmt = "%v/%m  (%p%)" if total else self.tr("no tasks")
+        fmt = "%v/%m  (%p%)" if total else self.tr("no current work")
         if self.progress.format() != fmt:
             self.progress.setFormat(fmt)
+            self.progress.setToolTip(self.tr(
+                "The current work: the batches that have had tasks on these lanes since they were last idle "
+                "(a finished run stays until new work arrives). Every batch ever run is in the Batches tab."))
         if self.progress.value() != (done if total else 0):
             self.progress.setValue(done if total else 0)
         text = self.tr("running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}").format(
@@ -365,7 +370,10 @@ class LanePanel(QWidget):
         if ke.eta is None:
             if ke.blocked:
                 return self.tr("ETA — (no lane can take the queued tasks) · {rate}").format(rate=rate)
-            return self.tr("ETA — (no finished run yet) · {rate}").format(rate=rate)
+            if ke.waiting_for is not None:  # fewer than MIN_SAMPLES run times of that queue: say so
+                return self.tr("ETA after {need} finished runs of {group} ({have} so far) · {rate}").format(
+                    need=MIN_SAMPLES, group=ke.waiting_for, have=ke.waiting_samples, rate=rate)
+            return self.tr("ETA — (no lane has reported yet) · {rate}").format(rate=rate)
         if ke.eta.p90_s <= 0:
             return self.tr("idle · {rate}").format(rate=rate)
         return self.tr("ETA p50 {p50}, p90 {p90} · {rate}").format(
@@ -408,7 +416,7 @@ class LanePanel(QWidget):
         for c, t in enumerate(texts):
             item.setText(c, t)
         err = (st.last_error if st is not None else None) or (acc.last_error if acc is not None else None)
-        item.setToolTip(1, plain_tip(err))
+        item.setToolTip(1, plain_tip(plain_error(err).summary))
 
     @staticmethod
     def _account_health(st: LaneStats | None, acc: AccountChanged | None) -> str:
@@ -436,7 +444,7 @@ class LanePanel(QWidget):
             settings = (self.tr("empty prompt: on") if nep else self.tr("empty prompt: off"))
         for c, t in enumerate([name, status, "", "", "", settings]):
             item.setText(c, t)
-        item.setToolTip(1, plain_tip(st.last_error if st is not None else None))
+        item.setToolTip(1, plain_tip(plain_error(st.last_error if st is not None else None).summary))
         while item.childCount() > len(running):
             item.takeChild(item.childCount() - 1)
         while item.childCount() < len(running):

@@ -111,6 +111,8 @@ class MainWindow(QMainWindow):
 
     #: The window was closed by the operator (the app then stops the scheduler and quits).
     closed = Signal()
+    #: Setup's "Restart lanes": the workspace switcher restarts them from the saved config.
+    restartLanesRequested = Signal()
 
     def __init__(
         self,
@@ -132,6 +134,8 @@ class MainWindow(QMainWindow):
         #: The config file this console runs (Setup… edits it); None: <data dir>/config.toml.
         self.config_path: Path | None = None
         self.setup_editor: SetupEditor | None = None
+        #: Whether Setup may offer "Restart lanes" (set by whoever answers restartLanesRequested).
+        self.can_restart_lanes = False
         self._jobs = TaskJobs()
         self.task_actions = TaskActions(self)
         self.submission = BatchSubmission(self)
@@ -174,8 +178,9 @@ class MainWindow(QMainWindow):
         self._connect()
         self.table_menu = TableMenu(self, self.location, scheduler.workspace.evidence_dir)
         self.grouped = GroupedTable(self, self.table_stack)
-        #: Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -> go ahead?
-        self.confirm_cancel: Callable[[int], bool] = lambda n: ask_cancel_many(self, n)
+        #: Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows:
+        #: (tasks to cancel, finished ones left as they are) -> go ahead?
+        self.confirm_cancel: Callable[[int, int], bool] = lambda n, finished: ask_cancel_many(self, n, finished)
         #: Asked before the window closes: () -> close now? (the app installs the close question)
         self.close_guard: Callable[[], bool] | None = None
         self.small_screen = SmallScreenLayout(self, (self.web_panel, self.api_panel), self.lane_splitter,
@@ -350,6 +355,8 @@ class MainWindow(QMainWindow):
             return None
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dlg.destroyed.connect(lambda: setattr(self, "setup_editor", None))
+        dlg.can_restart_lanes = self.can_restart_lanes
+        dlg.restart_lanes.connect(self.restartLanesRequested)
         self.setup_editor = dlg
         dlg.show()
         return dlg

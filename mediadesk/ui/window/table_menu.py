@@ -33,6 +33,7 @@ __all__ = [
     "TableHost",
     "TableMenu",
     "ask_cancel_many",
+    "cancel_many_text",
     "choose_export_file",
     "export_format_for",
     "fetch_texts",
@@ -261,15 +262,26 @@ class TableMenu(QObject):
 
 # ---------------------------------------------------------------------------------------- dialogs
 
-def ask_cancel_many(parent: QWidget, n: int) -> bool:
-    """The question before cancelling more than :data:`CONFIRM_CANCEL_ABOVE` rows; "keep" is the
-    default (Enter or Esc keeps them)."""
+def cancel_many_text(n: int, finished: int) -> str:
+    """"Cancel 10 tasks? (30 already finished are left as they are) ...": the count is what will
+    really be canceled, not the selection."""
+    translate = QCoreApplication.translate
+    text = translate("TableMenu", "Cancel {n} tasks?").format(n=n)
+    if finished:
+        text += " " + translate("TableMenu", "({finished} already finished are left as they are)").format(
+            finished=finished)
+    return text + " " + translate("TableMenu", "Running ones stop at their next checkpoint; canceled tasks can "
+                                               "be retried later.")
+
+
+def ask_cancel_many(parent: QWidget, n: int, finished: int = 0) -> bool:
+    """The question before cancelling from more than :data:`CONFIRM_CANCEL_ABOVE` selected rows;
+    "keep" is the default (Enter or Esc keeps them)."""
     translate = QCoreApplication.translate
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Question)
     box.setWindowTitle(translate("TableMenu", "Cancel tasks"))
-    box.setText(translate("TableMenu", "Cancel {n} tasks? Running ones stop at their next checkpoint; "
-                                       "canceled tasks can be retried later.").format(n=n))
+    box.setText(cancel_many_text(n, finished))
     go = box.addButton(translate("TableMenu", "Cancel {n} tasks").format(n=n), QMessageBox.ButtonRole.DestructiveRole)
     keep = box.addButton(translate("TableMenu", "Keep them"), QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(keep)

@@ -42,10 +42,17 @@ class TaskActions:
 
     def cancel_selected(self) -> int:
         w = self.w
-        ids = w.selected_task_ids()
-        if not ids:
+        selected = w.selected_task_ids()
+        if not selected:
             return 0
-        if len(ids) > CONFIRM_CANCEL_ABOVE and not w.confirm_cancel(len(ids)):
+        # only what can still be canceled is counted and asked about: finished rows are left as they are
+        ids = [t for t in selected if w.model.state_of(t) in ("pending", "running")]
+        finished = len(selected) - len(ids)
+        if not ids:
+            w.show_status(QCoreApplication.translate(
+                "MainWindow", "Nothing to cancel: the selected tasks have all finished"))
+            return 0
+        if len(selected) > CONFIRM_CANCEL_ABOVE and not w.confirm_cancel(len(ids), finished):
             w.show_status(QCoreApplication.translate("MainWindow", "Nothing canceled"))
             return 0
         try:
@@ -53,7 +60,7 @@ class TaskActions:
         except StorageError:  # halted; the StorageFailed event shows the box and status
             return 0
         w.show_status(QCoreApplication.translate("MainWindow", "Cancel requested for {n} of {m} selected tasks")
-                      .format(n=n, m=len(ids)))
+                      .format(n=n, m=len(selected)))
         return n
 
     def retry_selected(self) -> int:

@@ -25,7 +25,7 @@ from mediadesk.scheduler.events import AccountChanged, LaneStats, TaskChanged
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.dialogs.close_question import CloseGuard
-from mediadesk.ui.format import stopped_text
+from mediadesk.ui.format import plain_error, stopped_text
 from mediadesk.ui.window.attention import Attention
 from mediadesk.ui.window.main_window import MainWindow
 
@@ -76,7 +76,7 @@ class WorkWatcher(QObject):
                     "charged.").format(kind=cv.kind, name=cv.name, what=stopped_text(cv)))
             elif cv.breaker == "open" and key not in self._open_breakers:
                 self._open_breakers.add(key)
-                reason = cv.breaker_reason or self.tr("too many failures")
+                reason = plain_error(cv.breaker_reason).summary or self.tr("too many failures")
                 self._notify(self.tr("Breaker open"), self.tr(
                     "{kind} {name} stopped taking tasks ({reason}); it is probed and resumes by itself "
                     "when it answers again.").format(kind=cv.kind, name=cv.name, reason=reason))

@@ -20,7 +20,8 @@ from mediadesk.config.model import AppConfig
 from mediadesk.core.backend import HealthStatus
 from mediadesk.scheduler.checks import Checks, Verdict
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
-from mediadesk.ui.format import key_source_text
+from mediadesk.ui.format import key_source_text, plain_error
+from mediadesk.ui.plain import plain_tip
 
 if TYPE_CHECKING:
     from mediadesk.ui.dialogs.setup_editor import SetupEditor
@@ -100,11 +101,14 @@ class SetupTester:
         except Exception as exc:  # a test never takes the window down
             log.exception("setup test failed")
             ok, text = False, str(exc) or type(exc).__name__
+        said = plain_error(text)  # the operator's words; what the check saw, one hover away
         with contextlib.suppress(RuntimeError):  # the dialog was closed meanwhile
             self.e.test_buttons[section].setEnabled(True)
             label = self.e.test_results[section]
             label.setStyleSheet("" if ok else ERROR_STYLE)
-            label.setText(text)
+            label.setText(said.summary)
+            label.setToolTip(plain_tip(QCoreApplication.translate("SetupEditor", "Details: {detail}").format(
+                detail=said.detail)) if said.has_detail else "")
 
     def _checks(self, cfg: AppConfig) -> Checks:
         """The edited config's checks; a running scheduler's lanes answer for the accounts they run."""
@@ -144,10 +148,11 @@ class SetupTester:
 
     @staticmethod
     def _login_answer(ok: bool, seen: str) -> tuple[bool, str]:
-        if ok:
-            return True, QCoreApplication.translate("SetupEditor", "logged in ({seen})").format(seen=seen)
+        if ok:  # what the check saw says it already ("logged in, prompt box ready"): not twice
+            return True, seen or QCoreApplication.translate("SetupEditor", "logged in")
         if seen.startswith("needs login"):
-            return False, QCoreApplication.translate("SetupEditor", "logged out ({seen})").format(seen=seen)
+            return False, QCoreApplication.translate("SetupEditor", "logged out ({seen})").format(
+                seen=seen.removeprefix("needs login").lstrip(": ") or seen)
         return False, seen
 
     def running_tests(self) -> set[asyncio.Task[None]]:

@@ -1,7 +1,8 @@
 """The Setup editor's write-through to config.toml: Save writes the file keeping the operator's
 comments and order (validated first), refuses to overwrite a file changed on disk meanwhile unless
-the operator says so, applies at once what a running scheduler can change live (API concurrency,
-account on/off) and lists the rest as "applies at the next start".
+the operator says so, applies at once what a running scheduler can change live (API concurrency of a profile or an
+endpoint, need_empty_prompt, account on/off) and offers "Restart lanes" for the rest (the window
+stops the lanes cleanly and starts them again from the saved file).
 """
 
 from __future__ import annotations
@@ -95,6 +96,19 @@ class SetupSaver:
                             profile=profile, n=conc))
                     except ValueError as exc:
                         log.warning("setup: %s concurrency not applied: %s", profile, exc)
+            for profile, on in changes.empty_prompt:
+                if profile in known:
+                    scheduler.set_profile_setting(profile, need_empty_prompt=on)
+                    applied.append(QCoreApplication.translate("SetupEditor", "{profile} empty prompt {state}").format(
+                        profile=profile, state=QCoreApplication.translate("SetupEditor", "on") if on
+                        else QCoreApplication.translate("SetupEditor", "off")))
+            for endpoint, conc in changes.endpoint_concurrency:
+                try:
+                    scheduler.set_endpoint_concurrency(endpoint, conc)
+                    applied.append(QCoreApplication.translate("SetupEditor", "endpoint {name} concurrency {n}").format(
+                        name=endpoint, n=conc))
+                except (KeyError, ValueError) as exc:
+                    log.warning("setup: endpoint %s concurrency not applied: %s", endpoint, exc)
             lanes = {lane.account for lane in scheduler.lanes if lane.account}
             for account, on in changes.enabled:
                 if account in lanes:
@@ -106,8 +120,15 @@ class SetupSaver:
                 out.append(QCoreApplication.translate("SetupEditor", "Applied now: {what}.").format(
                     what=", ".join(applied)))
             if changes.restart:
-                out.append(QCoreApplication.translate("SetupEditor", "Applies at the next start: {what}.").format(
-                    what="; ".join(self._describe(*change) for change in changes.restart)))
+                what = "; ".join(self._describe(*change) for change in changes.restart)
+                if self.e.can_restart_lanes:
+                    out.append(QCoreApplication.translate(
+                        "SetupEditor", "Applies when the lanes restart: {what}. Use “Restart lanes” to do it now "
+                        "(running tasks go back to the queue uncharged and resume).").format(what=what))
+                else:
+                    out.append(QCoreApplication.translate("SetupEditor", "Applies at the next start: {what}.").format(
+                        what=what))
+                self.e.restart_button.setVisible(self.e.can_restart_lanes)
         else:
             self.baseline = cfg
         return out

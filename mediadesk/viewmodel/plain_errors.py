@@ -1,0 +1,99 @@
+"""Technical error texts in the operator's words, the original one click away.
+
+The scheduler and the backends write what went wrong in the words of the library that saw it
+(``ConnectError: All connection attempts failed``, ``not logged in (the page shows logged_out
+'a.login-link')``): exact, searchable, right for a log, a bug report and an export, and they stay
+that way in the database. The console shows such a text through :func:`explain`: each known
+technical fragment is replaced by a sentence an operator understands (translated), the rest of the
+text is kept as stored, and the original comes back as ``detail`` for a "Details" expander or a
+tooltip. A text with no known fragment is shown as it is, with no detail.
+
+This is the ONE translation layer for error wording (fix a phrase here, not per widget); the
+task-log phrase catalog (:mod:`mediadesk.viewmodel.log_phrases`) is its sibling for log lines.
+
+Qt-free: the caller passes the translate function (``QCoreApplication.translate`` with
+:data:`CONTEXT`); ``QT_TRANSLATE_NOOP`` marks the phrases for ``pyside6-lupdate``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["CONTEXT", "RULES", "Explained", "explain"]
+
+#: The translation context of every phrase.
+CONTEXT = "PlainErrors"
+
+
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:
+    """Marks ``text`` for lupdate; returns it unchanged."""
+    return text
+
+
+@dataclass(frozen=True)
+class Explained:
+    """``summary``: what to show; ``detail``: the text as stored when it differs, else ''."""
+
+    summary: str
+    detail: str
+
+    @property
+    def has_detail(self) -> bool:
+        return bool(self.detail)
+
+
+#: (fragment pattern, phrase). A phrase's ``{name}`` takes the pattern's group of that name, as
+#: stored. Most specific first; every match of every rule is replaced.
+RULES: tuple[tuple[str, str], ...] = (
+    # ---- httpx transport errors (providers/api/failures.py, the probes and the Test buttons)
+    (r"\bConnect(?:Error|Timeout)\b:?[^;)\n]*",
+     QT_TRANSLATE_NOOP("PlainErrors", "could not reach the service (nothing answered at its address: is it running, "
+                                      "is the address right?)")),
+    (r"\b(?:Read|Write|Pool)Timeout after (?P<seconds>\d+(?:\.\d+)?) s",
+     QT_TRANSLATE_NOOP("PlainErrors", "no answer within {seconds} s")),
+    (r"\b(?:Read|Write|Pool)Timeout\b:?[^;)\n]*",
+     QT_TRANSLATE_NOOP("PlainErrors", "the service took too long to answer")),
+    (r"\bRemoteProtocolError\b:?[^;)\n]*",
+     QT_TRANSLATE_NOOP("PlainErrors", "the service closed the connection in the middle of an answer")),
+    (r"\bReadError\b:?[^;)\n]*",
+     QT_TRANSLATE_NOOP("PlainErrors", "the connection broke while the answer was being read")),
+    # ---- the web lane's login checks (providers/web/page_ready.py, backend.py)
+    (r"not logged in \(the page shows logged_out [^)]*\)",
+     QT_TRANSLATE_NOOP("PlainErrors", "not logged in (the site shows its login link)")),
+    (r"not logged in \(the page lacks logged_in [^)]*\)",
+     QT_TRANSLATE_NOOP("PlainErrors", "not logged in (the page shows no sign of a logged-in account)")),
+    (r"not logged in \(the page lacks a prompt box\)",
+     QT_TRANSLATE_NOOP("PlainErrors", "not logged in (the page has no prompt box)")),
+    (r"not logged in \(the page shows a password field\)",
+     QT_TRANSLATE_NOOP("PlainErrors", "not logged in (the site asks for a password)")),
+    (r"\blogged in, prompt box ready\b",
+     QT_TRANSLATE_NOOP("PlainErrors", "logged in and ready for a prompt")),
+    # ---- config keys named in messages: the Setup editor's names for them
+    (r"\bbase_url\b", QT_TRANSLATE_NOOP("PlainErrors", "the Base URL")),
+    (r"\bapi_key_env\b", QT_TRANSLATE_NOOP("PlainErrors", "the API key variable")),
+    (r"\bneed_empty_prompt\b", QT_TRANSLATE_NOOP("PlainErrors", "“Needs an empty prompt”")),
+    (r"\bmax_pending\b", QT_TRANSLATE_NOOP("PlainErrors", "“Most pending tasks”")),
+    (r"\bmax_wait_s\b", QT_TRANSLATE_NOOP("PlainErrors", "“Longest wait”")),
+    (r"\bmax_run_s\b", QT_TRANSLATE_NOOP("PlainErrors", "“Longest run”")),
+    (r"\bmax_answer_chars\b", QT_TRANSLATE_NOOP("PlainErrors", "“Longest answer”")),
+    (r"\blogin_cooldown_s\b", QT_TRANSLATE_NOOP("PlainErrors", "“Login cooldown”")),
+)
+
+_COMPILED = tuple((re.compile(pattern), phrase) for pattern, phrase in RULES)
+_FIELD = re.compile(r"\{([a-z_]+)\}")
+
+
+def explain(text: str, tr: Callable[[str], str] = lambda s: s) -> Explained:
+    """``text`` with every known technical fragment in the operator's words (``tr``: the phrase's
+    translation); ``detail`` is ``text`` itself when anything was replaced."""
+    if not text:
+        return Explained("", "")
+    out = text
+    for pattern, phrase in _COMPILED:
+        def put(m: re.Match[str], phrase: str = phrase) -> str:
+            values = {k: v for k, v in m.groupdict().items() if v is not None}
+            return _FIELD.sub(lambda f: values.get(f.group(1), f.group(0)), tr(phrase))
+        out = pattern.sub(put, out)
+    return Explained(out, "" if out == text else text)
