@@ -130,6 +130,8 @@ class LaneSettings:
     team_buckets: tuple[tuple[str, float], ...] = ()
     #: The endpoint's shared tokens-per-minute bucket (name, tpm), drawn by each task's reservation.
     team_token_bucket: tuple[str, float] | None = None
+    #: The profile's economy channel takes its non-urgent single turns: this lane takes the rest.
+    leaves_economy: bool = False
     #: The longest one attempt may run (the profile's max_run_s): its lease or slot is held that long.
     team_hold_s: float = 0.0
 
@@ -182,6 +184,7 @@ class Lane:
         #: Shared token buckets (name, requests/min) a dispatch takes one token from, in team mode.
         self._team_buckets = settings.team_buckets
         self._team_token_bucket = settings.team_token_bucket
+        self._economy = False if settings.leaves_economy else None
         #: Tokens the head pending task is expected to use (a token gate's next reservation).
         self._need = 0.0
         #: Team mode: the longest one attempt may run (the profile's max_run_s). The account lease or
@@ -381,7 +384,7 @@ class Lane:
         """The reservation of the task the next claim would take (0 when no token gate applies)."""
         if not self._tokens_limited():
             return 0.0
-        head = self._store.head_pending(self.profiles, account=self.account, now=now)
+        head = self._store.head_pending(self.profiles, account=self.account, now=now, economy=self._economy)
         return 0.0 if head is None else self._need_of(head)
 
     def _round_web_team(self, team: TeamLink, account: str, free: int, now: float) -> None:
@@ -453,7 +456,7 @@ class Lane:
         """Claim up to ``free`` tasks; when several priority channels have work, the picker
         chooses the channel of each (5:1 by weight, a waiting lower channel is never starved)."""
         claim = partial(self._store.claim, self.profiles, lane=self.name, account=self.account,
-                        owner=self._owner, now=now)
+                        owner=self._owner, now=now, economy=self._economy)
         channels = self._store.priority_span(self.profiles, now)
         if len(channels) <= 1:
             return claim(free)
