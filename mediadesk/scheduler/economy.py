@@ -70,7 +70,8 @@ class EconomyChannel:
     def __init__(self, profile: str, api: BatchApi, store: TaskStore, *, resolve: Callable[[TaskRecord], TaskSpec],
                  policy: RetryPolicy, owner: str, settings: EconomySettings,
                  publish: Callable[[TaskRecord], None], task_log: Callable[[str, str, str], None],
-                 team: TeamLink | None = None, clock: Callable[[], float] = time.time) -> None:
+                 team: TeamLink | None = None, clock: Callable[[], float] = time.time,
+                 on_unavailable: Callable[[str], None] = lambda _why: None) -> None:
         self.profile = profile
         self.lane = f"{ECONOMY_LANE_PREFIX}{profile}"
         self.api = api
@@ -89,6 +90,9 @@ class EconomyChannel:
         self._last_beat = 0.0
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._on_unavailable = on_unavailable
+        #: Why the provider has no Batch API for this profile (its tasks then go one by one); None: it has.
+        self.disabled: str | None = None
         #: Provider batches sent and finished by this channel (tests, the console).
         self.sent = 0
         self.finished = 0
@@ -138,7 +142,8 @@ class EconomyChannel:
                 await self._poll(row, now)
             due.append(max(0.0, self._next_poll.get(row.ref, now) - now))
         self._beat(open_rows, now)
-        due.append(await self._maybe_send(now))
+        if self.disabled is None:
+            due.append(await self._maybe_send(now))
         return min(due)
 
     def _beat(self, rows: list[EconomyBatch], now: float) -> None:
@@ -174,6 +179,9 @@ class EconomyChannel:
         except TaskFailure as exc:  # the provider answered with an error: no batch was made
             self._store.set_economy_batch(ref, self._clock(), state="failed", provider_status=exc.kind.value)
             self._back_to_queue(recs, f"the provider did not take the batch ({exc.kind.value}: {exc.message})")
+            if not exc.kind.retryable and not exc.refusal:  # no Batch API here (404, 400, auth)
+                self.disabled = f"{exc.kind.value}: {exc.message}"
+                self._on_unavailable(self.disabled)
             return
         except (httpx.HTTPError, OSError) as exc:  # maybe made, maybe not: resumed by its ref
             log.warning("%s: creating batch %s: %r; it is looked up by its ref next", self.lane, ref, exc)

@@ -367,6 +367,11 @@ class Lane:
         self._start(rec, reserved)
 
     # ------------------------------------------------------------------ token gate
+    def take_economy_tasks(self) -> None:
+        """The profile's economy channel is off (no Batch API): this lane takes its tasks too."""
+        self._economy = None
+        self._wake.set()
+
     def _tokens_limited(self) -> bool:
         cap = self.capacity_ctl
         return cap is not None and (cap.tokens.limits_tokens or self._team_token_bucket is not None)

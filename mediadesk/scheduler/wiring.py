@@ -120,7 +120,7 @@ class Wiring:
                 lane = Lane(settings, backend, deps, cap)
                 cap.attach(lane)
                 if prof.economy == "batch":
-                    self.economies.append(self.economy_channel(prof, backend, deps))
+                    self.economies.append(self.economy_channel(prof, backend, deps, lane))
                 self.endpoint_of[prof.name] = ep.name
                 lanes.append(lane)
         for acc in self.config.accounts:
@@ -144,8 +144,9 @@ class Wiring:
         self.lanes = lanes
         return lanes
 
-    def economy_channel(self, prof: ProfileConfig, backend: LaneBackend, deps: LaneDeps) -> EconomyChannel:
-        """The Batch API loop of an economy profile, over its lane's backend (started by the lane)."""
+    def economy_channel(self, prof: ProfileConfig, backend: LaneBackend, deps: LaneDeps, lane: Lane) -> EconomyChannel:
+        """The Batch API loop of an economy profile, over its lane's backend (started by the lane). If
+        the provider has no Batch API, the lane takes the profile's economy tasks too, one by one."""
         from mediadesk.scheduler.backends import batch_api
 
         bus, store = deps.bus, deps.store
@@ -159,7 +160,13 @@ class Wiring:
                                    beat_s=self.config.heartbeat.interval_s)
         return EconomyChannel(prof.name, batch_api(backend), store, resolve=deps.resolve, policy=deps.policy,
                               owner=deps.owner, settings=settings, publish=lambda rec: bus.publish(task_changed(rec)),
-                              task_log=task_log, team=deps.team, clock=deps.clock)
+                              task_log=task_log, team=deps.team, clock=deps.clock,
+                              on_unavailable=lambda why: self._economy_off(prof.name, lane, why))
+
+    def _economy_off(self, profile: str, lane: Lane, why: str) -> None:
+        lane.take_economy_tasks()
+        self._notice(f"profile {profile}: the provider refused its Batch API ({why}); its economy tasks go "
+                     "one request at a time instead (full price)")
 
     def shared_buckets(self, domain: str | None, *own: tuple[str, float]) -> tuple[tuple[str, float], ...]:
         """Team mode: the token buckets every desktop shares for a callee (requests per minute): the

@@ -56,6 +56,7 @@ class ApiSimConfig:
     batch_delay_s: float = 0.5
     batch_fail_every: int = 0
     batch_expire: bool = False
+    batch_api: bool = True
 
     def __post_init__(self) -> None:
         lo, hi = self.latency

@@ -130,3 +130,19 @@ async def test_a_crash_between_our_row_and_the_providers_batch_is_resolved_by_it
         sent = sim.stats()["batch_lines_per_id"]
         assert sent["t0"] == sent["t1"] == 1 and set(sent.values()) == {1}  # never sent twice
     store.close()
+
+
+async def test_without_a_batch_api_the_economy_tasks_go_one_by_one(workspace: Workspace) -> None:
+    """No dead end: an endpoint that has no Batch API (404) turns the channel off, says so, and the
+    profile's lane sends its economy tasks as ordinary requests, uncharged for the refused batch."""
+    async with ApiSimServer(ApiSimConfig(batch_api=False)) as sim:
+        async with Scheduler(economy_config(sim), workspace) as s:
+            notices: list[str] = []
+            s.bus.subscribe(lambda ev: notices.append(getattr(ev, "message", "")))
+            s.submit([s.new_task(f"e{i}", "w", f"q{i}") for i in range(3)])
+            await asyncio.wait_for(s.wait_idle(), 60)
+        stats = sim.stats()
+    tasks = tasks_of(workspace)
+    assert {t.state for t in tasks.values()} == {"success"} and {t.attempt for t in tasks.values()} == {1}
+    assert all(stats["per_task"][f"e{i}"]["requests"] == 1 for i in range(3))
+    assert any("refused its Batch API" in n for n in notices), notices
