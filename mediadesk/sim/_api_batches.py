@@ -7,8 +7,9 @@ provider side).
 with an output file (one line per request: ``custom_id`` and ``response.body``, a chat completion with
 its ``usage``) and an error file. ``batch_fail_every = k``: every k-th line errors (a 500 in the error
 file); ``batch_expire``: the batch ends ``expired`` with only the first half of its lines done, the
-rest in the error file as ``batch_expired``; ``batch_api = False``: a server without it (404). ``GET /v1/batches/{id}``, ``GET /v1/batches`` (the list,
-with each batch's ``metadata``) and ``GET /v1/files/{id}/content`` read them back.
+rest in the error file as ``batch_expired``; ``batch_api = False``: a server without it (404).
+``GET /v1/batches/{id}``, ``GET /v1/batches`` (the list, with each batch's ``metadata``) and
+``GET /v1/files/{id}/content`` read them back.
 
 Stats: ``batches_created``, ``batch_lines`` (requests in all batches) and ``batch_lines_per_id``
 (``custom_id`` -> how many batches carried it: a task sent twice shows as 2).
