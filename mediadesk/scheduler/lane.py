@@ -412,7 +412,7 @@ class Lane:
     def _team_tokens(self, team: TeamLink, now: float) -> bool:
         """One token from each shared bucket of this callee (all desktops draw from them); False,
         and no dispatch until the named wait is over, when one is empty."""
-        if not self._team_buckets:
+        if not self._team_buckets and self._team_token_bucket is None:
             return True
         if now < self._team_wait_until:
             return False
@@ -443,6 +443,10 @@ class Lane:
             team.bind(rec.task_id, self._team_endpoint, slot)
             self._acquire_and_start(rec, now)
         team.unreserve(self._team_endpoint, slots[len(claimed):])
+        if self._team_token_bucket is not None and self._need > 0 and go > len(claimed):
+            name, tpm = self._team_token_bucket  # tokens taken for tasks another desktop claimed first
+            with contextlib.suppress(Exception):
+                team.give_back_tokens(name, tpm, self._need * (go - len(claimed)))
 
     def _storage_failed(self, exc: StorageError) -> None:
         log.debug("%s: storage failed: %s", self.name, exc)
