@@ -31,7 +31,8 @@ def open_rows(ws: Workspace) -> list[Any]:
         store.close()
 
 
-async def test_a_batch_round_trip_with_a_restart_in_the_middle_and_partial_failures(workspace: Workspace) -> None:
+async def test_a_batch_round_trip_with_a_restart_in_the_middle_and_partial_failures(any_workspace: Workspace) -> None:
+    workspace = any_workspace  # SQLite, and PostgreSQL (team mode: this desktop holds the channel's lease)
     sim_cfg = ApiSimConfig(batch_delay_s=1.5, batch_fail_every=3)
     async with ApiSimServer(sim_cfg) as sim:
         cfg = economy_config(sim)
