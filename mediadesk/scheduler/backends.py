@@ -6,6 +6,7 @@ from __future__ import annotations
 from mediadesk.config.model import AccountConfig, AppConfig, ProfileConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend
+from mediadesk.core.economy import BatchApi
 
 
 def default_backend(
@@ -27,6 +28,8 @@ def default_backend(
             timeout_s=profile.timeout_s,
             max_answer_chars=profile.max_answer_chars,
             max_run_s=profile.api_max_run_s,
+            stream_usage=profile.stream_usage,
+            max_tokens=profile.max_tokens,
         )
     assert account is not None, "web lanes are per account"
     from mediadesk.providers.web.backend import build_web_backend
@@ -52,3 +55,13 @@ def preload(web: bool = True) -> None:
             importlib.import_module(name)
         except Exception:
             continue
+
+
+def batch_api(backend: LaneBackend) -> BatchApi:
+    """The Batch API of an API profile's backend (the economy channel's provider side)."""
+    from mediadesk.providers.api import ApiBackend
+    from mediadesk.providers.api.batches import ApiBatchClient
+
+    if not isinstance(backend, ApiBackend):
+        raise TypeError(f"the economy channel needs an API backend, got {type(backend).__name__}")
+    return ApiBatchClient(backend)

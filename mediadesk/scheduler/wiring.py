@@ -20,6 +20,8 @@ from mediadesk.core.breaker import BreakerConfig
 from mediadesk.core.rate import RateGates
 from mediadesk.core.states import ModelKind
 from mediadesk.scheduler.capacity import Capacity
+from mediadesk.scheduler.economy import EconomyChannel, EconomySettings
+from mediadesk.scheduler.events import TaskLogLine, task_changed
 from mediadesk.scheduler.lane import Lane, LaneDeps, LaneSettings, LaneTiming
 from mediadesk.store import TaskRecord, TaskStore
 
@@ -64,6 +66,8 @@ class Wiring:
         self.capacities: dict[str, Capacity] = {}
         #: API profile -> the endpoint whose gate it shares.
         self.endpoint_of: dict[str, str] = {}
+        #: The economy channels (profiles with ``economy = "batch"``).
+        self.economies: list[EconomyChannel] = []
 
     def load_settings(self, store: TaskStore) -> None:
         """The operator's persisted edits win over the config's values."""
@@ -100,7 +104,8 @@ class Wiring:
                 backend.capacity = self.conc[prof.name]
                 if cap is None:
                     cap = self.capacity(ep.name, "endpoint", self.endpoint_limit(ep.name), ep.adaptive,
-                                        _host(ep.base_url), backend.probe, ep.rpm)
+                                        _host(ep.base_url), backend.probe, ep.rpm, tpm=ep.tpm,
+                                        rate_headers=ep.rate_headers)
                     self.capacities[ep.name] = cap
                 # timeout_s is the longest silence (the backend's read timeout); the whole attempt is
                 # bounded by max_run_s, which the backend enforces; the lane's deadline is a backstop.
@@ -110,10 +115,14 @@ class Wiring:
                     attempt_deadline_s=deadline, max_wait_s=prof.max_wait_s, team_endpoint=ep.name,
                     team_limit=functools.partial(self.endpoint_limit, ep.name),
                     team_buckets=self.shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
+                    team_token_bucket=(f"tokens:endpoint:{ep.name}", ep.tpm) if ep.tpm > 0 else None,
+                    leaves_economy=prof.economy == "batch",
                     team_hold_s=prof.api_max_run_s,
                 )
                 lane = Lane(settings, backend, deps, cap)
                 cap.attach(lane)
+                if prof.economy == "batch":
+                    self.economies.append(self.economy_channel(prof, backend, deps, lane))
                 self.endpoint_of[prof.name] = ep.name
                 lanes.append(lane)
         for acc in self.config.accounts:
@@ -137,6 +146,30 @@ class Wiring:
         self.lanes = lanes
         return lanes
 
+    def economy_channel(self, prof: ProfileConfig, backend: LaneBackend, deps: LaneDeps, lane: Lane) -> EconomyChannel:
+        """The Batch API loop of an economy profile, over its lane's backend (started by the lane). If
+        the provider has no Batch API, the lane takes the profile's economy tasks too, one by one."""
+        from mediadesk.scheduler.backends import batch_api
+
+        bus, store = deps.bus, deps.store
+
+        def task_log(task_id: str, lane: str, message: str) -> None:
+            line = store.append_log(task_id, lane, message)
+            bus.publish(TaskLogLine(task_id, line.ts, lane, message))
+
+        settings = EconomySettings(window=prof.economy_window, collect_s=prof.economy_collect_s,
+                                   poll_s=prof.economy_poll_s, batch_size=prof.economy_batch_size,
+                                   beat_s=self.config.heartbeat.interval_s)
+        return EconomyChannel(prof.name, batch_api(backend), store, resolve=deps.resolve, policy=deps.policy,
+                              owner=deps.owner, settings=settings, publish=lambda rec: bus.publish(task_changed(rec)),
+                              task_log=task_log, team=deps.team, clock=deps.clock,
+                              on_unavailable=lambda why: self._economy_off(prof.name, lane, why))
+
+    def _economy_off(self, profile: str, lane: Lane, why: str) -> None:
+        lane.take_economy_tasks()
+        self._notice(f"profile {profile}: the provider refused its Batch API ({why}); its economy tasks go "
+                     "one request at a time instead (full price)")
+
     def shared_buckets(self, domain: str | None, *own: tuple[str, float]) -> tuple[tuple[str, float], ...]:
         """Team mode: the token buckets every desktop shares for a callee (requests per minute): the
         endpoint's own ``rpm``, ``[rates] global_rpm`` and the callee's domain in ``[rates.per_domain]``."""
@@ -150,7 +183,7 @@ class Wiring:
 
     def capacity(
         self, name: str, kind: str, limit: int, adaptive: bool, domain: str | None, probe: Probe | None,
-        rpm: float = 0.0,
+        rpm: float = 0.0, *, tpm: float = 0.0, rate_headers: bool = True,
     ) -> Capacity:
         b = self.config.breaker
         return Capacity(
@@ -159,7 +192,7 @@ class Wiring:
                                   cooldown_s=b.cooldown_s, probe_interval_s=b.probe_interval_s),
             rates=self._rates, domain=domain, backoff_base_s=self.config.retry.backoff_base_s,
             backoff_max_s=self.config.retry.backoff_max_s, clock=self._clock, probe=probe, own_rpm=rpm,
-            on_event=self._notice,
+            on_event=self._notice, tpm=tpm, rate_headers=rate_headers,
         )
 
     def endpoint_limit(self, endpoint: str) -> int:
@@ -202,9 +235,10 @@ class Wiring:
         return TaskSpec(
             task_id=rec.task_id, profile=rec.profile, prompt=rec.prompt, attempt=rec.attempt,
             instructions=instructions, need_empty_prompt=self.nep[rec.profile], route_key=rec.route_key,
-            history=history,
+            history=history, max_tokens=prof.max_tokens,
         )
 
     def clear(self) -> None:
         self.lanes = []
         self.capacities = {}
+        self.economies = []

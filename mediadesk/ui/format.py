@@ -26,6 +26,7 @@ __all__ = [
     "fmt_rate",
     "fmt_seconds",
     "fmt_stamp",
+    "fmt_tokens",
     "health_label",
     "key_source_text",
     "plain_error",
@@ -37,6 +38,15 @@ __all__ = [
 def fmt_count(n: int) -> str:
     """A count as the user's locale writes it: ``12,345`` (en, zh), ``12.345`` (de); no grouping in C."""
     return QLocale().toString(int(n))
+
+
+def fmt_tokens(n: int) -> str:
+    """A token count, short: ``950``, ``12.3k``, ``4.56M`` (digits in the user's locale)."""
+    if n < 10_000:
+        return fmt_count(n)
+    if n < 1_000_000:
+        return fmt_rate(n / 1000, 1) + "k"
+    return fmt_rate(n / 1_000_000, 2) + "M"
 
 
 def fmt_rate(x: float, decimals: int = 1) -> str:

@@ -110,6 +110,10 @@ class DetailPane(QWidget):
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # one line (a wrapped header asked for three and pushed the result down); never widens the window
         self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        #: What the task used, in tokens ("tokens: 120 in (20 cached) / 340 out"); hidden when unknown.
+        self.usage_label = plain(QLabel())
+        self.usage_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.usage_label.setVisible(False)
         self.error_label = plain(FlatLabel())  # a server's error body: shown as text, never as HTML
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -155,8 +159,9 @@ class DetailPane(QWidget):
             view.setMinimumHeight(2 * view.fontMetrics().lineSpacing())
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        top = QHBoxLayout()
+        top = QHBoxLayout()  # the header, the usage and Copy on one line: the result keeps the room
         top.addWidget(self.header, 1)
+        top.addWidget(self.usage_label)
         top.addWidget(self.copy_button)
         lay.addLayout(top)
         lay.addWidget(self.error_label)
@@ -179,6 +184,8 @@ class DetailPane(QWidget):
         self.result_view.clear()
         self.error_label.clear()
         self.error_label.setVisible(False)
+        self.usage_label.clear()
+        self.usage_label.setVisible(False)
         self.copy_button.setEnabled(False)
         if task_id is None:
             self.header.setText(self.tr("No task selected."))
@@ -252,6 +259,9 @@ class DetailPane(QWidget):
         if self.result_view.toPlainText() != result:
             self.result_view.setPlainText(result)
         self.copy_button.setEnabled(bool(result))
+        usage = self.usage_text(rec)
+        self.usage_label.setText(usage)
+        self.usage_label.setVisible(bool(usage))
         if rec.error_kind or rec.error_message:
             said = error_line(rec.error_kind, rec.error_message)  # the stored words one hover away
             self.error_label.setText(said.summary)
@@ -267,6 +277,19 @@ class DetailPane(QWidget):
         else:
             self.error_label.clear()
             self.error_label.setVisible(False)
+
+    def usage_text(self, rec: TaskRecord) -> str:
+        """``tokens: 120 in (20 cached) / 340 out``, marked ``~ estimate`` when MediaDesk estimated
+        them from characters; empty when the task has no usage yet."""
+        if rec.prompt_tokens is None and rec.completion_tokens is None:
+            return ""
+        cached = self.tr(" ({n} cached)").format(n=rec.cached_tokens) if rec.cached_tokens else ""
+        text = self.tr("tokens: {prompt} in{cached} / {completion} out").format(
+            prompt=rec.prompt_tokens if rec.prompt_tokens is not None else "?", cached=cached,
+            completion=rec.completion_tokens if rec.completion_tokens is not None else "?")
+        if rec.usage_estimated:
+            text += self.tr(" (~ estimate from characters)")
+        return text
 
     def _merge_logs(self, logs: list[LogLine]) -> None:
         """Add stored and buffered lines not shown yet; if one is older than the newest shown (the
