@@ -143,14 +143,15 @@ def stopped_text(view: CapacityView) -> str:
 
 def key_source_text(env: str | None, keyring: str | None) -> str:
     """Where an endpoint's API key is read from, in words (never the key itself)."""
-    tr = QCoreApplication.translate
     if env and keyring:
-        return tr("Format", "environment variable {env} (or keyring entry {ring})").format(env=env, ring=keyring)
+        return QCoreApplication.translate(
+            "Format", "environment variable {env} (or keyring entry {ring})").format(env=env, ring=keyring)
     if env:
-        return tr("Format", "environment variable {env}").format(env=env)
+        return QCoreApplication.translate("Format", "environment variable {env}").format(env=env)
     if keyring:
-        return tr("Format", "keyring entry {ring}").format(ring=keyring)
-    return tr("Format", "nowhere (no api_key_env or api_key_keyring is set: no key was sent)")
+        return QCoreApplication.translate("Format", "keyring entry {ring}").format(ring=keyring)
+    return QCoreApplication.translate(
+        "Format", "nowhere (no api_key_env or api_key_keyring is set: no key was sent)")
 
 
 def error_kind_labels() -> dict[str, str]:

@@ -4,288 +4,539 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="115"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="124"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
         <source>Name</source>
-        <translation>名称</translation>
+        <translation type="vanished">名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="116"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="127"/>
         <source>Base URL</source>
-        <translation>基础 URL</translation>
+        <translation type="vanished">基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="117"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="128"/>
         <source>API key variable</source>
-        <translation>API 密钥环境变量</translation>
+        <translation type="vanished">API 密钥环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="118"/>
         <source>API key keyring entry</source>
-        <translation>API 密钥的密钥环条目</translation>
+        <translation type="vanished">API 密钥的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="119"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="130"/>
         <source>Concurrency</source>
-        <translation>并发数</translation>
+        <translation type="vanished">并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="120"/>
         <source>Requests per minute</source>
-        <translation>每分钟请求数</translation>
+        <translation type="vanished">每分钟请求数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="121"/>
         <source>Adaptive</source>
-        <translation>自适应</translation>
+        <translation type="vanished">自适应</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="125"/>
         <source>Kind</source>
-        <translation>类型</translation>
+        <translation type="vanished">类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="126"/>
         <source>Endpoint</source>
-        <translation>端点</translation>
+        <translation type="vanished">端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="129"/>
         <source>Model</source>
-        <translation>模型</translation>
+        <translation type="vanished">模型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="131"/>
         <source>Stream</source>
-        <translation>流式输出</translation>
+        <translation type="vanished">流式输出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="132"/>
         <source>Longest answer (chars)</source>
-        <translation>最长回答（字符）</translation>
+        <translation type="vanished">最长回答（字符）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="133"/>
         <source>Site</source>
-        <translation>站点</translation>
+        <translation type="vanished">站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="134"/>
         <source>Chat URL</source>
-        <translation>聊天 URL</translation>
+        <translation type="vanished">聊天 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="135"/>
         <source>Instructions</source>
-        <translation>指令</translation>
+        <translation type="vanished">指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="136"/>
         <source>Needs an empty prompt</source>
-        <translation>需要空指令</translation>
+        <translation type="vanished">需要空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="137"/>
         <source>Timeout (s)</source>
-        <translation>超时（秒）</translation>
+        <translation type="vanished">超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="138"/>
         <source>Longest run (s)</source>
-        <translation>最长运行时间（秒）</translation>
+        <translation type="vanished">最长运行时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="139"/>
         <source>Longest wait (s)</source>
-        <translation>最长等待时间（秒）</translation>
+        <translation type="vanished">最长等待时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="140"/>
         <source>Most pending tasks</source>
-        <translation>最多等待中任务数</translation>
+        <translation type="vanished">最多等待中任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="141"/>
         <source>Fallback profiles</source>
-        <translation>后备配置</translation>
+        <translation type="vanished">后备配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
         <source>Rule reply</source>
-        <translation>规则回复</translation>
+        <translation type="vanished">规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
         <source>Web profile</source>
-        <translation>网页配置</translation>
+        <translation type="vanished">网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
         <source>Enabled</source>
-        <translation>启用</translation>
+        <translation type="vanished">启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="148"/>
         <source>Browser profile folder</source>
-        <translation>浏览器配置文件夹</translation>
+        <translation type="vanished">浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="149"/>
         <source>Login user variable</source>
-        <translation>登录用户名环境变量</translation>
+        <translation type="vanished">登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
         <source>Login password variable</source>
-        <translation>登录密码环境变量</translation>
+        <translation type="vanished">登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
         <source>Login user keyring entry</source>
-        <translation>登录用户名的密钥环条目</translation>
+        <translation type="vanished">登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
         <source>Login password keyring entry</source>
-        <translation>登录密码的密钥环条目</translation>
+        <translation type="vanished">登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
         <source>Login cooldown (s)</source>
-        <translation>登录冷却时间（秒）</translation>
+        <translation type="vanished">登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Endpoints</source>
-        <translation>端点</translation>
+        <translation type="vanished">端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Profiles</source>
-        <translation>配置</translation>
+        <translation type="vanished">配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Accounts</source>
+        <translation type="vanished">账号</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation type="vanished">测试</translation>
+    </message>
+</context>
+<context>
+    <name>AccountExceptionsBox</name>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="65"/>
+        <source>Accounts that need a person</source>
+        <extracomment>The screenshot preview&apos;s largest size (it opens full size on a click). The number of accounts that wait for a person changed. A resolution ended: (account, solved). Opens the screenshot full size (the desktop&apos;s image viewer); replaceable in tests.</extracomment>
+        <translation>需要人工处理的账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="69"/>
+        <source>Account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="171"/>
-        <source>Test</source>
-        <translation>测试</translation>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="69"/>
+        <source>What the site showed</source>
+        <translation>网站显示的内容</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="83"/>
+        <source>Open the screenshot full size</source>
+        <translation>查看原尺寸截图</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="86"/>
+        <source>Open the browser to solve it</source>
+        <translation>打开浏览器处理</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="89"/>
+        <source>Opens this account&apos;s browser visibly on its own profile at the chat page. Solve the check there; MediaDesk notices when it is gone, closes the window and the account takes tasks again.</source>
+        <translation>用该账号自己的配置文件以可见窗口打开聊天页面。请在那里完成验证；验证消失后 MediaDesk 会自动察觉、关闭窗口，账号重新接收任务。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="146"/>
+        <source>Select an account first.</source>
+        <translation>请先选择一个账号。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="153"/>
+        <source>This needs the console&apos;s event loop.</source>
+        <translation>此操作需要控制台的事件循环。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="155"/>
+        <source>Opening the browser of {account} at the chat page: solve the check there. The window closes by itself once the check is gone; closing it yourself gives up.</source>
+        <translation>正在打开 {account} 的浏览器并进入聊天页面：请在那里完成验证。验证消失后窗口会自动关闭；自行关闭窗口表示放弃。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="179"/>
+        <source>{account}: the check is gone; the account takes tasks again.</source>
+        <translation>{account}：验证已消失，账号重新接收任务。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="182"/>
+        <source>{account}: the browser could not be opened: {error}</source>
+        <translation>{account}：无法打开浏览器：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="185"/>
+        <source>{account} still needs a person: the check was not solved (the window was closed, or the check is still shown).</source>
+        <translation>{account} 仍需人工处理：验证未完成（窗口已关闭，或验证仍在显示）。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="200"/>
+        <source>(no screenshot)</source>
+        <translation>（无截图）</translation>
     </message>
 </context>
 <context>
     <name>AccountsPanel</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="125"/>
         <source>Account</source>
-        <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording).</extracomment>
+        <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording). The disable question open now (kept up to date as its task ends).</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="125"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="125"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="125"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="123"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="126"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="212"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="215"/>
         <source>Your switch: when off, no new task is sent to this account. MediaDesk never changes it by itself.</source>
         <translation>由您控制的开关：关闭后不再向此账号派发新任务。MediaDesk 不会自行更改它。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="214"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="217"/>
         <source>Enable account {name}</source>
         <translation>启用账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="218"/>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="246"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="221"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="255"/>
         <source>Log in</source>
         <translation>登录</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="243"/>
+        <source>earlier: {error}</source>
+        <translation>此前：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="245"/>
+        <source>Details: {detail}</source>
+        <translation>详情：{detail}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="252"/>
         <source>Logging in is not available in this window</source>
         <translation>此窗口中无法登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="245"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="254"/>
         <source>Open this account&apos;s browser to log in</source>
         <translation>打开此账号的浏览器进行登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="246"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="255"/>
         <source>Logging in…</source>
         <translation>正在登录…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="301"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="322"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="310"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="331"/>
         <source>{id} (“{prompt}”)</source>
         <translation>{id}（“{prompt}”）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="311"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="332"/>
         <source>{name} is running {tasks}. It takes no new task while you decide, and none once disabled. What about the running task?</source>
         <translation>{name} 正在运行 {tasks}。在您做出决定期间以及停用之后，都不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="318"/>
         <source>Disable account</source>
-        <translation>停用账号</translation>
+        <translation type="vanished">停用账号</translation>
     </message>
     <message>
         <source>{name} is running a task. No new task will be sent to it. What about the running task?</source>
         <translation type="vanished">{name} 正在运行一个任务。之后不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="320"/>
         <source>Let the running task finish</source>
-        <translation>让正在运行的任务完成</translation>
+        <translation type="vanished">让正在运行的任务完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="321"/>
         <source>Cancel it</source>
-        <translation>取消该任务</translation>
+        <translation type="vanished">取消该任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="322"/>
         <source>Keep enabled</source>
-        <translation>保持启用</translation>
+        <translation type="vanished">保持启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="341"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="361"/>
         <source>Cannot log in: the event loop is not running</source>
         <translation>无法登录：事件循环未运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="368"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="388"/>
         <source>Login for {name} failed: {error}</source>
         <translation>{name} 登录失败：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>AdapterCheckDialog</name>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="62"/>
+        <source>found</source>
+        <extracomment>A screenshot&apos;s preview size in the report (it opens full size on its button).</extracomment>
+        <translation>找到</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="63"/>
+        <source>missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="64"/>
+        <source>ambiguous</source>
+        <translation>不唯一</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="65"/>
+        <source>covered</source>
+        <translation>被遮挡</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="66"/>
+        <source>invalid selector</source>
+        <translation>选择器无效</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="67"/>
+        <source>not shown</source>
+        <translation>未显示</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="75"/>
+        <source>Opening the site… {url}</source>
+        <translation>正在打开网站… {url}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="79"/>
+        <source>Sending the test prompt…</source>
+        <translation>正在发送测试提示…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="81"/>
+        <source>The page is not ready: {why}</source>
+        <translation>页面未就绪：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="84"/>
+        <source>Browser: {message}</source>
+        <translation>浏览器：{message}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="91"/>
+        <source>Completion decided by the site&apos;s own stream: it ended, then the answer stopped changing.</source>
+        <translation>由网站自身的数据流判定完成：数据流结束，随后回答不再变化。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="96"/>
+        <source>Completion decided by the page: no stream was seen; the answer stopped changing for the adapter&apos;s settle_ms.</source>
+        <translation>由页面判定完成：未发现数据流；回答在适配器的 settle_ms 时间内不再变化。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="102"/>
+        <source>Completion: {reason}</source>
+        <translation>完成判定：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="105"/>
+        <source>No answer: completion was not decided.</source>
+        <translation>没有回答：未判定完成。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="114"/>
+        <source>Adapter check — {account}</source>
+        <translation>适配器检查 — {account}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="128"/>
+        <source>Key</source>
+        <extracomment>Opens a screenshot full size (the desktop&apos;s image viewer); replaceable in tests.</extracomment>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="128"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="128"/>
+        <source>Selector</source>
+        <translation>选择器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="128"/>
+        <source>Seen</source>
+        <translation>所见</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="137"/>
+        <source>how completion was decided, the answer, notes</source>
+        <translation>完成的判定方式、回答、备注</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="142"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="163"/>
+        <source>OK: the adapter fits the page.</source>
+        <translation>正常：适配器与页面相符。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="165"/>
+        <source>Not OK: {n} key(s) do not fit.</source>
+        <translation>不正常：有 {n} 个键不相符。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="168"/>
+        <source>Error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="169"/>
+        <source>{site} on account {account} ({url})</source>
+        <translation>{site}，账号 {account}（{url}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="196"/>
+        <source>network: {event}</source>
+        <translation>网络：{event}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="197"/>
+        <source>note: {note}</source>
+        <translation>备注：{note}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="199"/>
+        <source>test prompt: {prompt}</source>
+        <translation>测试提示：{prompt}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="201"/>
+        <source>answer ({n} chars):</source>
+        <translation>回答（{n} 个字符）：</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="212"/>
+        <source>(the screenshot cannot be shown)</source>
+        <translation>（无法显示截图）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="220"/>
+        <source>Open full size</source>
+        <translation>查看原尺寸</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="255"/>
+        <source>Fix the problems first: {first}</source>
+        <translation>请先修复问题：{first}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="262"/>
+        <source>Check adapter is for web profiles and their accounts</source>
+        <translation>“检查适配器”仅适用于网页配置及其账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="267"/>
+        <source>No account uses profile {name}: add one under Accounts to check its site</source>
+        <translation>没有账号使用配置 {name}：请在“账号”中添加一个账号后再检查其网站</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="275"/>
+        <source>Check adapter needs the console&apos;s event loop; open Setup from the console</source>
+        <translation>“检查适配器”需要控制台的事件循环；请从控制台打开设置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="285"/>
+        <source>Checking the site adapter on account {account}…</source>
+        <translation>正在用账号 {account} 检查网站适配器…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="291"/>
+        <source>Checking the adapter on {account}…</source>
+        <translation>正在用 {account} 检查适配器…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="322"/>
+        <source>Account {account} is busy running task {ids}; the check waits until it has ended (the account takes no new task meanwhile).</source>
+        <translation>账号 {account} 正在执行任务 {ids}；检查将等待该任务结束（在此期间该账号不接收新任务）。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="330"/>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="333"/>
+        <source>Adapter check: OK</source>
+        <translation>适配器检查：正常</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="335"/>
+        <source>Adapter check: not OK (see the report)</source>
+        <translation>适配器检查：不正常（见报告）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="339"/>
+        <source>Adapter check failed: {why}</source>
+        <translation>适配器检查失败：{why}</translation>
     </message>
 </context>
 <context>
@@ -400,87 +651,106 @@
 <context>
     <name>BatchesView</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
         <source>Batch</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
         <source>Submitted</source>
         <translation>提交时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
         <source>Progress</source>
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
         <source>Total</source>
         <translation>总数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
         <source>Pending</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="76"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="76"/>
         <source>Succeeded</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="76"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="76"/>
         <source>Canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="73"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="77"/>
         <source>ETA / done</source>
         <translation>预计剩余 / 完成时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="83"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="77"/>
+        <source>Tokens</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="87"/>
         <source>No batch yet: submit one with Ctrl+O or drop a JSONL/CSV file on the window.</source>
         <translation>还没有批次：按 Ctrl+O 提交一个，或将 JSONL/CSV 文件拖放到窗口上。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="89"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="93"/>
         <source>ETA: time until the batch&apos;s last queued task is done, from the lanes&apos; recent run times and what is queued ahead of it (p50 = median case, p90 = slow case).</source>
         <translation>预计剩余：根据各通道最近的运行耗时以及排在前面的任务，估算此批次最后一个排队任务完成所需的时间（p50 = 中位情况，p90 = 较慢情况）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="156"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="160"/>
         <source>(no batch)</source>
         <translation>（无批次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="176"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="184"/>
+        <source>{mark}{prompt} in / {mark}{completion} out</source>
+        <translation>输入 {mark}{prompt} / 输出 {mark}{completion}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="189"/>
         <source>done at {t}</source>
         <translation>完成于 {t}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="178"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="192"/>
         <source>— (no lane can take it)</source>
         <translation>—（没有通道能接收）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="178"/>
-        <source>— (no finished run yet)</source>
-        <translation>—（尚无已完成的运行）</translation>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="194"/>
+        <source>after {need} finished runs of {group} ({have} so far)</source>
+        <translation>{group} 完成 {need} 次运行后给出（目前 {have} 次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="179"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="196"/>
+        <source>— (no lane has reported yet)</source>
+        <translation>—（还没有通道报告）</translation>
+    </message>
+    <message>
+        <source>— (no finished run yet)</source>
+        <translation type="vanished">—（尚无已完成的运行）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="197"/>
         <source>p50 {p50} ({at}), p90 {p90}</source>
         <translation>p50 {p50}（{at}），p90 {p90}</translation>
     </message>
@@ -488,78 +758,79 @@
 <context>
     <name>ChartsView</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="115"/>
         <source>Last 5 minutes</source>
         <extracomment>(light, dark) per lane, in order of appearance; the total is drawn in the text colour. A refresh was drawn (tests, bench). seconds per refresh: the store read (worker thread) and the drawing (GUI thread)</extracomment>
         <translation>最近 5 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="115"/>
         <source>Last hour</source>
         <translation>最近 1 小时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="115"/>
         <source>Last 24 hours</source>
         <translation>最近 24 小时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="109"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="120"/>
         <source>All lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="118"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="136"/>
         <source>Range:</source>
         <translation>范围：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="121"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="139"/>
         <source>Lane:</source>
         <translation>通道：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="165"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="190"/>
         <source>Throughput (tasks finished per minute)</source>
         <translation>吞吐量（每分钟完成的任务数）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="166"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="191"/>
         <source>tasks/min</source>
         <translation>任务数/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="175"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="199"/>
         <source>Run-time distribution (successes)</source>
         <translation>运行耗时分布（成功的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="176"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="200"/>
         <source>run time (s, log scale)</source>
         <translation>运行耗时（秒，对数刻度）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="177"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="201"/>
         <source>tasks</source>
         <translation>任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="188"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="212"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="375"/>
         <source>all lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="352"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="388"/>
         <source>{lane}: {ok} done, {bad} failed</source>
         <translation>{lane}：成功 {ok}，失败 {bad}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="354"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="390"/>
         <source> · run time p50 {p50}, p90 {p90}, max {mx}</source>
         <translation> · 运行耗时 p50 {p50}，p90 {p90}，最长 {mx}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="358"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="394"/>
         <source>No lane finished a task in this range.</source>
         <translation>此时间范围内没有通道完成任务。</translation>
     </message>
@@ -567,7 +838,7 @@
 <context>
     <name>CloseQuestion</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="74"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="81"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="51"/>
         <source>{running} running, {pending} pending.</source>
         <extracomment>What would be opened.
@@ -586,13 +857,13 @@
         <translation>在托盘中继续运行：窗口隐藏，通道继续工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="115"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="122"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="63"/>
         <source>Work in progress</source>
         <translation>有任务正在进行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="149"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="156"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="66"/>
         <source>Quit</source>
         <translation>退出</translation>
@@ -880,54 +1151,97 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="61"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="63"/>
         <source>{path}: config file not found (pass --config FILE, or try the demo with --demo)</source>
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="161"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="208"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="215"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="170"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="224"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="231"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="187"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="195"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="180"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="224"/>
+        <source>Starting the MediaDesk demo</source>
+        <translation>正在启动 MediaDesk 演示</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/start.py" line="227"/>
+        <source>Starting the demo…</source>
+        <translation>正在启动演示…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/start.py" line="247"/>
+        <source>Demo: the accounts ({accounts}) are logging in and their browsers warming up; the API lane is ready.</source>
+        <extracomment>The &quot;what is starting&quot; window of a session still starting (closed when its main window shows).</extracomment>
+        <translation>演示：账号（{accounts}）正在登录，浏览器正在预热；API 通道已就绪。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/start.py" line="251"/>
+        <source>Demo ready: both lanes can take tasks. Submit the staged batch to see them work.</source>
+        <translation>演示已就绪：两条通道都可以接任务了。提交已暂存的批次即可看到它们工作。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="125"/>
         <source>a console is already open for {dir}; switched to it.</source>
         <translation>{dir} 的控制台已经打开，已切换到该窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="179"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="188"/>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="199"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="124"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="203"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="215"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="263"/>
         <source>MediaDesk is already running</source>
-        <extracomment>Another start of the console on this data folder asked for the window.</extracomment>
+        <extracomment>Another start of the console on this data folder asked for the window. What :meth:`start` is doing now, in words (the demo&apos;s simulators, the database...).</extracomment>
         <translation>MediaDesk 已在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="68"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="70"/>
         <source>--db {db}: {error}</source>
         <translation>--db {db}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="196"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="205"/>
+        <source>Opening the database and starting the lanes…</source>
+        <translation>正在打开数据库并启动通道…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="212"/>
         <source>MediaDesk: database in use</source>
         <translation>MediaDesk：数据库正被占用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="202"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="218"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="266"/>
         <source>MediaDesk: cannot start</source>
         <translation>MediaDesk：无法启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="205"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="221"/>
         <source>MediaDesk: database error</source>
         <translation>MediaDesk：数据库错误</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="253"/>
+        <source>Starting the demo&apos;s simulators (a chat site and an API)…</source>
+        <translation>正在启动演示的模拟器（一个聊天网站和一个 API）…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="255"/>
+        <source>Writing the demo workspace…</source>
+        <translation>正在写入演示工作区…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="256"/>
+        <source>Logging the demo accounts in…</source>
+        <translation>正在登录演示账号…</translation>
     </message>
 </context>
 <context>
@@ -999,240 +1313,301 @@
 <context>
     <name>DetailPane</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="98"/>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="169"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="108"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="191"/>
         <source>No task selected.</source>
         <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
         <translation>未选择任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="109"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="124"/>
         <source>prompt</source>
+        <extracomment>What the task used, in tokens (&quot;tokens: 120 in (20 cached) / 340 out&quot;); hidden when unknown.</extracomment>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="112"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="127"/>
         <source>result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="113"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="128"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="120"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="135"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="125"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="147"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="128"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="268"/>
+        <source>Details: {detail}</source>
+        <translation>详情：{detail}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="286"/>
+        <source> ({n} cached)</source>
+        <translation>（其中 {n} 命中缓存）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="287"/>
+        <source>tokens: {prompt} in{cached} / {completion} out</source>
+        <translation>令牌：输入 {prompt}{cached} / 输出 {completion}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="291"/>
+        <source> (~ estimate from characters)</source>
+        <translation>（~ 按字符估算）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="142"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="143"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="148"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="171"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="193"/>
         <source>{id} — loading…</source>
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="226"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="248"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="231"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="253"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="241"/>
         <source>error: {kind}: {message}</source>
-        <translation>错误：{kind}：{message}</translation>
+        <translation type="vanished">错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="246"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="274"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
 </context>
 <context>
+    <name>DisableQuestionBox</name>
+    <message>
+        <location filename="../../mediadesk/ui/panels/disable_question.py" line="33"/>
+        <source>Disable account</source>
+        <extracomment>The running tasks the question names.</extracomment>
+        <translation>停用账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/disable_question.py" line="35"/>
+        <source>Let the running task finish</source>
+        <translation>让正在运行的任务完成</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/disable_question.py" line="36"/>
+        <source>Cancel it</source>
+        <translation>取消它</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/disable_question.py" line="37"/>
+        <source>Disable</source>
+        <translation>停用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/disable_question.py" line="38"/>
+        <source>Keep enabled</source>
+        <translation>保持启用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/disable_question.py" line="48"/>
+        <source>The task {name} was running has finished. Disable {name} now? It takes no new task while you decide.</source>
+        <translation>{name} 正在运行的任务已经完成。现在停用 {name} 吗？在你决定之前它不会接新任务。</translation>
+    </message>
+</context>
+<context>
     <name>ExceptionsView</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
         <source>Task</source>
         <extracomment>Asked before a drop: (task ids) -&gt; go ahead? Replaceable in tests.</extracomment>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="94"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="102"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="109"/>
         <source>Show resolved</source>
         <translation>显示已处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="105"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="312"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="112"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="339"/>
         <source>No exception selected.</source>
         <translation>未选择异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="115"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="122"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="124"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="131"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="127"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="134"/>
         <source>note (kept with the decision)</source>
         <translation>备注（随处理决定一并保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="129"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="136"/>
         <source>the answer, pasted by hand</source>
         <translation>手工粘贴的回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="131"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="137"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="132"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="138"/>
         <source>Re-route to</source>
         <translation>改派到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="141"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="176"/>
         <source>Answer by hand</source>
         <translation>手工回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="136"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="277"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="142"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="301"/>
         <source>Drop</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="155"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="174"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="158"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="175"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="210"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="229"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="352"/>
+        <source>Details: {detail}</source>
+        <translation>详情：{detail}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="232"/>
         <source>resolved: {r}</source>
         <translation>已处理：{r}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="235"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="257"/>
         <source>Select an exception first.</source>
         <translation>请先选择一个异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="238"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="260"/>
         <source>Select one exception to answer by hand.</source>
         <translation>请只选择一个异常来手工回答。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="251"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="275"/>
         <source>Could not resolve {id}: {why}</source>
         <translation>无法处理 {id}：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="256"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="280"/>
         <source>{id}: {action} done.</source>
         <translation>{id}：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="258"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="282"/>
         <source>{n} tasks: {action} done.</source>
         <translation>{n} 个任务：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="267"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="291"/>
         <source>Drop task {id}?</source>
         <translation>放弃任务 {id}？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="268"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="292"/>
         <source>Drop {n} tasks?</source>
         <translation>放弃 {n} 个任务？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="271"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="295"/>
         <source>Tasks: {ids}</source>
         <translation>任务：{ids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="272"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="296"/>
         <source>They stay failed, leave this list, and are exported as dropped with your note.</source>
         <translation>这些任务保持失败状态并移出此列表，导出时标记为已放弃并附上您的备注。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="275"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="299"/>
         <source>Drop exceptions</source>
         <translation>放弃异常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="278"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="302"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="316"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="344"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="319"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="347"/>
         <source>resolved: {r} {note}</source>
         <translation>已处理：{r} {note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="322"/>
         <source>error: {kind}: {message}</source>
-        <translation>错误：{kind}：{message}</translation>
+        <translation type="vanished">错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="338"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="368"/>
         <source>Evidence: {links}</source>
         <translation>证据：{links}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="340"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="370"/>
         <source>No evidence files.</source>
         <translation>没有证据文件。</translation>
     </message>
@@ -1300,89 +1675,231 @@
 <context>
     <name>Format</name>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="65"/>
+        <location filename="../../mediadesk/ui/format.py" line="93"/>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="67"/>
+        <location filename="../../mediadesk/ui/format.py" line="95"/>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="69"/>
+        <location filename="../../mediadesk/ui/format.py" line="97"/>
         <source>{h} h {m} min</source>
         <translation>{h} 小时 {m} 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="76"/>
+        <location filename="../../mediadesk/ui/format.py" line="104"/>
         <source>pending</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="77"/>
+        <location filename="../../mediadesk/ui/format.py" line="105"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="78"/>
+        <location filename="../../mediadesk/ui/format.py" line="106"/>
         <source>stalled</source>
         <translation>停滞</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="79"/>
+        <location filename="../../mediadesk/ui/format.py" line="107"/>
         <source>success</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="80"/>
+        <location filename="../../mediadesk/ui/format.py" line="108"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="81"/>
+        <location filename="../../mediadesk/ui/format.py" line="109"/>
+        <location filename="../../mediadesk/ui/format.py" line="174"/>
         <source>canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="90"/>
+        <location filename="../../mediadesk/ui/format.py" line="118"/>
         <source>ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="91"/>
+        <location filename="../../mediadesk/ui/format.py" line="119"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="92"/>
+        <location filename="../../mediadesk/ui/format.py" line="120"/>
+        <location filename="../../mediadesk/ui/format.py" line="172"/>
         <source>needs login</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="93"/>
+        <location filename="../../mediadesk/ui/format.py" line="121"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="94"/>
+        <location filename="../../mediadesk/ui/format.py" line="122"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="95"/>
+        <location filename="../../mediadesk/ui/format.py" line="123"/>
         <source>starting</source>
         <translation>启动中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="96"/>
+        <location filename="../../mediadesk/ui/format.py" line="124"/>
         <source>needs a person (bot check)</source>
         <translation>需要人工处理（人机验证）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="97"/>
+        <location filename="../../mediadesk/ui/format.py" line="125"/>
         <source>resting (usage limit)</source>
         <translation>休息中（用量上限）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="135"/>
+        <source>stopped since {since}: {reason}; set the right API key, then Check and resume in Exceptions</source>
+        <translation>自 {since} 起已停止：{reason}；请设置正确的 API 密钥，然后在“异常”中点“检查并恢复”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="139"/>
+        <source>stopped since {since}: {reason}; fix the config, then Check and resume in Exceptions</source>
+        <translation>自 {since} 起已停止：{reason}；请修正配置，然后在“异常”中点“检查并恢复”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="147"/>
+        <source>environment variable {env} (or keyring entry {ring})</source>
+        <translation>环境变量 {env}（或密钥环条目 {ring}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="150"/>
+        <source>environment variable {env}</source>
+        <translation>环境变量 {env}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="152"/>
+        <source>keyring entry {ring}</source>
+        <translation>密钥环条目 {ring}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="153"/>
+        <source>nowhere (no api_key_env or api_key_keyring is set: no key was sent)</source>
+        <translation>无处（未设置 api_key_env 或 api_key_keyring：没有发送密钥）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="161"/>
+        <source>took too long</source>
+        <translation>耗时过长</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="162"/>
+        <source>refused: too many requests</source>
+        <translation>被拒绝：请求过多</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="163"/>
+        <source>the service had an error</source>
+        <translation>服务出错</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="164"/>
+        <source>connection problem</source>
+        <translation>连接问题</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="165"/>
+        <source>stopped answering (no heartbeat)</source>
+        <translation>停止响应（没有心跳）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="166"/>
+        <source>interrupted: MediaDesk stopped</source>
+        <translation>已中断：MediaDesk 停止了</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="167"/>
+        <source>the browser crashed</source>
+        <translation>浏览器崩溃了</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="168"/>
+        <source>the site showed an error</source>
+        <translation>网站显示了错误</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="169"/>
+        <source>the answer was cut off</source>
+        <translation>回答被截断</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="170"/>
+        <source>the request was refused as invalid</source>
+        <translation>请求因无效被拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="171"/>
+        <source>API key refused or missing</source>
+        <translation>API 密钥被拒绝或缺失</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="173"/>
+        <source>browser profile in use elsewhere</source>
+        <translation>浏览器配置文件正被其他程序使用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="175"/>
+        <source>setup problem</source>
+        <translation>设置问题</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="176"/>
+        <source>internal error (a bug in MediaDesk)</source>
+        <translation>内部错误（MediaDesk 的缺陷）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="177"/>
+        <source>out of credit</source>
+        <translation>余额不足</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="178"/>
+        <source>waited too long to start</source>
+        <translation>等待开始的时间过长</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="179"/>
+        <source>set aside after repeated crashes</source>
+        <translation>多次崩溃后已搁置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="180"/>
+        <source>an earlier turn of its conversation failed</source>
+        <translation>所在对话的前一轮失败了</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="182"/>
+        <source>every fallback profile failed</source>
+        <translation>所有备用配置都失败了</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="183"/>
+        <source>the answer was too long</source>
+        <translation>回答太长</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="184"/>
+        <source>the site asks for a person (bot check)</source>
+        <translation>网站要求人工操作（机器人验证）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="207"/>
+        <source>error: {kind}: {message}</source>
+        <translation>错误：{kind}：{message}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/style.py" line="232"/>
@@ -1394,6 +1911,44 @@
         <location filename="../../mediadesk/ui/style.py" line="235"/>
         <source>no colour emoji font: install one (Debian/Ubuntu: apt-get install fonts-noto-color-emoji)</source>
         <translation>缺少彩色表情字体：请安装一个（Debian/Ubuntu：apt-get install fonts-noto-color-emoji）</translation>
+    </message>
+</context>
+<context>
+    <name>GroupedTable</name>
+    <message>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="59"/>
+        <source>Group by batch</source>
+        <translation>按批次分组</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="62"/>
+        <source>Show the tasks grouped under their batch, each batch with its progress (click again for the flat list)</source>
+        <translation>按批次分组显示任务，每个批次带进度（再次点击恢复平铺列表）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="67"/>
+        <source>Copy rows</source>
+        <translation>复制行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="166"/>
+        <source>Copied {n} rows</source>
+        <translation>已复制 {n} 行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="185"/>
+        <source>Copy {n} ids</source>
+        <translation>复制 {n} 个 ID</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="190"/>
+        <source>Expand all batches</source>
+        <translation>展开所有批次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="192"/>
+        <source>Collapse all batches</source>
+        <translation>折叠所有批次</translation>
     </message>
 </context>
 <context>
@@ -1465,67 +2020,91 @@
         <translation>尚未配置 API 配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="272"/>
-        <source>no tasks</source>
-        <translation>暂无任务</translation>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="274"/>
+        <source>no current work</source>
+        <translation>没有当前工作</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="277"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="278"/>
+        <source>The current work: the batches that have had tasks on these lanes since they were last idle (a finished run stays until new work arrives). Every batch ever run is in the Batches tab.</source>
+        <translation>当前工作：自这些通道上次空闲以来有任务的批次（一轮完成后会保留显示，直到新的工作到来）。所有运行过的批次都在“批次”标签页中。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="374"/>
+        <source>ETA after {need} finished runs of {group} ({have} so far) · {rate}</source>
+        <translation>{group} 完成 {need} 次运行后给出预计剩余时间（目前 {have} 次）· {rate}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="376"/>
+        <source>ETA — (no lane has reported yet) · {rate}</source>
+        <translation>预计剩余 —（还没有通道报告）· {rate}</translation>
+    </message>
+    <message>
+        <source>no tasks</source>
+        <translation type="vanished">暂无任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="282"/>
         <source>running {run} · pending {pend} · done {ok} · failed {fail} · canceled {canc}</source>
         <translation>运行中 {run} · 等待中 {pend} · 成功 {ok} · 失败 {fail} · 已取消 {canc}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="290"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="295"/>
         <source>{done}/{total} done · {run} running · {pend} pending</source>
         <translation>已完成 {done}/{total} · 运行中 {run} · 等待中 {pend}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="293"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="298"/>
         <source> · {n} failed</source>
         <translation> · 失败 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="311"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="317"/>
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="313"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="317"/>
+        <source>paused (kept from last session)</source>
+        <translation>已暂停（沿用上次会话）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="319"/>
         <source>partly paused</source>
         <translation>部分暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="342"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="348"/>
         <source>{name}: gate {cur}/{limit}, {n} in flight</source>
         <translation>{name}：闸门 {cur}/{limit}，进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="345"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="351"/>
         <source>paused {s}</source>
         <translation>暂停 {s}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="347"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="355"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="347"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="355"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="350"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="358"/>
         <source>, next probe in {s}</source>
         <translation>，{s} 后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="354"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="362"/>
         <source>backlog: high {h} · normal {n} · low {low}</source>
         <translation>积压：高 {h} · 普通 {n} · 低 {low}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="361"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="369"/>
         <source>{n} tasks/min</source>
         <translation>{n} 个任务/分钟</translation>
     </message>
@@ -1534,48 +2113,47 @@
         <translation type="vanished">{n:.1f} 个任务/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="364"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="372"/>
         <source>ETA — (no lane can take the queued tasks) · {rate}</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="365"/>
         <source>ETA — (no finished run yet) · {rate}</source>
-        <translation>预计剩余 —（尚无已完成的运行）· {rate}</translation>
+        <translation type="vanished">预计剩余 —（尚无已完成的运行）· {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="367"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="378"/>
         <source>idle · {rate}</source>
         <translation>空闲 · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="368"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="379"/>
         <source>ETA p50 {p50}, p90 {p90} · {rate}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90} · {rate}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="398"/>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="429"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="409"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="440"/>
         <source>{status} (paused)</source>
         <translation>{status}（已暂停）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="427"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="438"/>
         <source>{n}/{cap} running</source>
         <translation>运行中 {n}/{cap}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="433"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="444"/>
         <source>empty prompt: on</source>
         <translation>空指令：开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="433"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="444"/>
         <source>empty prompt: off</source>
         <translation>空指令：关</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="444"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="455"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -1738,471 +2316,581 @@
     </message>
     <message>
         <location filename="../../mediadesk/viewmodel/log_phrases.py" line="86"/>
+        <source>; {callee} stopped, not probed: it waits for the operator</source>
+        <translation>；{callee}已停止，不再探测：等待操作员处理</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="87"/>
         <source>, next probe in {seconds} s</source>
         <translation>，{seconds} 秒后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="87"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="88"/>
         <source>retry {n}/{max} in {seconds} s</source>
         <translation>{seconds} 秒后第 {n}/{max} 次重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="88"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="89"/>
         <source>not retryable</source>
         <translation>不可重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="89"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="90"/>
         <source>no retries left</source>
         <translation>重试次数已用完</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="90"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="91"/>
         <source>not started; attempt not charged</source>
         <translation>未开始；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="91"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="92"/>
         <source>refused by the callee; attempt not charged</source>
         <translation>被调用方拒绝；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="92"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="93"/>
         <source>could not reach the callee; attempt not charged</source>
         <translation>无法连接被调用方；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="93"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="94"/>
+        <source>stopped the callee until the operator fixes it; attempt not charged</source>
+        <translation>已停止该被调用方，直到操作员修复；本次尝试不计数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="95"/>
         <source>crashed or timed out on {n} attempts: set aside for a person</source>
         <translation>{n} 次尝试崩溃或超时：已搁置，等待人工处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="95"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="97"/>
         <source>expired: {why}</source>
         <translation>已过期：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="96"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="98"/>
         <source>not started within max_wait_s = {limit} s (waited {seconds} s)</source>
         <translation>未在 max_wait_s = {limit} 秒内开始（已等待 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="97"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="99"/>
         <source>fallback exhausted: {why}</source>
         <translation>后备链已用尽：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="98"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="100"/>
         <source>every step of the fallback chain failed; last: {profile} ({kind}: {error})</source>
         <translation>后备链的每一步都失败了；最后一步：{profile}（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="99"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="101"/>
         <source>fallback: {why}; moved to {profile}</source>
         <translation>后备：{why}；已转到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="100"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="102"/>
         <source>fallback: {why}; answered with the rule reply</source>
         <translation>后备：{why}；已用规则回复作答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="101"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="103"/>
         <source>{profile} could not serve it ({kind}: {error})</source>
         <translation>{profile} 无法处理（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="102"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="104"/>
         <source>retry by operator</source>
         <translation>操作员要求重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="103"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="105"/>
         <source>reroute by operator to {profile}</source>
         <translation>操作员改派到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="104"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="106"/>
         <source>{action} by operator to {profile}</source>
         <translation>操作员执行 {action}，目标 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="105"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="107"/>
         <source>{action} by operator</source>
         <translation>操作员执行 {action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="107"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="109"/>
         <source>{request} -&gt; {status} in {seconds} s, {chars} chars{more}</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒，{chars} 个字符{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="108"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="110"/>
         <source>{request} -&gt; {status} in {seconds} s ({kind}{more})</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒（{kind}{more}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="109"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="111"/>
         <source>{request} -&gt; not sent: {error}</source>
         <translation>{request} -&gt; 未发送：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="110"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="112"/>
         <source>{request} -&gt; cancelled after {seconds} s</source>
         <translation>{request} -&gt; {seconds} 秒后取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="111"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="113"/>
         <source>{request} -&gt; {kind} after {seconds} s{more}</source>
         <translation>{request} -&gt; {seconds} 秒后 {kind}{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="112"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="114"/>
         <source>POST {path} stream={flag}</source>
         <translation>POST {path} stream={flag}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="113"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="115"/>
         <source> (truncated: finish_reason=length)</source>
         <translation>（已截断：finish_reason=length）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="114"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="116"/>
         <source>, retry after {seconds} s</source>
         <translation>，{seconds} 秒后重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="116"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="117"/>
+        <source>; usage {prompt} in ({cached} cached) / {completion} out</source>
+        <translation>；用量：输入 {prompt}（其中 {cached} 命中缓存）/ 输出 {completion}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="118"/>
+        <source>; usage {prompt} in / {completion} out</source>
+        <translation>；用量：输入 {prompt} / 输出 {completion}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <source>; no usage reported (estimated from characters)</source>
+        <translation>；服务商未报告用量（按字符估算）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
+        <source>rate limits: {why}</source>
+        <translation>速率限制：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <source>the provider allows {n} tokens a minute</source>
+        <translation>服务商每分钟允许 {n} 个令牌</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
+        <source>the provider allows {n} requests a minute</source>
+        <translation>服务商每分钟允许 {n} 个请求</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
+        <source>{n} tokens left in the provider&apos;s window: waiting for them</source>
+        <translation>服务商窗口内剩余 {n} 个令牌：等待补足</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="124"/>
+        <source>{n} tokens left in the provider&apos;s window: holding {seconds} s</source>
+        <translation>服务商窗口内剩余 {n} 个令牌：暂停 {seconds} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="125"/>
+        <source>no request left in the provider&apos;s window: waiting for one</source>
+        <translation>服务商窗口内已无剩余请求：等待下一个</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="126"/>
+        <source>no request left in the provider&apos;s window: holding {seconds} s</source>
+        <translation>服务商窗口内已无剩余请求：暂停 {seconds} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
+        <source>sent in provider batch {batch} ({n} tasks, economy)</source>
+        <translation>已随服务商批次 {batch} 发送（{n} 个任务，经济通道）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="129"/>
+        <source>provider batch {batch} found again after a restart</source>
+        <translation>重启后重新找到服务商批次 {batch}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="130"/>
+        <source>back in the queue, not charged: {reason}</source>
+        <translation>已回到队列，不计次数：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="131"/>
+        <source>canceled by operator; provider batch {batch} ended</source>
+        <translation>已被操作员取消；服务商批次 {batch} 已结束</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="132"/>
+        <source>success from provider batch {batch} (economy)</source>
+        <translation>由服务商批次 {batch} 成功返回（经济通道）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="133"/>
+        <source>its provider batch was never created (interrupted)</source>
+        <translation>其服务商批次从未创建（被中断）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="134"/>
+        <source>the provider did not take the batch ({kind}: {error})</source>
+        <translation>服务商未接受该批次（{kind}：{error}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="136"/>
         <source>(at lane start) {line}</source>
         <translation>（通道启动时）{line}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="117"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="137"/>
         <source>account {account}: chromium pid {pid}, debug port {port}</source>
         <translation>账号 {account}：chromium 进程 {pid}，调试端口 {port}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="118"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
         <source>answer {chars} chars; driver overhead {ms} ms</source>
         <translation>回答 {chars} 个字符；驱动开销 {ms} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="139"/>
         <source>done: stream ended</source>
         <translation>完成：网站的回答流已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="140"/>
         <source>done: page settled</source>
         <translation>完成：页面内容已稳定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
         <source>done: page settled (stream still open)</source>
         <translation>完成：页面内容已稳定（回答流仍未关闭）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="142"/>
         <source>warning: {warning}</source>
         <translation>警告：{warning}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
         <source>interrupted: another desktop took this account over; will resume</source>
         <translation>已中断：另一台桌面接管了此账号；稍后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="124"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="125"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="145"/>
         <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
         <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="127"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
         <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
         <source>conversation {conversation}: turn {turn} in its chat thread</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="129"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
         <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
         <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="131"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
         <source>not started: {error}</source>
         <translation>未开始：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="132"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
         <source>evidence: {files}</source>
         <translation>证据：{files}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="133"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
         <source>canceled: generation stopped and page replaced</source>
         <translation>已取消：已停止生成并替换页面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="134"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
         <source>canceled: browser did not answer within {seconds} s; killed it</source>
         <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="136"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="156"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="140"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="160"/>
         <source>automatic login: {account} is logged in again</source>
         <translation>自动登录：{account} 已重新登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="161"/>
         <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
         <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
         <source>automatic login failed: {why}; next try not before {time}</source>
         <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
         <source>still logged out after submitting the login form ({error})</source>
         <translation>提交登录表单后仍未登录（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="166"/>
         <source>browser: previous chromium is gone; relaunching on a fresh process</source>
         <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="147"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
         <source>browser: the page could not be replaced; browser ended</source>
         <translation>浏览器：无法替换页面；浏览器已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
         <source>browser: started chromium pid {pid} on {path}</source>
         <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="149"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="169"/>
         <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
         <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="170"/>
         <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
         <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="151"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="171"/>
         <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
         <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
         <source>gracefully</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="153"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
         <source>after SIGKILL</source>
         <translation>在 SIGKILL 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
         <source>after SIGTERM</source>
         <translation>在 SIGTERM 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="175"/>
         <source>; STILL RUNNING: {pids}</source>
         <translation>；仍在运行：{pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="156"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="176"/>
         <source>browser: chromium pid {pid} killed ({n} processes)</source>
         <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="157"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
         <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
         <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="178"/>
         <source>session cookies: restored {n} ({domains}) from {file}</source>
         <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="179"/>
         <source>session cookies: could not restore {n} from {file}: {error}</source>
         <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="160"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
         <source>session cookies: could not save {file}: {error}</source>
         <translation>会话 cookie：无法保存 {file}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="161"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="181"/>
         <source>session cookies: not saved ({error})</source>
         <translation>会话 cookie：未保存（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
         <source>self-check: clean{more}</source>
         <translation>自检：正常{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="164"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
         <source> (removed stale {files})</source>
         <translation>（已删除过期的 {files}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="165"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
         <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
         <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
         <source>terminated</source>
         <translation>已终止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
         <source>killed after {seconds} s grace</source>
         <translation>宽限 {seconds} 秒后已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="169"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
         <source>could NOT end pids {pids}</source>
         <translation>无法结束进程 {pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="170"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
         <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
         <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
         <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
         <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="173"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
         <source>an open browser of this MediaDesk uses it</source>
         <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
         <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
         <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="176"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
         <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
         <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
         <source>the account lock is held by pid {pid}</source>
         <translation>账号锁被进程 {pid} 持有</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="178"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
         <source>an orphaned chromium {type} process whose browser is gone</source>
         <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="179"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="199"/>
         <source>recorded by this MediaDesk</source>
         <translation>由本 MediaDesk 记录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="200"/>
         <source>recorded by MediaDesk pid {pid}, which is gone</source>
         <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="181"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
         <source>it belongs to MediaDesk pid {pid}, which is still running</source>
         <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="182"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
         <source>it only holds our recorded debug port; not on our profile, not ours</source>
         <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
         <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
         <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
         <source>the account lock was free and the MediaDesk that started it is gone</source>
         <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
         <source>it was not started by MediaDesk and cannot be attributed</source>
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="208"/>
         <source>the answer quoted the API key (the server echoed the Authorization header): stored with *** in its place</source>
         <translation>回答中引用了 API 密钥（服务器回显了 Authorization 请求头）：已以 *** 代替后保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="210"/>
         <source>stored with U+FFFD in place of {what} that no database can hold as text (a lone surrogate or NUL the provider sent)</source>
         <translation>已保存，{what}以 U+FFFD 代替（提供方发送了数据库无法作为文本保存的孤立代理项或 NUL）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="213"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="196"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="216"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}){more}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="199"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="219"/>
         <source>{callee} {name}: probe failed ({what}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：探测失败（{what}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="222"/>
         <source>{callee} {name}: probe failed ({what}){more}</source>
         <translation>{callee} {name}：探测失败（{what}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="223"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and MediaDesk restarted</source>
         <translation>{callee} {name}：{reason}；在修正配置并重启 MediaDesk 之前，不再发送任务，也不再探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="205"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="225"/>
+        <source>{callee} {name}: {reason}; no task is sent and no probe either until the key is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
+        <translation>{callee} {name}：{reason}；在密钥修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="228"/>
+        <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
+        <translation>{callee} {name}：{reason}；在配置修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="231"/>
+        <source>{callee} {name}: resumed by the operator (it was stopped: {reason})</source>
+        <translation>{callee} {name}：已由操作员恢复（此前停止原因：{reason}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="232"/>
         <source>stopped: {error}</source>
         <translation>已停止：{error}</translation>
     </message>
@@ -2211,12 +2899,12 @@
         <translation type="vanished">{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="217"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="218"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
@@ -2225,137 +2913,137 @@
         <translation type="vanished">{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="233"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="207"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="234"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="208"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="235"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="209"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="236"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="210"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="237"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="211"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="238"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="212"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="239"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="213"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="240"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="214"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="241"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="215"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="242"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="216"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="243"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="217"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="244"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="219"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="246"/>
         <source>site unreachable: {error}</source>
         <translation>站点无法访问：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="220"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="247"/>
         <source>site down: {error}; the task goes back uncharged and the account&apos;s breaker probes the site</source>
         <translation>站点宕机：{error}；任务退回队列且不计次数，账号的熔断器会探测该站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="222"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="249"/>
         <source>network: {error} and the site does not answer ({answer}): the run is cut</source>
         <translation>网络：{error}，且站点无响应（{answer}）：本次运行已中止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="223"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="250"/>
         <source>network: {error}, but the site answers ({answer}): the run goes on</source>
         <translation>网络：{error}，但站点仍有响应（{answer}）：运行继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="224"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="251"/>
         <source>usage limit: account {account} {rest}; it takes no task until then</source>
         <translation>用量上限：账号 {account} {rest}；在此之前不接任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="225"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="252"/>
         <source>challenge: account {account} needs a person: {error}; resolve it with the account&apos;s &apos;Log in&apos; (a visible browser on its profile); the task goes back uncharged</source>
         <translation>人机验证：账号 {account} 需要人工处理：{error}；请用该账号的“登录”处理（在其配置文件上打开可见浏览器）；任务退回队列且不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="228"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="255"/>
         <source>account {account} needs a person: {error}</source>
         <translation>账号 {account} 需要人工处理：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="230"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="257"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="231"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="258"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="232"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="259"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="233"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="260"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="234"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="261"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="235"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="262"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="236"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="263"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="237"/>
+        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="264"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -2363,10 +3051,10 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="129"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="270"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="144"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="294"/>
         <source>MediaDesk — {dir}</source>
-        <extracomment>The window was closed by the operator (the app then stops the scheduler and quits). The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml.</extracomment>
+        <extracomment>Notices that need the operator (unseen): shown in the title, the status bar and the tray. The window was closed by the operator (the app then stops the scheduler and quits). Setup&apos;s &quot;Restart lanes&quot;: the workspace switcher restarts them from the saved config. The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml. Whether Setup may offer &quot;Restart lanes&quot; (set by whoever answers restartLanesRequested).</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
@@ -2400,43 +3088,43 @@
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="197"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="219"/>
         <source>Setup…</source>
-        <extracomment>Asked before cancelling more than CONFIRM_CANCEL_ABOVE rows: (count) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
+        <extracomment>Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows: (tasks to cancel, finished ones left as they are) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="199"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="221"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="272"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="296"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="329"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="355"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="340"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="377"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="344"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="381"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="347"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="384"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="349"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="386"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
@@ -2477,28 +3165,33 @@
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="47"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="52"/>
+        <source>Nothing to cancel: the selected tasks have all finished</source>
+        <translation>没有可取消的：所选任务都已完成</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="56"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="53"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="62"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="61"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="70"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="67"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="76"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="88"/>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="113"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="97"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="122"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
@@ -2566,22 +3259,22 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="96"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="105"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="114"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="123"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="116"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="125"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="118"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="127"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
@@ -2594,6 +3287,254 @@
         <location filename="../../mediadesk/ui/window/status_line.py" line="48"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/attention.py" line="34"/>
+        <source>Notices ({n})</source>
+        <translation>通知（{n}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/attention.py" line="35"/>
+        <source>Notices</source>
+        <translation>通知</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/attention.py" line="52"/>
+        <source>Show the notices that need you</source>
+        <translation>显示需要您处理的通知</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/attention.py" line="71"/>
+        <source>⚑ {n} need you</source>
+        <translation>⚑ {n} 项需要您处理</translation>
+    </message>
+</context>
+<context>
+    <name>NoticesView</name>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="47"/>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="47"/>
+        <source>What</source>
+        <translation>事项</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="47"/>
+        <source>What to do</source>
+        <translation>处理方法</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="54"/>
+        <source>Nothing needs you. Logins, bot checks, stopped endpoints, refused keys and finished batches are listed here until you have seen them.</source>
+        <translation>目前没有需要您处理的事项。需要登录、人机验证、已停止的端点、被拒绝的密钥和已完成的批次都会列在这里，直到您看过为止。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="57"/>
+        <source>Mark all seen</source>
+        <translation>全部标为已读</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="60"/>
+        <source>Clear seen</source>
+        <translation>清除已读</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="62"/>
+        <source>Remove the seen notices (one whose cause lasts stays until it is handled)</source>
+        <translation>移除已读的通知（原因仍在的通知会保留，直到处理完毕）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="80"/>
+        <source>Account {account} is logged out</source>
+        <translation>账号 {account} 已退出登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="82"/>
+        <source>Account {account} shows a bot check</source>
+        <translation>账号 {account} 遇到人机验证</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="85"/>
+        <source>Endpoint {name}</source>
+        <translation>端点 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="85"/>
+        <source>Account {name}</source>
+        <translation>账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="86"/>
+        <source>{callee} stopped taking tasks</source>
+        <translation>{callee} 已停止接收任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="89"/>
+        <source>The API key of {lane} was refused</source>
+        <translation>{lane} 的 API 密钥被拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="92"/>
+        <source>Batch finished: {ok} succeeded, {failed} failed</source>
+        <translation>批次已完成：成功 {ok}，失败 {failed}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="93"/>
+        <source>, {n} canceled</source>
+        <translation>，{n} 个已取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="95"/>
+        <source>The database {path} failed ({detail})</source>
+        <translation>数据库 {path} 出错（{detail}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="101"/>
+        <source>Log in again; the account takes no task until then.</source>
+        <translation>请重新登录；在此之前该账号不接收任务。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="101"/>
+        <source>Log in</source>
+        <translation>登录</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="103"/>
+        <source>Solve the check in the account&apos;s browser; it takes no task until then.</source>
+        <translation>请在该账号的浏览器中完成验证；在此之前该账号不接收任务。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="104"/>
+        <source>Open the browser</source>
+        <translation>打开浏览器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="106"/>
+        <source>It is probed and resumes by itself when it answers; if it stays stopped, check its address and key in Setup.</source>
+        <translation>系统会探测它，恢复响应后自动继续；如果一直停止，请在“设置”中检查其地址和密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="107"/>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="110"/>
+        <source>Setup…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="109"/>
+        <source>Check the key (its variable or keyring entry) in Setup, then retry the failed tasks.</source>
+        <translation>请在“设置”中检查密钥（其环境变量或密钥环条目），然后重试失败的任务。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="112"/>
+        <source>Export the results, or retry the failed tasks.</source>
+        <translation>导出结果，或重试失败的任务。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="112"/>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/notices_view.py" line="114"/>
+        <source>Close MediaDesk, fix the disk or the file, then start again: unfinished tasks resume.</source>
+        <translation>请关闭 MediaDesk，修复磁盘或文件后重新启动：未完成的任务会继续。</translation>
+    </message>
+</context>
+<context>
+    <name>PlainErrors</name>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="52"/>
+        <source>could not reach the service (nothing answered at its address: is it running, is the address right?)</source>
+        <extracomment>The translation context of every phrase. (fragment pattern, phrase). A phrase&apos;s ``{name}`` takes the pattern&apos;s group of that name, as stored. Most specific first; every match of every rule is replaced.</extracomment>
+        <translation>无法连接到服务（该地址没有应答：服务在运行吗？地址正确吗？）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="55"/>
+        <source>no answer within {seconds} s</source>
+        <translation>{seconds} 秒内没有应答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="57"/>
+        <source>the service took too long to answer</source>
+        <translation>服务应答太慢</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="59"/>
+        <source>the service closed the connection in the middle of an answer</source>
+        <translation>服务在回答中途关闭了连接</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="61"/>
+        <source>the connection broke while the answer was being read</source>
+        <translation>读取回答时连接中断</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="64"/>
+        <source>not logged in (the site shows its login link)</source>
+        <translation>未登录（网站显示了登录链接）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="66"/>
+        <source>not logged in (the page shows no sign of a logged-in account)</source>
+        <translation>未登录（页面上看不到已登录账号的迹象）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="68"/>
+        <source>not logged in (the page has no prompt box)</source>
+        <translation>未登录（页面上没有输入框）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="70"/>
+        <source>not logged in (the site asks for a password)</source>
+        <translation>未登录（网站要求输入密码）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="72"/>
+        <source>logged in and ready for a prompt</source>
+        <translation>已登录，可以输入提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="74"/>
+        <source>the Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="75"/>
+        <source>the API key variable</source>
+        <translation>API 密钥变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="76"/>
+        <source>“Needs an empty prompt”</source>
+        <translation>“需要空指令”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="77"/>
+        <source>“Most pending tasks”</source>
+        <translation>“最多待处理任务”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="78"/>
+        <source>“Longest wait”</source>
+        <translation>“最长等待时间”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="79"/>
+        <source>“Longest run”</source>
+        <translation>“最长运行时间”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="80"/>
+        <source>“Longest answer”</source>
+        <translation>“最长回答”</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="81"/>
+        <source>“Login cooldown”</source>
+        <translation>“登录冷却时间”</translation>
     </message>
 </context>
 <context>
@@ -2636,77 +3577,92 @@
         <translation type="vanished">配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
         <source>Empty prompt</source>
         <translation>空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="65"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
         <source>Endpoint / profile</source>
         <translation>端点 / 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="66"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="72"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="66"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="72"/>
         <source>Gate / share</source>
         <translation>闸门 / 份额</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="147"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="72"/>
+        <source>Tokens</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="83"/>
+        <source>Tokens used so far, prompt in / answer out (a ~ marks a sum that holds estimates: web tasks, servers that report no usage)</source>
+        <translation>目前已用的令牌：输入（提示）/ 输出（回答）（~ 表示合计中含估算值：网页任务，或不报告用量的服务器）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="163"/>
+        <source>{mark}{prompt} in / {mark}{completion} out</source>
+        <translation>输入 {mark}{prompt} / 输出 {mark}{completion}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="214"/>
         <source>Reasoning models: send only the user&apos;s content, no instructions; applies to tasks dispatched after the change</source>
         <translation>推理模型：只发送用户内容，不发送指令；对更改之后派发的任务生效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="151"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
         <source>Endpoint: how many requests it may serve at once for all its profiles together (learned: the lower limit found from the provider&apos;s refusals). Profile: its share, at most this many of its own requests at once, within the endpoint&apos;s gate.</source>
         <translation>端点：它为其所有配置合计可同时处理的请求数（学得：根据服务方的拒绝找到的更低上限）。配置：它的份额，即在端点闸门之内，它自己最多可同时运行的请求数。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="156"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="223"/>
         <source>implicit: {url}</source>
         <translation>隐式：{url}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="158"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="225"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="160"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="227"/>
         <source>Profiles {profiles} give this base URL and key source themselves: they share one implicit endpoint, whose gate is the smallest of their concurrencies.</source>
         <translation>配置 {profiles} 各自指定了此基础 URL 和密钥来源：它们共享一个隐式端点，其闸门取它们并发数中的最小值。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="163"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="230"/>
         <source>Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.</source>
         <translation>来自 [[endpoints]] 的端点 {name}（{url}）：{profiles} 共用一个闸门。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="175"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="242"/>
         <source>web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="175"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="242"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="180"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="247"/>
         <source>Empty prompt for {name}</source>
         <translation>{name} 的空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="190"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="257"/>
         <source>How many of this profile&apos;s requests may run at once (1..{max}), within its endpoint&apos;s gate; set it to the provider&apos;s quota</source>
         <translation>此配置可同时运行的请求数（1..{max}），受其端点闸门限制；请按服务商的配额设置</translation>
     </message>
@@ -2715,47 +3671,52 @@
         <translation type="vanished">此端点可同时运行的请求数（1..{max}）；请按服务商的配额设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="198"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="265"/>
         <source>1 per account</source>
         <translation>每账号 1 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="199"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="266"/>
         <source>A chat account allows exactly one generation at a time; a second one at the same moment breaks both. Add accounts to go faster.</source>
         <translation>一个聊天账号同一时间只能进行一次生成；同时进行第二次会让两次都失败。想要更快，请添加账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="213"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="280"/>
         <source>gate {n}</source>
         <translation>闸门 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="217"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="284"/>
         <source>learned {n}</source>
         <translation>学得 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="285"/>
         <source>{n} in flight</source>
         <translation>进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="220"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="287"/>
+        <source>stopped: {reason}</source>
+        <translation>已停止：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="289"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="220"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="289"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="227"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="297"/>
         <source>share {share} · up to {n} at once</source>
         <translation>份额 {share} · 最多同时 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="257"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="327"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
@@ -2763,30 +3724,229 @@
 <context>
     <name>SetupEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="85"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="99"/>
         <source>Setup — {path}</source>
-        <extracomment>Saves; restart-needed changes are measured against what the running app uses. Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
+        <extracomment>&quot;Restart lanes&quot; was clicked: the window restarts them from the saved file. What the console changed without the file (now shown, and written by Save). The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`). Saves; restart-needed changes are measured against what the running app uses. Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
         <translation>设置 — {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="91"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="105"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="94"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="108"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="33"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="110"/>
+        <source>Restart lanes</source>
+        <translation>重启通道</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="113"/>
+        <source>Stop the lanes (running tasks go back to the queue uncharged), start them again from the saved setup, and resume</source>
+        <translation>停止通道（正在运行的任务回到队列，不计尝试次数），按保存的设置重新启动，然后继续</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="134"/>
+        <source>Showing the values in effect, changed in the console since the file was written: {what}. Save writes them to the file.</source>
+        <translation>显示的是当前生效的值，文件写入后已在控制台中更改：{what}。保存会把它们写入文件。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="148"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
+        <source>API key variable</source>
+        <translation>API 密钥环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="149"/>
+        <source>API key keyring entry</source>
+        <translation>API 密钥的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
+        <source>Requests per minute</source>
+        <translation>每分钟请求数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
+        <source>Adaptive</source>
+        <translation>自适应</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
+        <source>Stream</source>
+        <translation>流式输出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
+        <source>Longest answer (chars)</source>
+        <translation>最长回答（字符）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
+        <source>Site</source>
+        <translation>站点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
+        <source>Chat URL</source>
+        <translation>聊天 URL</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
+        <source>Instructions</source>
+        <translation>指令</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
+        <source>Needs an empty prompt</source>
+        <translation>需要空指令</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="168"/>
+        <source>Timeout (s)</source>
+        <translation>超时（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="169"/>
+        <source>Longest run (s)</source>
+        <translation>最长运行时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="170"/>
+        <source>Longest wait (s)</source>
+        <translation>最长等待时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="171"/>
+        <source>Most pending tasks</source>
+        <translation>最多等待中任务数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="172"/>
+        <source>Fallback profiles</source>
+        <translation>后备配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
+        <source>Rule reply</source>
+        <translation>规则回复</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
+        <source>Web profile</source>
+        <translation>网页配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
+        <source>Enabled</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
+        <source>Browser profile folder</source>
+        <translation>浏览器配置文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
+        <source>Login user variable</source>
+        <translation>登录用户名环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
+        <source>Login password variable</source>
+        <translation>登录密码环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="182"/>
+        <source>Login user keyring entry</source>
+        <translation>登录用户名的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <source>Login password keyring entry</source>
+        <translation>登录密码的密钥环条目</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="184"/>
+        <source>Login cooldown (s)</source>
+        <translation>登录冷却时间（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="186"/>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="186"/>
+        <source>Profiles</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="186"/>
+        <source>Accounts</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="202"/>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="220"/>
+        <source>Check adapter</source>
+        <translation>检查适配器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="222"/>
+        <source>Opens the site on the account&apos;s profile in Chromium, reports each adapter key (found, missing, covered...) with an outlined screenshot, then sends one test prompt and shows how completion was decided</source>
+        <translation>在 Chromium 中用该账号的配置文件打开网站，报告适配器的每个键（找到、缺失、被遮挡……）并附带标注了元素的截图，然后发送一条测试提示，显示如何判定回答完成</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="36"/>
         <source>Opens the site in Chromium on this account&apos;s profile and says logged in or out</source>
         <translation>用此账号的浏览器配置在 Chromium 中打开站点，并显示已登录或未登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="35"/>
         <source>Sends one cheap request (GET /models, or a one-token answer) and shows the latency</source>
-        <translation>发送一个开销很小的请求（GET /models，或只生成一个 token 的回答）并显示延迟</translation>
+        <translation type="vanished">发送一个开销很小的请求（GET /models，或只生成一个 token 的回答）并显示延迟</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="35"/>
@@ -2805,22 +3965,22 @@
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="248"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="292"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="252"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="296"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="39"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="40"/>
         <source>Config changed on disk</source>
         <translation>配置文件已在磁盘上被更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="40"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="41"/>
         <source>{message}
 
 Overwrite the file with the edits made here?</source>
@@ -2829,323 +3989,485 @@ Overwrite the file with the edits made here?</source>
 要用此处的编辑覆盖该文件吗？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="47"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="48"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="48"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="49"/>
         <source>Close Setup and discard the changes not saved to {path}?</source>
         <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="62"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="63"/>
         <source>Not saved: {path} changed on disk. Close and reopen Setup to see that change.</source>
         <translation>未保存：{path} 已在磁盘上被更改。请关闭并重新打开设置以查看该更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="71"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="72"/>
         <source>Not saved: {error}</source>
         <translation>未保存：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="75"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="76"/>
         <source>Saved {path}.</source>
         <translation>已保存 {path}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="94"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="40"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="95"/>
         <source>{profile} concurrency {n}</source>
         <translation>{profile} 并发数 {n}</translation>
     </message>
     <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="44"/>
         <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="102"/>
+        <source>{profile} empty prompt {state}</source>
+        <translation>{profile} 空指令 {state}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="58"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="116"/>
         <source>{account} {state}</source>
         <translation>{account} {state}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="103"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="30"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="117"/>
         <source>enabled</source>
         <translation>已启用</translation>
     </message>
     <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="29"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="103"/>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="29"/>
         <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="104"/>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="31"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="118"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="108"/>
+        <source>endpoint {name} concurrency {n}</source>
+        <translation>端点 {name} 并发数 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="120"/>
         <source>Applied now: {what}.</source>
         <translation>已立即生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="109"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="125"/>
+        <source>Applies when the lanes restart: {what}. Use “Restart lanes” to do it now (running tasks go back to the queue uncharged and resume).</source>
+        <translation>通道重启后生效：{what}。点击“重启通道”立即生效（正在运行的任务会回到队列，不计尝试次数，然后继续）。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="129"/>
         <source>Applies at the next start: {what}.</source>
         <translation>下次启动时生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="118"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="139"/>
         <source>endpoint {name} added</source>
         <translation>已添加端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="119"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="140"/>
         <source>endpoint {name} removed</source>
         <translation>已删除端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="120"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="141"/>
         <source>endpoint {name} changed</source>
         <translation>已更改端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="121"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="142"/>
         <source>profile {name} added</source>
         <translation>已添加配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="122"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="143"/>
         <source>profile {name} removed</source>
         <translation>已删除配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="123"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="144"/>
         <source>profile {name} changed</source>
         <translation>已更改配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="124"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="145"/>
         <source>account {name} added</source>
         <translation>已添加账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="125"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="146"/>
         <source>account {name} removed</source>
         <translation>已删除账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="126"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="147"/>
         <source>account {name} changed</source>
         <translation>已更改账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="58"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="38"/>
+        <source>Asks for a one-token answer with the API key: says whether the key works, and the latency</source>
+        <translation>用 API 密钥请求一个只含一个 token 的回答：说明密钥是否有效，以及延迟</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="76"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="67"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="85"/>
         <source>Test needs the console&apos;s event loop; open Setup from the console</source>
         <translation>测试需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="74"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="92"/>
         <source>Testing {name}…</source>
         <translation>正在测试 {name}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="102"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="110"/>
+        <source>Details: {detail}</source>
+        <translation>详情：{detail}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="123"/>
         <source>a web profile is tested through its accounts</source>
         <translation>网页配置通过其账号进行测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="105"/>
-        <source>OK: {seen} in {ms:.0f} ms</source>
-        <translation>正常：{seen}，用时 {ms:.0f} ms</translation>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="126"/>
+        <source>OK: the key works (a one-token answer, {seen}) in {ms:.0f} ms</source>
+        <translation>正常：密钥有效（一个 token 的回答，{seen}），用时 {ms:.0f} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="107"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="130"/>
+        <source>Key rejected: the endpoint refused the API key from {source} ({seen}). Set the right key there, then test again.</source>
+        <translation>密钥被拒绝：端点拒绝了来自 {source} 的 API 密钥（{seen}）。请在那里设置正确的密钥，然后再测试。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="152"/>
+        <source>logged in</source>
+        <translation>已登录</translation>
+    </message>
+    <message>
+        <source>OK: {seen} in {ms:.0f} ms</source>
+        <translation type="vanished">正常：{seen}，用时 {ms:.0f} ms</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="133"/>
         <source>Failed after {ms:.0f} ms: {seen}</source>
         <translation>{ms:.0f} ms 后失败：{seen}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="115"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="141"/>
         <source>{name}: logged in</source>
         <translation>{name}：已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="117"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="143"/>
         <source>{name}: logged out ({why}); use Log in on the account panel</source>
         <translation>{name}：未登录（{why}）；请在账号面板上点击“登录”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="120"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="146"/>
         <source>{name}: {error}</source>
         <translation>{name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="126"/>
         <source>logged in ({seen})</source>
-        <translation>已登录（{seen}）</translation>
+        <translation type="vanished">已登录（{seen}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="154"/>
         <source>logged out ({seen})</source>
         <translation>未登录（{seen}）</translation>
     </message>
 </context>
 <context>
+    <name>StartingWindow</name>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/starting.py" line="33"/>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+</context>
+<context>
+    <name>StoppedEndpoints</name>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="55"/>
+        <source>Stopped endpoints: they take no task and are not probed until you act. Set the right API key (or fix the config), then Check and resume. Their tasks wait; nothing is charged.</source>
+        <extracomment>How many endpoints are stopped (for the tab title). A Resume finished: (endpoint, resumed?).</extracomment>
+        <translation>已停止的端点：在您处理之前，它们不接任务，也不探测。请设置正确的 API 密钥（或修正配置），然后点“检查并恢复”。它们的任务在等待；不计任何尝试次数。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="61"/>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="61"/>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="61"/>
+        <source>Since</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="61"/>
+        <source>Tasks waiting</source>
+        <translation>等待的任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="68"/>
+        <source>Check and resume</source>
+        <translation>检查并恢复</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="70"/>
+        <source>Sends one one-token request with the endpoint&apos;s key; resumes the endpoint unless the key is still rejected</source>
+        <translation>用该端点的密钥发送一个只请求一个 token 的请求；除非密钥仍被拒绝，否则恢复该端点</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="93"/>
+        <source>{reason}; the key comes from {source}</source>
+        <translation>{reason}；密钥来自 {source}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="122"/>
+        <source>Checking {name}…</source>
+        <translation>正在检查 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="134"/>
+        <source>Could not check {name}: {error}</source>
+        <translation>无法检查 {name}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="138"/>
+        <source>{name} resumed ({seen}); its tasks are dispatched again.</source>
+        <translation>{name} 已恢复（{seen}）；它的任务重新开始分派。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="141"/>
+        <source>{name}: the key is still rejected ({seen}); it stays stopped. An environment variable is read when MediaDesk starts: after changing one, restart.</source>
+        <translation>{name}：密钥仍被拒绝（{seen}）；它保持停止。环境变量在 MediaDesk 启动时读取：修改后请重新启动。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/stopped_endpoints.py" line="145"/>
+        <source>{name}: still failing ({seen}); it stays stopped.</source>
+        <translation>{name}：仍然失败（{seen}）；它保持停止。</translation>
+    </message>
+</context>
+<context>
     <name>TableMenu</name>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="144"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="147"/>
         <source>Copy id</source>
-        <extracomment>Cancelling more rows than this at once asks first (a stray Del on a select-all is costly). What an export covers: every task, the rows the filters show, or the selected rows.</extracomment>
+        <extracomment>Cancelling more rows than this at once asks first (a stray Del on a select-all is costly). What an export covers: every task, the rows the filters show, or the selected rows. More entries at the end of the row menu (the grouped view&apos;s toggle).</extracomment>
         <translation>复制 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="144"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="147"/>
         <source>Copy {n} ids</source>
         <translation>复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="147"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="150"/>
         <source>Copy prompt</source>
         <translation>复制提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="147"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="150"/>
         <source>Copy {n} prompts</source>
         <translation>复制 {n} 条提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="150"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="153"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="150"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="153"/>
         <source>Copy {n} results</source>
         <translation>复制 {n} 条结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="155"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="158"/>
         <source>Open evidence folder</source>
         <translation>打开证据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="159"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="162"/>
         <source>This task saved no screenshot or page (only failed web runs do)</source>
         <translation>此任务没有保存截图或页面（只有失败的网页运行才会保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="166"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="169"/>
         <source>Show only account “{name}”</source>
         <translation>仅显示账号“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="167"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="170"/>
         <source>Show only this account</source>
         <translation>仅显示此账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="170"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="173"/>
         <source>Show only profile “{name}”</source>
         <translation>仅显示配置“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="171"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="174"/>
         <source>Show only this profile</source>
         <translation>仅显示此配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="174"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="177"/>
         <source>Show only batch “{name}”</source>
         <translation>仅显示批次“{name}”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="175"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="178"/>
         <source>Show only this batch</source>
         <translation>仅显示此批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="177"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="180"/>
         <source>Show all tasks</source>
         <translation>显示所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="218"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="223"/>
         <source>Copied {n} ids</source>
         <translation>已复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="227"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="232"/>
         <source>Copied {n} prompts</source>
         <translation>已复制 {n} 条提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="229"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="234"/>
         <source>Copied {n} results</source>
         <translation>已复制 {n} 条结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="232"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="237"/>
         <source>Could not read the tasks: {error}</source>
         <translation>无法读取任务：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="248"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="253"/>
         <source>Copied {n} rows</source>
         <translation>已复制 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="253"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="258"/>
         <source>No evidence folder for this task</source>
         <translation>此任务没有证据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="266"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="269"/>
+        <source>Cancel {n} tasks?</source>
+        <translation>取消 {n} 个任务？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="271"/>
+        <source>({finished} already finished are left as they are)</source>
+        <translation>（{finished} 个已完成的任务保持不变）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="273"/>
+        <source>Running ones stop at their next checkpoint; canceled tasks can be retried later.</source>
+        <translation>正在运行的任务会在下一个检查点停止；已取消的任务以后可以重试。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="283"/>
         <source>Cancel tasks</source>
         <translation>取消任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="267"/>
         <source>Cancel {n} tasks? Running ones stop at their next checkpoint; canceled tasks can be retried later.</source>
-        <translation>取消 {n} 个任务？运行中的任务会在下一个检查点停止；已取消的任务之后可以重试。</translation>
+        <translation type="vanished">取消 {n} 个任务？运行中的任务会在下一个检查点停止；已取消的任务之后可以重试。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="269"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="285"/>
         <source>Cancel {n} tasks</source>
         <translation>取消 {n} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="270"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="286"/>
         <source>Keep them</source>
         <translation>保留这些任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="293"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="309"/>
         <source>Export all tasks</source>
         <translation>导出所有任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="294"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="310"/>
         <source>Export filtered rows</source>
         <translation>导出筛选出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="295"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="311"/>
         <source>Export selected rows</source>
         <translation>导出所选行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="298"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="314"/>
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="298"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="314"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="299"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="315"/>
         <source>Excel workbook (*.xlsx)</source>
         <translation>Excel 工作簿 (*.xlsx)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/table_menu.py" line="300"/>
+        <location filename="../../mediadesk/ui/window/table_menu.py" line="316"/>
         <source>Markdown table (*.md)</source>
         <translation>Markdown 表格 (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>TaskGroupModel</name>
+    <message>
+        <location filename="../../mediadesk/ui/models/group_model.py" line="198"/>
+        <source>(no batch)</source>
+        <extracomment>A membership change under an active filter rebuilds the groups at most this often. (done, total, failed) on a batch row&apos;s state cell (the progress bar). True on a batch row. batch -&gt; when it was submitted (read from the store by the grouped view)</extracomment>
+        <translation>（无批次）</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../mediadesk/ui/models/group_model.py" line="206"/>
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n 个失败</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -3215,32 +4537,38 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TrayController</name>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="157"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="208"/>
         <source>Show window</source>
+        <extracomment>The tray icon&apos;s states, most urgent first: something needs the operator; every lane paused; tasks running; nothing to do. How often a console without a tray looks whether one has appeared (Qt has no signal for it). The tray icon&apos;s state (one of TRAY_STATES), kept also while there is no tray.</extracomment>
         <translation>显示窗口</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="159"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="210"/>
         <source>Pause all lanes</source>
         <translation>暂停所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="162"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="213"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="177"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="256"/>
         <source>MediaDesk keeps running</source>
         <translation>MediaDesk 仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="178"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="257"/>
         <source>The lanes keep working; the tray icon shows the progress. Its menu brings the window back or quits.</source>
         <translation>通道继续工作；托盘图标显示进度。其菜单可恢复窗口或退出。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="206"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="283"/>
+        <source> · {n} need you</source>
+        <translation> · {n} 项需要您处理</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/tray.py" line="286"/>
         <source>MediaDesk: {running} running, {pending} pending, {ended} done</source>
         <translation>MediaDesk：{running} 个运行中，{pending} 个待处理，{ended} 个已结束</translation>
     </message>
@@ -3289,27 +4617,27 @@ Overwrite the file with the edits made here?</source>
         <translation>将带注释的配置写入 {path} 并打开编辑；控制台以空工作区打开。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="127"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="133"/>
         <source>From a terminal: “mediadesk demo”, “mediadesk --config FILE”, or “mediadesk init” to write the template.</source>
         <translation>在终端中：“mediadesk demo”、“mediadesk --config FILE”，或用“mediadesk init”写入模板。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="148"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="154"/>
         <source>MediaDesk runs batches of prompts over web chat accounts (in a real browser) and API models, and keeps every task and answer in a database on this computer.</source>
         <translation>MediaDesk 通过网页聊天账号（在真实浏览器中）和 API 模型批量运行提示词，并把每个任务和回答保存在本机的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="150"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="156"/>
         <source>No workspace is open: no configuration was found at {path}.</source>
         <translation>尚未打开工作区：在 {path} 未找到配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="151"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="157"/>
         <source>No workspace is open: the configuration could not be used.</source>
         <translation>尚未打开工作区：配置无法使用。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="158"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="164"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3320,29 +4648,29 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 请在文件中修正该键，然后选择“打开配置...”重新加载，或从演示或新工作区开始。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="197"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="203"/>
         <source>{path} could not be written: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="450"/>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="497"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="452"/>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="211"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="499"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="217"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="222"/>
         <source>A config is already there</source>
         <translation>配置已存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="217"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="223"/>
         <source>{path} already exists; it is left as it is. Open it instead?</source>
         <translation>{path} 已存在，将保持不变。改为打开它吗？</translation>
     </message>
@@ -3507,45 +4835,196 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
     </message>
 </context>
 <context>
+    <name>WindowMenus</name>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="61"/>
+        <source>&amp;View</source>
+        <extracomment>The window&apos;s size on a first run and after View &gt; Reset layout (then fitted to the screen). Opens a folder or a document (the system&apos;s handler); tests replace it.</extracomment>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="87"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="89"/>
+        <source>Stop the lanes and close MediaDesk (Ctrl+Q)</source>
+        <translation>停止各通道并关闭 MediaDesk（Ctrl+Q）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="121"/>
+        <source>Status bar</source>
+        <translation>状态栏</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="128"/>
+        <source>Reset layout</source>
+        <translation>重置布局</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="130"/>
+        <source>Put the docks, panes, columns and window size back as on a first start</source>
+        <translation>将停靠面板、窗格、列和窗口大小恢复为首次启动时的样子</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="149"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="169"/>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="153"/>
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="168"/>
+        <source>the system&apos;s language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="170"/>
+        <source>MediaDesk will be in {language} from its next start. Close it and start it again to switch now (the lanes&apos; work is kept).</source>
+        <translation>MediaDesk 将从下次启动起使用{language}。如需立即切换，请关闭后重新启动（各通道的工作会保留）。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="175"/>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="178"/>
+        <source>Adapter check…</source>
+        <translation>适配器检查…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="179"/>
+        <source>Check that a chat site&apos;s adapter still finds the page&apos;s parts (in Setup: a web profile)</source>
+        <translation>检查聊天网站的适配器是否仍能找到页面元素（在“设置”中：网页配置）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="185"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="186"/>
+        <source>Documentation</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="188"/>
+        <source>Open the documentation folder (the operator guide first)</source>
+        <translation>打开文档文件夹（先看操作指南）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="189"/>
+        <source>Open the data folder</source>
+        <translation>打开数据文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="191"/>
+        <source>The workspace: database, browser profiles, evidence</source>
+        <translation>工作区：数据库、浏览器配置文件、证据</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="192"/>
+        <source>Open the logs folder</source>
+        <translation>打开日志文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="194"/>
+        <source>The console&apos;s log (warnings and errors)</source>
+        <translation>控制台日志（警告和错误）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="195"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="224"/>
+        <source>About MediaDesk</source>
+        <translation>关于 MediaDesk</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="206"/>
+        <source>{path} does not exist yet</source>
+        <translation>{path} 尚不存在</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="210"/>
+        <source>No program could open {path}</source>
+        <translation>没有程序能打开 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="215"/>
+        <source>MediaDesk {version}</source>
+        <translation>MediaDesk {version}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="216"/>
+        <source>Batch text generation through chat sites and OpenAI-compatible endpoints.</source>
+        <translation>通过聊天网站和 OpenAI 兼容端点批量生成文本。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="218"/>
+        <source>Data folder: {path}</source>
+        <translation>数据文件夹：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="219"/>
+        <source>Logs: {path}</source>
+        <translation>日志：{path}</translation>
+    </message>
+</context>
+<context>
     <name>WorkWatcher</name>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="66"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="74"/>
+        <source>Endpoint stopped</source>
+        <extracomment>(title, text) of a notice. The progress changed: (running, pending, ended since the last batch notice). A batch finished: (succeeded, failed, canceled).</extracomment>
+        <translation>端点已停止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/tray.py" line="75"/>
+        <source>{kind} {name} takes no task and is not probed: {what}. Its tasks wait, nothing is charged.</source>
+        <translation>{kind} {name} 不接任务，也不探测：{what}。它的任务在等待，不计任何尝试次数。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/tray.py" line="79"/>
         <source>too many failures</source>
-        <extracomment>(title, text) of a notice. The progress changed: (running, pending, ended since the last batch notice).</extracomment>
         <translation>失败过多</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="67"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="80"/>
         <source>Breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="68"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="81"/>
         <source>{kind} {name} stopped taking tasks ({reason}); it is probed and resumes by itself when it answers again.</source>
         <translation>{kind} {name} 已停止接收任务（{reason}）；系统会探测它，恢复响应后自动继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="79"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="93"/>
         <source>Login needed</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="80"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="94"/>
         <source>Account {account} is logged out and takes no task until you log in again (Accounts: Log in).</source>
         <translation>账号 {account} 已登出，重新登录前不接收任务（账号：登录）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="105"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="119"/>
         <source>{ok} succeeded, {failed} failed</source>
         <translation>{ok} 个成功，{failed} 个失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="107"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="121"/>
         <source>, {n} canceled</source>
         <translation>，{n} 个已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="108"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="122"/>
         <source>Batch finished</source>
         <translation>批次已完成</translation>
     </message>
@@ -3553,23 +5032,23 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WorkspaceSwitcher</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_session.py" line="87"/>
+        <location filename="../../mediadesk/ui/app/workspace_session.py" line="89"/>
         <source>the demo workspace</source>
         <extracomment>``--db`` as given (a file, or a ``postgresql://`` URL: team mode); None: the config&apos;s ``db_url`` or the data dir&apos;s file.</extracomment>
         <translation>演示工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="76"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="83"/>
         <source>Switch to {target}: this workspace stops; its running tasks go back to the queue and resume when this workspace is opened again.</source>
         <translation>切换到 {target}：当前工作区将停止；其运行中的任务回到队列，再次打开此工作区时继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="118"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="125"/>
         <source>Switch</source>
         <translation>切换</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="141"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="148"/>
         <source>{target} could not be opened:
 {error}</source>
         <extracomment>The workspace that can be reopened (None: it could not be reopened either).</extracomment>
@@ -3577,33 +5056,33 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 {error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="145"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="152"/>
         <source>Reopen {previous}</source>
         <translation>重新打开 {previous}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="147"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="154"/>
         <source>Open another config…</source>
         <translation>打开其他配置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="230"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="259"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="239"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="268"/>
         <source>A workspace switch is already under way</source>
         <extracomment>Every switch question asked, and every start failure met (tests read them). The config error of the last refused config (its text names the key), else &quot;&quot;. Set when the operator chose Quit after a failed start: the app closes the window.</extracomment>
         <translation>工作区切换正在进行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="243"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="273"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="288"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="296"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="341"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="252"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="282"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="297"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="305"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="387"/>
         <source>Config not opened</source>
         <translation>未打开配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="274"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="283"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -3614,62 +5093,89 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 请在文件中修正该键后重新打开。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="282"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="291"/>
         <source>{path} is already open</source>
         <translation>{path} 已经打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="289"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="298"/>
         <source>Setup has changes not saved to {path}: save or close it first. {current} keeps running.</source>
         <translation>设置中有尚未保存到 {path} 的更改：请先保存或关闭。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="297"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="306"/>
         <source>Another MediaDesk console already has {dir} open; it was brought to the front. {current} keeps running here.</source>
         <translation>另一个 MediaDesk 控制台已打开 {dir}，已将其切换到前台。{current} 在此继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="309"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="318"/>
         <source>Nothing changed: {current} keeps running</source>
         <translation>未做更改：{current} 继续运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="333"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="339"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="348"/>
+        <source>Lanes not restarted</source>
+        <translation>通道未重启</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="340"/>
+        <source>The saved configuration could not be loaded:
+{error}
+
+The lanes keep running as they are.</source>
+        <translation>保存的配置无法加载：
+{error}
+
+通道保持原样继续运行。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="345"/>
+        <source>the same workspace, restarted with the saved setup</source>
+        <translation>同一个工作区，按保存的设置重启</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="357"/>
+        <source>Lanes restarted with the saved setup</source>
+        <translation>通道已按保存的设置重启</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="379"/>
         <source>Opening {target}…</source>
         <translation>正在打开 {target}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="352"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="398"/>
         <source>No workspace is open</source>
         <translation>没有打开的工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="387"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="433"/>
         <source>Wait until the workspace switch is done</source>
         <translation>请等待工作区切换完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="401"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="448"/>
         <source>Opened {target}</source>
         <translation>已打开 {target}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="413"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="460"/>
         <source>{path} (not found)</source>
         <translation>{path}（未找到）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="421"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="468"/>
         <source>No recent configs</source>
         <translation>没有最近的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="426"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="473"/>
         <source>Clear the list</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="435"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="482"/>
         <source>{path} is no longer there; removed from the recent configs</source>
         <translation>{path} 已不存在，已从最近的配置中移除</translation>
     </message>
@@ -3677,7 +5183,7 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 <context>
     <name>_EntryForm</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="102"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="103"/>
         <source>default: {value}</source>
         <translation>默认：{value}</translation>
     </message>
@@ -3685,17 +5191,17 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 <context>
     <name>_SectionPage</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="184"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="185"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="185"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="186"/>
         <source>Duplicate</source>
         <translation>创建副本</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="186"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/forms.py" line="187"/>
         <source>Remove</source>
         <translation>删除</translation>
     </message>
