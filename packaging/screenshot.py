@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Render the console mid-batch to ``docs/screenshot.png`` (offscreen; no display needed).
 
-    python packaging/screenshot.py [--out docs/screenshot.png] [--after 7] [--lang zh_CN]
+    python packaging/screenshot.py [--out docs/screenshot.png] [--after 7] [--lang zh_CN] [--size 1600x1000]
 
 A demo-like setup that needs neither a browser nor a network: the API simulator runs in-process
 on 127.0.0.1 (real HTTP, 0.8-2.5 s per answer), the two web accounts are in-process stand-ins
@@ -69,7 +69,7 @@ class StandInWebAccount:
         return answer_for(task.prompt)
 
 
-async def shoot(app: QApplication, out: Path, after_s: float) -> None:
+async def shoot(app: QApplication, out: Path, after_s: float, size: tuple[int, int] = (1600, 1000)) -> None:
     install_asyncgen_hooks(asyncio.get_running_loop())  # qasync does not (see mediadesk.ui.app.start)
     sim = ApiSimServer(ApiSimConfig(latency=(0.8, 2.5), seed=7))
     await sim.start()
@@ -98,7 +98,7 @@ async def shoot(app: QApplication, out: Path, after_s: float) -> None:
         bridge = SchedulerBridge(sched.bus)
         settings = QSettings(str(Path(tmp.name) / "shot.ini"), QSettings.Format.IniFormat)
         window = MainWindow(sched, bridge, settings=settings)
-        window.resize(1440, 900)
+        window.resize(*size)
         window.show()
         await window.start()
         try:
@@ -143,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot.png")
     p.add_argument("--after", type=float, default=7.0, help="seconds into the batch (default 7)")
     p.add_argument("--lang", default=None, help="UI language, e.g. zh_CN (default: system)")
+    p.add_argument("--size", default="1600x1000", help="window size WxH (default 1600x1000)")
     args = p.parse_args(argv)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(["mediadesk-screenshot"])
@@ -150,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     apply_style(app)
     translators = install_translator(app, QLocale(args.lang) if args.lang else None)
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        runner.run(shoot(app, args.out, args.after))
+        w, h = (int(v) for v in args.size.lower().split("x"))
+        runner.run(shoot(app, args.out, args.after, (w, h)))
     del translators
     return 0
 
