@@ -253,6 +253,19 @@ def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Pat
     return "\n".join(lines)
 
 
+def _say_waits(sched: Scheduler, said: dict[str, str]) -> dict[str, str]:
+    """Print each lane's wait once as it begins (quiet hours: "waits until 22:00"), and when it ends."""
+    now = sched.waits()
+    stamp = time.strftime("%H:%M:%S")
+    for lane, why in now.items():
+        if said.get(lane) != why:
+            print(f"[{stamp}] {lane}: {printable(why, multiline=False)}; its tasks stay pending until then",
+                  file=sys.stderr, flush=True)
+    for lane in said.keys() - now.keys():
+        print(f"[{stamp}] {lane}: takes tasks again", file=sys.stderr, flush=True)
+    return now
+
+
 async def _run_until_done(
     sched: Scheduler, ids: list[str], *, quiet: bool, config_path: Path | None = None,
     stop: _StopSignals | None = None,
@@ -275,6 +288,7 @@ async def _run_until_done(
 
     unsubscribe = sched.bus.subscribe(on_event)
     next_poll = loop.time() + DB_POLL_S  # Progress has just read them
+    said_waits: dict[str, str] = {}
     storage_failed = False
     try:
         while True:
@@ -297,6 +311,7 @@ async def _run_until_done(
             if blocked and progress.only_pending_of(blocked):
                 print("\n" + printable(cannot_serve_message(sched, blocked, config_path)), file=sys.stderr)
                 return False
+            said_waits = _say_waits(sched, said_waits)
             progress.render()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop_event.wait(), timeout=0.5)

@@ -10,24 +10,40 @@ first instant after it. No clock is read here: the caller passes ``now``.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
-__all__ = ["ActiveHours", "HoursError", "epoch_of", "opens_at", "wall_of"]
+__all__ = ["HOURS_TEMPLATES", "ActiveHours", "HoursError", "epoch_of", "opens_at", "wall_of", "wall_span"]
 
 _RANGE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$")
 _DAY = 24 * 60
 
 
 class HoursError(ValueError):
-    """``active_hours`` is not a list of ``HH:MM-HH:MM`` ranges; the message says what is wrong."""
+    """``active_hours`` is not a list of ``HH:MM-HH:MM`` ranges; the message says what is wrong.
+    ``template`` and ``params`` give it as data (the config shows it translated)."""
+
+    def __init__(self, template: str, **params: str) -> None:
+        super().__init__(template.format(**params))
+        self.template = template
+        self.params = params
+
+
+#: The messages of :class:`HoursError` (the config's catalog lists them for translation).
+HOURS_TEMPLATES = (
+    "use HH:MM-HH:MM ranges separated by commas, e.g. \"22:00-07:00\" or \"09:00-12:00,14:00-18:00\"",
+    "{part} is not a range HH:MM-HH:MM (e.g. \"22:00-07:00\")",
+    "{time} is not a time of day (00:00-23:59, or 24:00 as an end)",
+    "{part} is empty (start equals end); for all day leave active_hours out",
+)
 
 
 def _minute(hh: str, mm: str, *, end: bool) -> int:
     h, m = int(hh), int(mm)
     if m > 59 or h > 24 or (h == 24 and (m or not end)):
-        raise HoursError(f"{hh}:{mm} is not a time of day (00:00-23:59, or 24:00 as an end)")
+        raise HoursError(HOURS_TEMPLATES[2], time=f"{hh}:{mm}")
     return h * 60 + m
 
 
@@ -40,20 +56,18 @@ class ActiveHours:
 
     @classmethod
     def parse(cls, text: str) -> ActiveHours:
-        parts = [p for p in text.split(",")]
+        parts = text.split(",")
         if not text.strip() or any(not p.strip() for p in parts):
-            raise HoursError("use HH:MM-HH:MM ranges separated by commas, e.g. \"22:00-07:00\" or "
-                             "\"09:00-12:00,14:00-18:00\"")
+            raise HoursError(HOURS_TEMPLATES[0])
         out: list[tuple[int, int]] = []
         for part in parts:
             m = _RANGE.match(part)
             if m is None:
-                raise HoursError(f"{part.strip()!r} is not a range HH:MM-HH:MM (e.g. \"22:00-07:00\")")
+                raise HoursError(HOURS_TEMPLATES[1], part=repr(part.strip()))
             start = _minute(m[1], m[2], end=False)
             end = _minute(m[3], m[4], end=True)
             if start == end % _DAY:
-                raise HoursError(f"{part.strip()!r} is empty (start equals end); for all day leave "
-                                 "active_hours out")
+                raise HoursError(HOURS_TEMPLATES[3], part=repr(part.strip()))
             out.append((start, end))
         return cls(tuple(out))
 
@@ -143,3 +157,26 @@ def opens_at(hours: ActiveHours | None, now: float, tz: tzinfo | None = None) ->
     if hours.is_open(wall):
         return None
     return epoch_of(hours.next_open(wall), tz)
+
+
+def wall_span(hours: ActiveHours | None, now: float, open_s: float, tz: tzinfo | None = None) -> float:
+    """Seconds of wall time from ``now`` until ``open_s`` seconds of work inside the windows are
+    done: the wait until the next opening plus every closed stretch the work runs into (an ETA's
+    view; a task running when a window ends is not cut, so this slightly overstates)."""
+    if hours is None or open_s <= 0 or not math.isfinite(open_s):
+        return max(0.0, open_s)
+    t, left = now, open_s
+    for _ in range(400):  # a year of daily windows; the loop ends far sooner
+        wall = wall_of(t, tz)
+        if not hours.is_open(wall):
+            t = max(t + 1.0, epoch_of(hours.next_open(wall), tz))
+            continue
+        close = hours.next_close(wall)
+        if close is None:
+            return t + left - now
+        chunk = epoch_of(close, tz) - t
+        if chunk >= left:
+            return t + left - now
+        left -= chunk
+        t += chunk
+    return t + left - now

@@ -98,6 +98,10 @@ class LaneStats:
     callee: CapacityView | None = None
     #: Pending tasks per priority channel ("high", "normal", "low").
     backlog: tuple[tuple[str, int], ...] = ()
+    #: Quiet hours: the lane's windows ("22:00-07:00") and, outside them, when the next one opens
+    #: (epoch seconds; None inside a window or without windows).
+    active_hours: str | None = None
+    waits_until: float | None = None
     type: EventType = EventType.LANE_STATS
 
 

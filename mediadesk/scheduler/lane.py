@@ -20,6 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import tzinfo
 from enum import Enum
 from functools import partial
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.hours import ActiveHours, opens_at
 from mediadesk.core.paths import evidence_name
 from mediadesk.core.picker import PriorityPicker
 from mediadesk.core.policy import RetryPolicy
@@ -104,6 +106,8 @@ class LaneDeps:
     clock: Callable[[], float] = time.time
     finalizer: Finalizer | None = None
     team: TeamLink | None = None
+    #: The time zone of ``active_hours`` (tests pass one; None: the system's local time).
+    tz: tzinfo | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,9 @@ class LaneSettings:
     team_buckets: tuple[tuple[str, float], ...] = ()
     #: The longest one attempt may run (the profile's max_run_s): its lease or slot is held that long.
     team_hold_s: float = 0.0
+    #: Quiet hours: the local-time windows in which this lane starts tasks (None: any time). A
+    #: running task is never cut when a window ends.
+    hours: ActiveHours | None = None
 
 
 class Lane:
@@ -155,6 +162,7 @@ class Lane:
         self._evidence_root = deps.evidence_root
         self._deadline_s = settings.attempt_deadline_s
         self._clock = deps.clock
+        self._tz = deps.tz
         self._running: dict[str, _Run] = {}
         #: The callee's shared gate, breaker and rate buckets (an endpoint's is shared by its lanes).
         self.capacity_ctl = capacity_ctl
@@ -178,6 +186,7 @@ class Lane:
         self._team_hold_s = settings.team_hold_s
         self._team_wait_until = 0.0
         self._stopping = False
+        self._was_quiet = False
         self._last_reap = 0.0
         self.on_stats_dirty: Callable[[Lane], None] = lambda _lane: None
         #: Set once the database failed under this lane (see :meth:`halt`): it dispatches no more.
@@ -239,6 +248,10 @@ class Lane:
         blocked = self._stopping or self.paused or self.held or not self.enabled or self.storage_error is not None
         return not blocked and self.backend.available()
 
+    def opens_at(self, now: float) -> float | None:
+        """None when the lane's active hours let it start a task at ``now``; else when they open."""
+        return opens_at(self.settings.hours, now, self._tz)
+
     def halt(self, exc: StorageError) -> None:
         """The database failed: dispatch nothing more, and end the running attempts without
         writing their outcome (each goes back to pending if that can still be written)."""
@@ -273,6 +286,8 @@ class Lane:
             durations=tuple(self.durations),
             callee=None if self.capacity_ctl is None else self.capacity_ctl.view(),
             backlog=self._backlog_counts(),
+            active_hours=None if self.settings.hours is None else self.settings.hours.text,
+            waits_until=self.opens_at(self._clock()),
         )
 
     def _backlog_counts(self) -> tuple[tuple[str, int], ...]:
@@ -331,6 +346,16 @@ class Lane:
         self._reap(now)
         if not self.can_dispatch():
             return
+        if self.opens_at(now) is not None:  # quiet hours: nothing starts; what runs goes on
+            if self.team is not None and self.account is not None and not self._running:
+                self.team.release_account(self.account)  # another desktop may use it meanwhile
+            if not self._was_quiet:
+                self._was_quiet = True
+                self.on_stats_dirty(self)
+            return
+        if self._was_quiet:  # the window opened: the panels show it at once
+            self._was_quiet = False
+            self.on_stats_dirty(self)
         free = self.free_slots(now)
         if free <= 0:
             return
@@ -441,6 +466,9 @@ class Lane:
                     timeout = min(timeout, change)
             if self._team_wait_until > now:
                 timeout = min(timeout, self._team_wait_until - now)
+            opening = self.opens_at(now)
+            if opening is not None:
+                timeout = min(timeout, opening - now)
         # the reaper must run at least this often even when nothing wakes the lane
         timeout = min(timeout, max(0.01, self._timing.stale_after_s / 4))
         with contextlib.suppress(TimeoutError):

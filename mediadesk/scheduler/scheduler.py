@@ -32,7 +32,7 @@ from mediadesk.core.backend import TaskSpec
 from mediadesk.core.batch import BatchRow
 from mediadesk.core.states import TaskState
 from mediadesk.providers.web.profile_lock import InstanceLock
-from mediadesk.scheduler.blocks import AccountBlock, account_blocks
+from mediadesk.scheduler.blocks import AccountBlock, account_blocks, lane_waits
 from mediadesk.scheduler.capacity import Capacity, CapacityView
 from mediadesk.scheduler.checks import Checks
 from mediadesk.scheduler.events import (
@@ -444,7 +444,12 @@ class Scheduler:
 
     def blocked_accounts(self, profile: str) -> list[AccountBlock]:
         """Every account of ``profile`` with why it takes no task now (see :func:`account_blocks`)."""
-        return account_blocks(self.lanes, self.capacities, self.team, profile)
+        return account_blocks(self.lanes, self.capacities, self.team, profile, self._clock())
+
+    def waits(self) -> dict[str, str]:
+        """{lane: what it waits for} for lanes with pending work that start none now for a reason
+        that passes by itself (outside their active hours); see :func:`lane_waits`."""
+        return lane_waits(self.lanes, self._clock(), self.store.has_pending)
 
     async def wait_idle(self, poll_s: float = 0.5) -> None:
         """Return when no task is pending or running (deferred retries included), or when a storage

@@ -108,7 +108,7 @@ class Wiring:
                     attempt_deadline_s=deadline, max_wait_s=prof.max_wait_s, team_endpoint=ep.name,
                     team_limit=functools.partial(self.endpoint_limit, ep.name),
                     team_buckets=self.shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
-                    team_hold_s=prof.api_max_run_s,
+                    team_hold_s=prof.api_max_run_s, hours=prof.hours,
                 )
                 lane = Lane(settings, backend, deps, cap)
                 cap.attach(lane)
@@ -128,6 +128,7 @@ class Wiring:
                 team_buckets=self.shared_buckets(backend.domain),
                 team_hold_s=getattr(getattr(backend, "adapter", None), "max_run_s", None)
                 or backend.attempt_deadline_s or 0.0,
+                hours=acc.hours if acc.active_hours is not None else prof.hours,
             )
             lane = Lane(settings, backend, deps, cap)
             cap.attach(lane)

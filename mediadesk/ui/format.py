@@ -13,7 +13,8 @@ from PySide6.QtCore import QCoreApplication, QLocale
 from mediadesk.core.backend import HealthStatus
 from mediadesk.viewmodel.row_display import DISPLAY_STATES, STALLED
 
-__all__ = ["fmt_clock", "fmt_count", "fmt_eta", "fmt_rate", "fmt_seconds", "fmt_stamp", "health_label", "state_labels"]
+__all__ = ["fmt_clock", "fmt_count", "fmt_eta", "fmt_rate", "fmt_seconds", "fmt_stamp", "fmt_waits_until",
+           "health_label", "state_labels"]
 
 
 def fmt_count(n: int) -> str:
@@ -51,6 +52,14 @@ def fmt_clock(t: float | None) -> str:
     if time.localtime().tm_yday == lt.tm_yday:
         return time.strftime("%H:%M:%S", lt)
     return time.strftime("%m-%d %H:%M", lt)
+
+
+def fmt_waits_until(t: float, now: float | None = None) -> str:
+    """Quiet hours: ``waits until 22:00`` (``waits until 12-03 22:00`` when not on ``now``'s date)."""
+    lt = time.localtime(t)
+    same_day = time.localtime(time.time() if now is None else now)[:3] == lt[:3]
+    when = time.strftime("%H:%M" if same_day else "%m-%d %H:%M", lt)
+    return QCoreApplication.translate("Format", "waits until {t}").format(t=when)
 
 
 def fmt_stamp(t: float, *, millis: bool = False) -> str:

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mediadesk.core.hours import ActiveHours, HoursError, epoch_of, opens_at, wall_of
+from mediadesk.core.hours import ActiveHours, HoursError, epoch_of, opens_at, wall_of, wall_span
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -86,3 +86,35 @@ def test_a_start_skipped_by_the_clock_change_opens_when_the_clock_passes_it() ->
     assert opening is not None and wall_of(opening, BERLIN) == datetime(2026, 3, 29, 3, 0)
     assert opens_at(h, opening, BERLIN) is None  # and it is open then
     assert opens_at(h, opening - 1, BERLIN) == opening
+
+
+def test_wall_span_adds_the_wait_and_the_closed_stretches() -> None:
+    h = ActiveHours.parse("22:00-07:00")
+    noon = epoch_of(at(12), BERLIN)
+    assert wall_span(None, noon, 600) == 600
+    assert wall_span(h, noon, 600, BERLIN) == 10 * 3600 + 600       # waits until 22:00
+    late = epoch_of(at(6), BERLIN)
+    # one hour of work left at 06:00: 07:00 closes, 22:00 reopens
+    assert wall_span(h, late, 7200, BERLIN) == 3600 + 15 * 3600 + 3600
+    assert wall_span(h, epoch_of(at(23), BERLIN), 600, BERLIN) == 600  # inside: no change
+
+
+def test_kind_eta_counts_the_wait_until_the_window_opens() -> None:
+    from dataclasses import dataclass
+
+    from mediadesk.core.eta import EtaGroup, kind_eta
+
+    @dataclass
+    class Load:
+        durations: tuple[float, ...] = (10.0, 10.0, 10.0, 10.0)
+        running: tuple[object, ...] = ()
+        capacity: int = 1
+        paused: bool = False
+        health: str = "ready"
+        active_hours: str | None = None
+
+    now = epoch_of(at(12))  # the system's zone: kind_eta reads the wall clock there
+    open_now = kind_eta([EtaGroup(3, [Load()])], now).eta
+    assert open_now is not None and open_now.p50_s == 30.0
+    waiting = kind_eta([EtaGroup(3, [Load(active_hours="22:00-07:00")])], now).eta
+    assert waiting is not None and waiting.p50_s == epoch_of(at(22)) - now + 30.0

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from mediadesk.core.backend import effective_health
 from mediadesk.core.eta import EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
-from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label
+from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, fmt_waits_until, health_label
 from mediadesk.ui.models.task_model import TaskTableModel
 from mediadesk.ui.plain import plain, plain_tip
 
@@ -396,6 +396,8 @@ class LanePanel(QWidget):
         status = health_label(health)
         if st is not None and st.paused:
             status = self.tr("{status} (paused)").format(status=status)
+        if st is not None and st.waits_until is not None and not st.running:
+            status = fmt_waits_until(st.waits_until, now)  # quiet hours: nothing starts before then
         texts = [lane.account or lane.name, status, "", "", "", lane.profiles[0]]
         if st is not None and st.running:
             r = st.running[0]
@@ -427,6 +429,8 @@ class LanePanel(QWidget):
         status = self.tr("{n}/{cap} running").format(n=len(running), cap=cap)
         if st is not None and st.paused:
             status = self.tr("{status} (paused)").format(status=status)
+        if st is not None and st.waits_until is not None:
+            status = self.tr("{status} · {waits}").format(status=status, waits=fmt_waits_until(st.waits_until, now))
         settings = ""
         if prof is not None:
             nep = prof.need_empty_prompt

@@ -34,6 +34,7 @@ from mediadesk.config.model import API_CONCURRENCY_MAX, ResolvedEndpoint
 from mediadesk.scheduler.events import CapacityView, LaneStats, ProfileChanged
 from mediadesk.scheduler.scheduler import ProfileView, Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.format import fmt_waits_until
 from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, icon, is_dark, state_color
 
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["ProfilesEditor"]
 
-_COL_NAME, _COL_KIND, _COL_NEP, _COL_CONC, _COL_GATE = range(5)
+_COL_NAME, _COL_KIND, _COL_NEP, _COL_CONC, _COL_GATE, _COL_NOTE = range(6)
 
 
 class ProfilesEditor(QWidget):
@@ -58,12 +59,14 @@ class ProfilesEditor(QWidget):
         self._endpoint_items: dict[str, QTreeWidgetItem] = {}
         self._endpoint_of: dict[str, str] = {}
         self._views: dict[str, CapacityView] = {}
+        #: Quiet hours: lane -> (its profile, when its next window opens or None).
+        self._lane_waits: dict[str, tuple[str, float | None]] = {}
 
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("profilesTree")
-        self.tree.setColumnCount(5)
+        self.tree.setColumnCount(6)
         self.tree.setHeaderLabels([self.tr("Endpoint / profile"), self.tr("Kind"), self.tr("Empty prompt"),
-                                   self.tr("Concurrency"), self.tr("Gate / share")])
+                                   self.tr("Concurrency"), self.tr("Gate / share"), self.tr("Hours")])
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the cell widgets take focus, not cells
@@ -142,6 +145,10 @@ class ProfilesEditor(QWidget):
     def message(self) -> str:
         return self._message.text()
 
+    def note_text(self, profile: str) -> str:
+        """The Hours cell: the profile's active hours and, outside them, when it starts again."""
+        return self._items[profile].text(_COL_NOTE)
+
     # ------------------------------------------------------------------ rows
     def _nep_tooltip(self) -> str:
         return self.tr("Reasoning models: send only the user's content, no instructions; "
@@ -173,6 +180,7 @@ class ProfilesEditor(QWidget):
         item.setIcon(_COL_NAME, icon("profile"))
         item.setText(_COL_NAME, view.name)
         item.setText(_COL_KIND, self.tr("web") if view.kind == "web" else self.tr("API"))
+        self._show_note(view.name)
 
         switch = ToggleSwitch()
         switch.setChecked(view.need_empty_prompt)
@@ -271,7 +279,23 @@ class ProfilesEditor(QWidget):
                 self._views[ep] = view
             self._show_endpoint(ep)
 
+    def _show_note(self, profile: str) -> None:
+        item = self._items.get(profile)
+        if item is None:
+            return
+        hours = self._scheduler.config.profile(profile).active_hours
+        waits = [w for p, w in self._lane_waits.values() if p == profile]
+        parts = [hours] if hours else []
+        if waits and all(w is not None for w in waits):  # no lane of the profile may start a task now
+            parts.append(fmt_waits_until(min(w for w in waits if w is not None)))
+        text = " · ".join(parts)
+        if item.text(_COL_NOTE) != text:
+            item.setText(_COL_NOTE, text)
+
     def _on_lane_stats(self, st: LaneStats) -> None:
+        if st.profiles and self._lane_waits.get(st.lane) != (st.profiles[0], st.waits_until):
+            self._lane_waits[st.lane] = (st.profiles[0], st.waits_until)
+            self._show_note(st.profiles[0])
         c = st.callee
         if c is None or c.kind != "endpoint" or c.name not in self._endpoint_items:
             return
