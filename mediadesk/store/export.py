@@ -31,6 +31,8 @@ EXPORT_FIELDS = (
     "served_by", "origin_profile", "route_key", "resolution", "resolution_note", "truncated",
     # the desktop (scheduler process, ``host:pid:uuid8``) that last ran the task: team mode's "who ran it"
     "owner",
+    # tokens used (summed over attempts; usage_estimated: MediaDesk's estimate, not the provider's count)
+    "prompt_tokens", "completion_tokens", "cached_tokens", "usage_estimated",
 )
 
 

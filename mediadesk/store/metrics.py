@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mediadesk.config.location import PgLocation, StoreLocation, as_location
+from mediadesk.store.usage import UsageBy, UsageSum, usage_sums
 
 __all__ = [
     "METRICS_INDEXES",
@@ -300,3 +301,8 @@ class MetricsReader:
             if rows:
                 out[lane] = [float(r[0]) for r in rows]
         return out
+
+    # ------------------------------------------------------------------ usage
+    def usage(self, by: UsageBy, *, since: float | None = None, utc_offset_s: float = 0.0) -> dict[Any, UsageSum]:
+        """Tokens summed per batch, profile or day (see :func:`mediadesk.store.usage.usage_sums`)."""
+        return usage_sums(self._conn, by, since=since, utc_offset_s=utc_offset_s, pg=self._sql is _PG)

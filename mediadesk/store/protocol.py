@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState
+from mediadesk.core.usage import Usage
 from mediadesk.store.record import AddResult, LogLine, NewTask, TaskRecord
 
 __all__ = ["Store"]
@@ -40,6 +41,7 @@ class Store(Protocol):
         self, profiles: Sequence[str], limit: int, *, lane: str, account: str | None, owner: str,
         now: float | None = None, channel: Channel | None = None,
     ) -> list[TaskRecord]: ...
+    def head_pending(self, profiles: Sequence[str], *, account: str | None, now: float) -> TaskRecord | None: ...
     def priority_span(self, profiles: Sequence[str], now: float) -> set[Channel]: ...
     def backlog(self, profiles: Sequence[str]) -> dict[Channel, int]: ...
     def next_due(self, profiles: Sequence[str]) -> float | None: ...
@@ -54,7 +56,7 @@ class Store(Protocol):
         self, rec: TaskRecord, dst: TaskState, *, result: str | None = None, error_kind: str | None = None,
         error_message: str | None = None, not_before: float = 0.0, log: str | None = None,
         refund_attempt: bool = False, now: float | None = None, served_by: str | None = None,
-        crashed: bool = False, truncated: bool = False,
+        crashed: bool = False, truncated: bool = False, usage: Usage | None = None,
     ) -> TaskRecord | None: ...
     def break_conversation(self, rec: TaskRecord, now: float | None = None) -> list[TaskRecord]: ...
     def reroute(

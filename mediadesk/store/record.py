@@ -85,6 +85,15 @@ class TaskRecord:
     #: A success whose answer the provider cut at its length limit (finish_reason "length").
     #: (A server default: inserts that do not name it, such as ``add_tasks``, must not break NOT NULL.)
     truncated: bool = field(default=False, metadata={SERVER_DEFAULT: "0"})
+    # --- revision 0003_usage: what the task used (None: not known, e.g. not run yet) ---
+    #: Tokens of the prompt (with the system prompt and history) as the provider counted them.
+    prompt_tokens: int | None = None
+    #: Tokens of the answer.
+    completion_tokens: int | None = None
+    #: The part of ``prompt_tokens`` the provider served from its prompt cache.
+    cached_tokens: int | None = None
+    #: The counts are MediaDesk's estimate (web tasks; a server that reported no usage), not the provider's.
+    usage_estimated: bool = field(default=False, metadata={SERVER_DEFAULT: "0"})
 
     @property
     def attempts_in_budget(self) -> int:
@@ -105,6 +114,7 @@ TASK_COLUMNS_SQL = ", ".join(TASK_COLUMNS)
 _STATE = TASK_COLUMNS.index("state")
 #: Positions of the boolean columns: SQLite hands them back as 0/1.
 _BOOLS = tuple(i for i, f in enumerate(fields(TaskRecord)) if f.type in ("bool", bool))
+_BOOL_NAMES = tuple(TASK_COLUMNS[i] for i in _BOOLS)
 
 
 def record_of(row: tuple[Any, ...] | list[Any]) -> TaskRecord:
@@ -121,7 +131,8 @@ def replace_record(rec: TaskRecord, **changes: Any) -> TaskRecord:
     d = {name: getattr(rec, name) for name in TASK_COLUMNS}
     d.update(changes)
     d["state"] = TaskState(d["state"])
-    d["cancel_requested"] = bool(d["cancel_requested"])
+    for name in _BOOL_NAMES:
+        d[name] = bool(d[name])
     return TaskRecord(**d)
 
 

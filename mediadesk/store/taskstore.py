@@ -27,6 +27,7 @@ from mediadesk.config.location import SqliteLocation, StoreLocation
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
 from mediadesk.core.text import storable
+from mediadesk.core.usage import Usage
 from mediadesk.store import dbfile
 from mediadesk.store.connection import connect_sqlite, faults_typed
 from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
@@ -37,6 +38,19 @@ from mediadesk.store.schema import migrate
 from mediadesk.store.settings import StoreSettings
 
 __all__ = ["AddResult", "LogLine", "NewTask", "TaskRecord", "TaskStore"]
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return a if b is None else (b if a is None else a + b)
+
+
+def usage_values(rec: TaskRecord, usage: Usage) -> dict[str, Any]:
+    """The usage columns after an attempt that used ``usage``: summed over the task's attempts (every
+    attempt that reported usage was paid for), estimated when any part is an estimate."""
+    return {"prompt_tokens": _add(rec.prompt_tokens, usage.prompt_tokens),
+            "completion_tokens": _add(rec.completion_tokens, usage.completion_tokens),
+            "cached_tokens": _add(rec.cached_tokens, usage.cached_tokens),
+            "usage_estimated": bool(rec.usage_estimated or usage.estimated)}
 
 
 @faults_typed
@@ -178,6 +192,18 @@ class TaskStore(TaskQueries, StoreSettings):
         return AddResult(tuple(added), tuple(existing))
 
     # ------------------------------------------------------------------ lane ops
+    def head_pending(self, profiles: Sequence[str], *, account: str | None, now: float) -> TaskRecord | None:
+        """The task :meth:`claim` would take next (read only): a token gate sizes its reservation on it."""
+        if not profiles:
+            return None
+        marks = ",".join("?" * len(profiles))
+        row = self._conn.execute(
+            f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='pending' AND profile IN ({marks})"
+            f"{claim_predicate(None, self._IS_NOT)} ORDER BY priority DESC, seq LIMIT 1",
+            (*profiles, now, account),
+        ).fetchone()
+        return None if row is None else record_of(row)
+
     def claim(
         self,
         profiles: Sequence[str],
@@ -324,10 +350,13 @@ class TaskStore(TaskQueries, StoreSettings):
         served_by: str | None = None,
         crashed: bool = False,
         truncated: bool = False,
+        usage: Usage | None = None,
     ) -> TaskRecord | None:
         """End an attempt: success / failed / canceled, or pending again for a deferred retry.
         ``crashed`` counts the attempt toward quarantine (it crashed the browser or timed out);
-        ``truncated`` marks a success whose answer the provider cut at its length limit."""
+        ``truncated`` marks a success whose answer the provider cut at its length limit; ``usage``:
+        the tokens the attempt used, added to what earlier attempts of the task used (see
+        :func:`usage_values`)."""
         now = time.time() if now is None else now
         # An answer (or a server's error text) may hold what no database stores as text: a lone
         # surrogate from a JSON "\ud800", a NUL. Kept with U+FFFD in their place, and the log says so.
@@ -347,6 +376,8 @@ class TaskStore(TaskQueries, StoreSettings):
         values: dict[str, Any] = {"error_kind": error_kind, "error_message": error_message}
         if crashed:
             values["crash_count"] = rec.crash_count + 1
+        if usage is not None:
+            values.update(usage_values(rec, usage))
         if dst is TaskState.SUCCESS:
             values.update(result=result, finished_at=now, error_kind=None, error_message=None,
                           served_by=served_by or rec.profile, truncated=bool(truncated))

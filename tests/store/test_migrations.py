@@ -64,10 +64,15 @@ PRAGMA user_version = 1;
 """
 
 
-def dump(path: Path, table: str) -> list[tuple[object, ...]]:
+def _width(rows: list[tuple[object, ...]]) -> int | None:
+    return len(rows[0]) if rows else None
+
+
+def dump(path: Path, table: str, columns: int | None = None) -> list[tuple[object, ...]]:
+    """The rows of ``table``; ``columns``: only its first ones (the columns a later revision added left out)."""
     con = sqlite3.connect(path)
     try:
-        return con.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+        return [r[:columns] for r in con.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()]
     finally:
         con.close()
 
@@ -90,7 +95,7 @@ def test_revisions_list_matches_alembic_scripts() -> None:
     cfg = Config()
     cfg.set_main_option("script_location", "mediadesk.store:migrations")
     walked = [s.revision for s in ScriptDirectory.from_config(cfg).walk_revisions()]
-    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0002_team"
+    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0003_usage"
 
 
 def test_a_release_v3_file_upgrades_to_head_keeping_every_row(tmp_path: Path) -> None:
@@ -104,7 +109,7 @@ def test_a_release_v3_file_upgrades_to_head_keeping_every_row(tmp_path: Path) ->
     try:
         version, revs, tables = sqlite_state(db)
         assert (version, revs) == (SCHEMA_VERSION, [HEAD]) and tables >= set(TEAM_TABLES)
-        assert {t: dump(db, t) for t in OLD_TABLES} == before  # every row and value kept
+        assert {t: dump(db, t, _width(before[t])) for t in OLD_TABLES} == before  # every row and value kept
         assert dump(tmp_path / "mediadesk.db.bak-v3", "task") == before["task"]  # the copy from before
         assert s.get("done").truncated is True and s.get("done").result == "答复 ✅"
         assert s.account_states()["acct-a"] == (False, "ready", None)
@@ -160,7 +165,12 @@ def test_a_new_sqlite_database_has_exactly_the_release_schema_plus_team_tables(t
 
     new, release = schema(tmp_path / "new.db"), schema(FIXTURE)
     team = {name for name in new if name not in release}
-    assert {name: new[name] for name in release} == release
+    # the release's task table with the columns later revisions added (0003_usage) at its end
+    usage = (", prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER,"
+             " usage_estimated BOOLEAN DEFAULT '0' NOT NULL")
+    assert new["task"].replace(usage, "") == release["task"]
+    assert {name: new[name] for name in release if name != "task"} == {
+        name: sql for name, sql in release.items() if name != "task"}
     assert team == {*TEAM_TABLES, "ix_account_lease_owner", "ix_endpoint_slot_owner"}
     assert sqlite_state(tmp_path / "new.db")[:2] == (SCHEMA_VERSION, [HEAD])
 

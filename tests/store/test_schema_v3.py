@@ -74,6 +74,10 @@ def make_v2(path: Path) -> None:
     con.close()
 
 
+def _width(rows: list[tuple[object, ...]]) -> int | None:
+    return len(rows[0]) if rows else None
+
+
 def dump(path: Path, table: str) -> list[tuple[object, ...]]:
     con = sqlite3.connect(path)
     try:
@@ -94,7 +98,7 @@ def test_v2_database_upgrades_to_v3_without_losing_data(tmp_path: Path) -> None:
         con = sqlite3.connect(db)
         assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         con.close()
-        assert {t: dump(db, t) for t in before} == before  # every row and value kept
+        assert {t: dump(db, t, _width(before[t])) for t in before} == before  # every row and value kept
         assert (tmp_path / "mediadesk.db.bak-v2").exists()  # the copy kept before the upgrade
         assert dump(tmp_path / "mediadesk.db.bak-v2", "task") == before["task"]
         assert {tid: store.get(tid).truncated for tid, *_ in V2_ROWS} == {"done": False, "bad": False, "todo": False}

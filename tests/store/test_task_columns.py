@@ -84,7 +84,7 @@ def test_record_select_list_and_model_are_one_list_of_columns() -> None:
     assert {c.name for c in Task.c if c.nullable} == {
         "started_at", "heartbeat_at", "account", "lane", "system", "route_key", "batch", "result", "error_kind",
         "error_message", "finished_at", "owner", "queued_at", "served_by", "origin_profile", "resolution",
-        "resolution_note", "resolved_at"}
+        "resolution_note", "resolved_at", "prompt_tokens", "completion_tokens", "cached_tokens"}
 
 
 def test_state_is_a_task_state_that_still_compares_and_prints_as_text(tmp_path: Path) -> None:
@@ -252,7 +252,7 @@ def test_adding_a_column_is_one_record_field_and_one_revision(tmp_path: Path) ->
     assert rec.note == "hello" and rec.task_id == "a"
 
 
-@pytest.mark.parametrize("name", ["cancel_requested", "truncated"])
+@pytest.mark.parametrize("name", ["cancel_requested", "truncated", "usage_estimated"])
 def test_booleans_come_back_as_booleans(tmp_path: Path, name: str) -> None:
     s = open_store(tmp_path / "t.db")
     try:
