@@ -24,7 +24,7 @@ from datetime import tzinfo
 from enum import Enum
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
@@ -40,6 +40,7 @@ from mediadesk.store.errors import StorageError
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
 if TYPE_CHECKING:
+    from mediadesk.scheduler.budgets import BudgetStop
     from mediadesk.scheduler.team_link import TeamLink
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,16 @@ class _Ctx:
         self._lane.task_log(self._run.rec.task_id, message)
 
 
+class DispatchGuard(Protocol):
+    """Budgets as a lane sees them (:class:`mediadesk.scheduler.budgets.Budgets` fits)."""
+
+    @property
+    def active(self) -> bool: ...
+    def check(self, rec: TaskRecord, now: float) -> BudgetStop | None: ...
+    def admit(self, rec: TaskRecord) -> None: ...
+    def release(self, task_id: str) -> None: ...
+
+
 @dataclass(frozen=True)
 class LaneDeps:
     """What every lane of one scheduler shares: the store and bus, the retry and timing rules, who
@@ -108,6 +119,8 @@ class LaneDeps:
     team: TeamLink | None = None
     #: The time zone of ``active_hours`` (tests pass one; None: the system's local time).
     tz: tzinfo | None = None
+    #: Budgets: asked before each start whether the next task fits what is left (None: no caps).
+    guard: DispatchGuard | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +176,9 @@ class Lane:
         self._deadline_s = settings.attempt_deadline_s
         self._clock = deps.clock
         self._tz = deps.tz
+        self._guard = deps.guard
+        #: The budget cap that keeps this lane from starting its next task (None: none does).
+        self.budget_stop: BudgetStop | None = None
         self._running: dict[str, _Run] = {}
         #: The callee's shared gate, breaker and rate buckets (an endpoint's is shared by its lanes).
         self.capacity_ctl = capacity_ctl
@@ -288,6 +304,8 @@ class Lane:
             backlog=self._backlog_counts(),
             active_hours=None if self.settings.hours is None else self.settings.hours.text,
             waits_until=self.opens_at(self._clock()),
+            budget_stop=None if self.budget_stop is None else self.budget_stop.message(),
+            budget_key=None if self.budget_stop is None else self.budget_stop.budget.key,
         )
 
     def _backlog_counts(self) -> tuple[tuple[str, int], ...]:
@@ -360,6 +378,18 @@ class Lane:
         if free <= 0:
             return
         team = self.team
+        guard = self._guard if self._guard is not None and self._guard.active else None
+        if guard is not None:
+            if not self._budget_allows(guard, now):
+                return
+            if team is None:  # one at a time: each start is checked against what is left
+                for _ in range(free):
+                    claimed = self._claim(1, now)
+                    for rec in claimed:
+                        self._acquire_and_start(rec, now)
+                    if not claimed or not self._budget_allows(guard, now):
+                        break
+                return
         if team is None:
             for rec in self._claim(free, now):
                 self._acquire_and_start(rec, now)
@@ -368,9 +398,21 @@ class Lane:
         else:
             self._round_api_team(team, free, now)
 
+    def _budget_allows(self, guard: DispatchGuard, now: float) -> bool:
+        """Whether the task this lane would take next fits every cap that applies (read, not claimed:
+        a stopped lane's tasks stay pending, untouched)."""
+        head = self._store.head_pending(self.profiles, account=self.account, now=now)
+        stop = None if head is None else guard.check(head, now)
+        if stop != self.budget_stop:
+            self.budget_stop = stop
+            self.on_stats_dirty(self)
+        return head is not None and stop is None
+
     def _acquire_and_start(self, rec: TaskRecord, now: float) -> None:
         if self.capacity_ctl is not None:
             self.capacity_ctl.acquire(now)
+        if self._guard is not None:
+            self._guard.admit(rec)
         self._start(rec)
 
     def _round_web_team(self, team: TeamLink, account: str, free: int, now: float) -> None:
@@ -517,6 +559,8 @@ class Lane:
         finally:
             self._release(run, Signal.NONE)
             self._running.pop(rec.task_id, None)
+            if self._guard is not None:
+                self._guard.release(rec.task_id)
             if self.team is not None:
                 with contextlib.suppress(Exception):  # the slot expires by itself if this fails
                     self.team.release_slot(rec.task_id)

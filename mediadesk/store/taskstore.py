@@ -80,7 +80,7 @@ class TaskStore(TaskQueries, StoreSettings):
     prices: Mapping[str, Price] = MappingProxyType({})
     #: Told of each stored cost (the record after the write, the cost and tokens it added): the
     #: scheduler's budgets keep their sums from it.
-    on_spent: Callable[[TaskRecord, float, int], None] | None = None
+    on_spent: Callable[[TaskRecord, float, Usage], None] | None = None
 
     @property
     def location(self) -> StoreLocation:
@@ -411,7 +411,7 @@ class TaskStore(TaskQueries, StoreSettings):
         if new is not None and log:
             self._log(rec.task_id, rec.lane or "-", log, now)
         if new is not None and usage is not None and self.on_spent is not None:
-            self.on_spent(new, (new.cost or 0.0) - (rec.cost or 0.0), usage.total)
+            self.on_spent(new, (new.cost or 0.0) - (rec.cost or 0.0), usage)
         return new
 
     # ------------------------------------------------------------------ operator ops
