@@ -174,6 +174,14 @@ class Budgets:
             out.merge(sums[k])
         return out
 
+    def today(self) -> Totals:
+        """Everything used since local midnight (the status bar's "spent today")."""
+        self.roll(self._clock())
+        out = Totals.empty()
+        for t in self._today.values():
+            out.merge(t)
+        return out
+
     # ------------------------------------------------------------------ the decision
     def expected(self, rec: TaskRecord) -> _InFlight:
         """What ``rec`` is expected to cost: its prompt (and instructions) as estimated tokens, plus the

@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
     desktops_dock: QDockWidget | None
     status_label: QLabel
     totals_label: QLabel
+    spend_label: QLabel
 
     #: The window was closed by the operator (the app then stops the scheduler and quits).
     closed = Signal()
