@@ -9,8 +9,10 @@
     Reported: tasks failed, requests that reached it while down (goal <= outage / probe_interval + 1),
     and time from the end of the outage to full concurrency again (goal <= one probe interval + one
     run time).
+(c) Tokens per minute: 100 tasks of mixed prompt sizes against a provider's TPM limit, the token
+    gate beside the request-only gate (:mod:`bench.storm_tokens`).
 
-    python -m bench storm [--tasks 200] [--latency 0.3] [--retry-after 0.3]
+    python -m bench storm [--tasks 200] [--latency 0.3] [--retry-after 0.3] [--tpm 36000] [--only tokens]
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import table
+from bench.storm_tokens import token_storm
 from mediadesk.config.model import AccountConfig, AppConfig, ProfileConfig, parse_config
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend, RunContext, TaskSpec
@@ -163,12 +166,25 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--latency", type=float, default=0.3, help="provider run time per task (s)")
     ap.add_argument("--retry-after", type=float, default=0.3)
     ap.add_argument("--probe-interval", type=float, default=1.0)
+    ap.add_argument("--tpm", type=int, default=36000, help="(c) the provider's tokens per minute")
+    ap.add_argument("--token-tasks", type=int, default=100)
+    ap.add_argument("--only", choices=("requests", "outage", "tokens"), help="run one case only")
     args = ap.parse_args(argv)
+    if args.only in (None, "tokens"):
+        res_c = asyncio.run(token_storm(args.token_tasks, args.tpm, args.latency))
+        print(f"(c) {args.token_tasks} tasks of mixed prompt sizes, provider limit {args.tpm} tokens/min "
+              f"(one minute banked at the start) and 6000 requests/min, run time {args.latency} s")
+        print(table([("design", "succeeded", "failed", "refusals/success", "tokens", "makespan",
+                      "/ (tokens / TPM)", "beyond 1st minute at TPM"), *map(tuple, res_c)]))
+    if args.only == "tokens":
+        return
     res = asyncio.run(storm(args.tasks, args.latency, args.retry_after))
     print(f"(a) {args.tasks} tasks, provider quota 2, our gate 5, run time {args.latency} s, "
           f"Retry-After {args.retry_after} s; ideal makespan {args.tasks * args.latency / 2:.1f} s")
     print(table([("design", "succeeded", "failed", "refusals/success", "makespan", "/ (work / quota)"),
                  *map(tuple, res)]))
+    if args.only == "requests":
+        return
     res_b = asyncio.run(outage(args.tasks, args.latency, args.probe_interval))
     print(f"(b) {args.tasks} tasks, quota 2 = gate 2, 503 outage for 20 % of the batch, probe every "
           f"{args.probe_interval} s")

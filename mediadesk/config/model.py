@@ -147,6 +147,11 @@ class EndpointConfig(_Strict):
     api_key_keyring: str | None = None
     concurrency: int = Field(API_CONCURRENCY_DEFAULT, ge=1, le=API_CONCURRENCY_MAX)
     rpm: float = Field(0.0, ge=0, le=1_000_000)
+    #: Tokens per minute (prompt + completion) the provider allows; 0 = none declared (a limit the
+    #: provider names in its ``x-ratelimit-limit-tokens`` header is still followed).
+    tpm: float = Field(0.0, ge=0, le=1_000_000_000)
+    #: Follow the provider's ``x-ratelimit-*`` headers (slow down before its 429).
+    rate_headers: bool = True
     adaptive: bool = True
     #: This endpoint's own prices per model (a reseller's), over the top-level ``[prices]``.
     prices: dict[str, PriceConfig] = {}
@@ -219,6 +224,11 @@ class ProfileConfig(_Strict):
     api_key_keyring: str | None = None
     concurrency: int | None = Field(None, ge=1, le=API_CONCURRENCY_MAX)
     stream: bool = False
+    #: Streamed answers: ask for the usage in the last chunk (``stream_options.include_usage``); turn it
+    #: off for a server that refuses the option (it is then estimated).
+    stream_usage: bool = True
+    #: The most tokens an answer may use (sent as ``max_tokens``; also what a TPM gate reserves for it).
+    max_tokens: int | None = Field(None, ge=1, le=10_000_000)
     #: Longest answer accepted (characters); past it the attempt fails ``answer_too_large`` and
     #: reading stops, so memory stays bounded whatever the server sends.
     max_answer_chars: int = Field(MAX_ANSWER_CHARS_DEFAULT, ge=1, le=50_000_000)
@@ -273,7 +283,7 @@ class ProfileConfig(_Strict):
                     "web profiles run exactly one task per account (a chat account allows one generation at a time); "
                     "remove concurrency and add accounts instead"
                 )
-            for k in ("base_url", "model", "api_key_env", "api_key_keyring", "endpoint"):
+            for k in ("base_url", "model", "api_key_env", "api_key_keyring", "endpoint", "max_tokens"):
                 if getattr(self, k) is not None:
                     raise problem("{key} is for api profiles only", key=k)
             if "max_answer_chars" in self.model_fields_set:
@@ -454,6 +464,7 @@ class AppConfig(_Strict):
             profs = tuple(p.name for p in self.profiles if p.kind == "api" and p.endpoint == e.name)
             out.append(ResolvedEndpoint(
                 e.name, e.base_url, e.api_key_env, e.api_key_keyring, e.concurrency, e.rpm, e.adaptive, profs, False,
+                tpm=e.tpm, rate_headers=e.rate_headers,
             ))
         groups: dict[tuple[str, str | None, str | None], list[ProfileConfig]] = {}
         for p in self.profiles:
@@ -483,6 +494,8 @@ class ResolvedEndpoint:
     profiles: tuple[str, ...]
     #: Made from profiles that give ``base_url`` themselves (no ``[[endpoints]]`` entry).
     implicit: bool
+    tpm: float = 0.0
+    rate_headers: bool = True
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from mediadesk.core.token_rate import RateHints
+from mediadesk.core.usage import Usage, estimate_usage
+
 #: A cheap health check: (healthy, what was seen). Never raises.
 Probe = Callable[[], Awaitable[tuple[bool, str]]]
 #: Why a backend takes no task now and what would change it, as (reason, action) with action one of
@@ -45,6 +48,8 @@ class TaskSpec:
     #: The API sends them as the message history; the web lane types a later turn into the same
     #: chat thread instead of starting a new chat.
     history: tuple[tuple[str, str], ...] = ()
+    #: The most tokens the answer may use (the profile's ``max_tokens``; sent to the API). None: the server's.
+    max_tokens: int | None = None
 
     def effective_instructions(self) -> str | None:
         """The instructions to send, honouring ``need_empty_prompt``."""
@@ -56,19 +61,40 @@ class TaskSpec:
 class Answer(str):
     """An answer text with what the backend knows about it. ``truncated``: the provider stopped at
     its output limit (``finish_reason: "length"``); a success, but not the whole answer, and marked
-    so in the task table, the console and exports. A backend may return a plain ``str``."""
+    so in the task table, the console and exports. ``usage``: the tokens the provider counted (None:
+    it reported none; the lane then stores an estimate). ``hints``: the provider's ``x-ratelimit-*``
+    headers, for the callee's token gate. A backend may return a plain ``str``."""
 
     truncated: bool
+    usage: Usage | None
+    hints: RateHints | None
 
-    def __new__(cls, text: str, *, truncated: bool = False) -> Answer:
+    def __new__(cls, text: str, *, truncated: bool = False, usage: Usage | None = None,
+                hints: RateHints | None = None) -> Answer:
         obj = super().__new__(cls, text)
         obj.truncated = truncated
+        obj.usage = usage
+        obj.hints = hints
         return obj
 
 
 def is_truncated(answer: str) -> bool:
     """True for an :class:`Answer` marked truncated."""
     return bool(getattr(answer, "truncated", False))
+
+
+def answer_usage(answer: str, task: TaskSpec) -> Usage:
+    """The provider's usage of ``answer`` when it reported one, else an estimate from the characters
+    sent and received (marked estimated): web runs, and servers that send no ``usage``."""
+    usage = getattr(answer, "usage", None)
+    if isinstance(usage, Usage):
+        return usage
+    return estimate_usage(task.prompt, str(answer), system=task.effective_instructions(), history=task.history)
+
+
+def answer_hints(answer: str) -> RateHints | None:
+    hints = getattr(answer, "hints", None)
+    return hints if isinstance(hints, RateHints) else None
 
 
 class RunContext(Protocol):

@@ -27,6 +27,8 @@ def default_backend(
             timeout_s=profile.timeout_s,
             max_answer_chars=profile.max_answer_chars,
             max_run_s=profile.api_max_run_s,
+            stream_usage=profile.stream_usage,
+            max_tokens=profile.max_tokens,
         )
     assert account is not None, "web lanes are per account"
     from mediadesk.providers.web.backend import build_web_backend

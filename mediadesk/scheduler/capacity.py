@@ -42,6 +42,8 @@ from mediadesk.core.breaker import BreakerConfig, BreakerState, CircuitBreaker
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.gate import AdaptiveGate
 from mediadesk.core.rate import RateGates, TokenBucket
+from mediadesk.core.token_rate import RateHints, TokenGate
+from mediadesk.core.usage import Usage
 from mediadesk.scheduler.events import CapacityView
 
 log = logging.getLogger(__name__)
@@ -102,6 +104,8 @@ class Capacity:
         own_rpm: float = 0.0,
         on_event: Callable[[str], None] | None = None,
         rng: random.Random | None = None,
+        tpm: float = 0.0,
+        rate_headers: bool = True,
     ) -> None:
         self.name = name
         self.kind = kind
@@ -114,6 +118,9 @@ class Capacity:
         self._own = TokenBucket(own_rpm) if own_rpm > 0 else None
         #: Some bucket limits this callee: dispatch one at a time, as tokens come.
         self._rate_limited = self._own is not None or (rates is not None and rates.limits(domain))
+        #: Tokens per minute: the endpoint's ``tpm`` (or the provider's, learned from its headers),
+        #: reservations before a request and their true-up after it.
+        self.tokens = TokenGate(tpm, honour_headers=rate_headers)
         self._domain = domain
         self._backoff = (backoff_base_s, backoff_max_s)
         self._clock = clock
@@ -144,8 +151,10 @@ class Capacity:
         self._wake_all()
 
     # ------------------------------------------------------------------ admission
-    def free_slots(self, now: float) -> int:
-        """How many attempts may start now on this callee (0 while paused, open or rate-limited)."""
+    def free_slots(self, now: float, need: float = 0.0) -> int:
+        """How many attempts may start now on this callee (0 while paused, open or rate-limited).
+        ``need``: the tokens the next task is expected to use (a TPM limit lets one task through at a
+        time, when its tokens are there)."""
         if not self.breaker.allow_dispatch(now):
             return 0
         if now < self.gate.paused_until:
@@ -156,27 +165,30 @@ class Capacity:
         if free > 0 and self._rate_limited:
             # a token per dispatch: one at a time, the next when the buckets allow it
             free = 0 if self._rate_wait(now) > 0 else 1
+        if free > 0 and self.tokens.limits:
+            free = 0 if self.tokens.wait_time(now, need) > 0 else 1
         return max(0, free)
 
-    def _rate_wait(self, now: float) -> float:
-        waits = [0.0]
+    def _rate_wait(self, now: float, need: float = 0.0) -> float:
+        waits = [self.tokens.wait_time(now, need)]
         if self._rates is not None:
             waits.append(self._rates.wait_time(self._domain, now))
         if self._own is not None:
             waits.append(self._own.wait_time(now))
         return max(waits)
 
-    def next_change(self, now: float) -> float | None:
+    def next_change(self, now: float, need: float = 0.0) -> float | None:
         """Seconds until ``free_slots`` may grow by time alone (pause end, rate tokens), if known."""
         waits: list[float] = []
         if now < self.gate.paused_until:
             waits.append(self.gate.paused_until - now)
-        w = self._rate_wait(now)
+        w = self._rate_wait(now, need)
         if w > 0:
             waits.append(w)
         return min(waits) if waits else None
 
-    def acquire(self, now: float) -> None:
+    def acquire(self, now: float, need: float = 0.0) -> float:
+        """Take a slot (and the rate tokens) for one attempt; returns the tokens reserved for it."""
         self.gate.acquire()
         if self.breaker.state is BreakerState.HALF_OPEN:
             self.breaker.begin_trial()
@@ -184,6 +196,24 @@ class Capacity:
             self._rates.take(self._domain, now)
         if self._own is not None:
             self._own.try_take(now)
+        return self.tokens.reserve(now, need)
+
+    def settle_tokens(self, signal: Signal, reserved: float, *, profile: str | None = None,
+                      usage: Usage | None = None, hints: RateHints | None = None, next_need: float = 0.0) -> str | None:
+        """True up an attempt's token reservation: with its usage after an answer; given back after a
+        refusal (the provider charged nothing); kept otherwise (it may have been charged). Then the
+        provider's ``x-ratelimit-*`` hints. Returns a note for the task log when a hint changed something."""
+        used: float | None = None
+        if usage is not None and usage.prompt_tokens is not None:
+            used = usage.total
+        elif signal is Signal.REFUSAL:
+            used = 0.0
+        completion = None if usage is None else usage.completion_tokens
+        note = self.tokens.settle(self._clock(), reserved, used, profile=profile, completion=completion,
+                                  hints=hints, next_need=next_need, refused=signal is Signal.REFUSAL)
+        if note is not None:
+            self._wake_all()
+        return note
 
     def release(self, signal: Signal, *, retry_after_s: float | None = None, detail: str = "") -> float | None:
         """End one attempt's hold on the gate and learn from how it ended. Returns the endpoint's

@@ -26,13 +26,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from mediadesk.core.backend import LaneBackend, TaskSpec, effective_health, is_truncated
+from mediadesk.core.backend import LaneBackend, TaskSpec, answer_hints, answer_usage, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.hours import ActiveHours, opens_at
 from mediadesk.core.paths import evidence_name
 from mediadesk.core.picker import PriorityPicker
 from mediadesk.core.policy import RetryPolicy
 from mediadesk.core.states import HeartbeatResult, ModelKind, TaskState
+from mediadesk.core.token_rate import RateHints, conversation_text, expected_tokens
+from mediadesk.core.usage import Usage
 from mediadesk.scheduler.capacity import Capacity, Signal, signal_of
 from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskLogLine, task_changed
 from mediadesk.scheduler.finalizer import Finalizer, apply_failure
@@ -72,6 +74,10 @@ class _Run:
     task: asyncio.Task[None] | None = None
     #: The attempt's slot in the callee's gate was given back.
     released: bool = False
+    #: Tokens reserved for it in the callee's token gate (trued up when it ends).
+    reserved: float = 0.0
+    #: What the backend was given (set when the attempt starts).
+    spec: TaskSpec | None = None
 
     def request_stop(self, reason: StopReason) -> None:
         if self.reason is None:
@@ -139,6 +145,8 @@ class LaneSettings:
     team_endpoint: str | None = None
     team_limit: Callable[[], int] | None = None
     team_buckets: tuple[tuple[str, float], ...] = ()
+    #: The endpoint's shared tokens-per-minute bucket (name, tpm), drawn by each task's reservation.
+    team_token_bucket: tuple[str, float] | None = None
     #: The longest one attempt may run (the profile's max_run_s): its lease or slot is held that long.
     team_hold_s: float = 0.0
     #: Quiet hours: the local-time windows in which this lane starts tasks (None: any time). A
@@ -197,6 +205,9 @@ class Lane:
         self._team_limit = settings.team_limit
         #: Shared token buckets (name, requests/min) a dispatch takes one token from, in team mode.
         self._team_buckets = settings.team_buckets
+        self._team_token_bucket = settings.team_token_bucket
+        #: Tokens the head pending task is expected to use (a token gate's next reservation).
+        self._need = 0.0
         #: Team mode: the longest one attempt may run (the profile's max_run_s). The account lease or
         #: endpoint slot it runs under is held at least that long, even if this desktop freezes.
         self._team_hold_s = settings.team_hold_s
@@ -374,6 +385,7 @@ class Lane:
         if self._was_quiet:  # the window opened: the panels show it at once
             self._was_quiet = False
             self.on_stats_dirty(self)
+        self._need = self._head_need(now)
         free = self.free_slots(now)
         if free <= 0:
             return
@@ -409,11 +421,35 @@ class Lane:
         return head is not None and stop is None
 
     def _acquire_and_start(self, rec: TaskRecord, now: float) -> None:
+        reserved = 0.0
         if self.capacity_ctl is not None:
-            self.capacity_ctl.acquire(now)
+            reserved = self.capacity_ctl.acquire(now, self._need_of(rec) if self._tokens_limited() else 0.0)
+            if self.capacity_ctl.tokens.limits:
+                self._wake.set()  # the gate lets one through per round: look at the next task at once
         if self._guard is not None:
             self._guard.admit(rec)
-        self._start(rec)
+        self._start(rec, reserved)
+
+    # ------------------------------------------------------------------ token gate
+    def _tokens_limited(self) -> bool:
+        cap = self.capacity_ctl
+        return cap is not None and (cap.tokens.limits_tokens or self._team_token_bucket is not None)
+
+    def _need_of(self, rec: TaskRecord) -> float:
+        """Tokens to reserve for ``rec``: its prompt (history and instructions included) plus its
+        ``max_tokens``, else its profile's recent p90 of completions, else a default."""
+        assert self.capacity_ctl is not None
+        spec = self._resolve(rec)
+        return float(expected_tokens(
+            conversation_text(spec.prompt, spec.history), spec.effective_instructions(), max_tokens=spec.max_tokens,
+            recent_p90=self.capacity_ctl.tokens.completions.p90(rec.profile)))
+
+    def _head_need(self, now: float) -> float:
+        """The reservation of the task the next claim would take (0 when no token gate applies)."""
+        if not self._tokens_limited():
+            return 0.0
+        head = self._store.head_pending(self.profiles, account=self.account, now=now)
+        return 0.0 if head is None else self._need_of(head)
 
     def _round_web_team(self, team: TeamLink, account: str, free: int, now: float) -> None:
         """Run the account only while this desktop holds its lease; hand the lease back when the
@@ -440,6 +476,9 @@ class Lane:
         if now < self._team_wait_until:
             return False
         wait = team.take_tokens(self._team_buckets)
+        if wait <= 0 and self._team_token_bucket is not None and self._need > 0:
+            name, tpm = self._team_token_bucket
+            wait = team.take_token_count(name, tpm, self._need)
         if wait > 0:
             self._team_wait_until = now + wait
             return False
@@ -470,10 +509,11 @@ class Lane:
         self.on_storage_error(exc)
 
     def free_slots(self, now: float) -> int:
-        """Slots this lane may fill now: its own share, within the callee's gate."""
+        """Slots this lane may fill now: its own share, within the callee's gate (and its token gate,
+        for the head task's expected tokens)."""
         free = self.capacity - len(self._running)
         if free > 0 and self.capacity_ctl is not None:
-            free = min(free, self.capacity_ctl.free_slots(now))
+            free = min(free, self.capacity_ctl.free_slots(now, self._need))
         return free
 
     def _claim(self, free: int, now: float) -> list[TaskRecord]:
@@ -503,7 +543,7 @@ class Lane:
             if due is not None and due > now:
                 timeout = min(timeout, due - now)
             if self.capacity_ctl is not None:
-                change = self.capacity_ctl.next_change(now)
+                change = self.capacity_ctl.next_change(now, self._need)
                 if change is not None:
                     timeout = min(timeout, change)
             if self._team_wait_until > now:
@@ -540,8 +580,8 @@ class Lane:
             for rec in self._store.overdue(self.profiles, now - self._max_wait_s):
                 self._finalizer.expire(rec, self._max_wait_s, now)
 
-    def _start(self, rec: TaskRecord) -> None:
-        run = _Run(rec=rec, started=self._clock())
+    def _start(self, rec: TaskRecord, reserved: float = 0.0) -> None:
+        run = _Run(rec=rec, started=self._clock(), reserved=reserved)
         self._running[rec.task_id] = run
         self.publish(rec)
         run.task = asyncio.create_task(self._supervise(run), name=f"{self.name}:{rec.task_id}")
@@ -573,7 +613,7 @@ class Lane:
     async def _attempt(self, run: _Run) -> None:
         rec = run.rec
         try:
-            spec = self._resolve(rec)
+            spec = run.spec = self._resolve(rec)
             ctx = _Ctx(self, run, self._evidence_root / evidence_name(rec.task_id))
             work: asyncio.Task[str] = asyncio.create_task(self.backend.run(spec, ctx), name=f"work:{rec.task_id}")
             try:
@@ -676,13 +716,14 @@ class Lane:
             return
         exc = work.exception()
         if exc is None:
-            self._release(run, Signal.SUCCESS)
             text = work.result()
+            usage = None if run.spec is None else answer_usage(text, run.spec)
+            self._release(run, Signal.SUCCESS, usage=usage, hints=answer_hints(text))
             cut = is_truncated(text)
             note = " (truncated: the provider stopped at its length limit)" if cut else ""
             new = self._store.finish(
                 rec, TaskState.SUCCESS, result=text, log=f"success in {now - run.started:.2f} s{note}", now=now,
-                truncated=cut,
+                truncated=cut, usage=usage,
             )
             if new is not None:
                 self.completed += 1
@@ -694,18 +735,35 @@ class Lane:
             exc = TaskFailure(ErrorKind.INTERNAL, f"unexpected error: {exc!r}")
         self._fail_attempt(rec, exc, now, self._release(run, signal_of(exc), exc))
 
-    def _release(self, run: _Run, signal: Signal, failure: TaskFailure | None = None) -> float | None:
-        """Give the attempt's slot back to the callee's gate, once, telling it how the call went.
-        Returns the callee's pause after a refusal."""
+    def _release(self, run: _Run, signal: Signal, failure: TaskFailure | None = None, *,
+                 usage: Usage | None = None, hints: RateHints | None = None) -> float | None:
+        """Give the attempt's slot back to the callee's gate, once, telling it how the call went (and
+        its token gate what the attempt used). Returns the callee's pause after a refusal."""
         if run.released or self.capacity_ctl is None:
             run.released = True
             return None
         run.released = True
+        note = self.capacity_ctl.settle_tokens(signal, run.reserved, profile=run.rec.profile, usage=usage,
+                                               hints=hints, next_need=self._need)
+        if note is not None:
+            self.task_log(run.rec.task_id, f"rate limits: {note}")
+        self._team_true_up(run, signal, usage)
         return self.capacity_ctl.release(
             signal,
             retry_after_s=None if failure is None else failure.retry_after_s,
             detail="" if failure is None else f"{failure.kind.value}: {failure.message}",
         )
+
+    def _team_true_up(self, run: _Run, signal: Signal, usage: Usage | None) -> None:
+        """Team mode: the shared token bucket gets back what the attempt did not use (or owes more)."""
+        if self.team is None or self._team_token_bucket is None or run.reserved <= 0:
+            return
+        used = usage.total if usage is not None and usage.prompt_tokens is not None else (
+            0.0 if signal is Signal.REFUSAL else None)
+        if used is not None and used != run.reserved:
+            name, tpm = self._team_token_bucket
+            with contextlib.suppress(Exception):  # an error here costs accuracy, never a task
+                self.team.give_back_tokens(name, tpm, run.reserved - used)
 
     def _settle_shutdown(self, run: _Run, note: str = "interrupted by shutdown; will resume") -> None:
         """Graceful stop: back to pending for the next start, the interrupted attempt refunded."""

@@ -252,6 +252,15 @@ class TeamLink:
                 return wait
         return 0.0
 
+    def take_token_count(self, name: str, tpm: float, n: float) -> float:
+        """``n`` tokens from the shared tokens-per-minute bucket ``name`` (at most ``tpm`` banked): 0.0
+        when taken, else the seconds to wait."""
+        return self.coord.take_token(name, tpm, burst=max(1.0, tpm), n=max(1.0, n))
+
+    def give_back_tokens(self, name: str, tpm: float, n: float) -> None:
+        """The true-up of a reservation in the shared bucket (``n`` < 0: the request used more)."""
+        self.coord.give_back_tokens(name, tpm, max(1.0, tpm), n)
+
     # ------------------------------------------------------------------ the console
     def desktops(self) -> list[DesktopInfo]:
         return list(self._desktops)

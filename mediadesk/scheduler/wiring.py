@@ -98,7 +98,8 @@ class Wiring:
                 backend.capacity = self.conc[prof.name]
                 if cap is None:
                     cap = self.capacity(ep.name, "endpoint", self.endpoint_limit(ep.name), ep.adaptive,
-                                        _host(ep.base_url), backend.probe, ep.rpm)
+                                        _host(ep.base_url), backend.probe, ep.rpm, tpm=ep.tpm,
+                                        rate_headers=ep.rate_headers)
                     self.capacities[ep.name] = cap
                 # timeout_s is the longest silence (the backend's read timeout); the whole attempt is
                 # bounded by max_run_s, which the backend enforces; the lane's deadline is a backstop.
@@ -108,6 +109,7 @@ class Wiring:
                     attempt_deadline_s=deadline, max_wait_s=prof.max_wait_s, team_endpoint=ep.name,
                     team_limit=functools.partial(self.endpoint_limit, ep.name),
                     team_buckets=self.shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
+                    team_token_bucket=(f"tokens:endpoint:{ep.name}", ep.tpm) if ep.tpm > 0 else None,
                     team_hold_s=prof.api_max_run_s, hours=prof.hours,
                 )
                 lane = Lane(settings, backend, deps, cap)
@@ -149,7 +151,7 @@ class Wiring:
 
     def capacity(
         self, name: str, kind: str, limit: int, adaptive: bool, domain: str | None, probe: Probe | None,
-        rpm: float = 0.0,
+        rpm: float = 0.0, *, tpm: float = 0.0, rate_headers: bool = True,
     ) -> Capacity:
         b = self.config.breaker
         return Capacity(
@@ -158,7 +160,7 @@ class Wiring:
                                   cooldown_s=b.cooldown_s, probe_interval_s=b.probe_interval_s),
             rates=self._rates, domain=domain, backoff_base_s=self.config.retry.backoff_base_s,
             backoff_max_s=self.config.retry.backoff_max_s, clock=self._clock, probe=probe, own_rpm=rpm,
-            on_event=self._notice,
+            on_event=self._notice, tpm=tpm, rate_headers=rate_headers,
         )
 
     def endpoint_limit(self, endpoint: str) -> int:
@@ -193,7 +195,7 @@ class Wiring:
         return TaskSpec(
             task_id=rec.task_id, profile=rec.profile, prompt=rec.prompt, attempt=rec.attempt,
             instructions=instructions, need_empty_prompt=self.nep[rec.profile], route_key=rec.route_key,
-            history=history,
+            history=history, max_tokens=prof.max_tokens,
         )
 
     def clear(self) -> None:

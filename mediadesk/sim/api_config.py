@@ -44,6 +44,14 @@ class ApiSimConfig:
     hostile: HostileMode | None = None
     hostile_chars: int = HOSTILE_HUGE_CHARS
     hostile_seconds: float = HOSTILE_STEADY_S
+    #: Tokens per minute (prompt + completion, charged at admission; None: no limit), see ``_api_tokens``.
+    tpm: int | None = None
+    #: Requests per minute (None: no limit).
+    rpm: int | None = None
+    #: Plain answers carry ``usage``; False: a server that reports none.
+    report_usage: bool = True
+    #: Honour ``stream_options.include_usage`` (a last chunk with ``usage``); False: a server that ignores it.
+    stream_usage: bool = True
 
     def __post_init__(self) -> None:
         lo, hi = self.latency
@@ -51,7 +59,7 @@ class ApiSimConfig:
             raise ValueError(f"latency must be 0 <= MIN <= MAX, got {self.latency!r}")
         if not (self.time_scale >= 0 and math.isfinite(self.time_scale)):
             raise ValueError(f"time_scale must be >= 0, got {self.time_scale!r}")
-        for name in ("quota", "per_key_quota"):
+        for name in ("quota", "per_key_quota", "tpm", "rpm"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be >= 1, got {value!r}")

@@ -46,7 +46,9 @@ requests only; ``refused_429_per_key`` the per-key ones. ``requests_total`` and
 ``GET /v1/models`` (health probes). ``max_in_flight_per_key`` maps :func:`key_hash` labels to the
 most concurrent chat requests of that key (raw keys are never kept). ``outage`` (mode in force or
 null), ``requests_during_outage`` (chat and models requests that met an outage) and ``outages``
-(``mode``, ``started_at``/``ended_at`` wall-clock seconds, ``requests``) describe outages.
+(``mode``, ``started_at``/``ended_at`` wall-clock seconds, ``requests``) describe outages. Tokens
+(``usage``, the ``tpm``/``rpm`` limits, ``tokens_charged``, ``refused_429_tokens``/``_requests``, each
+task's ``last_usage``): :mod:`mediadesk.sim._api_tokens`.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import random
 import time
 from typing import Any
@@ -66,6 +69,7 @@ from mediadesk.sim._api_hostile import HOSTILE_MODES, Hostile, HostileAnswerMixi
 from mediadesk.sim._api_outages import OUTAGE_MODES, Outage, OutageControl
 from mediadesk.sim._api_requests import MODEL_ID, NO_MARKERS, Markers, parse_body, parse_markers, split
 from mediadesk.sim._api_stats import ChatStats
+from mediadesk.sim._api_tokens import TokenLimits, usage_body
 from mediadesk.sim._server import LocalServer
 from mediadesk.sim.api_config import ApiSimConfig
 
@@ -127,6 +131,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
         cfg = self.config
         self.hostile = None if cfg.hostile is None else Hostile(cfg.hostile, cfg.hostile_chars, cfg.hostile_seconds)
         self._hostile_stats = HostileStats()
+        self._tokens = TokenLimits(cfg.tpm, cfg.rpm)
 
     # ----------------------------------------------------------------- lifecycle
     def _routes(self) -> list[web.RouteDef]:
@@ -191,7 +196,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
     def stats(self) -> dict[str, Any]:
         """A snapshot (deep copy) of the counters; the same dict ``GET /stats`` returns."""
         return {**self._st.as_dict(), **self._outages.stats(), **self._hostile_stats.as_dict(),
-                "listening": self.listening}
+                **self._tokens.stats(), "listening": self.listening}
 
     def reset_stats(self) -> None:
         """Zero the counters and the ``fail=CODExN`` budgets; requests in flight stay counted, and an
@@ -200,6 +205,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
         self._fail_counts.clear()
         self._outages.reset_counts()
         self._hostile_stats = HostileStats()
+        self._tokens.charged = self._tokens.refused_tokens = self._tokens.refused_requests = 0
 
     # ----------------------------------------------------------------- faults
     def _outage_answer(self, request: web.Request, outage: Outage, chat: bool) -> web.StreamResponse | None:
@@ -346,6 +352,16 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
             return self._error(
                 429, f"quota of {per_key} concurrent requests for this API key exceeded", "rate_limit_error"
             )
+        usage = self._tokens.usage(body["messages"], answer_for(prompt))
+        refused = self._tokens.admit(usage[0] + usage[1])
+        if refused is not None:
+            resp = self._error(429, refused[0], "rate_limit_error", code="rate_limit_exceeded",
+                               retry_after=str(math.ceil(refused[1])))
+            resp.headers.update(self._tokens.headers())
+            return resp
+        task["last_max_tokens"] = body.get("max_tokens")  # recorded, not enforced
+        options = body.get("stream_options")
+        include_usage = isinstance(options, dict) and options.get("include_usage") is True
         st.in_flight += 1
         if st.in_flight > st.max_concurrent:
             st.max_concurrent = st.in_flight
@@ -355,7 +371,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
         if key_in_flight > st.max_in_flight_per_key.get(label, 0):
             st.max_in_flight_per_key[label] = key_in_flight
         try:
-            return await self._generate(request, prompt, key, stream, model, markers)
+            return await self._generate(request, prompt, key, stream, model, markers, usage, include_usage)
         finally:
             # The stats object may have been replaced by reset_stats(); decrement the live one.
             self._st.in_flight -= 1
@@ -367,7 +383,8 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                 del self._key_in_flight[label]
 
     async def _generate(
-        self, request: web.Request, prompt: str, key: str, stream: bool, model: str, markers: Markers
+        self, request: web.Request, prompt: str, key: str, stream: bool, model: str, markers: Markers,
+        usage: tuple[int, int, int], include_usage: bool,
     ) -> web.StreamResponse:
         cfg, rng = self.config, self._rng
         if markers.reset or (cfg.reset_rate and rng.random() < cfg.reset_rate):
@@ -393,8 +410,8 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                 return self._abort(request)
             if fail:
                 return self._error(500, "simulated server error", "server_error")
-            self._record(key, answer)
-            body = {
+            self._record(key, answer, usage)
+            body: dict[str, Any] = {
                 "id": cid,
                 "object": "chat.completion",
                 "created": int(time.time()),
@@ -406,16 +423,15 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                         "finish_reason": "stop",
                     }
                 ],
-                "usage": {
-                    "prompt_tokens": len(prompt),
-                    "completion_tokens": len(answer),
-                    "total_tokens": len(prompt) + len(answer),
-                },
             }
-            return web.Response(text=json.dumps(body, ensure_ascii=False), headers=JSON_HEADERS)
+            if cfg.report_usage:
+                body["usage"] = usage_body(*usage)
+            return web.Response(text=json.dumps(body, ensure_ascii=False),
+                                headers={**JSON_HEADERS, **self._tokens.headers()})
 
         resp = web.StreamResponse(
-            headers={"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
+            headers={"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache",
+                     **self._tokens.headers()}
         )
         await resp.prepare(request)
         pieces = split(answer, cfg.chunks)
@@ -443,17 +459,22 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                     return self._abort(request)
             out.append(event(delta, None))
         out.append(event({}, "stop"))
+        if include_usage and cfg.stream_usage:  # the last chunk: no choices, the usage of the whole answer
+            last = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                    "choices": [], "usage": usage_body(*usage)}
+            out.append("data: " + json.dumps(last) + "\n\n")
         out.append("data: [DONE]\n\n")
         await resp.write("".join(out).encode())
         await resp.write_eof()
-        self._record(key, answer)
+        self._record(key, answer, usage)
         return resp
 
-    def _record(self, key: str, answer: str) -> None:
+    def _record(self, key: str, answer: str, usage: tuple[int, int, int]) -> None:
         self._count("200")
         task = self._st.per_task.get(key)
         if task is not None:  # None only if reset_stats() ran meanwhile
             task["last_answer"] = answer
+            task["last_usage"] = usage_body(*usage)
             task["answered"] += 1
 
     async def _models(self, request: web.Request) -> web.StreamResponse:

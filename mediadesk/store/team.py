@@ -483,29 +483,50 @@ class TeamCoordinator:
 
     # -- shared token buckets -------------------------------------------------------------------
 
-    def take_token(self, bucket: str, rpm: float, burst: float = 1.0) -> float:
-        """Take one token from the shared bucket ``bucket``: 0.0 when taken, else seconds to wait.
+    def take_token(self, bucket: str, rpm: float, burst: float = 1.0, n: float = 1.0) -> float:
+        """Take ``n`` tokens (one by default) from the shared bucket ``bucket``: 0.0 when taken, else
+        seconds to wait.
 
         ``rpm`` tokens a minute, at most ``burst`` banked (full when the bucket is first used);
-        rpm 0 = unlimited. Refilled from the database clock; a clock going back earns nothing.
+        rpm 0 = unlimited. Refilled from the database clock; a clock going back earns nothing. A take
+        larger than ``burst`` waits for a full bucket (the tokens-per-minute bucket: one long prompt).
         """
         if not 0 <= rpm < math.inf:
             raise ValueError(f"rpm must be finite and >= 0, got {rpm}")
         if not 1 <= burst < math.inf:
             raise ValueError(f"burst must be finite and >= 1, got {burst}")
+        if not 0 < n < math.inf:
+            raise ValueError(f"n must be finite and > 0, got {n}")
         if rpm == 0:
             return 0.0
         rate = rpm / 60.0
+        n = min(float(n), float(burst))
         with self._lock:
-            if bucket not in self._buckets:
-                self._run("INSERT INTO rate_bucket (name, tokens, updated_at) VALUES (%s, %s, {now}) "
-                          "ON CONFLICT (name) DO NOTHING", (bucket, float(burst)))
-                self._buckets.add(bucket)
-            level = self._refill_and_take(bucket, rate, float(burst))
-        return 0.0 if level + _EPS >= 1.0 else (1.0 - level) / rate + _CLOCK_SLACK_S[self.dialect]
+            self._ensure_bucket(bucket, burst)
+            level = self._refill_and_take(bucket, rate, float(burst), n)
+        return 0.0 if level + _EPS >= n else (n - level) / rate + _CLOCK_SLACK_S[self.dialect]
 
-    def _refill_and_take(self, bucket: str, rate: float, burst: float) -> float:
-        """The bucket's refilled level before this take (a token was taken iff it is >= 1)."""
+    def give_back_tokens(self, bucket: str, rpm: float, burst: float, n: float) -> None:
+        """Put ``n`` tokens back into a shared bucket (a reservation larger than what was used), at most
+        up to ``burst``; a negative ``n`` takes more (a request that used more than it reserved: the
+        level may go below zero, and the next take waits until it is earned back)."""
+        if rpm <= 0 or n == 0 or not math.isfinite(n):
+            return
+        with self._lock:
+            self._ensure_bucket(bucket, burst)
+            self._run("UPDATE rate_bucket SET tokens = LEAST(%s, tokens + %s) WHERE name = %s"
+                      if self.dialect == "postgresql" else
+                      "UPDATE rate_bucket SET tokens = min(%s, tokens + %s) WHERE name = %s",
+                      (float(burst), float(n), bucket))
+
+    def _ensure_bucket(self, bucket: str, burst: float) -> None:
+        if bucket not in self._buckets:
+            self._run("INSERT INTO rate_bucket (name, tokens, updated_at) VALUES (%s, %s, {now}) "
+                      "ON CONFLICT (name) DO NOTHING", (bucket, float(burst)))
+            self._buckets.add(bucket)
+
+    def _refill_and_take(self, bucket: str, rate: float, burst: float, n: float = 1.0) -> float:
+        """The bucket's refilled level before this take (``n`` tokens were taken iff it is >= n)."""
         if self.dialect == "postgresql":
             # one statement: the row lock is held for the statement only
             row = self._run(
@@ -513,10 +534,10 @@ class TeamCoordinator:
                 "LEAST(%s, b.tokens + GREATEST(0, n.t - b.updated_at) * %s) AS r "
                 "FROM rate_bucket b, (SELECT {now} AS t) n WHERE b.name = %s FOR UPDATE OF b) "
                 "UPDATE rate_bucket b SET "
-                "tokens = CASE WHEN cur.r + %s >= 1 THEN GREATEST(0, cur.r - 1) ELSE cur.r END, "
+                "tokens = CASE WHEN cur.r + %s >= %s THEN cur.r - %s ELSE cur.r END, "
                 "updated_at = GREATEST(cur.updated_at, cur.t) "
                 "FROM cur WHERE b.name = cur.name RETURNING cur.r",
-                (burst, rate, bucket, _EPS)).fetchone()
+                (burst, rate, bucket, _EPS, n, n)).fetchone()
             if row is None:  # the row vanished (someone deleted it): make it again next time
                 self._buckets.discard(bucket)
                 return 0.0
@@ -528,7 +549,7 @@ class TeamCoordinator:
                 return 0.0
             tokens, updated_at, now = float(row[0]), float(row[1]), float(row[2])
             level = min(burst, tokens + max(0.0, now - updated_at) * rate)
-            left = max(0.0, level - 1.0) if level + _EPS >= 1.0 else level
+            left = level - n if level + _EPS >= n else level
             self._run("UPDATE rate_bucket SET tokens = %s, updated_at = %s WHERE name = %s",
                       (left, max(updated_at, now), bucket))
             return level

@@ -13,13 +13,22 @@ from PySide6.QtCore import QCoreApplication, QLocale
 from mediadesk.core.backend import HealthStatus
 from mediadesk.viewmodel.row_display import DISPLAY_STATES, STALLED
 
-__all__ = ["fmt_clock", "fmt_count", "fmt_eta", "fmt_rate", "fmt_seconds", "fmt_stamp", "fmt_waits_until",
-           "health_label", "state_labels"]
+__all__ = ["fmt_clock", "fmt_count", "fmt_eta", "fmt_rate", "fmt_seconds", "fmt_stamp", "fmt_tokens",
+           "fmt_waits_until", "health_label", "state_labels"]
 
 
 def fmt_count(n: int) -> str:
     """A count as the user's locale writes it: ``12,345`` (en, zh), ``12.345`` (de); no grouping in C."""
     return QLocale().toString(int(n))
+
+
+def fmt_tokens(n: int) -> str:
+    """A token count, short: ``950``, ``12.3k``, ``4.56M`` (digits in the user's locale)."""
+    if n < 10_000:
+        return fmt_count(n)
+    if n < 1_000_000:
+        return fmt_rate(n / 1000, 1) + "k"
+    return fmt_rate(n / 1_000_000, 2) + "M"
 
 
 def fmt_rate(x: float, decimals: int = 1) -> str:

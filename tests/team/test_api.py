@@ -149,6 +149,25 @@ def test_a_shared_token_bucket(make: Make) -> None:
         a.take_token("x", 60.0, burst=0.5)
 
 
+def test_a_shared_tokens_per_minute_bucket_reserves_and_trues_up(make: Make) -> None:
+    """The TPM bucket of an endpoint (one token a second, 60 banked): a reservation takes many tokens
+    at once, the true-up gives back what an answer did not use or takes what it used beyond, and all
+    desktops see one level."""
+    a, b = make("a"), make("b")
+    assert a.take_token("tokens:endpoint:x", 60.0, burst=60.0, n=50) == 0.0
+    wait = b.take_token("tokens:endpoint:x", 60.0, burst=60.0, n=30)  # 10 left: 20 s to the other 20
+    assert 19.0 < wait <= 20.0 + SLACK
+    a.give_back_tokens("tokens:endpoint:x", 60.0, 60.0, 40)  # the answer used 10 of the 50
+    assert b.take_token("tokens:endpoint:x", 60.0, burst=60.0, n=30) == 0.0  # 50 were there: 20 left
+    b.give_back_tokens("tokens:endpoint:x", 60.0, 60.0, -40)  # it used 70: the level goes below zero
+    wait = a.take_token("tokens:endpoint:x", 60.0, burst=60.0, n=10)
+    assert 29.0 < wait <= 30.0 + SLACK  # from -20 to 10: 30 s
+    assert a.take_token("big", 60.0, burst=60.0, n=500) == 0.0  # more than it holds: a full bucket will do
+    assert 59.0 < a.take_token("big", 60.0, burst=60.0, n=500) <= 60.0 + SLACK
+    with pytest.raises(ValueError, match=r"^n must be finite and > 0"):
+        a.take_token("x", 60.0, n=0)
+
+
 async def test_a_token_is_there_again_after_the_announced_wait(make: Make) -> None:
     a = make("a")
     assert a.take_token("b", 600.0) == 0.0

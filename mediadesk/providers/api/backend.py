@@ -32,6 +32,8 @@ import httpx
 from mediadesk import __version__
 from mediadesk.core.backend import Answer, HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.token_rate import rate_hints
+from mediadesk.core.usage import Usage, usage_of_json
 from mediadesk.providers.api.failures import (
     Attempt,
     Scrubber,
@@ -80,6 +82,8 @@ class ApiBackend:
         extra_headers: dict[str, str] | None = None,
         max_answer_chars: int = 200_000,
         max_run_s: float = 600.0,
+        stream_usage: bool = True,
+        max_tokens: int | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
@@ -108,6 +112,11 @@ class ApiBackend:
         self.max_answer_chars = max_answer_chars
         self.connect_timeout_s = connect_timeout_s
         self.extra_headers = dict(extra_headers or {})
+        #: Streamed: ask for the usage in the stream's last chunk (``stream_options.include_usage``);
+        #: off for a server that refuses the option.
+        self.stream_usage = stream_usage
+        #: Sent as ``max_tokens`` when set.
+        self.max_tokens = max_tokens
         self._url = self.base_url + _ENDPOINT
         self._client: httpx.AsyncClient | None = None
         self._last_error: str | None = None
@@ -177,7 +186,12 @@ class ApiBackend:
         headers = {**self.extra_headers, TASK_HEADER: task.task_id}
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        body = {"model": self.model, "messages": self._messages(task), "stream": self.stream}
+        body: dict[str, Any] = {"model": self.model, "messages": self._messages(task), "stream": self.stream}
+        if self.stream and self.stream_usage:
+            body["stream_options"] = {"include_usage": True}
+        max_tokens = task.max_tokens if task.max_tokens is not None else self.max_tokens
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
         deadline = asyncio.timeout(self.max_run_s)
         try:
             async with deadline:
@@ -202,12 +216,13 @@ class ApiBackend:
         else:
             self._last_error = None
             note = " (truncated: finish_reason=length)" if text.truncated else ""
-            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars{note}")
+            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars{note}; "
+                    f"{_usage_note(text.usage)}")
             clean = scrub(text)
             if clean != text:  # the server echoed the request's Authorization header into its answer
                 ctx.log("the answer quoted the API key (the server echoed the Authorization header): "
                         "stored with *** in its place")
-                text = Answer(clean, truncated=text.truncated)
+                text = Answer(clean, truncated=text.truncated, usage=text.usage, hints=text.hints)
             return text
         # Not chained: the cause may carry request details; the message already says what happened.
         raise self._failed(ctx, what, att, failure) from None
@@ -290,10 +305,10 @@ class ApiBackend:
         raw = await read_capped(resp, self._byte_cap)
         if raw is None:
             raise too_large(self.max_answer_chars, f"the body passed {self._byte_cap} bytes")
-        content, reason = parse_completion(raw, scrub)
+        content, reason, usage = parse_completion(raw, scrub)
         if len(content) > self.max_answer_chars:
             raise too_large(self.max_answer_chars, f"{len(content)} chars")
-        return Answer(content, truncated=reason == "length")
+        return Answer(content, truncated=reason == "length", usage=usage, hints=rate_hints(resp.headers))
 
     async def _run_stream(
         self,
@@ -318,6 +333,7 @@ class ApiBackend:
             parts: list[str] = []
             chars = 0
             finished: str | None = None
+            usage: Usage | None = None
             done = False
             try:
                 async for raw in resp.aiter_bytes():
@@ -329,7 +345,8 @@ class ApiBackend:
                         if data.strip() == "[DONE]":
                             done = True
                             break
-                        piece, reason = self._chunk(data, scrub)
+                        piece, reason, chunk_usage = self._chunk(data, scrub)
+                        usage = chunk_usage or usage
                         if piece:
                             chars += len(piece)
                             if chars > cap:
@@ -348,11 +365,13 @@ class ApiBackend:
                     ErrorKind.TRUNCATED_STREAM,
                     f"the stream ended without [DONE] and without finish_reason after {chars} chars",
                 )
-            return Answer("".join(parts), truncated=finished == "length")
+            return Answer("".join(parts), truncated=finished == "length", usage=usage,
+                          hints=rate_hints(resp.headers))
 
     @staticmethod
-    def _chunk(data: str, scrub: Scrubber) -> tuple[str | None, str | None]:
-        """(content piece, finish_reason) of one SSE data payload."""
+    def _chunk(data: str, scrub: Scrubber) -> tuple[str | None, str | None, Usage | None]:
+        """(content piece, finish_reason, usage) of one SSE data payload (the usage comes in the last
+        chunk, with no choices, when ``stream_options.include_usage`` was asked for)."""
         try:
             obj = json.loads(data)
         except ValueError:
@@ -361,14 +380,15 @@ class ApiBackend:
             raise TaskFailure(ErrorKind.SERVER_ERROR, f"malformed stream chunk: {excerpt_of(data, scrub)}")
         if obj.get("error"):
             raise provider_error(obj["error"], scrub)
+        usage = usage_of_json(obj.get("usage"))
         choices = obj.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            return None, None  # e.g. a usage-only chunk
+            return None, None, usage  # e.g. the usage-only last chunk
         choice = choices[0]
         delta = choice.get("delta")
         piece = delta.get("content") if isinstance(delta, dict) else None
         reason = choice.get("finish_reason")
-        return (piece if isinstance(piece, str) else None), (reason if isinstance(reason, str) else None)
+        return (piece if isinstance(piece, str) else None), (reason if isinstance(reason, str) else None), usage
 
     # ----------------------------------------------------------------- secrets
     async def _api_key(self) -> str | None:
@@ -396,6 +416,13 @@ class ApiBackend:
         if not secret or not secret.strip():
             raise TaskFailure(ErrorKind.AUTH, where)
         return _checked(secret.strip(), f"keyring ({service}:{username})")
+
+
+def _usage_note(usage: Usage | None) -> str:
+    if usage is None:
+        return "no usage reported (estimated from characters)"
+    cached = f" ({usage.cached_tokens} cached)" if usage.cached_tokens else ""
+    return f"usage {usage.prompt_tokens} in{cached} / {usage.completion_tokens} out"
 
 
 def _checked(key: str, source: str) -> str:

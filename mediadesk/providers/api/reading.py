@@ -11,6 +11,7 @@ import re
 import httpx
 
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.usage import Usage, usage_of_json
 from mediadesk.providers.api.failures import Scrubber, excerpt_of, provider_error
 
 __all__ = [
@@ -35,9 +36,9 @@ BODY_SLACK = 1024 * 1024
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
 
 
-def parse_completion(raw: bytes, scrub: Scrubber) -> tuple[str, str | None]:
-    """(``choices[0].message.content``, ``finish_reason``) of a non-streamed answer; anything
-    malformed is a server error."""
+def parse_completion(raw: bytes, scrub: Scrubber) -> tuple[str, str | None, Usage | None]:
+    """(``choices[0].message.content``, ``finish_reason``, ``usage``) of a non-streamed answer; anything
+    malformed is a server error (a missing or malformed ``usage`` is None: the lane estimates it)."""
     text = raw.decode("utf-8", errors="replace")
     try:
         obj = json.loads(text)
@@ -55,7 +56,7 @@ def parse_completion(raw: bytes, scrub: Scrubber) -> tuple[str, str | None]:
             ErrorKind.SERVER_ERROR, f"answer has no choices[0].message.content: {excerpt_of(text, scrub)}"
         )
     reason = choice.get("finish_reason") if isinstance(choice, dict) else None
-    return content, (reason if isinstance(reason, str) else None)
+    return content, (reason if isinstance(reason, str) else None), usage_of_json(obj.get("usage"))
 
 
 def too_large(cap: int, what: str) -> TaskFailure:

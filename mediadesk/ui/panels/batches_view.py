@@ -26,8 +26,9 @@ from PySide6.QtWidgets import (
 from mediadesk.config.location import StoreLocation
 from mediadesk.scheduler.events import LaneStats
 from mediadesk.store.metrics import BatchCounts, MetricsReader, ensure_metrics_indexes
+from mediadesk.store.usage import UsageSum
 from mediadesk.ui.app.bridge import SchedulerBridge
-from mediadesk.ui.format import fmt_clock, fmt_eta
+from mediadesk.ui.format import fmt_clock, fmt_eta, fmt_tokens
 from mediadesk.ui.jobs.workers import TaskJobs
 from mediadesk.viewmodel.batches import BatchRow, LaneInfo, batch_rows
 
@@ -35,19 +36,20 @@ __all__ = ["BatchesView", "read_batches"]
 
 
 def read_batches(location: StoreLocation | Path, lanes: Sequence[str] = (), *, ensure_indexes: bool = False,
-                 ) -> tuple[list[BatchCounts], dict[str, list[float]]]:
-    """Every batch's counts, and the lanes' recent run times from the store (worker thread)."""
+                 ) -> tuple[list[BatchCounts], dict[str, list[float]], dict[str | None, UsageSum]]:
+    """Every batch's counts, the lanes' recent run times and the tokens per batch, from the store
+    (worker thread)."""
     if ensure_indexes:
         ensure_metrics_indexes(location)
     with MetricsReader(location) as r:
-        return r.batches(), r.recent_run_times(lanes)
+        return r.batches(), r.recent_run_times(lanes), r.usage("batch")
 
 
 class BatchesView(QWidget):
     """Batches, newest first. ``rows`` holds what is shown (tests)."""
 
     updated = Signal()
-    COLUMNS = 10
+    COLUMNS = 11
 
     def __init__(self, location: StoreLocation | Path, lanes: Sequence[LaneInfo], bridge: SchedulerBridge | None = None,
                  parent: QWidget | None = None, *, clock: Callable[[], float] = time.time,
@@ -62,6 +64,7 @@ class BatchesView(QWidget):
         self._busy = False
         self._counts: list[BatchCounts] = []
         self._run_times: dict[str, list[float]] = {}
+        self._usage: dict[str | None, UsageSum] = {}
         self._indexes_checked = False
         self.rows: list[BatchRow] = []
 
@@ -70,7 +73,7 @@ class BatchesView(QWidget):
         self.table.setHorizontalHeaderLabels([
             self.tr("Batch"), self.tr("Submitted"), self.tr("Progress"), self.tr("Total"), self.tr("Pending"),
             self.tr("Running"), self.tr("Succeeded"), self.tr("Failed"), self.tr("Canceled"),
-            self.tr("ETA / done"),
+            self.tr("ETA / done"), self.tr("Tokens"),
         ])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -118,9 +121,9 @@ class BatchesView(QWidget):
         ensure = not self._indexes_checked
         self._indexes_checked = True
 
-        def done(result: tuple[list[BatchCounts], dict[str, list[float]]]) -> None:
+        def done(result: tuple[list[BatchCounts], dict[str, list[float]], dict[str | None, UsageSum]]) -> None:
             self._busy = False
-            self._counts, self._run_times = result
+            self._counts, self._run_times, self._usage = result
             self.redraw()
 
         def failed(_exc: BaseException) -> None:
@@ -156,6 +159,7 @@ class BatchesView(QWidget):
                     r.batch if r.batch is not None else self.tr("(no batch)"), fmt_clock(r.submitted_at),
                     f"{r.finished}/{r.total}  ({r.fraction * 100:.0f}%)", str(r.total), str(r.pending),
                     str(r.running), str(r.succeeded), str(r.failed), str(r.canceled), self.eta_text(r, now),
+                    self.tokens_text(self._usage.get(r.batch)),
                 ]
                 for c, text in enumerate(texts):
                     item = t.item(i, c)
@@ -170,6 +174,14 @@ class BatchesView(QWidget):
             t.setUpdatesEnabled(True)
         self.hint.setVisible(not self.rows)
         self.updated.emit()
+
+    def tokens_text(self, s: UsageSum | None) -> str:
+        """``12.3k in / 4,560 out`` (``~`` when some of it is an estimate); empty before any usage."""
+        if s is None or not s.tasks:
+            return ""
+        mark = "~" if s.estimated_tasks else ""
+        return self.tr("{mark}{prompt} in / {mark}{completion} out").format(
+            mark=mark, prompt=fmt_tokens(s.prompt_tokens), completion=fmt_tokens(s.completion_tokens))
 
     def eta_text(self, r: BatchRow, now: float) -> str:
         if r.done_at is not None:

@@ -99,6 +99,10 @@ class DetailPane(QWidget):
         self.header.setTextFormat(Qt.TextFormat.RichText)  # bold id; every value in it is escaped
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.header.setWordWrap(True)
+        #: What the task used, in tokens ("tokens: 120 in (20 cached) / 340 out"); hidden when unknown.
+        self.usage_label = plain(QLabel())
+        self.usage_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.usage_label.setVisible(False)
         self.error_label = plain(QLabel())  # a server's error body: shown as text, never as HTML
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -144,6 +148,7 @@ class DetailPane(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.header)
+        lay.addWidget(self.usage_label)
         lay.addWidget(self.error_label)
         lay.addWidget(self.splitter, 1)
 
@@ -164,6 +169,8 @@ class DetailPane(QWidget):
         self.result_view.clear()
         self.error_label.clear()
         self.error_label.setVisible(False)
+        self.usage_label.clear()
+        self.usage_label.setVisible(False)
         self.copy_button.setEnabled(False)
         if task_id is None:
             self.header.setText(self.tr("No task selected."))
@@ -237,6 +244,9 @@ class DetailPane(QWidget):
         if self.result_view.toPlainText() != result:
             self.result_view.setPlainText(result)
         self.copy_button.setEnabled(bool(result))
+        usage = self.usage_text(rec)
+        self.usage_label.setText(usage)
+        self.usage_label.setVisible(bool(usage))
         if rec.error_kind or rec.error_message:
             self.error_label.setText(self.tr("error: {kind}: {message}").format(
                 kind=rec.error_kind or "?", message=rec.error_message or ""))
@@ -249,6 +259,19 @@ class DetailPane(QWidget):
         else:
             self.error_label.clear()
             self.error_label.setVisible(False)
+
+    def usage_text(self, rec: TaskRecord) -> str:
+        """``tokens: 120 in (20 cached) / 340 out``, marked ``~ estimate`` when MediaDesk estimated
+        them from characters; empty when the task has no usage yet."""
+        if rec.prompt_tokens is None and rec.completion_tokens is None:
+            return ""
+        cached = self.tr(" ({n} cached)").format(n=rec.cached_tokens) if rec.cached_tokens else ""
+        text = self.tr("tokens: {prompt} in{cached} / {completion} out").format(
+            prompt=rec.prompt_tokens if rec.prompt_tokens is not None else "?", cached=cached,
+            completion=rec.completion_tokens if rec.completion_tokens is not None else "?")
+        if rec.usage_estimated:
+            text += self.tr(" (~ estimate from characters)")
+        return text
 
     def _merge_logs(self, logs: list[LogLine]) -> None:
         """Add stored and buffered lines not shown yet; if one is older than the newest shown (the

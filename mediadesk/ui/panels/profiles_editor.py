@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -36,8 +37,11 @@ from PySide6.QtWidgets import (
 from mediadesk.config.model import API_CONCURRENCY_MAX, ResolvedEndpoint
 from mediadesk.scheduler.events import CapacityView, LaneStats, ProfileChanged
 from mediadesk.scheduler.scheduler import ProfileView, Scheduler
+from mediadesk.store.metrics import MetricsReader
+from mediadesk.store.usage import UsageSum, by_endpoint
 from mediadesk.ui.app.bridge import SchedulerBridge
-from mediadesk.ui.format import fmt_count, fmt_waits_until
+from mediadesk.ui.format import fmt_count, fmt_tokens, fmt_waits_until
+from mediadesk.ui.jobs.workers import TaskJobs
 from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, icon, is_dark, state_color
 
@@ -45,13 +49,14 @@ log = logging.getLogger(__name__)
 
 __all__ = ["ProfilesEditor"]
 
-_COL_NAME, _COL_KIND, _COL_NEP, _COL_CONC, _COL_GATE, _COL_NOTE, _COL_SPENT = range(7)
+_COL_NAME, _COL_KIND, _COL_NEP, _COL_CONC, _COL_GATE, _COL_NOTE, _COL_TOKENS, _COL_SPENT = range(8)
 
 
 class ProfilesEditor(QWidget):
     """Endpoints and their profiles (name, kind, empty-prompt switch, concurrency, gate or share)."""
 
-    def __init__(self, scheduler: Scheduler, bridge: SchedulerBridge, parent: QWidget | None = None) -> None:
+    def __init__(self, scheduler: Scheduler, bridge: SchedulerBridge, parent: QWidget | None = None, *,
+                 usage_refresh_ms: int = 5000) -> None:
         super().__init__(parent)
         self._scheduler = scheduler
         self._items: dict[str, QTreeWidgetItem] = {}
@@ -68,10 +73,10 @@ class ProfilesEditor(QWidget):
 
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("profilesTree")
-        self.tree.setColumnCount(7)
+        self.tree.setColumnCount(8)
         self.tree.setHeaderLabels([self.tr("Endpoint / profile"), self.tr("Kind"), self.tr("Empty prompt"),
                                    self.tr("Concurrency"), self.tr("Gate / share"), self.tr("Hours"),
-                                   self.tr("Spent (today · in all)")])
+                                   self.tr("Tokens"), self.tr("Spent (today · in all)")])
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the cell widgets take focus, not cells
@@ -81,6 +86,16 @@ class ProfilesEditor(QWidget):
         header = self.tree.headerItem()
         header.setToolTip(_COL_NEP, self._nep_tooltip())
         header.setToolTip(_COL_GATE, self._gate_tooltip())
+        header.setToolTip(_COL_TOKENS, self.tr(
+            "Tokens used so far, prompt in / answer out (a ~ marks a sum that holds estimates: web tasks, "
+            "servers that report no usage)"))
+        self._usage: dict[str, UsageSum] = {}
+        self._jobs = TaskJobs(owner=self)
+        self._reading = False
+        self._usage_timer = QTimer(self)
+        self._usage_timer.setInterval(usage_refresh_ms)
+        self._usage_timer.timeout.connect(self.refresh_usage)
+        self._usage_timer.start()
         self._message = plain(QLabel(self))
         self._message.setWordWrap(True)
         self._message.hide()
@@ -123,6 +138,57 @@ class ProfilesEditor(QWidget):
         for name in self._endpoints:
             self._show_endpoint(name)
         self._show_spend()
+        self.show_usage(self._usage)
+
+    def refresh_usage(self, force: bool = False) -> bool:
+        """Read the tokens per profile in a worker thread (while on screen, or with ``force``)."""
+        if self._reading or not (force or (self.isVisible() and not self.visibleRegion().isEmpty())):
+            return False
+        self._reading = True
+        location = self._scheduler.workspace.location
+
+        def read() -> dict[str, UsageSum]:
+            with MetricsReader(location) as r:
+                return {str(k): v for k, v in r.usage("profile").items()}
+
+        def done(per_profile: dict[str, UsageSum]) -> None:
+            self._reading = False
+            self.show_usage(per_profile)
+
+        def failed(_exc: BaseException) -> None:
+            self._reading = False
+
+        self._jobs.in_thread(read, "profiles:usage", done, failed)
+        return True
+
+    def show_usage(self, per_profile: Mapping[str, UsageSum]) -> None:
+        """Tokens per profile, and per endpoint (the sum of its profiles)."""
+        self._usage = dict(per_profile)
+        for name, item in self._items.items():
+            item.setText(_COL_TOKENS, self._tokens_text(self._usage.get(name)))
+        for ep, s in by_endpoint(self._usage, self._endpoint_of).items():
+            node = self._endpoint_items.get(ep)
+            if node is not None:
+                node.setText(_COL_TOKENS, self._tokens_text(s))
+
+    def _tokens_text(self, s: UsageSum | None) -> str:
+        if s is None or not s.tasks:
+            return ""
+        mark = "~" if s.estimated_tasks else ""
+        return self.tr("{mark}{prompt} in / {mark}{completion} out").format(
+            mark=mark, prompt=fmt_tokens(s.prompt_tokens), completion=fmt_tokens(s.completion_tokens))
+
+    def tokens_text(self, name: str) -> str:
+        """The Tokens cell of a profile or an endpoint (tests)."""
+        item = self._items.get(name) or self._endpoint_items.get(name)
+        return "" if item is None else item.text(_COL_TOKENS)
+
+    def close_jobs(self) -> None:
+        self._usage_timer.stop()
+        self._jobs.cancel_all()
+
+    async def drain_jobs(self) -> None:
+        await self._jobs.drain()
 
     def profiles(self) -> list[str]:
         return self._scheduler.profile_names()

@@ -241,13 +241,15 @@ class MainWindow(QMainWindow):
         self.exceptions_view.close_jobs()
         self.charts_view.close_jobs()
         self.batches_view.close_jobs()
+        self.profiles_editor.close_jobs()
         if self.desktops_view is not None:
             self.desktops_view.close_jobs()
         self._jobs.cancel_all()
         await self.feed.aclose()
         await self._jobs.wait_all()
         # a cancelled job's thread runs on to its end: wait for it while the loop still lives
-        views = (self.detail, self.table_menu, self.exceptions_view, self.charts_view, self.batches_view)
+        views = (self.detail, self.table_menu, self.exceptions_view, self.charts_view, self.batches_view,
+                 self.profiles_editor)
         await asyncio.gather(*(v.drain_jobs() for v in views), self._jobs.drain())
 
     def closeEvent(self, event: QCloseEvent) -> None:
