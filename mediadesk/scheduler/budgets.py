@@ -27,14 +27,11 @@ from datetime import tzinfo
 from mediadesk.config.model import AppConfig
 from mediadesk.core.hours import epoch_of, wall_of
 from mediadesk.core.spend import NOTICE_AT, TOKENS, Budget, BudgetState, Price, Totals, budget_state
-from mediadesk.core.usage import Usage, estimate_tokens
+from mediadesk.core.token_rate import DEFAULT_COMPLETION_TOKENS, expected_tokens
+from mediadesk.core.usage import Usage
 from mediadesk.store import TaskRecord, TaskStore
 
-__all__ = ["DEFAULT_COMPLETION_TOKENS", "BudgetStop", "Budgets", "batch_budget_key"]
-
-#: Expected completion of a profile's task before it has finished three (then its recent p90).
-DEFAULT_COMPLETION_TOKENS = 1024
-
+__all__ = ["BudgetStop", "Budgets", "batch_budget_key"]
 
 def batch_budget_key(batch: str, unit: str) -> str:
     return Budget("batch", batch, "total", 0.0, unit).key
@@ -184,14 +181,16 @@ class Budgets:
 
     # ------------------------------------------------------------------ the decision
     def expected(self, rec: TaskRecord) -> _InFlight:
-        """What ``rec`` is expected to cost: its prompt (and instructions) as estimated tokens, plus the
-        profile's recent p90 of completions (or :data:`DEFAULT_COMPLETION_TOKENS`)."""
+        """What ``rec`` is expected to cost, as the token gate reserves it: its prompt (and instructions)
+        as estimated tokens, plus the profile's ``max_tokens``, else its recent p90 of completions, else
+        :data:`DEFAULT_COMPLETION_TOKENS`."""
         prof = self._config.profile(rec.profile)
         system = rec.system if rec.system is not None else prof.instructions
-        prompt = estimate_tokens(rec.prompt) + estimate_tokens(system or "")
+        prompt = expected_tokens(rec.prompt, system, max_tokens=0)
         seen = sorted(self._completions.get(rec.profile, ()))
-        completion = seen[min(len(seen) - 1, math.ceil(0.9 * len(seen)) - 1)] if len(seen) >= 3 else (
-            DEFAULT_COMPLETION_TOKENS)
+        p90 = seen[min(len(seen) - 1, math.ceil(0.9 * len(seen)) - 1)] if len(seen) >= 3 else None
+        completion = prof.max_tokens if prof.max_tokens is not None else (
+            p90 if p90 is not None else DEFAULT_COMPLETION_TOKENS)
         price = self.prices.get(rec.profile)
         cost = None if price is None else price.cost(prompt, completion)
         return _InFlight(rec.profile, rec.batch, cost, None if price is None else price.currency,
@@ -213,6 +212,11 @@ class Budgets:
             flying = sum(self._amount(f, b.unit) for f in self._inflight.values()
                          if self._applies(b, f.profile, f.batch))
             state = budget_state(b.limit, used, flying, self._amount(nxt, b.unit))
+            window = self._day_start if b.per == "day" else 0.0
+            if used + flying >= NOTICE_AT * b.limit and (b.key, window) not in self._noticed:
+                self._noticed.add((b.key, window))  # once per cap and window, even on the way to a stop
+                self._notice(f"budget at {100 * (used + flying) / b.limit:.0f} % (notice at {NOTICE_AT:.0%}): "
+                             f"{b.label()}, {b.amount(used)} used")
             if state is BudgetState.STOP:
                 stop = BudgetStop(b, used)
                 if b.key not in self.stops:
@@ -220,11 +224,6 @@ class Budgets:
                 self.stops[b.key] = stop
                 return stop
             self.stops.pop(b.key, None)
-            window = self._day_start if b.per == "day" else 0.0
-            if state is BudgetState.NOTICE and (b.key, window) not in self._noticed:
-                self._noticed.add((b.key, window))
-                self._notice(f"budget at {100 * (used + flying) / b.limit:.0f} % (notice at {NOTICE_AT:.0%}): "
-                             f"{b.label()}, {b.amount(used)} used")
         return None
 
     def admit(self, rec: TaskRecord) -> None:
@@ -243,6 +242,7 @@ class Budgets:
             raise ValueError("a cap must be greater than 0")
         self._store.set_budget_cap(key, cap)
         self.stops.pop(key, None)
+        self._noticed = {n for n in self._noticed if n[0] != key}  # 80 % of the new cap is told again
         self.reload()
         return next(b for b in self.budgets if b.key == key)
 

@@ -78,7 +78,7 @@ def test_a_stop_before_the_cap_the_80_percent_notice_and_a_raised_cap(store: Tas
     assert len(notices) == 1 and "budget at 85 %" in notices[0] and "endpoint reseller: €1.00 in total" in notices[0]
     assert b.check(head, 1e9) is None and len(notices) == 1  # once per cap and window
     # the next one would pass the cap: stopped, said once, the task untouched
-    run_one(store, "c", "writer", Usage(100_000, 24_000), 1e9)   # 0.148 EUR: 0.998 used
+    run_one(store, "c", "writer", Usage(100_000, 24_500), 1e9)   # 0.149 EUR: 0.999 used, ~0.001 expected next
     stop = b.check(head, 1e9)
     assert stop is not None and stop.budget.key == "endpoint:reseller:total:EUR"
     assert "budget reached: endpoint reseller: €1.00 in total (€1.00 used so far)" in stop.message()
