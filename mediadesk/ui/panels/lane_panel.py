@@ -398,6 +398,8 @@ class LanePanel(QWidget):
             status = self.tr("{status} (paused)").format(status=status)
         if st is not None and st.waits_until is not None and not st.running:
             status = fmt_waits_until(st.waits_until, now)  # quiet hours: nothing starts before then
+        if st is not None and st.budget_stop is not None and not st.running:
+            status = self.tr("stopped by a budget")
         texts = [lane.account or lane.name, status, "", "", "", lane.profiles[0]]
         if st is not None and st.running:
             r = st.running[0]
@@ -431,13 +433,15 @@ class LanePanel(QWidget):
             status = self.tr("{status} (paused)").format(status=status)
         if st is not None and st.waits_until is not None:
             status = self.tr("{status} · {waits}").format(status=status, waits=fmt_waits_until(st.waits_until, now))
+        if st is not None and st.budget_stop is not None:
+            status = self.tr("{status} · stopped by a budget").format(status=status)
         settings = ""
         if prof is not None:
             nep = prof.need_empty_prompt
             settings = (self.tr("empty prompt: on") if nep else self.tr("empty prompt: off"))
         for c, t in enumerate([name, status, "", "", "", settings]):
             item.setText(c, t)
-        item.setToolTip(1, plain_tip(st.last_error if st is not None else None))
+        item.setToolTip(1, plain_tip((st.budget_stop or st.last_error) if st is not None else None))
         while item.childCount() > len(running):
             item.takeChild(item.childCount() - 1)
         while item.childCount() < len(running):
