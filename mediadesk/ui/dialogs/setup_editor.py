@@ -140,6 +140,7 @@ class SetupEditor(QDialog):
             Field("max_pending", "num", tr("Most pending tasks")),
             Field("fallback", "list", tr("Fallback profiles")),
             Field("rule_reply", "str", tr("Rule reply")),
+            Field("active_hours", "str", tr("Active hours (e.g. 22:00-07:00)")),
         ]
         account_fields = [
             Field("name", "str", tr("Name")),
@@ -151,6 +152,7 @@ class SetupEditor(QDialog):
             Field("login_user_keyring", "str", tr("Login user keyring entry")),
             Field("login_password_keyring", "str", tr("Login password keyring entry")),
             Field("login_cooldown_s", "num", tr("Login cooldown (s)"), 600.0),
+            Field("active_hours", "str", tr("Active hours (e.g. 22:00-07:00)")),
         ]
         titles = {"endpoints": tr("Endpoints"), "profiles": tr("Profiles"), "accounts": tr("Accounts")}
         for section, fields in (("endpoints", endpoint_fields), ("profiles", profile_fields),
