@@ -402,6 +402,8 @@ class Lane:
                     if not claimed or not self._budget_allows(guard, now):
                         break
                 return
+            free = 1  # team mode: one start per round, each checked
+        before = len(self._running)
         if team is None:
             for rec in self._claim(free, now):
                 self._acquire_and_start(rec, now)
@@ -409,6 +411,8 @@ class Lane:
             self._round_web_team(team, self.account, free, now)
         else:
             self._round_api_team(team, free, now)
+        if guard is not None and len(self._running) > before:
+            self._wake.set()  # one started: check the next one at once, not after a poll
 
     def _budget_allows(self, guard: DispatchGuard, now: float) -> bool:
         """Whether the task this lane would take next fits every cap that applies (read, not claimed:
