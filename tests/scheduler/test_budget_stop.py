@@ -23,8 +23,10 @@ def config(sim: ApiSimServer, **budget: object) -> object:
 
 
 async def test_a_budget_stops_the_endpoint_mid_batch_with_nothing_failed_and_resumes_when_raised(
-    workspace: Workspace,
+    any_workspace: Workspace,
 ) -> None:
+    """On SQLite and on PostgreSQL (team mode: the lane's team path, one checked start per round)."""
+    workspace = any_workspace
     notices: list[str] = []
     sim = ApiSimServer(ApiSimConfig(latency=(0.01, 0.03), quota=5, seed=5))
     async with sim:
