@@ -229,6 +229,15 @@ class ProfileConfig(_Strict):
     stream_usage: bool = True
     #: The most tokens an answer may use (sent as ``max_tokens``; also what a TPM gate reserves for it).
     max_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    #: "batch": non-urgent single-turn tasks go through the provider's Batch API (the economy channel).
+    economy: Literal["batch"] | None = None
+    #: The Batch API's completion window (what the provider may take; its discount's price).
+    economy_window: str = "24h"
+    #: Pending economy tasks are gathered this long before a batch is sent.
+    economy_collect_s: float = Field(60.0, ge=0, le=86400)
+    #: The first wait before polling a batch (then x1.5, up to 10 minutes).
+    economy_poll_s: float = Field(30.0, gt=0, le=3600)
+    economy_batch_size: int = Field(1000, ge=1, le=50_000)
     #: Longest answer accepted (characters); past it the attempt fails ``answer_too_large`` and
     #: reading stops, so memory stays bounded whatever the server sends.
     max_answer_chars: int = Field(MAX_ANSWER_CHARS_DEFAULT, ge=1, le=50_000_000)
@@ -283,7 +292,7 @@ class ProfileConfig(_Strict):
                     "web profiles run exactly one task per account (a chat account allows one generation at a time); "
                     "remove concurrency and add accounts instead"
                 )
-            for k in ("base_url", "model", "api_key_env", "api_key_keyring", "endpoint", "max_tokens"):
+            for k in ("base_url", "model", "api_key_env", "api_key_keyring", "endpoint", "max_tokens", "economy"):
                 if getattr(self, k) is not None:
                     raise problem("{key} is for api profiles only", key=k)
             if "max_answer_chars" in self.model_fields_set:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from mediadesk.config.model import AccountConfig, AppConfig, ProfileConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend
+from mediadesk.core.economy import BatchApi
 
 
 def default_backend(
@@ -34,3 +35,13 @@ def default_backend(
     from mediadesk.providers.web.backend import build_web_backend
 
     return build_web_backend(config, workspace, profile, account)
+
+
+def batch_api(backend: LaneBackend) -> BatchApi:
+    """The Batch API of an API profile's backend (the economy channel's provider side)."""
+    from mediadesk.providers.api import ApiBackend
+    from mediadesk.providers.api.batches import ApiBatchClient
+
+    if not isinstance(backend, ApiBackend):
+        raise TypeError(f"the economy channel needs an API backend, got {type(backend).__name__}")
+    return ApiBatchClient(backend)

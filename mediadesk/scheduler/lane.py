@@ -147,6 +147,8 @@ class LaneSettings:
     team_buckets: tuple[tuple[str, float], ...] = ()
     #: The endpoint's shared tokens-per-minute bucket (name, tpm), drawn by each task's reservation.
     team_token_bucket: tuple[str, float] | None = None
+    #: The profile's economy channel takes its non-urgent single turns: this lane takes the rest.
+    leaves_economy: bool = False
     #: The longest one attempt may run (the profile's max_run_s): its lease or slot is held that long.
     team_hold_s: float = 0.0
     #: Quiet hours: the local-time windows in which this lane starts tasks (None: any time). A
@@ -206,6 +208,7 @@ class Lane:
         #: Shared token buckets (name, requests/min) a dispatch takes one token from, in team mode.
         self._team_buckets = settings.team_buckets
         self._team_token_bucket = settings.team_token_bucket
+        self._economy = False if settings.leaves_economy else None
         #: Tokens the head pending task is expected to use (a token gate's next reservation).
         self._need = 0.0
         #: Team mode: the longest one attempt may run (the profile's max_run_s). The account lease or
@@ -435,6 +438,11 @@ class Lane:
         self._start(rec, reserved)
 
     # ------------------------------------------------------------------ token gate
+    def take_economy_tasks(self) -> None:
+        """The profile's economy channel is off (no Batch API): this lane takes its tasks too."""
+        self._economy = None
+        self._wake.set()
+
     def _tokens_limited(self) -> bool:
         cap = self.capacity_ctl
         return cap is not None and (cap.tokens.limits_tokens or self._team_token_bucket is not None)
@@ -452,7 +460,7 @@ class Lane:
         """The reservation of the task the next claim would take (0 when no token gate applies)."""
         if not self._tokens_limited():
             return 0.0
-        head = self._store.head_pending(self.profiles, account=self.account, now=now)
+        head = self._store.head_pending(self.profiles, account=self.account, now=now, economy=self._economy)
         return 0.0 if head is None else self._need_of(head)
 
     def _round_web_team(self, team: TeamLink, account: str, free: int, now: float) -> None:
@@ -475,7 +483,7 @@ class Lane:
     def _team_tokens(self, team: TeamLink, now: float) -> bool:
         """One token from each shared bucket of this callee (all desktops draw from them); False,
         and no dispatch until the named wait is over, when one is empty."""
-        if not self._team_buckets:
+        if not self._team_buckets and self._team_token_bucket is None:
             return True
         if now < self._team_wait_until:
             return False
@@ -506,6 +514,10 @@ class Lane:
             team.bind(rec.task_id, self._team_endpoint, slot)
             self._acquire_and_start(rec, now)
         team.unreserve(self._team_endpoint, slots[len(claimed):])
+        if self._team_token_bucket is not None and self._need > 0 and go > len(claimed):
+            name, tpm = self._team_token_bucket  # tokens taken for tasks another desktop claimed first
+            with contextlib.suppress(Exception):
+                team.give_back_tokens(name, tpm, self._need * (go - len(claimed)))
 
     def _storage_failed(self, exc: StorageError) -> None:
         log.debug("%s: storage failed: %s", self.name, exc)
@@ -524,7 +536,7 @@ class Lane:
         """Claim up to ``free`` tasks; when several priority channels have work, the picker
         chooses the channel of each (5:1 by weight, a waiting lower channel is never starved)."""
         claim = partial(self._store.claim, self.profiles, lane=self.name, account=self.account,
-                        owner=self._owner, now=now)
+                        owner=self._owner, now=now, economy=self._economy)
         channels = self._store.priority_span(self.profiles, now)
         if len(channels) <= 1:
             return claim(free)

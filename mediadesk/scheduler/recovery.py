@@ -23,6 +23,7 @@ from mediadesk.core.team_policy import beat_interval_s
 from mediadesk.scheduler.finalizer import apply_failure
 from mediadesk.scheduler.team_link import TeamLink
 from mediadesk.store import TaskStore
+from mediadesk.store.economy import ECONOMY_LANE_PREFIX
 from mediadesk.store.team import TeamCoordinator
 
 
@@ -33,6 +34,8 @@ def recover(store: TaskStore, policy: RetryPolicy, now: float, owners: set[str] 
     for rec in store.running():
         if owners is not None and rec.owner not in owners:
             continue
+        if (rec.lane or "").startswith(ECONOMY_LANE_PREFIX):
+            continue  # in a provider batch: the economy channel resumes it (never sent twice)
         if rec.cancel_requested:
             store.finish(
                 rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,

@@ -163,6 +163,8 @@ class Scheduler:
         if self.team is not None:
             self.team.start()
         await asyncio.gather(*(lane.start() for lane in self.lanes))
+        for channel in self.wiring.economies:  # after the lanes: their backends are started
+            channel.start()
         self._ticker = asyncio.create_task(self._upkeep.run(), name="scheduler:stats")
         self.started = True
         for lane in self.lanes:
@@ -180,6 +182,7 @@ class Scheduler:
                 await self._ticker
             self._ticker = None
         await self._upkeep.drain()
+        await asyncio.gather(*(ch.stop() for ch in self.wiring.economies), return_exceptions=True)
         await asyncio.gather(*(lane.stop() for lane in self.lanes), return_exceptions=True)
         if self.team is not None:  # after the lanes: their running tasks are back in the queue
             await self.team.leave()

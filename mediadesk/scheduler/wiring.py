@@ -20,6 +20,8 @@ from mediadesk.core.breaker import BreakerConfig
 from mediadesk.core.rate import RateGates
 from mediadesk.core.states import ModelKind
 from mediadesk.scheduler.capacity import Capacity
+from mediadesk.scheduler.economy import EconomyChannel, EconomySettings
+from mediadesk.scheduler.events import TaskLogLine, task_changed
 from mediadesk.scheduler.lane import Lane, LaneDeps, LaneSettings, LaneTiming
 from mediadesk.store import TaskRecord, TaskStore
 
@@ -62,6 +64,8 @@ class Wiring:
         self.capacities: dict[str, Capacity] = {}
         #: API profile -> the endpoint whose gate it shares.
         self.endpoint_of: dict[str, str] = {}
+        #: The economy channels (profiles with ``economy = "batch"``).
+        self.economies: list[EconomyChannel] = []
 
     def load_settings(self, store: TaskStore) -> None:
         """The operator's persisted edits win over the config's values."""
@@ -110,10 +114,13 @@ class Wiring:
                     team_limit=functools.partial(self.endpoint_limit, ep.name),
                     team_buckets=self.shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
                     team_token_bucket=(f"tokens:endpoint:{ep.name}", ep.tpm) if ep.tpm > 0 else None,
+                    leaves_economy=prof.economy == "batch",
                     team_hold_s=prof.api_max_run_s, hours=prof.hours,
                 )
                 lane = Lane(settings, backend, deps, cap)
                 cap.attach(lane)
+                if prof.economy == "batch":
+                    self.economies.append(self.economy_channel(prof, backend, deps, lane))
                 self.endpoint_of[prof.name] = ep.name
                 lanes.append(lane)
         for acc in self.config.accounts:
@@ -137,6 +144,30 @@ class Wiring:
             lanes.append(lane)
         self.lanes = lanes
         return lanes
+
+    def economy_channel(self, prof: ProfileConfig, backend: LaneBackend, deps: LaneDeps, lane: Lane) -> EconomyChannel:
+        """The Batch API loop of an economy profile, over its lane's backend (started by the lane). If
+        the provider has no Batch API, the lane takes the profile's economy tasks too, one by one."""
+        from mediadesk.scheduler.backends import batch_api
+
+        bus, store = deps.bus, deps.store
+
+        def task_log(task_id: str, lane: str, message: str) -> None:
+            line = store.append_log(task_id, lane, message)
+            bus.publish(TaskLogLine(task_id, line.ts, lane, message))
+
+        settings = EconomySettings(window=prof.economy_window, collect_s=prof.economy_collect_s,
+                                   poll_s=prof.economy_poll_s, batch_size=prof.economy_batch_size,
+                                   beat_s=self.config.heartbeat.interval_s)
+        return EconomyChannel(prof.name, batch_api(backend), store, resolve=deps.resolve, policy=deps.policy,
+                              owner=deps.owner, settings=settings, publish=lambda rec: bus.publish(task_changed(rec)),
+                              task_log=task_log, team=deps.team, clock=deps.clock,
+                              on_unavailable=lambda why: self._economy_off(prof.name, lane, why), guard=deps.guard)
+
+    def _economy_off(self, profile: str, lane: Lane, why: str) -> None:
+        lane.take_economy_tasks()
+        self._notice(f"profile {profile}: the provider refused its Batch API ({why}); its economy tasks go "
+                     "one request at a time instead (full price)")
 
     def shared_buckets(self, domain: str | None, *own: tuple[str, float]) -> tuple[tuple[str, float], ...]:
         """Team mode: the token buckets every desktop shares for a callee (requests per minute): the
@@ -201,3 +232,4 @@ class Wiring:
     def clear(self) -> None:
         self.lanes = []
         self.capacities = {}
+        self.economies = []

@@ -52,6 +52,11 @@ class ApiSimConfig:
     report_usage: bool = True
     #: Honour ``stream_options.include_usage`` (a last chunk with ``usage``); False: a server that ignores it.
     stream_usage: bool = True
+    #: Batch API (``_api_batches``): how long a batch takes, every k-th line errors (0: none), it expires half done.
+    batch_delay_s: float = 0.5
+    batch_fail_every: int = 0
+    batch_expire: bool = False
+    batch_api: bool = True
 
     def __post_init__(self) -> None:
         lo, hi = self.latency

@@ -47,8 +47,8 @@ requests only; ``refused_429_per_key`` the per-key ones. ``requests_total`` and
 most concurrent chat requests of that key (raw keys are never kept). ``outage`` (mode in force or
 null), ``requests_during_outage`` (chat and models requests that met an outage) and ``outages``
 (``mode``, ``started_at``/``ended_at`` wall-clock seconds, ``requests``) describe outages. Tokens
-(``usage``, the ``tpm``/``rpm`` limits, ``tokens_charged``, ``refused_429_tokens``/``_requests``, each
-task's ``last_usage``): :mod:`mediadesk.sim._api_tokens`.
+(``usage``, ``tpm``/``rpm``, their counters, each task's ``last_usage``): :mod:`mediadesk.sim._api_tokens`;
+the Batch API (``/v1/files``, ``/v1/batches``): :mod:`mediadesk.sim._api_batches`.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ from typing import Any
 from aiohttp import web
 
 from mediadesk.sim._admin_json import JSON_HEADERS
+from mediadesk.sim._api_batches import BatchApiMixin, BatchState
 from mediadesk.sim._api_controls import UNSET, FaultControlMixin, Unset, auth_key_label, key_hash
 from mediadesk.sim._api_hostile import HOSTILE_MODES, Hostile, HostileAnswerMixin, HostileStats
 from mediadesk.sim._api_outages import OUTAGE_MODES, Outage, OutageControl
@@ -107,8 +108,10 @@ def prompt_key(prompt: str) -> str:
     return hashlib.sha1(prompt.encode("utf-8")).hexdigest()[:12]
 
 
-class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
+class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalServer):
     """The simulator. ``async with ApiSimServer(ApiSimConfig()) as sim: sim.base_url``."""
+
+    _answer = staticmethod(answer_for)  # the Batch API's answers too
 
     # handler_cancellation: a client that gives up cancels its handler, so in_flight drops at once.
     runner_options = {"handler_cancellation": True}
@@ -131,7 +134,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
         cfg = self.config
         self.hostile = None if cfg.hostile is None else Hostile(cfg.hostile, cfg.hostile_chars, cfg.hostile_seconds)
         self._hostile_stats = HostileStats()
-        self._tokens = TokenLimits(cfg.tpm, cfg.rpm)
+        self._tokens, self._batch_state = TokenLimits(cfg.tpm, cfg.rpm), BatchState()
 
     # ----------------------------------------------------------------- lifecycle
     def _routes(self) -> list[web.RouteDef]:
@@ -142,6 +145,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
             web.post("/stats/reset", self._reset_handler),
             *self._admin_routes(),
             *self._hostile_routes(),
+            *self._batch_routes(),
         ]
 
     async def start(self) -> None:
@@ -196,7 +200,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
     def stats(self) -> dict[str, Any]:
         """A snapshot (deep copy) of the counters; the same dict ``GET /stats`` returns."""
         return {**self._st.as_dict(), **self._outages.stats(), **self._hostile_stats.as_dict(),
-                **self._tokens.stats(), "listening": self.listening}
+                **self._tokens.stats(), **self._batch_state.stats(), "listening": self.listening}
 
     def reset_stats(self) -> None:
         """Zero the counters and the ``fail=CODExN`` budgets; requests in flight stay counted, and an
@@ -416,13 +420,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, LocalServer):
                 "object": "chat.completion",
                 "created": int(time.time()),
                 "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": answer},
-                        "finish_reason": "stop",
-                    }
-                ],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
             }
             if cfg.report_usage:
                 body["usage"] = usage_body(*usage)

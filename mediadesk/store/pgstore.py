@@ -101,6 +101,7 @@ class PgTaskStore(TaskStore):
         owner: str,
         now: float | None = None,
         channel: Channel | None = None,
+        economy: bool | None = None,
     ) -> list[TaskRecord]:
         """See :meth:`TaskStore.claim`: the same rows in the same order, in one statement."""
         if limit <= 0 or not profiles:
@@ -112,7 +113,7 @@ class PgTaskStore(TaskStore):
         # LOCKED" picks further rows (measured: claim(limit=1) took 2 rows). A CTE runs once.
         rows = self._conn.execute(
             f"WITH c AS MATERIALIZED (SELECT task_id FROM task WHERE state='pending' AND profile IN ({marks})"
-            f"{claim_predicate(channel, self._IS_NOT)} ORDER BY priority DESC, seq LIMIT ?"
+            f"{claim_predicate(channel, self._IS_NOT, economy)} ORDER BY priority DESC, seq LIMIT ?"
             " FOR UPDATE SKIP LOCKED)"
             " UPDATE task SET state='running', version=task.version+1, updated_at=?, attempt=task.attempt+1,"
             " started_at=?, heartbeat_at=?, lane=?, account=?, owner=?, finished_at=NULL"

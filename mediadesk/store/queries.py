@@ -23,12 +23,20 @@ CHANNEL_SQL: dict[Channel | None, str] = {
 }
 
 
-def claim_predicate(channel: Channel | None, is_not: str) -> str:
+#: ``economy``: True = only what the economy channel takes (non-urgent single turns); False = all but that.
+ECONOMY_SQL: dict[bool | None, str] = {
+    None: "",
+    True: " AND priority <= 0 AND route_key IS NULL",
+    False: " AND (priority > 0 OR route_key IS NOT NULL)",
+}
+
+
+def claim_predicate(channel: Channel | None, is_not: str, economy: bool | None = None) -> str:
     """The claim's WHERE after ``state='pending' AND profile IN (...)`` (params: now, account), shared by
     both back-ends. Conversations (``route_key``): no earlier turn still pending or running, and no
-    earlier turn run by another account."""
+    earlier turn run by another account. ``economy``: see :data:`ECONOMY_SQL`."""
     return (
-        f" AND not_before <= ? AND cancel_requested=FALSE{CHANNEL_SQL[channel]}"
+        f" AND not_before <= ? AND cancel_requested=FALSE{CHANNEL_SQL[channel]}{ECONOMY_SQL[economy]}"
         " AND (route_key IS NULL OR NOT EXISTS (SELECT 1 FROM task AS e WHERE e.route_key = task.route_key"
         " AND e.seq < task.seq AND (e.state IN ('pending','running')"
         f" OR (e.account IS NOT NULL AND e.account {is_not} ?))))"
@@ -98,9 +106,10 @@ class TaskQueries(StoreBase):
             ).fetchall()
         else:
             marks = ",".join("?" * len(profiles))
+            # a task in a provider batch (lane "batch:...") is the economy channel's, not a stale attempt
             rows = self._conn.execute(
                 f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='running' AND heartbeat_at < ?"
-                f" AND profile IN ({marks})",
+                f" AND profile IN ({marks}) AND (lane IS NULL OR lane NOT LIKE 'batch:%')",
                 (cutoff, *profiles),
             ).fetchall()
         return [record_of(r) for r in rows]

@@ -32,6 +32,7 @@ from mediadesk.core.text import storable
 from mediadesk.core.usage import Usage
 from mediadesk.store import dbfile
 from mediadesk.store.connection import connect_sqlite, faults_typed
+from mediadesk.store.economy import EconomyStore
 from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
 from mediadesk.store.open_errors import storage_error
 from mediadesk.store.queries import TaskQueries, claim_predicate
@@ -65,7 +66,7 @@ def cost_values(rec: TaskRecord, values: Mapping[str, Any], price: Price | None)
 
 
 @faults_typed
-class TaskStore(TaskQueries, StoreSettings):
+class TaskStore(TaskQueries, StoreSettings, EconomyStore):
     """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only.
 
     This class is the SQLite store and holds the SQL of both back-ends: it is written in the subset
@@ -210,14 +211,15 @@ class TaskStore(TaskQueries, StoreSettings):
         return AddResult(tuple(added), tuple(existing))
 
     # ------------------------------------------------------------------ lane ops
-    def head_pending(self, profiles: Sequence[str], *, account: str | None, now: float) -> TaskRecord | None:
+    def head_pending(self, profiles: Sequence[str], *, account: str | None, now: float,
+                     economy: bool | None = None) -> TaskRecord | None:
         """The task :meth:`claim` would take next (read only): a token gate sizes its reservation on it."""
         if not profiles:
             return None
         marks = ",".join("?" * len(profiles))
         row = self._conn.execute(
             f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='pending' AND profile IN ({marks})"
-            f"{claim_predicate(None, self._IS_NOT)} ORDER BY priority DESC, seq LIMIT 1",
+            f"{claim_predicate(None, self._IS_NOT, economy)} ORDER BY priority DESC, seq LIMIT 1",
             (*profiles, now, account),
         ).fetchone()
         return None if row is None else record_of(row)
@@ -232,9 +234,10 @@ class TaskStore(TaskQueries, StoreSettings):
         owner: str,
         now: float | None = None,
         channel: Channel | None = None,
+        economy: bool | None = None,
     ) -> list[TaskRecord]:
         """CAS up to ``limit`` due pending tasks of ``profiles`` to running (head first), optionally
-        from one priority channel only.
+        from one priority channel only (``economy``: only / all but the economy channel's tasks).
 
         Conversations (``route_key``): a turn is claimable only when no earlier turn of its
         conversation is still pending or running, and (web) only by the account that ran the
@@ -249,7 +252,7 @@ class TaskStore(TaskQueries, StoreSettings):
         # by someone else between the SELECT and the UPDATE simply fails its CAS and is skipped.
         rows = self._conn.execute(
             f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='pending' AND profile IN ({marks})"
-            f"{claim_predicate(channel, self._IS_NOT)} ORDER BY priority DESC, seq LIMIT ?",
+            f"{claim_predicate(channel, self._IS_NOT, economy)} ORDER BY priority DESC, seq LIMIT ?",
             (*profiles, now, account, limit),
         ).fetchall()
         for row in rows:

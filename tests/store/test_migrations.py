@@ -95,7 +95,7 @@ def test_revisions_list_matches_alembic_scripts() -> None:
     cfg = Config()
     cfg.set_main_option("script_location", "mediadesk.store:migrations")
     walked = [s.revision for s in ScriptDirectory.from_config(cfg).walk_revisions()]
-    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0004_spend"
+    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0005_economy"
 
 
 def test_a_release_v3_file_upgrades_to_head_keeping_every_row(tmp_path: Path) -> None:
@@ -171,7 +171,8 @@ def test_a_new_sqlite_database_has_exactly_the_release_schema_plus_team_tables(t
     assert new["task"].replace(usage, "") == release["task"]
     assert {name: new[name] for name in release if name != "task"} == {
         name: sql for name, sql in release.items() if name != "task"}
-    assert team == {*TEAM_TABLES, "ix_account_lease_owner", "ix_endpoint_slot_owner", "budget_cap"}
+    assert team == {*TEAM_TABLES, "ix_account_lease_owner", "ix_endpoint_slot_owner", "budget_cap",
+                    "economy_batch", "ix_economy_batch_open"}
     assert sqlite_state(tmp_path / "new.db")[:2] == (SCHEMA_VERSION, [HEAD])
 
 
@@ -205,7 +206,7 @@ def test_a_new_postgresql_database_gets_head_and_a_second_open_is_a_no_op(
     open_store(pg_url).close()
     assert pg_server.psql("SELECT version_num FROM alembic_version", name).split() == [HEAD]
     tables = set(pg_server.psql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", name).split())
-    assert tables == {*OLD_TABLES, *TEAM_TABLES, "budget_cap", "alembic_version"}
+    assert tables == {*OLD_TABLES, *TEAM_TABLES, "budget_cap", "economy_batch", "alembic_version"}
     indexes = pg_server.psql("SELECT indexdef FROM pg_indexes WHERE tablename = 'task'", name)
     assert "(state, profile, priority DESC, seq)" in indexes and "WHERE (route_key IS NOT NULL)" in indexes
     s = open_store(pg_url)

@@ -175,3 +175,37 @@ async def test_two_desktops_share_the_endpoints_requests_per_minute(
             assert (j - i) <= 1 + (times[j] - times[i]) * 2.0 + 0.1, (i, j, times)
     owners = {o for _, o in states(pg_url).values()}
     assert owners <= {a.owner, b.owner}
+
+
+async def test_two_desktops_share_one_tokens_per_minute_bucket(tmp_path: Path, pg_url: str) -> None:
+    """An endpoint's ``tpm`` is one bucket for all desktops (a row of ``rate_bucket``): two desktops,
+    each of which alone would spend the whole minute, together stay within the provider's limit. The
+    headers are ignored here, so only the shared bucket can hold it."""
+    from tests.scheduler.test_tokens import long_prompt
+
+    def config(sim: ApiSimServer, profile: str) -> AppConfig:
+        return make_config(
+            [{"name": profile, "kind": "api", "endpoint": "ep", "model": "m"}],
+            endpoints=[{"name": "ep", "base_url": sim.base_url, "concurrency": 3, "tpm": 4000,
+                        "rate_headers": False}],
+            retry={"backoff_base_s": 0.05, "backoff_max_s": 2.0}, **TEAM_TIMING)
+
+    async with ApiSimServer(ApiSimConfig(latency=(0.05, 0.05), tpm=4000, retry_after_s=1.0)) as sim:
+        a = Scheduler(config(sim, "pa"), desk(tmp_path, "a", pg_url))
+        b = Scheduler(config(sim, "pb"), desk(tmp_path, "b", pg_url))
+        await a.start()
+        try:
+            await b.start()
+            try:
+                a.submit([a.new_task(f"a{i}", "pa", long_prompt(i, 150)) for i in range(8)])
+                b.submit([b.new_task(f"b{i}", "pb", long_prompt(100 + i, 150)) for i in range(8)])
+                await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "every task done",
+                            limit_s=300)
+            finally:
+                await b.stop()
+        finally:
+            await a.stop()
+        stats = sim.stats()
+    assert stats["tokens_charged"] > 4000  # more than one minute's worth in all
+    assert {o for _, o in states(pg_url).values()} == {a.owner, b.owner}
+    assert stats["refused_429_tokens"] <= 1, stats["refused_429_tokens"]

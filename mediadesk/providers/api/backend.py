@@ -216,8 +216,8 @@ class ApiBackend:
         else:
             self._last_error = None
             note = " (truncated: finish_reason=length)" if text.truncated else ""
-            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars{note}; "
-                    f"{_usage_note(text.usage)}")
+            note += f"; {_usage_note(text.usage)}"
+            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars{note}")
             clean = scrub(text)
             if clean != text:  # the server echoed the request's Authorization header into its answer
                 ctx.log("the answer quoted the API key (the server echoed the Authorization header): "
