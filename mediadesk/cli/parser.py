@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
     r.add_argument("--resume", action="store_true", help="resume lanes paused in an earlier session (a pause is kept)")
     r.add_argument("--quiet", action="store_true", help="no progress, summary only")
+    r.add_argument("--budget", metavar="CAP",
+                   help="most this batch may spend in all: 2.50 (the currency of its profiles' prices), "
+                   "\"2.50 EUR\" or \"200k tokens\"; kept with the batch; past it its tasks stay pending")
     r.add_argument("--summary-json", type=Path, metavar="FILE",
                    help="also write the outcome as JSON: exit code, storage error, and each task's state "
                    "as read back from the database file at the end")

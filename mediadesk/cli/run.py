@@ -18,12 +18,14 @@ from typing import Any
 
 from mediadesk.cli.errors import UserError
 from mediadesk.cli.progress import DB_POLL_S, Progress
+from mediadesk.cli.spend import budget_stop_message, parse_budget, spend_line
 from mediadesk.cli.summary import report_row_errors, storage_failure, summary, write_summary_json
 from mediadesk.cli.workspace import db_name, workspace_for
 from mediadesk.config.model import AppConfig, load_config
 from mediadesk.config.template import default_config_path, no_config_message
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.batch import ParsedBatch, parse_batch_file
+from mediadesk.core.spend import Budget
 from mediadesk.core.text import printable
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import Notice, StorageFailed
@@ -47,7 +49,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     return await run_batch(
         args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
         retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
-        summary_json=args.summary_json, resume=args.resume,
+        summary_json=args.summary_json, resume=args.resume, budget=args.budget,
     )
 
 
@@ -63,6 +65,7 @@ async def run_batch(
     config_path: Path | None = None,
     summary_json: Path | None = None,
     resume: bool = False,
+    budget: str | None = None,
 ) -> int:
     """Run one batch file headless until every task of it is terminal; returns the exit code.
     ``mediadesk run`` and ``mediadesk demo`` both come here.
@@ -89,8 +92,9 @@ async def run_batch(
         if not parsed.rows:
             what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
             raise UserError(f"nothing to run in {batch}: {what}")
+        cap = None if budget is None else parse_budget(budget, config, {r.profile for r in parsed.rows})
         return await _run_batch(batch, config, ws, parsed, stop, retry_failed=retry_failed, quiet=quiet,
-                                config_path=config_path, summary_json=summary_json, resume=resume)
+                                config_path=config_path, summary_json=summary_json, resume=resume, cap=cap)
     finally:
         stop.uninstall()
 
@@ -98,6 +102,7 @@ async def run_batch(
 async def _run_batch(
     batch: Path, config: AppConfig, ws: Workspace, parsed: ParsedBatch, stop: _StopSignals, *,
     retry_failed: bool, quiet: bool, config_path: Path | None, summary_json: Path | None, resume: bool = False,
+    cap: tuple[float, str] | None = None,
 ) -> int:
     sched = Scheduler(config, ws)
     sched.open()  # a LockError (database or data dir in use) before any work
@@ -121,6 +126,10 @@ async def _run_batch(
                 f"{len(res.existing)} already in {db_name(ws)}), {len(parsed.errors)} rejected",
                 flush=True,
             )
+            if cap is not None:  # kept with the batch: a later run of it keeps the cap
+                sched.set_batch_budget(batch.name, *cap)
+                label = Budget("batch", batch.name, "total", *cap).label()
+                print(f"budget of {printable(label)}", flush=True)
             if retry_failed:
                 n = sched.retry(ids)
                 if n:
@@ -149,6 +158,9 @@ async def _run_batch(
     if failure is not None:
         return storage_failure(failure, ids, parsed, ws, summary_json)
     rc = summary(states, ids, parsed, ws, interrupted)
+    spent = _spend_of(ws, ids)
+    if spent is not None:
+        print(spent, flush=True)
     return write_summary_json(summary_json, rc, ws, ids, states, parsed, interrupted=interrupted)
 
 
@@ -209,6 +221,16 @@ class _StopSignals:
             with contextlib.suppress(TypeError, ValueError):
                 signal.signal(sig, self._previous.get(sig) or signal.SIG_DFL)
         self._installed.clear()
+
+
+def _spend_of(ws: Workspace, ids: list[str]) -> str | None:
+    if not ids:
+        return None
+    reader = TaskReader(ws.location)
+    try:
+        return spend_line(reader.get_many(ids))
+    finally:
+        reader.close()
 
 
 def _states_of(ws: Workspace, ids: list[str]) -> dict[str, tuple[str, str]]:
@@ -276,6 +298,19 @@ def cannot_serve_message(sched: Scheduler, profiles: list[str], config_path: Pat
     return "\n".join(lines)
 
 
+def _say_waits(sched: Scheduler, said: dict[str, str]) -> dict[str, str]:
+    """Print each lane's wait once as it begins (quiet hours: "waits until 22:00"), and when it ends."""
+    now = sched.waits()
+    stamp = time.strftime("%H:%M:%S")
+    for lane, why in now.items():
+        if said.get(lane) != why:
+            print(f"[{stamp}] {lane}: {printable(why, multiline=False)}; its tasks stay pending until then",
+                  file=sys.stderr, flush=True)
+    for lane in said.keys() - now.keys():
+        print(f"[{stamp}] {lane}: takes tasks again", file=sys.stderr, flush=True)
+    return now
+
+
 async def _run_until_done(
     sched: Scheduler, ids: list[str], *, quiet: bool, config_path: Path | None = None,
     stop: _StopSignals | None = None,
@@ -298,6 +333,7 @@ async def _run_until_done(
 
     unsubscribe = sched.bus.subscribe(on_event)
     next_poll = loop.time() + DB_POLL_S  # Progress has just read them
+    said_waits: dict[str, str] = {}
     storage_failed = False
     try:
         while True:
@@ -320,6 +356,12 @@ async def _run_until_done(
             if blocked and progress.only_pending_of(blocked):
                 print("\n" + printable(cannot_serve_message(sched, blocked, config_path)), file=sys.stderr)
                 return False
+            stops = sched.budget_stops()
+            if stops and progress.only_pending_of(list(stops)):
+                where = str(config_path) if config_path is not None else "the config"
+                print("\n" + printable(budget_stop_message(stops, where)), file=sys.stderr)
+                return False
+            said_waits = _say_waits(sched, said_waits)
             progress.render()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop_event.wait(), timeout=0.5)

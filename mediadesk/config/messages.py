@@ -90,6 +90,16 @@ TEMPLATES: tuple[str, ...] = (
                       "remove concurrency and add accounts instead"),
     QT_TRANSLATE_NOOP("ConfigIssues", "fallback must not name the profile itself"),
     QT_TRANSLATE_NOOP("ConfigIssues", "stored credentials need both a user and a password: add {keys}"),
+    # ---- active_hours (the texts of mediadesk.core.hours.HOURS_TEMPLATES)
+    QT_TRANSLATE_NOOP("ConfigIssues", "use HH:MM-HH:MM ranges separated by commas, e.g. \"22:00-07:00\" or "
+                                      "\"09:00-12:00,14:00-18:00\""),
+    QT_TRANSLATE_NOOP("ConfigIssues", "{part} is not a range HH:MM-HH:MM (e.g. \"22:00-07:00\")"),
+    QT_TRANSLATE_NOOP("ConfigIssues", "{time} is not a time of day (00:00-23:59, or 24:00 as an end)"),
+    QT_TRANSLATE_NOOP("ConfigIssues", "{part} is empty (start equals end); for all day leave active_hours out"),
+    # ---- prices and budgets (mediadesk.config.spend)
+    QT_TRANSLATE_NOOP("ConfigIssues", "currency must be a three-letter code such as \"USD\", \"EUR\" or \"CNY\""),
+    QT_TRANSLATE_NOOP("ConfigIssues", "a budget names exactly one of endpoint or profile"),
+    QT_TRANSLATE_NOOP("ConfigIssues", "a budget has exactly one of max_cost (money) or max_tokens"),
     # ---- across entries
     QT_TRANSLATE_NOOP("ConfigIssues", "duplicate profile name {name}"),
     QT_TRANSLATE_NOOP("ConfigIssues", "duplicate endpoint name {name}"),

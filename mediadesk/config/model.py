@@ -26,7 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mediadesk.config.errors import KeyProblem, issues_of, problem
 from mediadesk.config.messages import ConfigIssue, Msg, msg
 from mediadesk.config.remote import RemoteConfig
+from mediadesk.config.spend import BudgetConfig, PriceConfig
+from mediadesk.core.hours import ActiveHours, HoursError
 from mediadesk.core.policy import RetryPolicy
+from mediadesk.core.spend import Price
 
 #: An API endpoint allows at most this many concurrent requests (provider quotas); default 3.
 API_CONCURRENCY_MAX = 5
@@ -43,6 +46,17 @@ def _check_env_name(v: str | None) -> str | None:
     if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", v):
         raise problem("must be the NAME of an environment variable (the key itself never goes in the config)")
     return v
+
+
+def _check_hours(v: str | None) -> str | None:
+    """``active_hours``: local-time windows in which the profile/account takes new tasks."""
+    if v is None:
+        return None
+    try:
+        return ActiveHours.parse(v).text
+    except HoursError as exc:
+        template = exc.template  # one of HOURS_TEMPLATES, all in the catalog (tests/core/test_config.py)
+        raise problem(template, **exc.params) from None
 
 
 def _check_name(v: str) -> str:
@@ -139,6 +153,8 @@ class EndpointConfig(_Strict):
     #: Follow the provider's ``x-ratelimit-*`` headers (slow down before its 429).
     rate_headers: bool = True
     adaptive: bool = True
+    #: This endpoint's own prices per model (a reseller's), over the top-level ``[prices]``.
+    prices: dict[str, PriceConfig] = {}
 
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
 
@@ -232,13 +248,21 @@ class ProfileConfig(_Strict):
     #: byte (default 600 s), while ``timeout_s`` is the longest silence. Web: the whole run, from
     #: typing the prompt to the complete answer (default: the site adapter's).
     max_run_s: float | None = Field(None, gt=0, le=86400)
+    #: Local-time windows in which this profile's lanes start tasks ("22:00-07:00", or several:
+    #: "09:00-12:00,14:00-18:00"); outside them its tasks wait. None: any time.
+    active_hours: str | None = None
 
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+    _hours = field_validator("active_hours")(classmethod(lambda cls, v: _check_hours(v)))
 
     @field_validator("api_key_env")
     @classmethod
     def _env_name(cls, v: str | None) -> str | None:
         return _check_env_name(v)
+
+    @property
+    def hours(self) -> ActiveHours | None:
+        return None if self.active_hours is None else ActiveHours.parse(self.active_hours)
 
     @model_validator(mode="after")
     def _by_kind(self) -> ProfileConfig:
@@ -301,8 +325,11 @@ class AccountConfig(_Strict):
     login_password_env: str | None = None
     login_password_keyring: str | None = None
     login_cooldown_s: float = Field(600.0, gt=0, le=7 * 86400)
+    #: This account's own windows (replacing its profile's ``active_hours``); see ProfileConfig.
+    active_hours: str | None = None
 
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+    _hours = field_validator("active_hours")(classmethod(lambda cls, v: _check_hours(v)))
 
     @field_validator("login_user_env", "login_password_env")
     @classmethod
@@ -331,6 +358,10 @@ class AccountConfig(_Strict):
         return self
 
     @property
+    def hours(self) -> ActiveHours | None:
+        return None if self.active_hours is None else ActiveHours.parse(self.active_hours)
+
+    @property
     def has_login_credentials(self) -> bool:
         return self.login_password_env is not None or self.login_password_keyring is not None
 
@@ -350,6 +381,10 @@ class AppConfig(_Strict):
     accounts: tuple[AccountConfig, ...] = Field((), strict=False)
     #: the local HTTP API, webhooks and command hooks (mediadesk.config.remote)
     remote: RemoteConfig = RemoteConfig()
+    #: price per million tokens per model (mediadesk.config.spend); an endpoint's own table wins
+    prices: dict[str, PriceConfig] = {}
+    #: caps per endpoint or profile, per day or in total (mediadesk.config.spend)
+    budgets: tuple[BudgetConfig, ...] = Field((), strict=False)
 
     @field_validator("db_url")
     @classmethod
@@ -382,6 +417,7 @@ class AppConfig(_Strict):
                 if step not in by_name:
                     raise KeyProblem(f"profiles[{i}] ({p.name}).fallback",
                                      msg("no profile named {name}", name=repr(step)))
+        self._check_budgets(by_name)
         acc_seen: set[str] = set()
         for i, a in enumerate(self.accounts):
             if a.name in acc_seen:
@@ -396,6 +432,28 @@ class AppConfig(_Strict):
                                                   name=repr(a.profile))
                 )
         return self
+
+    def _check_budgets(self, profiles: Mapping[str, ProfileConfig]) -> None:
+        endpoints = {e.name for e in self.api_endpoints()}
+        for i, b in enumerate(self.budgets):
+            if b.endpoint is not None and b.endpoint not in endpoints:
+                known: str | Msg = ", ".join(sorted(endpoints)) or msg("none defined")
+                raise KeyProblem(f"budgets[{i}].endpoint",
+                                 msg("no endpoint named {name} ({known})", name=repr(b.endpoint), known=known))
+            if b.profile is not None and b.profile not in profiles:
+                raise KeyProblem(f"budgets[{i}].profile", msg("no profile named {name}", name=repr(b.profile)))
+
+    def price_of(self, profile: str) -> Price | None:
+        """The price of ``profile``'s tasks: its endpoint's ``prices`` for its model, else the
+        top-level ``[prices]`` for it (a web profile's key is its own name); None when unpriced."""
+        prof = self.profile(profile)
+        key = prof.model if prof.kind == "api" and prof.model else prof.name
+        if prof.endpoint is not None:
+            for e in self.endpoints:
+                if e.name == prof.endpoint and key in e.prices:
+                    return e.prices[key].price()
+        found = self.prices.get(key)
+        return None if found is None else found.price()
 
     def profile(self, name: str) -> ProfileConfig:
         for p in self.profiles:

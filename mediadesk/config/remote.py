@@ -14,8 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-#: What a webhook or a command hook can listen to. ``budget_reached`` has no producer yet (no spend is
-#: tracked): it is accepted so configs written for it keep loading once one exists.
+#: What a webhook or a command hook can listen to (``budget_reached``: a budget cap stopped a lane).
 EventKind = Literal["batch_done", "task_failed", "account_needs_person", "endpoint_stopped", "budget_reached"]
 EVENT_KINDS: tuple[str, ...] = (
     "batch_done", "task_failed", "account_needs_person", "endpoint_stopped", "budget_reached",

@@ -24,6 +24,7 @@ from statistics import NormalDist
 from typing import Protocol, TypeVar
 
 from mediadesk.core.backend import HealthStatus
+from mediadesk.core.hours import ActiveHours, wall_span
 
 __all__ = [
     "MIN_SAMPLES",
@@ -312,6 +313,16 @@ class KindEta:
     waiting_samples: int = 0
 
 
+def _through_hours(eta: Eta, group: EtaGroup, now: float) -> Eta:
+    """Quiet hours: the queue's work is done only inside its windows (a lane's ``active_hours``,
+    when its stats carry them), so the wait until an opening and every closed stretch are added."""
+    text = next((h for st in group.lanes if (h := getattr(st, "active_hours", None))), None)
+    if not text or not group.pending:
+        return eta
+    hours = ActiveHours.parse(text)
+    return Eta(wall_span(hours, now, eta.p50_s), wall_span(hours, now, eta.p90_s))
+
+
 def kind_eta(groups: Iterable[EtaGroup], now: float) -> KindEta:
     """ETA of a lane kind at time ``now``: groups run in parallel, so the slowest one decides.
 
@@ -344,6 +355,7 @@ def kind_eta(groups: Iterable[EtaGroup], now: float) -> KindEta:
             if group.pending or running:
                 worst = None
             continue
+        eta = _through_hours(eta, group, now)
         if worst is not None:
             worst = Eta(max(worst.p50_s, eta.p50_s), max(worst.p90_s, eta.p90_s))
     if waiting is not None:

@@ -6,7 +6,7 @@
 ``account_needs_person``      a web account needs a login by hand
 ``endpoint_stopped``          an API endpoint's breaker opened (no task goes to it until a probe), or it was
                               stopped until the operator acts (its key rejected, a TLS error)
-``budget_reached``            reserved: nothing tracks spend yet, so nothing sends it
+``budget_reached``            a budget cap stopped a lane (its tasks stay pending): which cap, how to raise it
 ============================  =================================================================
 
 Each is one JSON envelope ``{"id", "event", "ts", "data"}``. Batch and task events need the task's
@@ -51,6 +51,9 @@ class EventRouter:
         self._announced: dict[str, dict[str, int]] = {}
         self._health: dict[str, str] = {}
         self._breakers: dict[str, str] = {}
+        #: lane -> the budget key stopping it; the keys already announced (again once raised and reached)
+        self._budget_of: dict[str, str | None] = {}
+        self._reached: set[str] = set()
         self._task: asyncio.Task[None] | None = None
         self._unsubscribe: Callable[[], None] | None = None
 
@@ -68,7 +71,19 @@ class EventRouter:
                 await self._task
             self._task = None
 
+    def _budget(self, ev: LaneStats) -> None:
+        was, key = self._budget_of.get(ev.lane), ev.budget_key
+        self._budget_of[ev.lane] = key
+        if was is not None and was != key and was not in self._budget_of.values():
+            self._reached.discard(was)  # raised (or rolled over): a later stop is news again
+        if key is not None and key not in self._reached:
+            self._reached.add(key)
+            self._emit(envelope("budget_reached", {"budget": key, "lane": ev.lane, "profiles": list(ev.profiles),
+                                                   "message": ev.budget_stop}))
+
     def on_event(self, ev: Event) -> None:
+        if isinstance(ev, LaneStats):
+            self._budget(ev)
         if isinstance(ev, TaskChanged) and ev.state in TERMINAL:
             self._ended.add(ev.task_id)
             self._wake.set()

@@ -44,6 +44,7 @@ from mediadesk.store.errors import StorageError
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
 if TYPE_CHECKING:
+    from mediadesk.scheduler.lane import DispatchGuard
     from mediadesk.scheduler.team_link import TeamLink
 
 log = logging.getLogger(__name__)
@@ -71,8 +72,11 @@ class EconomyChannel:
                  policy: RetryPolicy, owner: str, settings: EconomySettings,
                  publish: Callable[[TaskRecord], None], task_log: Callable[[str, str, str], None],
                  team: TeamLink | None = None, clock: Callable[[], float] = time.time,
-                 on_unavailable: Callable[[str], None] = lambda _why: None) -> None:
+                 on_unavailable: Callable[[str], None] = lambda _why: None,
+                 guard: DispatchGuard | None = None) -> None:
         self.profile = profile
+        #: Budgets: the head task must fit what is left before a batch is sent (None: no caps).
+        self._guard = guard
         self.lane = f"{ECONOMY_LANE_PREFIX}{profile}"
         self.api = api
         self._store = store
@@ -162,6 +166,8 @@ class EconomyChannel:
         if left > 0:
             return left
         self._first_seen = None
+        if self._guard is not None and self._guard.active and self._guard.check(head, now) is not None:
+            return self.settings.collect_s  # a budget cap: the tasks stay pending, uncharged
         recs = self._store.claim([self.profile], self.settings.batch_size, lane=self.lane, account=None,
                                  owner=self._owner, now=now, economy=True)
         if recs:

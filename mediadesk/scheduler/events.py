@@ -105,6 +105,14 @@ class LaneStats:
     backlog: tuple[tuple[str, int], ...] = ()
     #: Paused since an earlier session (a pause is kept across restarts), not by this one.
     paused_kept: bool = False
+    #: Quiet hours: the lane's windows ("22:00-07:00") and, outside them, when the next one opens
+    #: (epoch seconds; None inside a window or without windows).
+    active_hours: str | None = None
+    waits_until: float | None = None
+    #: Budgets: the cap that keeps this lane from starting its next task (English: which cap, how much
+    #: is used, how to raise it) and its key (for a "raise cap" action); None when none does.
+    budget_stop: str | None = None
+    budget_key: str | None = None
     type: EventType = EventType.LANE_STATS
 
 

@@ -20,13 +20,15 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import tzinfo
 from enum import Enum
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from mediadesk.core.backend import LaneBackend, TaskSpec, answer_hints, answer_usage, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.hours import ActiveHours, opens_at
 from mediadesk.core.paths import evidence_name
 from mediadesk.core.picker import PriorityPicker
 from mediadesk.core.policy import RetryPolicy
@@ -40,6 +42,7 @@ from mediadesk.store.errors import StorageError
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
 if TYPE_CHECKING:
+    from mediadesk.scheduler.budgets import BudgetStop
     from mediadesk.scheduler.team_link import TeamLink
 
 log = logging.getLogger(__name__)
@@ -95,6 +98,16 @@ class _Ctx:
         self._lane.task_log(self._run.rec.task_id, message)
 
 
+class DispatchGuard(Protocol):
+    """Budgets as a lane sees them (:class:`mediadesk.scheduler.budgets.Budgets` fits)."""
+
+    @property
+    def active(self) -> bool: ...
+    def check(self, rec: TaskRecord, now: float) -> BudgetStop | None: ...
+    def admit(self, rec: TaskRecord) -> None: ...
+    def release(self, task_id: str) -> None: ...
+
+
 @dataclass(frozen=True)
 class LaneDeps:
     """What every lane of one scheduler shares: the store and bus, the retry and timing rules, who
@@ -110,6 +123,10 @@ class LaneDeps:
     clock: Callable[[], float] = time.time
     finalizer: Finalizer | None = None
     team: TeamLink | None = None
+    #: The time zone of ``active_hours`` (tests pass one; None: the system's local time).
+    tz: tzinfo | None = None
+    #: Budgets: asked before each start whether the next task fits what is left (None: no caps).
+    guard: DispatchGuard | None = None
 
 
 @dataclass(frozen=True)
@@ -134,6 +151,9 @@ class LaneSettings:
     leaves_economy: bool = False
     #: The longest one attempt may run (the profile's max_run_s): its lease or slot is held that long.
     team_hold_s: float = 0.0
+    #: Quiet hours: the local-time windows in which this lane starts tasks (None: any time). A
+    #: running task is never cut when a window ends.
+    hours: ActiveHours | None = None
 
 
 class Lane:
@@ -167,6 +187,10 @@ class Lane:
         self._evidence_root = deps.evidence_root
         self._deadline_s = settings.attempt_deadline_s
         self._clock = deps.clock
+        self._tz = deps.tz
+        self._guard = deps.guard
+        #: The budget cap that keeps this lane from starting its next task (None: none does).
+        self.budget_stop: BudgetStop | None = None
         self._running: dict[str, _Run] = {}
         #: The callee's shared gate, breaker and rate buckets (an endpoint's is shared by its lanes).
         self.capacity_ctl = capacity_ctl
@@ -194,6 +218,7 @@ class Lane:
         self._team_hold_s = settings.team_hold_s
         self._team_wait_until = 0.0
         self._stopping = False
+        self._was_quiet = False
         self._last_reap = 0.0
         self.on_stats_dirty: Callable[[Lane], None] = lambda _lane: None
         #: Set once the database failed under this lane (see :meth:`halt`): it dispatches no more.
@@ -255,6 +280,10 @@ class Lane:
         blocked = self._stopping or self.paused or self.held or not self.enabled or self.storage_error is not None
         return not blocked and self.backend.available()
 
+    def opens_at(self, now: float) -> float | None:
+        """None when the lane's active hours let it start a task at ``now``; else when they open."""
+        return opens_at(self.settings.hours, now, self._tz)
+
     def halt(self, exc: StorageError) -> None:
         """The database failed: dispatch nothing more, and end the running attempts without
         writing their outcome (each goes back to pending if that can still be written)."""
@@ -290,6 +319,10 @@ class Lane:
             callee=None if self.capacity_ctl is None else self.capacity_ctl.view(),
             backlog=self._backlog_counts(),
             paused_kept=self.paused and self.paused_kept,
+            active_hours=None if self.settings.hours is None else self.settings.hours.text,
+            waits_until=self.opens_at(self._clock()),
+            budget_stop=None if self.budget_stop is None else self.budget_stop.message(),
+            budget_key=None if self.budget_stop is None else self.budget_stop.budget.key,
         )
 
     def _backlog_counts(self) -> tuple[tuple[str, int], ...]:
@@ -348,11 +381,35 @@ class Lane:
         self._reap(now)
         if not self.can_dispatch():
             return
+        if self.opens_at(now) is not None:  # quiet hours: nothing starts; what runs goes on
+            if self.team is not None and self.account is not None and not self._running:
+                self.team.release_account(self.account)  # another desktop may use it meanwhile
+            if not self._was_quiet:
+                self._was_quiet = True
+                self.on_stats_dirty(self)
+            return
+        if self._was_quiet:  # the window opened: the panels show it at once
+            self._was_quiet = False
+            self.on_stats_dirty(self)
         self._need = self._head_need(now)
         free = self.free_slots(now)
         if free <= 0:
             return
         team = self.team
+        guard = self._guard if self._guard is not None and self._guard.active else None
+        if guard is not None:
+            if not self._budget_allows(guard, now):
+                return
+            if team is None:  # one at a time: each start is checked against what is left
+                for _ in range(free):
+                    claimed = self._claim(1, now)
+                    for rec in claimed:
+                        self._acquire_and_start(rec, now)
+                    if not claimed or not self._budget_allows(guard, now):
+                        break
+                return
+            free = 1  # team mode: one start per round, each checked
+        before = len(self._running)
         if team is None:
             for rec in self._claim(free, now):
                 self._acquire_and_start(rec, now)
@@ -360,6 +417,18 @@ class Lane:
             self._round_web_team(team, self.account, free, now)
         else:
             self._round_api_team(team, free, now)
+        if guard is not None and len(self._running) > before:
+            self._wake.set()  # one started: check the next one at once, not after a poll
+
+    def _budget_allows(self, guard: DispatchGuard, now: float) -> bool:
+        """Whether the task this lane would take next fits every cap that applies (read, not claimed:
+        a stopped lane's tasks stay pending, untouched)."""
+        head = self._store.head_pending(self.profiles, account=self.account, now=now)
+        stop = None if head is None else guard.check(head, now)
+        if stop != self.budget_stop:
+            self.budget_stop = stop
+            self.on_stats_dirty(self)
+        return head is not None and stop is None
 
     def _acquire_and_start(self, rec: TaskRecord, now: float) -> None:
         reserved = 0.0
@@ -367,6 +436,8 @@ class Lane:
             reserved = self.capacity_ctl.acquire(now, self._need_of(rec) if self._tokens_limited() else 0.0)
             if self.capacity_ctl.tokens.limits:
                 self._wake.set()  # the gate lets one through per round: look at the next task at once
+        if self._guard is not None:
+            self._guard.admit(rec)
         self._start(rec, reserved)
 
     # ------------------------------------------------------------------ token gate
@@ -496,6 +567,9 @@ class Lane:
                     timeout = min(timeout, change)
             if self._team_wait_until > now:
                 timeout = min(timeout, self._team_wait_until - now)
+            opening = self.opens_at(now)
+            if opening is not None:
+                timeout = min(timeout, opening - now)
         # the reaper must run at least this often even when nothing wakes the lane
         timeout = min(timeout, max(0.01, self._timing.stale_after_s / 4))
         with contextlib.suppress(TimeoutError):
@@ -544,6 +618,8 @@ class Lane:
         finally:
             self._release(run, Signal.NONE)
             self._running.pop(rec.task_id, None)
+            if self._guard is not None:
+                self._guard.release(rec.task_id)
             if self.team is not None:
                 with contextlib.suppress(Exception):  # the slot expires by itself if this fails
                     self.team.release_slot(rec.task_id)

@@ -32,7 +32,8 @@ from mediadesk.core.backend import TaskSpec
 from mediadesk.core.batch import BatchRow
 from mediadesk.core.states import TaskState
 from mediadesk.providers.web.profile_lock import InstanceLock
-from mediadesk.scheduler.blocks import AccountBlock, account_blocks
+from mediadesk.scheduler.blocks import AccountBlock, account_blocks, lane_waits
+from mediadesk.scheduler.budgets import Budgets, batch_budget_key
 from mediadesk.scheduler.capacity import Capacity, CapacityView
 from mediadesk.scheduler.checks import ApiCheck, Checks, Verdict
 from mediadesk.scheduler.events import (
@@ -121,6 +122,8 @@ class Scheduler:
         self.started = False
         #: The storage fault that stopped dispatch for good (see :meth:`_storage_failed`), if any.
         self.storage_error: StorageError | None = None
+        #: Spend and caps (built with the lanes, once the store is open).
+        self.budgets: Budgets | None = None
 
     @property
     def lanes(self) -> list[Lane]:
@@ -256,10 +259,13 @@ class Scheduler:
 
     def _build_lanes(self) -> None:
         self._finalizer = Finalizer(self.store, self.bus, self._profiles, self._wake_profile)
+        self.budgets = Budgets(self.config, self.store, clock=self._clock, notice=self._capacity_notice)
+        self.store.prices = self.budgets.prices  # a task's cost is computed when its usage is stored
+        self.store.on_spent = self.budgets.spent
         deps = LaneDeps(
             store=self.store, bus=self.bus, policy=self.config.retry.policy(), timing=self.wiring.timing(),
             owner=self.owner, resolve=self._resolve, evidence_root=self.workspace.evidence_dir, clock=self._clock,
-            finalizer=self._finalizer, team=self.team,
+            finalizer=self._finalizer, team=self.team, guard=self.budgets,
         )
         for lane in self.wiring.build(deps, self.store.account_states()):
             lane.on_stats_dirty = lambda ln: self._dirty.add(ln.name)
@@ -473,7 +479,45 @@ class Scheduler:
 
     def blocked_accounts(self, profile: str) -> list[AccountBlock]:
         """Every account of ``profile`` with why it takes no task now (see :func:`account_blocks`)."""
-        return account_blocks(self.lanes, self.capacities, self.team, profile)
+        return account_blocks(self.lanes, self.capacities, self.team, profile, self._clock())
+
+    # ------------------------------------------------------------------ spend and budgets (see budgets.py)
+    def set_batch_budget(self, batch: str, cap: float, unit: str) -> None:
+        """A batch's cap (money in ``unit``, a currency, or ``"tokens"``), kept with the batch."""
+        if self.budgets is None:  # before start: stored, read when the lanes are built
+            if not cap > 0:
+                raise ValueError("a budget must be greater than 0")
+            self.store.set_budget_cap(batch_budget_key(batch, unit), cap)
+            return
+        self.budgets.set_batch_budget(batch, cap, unit)
+        self._wake_profiles(set(self._profiles))
+
+    def raise_cap(self, key: str, cap: float) -> None:
+        """The operator raised a cap (kept in the database): the lanes it stopped start again."""
+        self._spend().raise_cap(key, cap)
+        self._capacity_notice(f"budget {key}: cap set to {cap:g}")
+        for lane in self.lanes:
+            lane.wake()
+            self._dirty.add(lane.name)
+
+    def budget_stops(self) -> dict[str, list[str]]:
+        """{profile: [what stops it]} for the profiles whose every lane is stopped by a cap."""
+        out: dict[str, list[str]] = {}
+        for name in self._profiles:
+            lanes = [ln for ln in self.lanes if name in ln.profiles and ln.enabled]
+            if lanes and all(ln.budget_stop is not None for ln in lanes):
+                out[name] = sorted({ln.budget_stop.message() for ln in lanes if ln.budget_stop is not None})
+        return out
+
+    def _spend(self) -> Budgets:
+        if self.budgets is None:
+            raise RuntimeError("Scheduler not started: call start() first")
+        return self.budgets
+
+    def waits(self) -> dict[str, str]:
+        """{lane: what it waits for} for lanes with pending work that start none now for a reason
+        that passes by itself (outside their active hours); see :func:`lane_waits`."""
+        return lane_waits(self.lanes, self._clock(), self.store.has_pending)
 
     async def wait_idle(self, poll_s: float = 0.5) -> None:
         """Return when no task is pending or running (deferred retries included), or when a storage

@@ -117,7 +117,7 @@ class Wiring:
                     team_buckets=self.shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
                     team_token_bucket=(f"tokens:endpoint:{ep.name}", ep.tpm) if ep.tpm > 0 else None,
                     leaves_economy=prof.economy == "batch",
-                    team_hold_s=prof.api_max_run_s,
+                    team_hold_s=prof.api_max_run_s, hours=prof.hours,
                 )
                 lane = Lane(settings, backend, deps, cap)
                 cap.attach(lane)
@@ -139,6 +139,7 @@ class Wiring:
                 team_buckets=self.shared_buckets(backend.domain),
                 team_hold_s=getattr(getattr(backend, "adapter", None), "max_run_s", None)
                 or backend.attempt_deadline_s or 0.0,
+                hours=acc.hours if acc.active_hours is not None else prof.hours,
             )
             lane = Lane(settings, backend, deps, cap)
             cap.attach(lane)
@@ -163,7 +164,7 @@ class Wiring:
         return EconomyChannel(prof.name, batch_api(backend), store, resolve=deps.resolve, policy=deps.policy,
                               owner=deps.owner, settings=settings, publish=lambda rec: bus.publish(task_changed(rec)),
                               task_log=task_log, team=deps.team, clock=deps.clock,
-                              on_unavailable=lambda why: self._economy_off(prof.name, lane, why))
+                              on_unavailable=lambda why: self._economy_off(prof.name, lane, why), guard=deps.guard)
 
     def _economy_off(self, profile: str, lane: Lane, why: str) -> None:
         lane.take_economy_tasks()

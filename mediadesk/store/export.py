@@ -33,6 +33,8 @@ EXPORT_FIELDS = (
     "owner",
     # tokens used (summed over attempts; usage_estimated: MediaDesk's estimate, not the provider's count)
     "prompt_tokens", "completion_tokens", "cached_tokens", "usage_estimated",
+    # what it cost at its profile's price (an estimate when usage_estimated), in currency
+    "cost", "currency",
 )
 
 

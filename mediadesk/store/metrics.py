@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mediadesk.config.location import PgLocation, StoreLocation, as_location
+from mediadesk.store.spend import SpendBy, SpendRow, spend_rows
 from mediadesk.store.usage import UsageBy, UsageSum, usage_sums
 
 __all__ = [
@@ -306,3 +307,7 @@ class MetricsReader:
     def usage(self, by: UsageBy, *, since: float | None = None, utc_offset_s: float = 0.0) -> dict[Any, UsageSum]:
         """Tokens summed per batch, profile or day (see :func:`mediadesk.store.usage.usage_sums`)."""
         return usage_sums(self._conn, by, since=since, utc_offset_s=utc_offset_s, pg=self._sql is _PG)
+
+    def spend(self, by: SpendBy, *, since: float | None = None, utc_offset_s: float = 0.0) -> list[SpendRow]:
+        """Cost per batch, profile or day, per currency (see :func:`mediadesk.store.spend.spend_rows`)."""
+        return spend_rows(self._conn, by, since=since, utc_offset_s=utc_offset_s, pg=self._sql is _PG)

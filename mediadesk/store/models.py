@@ -22,7 +22,7 @@ from sqlmodel import Field, SQLModel
 from mediadesk.core.states import TaskState
 from mediadesk.store.record import PRIMARY_KEY, SERVER_DEFAULT, TaskRecord
 
-__all__ = ["AccountState", "ProfileSetting", "Task", "TaskLog", "task_columns", "task_table"]
+__all__ = ["AccountState", "BudgetCap", "ProfileSetting", "Task", "TaskLog", "task_columns", "task_table"]
 
 _SQL_TYPES: dict[type, type[sa.types.TypeEngine[Any]]] = {
     str: sa.String, TaskState: sa.String, int: sa.Integer, float: sa.Float, bool: sa.Boolean,
@@ -92,3 +92,13 @@ class ProfileSetting(SQLModel, table=True):
     need_empty_prompt: bool | None = None
     concurrency: int | None = None
     updated_at: float = 0.0
+
+
+class BudgetCap(SQLModel, table=True):
+    """A cap set at submit (a batch's ``--budget``) or raised by the operator, by budget key
+    (``scope:name:per:unit``); it wins over the config's value."""
+
+    __tablename__ = "budget_cap"
+    key: str = Field(primary_key=True)
+    cap: float
+    updated_at: float

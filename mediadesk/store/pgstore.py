@@ -46,6 +46,7 @@ class PgTaskStore(TaskStore):
     _db_errors: ClassVar[tuple[type[Exception], ...]] = (psycopg.Error,)
     _IS_NOT: ClassVar[str] = "IS DISTINCT FROM"
     _BEGIN: ClassVar[str] = "BEGIN"
+    _is_pg = True
 
     def __init__(self, location: PgLocation) -> None:
         self.loc = location

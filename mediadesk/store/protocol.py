@@ -9,14 +9,16 @@ gives one. Not thread-safe: one store belongs to the scheduler's event-loop thre
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from mediadesk.core.picker import Channel
+from mediadesk.core.spend import Price
 from mediadesk.core.states import HeartbeatResult, TaskState
 from mediadesk.core.usage import Usage
 from mediadesk.store.economy import EconomyBatch
 from mediadesk.store.record import AddResult, LogLine, NewTask, TaskRecord
+from mediadesk.store.spend import SpendBy, SpendRow
 
 __all__ = ["Store"]
 
@@ -99,3 +101,10 @@ class Store(Protocol):
     def set_profile_setting(
         self, name: str, *, need_empty_prompt: bool | None = None, concurrency: int | None = None
     ) -> None: ...
+
+    # --- spend: what the prices made of the usage, and the caps set at submit or raised
+    prices: Mapping[str, Price]
+    on_spent: Callable[[TaskRecord, float, Usage], None] | None
+    def budget_caps(self) -> dict[str, float]: ...
+    def set_budget_cap(self, key: str, cap: float) -> None: ...
+    def spend_rows(self, by: SpendBy, *, since: float | None = None, utc_offset_s: float = 0.0) -> list[SpendRow]: ...

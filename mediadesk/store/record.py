@@ -94,6 +94,11 @@ class TaskRecord:
     cached_tokens: int | None = None
     #: The counts are MediaDesk's estimate (web tasks; a server that reported no usage), not the provider's.
     usage_estimated: bool = field(default=False, metadata={SERVER_DEFAULT: "0"})
+    # --- revision 0004_spend: what the task cost (None: no usage yet, or its profile has no price) ---
+    #: Summed over its attempts, at its profile's price; an estimate when ``usage_estimated``.
+    cost: float | None = None
+    #: The currency of ``cost`` (costs in different currencies are never added together).
+    currency: str | None = None
 
     @property
     def attempts_in_budget(self) -> int:

@@ -6,13 +6,18 @@ from __future__ import annotations
 import time
 
 from mediadesk.store.connection import StoreBase, faults_typed
+from mediadesk.store.spend import SpendBy, SpendRow, spend_rows
 
 __all__ = ["StoreSettings"]
 
 
 @faults_typed
 class StoreSettings(StoreBase):
-    """Rows of ``account_state`` and ``profile_setting``: upserts, one short transaction each."""
+    """Rows of ``account_state``, ``profile_setting`` and ``budget_cap``: upserts, one short transaction
+    each; and the spend sums the budgets start from."""
+
+    #: The PostgreSQL store says so (its day arithmetic differs).
+    _is_pg = False
 
     def account_states(self) -> dict[str, tuple[bool, str, str | None]]:
         rows = self._conn.execute("SELECT name, enabled, health, last_error FROM account_state").fetchall()
@@ -53,3 +58,20 @@ class StoreSettings(StoreBase):
                 " concurrency=excluded.concurrency, updated_at=excluded.updated_at",
                 (name, None if nep is None else bool(nep), conc, time.time()),
             )
+
+    # ------------------------------------------------------------------ budget caps
+    def budget_caps(self) -> dict[str, float]:
+        """Caps set at submit (a batch's budget) or raised by the operator, by budget key."""
+        return {r[0]: float(r[1]) for r in self._conn.execute("SELECT key, cap FROM budget_cap").fetchall()}
+
+    def set_budget_cap(self, key: str, cap: float) -> None:
+        with self._tx():
+            self._conn.execute(
+                "INSERT INTO budget_cap(key, cap, updated_at) VALUES (?,?,?)"
+                " ON CONFLICT(key) DO UPDATE SET cap=excluded.cap, updated_at=excluded.updated_at",
+                (key, float(cap), time.time()),
+            )
+
+    def spend_rows(self, by: SpendBy, *, since: float | None = None, utc_offset_s: float = 0.0) -> list[SpendRow]:
+        """Spend per group and currency (see :func:`mediadesk.store.spend.spend_rows`)."""
+        return spend_rows(self._conn, by, since=since, utc_offset_s=utc_offset_s, pg=self._is_pg)

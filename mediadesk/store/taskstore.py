@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from mediadesk.config.location import SqliteLocation, StoreLocation
 from mediadesk.core.picker import Channel
+from mediadesk.core.spend import Price
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
 from mediadesk.core.text import storable
 from mediadesk.core.usage import Usage
@@ -54,6 +56,15 @@ def usage_values(rec: TaskRecord, usage: Usage) -> dict[str, Any]:
             "usage_estimated": bool(rec.usage_estimated or usage.estimated)}
 
 
+def cost_values(rec: TaskRecord, values: Mapping[str, Any], price: Price | None) -> dict[str, Any]:
+    """The cost columns after the usage columns became ``values``: the summed usage at ``price``
+    (nothing when the profile has no price)."""
+    if price is None:
+        return {}
+    cost = price.cost(values["prompt_tokens"] or 0, values["completion_tokens"] or 0, values["cached_tokens"] or 0)
+    return {"cost": cost, "currency": price.currency}
+
+
 @faults_typed
 class TaskStore(TaskQueries, StoreSettings, EconomyStore):
     """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only.
@@ -64,6 +75,13 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
     PgTaskStore` overrides only what differs: opening, transactions, the claim (one ``UPDATE ... FROM``
     a ``SELECT ... FOR UPDATE SKIP LOCKED``), the submit sequence lock, and what a fault means.
     :func:`~mediadesk.store.open.open_store` picks the class for a location."""
+
+    #: Profile -> the price of its tasks (set by the scheduler from the config): a task's cost is
+    #: computed whenever its usage is stored. Empty: no costs.
+    prices: Mapping[str, Price] = MappingProxyType({})
+    #: Told of each stored cost (the record after the write, the cost and tokens it added): the
+    #: scheduler's budgets keep their sums from it.
+    on_spent: Callable[[TaskRecord, float, Usage], None] | None = None
 
     @property
     def location(self) -> StoreLocation:
@@ -381,6 +399,7 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
             values["crash_count"] = rec.crash_count + 1
         if usage is not None:
             values.update(usage_values(rec, usage))
+            values.update(cost_values(rec, values, self.prices.get(rec.profile)))
         if dst is TaskState.SUCCESS:
             values.update(result=result, finished_at=now, error_kind=None, error_message=None,
                           served_by=served_by or rec.profile, truncated=bool(truncated))
@@ -394,6 +413,8 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         new = self._cas(rec, dst, now, **values)
         if new is not None and log:
             self._log(rec.task_id, rec.lane or "-", log, now)
+        if new is not None and usage is not None and self.on_spent is not None:
+            self.on_spent(new, (new.cost or 0.0) - (rec.cost or 0.0), usage)
         return new
 
     # ------------------------------------------------------------------ operator ops

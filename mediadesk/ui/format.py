@@ -27,6 +27,7 @@ __all__ = [
     "fmt_seconds",
     "fmt_stamp",
     "fmt_tokens",
+    "fmt_waits_until",
     "health_label",
     "key_source_text",
     "plain_error",
@@ -79,6 +80,14 @@ def fmt_clock(t: float | None) -> str:
     if time.localtime().tm_yday == lt.tm_yday:
         return time.strftime("%H:%M:%S", lt)
     return time.strftime("%m-%d %H:%M", lt)
+
+
+def fmt_waits_until(t: float, now: float | None = None) -> str:
+    """Quiet hours: ``waits until 22:00`` (``waits until 12-03 22:00`` when not on ``now``'s date)."""
+    lt = time.localtime(t)
+    same_day = time.localtime(time.time() if now is None else now)[:3] == lt[:3]
+    when = time.strftime("%H:%M" if same_day else "%m-%d %H:%M", lt)
+    return QCoreApplication.translate("Format", "waits until {t}").format(t=when)
 
 
 def fmt_stamp(t: float, *, millis: bool = False) -> str:

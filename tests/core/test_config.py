@@ -65,6 +65,10 @@ def test_good_config_defaults_and_relative_paths(tmp_path: Path) -> None:
         ('[[profiles]]\nname = "x"\nkind = "api"\nbase_url = "h"\nmodel = "m"\napi_key_env = "sk-123 secret"\n',
          "profiles[2] (x).api_key_env", "NAME of an environment variable"),
         ('[scheduler]\npoll_interval_s = -1\n', "scheduler.poll_interval_s", "greater than 0"),
+        ('[[profiles]]\nname = "x"\nkind = "api"\nbase_url = "http://h"\nmodel = "m"\nactive_hours = "22-7"\n',
+         "profiles[2] (x).active_hours", "'22-7' is not a range HH:MM-HH:MM"),
+        ('[[accounts]]\nname = "b"\nprofile = "chat"\nactive_hours = "09:00-25:00"\n', "accounts[1] (b).active_hours",
+         "25:00 is not a time of day"),
     ],
 )
 def test_bad_values_name_the_key(tmp_path: Path, extra: str, key: str, words: str) -> None:
@@ -193,3 +197,19 @@ model = "m"
     assert missing_api_keys(cfg, ["c"], environ={"C_KEY": "  "})[0].env == "C_KEY"  # blank is unset
     assert missing_api_keys(cfg, ["c", "local"], environ={"C_KEY": "sk-1"}) == []
     assert missing_api_keys(cfg, [], environ={}) == []
+
+
+def test_active_hours_are_kept_normalised(tmp_path: Path) -> None:
+    text = GOOD.replace('site = "simchat"', 'site = "simchat"\nactive_hours = "9:00-12:00, 22:00-07:00"')
+    cfg = load_config(write(tmp_path, text))
+    hours = cfg.profile("chat").hours
+    assert cfg.profile("chat").active_hours == "09:00-12:00,22:00-07:00"
+    assert hours is not None and hours.ranges == ((540, 720), (1320, 420))
+    assert cfg.profile("writer").hours is None
+
+
+def test_every_hours_message_is_in_the_catalog() -> None:
+    from mediadesk.config.messages import TEMPLATES
+    from mediadesk.core.hours import HOURS_TEMPLATES
+
+    assert set(HOURS_TEMPLATES) <= set(TEMPLATES)

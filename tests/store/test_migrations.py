@@ -165,13 +165,13 @@ def test_a_new_sqlite_database_has_exactly_the_release_schema_plus_team_tables(t
 
     new, release = schema(tmp_path / "new.db"), schema(FIXTURE)
     team = {name for name in new if name not in release}
-    # the release's task table with the columns later revisions added (0003_usage) at its end
+    # the release's task table with the columns later revisions added (0003_usage, 0004_spend) at its end
     usage = (", prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER,"
-             " usage_estimated BOOLEAN DEFAULT '0' NOT NULL")
+             " usage_estimated BOOLEAN DEFAULT '0' NOT NULL, cost FLOAT, currency VARCHAR")
     assert new["task"].replace(usage, "") == release["task"]
     assert {name: new[name] for name in release if name != "task"} == {
         name: sql for name, sql in release.items() if name != "task"}
-    assert team == {*TEAM_TABLES, "ix_account_lease_owner", "ix_endpoint_slot_owner",
+    assert team == {*TEAM_TABLES, "ix_account_lease_owner", "ix_endpoint_slot_owner", "budget_cap",
                     "economy_batch", "ix_economy_batch_open"}
     assert sqlite_state(tmp_path / "new.db")[:2] == (SCHEMA_VERSION, [HEAD])
 
@@ -206,7 +206,7 @@ def test_a_new_postgresql_database_gets_head_and_a_second_open_is_a_no_op(
     open_store(pg_url).close()
     assert pg_server.psql("SELECT version_num FROM alembic_version", name).split() == [HEAD]
     tables = set(pg_server.psql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", name).split())
-    assert tables == {*OLD_TABLES, *TEAM_TABLES, "economy_batch", "alembic_version"}
+    assert tables == {*OLD_TABLES, *TEAM_TABLES, "budget_cap", "economy_batch", "alembic_version"}
     indexes = pg_server.psql("SELECT indexdef FROM pg_indexes WHERE tablename = 'task'", name)
     assert "(state, profile, priority DESC, seq)" in indexes and "WHERE (route_key IS NOT NULL)" in indexes
     s = open_store(pg_url)

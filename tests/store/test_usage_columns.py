@@ -86,8 +86,10 @@ def test_an_older_database_gets_empty_usage_columns(tmp_path: Path) -> None:
     s.add_tasks([NewTask("old", "writer", "api", "q")], now=T0)
     s.close()
     con = sqlite3.connect(db)  # back to the revision before usage, as an older MediaDesk left it
-    # (and without the tables of later revisions)
+    # (and without the columns and tables of later revisions)
     con.executescript("DROP TABLE IF EXISTS economy_batch;"
+                      " ALTER TABLE task DROP COLUMN currency; ALTER TABLE task DROP COLUMN cost;"  # 0004_spend
+                      " DROP TABLE budget_cap;"
                       " ALTER TABLE task DROP COLUMN usage_estimated; ALTER TABLE task DROP COLUMN cached_tokens;"
                       " ALTER TABLE task DROP COLUMN completion_tokens; ALTER TABLE task DROP COLUMN prompt_tokens;"
                       f" UPDATE alembic_version SET version_num = '{REVISIONS[REVISIONS.index('0003_usage') - 1]}';")

@@ -171,6 +171,7 @@ class SetupEditor(QDialog):
             Field("max_pending", "num", self.tr("Most pending tasks")),
             Field("fallback", "list", self.tr("Fallback profiles")),
             Field("rule_reply", "str", self.tr("Rule reply")),
+            Field("active_hours", "str", self.tr("Active hours (e.g. 22:00-07:00)")),
         ]
         account_fields = [
             Field("name", "str", self.tr("Name")),
@@ -182,6 +183,7 @@ class SetupEditor(QDialog):
             Field("login_user_keyring", "str", self.tr("Login user keyring entry")),
             Field("login_password_keyring", "str", self.tr("Login password keyring entry")),
             Field("login_cooldown_s", "num", self.tr("Login cooldown (s)"), 600.0),
+            Field("active_hours", "str", self.tr("Active hours (e.g. 22:00-07:00)")),
         ]
         titles = {"endpoints": self.tr("Endpoints"), "profiles": self.tr("Profiles"), "accounts": self.tr("Accounts")}
         for section, fields in (("endpoints", endpoint_fields), ("profiles", profile_fields),

@@ -35,7 +35,7 @@ from mediadesk.scheduler.lane import Lane
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
-from mediadesk.ui.format import health_label, plain_error
+from mediadesk.ui.format import fmt_waits_until, health_label, plain_error
 from mediadesk.ui.panels.disable_question import DisableQuestionBox
 from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, health_color, icon, is_dark, state_color
@@ -92,6 +92,8 @@ class _Row:
         self.health: str = HealthStatus.STARTING
         self.last_error: str | None = None
         self.running = 0
+        #: Quiet hours: when the account's next window opens (None inside one, or without any).
+        self.waits_until: float | None = None
         self.logging_in = False
         self.switch: ToggleSwitch
         self.login: QPushButton
@@ -163,6 +165,7 @@ class AccountsPanel(QWidget):
                 stats = lane.stats()
                 row.enabled = lane.enabled
                 row.running = len(stats.running)
+                row.waits_until = stats.waits_until
                 row.health, row.last_error = lane.backend.health()
             elif acc.name in stored:
                 row.enabled = stored[acc.name][0]
@@ -231,7 +234,10 @@ class AccountsPanel(QWidget):
         status = self._display_health(row)
         item = self._table.item(row.row, _COL_STATUS)
         if item is not None:
-            item.setText(health_label(status))
+            text = health_label(status)
+            if row.waits_until is not None and row.enabled and not row.running:
+                text = fmt_waits_until(row.waits_until)
+            item.setText(text)
             item.setData(Qt.ItemDataRole.UserRole, status)
             item.setForeground(health_color(status, dark))
         err_item = self._table.item(row.row, _COL_ERROR)
@@ -266,6 +272,7 @@ class AccountsPanel(QWidget):
         if row is None:
             return
         row.running = len(stats.running)
+        row.waits_until = stats.waits_until
         if stats.health != HealthStatus.DISABLED:  # lane stats override health when disabled
             row.health = stats.health
         row.last_error = stats.last_error

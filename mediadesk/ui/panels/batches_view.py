@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from mediadesk.config.location import StoreLocation
 from mediadesk.core.eta import MIN_SAMPLES
+from mediadesk.core.spend import Totals
 from mediadesk.scheduler.events import LaneStats
 from mediadesk.store.metrics import BatchCounts, MetricsReader, ensure_metrics_indexes
 from mediadesk.store.usage import UsageSum
@@ -36,21 +37,28 @@ from mediadesk.viewmodel.batches import BatchRow, LaneInfo, batch_rows
 __all__ = ["BatchesView", "read_batches"]
 
 
+_Read = tuple[list[BatchCounts], dict[str, list[float]], dict[str | None, UsageSum], dict[str | None, Totals]]
+
+
 def read_batches(location: StoreLocation | Path, lanes: Sequence[str] = (), *, ensure_indexes: bool = False,
-                 ) -> tuple[list[BatchCounts], dict[str, list[float]], dict[str | None, UsageSum]]:
-    """Every batch's counts, the lanes' recent run times and the tokens per batch, from the store
-    (worker thread)."""
+                 ) -> _Read:
+    """Every batch's counts, the lanes' recent run times, the tokens and the spend (per currency) per
+    batch, from the store (worker thread)."""
     if ensure_indexes:
         ensure_metrics_indexes(location)
     with MetricsReader(location) as r:
-        return r.batches(), r.recent_run_times(lanes), r.usage("batch")
+        spend: dict[str | None, Totals] = {}
+        for row in r.spend("batch"):
+            spend.setdefault(row.key, Totals.empty()).merge(
+                Totals({row.currency: row.cost} if row.currency else {}, row.tokens, row.tasks, row.estimated))
+        return r.batches(), r.recent_run_times(lanes), r.usage("batch"), spend
 
 
 class BatchesView(QWidget):
     """Batches, newest first. ``rows`` holds what is shown (tests)."""
 
     updated = Signal()
-    COLUMNS = 11
+    COLUMNS = 12
 
     def __init__(self, location: StoreLocation | Path, lanes: Sequence[LaneInfo], bridge: SchedulerBridge | None = None,
                  parent: QWidget | None = None, *, clock: Callable[[], float] = time.time,
@@ -66,6 +74,7 @@ class BatchesView(QWidget):
         self._counts: list[BatchCounts] = []
         self._run_times: dict[str, list[float]] = {}
         self._usage: dict[str | None, UsageSum] = {}
+        self._spend: dict[str | None, Totals] = {}
         self._indexes_checked = False
         self.rows: list[BatchRow] = []
 
@@ -74,7 +83,7 @@ class BatchesView(QWidget):
         self.table.setHorizontalHeaderLabels([
             self.tr("Batch"), self.tr("Submitted"), self.tr("Progress"), self.tr("Total"), self.tr("Pending"),
             self.tr("Running"), self.tr("Succeeded"), self.tr("Failed"), self.tr("Canceled"),
-            self.tr("ETA / done"), self.tr("Tokens"),
+            self.tr("ETA / done"), self.tr("Tokens"), self.tr("Spent"),
         ])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -122,9 +131,9 @@ class BatchesView(QWidget):
         ensure = not self._indexes_checked
         self._indexes_checked = True
 
-        def done(result: tuple[list[BatchCounts], dict[str, list[float]], dict[str | None, UsageSum]]) -> None:
+        def done(result: _Read) -> None:
             self._busy = False
-            self._counts, self._run_times, self._usage = result
+            self._counts, self._run_times, self._usage, self._spend = result
             self.redraw()
 
         def failed(_exc: BaseException) -> None:
@@ -160,7 +169,7 @@ class BatchesView(QWidget):
                     r.batch if r.batch is not None else self.tr("(no batch)"), fmt_clock(r.submitted_at),
                     f"{r.finished}/{r.total}  ({r.fraction * 100:.0f}%)", str(r.total), str(r.pending),
                     str(r.running), str(r.succeeded), str(r.failed), str(r.canceled), self.eta_text(r, now),
-                    self.tokens_text(self._usage.get(r.batch)),
+                    self.tokens_text(self._usage.get(r.batch)), self.spent_text(self._spend.get(r.batch)),
                 ]
                 for c, text in enumerate(texts):
                     item = t.item(i, c)
@@ -183,6 +192,12 @@ class BatchesView(QWidget):
         mark = "~" if s.estimated_tasks else ""
         return self.tr("{mark}{prompt} in / {mark}{completion} out").format(
             mark=mark, prompt=fmt_tokens(s.prompt_tokens), completion=fmt_tokens(s.completion_tokens))
+
+    def spent_text(self, t: Totals | None) -> str:
+        """``$0.42`` (one figure per currency, never added across them; ``~`` when estimated)."""
+        if t is None or not t.tasks:
+            return ""
+        return t.text() or self.tr("no price")
 
     def eta_text(self, r: BatchRow, now: float) -> str:
         if r.done_at is not None:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from mediadesk.core.backend import effective_health
 from mediadesk.core.eta import MIN_SAMPLES, EtaGroup, KindEta, kind_eta, queue_groups, throughput_per_min
 from mediadesk.scheduler.events import AccountChanged, LaneStats, ProfileChanged
-from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, health_label, plain_error, stopped_text
+from mediadesk.ui.format import fmt_eta, fmt_rate, fmt_seconds, fmt_waits_until, health_label, plain_error, stopped_text
 from mediadesk.ui.models.task_model import TaskTableModel
 from mediadesk.ui.plain import plain, plain_tip
 
@@ -407,6 +407,10 @@ class LanePanel(QWidget):
         status = health_label(health)
         if st is not None and st.paused:
             status = self.tr("{status} (paused)").format(status=status)
+        if st is not None and st.waits_until is not None and not st.running:
+            status = fmt_waits_until(st.waits_until, now)  # quiet hours: nothing starts before then
+        if st is not None and st.budget_stop is not None and not st.running:
+            status = self.tr("stopped by a budget")
         texts = [lane.account or lane.name, status, "", "", "", lane.profiles[0]]
         if st is not None and st.running:
             r = st.running[0]
@@ -438,13 +442,18 @@ class LanePanel(QWidget):
         status = self.tr("{n}/{cap} running").format(n=len(running), cap=cap)
         if st is not None and st.paused:
             status = self.tr("{status} (paused)").format(status=status)
+        if st is not None and st.waits_until is not None:
+            status = self.tr("{status} · {waits}").format(status=status, waits=fmt_waits_until(st.waits_until, now))
+        if st is not None and st.budget_stop is not None:
+            status = self.tr("{status} · stopped by a budget").format(status=status)
         settings = ""
         if prof is not None:
             nep = prof.need_empty_prompt
             settings = (self.tr("empty prompt: on") if nep else self.tr("empty prompt: off"))
         for c, t in enumerate([name, status, "", "", "", settings]):
             item.setText(c, t)
-        item.setToolTip(1, plain_tip(plain_error(st.last_error if st is not None else None).summary))
+        why = (st.budget_stop or plain_error(st.last_error).summary) if st is not None else None
+        item.setToolTip(1, plain_tip(why))
         while item.childCount() > len(running):
             item.takeChild(item.childCount() - 1)
         while item.childCount() < len(running):

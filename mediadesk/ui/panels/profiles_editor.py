@@ -17,13 +17,16 @@ offering a control that would break both runs.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QInputDialog,
     QLabel,
+    QPushButton,
     QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
@@ -37,7 +40,7 @@ from mediadesk.scheduler.scheduler import ProfileView, Scheduler
 from mediadesk.store.metrics import MetricsReader
 from mediadesk.store.usage import UsageSum, by_endpoint
 from mediadesk.ui.app.bridge import SchedulerBridge
-from mediadesk.ui.format import fmt_tokens, stopped_text
+from mediadesk.ui.format import fmt_count, fmt_tokens, fmt_waits_until, stopped_text
 from mediadesk.ui.jobs.workers import TaskJobs
 from mediadesk.ui.plain import plain, plain_tip
 from mediadesk.ui.style import ToggleSwitch, centered, icon, is_dark, state_color
@@ -46,7 +49,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["ProfilesEditor"]
 
-_COL_NAME, _COL_KIND, _COL_NEP, _COL_CONC, _COL_GATE, _COL_TOKENS = range(6)
+_COL_NAME, _COL_KIND, _COL_NEP, _COL_CONC, _COL_GATE, _COL_NOTE, _COL_TOKENS, _COL_SPENT = range(8)
 
 
 class ProfilesEditor(QWidget):
@@ -64,12 +67,16 @@ class ProfilesEditor(QWidget):
         self._endpoint_items: dict[str, QTreeWidgetItem] = {}
         self._endpoint_of: dict[str, str] = {}
         self._views: dict[str, CapacityView] = {}
+        self._spend_shown = 0.0
+        #: Quiet hours: lane -> (its profile, when its next window opens or None).
+        self._lane_waits: dict[str, tuple[str, float | None]] = {}
 
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("profilesTree")
-        self.tree.setColumnCount(6)
+        self.tree.setColumnCount(8)
         self.tree.setHeaderLabels([self.tr("Endpoint / profile"), self.tr("Kind"), self.tr("Empty prompt"),
-                                   self.tr("Concurrency"), self.tr("Gate / share"), self.tr("Tokens")])
+                                   self.tr("Concurrency"), self.tr("Gate / share"), self.tr("Hours"),
+                                   self.tr("Tokens"), self.tr("Spent (today · in all)")])
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the cell widgets take focus, not cells
@@ -92,11 +99,18 @@ class ProfilesEditor(QWidget):
         self._message = plain(QLabel(self))
         self._message.setWordWrap(True)
         self._message.hide()
+        self.raise_button = QPushButton(self.tr("Raise a budget cap…"), self)
+        self.raise_button.setObjectName("raiseCapButton")
+        self.raise_button.setToolTip(self.tr("A cap stops its endpoint, profile or batch before a task would "
+                                             "pass it (its tasks stay pending); raise it to go on at once"))
+        self.raise_button.clicked.connect(self._ask_raise)
+        self.raise_button.setVisible(bool(scheduler.config.budgets) or scheduler.budgets is not None)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tree)
         lay.addWidget(self._message)
+        lay.addWidget(self.raise_button, 0, Qt.AlignmentFlag.AlignLeft)
 
         self.refresh()
         bridge.profileChanged.connect(self._on_profile_changed)
@@ -123,6 +137,7 @@ class ProfilesEditor(QWidget):
         self.tree.expandAll()
         for name in self._endpoints:
             self._show_endpoint(name)
+        self._show_spend()
         self.show_usage(self._usage)
 
     def refresh_usage(self, force: bool = False) -> bool:
@@ -209,6 +224,72 @@ class ProfilesEditor(QWidget):
     def message(self) -> str:
         return self._message.text()
 
+    def spent_text(self, name: str) -> str:
+        """The Spent cell of a profile or an endpoint."""
+        item = self._items.get(name) or self._endpoint_items[name]
+        return item.text(_COL_SPENT)
+
+    def raise_cap(self, key: str, cap: float) -> bool:
+        """Raise (or lower) the cap ``key`` to ``cap``: in effect at once, kept in the database."""
+        try:
+            self._scheduler.raise_cap(key, cap)
+        except (ValueError, RuntimeError) as exc:
+            self._show_error(key, exc)
+            return False
+        self._show_error(key, None)
+        self._show_spend()
+        return True
+
+    def _ask_raise(self) -> None:
+        budgets = self._scheduler.budgets
+        if budgets is None or not budgets.budgets:
+            return
+        stops = budgets.stops
+        choices = sorted(budgets.budgets, key=lambda b: (b.key not in stops, b.key))
+        labels = [(self.tr("{label} (stopping now)") if b.key in stops else "{label}").format(label=b.label())
+                  for b in choices]
+        label, ok = QInputDialog.getItem(self, self.tr("Raise a budget cap"), self.tr("Cap:"), labels, 0, False)
+        if not ok:
+            return
+        b = choices[labels.index(label)]
+        value, ok = QInputDialog.getDouble(self, self.tr("Raise a budget cap"),
+                                           self.tr("New cap for {label}:").format(label=b.label()),
+                                           b.limit * 2, 0.000001, 1e12, 2 if b.unit != "tokens" else 0)
+        if ok:
+            self.raise_cap(b.key, value)
+
+    def _show_spend(self) -> None:
+        """Each endpoint's and profile's spend today and in all (per currency; "~": estimated), and the
+        cap that stops it now."""
+        budgets = self._scheduler.budgets
+        if budgets is None:
+            return
+        self._spend_shown = time.monotonic()
+        self.raise_button.setVisible(bool(budgets.budgets))
+        stopped = {(s.budget.scope, s.budget.name) for s in budgets.stops.values()}
+        rows = [("endpoint", n, i) for n, i in self._endpoint_items.items()]
+        rows += [("profile", n, i) for n, i in self._items.items()]
+        for scope, name, item in rows:
+            today, total = budgets.totals(scope, name, "day"), budgets.totals(scope, name)
+            text = ""
+            if total.money or total.tokens:
+                text = self.tr("{today} · {total}").format(today=today.text() or self._tokens(today.tokens),
+                                                           total=total.text() or self._tokens(total.tokens))
+            if (scope, name) in stopped:
+                text = self.tr("{spent} · stopped by its budget").format(spent=text) if text else self.tr(
+                    "stopped by its budget")
+            if item.text(_COL_SPENT) != text:
+                item.setText(_COL_SPENT, text)
+                item.setToolTip(_COL_SPENT, plain_tip("\n".join(
+                    s.message() for s in budgets.stops.values() if (s.budget.scope, s.budget.name) == (scope, name))))
+
+    def _tokens(self, n: int) -> str:
+        return self.tr("{n} tokens").format(n=fmt_count(n))
+
+    def note_text(self, profile: str) -> str:
+        """The Hours cell: the profile's active hours and, outside them, when it starts again."""
+        return self._items[profile].text(_COL_NOTE)
+
     # ------------------------------------------------------------------ rows
     def _nep_tooltip(self) -> str:
         return self.tr("Reasoning models: send only the user's content, no instructions; "
@@ -240,6 +321,7 @@ class ProfilesEditor(QWidget):
         item.setIcon(_COL_NAME, icon("profile"))
         item.setText(_COL_NAME, view.name)
         item.setText(_COL_KIND, self.tr("web") if view.kind == "web" else self.tr("API"))
+        self._show_note(view.name)
 
         switch = ToggleSwitch()
         switch.setChecked(view.need_empty_prompt)
@@ -341,7 +423,25 @@ class ProfilesEditor(QWidget):
                 self._views[ep] = view
             self._show_endpoint(ep)
 
+    def _show_note(self, profile: str) -> None:
+        item = self._items.get(profile)
+        if item is None:
+            return
+        hours = self._scheduler.config.profile(profile).active_hours
+        waits = [w for p, w in self._lane_waits.values() if p == profile]
+        parts = [hours] if hours else []
+        if waits and all(w is not None for w in waits):  # no lane of the profile may start a task now
+            parts.append(fmt_waits_until(min(w for w in waits if w is not None)))
+        text = " · ".join(parts)
+        if item.text(_COL_NOTE) != text:
+            item.setText(_COL_NOTE, text)
+
     def _on_lane_stats(self, st: LaneStats) -> None:
+        if time.monotonic() - self._spend_shown >= 1.0:  # stats come several times a second
+            self._show_spend()
+        if st.profiles and self._lane_waits.get(st.lane) != (st.profiles[0], st.waits_until):
+            self._lane_waits[st.lane] = (st.profiles[0], st.waits_until)
+            self._show_note(st.profiles[0])
         c = st.callee
         if c is None or c.kind != "endpoint" or c.name not in self._endpoint_items:
             return

@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
     attention_button: QToolButton
     #: Notices that need the operator (unseen): shown in the title, the status bar and the tray.
     attention_count: int = 0
+    spend_label: QLabel
 
     #: The window was closed by the operator (the app then stops the scheduler and quits).
     closed = Signal()

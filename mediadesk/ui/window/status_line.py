@@ -36,6 +36,9 @@ class StatusLine:
         w.totals_label = plain(QLabel())
         w.totals_label.setObjectName("totalsLabel")
         w.statusBar().addPermanentWidget(w.totals_label)
+        w.spend_label = plain(QLabel())
+        w.spend_label.setObjectName("spendLabel")
+        w.statusBar().addPermanentWidget(w.spend_label)
         self.update_status()
         self.update_totals()
 
@@ -70,6 +73,28 @@ class StatusLine:
             rate=fmt_rate(t.per_min), eta=eta)
         if w.totals_label.text() != text:
             w.totals_label.setText(text)
+        self.update_spend()
+
+    def update_spend(self) -> None:
+        """"spent today: $1.23" (one figure per currency; "~" when some usage is estimated), and the
+        caps that stop something now, in the tooltip."""
+        w = self.w
+        budgets = w.scheduler.budgets
+        today = budgets.today() if budgets is not None else None
+        text = ""
+        if today is not None and today.money:
+            text = QCoreApplication.translate("MainWindow", "spent today: {amount}").format(amount=today.text())
+        elif today is not None and today.tokens:
+            text = QCoreApplication.translate("MainWindow", "used today: {n} tokens").format(n=fmt_count(today.tokens))
+        stops = [] if budgets is None else [s.message() for s in budgets.stops.values()]
+        if stops:
+            text = QCoreApplication.translate("MainWindow", "{spent} · stopped by a budget").format(spent=text) \
+                if text else QCoreApplication.translate("MainWindow", "stopped by a budget")
+        tip = "\n".join(stops)
+        if w.spend_label.text() != text:
+            w.spend_label.setText(text)
+        if w.spend_label.toolTip() != tip:
+            w.spend_label.setToolTip(tip)
 
     def show_status(self, text: str, timeout_ms: int = 8000) -> None:
         self.w.last_message = text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0005_economy"
-down_revision = "0003_usage"
+down_revision = "0004_spend"
 branch_labels = None
 depends_on = None
 
