@@ -78,10 +78,12 @@ def _width(rows: list[tuple[object, ...]]) -> int | None:
     return len(rows[0]) if rows else None
 
 
-def dump(path: Path, table: str) -> list[tuple[object, ...]]:
+def dump(path: Path, table: str, width: int | None = None) -> list[tuple[object, ...]]:
+    """The rows of ``table`` (without the v3 ``truncated`` column); only the first ``width`` columns
+    when given (columns added by later revisions come after those of v2)."""
     con = sqlite3.connect(path)
     try:
-        cols = [r[1] for r in con.execute(f"PRAGMA table_info({table})") if r[1] != "truncated"]
+        cols = [r[1] for r in con.execute(f"PRAGMA table_info({table})") if r[1] != "truncated"][:width]
         return con.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY 1").fetchall()
     finally:
         con.close()
