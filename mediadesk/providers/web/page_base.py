@@ -111,6 +111,24 @@ def _clicked(exc: BaseException) -> bool:
     return "performing click action" in msg or "click action done" in msg
 
 
+def _quiet(fut: asyncio.Future[Any]) -> None:
+    """Let a round trip that is no longer awaited finish on its own: its error, if any, is logged
+    (at debug level), never left as "exception was never retrieved"."""
+
+    def done(f: asyncio.Future[Any]) -> None:
+        if not f.cancelled() and (exc := f.exception()) is not None:
+            log.debug("a round trip no longer awaited failed: %s", _first_line(exc))
+
+    fut.add_done_callback(done)
+
+
+async def _cancel(*futs: asyncio.Future[Any]) -> None:
+    """Cancel round trips that are no longer wanted and let them end (their errors are dropped)."""
+    for fut in futs:
+        fut.cancel()
+    await asyncio.gather(*futs, return_exceptions=True)
+
+
 class _Navigated(SiteError):
     """The document the script ran in was replaced. Before sending, the steps are redone."""
 
@@ -121,6 +139,7 @@ class _PageBase:
     adapter: SiteAdapter
     watch_streams: bool
     send_click: SendClick
+    pipelined: bool
     _watches: weakref.WeakKeyDictionary[Page, StreamWatch]
     _pushes: set[asyncio.Task[Any]]
     _cfg: dict[str, Any]
