@@ -79,7 +79,7 @@ async def floor(page: Page, driver: PageDriver) -> dict[str, float]:
 async def one_task(driver: StepDriver, page: Page, prompt: str) -> dict[str, float]:
     driver.steps.clear()
     t0 = time.perf_counter()
-    await driver.prepare(page)
+    await driver.prepare(page, prompt)  # as the lane calls it: the text goes with the readiness wait
     t1 = time.perf_counter()
     result = await driver.run(page, prompt)
     t2 = time.perf_counter()

@@ -195,6 +195,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         self._diag: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._warn: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._cdp: weakref.WeakKeyDictionary[Page, Any] = weakref.WeakKeyDictionary()
+        self._typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
         self._final = adapter.final_error_matcher()
         self._challenge = adapter.challenge_matcher()
     def _refusal(self, text: str, where: str) -> SiteBusy:

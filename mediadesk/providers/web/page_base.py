@@ -57,6 +57,11 @@ _INSTALL_JS = _script("install.js")
 _STOP_JS = _script("stop.js")
 _WAIT_IDLE_JS = _script("wait_idle.js")
 _LOGGED_IN_JS = _script("logged_in.js")
+# prepare() given the text (pipelined): wait until ready, then install the watcher and type, in one
+# round trip: {state} or {state: 'ready', info} (info: what install.js returns).
+_READY_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\nconst __ready = (() => {\n" + _read_js("ready.js")
+                  + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : Promise.resolve((() => {\n"
+                  + _read_js("install.js") + "\n})()).then((info) => ({state, info})));\n}")
 # Calls into the watcher that install.js left in the page.
 _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
@@ -147,6 +152,8 @@ class _PageBase:
     _diag: weakref.WeakKeyDictionary[Page, list[str]]
     _warn: weakref.WeakKeyDictionary[Page, list[str]]
     _cdp: weakref.WeakKeyDictionary[Page, Any]
+    #: Per page: the text prepare() already typed (pipelined) and what the install script returned.
+    _typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]]
     _final: FinalErrorMatcher
     _challenge: ChallengeMatcher
 

@@ -62,7 +62,8 @@ class _PageSend(_PageBase):
         prompt box is met first: ``dismiss`` clicks (in the same script), then one Escape."""
         a = self.adapter
         cfg = dict(self._cfg, text=text)
-        info = await self._eval(page, _INSTALL_JS, cfg)
+        typed = self._typed.pop(page, None)  # prepare() typed it already (pipelined)?
+        info = typed[1] if typed is not None and typed[0] == text else await self._eval(page, _INSTALL_JS, cfg)
         if info.get("dismissed"):
             self._warning(page, "clicked away an overlay: " + ", ".join(info["dismissed"]))
         if info.get("covered"):
