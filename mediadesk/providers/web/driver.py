@@ -13,7 +13,15 @@ Why it is built this way:
   ``evaluate``: the text goes in with the browser's own ``insertText`` editing command (trusted
   input events; newlines, Chinese and emoji intact; never an Enter key press, which would send
   early on most sites). CDP ``Input.insertText`` and Playwright's ``fill`` are fallbacks for
-  editors the fast path does not fit.
+  editors the fast path does not fit. On a loaded machine each round trip (Python -> Playwright's
+  driver -> Chromium -> page and back) costs far more than the page work it carries, so round trips
+  that do not need each other's answer go out together (``pipelined``, the default): the new-chat
+  press with the readiness wait, which, given the prompt (``prepare(page, text)``, as the lane calls
+  it), also types it; the send press with the "did it leave?" check and the answer wait. A warm task
+  is then: find the new-chat button; press it (the readiness wait and the typing ride along); press
+  send (the check and the answer wait ride along). Every check is still made, each on its own
+  event in the page; only the waiting for each other is gone. ``pipelined = False`` keeps the
+  one-step-at-a-time order for ``bench web``.
 * **Sent means sent, once.** The send button is resolved and checked in the page at click time
   (sites grow the prompt box after input and move the button): visible, enabled, and the element
   at its centre is the button, not an overlay. Then ONE trusted mouse press/release at that point
