@@ -9,6 +9,7 @@ BENCHES = {
     "api": "bench.api_overhead",
     "web": "bench.web_overhead",
     "webdone": "bench.web_done",
+    "websteps": "bench.web_steps",
     "seed": "bench.seed_batch",
     "gui": "bench.gui_responsiveness",
     "storm": "bench.storm",

@@ -222,13 +222,14 @@ class WebAccountBackend(_AccountSignals):
                 await self.driver.open(page, thread, reload=not here)
                 return task.prompt
         self._threads.page_moved()
-        await self.driver.prepare(page)
         prompt = task.prompt
         if task.history:
             ctx.log(f"conversation {key}: its chat thread cannot be reopened on this account; "
                     f"replaying {len(task.history)} earlier turn(s) in a new chat")
             prompt = replay(task.history, task.prompt)
-        return compose_prompt(self.adapter, prompt, task.effective_instructions())
+        text = compose_prompt(self.adapter, prompt, task.effective_instructions())
+        await self.driver.prepare(page, text)  # the text goes in with the readiness check (one round trip)
+        return text
 
     async def probe(self) -> tuple[bool, str]:
         """Could this account run a task now? For a circuit breaker's health probe: the warm page

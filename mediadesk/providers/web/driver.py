@@ -13,7 +13,15 @@ Why it is built this way:
   ``evaluate``: the text goes in with the browser's own ``insertText`` editing command (trusted
   input events; newlines, Chinese and emoji intact; never an Enter key press, which would send
   early on most sites). CDP ``Input.insertText`` and Playwright's ``fill`` are fallbacks for
-  editors the fast path does not fit.
+  editors the fast path does not fit. On a loaded machine each round trip (Python -> Playwright's
+  driver -> Chromium -> page and back) costs far more than the page work it carries, so round trips
+  that do not need each other's answer go out together (``pipelined``, the default): the new-chat
+  press with the readiness wait, which, given the prompt (``prepare(page, text)``, as the lane calls
+  it), also types it; the send press with the "did it leave?" check and the answer wait. A warm task
+  is then: find the new-chat button; press it (the readiness wait and the typing ride along); press
+  send (the check and the answer wait ride along). Every check is still made, each on its own
+  event in the page; only the waiting for each other is gone. ``pipelined = False`` keeps the
+  one-step-at-a-time order for ``bench web``.
 * **Sent means sent, once.** The send button is resolved and checked in the page at click time
   (sites grow the prompt box after input and move the button): visible, enabled, and the element
   at its centre is the button, not an overlay. Then ONE trusted mouse press/release at that point
@@ -77,7 +85,7 @@ from mediadesk.providers.web.errors import (
     UsageLimit,
 )
 from mediadesk.providers.web.markdown import html_to_markdown
-from mediadesk.providers.web.page_base import _Navigated, _plain
+from mediadesk.providers.web.page_base import _NEXT_JS, _Navigated, _plain, _quiet
 from mediadesk.providers.web.page_evidence import _PageEvidence
 from mediadesk.providers.web.page_ready import _PageReady
 from mediadesk.providers.web.page_send import _SEND_CLICK_MS, _SEND_CONFIRM_MS, _SEND_READY_MS, _PageSend
@@ -143,8 +151,14 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
     """Drives chat pages of one site. Holds no per-page state: the watcher lives in the page, so
     one driver can serve several pages (and a reused page needs nothing re-registered)."""
 
+    #: Round trips that do not depend on each other's answer go out together (see "Few round trips"
+    #: above). False: one step at a time, the previous rule, kept so ``bench web`` can show both in
+    #: one run (it sets this on the class); the ``pipelined`` argument sets it per driver.
+    pipelined: bool = True
+
     def __init__(
         self, adapter: SiteAdapter, *, watch_streams: bool = True, send_click: SendClick | None = None,
+        pipelined: bool | None = None,
     ) -> None:
         self.adapter = adapter
         #: Completion from the site's own answer stream (see stream_watch.py); off: the DOM rule only.
@@ -154,6 +168,8 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         #: "direct": checked in the page, one trusted press (the default); "checked": Playwright's
         #: actionability-checked click (the old rule). The adapter's ``send_click`` unless given.
         self.send_click: SendClick = send_click or adapter.send_click
+        if pipelined is not None:
+            self.pipelined = pipelined
         a = adapter
         self._cfg: dict[str, Any] = {
             "answer": a.selectors("answer"),
@@ -187,6 +203,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         self._diag: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._warn: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._cdp: weakref.WeakKeyDictionary[Page, Any] = weakref.WeakKeyDictionary()
+        self._typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
         self._final = adapter.final_error_matcher()
         self._challenge = adapter.challenge_matcher()
     def _refusal(self, text: str, where: str) -> SiteBusy:
@@ -233,11 +250,16 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
             raise RunTimeout(f"the page did not take the prompt within {pre_send_s:g} s") from exc
         typed = loop.time()
         watch = self._stream_watch(page)
+        first: asyncio.Future[Any] | None = None
         try:
             if cancel_event is not None and cancel_event.is_set():
                 raise RunCanceled("canceled before sending")
             if watch is not None:
                 watch.arm(lambda state: self._push_stream(page, watch, state))
+            if self.pipelined and self.send_click == "direct" and how_to_send.get("aim") is not None:
+                # The direct click, already aimed: the answer wait goes out with it (it is already in
+                # the page when the answer ends).
+                first = asyncio.ensure_future(self._eval(page, _NEXT_JS, [0, on_progress is not None]))
             send_budget_s = (_SEND_CLICK_MS + _SEND_CONFIRM_MS) / 1000.0 + 5.0
             left_s = max(0.0, deadline - loop.time())
             try:
@@ -248,7 +270,8 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
                     raise RunTimeout(f"no complete answer within max_run_s={a.max_run_s:g} s") from exc
                 raise RunTimeout("the page did not respond to the send click") from exc
             sent = loop.time()
-            snap, progress = await self._await_answer(page, deadline, on_progress, cancel_event)
+            snap, progress = await self._await_answer(page, deadline, on_progress, cancel_event, first)
+            first = None
             state = snap["state"]
             if state == "error":
                 said = snap["error"] or ""
@@ -277,6 +300,9 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
             await self._abort(page)
             raise
         finally:
+            if first is not None:  # the run ended before its answer wait was taken up
+                first.cancel()
+                _quiet(first)
             stream_events = tuple(watch.events) if watch is not None else ()
             if watch is not None:
                 watch.disarm()

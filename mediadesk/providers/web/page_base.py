@@ -57,6 +57,11 @@ _INSTALL_JS = _script("install.js")
 _STOP_JS = _script("stop.js")
 _WAIT_IDLE_JS = _script("wait_idle.js")
 _LOGGED_IN_JS = _script("logged_in.js")
+# prepare() given the text (pipelined): wait until ready, then install the watcher and type, in one
+# round trip: {state} or {state: 'ready', info} (info: what install.js returns).
+_READY_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\nconst __ready = (() => {\n" + _read_js("ready.js")
+                  + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : Promise.resolve((() => {\n"
+                  + _read_js("install.js") + "\n})()).then((info) => ({state, info})));\n}")
 # Calls into the watcher that install.js left in the page.
 _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
@@ -111,6 +116,24 @@ def _clicked(exc: BaseException) -> bool:
     return "performing click action" in msg or "click action done" in msg
 
 
+def _quiet(fut: asyncio.Future[Any]) -> None:
+    """Let a round trip that is no longer awaited finish on its own: its error, if any, is logged
+    (at debug level), never left as "exception was never retrieved"."""
+
+    def done(f: asyncio.Future[Any]) -> None:
+        if not f.cancelled() and (exc := f.exception()) is not None:
+            log.debug("a round trip no longer awaited failed: %s", _first_line(exc))
+
+    fut.add_done_callback(done)
+
+
+async def _cancel(*futs: asyncio.Future[Any]) -> None:
+    """Cancel round trips that are no longer wanted and let them end (their errors are dropped)."""
+    for fut in futs:
+        fut.cancel()
+    await asyncio.gather(*futs, return_exceptions=True)
+
+
 class _Navigated(SiteError):
     """The document the script ran in was replaced. Before sending, the steps are redone."""
 
@@ -121,6 +144,7 @@ class _PageBase:
     adapter: SiteAdapter
     watch_streams: bool
     send_click: SendClick
+    pipelined: bool
     _watches: weakref.WeakKeyDictionary[Page, StreamWatch]
     _pushes: set[asyncio.Task[Any]]
     _cfg: dict[str, Any]
@@ -128,6 +152,8 @@ class _PageBase:
     _diag: weakref.WeakKeyDictionary[Page, list[str]]
     _warn: weakref.WeakKeyDictionary[Page, list[str]]
     _cdp: weakref.WeakKeyDictionary[Page, Any]
+    #: Per page: the text prepare() already typed (pipelined) and what the install script returned.
+    _typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]]
     _final: FinalErrorMatcher
     _challenge: ChallengeMatcher
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 from typing import NoReturn
 
 from playwright.async_api import Error as PlaywrightError
@@ -27,6 +28,8 @@ from mediadesk.providers.web.page_base import (
     _LOGGED_IN_JS,
     _NEW_CHAT_JS,
     _READY_JS,
+    _READY_TYPE_JS,
+    _cancel,
     _first_line,
     _is_closed,
     _Navigated,
@@ -41,8 +44,12 @@ log = logging.getLogger("mediadesk.providers.web.driver")
 class _PageReady(_PageBase):
     """prepare / open: the page brought to a state a run can start from."""
 
-    async def prepare(self, page: Page) -> None:
+    async def prepare(self, page: Page, text: str | None = None) -> None:
         """Bring ``page`` to a clean new conversation on this site and check the login.
+
+        ``text``: the prompt the next :meth:`run` on this page will send. Pipelined, it is typed (and
+        the watcher armed) in the same page script as the readiness wait, saving a round trip; the
+        run then sends it (a run with another text types its own, replacing it).
 
         Raises :class:`NeedsLogin`, :class:`RunTimeout` (page load), :class:`SiteError`
         (navigation failed), :class:`AdapterMismatch` (no prompt box), :class:`PageGone`.
@@ -52,27 +59,44 @@ class _PageReady(_PageBase):
         # at load would otherwise never be seen.
         unwatched = self.watch_streams and page not in self._watches
         self._stream_watch(page)
-        clear_from = 0
         if a.new_chat and _same_page(page.url, a.url) and not unwatched:
-            try:
-                async with asyncio.timeout(a.start_timeout_s + 5.0):
-                    info = await self._eval(page, _NEW_CHAT_JS, self._cfg)
-                    if info.get("covered"):
-                        log.info("%s: 'new_chat' is covered by %s; loading the chat page instead",
-                                 a.name or a.url, info["covered"])
-                    if info["found"]:
-                        await self._click(page, info.get("target"), ", ".join(a.selectors("new_chat")),
-                                          "click 'new_chat'")
-                        clear_from = int(info["count"])
-            except _Navigated:
-                info = {"found": False}
-            except TimeoutError as exc:
-                raise RunTimeout(f"the page did not respond within {a.start_timeout_s + 5.0:g} s") from exc
-            if not info["found"]:
-                await self._goto(page, a.url)
-        else:
-            await self._goto(page, a.url)
-        await self._await_ready(page, clear_from)
+            ready = await self._new_chat(page, text)
+            if ready is not None:
+                await ready
+                return
+        await self._goto(page, a.url)
+        await self._await_ready(page, 0, text)
+
+    async def _new_chat(self, page: Page, text: str | None) -> Awaitable[None] | None:
+        """Press the site's "new chat" button; returns the readiness wait to await (old answers gone,
+        logged in, a prompt box), or None when the button is missing or covered (load the chat page
+        instead). Pipelined, the wait goes out together with the press, saving a round trip per task:
+        it is event driven in the page, so it cannot end before the press has taken effect when there
+        were answers to clear, and the press has been dispatched before this returns."""
+        a = self.adapter
+        budget_s = a.start_timeout_s + 5.0
+        ready: asyncio.Future[None] | None = None
+        try:
+            async with asyncio.timeout(budget_s):
+                info = await self._eval(page, _NEW_CHAT_JS, self._cfg)
+                if info.get("covered"):
+                    log.info("%s: 'new_chat' is covered by %s; loading the chat page instead",
+                             a.name or a.url, info["covered"])
+                if not info["found"]:
+                    return None
+                click = self._click(page, info.get("target"), ", ".join(a.selectors("new_chat")), "click 'new_chat'")
+                if self.pipelined:
+                    ready = asyncio.ensure_future(self._await_ready(page, int(info["count"]), text))
+                await click
+        except BaseException as exc:
+            if ready is not None:
+                await _cancel(ready)
+            if isinstance(exc, _Navigated):
+                return None
+            if isinstance(exc, TimeoutError):
+                raise RunTimeout(f"the page did not respond within {budget_s:g} s") from exc
+            raise
+        return ready if ready is not None else self._await_ready(page, int(info["count"]))
 
     async def open(self, page: Page, url: str, *, reload: bool = False) -> None:
         """Bring ``page`` to ``url`` as it is (no new chat: e.g. a conversation thread to continue)
@@ -120,23 +144,32 @@ class _PageReady(_PageBase):
         except Exception:
             return None
         return self._challenge.judge(signals)
-    async def _await_ready(self, page: Page, clear_from: int) -> None:
+    async def _await_ready(self, page: Page, clear_from: int, text: str | None = None) -> None:
+        """Wait until logged in with a prompt box (and, after a new-chat click, the old answers gone);
+        with ``text`` (pipelined only), type it in the same script (kept for the run, see prepare)."""
         a = self.adapter
+        self._typed.pop(page, None)
+        typing = text is not None and self.pipelined
         if a.login_url and not _same_page(a.login_url, a.url) and _same_page(page.url, a.login_url):
             raise NeedsLogin(f"{a.name or a.url}: the site sent the browser to its login page")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + a.start_timeout_s
-        cfg = dict(self._cfg, clearFrom=clear_from)
+        cfg = dict(self._cfg, clearFrom=clear_from, text=text)
         while True:
             remaining = max(0.0, deadline - loop.time())
             cfg["timeoutMs"] = remaining * 1000.0
             try:
-                state = await asyncio.wait_for(self._eval(page, _READY_JS, cfg), remaining + 5.0)
+                got = await asyncio.wait_for(self._eval(page, _READY_TYPE_JS if typing else _READY_JS, cfg),
+                                             remaining + 5.0)
                 break
             except _Navigated:
                 await self._settle_navigation(page)
             except TimeoutError as exc:
                 raise RunTimeout(f"the page did not respond within {a.start_timeout_s:g} s") from exc
+        state = got["state"] if typing else got
+        if typing and state == "ready":
+            assert text is not None
+            self._typed[page] = (text, got["info"])
         if state in ("logged_out", "no_login"):
             how = "shows" if state == "logged_out" else "lacks"
             key = "logged_out" if state == "logged_out" else "logged_in"

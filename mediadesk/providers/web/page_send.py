@@ -23,11 +23,13 @@ from mediadesk.providers.web.page_base import (
     _READY_TO_SEND_JS,
     _SELECT_PROMPT_JS,
     _WAIT_UNCOVERED_JS,
+    _cancel,
     _clicked,
     _first_line,
     _interceptor,
     _Navigated,
     _PageBase,
+    _quiet,
 )
 
 log = logging.getLogger("mediadesk.providers.web.driver")
@@ -60,7 +62,8 @@ class _PageSend(_PageBase):
         prompt box is met first: ``dismiss`` clicks (in the same script), then one Escape."""
         a = self.adapter
         cfg = dict(self._cfg, text=text)
-        info = await self._eval(page, _INSTALL_JS, cfg)
+        typed = self._typed.pop(page, None)  # prepare() typed it already (pipelined)?
+        info = typed[1] if typed is not None and typed[0] == text else await self._eval(page, _INSTALL_JS, cfg)
         if info.get("dismissed"):
             self._warning(page, "clicked away an overlay: " + ", ".join(info["dismissed"]))
         if info.get("covered"):
@@ -182,16 +185,22 @@ class _PageSend(_PageBase):
     async def _send_direct(self, page: Page, text: str, limit_ms: float, aimed: dict[str, Any] | None) -> None:
         for attempt in range(_AIM_RETRIES + 1):
             target = aimed if aimed is not None and attempt == 0 else await self._aim(page, text)
+            press = asyncio.ensure_future(self._press(page, target["x"], target["y"]))
+            # Pipelined: the did-it-leave check goes out with the press (it is event driven in the page
+            # and hears of a press that landed elsewhere at once); one step at a time: after it.
+            confirm = asyncio.ensure_future(self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms])) \
+                if self.pipelined else None
             try:
-                await asyncio.wait_for(self._press(page, target["x"], target["y"]), _SEND_CLICK_MS / 1000.0)
+                seen = await self._pressed(page, press, confirm)
             except TimeoutError:
                 self._trace(page, f"the send click did not return within {_SEND_CLICK_MS / 1000:g} s "
                                   "(a busy page or a blocked click handler); checking whether the prompt left")
-                await self._sent_or_in_doubt(page, text, limit_ms, "the send click timed out")
+                await self._sent_or_in_doubt(page, text, limit_ms, "the send click timed out", confirm)
                 return
             except PlaywrightError as exc:
                 raise self._translate(exc) from exc
-            seen = await self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms])
+            if seen is None:
+                seen = await self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms])
             if seen["ok"]:
                 if self._diag.get(page):  # after trouble, say how it ended
                     self._trace(page, f"sent: {seen['how']}")
@@ -201,6 +210,34 @@ class _PageSend(_PageBase):
                 self._trace(page, f"the click landed on {seen.get('missed')}, not the send button; aiming again")
                 continue
             self._send_failed(page, f"clicking the {self._send_name()}", seen, limit_ms)
+
+    @staticmethod
+    async def _pressed(page: Page, press: asyncio.Future[None],
+                       confirm: asyncio.Future[Any] | None) -> dict[str, Any] | None:
+        """Wait for the press to return (TimeoutError after ``_SEND_CLICK_MS``) or, pipelined, for the
+        did-it-leave check, whichever comes first: the check's answer, or None when it is still to
+        be made. A press still on its way once the check answered is left to finish on its own (a
+        click handler that holds the page); one that failed fails the send."""
+        waiting: set[asyncio.Future[Any]] = {press} if confirm is None else {press, confirm}
+        try:
+            done, _ = await asyncio.wait(waiting, timeout=_SEND_CLICK_MS / 1000.0,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if not done:
+                _quiet(press)
+                raise TimeoutError
+            if press.done():
+                press.result()  # a press that failed (page closed, ...) raises here
+                return None if confirm is None else await confirm
+            _quiet(press)
+            assert confirm is not None
+            seen: dict[str, Any] = confirm.result()
+            return seen
+        except BaseException as exc:
+            if confirm is not None and not isinstance(exc, TimeoutError):
+                await _cancel(confirm)
+            if not press.done():
+                _quiet(press)
+            raise
 
     async def _send_checked(self, page: Page, text: str, limit_ms: float) -> None:
         """Playwright's actionability-checked click (the old rule): on an intercepted click, one
@@ -233,13 +270,15 @@ class _PageSend(_PageBase):
         if not seen["ok"]:
             self._send_failed(page, how, seen, limit_ms)
 
-    async def _sent_or_in_doubt(self, page: Page, text: str, limit_ms: float, why: str) -> None:
+    async def _sent_or_in_doubt(self, page: Page, text: str, limit_ms: float, why: str,
+                                asked: asyncio.Future[Any] | None = None) -> None:
         """A click that timed out may still have sent (the site did, then stalled): "did it leave?"
-        decides. Seen leaving -> sent. The page not answering the check -> in doubt -> sent (the
-        answer wait decides; sending again could generate the prompt twice)."""
+        decides (``asked``: the check already on its way). Seen leaving -> sent. The page not
+        answering the check -> in doubt -> sent (the answer wait decides; sending again could
+        generate the prompt twice)."""
+        check = asked if asked is not None else self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms])
         try:
-            seen = await asyncio.wait_for(self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms]),
-                                          limit_ms / 1000.0 + _SEND_CLICK_MS / 1000.0)
+            seen = await asyncio.wait_for(check, limit_ms / 1000.0 + _SEND_CLICK_MS / 1000.0)
         except TimeoutError:
             self._trace(page, f"{why}; the page did not answer the did-it-leave check: waiting for an answer")
             self._warning(page, f"{why}; the page was unresponsive, so the run waits for an answer "

@@ -53,12 +53,15 @@ class _PageWait(_PageBase):
         deadline: float,
         on_progress: Callable[[], None] | None,
         cancel_event: asyncio.Event | None,
+        first: asyncio.Future[Any] | None = None,
     ) -> tuple[dict[str, Any], int]:
+        """Page events until a final state; ``first``: the first wait, already sent (pipelined)."""
         cancel_wait = asyncio.ensure_future(cancel_event.wait()) if cancel_event is not None else None
         version, progress = 0, 0
         try:
             while True:
-                snap = await self._next(page, version, on_progress is not None, deadline, cancel_wait)
+                snap = await self._next(page, version, on_progress is not None, deadline, cancel_wait, first)
+                first = None
                 if snap["state"] != "armed":
                     return snap, progress
                 if snap["version"] != version:
@@ -78,10 +81,11 @@ class _PageWait(_PageBase):
         progress: bool,
         deadline: float,
         cancel_wait: asyncio.Future[Any] | None,
+        sent: asyncio.Future[Any] | None = None,
     ) -> dict[str, Any]:
         """One page event: the answer changed, or a final state. Bounded by ``max_run_s``."""
         loop = asyncio.get_running_loop()
-        nxt = asyncio.ensure_future(self._eval(page, _NEXT_JS, [version, progress]))
+        nxt = sent if sent is not None else asyncio.ensure_future(self._eval(page, _NEXT_JS, [version, progress]))
         waiters: set[asyncio.Future[Any]] = {nxt}
         if cancel_wait is not None:
             waiters.add(cancel_wait)

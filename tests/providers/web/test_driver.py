@@ -293,6 +293,21 @@ async def test_site_a_send_button_that_moves_after_input(server: str, page: Page
     assert await page.evaluate("window.received") == ["moving target"]
 
 
+@pytest.mark.parametrize("pipelined", [True, False])
+async def test_site_a_press_that_misses_a_button_that_jumped_is_aimed_again_and_sent_once(
+    server: str, page: Page, pipelined: bool
+) -> None:
+    # The button moves between the aim and the press: the press lands beside it (nothing is sent),
+    # the probe says so, and the driver aims again -- also when the did-it-leave check went out with
+    # the press (pipelined) rather than after it.
+    driver = PageDriver(site(server, "site_a", "?jump=1"), pipelined=pipelined)
+    await driver.prepare(page)
+    assert (await driver.run(page, "jumping target")).answer == "Echo: jumping target | done."
+    assert await page.evaluate("window.received") == ["jumping target"]
+    pressed = await page.evaluate("window.pressedOn")
+    assert pressed[-1] == "send" and len(pressed) >= 2 and "send" not in pressed[:-1], pressed
+
+
 async def test_site_a_send_that_does_nothing_fails_fast_as_send_failed(server: str, page: Page) -> None:
     # start_timeout_s is long: the run must not wait for it to learn that nothing was sent.
     driver = PageDriver(site(server, "site_a", "?deadsend=1", start_timeout_s=30.0))

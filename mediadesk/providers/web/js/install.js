@@ -289,6 +289,7 @@
       probe.landed = e.target === b || b.contains(e.target);
       if (!probe.landed) probe.target = describe(e.target);
       w.probeOff();
+      if (w.onProbe) w.onProbe();  // a did-it-leave check already waiting hears of a miss at once
     };
     // pointerdown, captured at the window: it fires before any of the site's own handlers, so its
     // target is the hit test of the press itself (a miss means the button never got the press).
@@ -318,9 +319,10 @@
   });
   w.dismiss = () => dismissOverlays();
   w.holds = (text) => { const p = findPrompt(); return !!p && sameText(p, text); };
-  // "Did it leave?" After the send input: resolve once the prompt left the box, busy shows, the
-  // user's new turn or an answer appeared, or the watcher saw an error/logout; {ok: false, ...} with
-  // what the box shows after timeoutMs -- at once when the probe saw the click land elsewhere.
+  // "Did it leave?" After the send input (or sent together with it: the driver's pipelined send):
+  // resolve once the prompt left the box, busy shows, the user's new turn or an answer appeared, or
+  // the watcher saw an error/logout; {ok: false, ...} with what the box shows after timeoutMs -- at
+  // once when the probe saw the click land elsewhere.
   w.confirmSent = (text, timeoutMs) => new Promise((resolve) => {
     let stop = null, tm = 0;
     const attempt = (final) => {
@@ -335,12 +337,14 @@
       if (!how && !final && !missed) return false;
       if (stop) stop();
       clearTimeout(tm);
+      w.onProbe = null;
       const probe = w.probe || {};
       resolve({ok: !!how, how, landed: probe.landed === undefined ? null : probe.landed,
                missed: probe.target || null, seen: p ? promptText(p).slice(0, 120) : null});
       return true;
     };
     if (attempt(false)) return;
+    w.onProbe = () => attempt(false);
     stop = watchDom(() => attempt(false));
     tm = setTimeout(() => attempt(true), timeoutMs);
   });

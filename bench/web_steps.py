@@ -1,0 +1,155 @@
+"""Where a warm web task's overhead goes, step by step, on the chat simulator (its own process).
+
+One real Chromium, one logged-in page reused as the lane reuses it, ``PageDriver.prepare`` + ``run`` per
+task. Every page round trip the driver makes is timed from Python (``time.perf_counter`` around
+``_eval`` and the trusted press), bench-only: a subclass of the driver wraps them, the product code is
+not touched. Beside them, in the same run, the floor: one empty ``evaluate`` and one raw trusted press.
+
+    python -m bench websteps [--tasks 12] [--paths old,new]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import os
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Page, async_playwright
+
+from bench.common import sim_process, table
+from mediadesk.providers.web import page_base
+from mediadesk.providers.web.adapter import load_adapter, with_url
+from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.finder import chromium_flags, find_browser
+from mediadesk.sim.web_server import login_context
+
+ROOT = Path(__file__).resolve().parent.parent
+SIMCHAT = ROOT / "resources" / "sites" / "simchat.toml"
+SETTLE_MS = 100
+_CLOCK_JS = "() => [performance.now(), window.__mediadeskWatch.sentAt]"
+
+#: Script constants of page_base -> a step name.
+_NAMES = {getattr(page_base, k): k.strip("_").removesuffix("_JS").lower()
+          for k in dir(page_base) if k.endswith("_JS") and isinstance(getattr(page_base, k), str)}
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} (1 / 5 min) on {os.cpu_count()} cores, shared with other jobs"
+
+
+class StepDriver(PageDriver):
+    """The product driver, with every page round trip timed (bench only)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.steps: list[tuple[str, float]] = []
+
+    async def _timed(self, name: str, aw: Awaitable[Any]) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return await aw
+        finally:
+            self.steps.append((name, (time.perf_counter() - t0) * 1e3))
+
+    async def _eval(self, page: Page, script: str, arg: Any = None) -> Any:
+        return await self._timed("eval " + _NAMES.get(script, "other"), super()._eval(page, script, arg))
+
+    async def _press(self, page: Page, x: float, y: float) -> None:
+        await self._timed("trusted press", super()._press(page, x, y))
+
+
+async def floor(page: Page, driver: PageDriver) -> dict[str, float]:
+    """One empty evaluate and one trusted press on an empty spot (nothing reacts), timed."""
+    t0 = time.perf_counter()
+    await page.evaluate("() => 0")
+    t1 = time.perf_counter()
+    await driver._press(page, 2, 2)
+    t2 = time.perf_counter()
+    return {"floor: one evaluate": (t1 - t0) * 1e3, "floor: one trusted press": (t2 - t1) * 1e3}
+
+
+async def one_task(driver: StepDriver, page: Page, prompt: str) -> dict[str, float]:
+    driver.steps.clear()
+    t0 = time.perf_counter()
+    await driver.prepare(page, prompt)  # as the lane calls it: the text goes with the readiness wait
+    t1 = time.perf_counter()
+    result = await driver.run(page, prompt)
+    t2 = time.perf_counter()
+    now, sent_at = await page.evaluate(_CLOCK_JS)  # the page's clock right after run() returned
+    t = result.timings
+    assert t.last_change_ms is not None and t.done_ms is not None
+    row: dict[str, float] = defaultdict(float)
+    for name, ms in driver.steps:
+        row[name] += ms
+    row["prepare (all)"] = (t1 - t0) * 1e3
+    row["run: start -> typed"] = t.typed_ms
+    row["run: typed -> sent (confirmed)"] = t.sent_ms - t.typed_ms
+    # The page's own clock from the send: generation ends at last_change; the rule then waits.
+    row["rule wait (page clock)"] = t.done_ms - t.last_change_ms
+    row["done -> returned (page clock, + one one-way trip)"] = now - (sent_at + t.done_ms)
+    row["task overhead ex rule"] = (t2 - t0) * 1e3 - t.last_change_ms - (t.done_ms - t.last_change_ms)
+    row["task overhead ex settle_ms"] = (t2 - t0) * 1e3 - t.last_change_ms - SETTLE_MS
+    return row
+
+
+async def measure(page: Page, driver: StepDriver, tasks: int, label: str) -> list[dict[str, float]]:
+    await driver.prepare(page)
+    await driver.run(page, "warm up")
+    rows = []
+    for i in range(tasks):
+        row = await one_task(driver, page, f"{label} task {i}")
+        row.update(await floor(page, driver))
+        rows.append(row)
+    return rows
+
+
+def summary(rows: list[dict[str, float]]) -> dict[str, float]:
+    keys = sorted({k for r in rows for k in r})
+    return {k: statistics.median(r.get(k, 0.0) for r in rows) for k in keys}
+
+
+async def main_async(args: argparse.Namespace, paths: dict[str, Callable[[Any], StepDriver]]) -> None:
+    exe = find_browser(None, probe_version=False).path
+    results: dict[str, dict[str, float]] = {}
+    with sim_process("web", "--time-scale", "0.01", "--fixed-run-s", "30", "--answer-tokens", "20") as chat_url:
+        base = chat_url.rsplit("/", 1)[0]
+        adapter = dataclasses.replace(with_url(load_adapter(SIMCHAT), chat_url), settle_ms=SETTLE_MS)
+        pw = await async_playwright().start()
+        browser = await pw.chromium.launch(executable_path=str(exe), args=chromium_flags(headless=False))
+        try:
+            ctx = await browser.new_context()
+            await login_context(ctx, base, "bench")
+            page = await ctx.new_page()
+            for name in args.paths.split(","):
+                results[name] = summary(await measure(page, paths[name](adapter), args.tasks, name))
+        finally:
+            await browser.close()
+            await pw.stop()
+    names = list(results)
+    keys = sorted({k for s in results.values() for k in s})
+    print(f"\nWarm web task, step by step (median of {args.tasks} tasks, ms); {load()}")
+    print(table([("step", *names), *[(k, *(f"{results[n].get(k, 0.0):.1f}" for n in names)) for k in keys]]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="bench websteps")
+    p.add_argument("--tasks", type=int, default=12)
+    p.add_argument("--paths", default="checked,direct,pipelined")
+    paths: dict[str, Callable[[Any], StepDriver]] = {
+        "checked": lambda a: StepDriver(a, send_click="checked", pipelined=False),
+        "direct": lambda a: StepDriver(a, send_click="direct", pipelined=False),
+        "pipelined": lambda a: StepDriver(a, send_click="direct", pipelined=True),
+    }
+    asyncio.run(main_async(p.parse_args(argv), paths))
+
+
+if __name__ == "__main__":
+    main()
