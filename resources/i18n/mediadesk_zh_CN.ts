@@ -212,84 +212,84 @@
 <context>
     <name>AccountsPanel</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="125"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="127"/>
         <source>Account</source>
-        <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording). The disable question open now (kept up to date as its task ends).</extracomment>
+        <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Quiet hours: when the account&apos;s next window opens (None inside one, or without any). Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording). The disable question open now (kept up to date as its task ends).</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="125"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="127"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="125"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="127"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="125"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="127"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="126"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="128"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="215"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="218"/>
         <source>Your switch: when off, no new task is sent to this account. MediaDesk never changes it by itself.</source>
         <translation>由您控制的开关：关闭后不再向此账号派发新任务。MediaDesk 不会自行更改它。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="217"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="220"/>
         <source>Enable account {name}</source>
         <translation>启用账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="221"/>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="255"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="224"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="261"/>
         <source>Log in</source>
         <translation>登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="243"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="249"/>
         <source>earlier: {error}</source>
         <translation>此前：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="245"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="251"/>
         <source>Details: {detail}</source>
         <translation>详情：{detail}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="252"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="258"/>
         <source>Logging in is not available in this window</source>
         <translation>此窗口中无法登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="254"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="260"/>
         <source>Open this account&apos;s browser to log in</source>
         <translation>打开此账号的浏览器进行登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="255"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="261"/>
         <source>Logging in…</source>
         <translation>正在登录…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="322"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="329"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="331"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="338"/>
         <source>{id} (“{prompt}”)</source>
         <translation>{id}（“{prompt}”）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="332"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="339"/>
         <source>{name} is running {tasks}. It takes no new task while you decide, and none once disabled. What about the running task?</source>
         <translation>{name} 正在运行 {tasks}。在您做出决定期间以及停用之后，都不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
@@ -314,12 +314,12 @@
         <translation type="vanished">保持启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="361"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="368"/>
         <source>Cannot log in: the event loop is not running</source>
         <translation>无法登录：事件循环未运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="388"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="395"/>
         <source>Login for {name} failed: {error}</source>
         <translation>{name} 登录失败：{error}</translation>
     </message>
@@ -651,97 +651,107 @@
 <context>
     <name>BatchesView</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="84"/>
         <source>Batch</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="84"/>
         <source>Submitted</source>
         <translation>提交时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="84"/>
         <source>Progress</source>
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="84"/>
         <source>Total</source>
         <translation>总数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="75"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="84"/>
         <source>Pending</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="76"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="85"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="76"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="85"/>
         <source>Succeeded</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="76"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="85"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="76"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="85"/>
         <source>Canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="77"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="86"/>
         <source>ETA / done</source>
         <translation>预计剩余 / 完成时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="77"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="86"/>
         <source>Tokens</source>
         <translation>令牌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="87"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="86"/>
+        <source>Spent</source>
+        <translation>花费</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="96"/>
         <source>No batch yet: submit one with Ctrl+O or drop a JSONL/CSV file on the window.</source>
         <translation>还没有批次：按 Ctrl+O 提交一个，或将 JSONL/CSV 文件拖放到窗口上。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="93"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="102"/>
         <source>ETA: time until the batch&apos;s last queued task is done, from the lanes&apos; recent run times and what is queued ahead of it (p50 = median case, p90 = slow case).</source>
         <translation>预计剩余：根据各通道最近的运行耗时以及排在前面的任务，估算此批次最后一个排队任务完成所需的时间（p50 = 中位情况，p90 = 较慢情况）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="160"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="169"/>
         <source>(no batch)</source>
         <translation>（无批次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="184"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="193"/>
         <source>{mark}{prompt} in / {mark}{completion} out</source>
         <translation>输入 {mark}{prompt} / 输出 {mark}{completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="189"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="200"/>
+        <source>no price</source>
+        <translation>无价格</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="204"/>
         <source>done at {t}</source>
         <translation>完成于 {t}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="192"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="207"/>
         <source>— (no lane can take it)</source>
         <translation>—（没有通道能接收）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="194"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="209"/>
         <source>after {need} finished runs of {group} ({have} so far)</source>
         <translation>{group} 完成 {need} 次运行后给出（目前 {have} 次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="196"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="211"/>
         <source>— (no lane has reported yet)</source>
         <translation>—（还没有通道报告）</translation>
     </message>
@@ -750,7 +760,7 @@
         <translation type="vanished">—（尚无已完成的运行）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="197"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="212"/>
         <source>p50 {p50} ({at}), p90 {p90}</source>
         <translation>p50 {p50}（{at}），p90 {p90}</translation>
     </message>
@@ -1114,36 +1124,71 @@
     </message>
     <message>
         <location filename="../../mediadesk/config/messages.py" line="94"/>
+        <source>use HH:MM-HH:MM ranges separated by commas, e.g. &quot;22:00-07:00&quot; or &quot;09:00-12:00,14:00-18:00&quot;</source>
+        <translation>请使用以逗号分隔的 HH:MM-HH:MM 时段，例如 &quot;22:00-07:00&quot; 或 &quot;09:00-12:00,14:00-18:00&quot;</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="96"/>
+        <source>{part} is not a range HH:MM-HH:MM (e.g. &quot;22:00-07:00&quot;)</source>
+        <translation>{part} 不是 HH:MM-HH:MM 格式的时段（例如 &quot;22:00-07:00&quot;）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="97"/>
+        <source>{time} is not a time of day (00:00-23:59, or 24:00 as an end)</source>
+        <translation>{time} 不是一天中的时间（00:00-23:59，结束时间可写 24:00）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="98"/>
+        <source>{part} is empty (start equals end); for all day leave active_hours out</source>
+        <translation>{part} 为空（开始等于结束）；全天可用请不要写 active_hours</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="100"/>
+        <source>currency must be a three-letter code such as &quot;USD&quot;, &quot;EUR&quot; or &quot;CNY&quot;</source>
+        <translation>currency 必须是三个字母的货币代码，例如 &quot;USD&quot;、&quot;EUR&quot; 或 &quot;CNY&quot;</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="101"/>
+        <source>a budget names exactly one of endpoint or profile</source>
+        <translation>预算必须且只能指定 endpoint 或 profile 之一</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="102"/>
+        <source>a budget has exactly one of max_cost (money) or max_tokens</source>
+        <translation>预算必须且只能设置 max_cost（金额）或 max_tokens 之一</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="104"/>
         <source>duplicate profile name {name}</source>
         <translation>配置名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="95"/>
+        <location filename="../../mediadesk/config/messages.py" line="105"/>
         <source>duplicate endpoint name {name}</source>
         <translation>端点名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="96"/>
+        <location filename="../../mediadesk/config/messages.py" line="106"/>
         <source>duplicate account name {name}</source>
         <translation>账号名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="97"/>
+        <location filename="../../mediadesk/config/messages.py" line="107"/>
         <source>no endpoint named {name} ({known})</source>
         <translation>没有名为 {name} 的端点（{known}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="98"/>
+        <location filename="../../mediadesk/config/messages.py" line="108"/>
         <source>none defined</source>
         <translation>一个也未定义</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="99"/>
+        <location filename="../../mediadesk/config/messages.py" line="109"/>
         <source>no profile named {name}</source>
         <translation>没有名为 {name} 的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="100"/>
+        <location filename="../../mediadesk/config/messages.py" line="110"/>
         <source>profile {name} is an api profile; accounts are for web</source>
         <translation>配置 {name} 是 api 配置；账号只用于 web 配置</translation>
     </message>
@@ -1675,229 +1720,234 @@
 <context>
     <name>Format</name>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="93"/>
+        <location filename="../../mediadesk/ui/format.py" line="90"/>
+        <source>waits until {t}</source>
+        <translation>等待至 {t}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="102"/>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="95"/>
+        <location filename="../../mediadesk/ui/format.py" line="104"/>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="97"/>
+        <location filename="../../mediadesk/ui/format.py" line="106"/>
         <source>{h} h {m} min</source>
         <translation>{h} 小时 {m} 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="104"/>
+        <location filename="../../mediadesk/ui/format.py" line="113"/>
         <source>pending</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="105"/>
+        <location filename="../../mediadesk/ui/format.py" line="114"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="106"/>
+        <location filename="../../mediadesk/ui/format.py" line="115"/>
         <source>stalled</source>
         <translation>停滞</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="107"/>
+        <location filename="../../mediadesk/ui/format.py" line="116"/>
         <source>success</source>
         <translation>成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="108"/>
+        <location filename="../../mediadesk/ui/format.py" line="117"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="109"/>
-        <location filename="../../mediadesk/ui/format.py" line="174"/>
+        <location filename="../../mediadesk/ui/format.py" line="118"/>
+        <location filename="../../mediadesk/ui/format.py" line="183"/>
         <source>canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="118"/>
+        <location filename="../../mediadesk/ui/format.py" line="127"/>
         <source>ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="119"/>
+        <location filename="../../mediadesk/ui/format.py" line="128"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="120"/>
-        <location filename="../../mediadesk/ui/format.py" line="172"/>
+        <location filename="../../mediadesk/ui/format.py" line="129"/>
+        <location filename="../../mediadesk/ui/format.py" line="181"/>
         <source>needs login</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="121"/>
+        <location filename="../../mediadesk/ui/format.py" line="130"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="122"/>
+        <location filename="../../mediadesk/ui/format.py" line="131"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="123"/>
+        <location filename="../../mediadesk/ui/format.py" line="132"/>
         <source>starting</source>
         <translation>启动中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="124"/>
+        <location filename="../../mediadesk/ui/format.py" line="133"/>
         <source>needs a person (bot check)</source>
         <translation>需要人工处理（人机验证）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="125"/>
+        <location filename="../../mediadesk/ui/format.py" line="134"/>
         <source>resting (usage limit)</source>
         <translation>休息中（用量上限）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="135"/>
+        <location filename="../../mediadesk/ui/format.py" line="144"/>
         <source>stopped since {since}: {reason}; set the right API key, then Check and resume in Exceptions</source>
         <translation>自 {since} 起已停止：{reason}；请设置正确的 API 密钥，然后在“异常”中点“检查并恢复”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="139"/>
+        <location filename="../../mediadesk/ui/format.py" line="148"/>
         <source>stopped since {since}: {reason}; fix the config, then Check and resume in Exceptions</source>
         <translation>自 {since} 起已停止：{reason}；请修正配置，然后在“异常”中点“检查并恢复”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="147"/>
+        <location filename="../../mediadesk/ui/format.py" line="156"/>
         <source>environment variable {env} (or keyring entry {ring})</source>
         <translation>环境变量 {env}（或密钥环条目 {ring}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="150"/>
+        <location filename="../../mediadesk/ui/format.py" line="159"/>
         <source>environment variable {env}</source>
         <translation>环境变量 {env}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="152"/>
+        <location filename="../../mediadesk/ui/format.py" line="161"/>
         <source>keyring entry {ring}</source>
         <translation>密钥环条目 {ring}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="153"/>
+        <location filename="../../mediadesk/ui/format.py" line="162"/>
         <source>nowhere (no api_key_env or api_key_keyring is set: no key was sent)</source>
         <translation>无处（未设置 api_key_env 或 api_key_keyring：没有发送密钥）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="161"/>
+        <location filename="../../mediadesk/ui/format.py" line="170"/>
         <source>took too long</source>
         <translation>耗时过长</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="162"/>
+        <location filename="../../mediadesk/ui/format.py" line="171"/>
         <source>refused: too many requests</source>
         <translation>被拒绝：请求过多</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="163"/>
+        <location filename="../../mediadesk/ui/format.py" line="172"/>
         <source>the service had an error</source>
         <translation>服务出错</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="164"/>
+        <location filename="../../mediadesk/ui/format.py" line="173"/>
         <source>connection problem</source>
         <translation>连接问题</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="165"/>
+        <location filename="../../mediadesk/ui/format.py" line="174"/>
         <source>stopped answering (no heartbeat)</source>
         <translation>停止响应（没有心跳）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="166"/>
+        <location filename="../../mediadesk/ui/format.py" line="175"/>
         <source>interrupted: MediaDesk stopped</source>
         <translation>已中断：MediaDesk 停止了</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="167"/>
+        <location filename="../../mediadesk/ui/format.py" line="176"/>
         <source>the browser crashed</source>
         <translation>浏览器崩溃了</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="168"/>
+        <location filename="../../mediadesk/ui/format.py" line="177"/>
         <source>the site showed an error</source>
         <translation>网站显示了错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="169"/>
+        <location filename="../../mediadesk/ui/format.py" line="178"/>
         <source>the answer was cut off</source>
         <translation>回答被截断</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="170"/>
+        <location filename="../../mediadesk/ui/format.py" line="179"/>
         <source>the request was refused as invalid</source>
         <translation>请求因无效被拒绝</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="171"/>
+        <location filename="../../mediadesk/ui/format.py" line="180"/>
         <source>API key refused or missing</source>
         <translation>API 密钥被拒绝或缺失</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="173"/>
+        <location filename="../../mediadesk/ui/format.py" line="182"/>
         <source>browser profile in use elsewhere</source>
         <translation>浏览器配置文件正被其他程序使用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="175"/>
+        <location filename="../../mediadesk/ui/format.py" line="184"/>
         <source>setup problem</source>
         <translation>设置问题</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="176"/>
+        <location filename="../../mediadesk/ui/format.py" line="185"/>
         <source>internal error (a bug in MediaDesk)</source>
         <translation>内部错误（MediaDesk 的缺陷）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="177"/>
+        <location filename="../../mediadesk/ui/format.py" line="186"/>
         <source>out of credit</source>
         <translation>余额不足</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="178"/>
+        <location filename="../../mediadesk/ui/format.py" line="187"/>
         <source>waited too long to start</source>
         <translation>等待开始的时间过长</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="179"/>
+        <location filename="../../mediadesk/ui/format.py" line="188"/>
         <source>set aside after repeated crashes</source>
         <translation>多次崩溃后已搁置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="180"/>
+        <location filename="../../mediadesk/ui/format.py" line="189"/>
         <source>an earlier turn of its conversation failed</source>
         <translation>所在对话的前一轮失败了</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="182"/>
+        <location filename="../../mediadesk/ui/format.py" line="191"/>
         <source>every fallback profile failed</source>
         <translation>所有备用配置都失败了</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="183"/>
+        <location filename="../../mediadesk/ui/format.py" line="192"/>
         <source>the answer was too long</source>
         <translation>回答太长</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="184"/>
+        <location filename="../../mediadesk/ui/format.py" line="193"/>
         <source>the site asks for a person (bot check)</source>
         <translation>网站要求人工操作（机器人验证）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="207"/>
+        <location filename="../../mediadesk/ui/format.py" line="216"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
@@ -2133,27 +2183,42 @@
     </message>
     <message>
         <location filename="../../mediadesk/ui/panels/lane_panel.py" line="409"/>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="440"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="444"/>
         <source>{status} (paused)</source>
         <translation>{status}（已暂停）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="438"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="413"/>
+        <source>stopped by a budget</source>
+        <translation>已被预算停止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="442"/>
         <source>{n}/{cap} running</source>
         <translation>运行中 {n}/{cap}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="444"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="446"/>
+        <source>{status} · {waits}</source>
+        <translation>{status} · {waits}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="448"/>
+        <source>{status} · stopped by a budget</source>
+        <translation>{status} · 已被预算停止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="452"/>
         <source>empty prompt: on</source>
         <translation>空指令：开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="444"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="452"/>
         <source>empty prompt: off</source>
         <translation>空指令：关</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="455"/>
+        <location filename="../../mediadesk/ui/panels/lane_panel.py" line="464"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -3051,8 +3116,8 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="144"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="294"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="145"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="295"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Notices that need the operator (unseen): shown in the title, the status bar and the tray. The window was closed by the operator (the app then stops the scheduler and quits). Setup&apos;s &quot;Restart lanes&quot;: the workspace switcher restarts them from the saved config. The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml. Whether Setup may offer &quot;Restart lanes&quot; (set by whoever answers restartLanesRequested).</extracomment>
         <translation>MediaDesk — {dir}</translation>
@@ -3088,43 +3153,43 @@
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="219"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="220"/>
         <source>Setup…</source>
         <extracomment>Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows: (tasks to cancel, finished ones left as they are) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="221"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="222"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="296"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="297"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="355"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="356"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="377"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="378"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="381"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="382"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="384"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="385"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="386"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="387"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
@@ -3196,57 +3261,77 @@
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="52"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="55"/>
         <source>1 desktop</source>
         <translation>1 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="53"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="56"/>
         <source>{n} desktops</source>
         <translation>{n} 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="62"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="65"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="63"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="66"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="65"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="68"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="67"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="70"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="69"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="72"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="82"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="86"/>
+        <source>spent today: {amount}</source>
+        <translation>今日花费：{amount}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="88"/>
+        <source>used today: {n} tokens</source>
+        <translation>今日用量：{n} 个 token</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="91"/>
+        <source>{spent} · stopped by a budget</source>
+        <translation>{spent} · 已被预算停止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="92"/>
+        <source>stopped by a budget</source>
+        <translation>已被预算停止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="107"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="88"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="113"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="94"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="119"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="100"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="125"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -3279,12 +3364,12 @@
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="46"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="49"/>
         <source>{total} tasks</source>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="48"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="51"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
@@ -3577,92 +3662,154 @@
         <translation type="vanished">配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="77"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="77"/>
         <source>Empty prompt</source>
         <translation>空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="77"/>
         <source>Endpoint / profile</source>
+        <extracomment>Quiet hours: lane -&gt; (its profile, when its next window opens or None).</extracomment>
         <translation>端点 / 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="78"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="78"/>
         <source>Gate / share</source>
         <translation>闸门 / 份额</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="72"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="78"/>
+        <source>Hours</source>
+        <translation>时段</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="79"/>
         <source>Tokens</source>
         <translation>令牌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="83"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="79"/>
+        <source>Spent (today · in all)</source>
+        <translation>花费（今日 · 累计）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="90"/>
         <source>Tokens used so far, prompt in / answer out (a ~ marks a sum that holds estimates: web tasks, servers that report no usage)</source>
         <translation>目前已用的令牌：输入（提示）/ 输出（回答）（~ 表示合计中含估算值：网页任务，或不报告用量的服务器）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="163"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="102"/>
+        <source>Raise a budget cap…</source>
+        <translation>提高预算上限…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="104"/>
+        <source>A cap stops its endpoint, profile or batch before a task would pass it (its tasks stay pending); raise it to go on at once</source>
+        <translation>上限会在任务将超出它之前停止其端点、配置或批次（任务保持待处理）；提高上限即可立即继续</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="178"/>
         <source>{mark}{prompt} in / {mark}{completion} out</source>
         <translation>输入 {mark}{prompt} / 输出 {mark}{completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="214"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="249"/>
+        <source>{label} (stopping now)</source>
+        <translation>{label}（正在停止）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="251"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="255"/>
+        <source>Raise a budget cap</source>
+        <translation>提高预算上限</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="251"/>
+        <source>Cap:</source>
+        <translation>上限：</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="256"/>
+        <source>New cap for {label}:</source>
+        <translation>{label} 的新上限：</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="276"/>
+        <source>{today} · {total}</source>
+        <translation>{today} · {total}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="279"/>
+        <source>{spent} · stopped by its budget</source>
+        <translation>{spent} · 已被其预算停止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="280"/>
+        <source>stopped by its budget</source>
+        <translation>已被其预算停止</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="287"/>
+        <source>{n} tokens</source>
+        <translation>{n} 个 token</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="295"/>
         <source>Reasoning models: send only the user&apos;s content, no instructions; applies to tasks dispatched after the change</source>
         <translation>推理模型：只发送用户内容，不发送指令；对更改之后派发的任务生效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="299"/>
         <source>Endpoint: how many requests it may serve at once for all its profiles together (learned: the lower limit found from the provider&apos;s refusals). Profile: its share, at most this many of its own requests at once, within the endpoint&apos;s gate.</source>
         <translation>端点：它为其所有配置合计可同时处理的请求数（学得：根据服务方的拒绝找到的更低上限）。配置：它的份额，即在端点闸门之内，它自己最多可同时运行的请求数。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="223"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="304"/>
         <source>implicit: {url}</source>
         <translation>隐式：{url}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="225"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="306"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="227"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="308"/>
         <source>Profiles {profiles} give this base URL and key source themselves: they share one implicit endpoint, whose gate is the smallest of their concurrencies.</source>
         <translation>配置 {profiles} 各自指定了此基础 URL 和密钥来源：它们共享一个隐式端点，其闸门取它们并发数中的最小值。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="230"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="311"/>
         <source>Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.</source>
         <translation>来自 [[endpoints]] 的端点 {name}（{url}）：{profiles} 共用一个闸门。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="242"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="323"/>
         <source>web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="242"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="323"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="247"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="329"/>
         <source>Empty prompt for {name}</source>
         <translation>{name} 的空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="257"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="339"/>
         <source>How many of this profile&apos;s requests may run at once (1..{max}), within its endpoint&apos;s gate; set it to the provider&apos;s quota</source>
         <translation>此配置可同时运行的请求数（1..{max}），受其端点闸门限制；请按服务商的配额设置</translation>
     </message>
@@ -3671,52 +3818,52 @@
         <translation type="vanished">此端点可同时运行的请求数（1..{max}）；请按服务商的配额设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="265"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="347"/>
         <source>1 per account</source>
         <translation>每账号 1 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="266"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="348"/>
         <source>A chat account allows exactly one generation at a time; a second one at the same moment breaks both. Add accounts to go faster.</source>
         <translation>一个聊天账号同一时间只能进行一次生成；同时进行第二次会让两次都失败。想要更快，请添加账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="280"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="362"/>
         <source>gate {n}</source>
         <translation>闸门 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="284"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="366"/>
         <source>learned {n}</source>
         <translation>学得 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="285"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="367"/>
         <source>{n} in flight</source>
         <translation>进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="287"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="369"/>
         <source>stopped: {reason}</source>
         <translation>已停止：{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="289"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="371"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="289"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="371"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="297"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="379"/>
         <source>share {share} · up to {n} at once</source>
         <translation>份额 {share} · 最多同时 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="327"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="409"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
@@ -3757,7 +3904,7 @@
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
         <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
@@ -3870,72 +4017,78 @@
         <translation>规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="186"/>
+        <source>Active hours (e.g. 22:00-07:00)</source>
+        <translation>活动时段（例如 22:00-07:00）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
         <source>Web profile</source>
         <translation>网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
         <source>Browser profile folder</source>
         <translation>浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
         <source>Login user variable</source>
         <translation>登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="182"/>
         <source>Login password variable</source>
         <translation>登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="182"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
         <source>Login user keyring entry</source>
         <translation>登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="184"/>
         <source>Login password keyring entry</source>
         <translation>登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="184"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="185"/>
         <source>Login cooldown (s)</source>
         <translation>登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="186"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="188"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="186"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="188"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="186"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="188"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="202"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="204"/>
         <source>Test</source>
         <translation>测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="220"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="222"/>
         <source>Check adapter</source>
         <translation>检查适配器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="222"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="224"/>
         <source>Opens the site on the account&apos;s profile in Chromium, reports each adapter key (found, missing, covered...) with an outlined screenshot, then sends one test prompt and shows how completion was decided</source>
         <translation>在 Chromium 中用该账号的配置文件打开网站，报告适配器的每个键（找到、缺失、被遮挡……）并附带标注了元素的截图，然后发送一条测试提示，显示如何判定回答完成</translation>
     </message>
@@ -3965,12 +4118,12 @@
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="292"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="294"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="296"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="298"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
