@@ -260,8 +260,7 @@ class Scheduler:
     def _build_lanes(self) -> None:
         self._finalizer = Finalizer(self.store, self.bus, self._profiles, self._wake_profile)
         self.budgets = Budgets(self.config, self.store, clock=self._clock, notice=self._capacity_notice)
-        self.store.prices = self.budgets.prices  # a task's cost is computed when its usage is stored
-        self.store.on_spent = self.budgets.spent
+        self.store.set_pricing(self.budgets.prices, self.budgets.spent)  # costs computed as usage is stored
         deps = LaneDeps(
             store=self.store, bus=self.bus, policy=self.config.retry.policy(), timing=self.wiring.timing(),
             owner=self.owner, resolve=self._resolve, evidence_root=self.workspace.evidence_dir, clock=self._clock,

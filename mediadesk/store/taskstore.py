@@ -83,6 +83,13 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
     #: scheduler's budgets keep their sums from it.
     on_spent: Callable[[TaskRecord, float, Usage], None] | None = None
 
+    def set_pricing(self, prices: Mapping[str, Price],
+                    on_spent: Callable[[TaskRecord, float, Usage], None] | None) -> None:
+        """Profile -> price (a task's cost is computed whenever its usage is stored), and who is told
+        of each stored cost (the scheduler's budgets keep their sums from it)."""
+        self.prices = prices
+        self.on_spent = on_spent
+
     @property
     def location(self) -> StoreLocation:
         return SqliteLocation(self.path)

@@ -53,7 +53,7 @@ def run_one(store: TaskStore, tid: str, profile: str, usage: Usage, now: float, 
 def test_costs_are_stored_at_the_endpoints_price_and_summed_per_currency(store: TaskStore) -> None:
     cfg = config(per="total", max_cost=100.0, currency="EUR")
     b = Budgets(cfg, store, clock=Clock(1e9), notice=lambda _m: None)
-    store.prices, store.on_spent = b.prices, b.spent
+    store.set_pricing(b.prices, b.spent)
     run_one(store, "a", "writer", Usage(1_000_000, 500_000, 200_000), 1e9)
     run_one(store, "b", "other", Usage(1000, 1000), 1e9)
     a, o = store.get("a"), store.get("b")
@@ -69,7 +69,7 @@ def test_a_stop_before_the_cap_the_80_percent_notice_and_a_raised_cap(store: Tas
     notices: list[str] = []
     cfg = config(per="total", max_cost=1.0, currency="EUR")
     b = Budgets(cfg, store, clock=Clock(1e9), notice=notices.append)
-    store.prices, store.on_spent = b.prices, b.spent
+    store.set_pricing(b.prices, b.spent)
     # 0.85 EUR spent: 1,000 prompt + 1,000 completion expected next = 0.003 EUR, still fits, with a notice
     run_one(store, "a", "writer", Usage(250_000, 300_000), 1e9)
     store.add_tasks([NewTask(task_id="n", profile="writer", prompt="p" * 40, model_kind="api", priority=-1)], now=1e9)
@@ -99,7 +99,7 @@ def test_a_daily_cap_starts_again_when_the_local_day_rolls_over(store: TaskStore
     clock = Clock(epoch_of(evening))
     cfg = config(per="day", max_tokens=10_000)
     b = Budgets(cfg, store, clock=clock, notice=lambda _m: None)
-    store.prices, store.on_spent = b.prices, b.spent
+    store.set_pricing(b.prices, b.spent)
     run_one(store, "a", "writer", Usage(5_000, 4_500), clock.t)
     store.add_tasks([NewTask(task_id="n", profile="writer", prompt="p" * 400, model_kind="api")], now=clock.t)
     head = store.head_pending(["writer"], account=None, now=clock.t)
