@@ -184,9 +184,10 @@ async def test_steady_answer_longer_than_timeout_s_succeeds(
     workspace: Workspace, sim: ApiSimServer, stream: bool
 ) -> None:
     """timeout_s is the longest silence. Before: the lane also ended any attempt at timeout_s + 5 s,
-    so an answer streaming steadily for 5.8 s failed with timeout_s = 0.5."""
-    prompt = "take your time [[sim:steady=5.8]]"
-    cfg = make_config([api_profile("w", sim, stream=stream, timeout_s=0.5)], retry={"max_retries": 0})
+    so an answer streaming steadily for 7 s failed with timeout_s = 1.5 (chunks every 0.1 s: a
+    silence limit 15x the gap, so a loaded machine's late chunk is no silence)."""
+    prompt = "take your time [[sim:steady=7]]"
+    cfg = make_config([api_profile("w", sim, stream=stream, timeout_s=1.5)], retry={"max_retries": 0})
     async with Scheduler(cfg, workspace) as s:
         await run_items(s, [("slow", "w", prompt)])
     t = tasks_of(workspace)["slow"]
