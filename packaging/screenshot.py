@@ -44,6 +44,12 @@ from mediadesk.ui.window.main_window import MainWindow  # noqa: E402
 class StandInWebAccount:
     """One chat account without a browser: one run at a time, 2-7 s, a few log lines."""
 
+    attempt_deadline_s = None  # the optional abilities of a LaneBackend: none here
+    domain = None
+    probe = None
+    login = None
+    unavailable_reason = None
+
     def __init__(self, name: str, seed: int) -> None:
         self.capacity = 1  # a chat account allows one generation at a time
         self.name = name
