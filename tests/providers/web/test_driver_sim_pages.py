@@ -132,8 +132,11 @@ async def test_an_overlay_that_stays_fails_naming_what_covers_the_button(
 async def test_a_send_click_that_times_out_after_sending_is_not_a_send_failure(
     browser: Browser, sim: WebSimServer, monkeypatch: pytest.MonkeyPatch, click: str
 ) -> None:
-    monkeypatch.setattr(page_send, "_SEND_CLICK_MS", 500)
-    sim.set_page_modes(send_block_ms=1500)  # the handler sends, then holds the page for 1.5 s
+    # the click's budget leaves room for Playwright's actionability checks on a loaded machine (they
+    # took over 0.5 s at load 6 on 2 cores, so the click timed out before it was sent); the page then
+    # holds far longer than that budget, so the click still times out AFTER the prompt went
+    monkeypatch.setattr(page_send, "_SEND_CLICK_MS", 1500)
+    sim.set_page_modes(send_block_ms=5000)  # the handler sends, then holds the page for 5 s
     ctx, page = await logged_in_page(browser, sim, f"slow-{click}")
     prompt = f"sent under load ({click})"
     try:
