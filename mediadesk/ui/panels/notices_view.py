@@ -28,7 +28,7 @@ from mediadesk.viewmodel.attention import AttentionItem
 
 __all__ = ["NoticesView"]
 
-_COL_TIME, _COL_WHAT, _COL_TODO, _COL_ACTION = range(4)
+_COL_TIME, _COL_WHAT, _COL_NEXT_STEP, _COL_ACTION = range(4)
 
 
 class NoticesView(QWidget):
@@ -49,7 +49,7 @@ class NoticesView(QWidget):
         hh.setStretchLastSection(False)  # the button column as wide as its button
         hh.setSectionResizeMode(_COL_TIME, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(_COL_WHAT, QHeaderView.ResizeMode.Stretch)
-        hh.setSectionResizeMode(_COL_TODO, QHeaderView.ResizeMode.Stretch)
+        hh.setSectionResizeMode(_COL_NEXT_STEP, QHeaderView.ResizeMode.Stretch)
         hh.setSectionResizeMode(_COL_ACTION, QHeaderView.ResizeMode.ResizeToContents)
         self.empty = plain(QLabel(self.tr("Nothing needs you. Logins, bot checks, stopped endpoints, refused "
                                           "keys and finished batches are listed here until you have seen them.")))
@@ -123,7 +123,7 @@ class NoticesView(QWidget):
             todo, button = self.todo(item)
             row = QTreeWidgetItem([time.strftime("%H:%M:%S", time.localtime(item.ts)), self.what(item), todo, ""])
             row.setToolTip(_COL_WHAT, plain_tip(row.text(_COL_WHAT)))
-            row.setToolTip(_COL_TODO, plain_tip(todo))
+            row.setToolTip(_COL_NEXT_STEP, plain_tip(todo))
             if not item.seen:
                 font = QFont(row.font(_COL_WHAT))
                 font.setBold(True)
