@@ -309,37 +309,7 @@ def test_main_window_setup_applies_live_changes_and_names_restart_ones(
     window: MainWindow, console_env: ConsoleEnv, console_scheduler: Scheduler
 ) -> None:
     # the file the running scheduler was started from
-    url = console_env.sim.base_url
-    console_env.config_path.write_text(f"""\
-[[profiles]]
-name = "writer"
-kind = "api"
-base_url = "{url}"
-model = "sim-model"
-concurrency = 3
-instructions = "be brief"
-
-[[profiles]]
-name = "reasoner"
-kind = "api"
-base_url = "{url}"
-model = "sim-model"
-concurrency = 2
-need_empty_prompt = true
-
-[[profiles]]
-name = "chat"
-kind = "web"
-site = "sim"
-
-[[accounts]]
-name = "acct-a"
-profile = "chat"
-
-[[accounts]]
-name = "acct-b"
-profile = "chat"
-""", encoding="utf-8")
+    console_env.config_path.write_text(_running_config(console_env), encoding="utf-8")
     window.config_path = console_env.config_path
     assert window.act_setup in window.main_toolbar.actions()
     window.act_setup.trigger()
