@@ -126,6 +126,26 @@ def collect_tree(pids: Iterable[int]) -> list[psutil.Process]:
     return list(seen.values())
 
 
+def group_members(pgid: int) -> list[psutil.Process]:
+    """Processes whose process group is ``pgid``, ours and our ancestors excluded.
+
+    The launcher starts Chromium in a session of its own, so the group id is the browser's pid and every
+    child inherits it, whatever its command line says. The group outlives a crashed main process and
+    the kernel never hands out a pid still in use as a group id: a process found here is of our tree,
+    even when it is exiting and its command line no longer names the profile."""
+    protected = protected_pids()
+    members: list[psutil.Process] = []
+    for proc in psutil.process_iter():
+        if proc.pid in protected:
+            continue
+        try:
+            if os.getpgid(proc.pid) == pgid:
+                members.append(proc)
+        except (ProcessLookupError, PermissionError, OSError):
+            continue
+    return members
+
+
 def _reap_if_child(proc: psutil.Process) -> None:
     """Collect the exit status of a direct child of ours so it does not linger as a zombie."""
     if proc.pid in LIVE_OWNED:

@@ -45,6 +45,7 @@ from mediadesk.providers.web._proctree import (
     TERM_WAIT_S,
     alive,
     collect_tree,
+    group_members,
     is_gone,
     send,
     wait_gone_sync,
@@ -406,7 +407,23 @@ class OwnedBrowser:
             known = {p.pid for p in procs}
             extra = orphaned_children(self.profile_dir, self._ps.create_time(), {self._proc.pid})
             procs += [p for p in collect_tree(o.pid for o in extra) if p.pid not in known]
-        return procs
+        return procs + self._group_strays({p.pid for p in procs})
+
+    def _group_strays(self, known: set[int]) -> list[psutil.Process]:
+        """Members of the browser's process group not in ``known``: children the profile scan cannot
+        name (an exiting process's command line reads empty on a loaded machine), found by the group
+        the launcher gave the tree. Only processes started after our browser: never anyone else's."""
+        if self._proc is None or self._ps is None:
+            return []
+        since = self._ps.create_time() - 0.01
+        strays: list[psutil.Process] = []
+        for proc in group_members(self._proc.pid):
+            if proc.pid in known:
+                continue
+            with contextlib.suppress(psutil.Error):
+                if proc.create_time() >= since:
+                    strays.append(proc)
+        return strays
 
     def _alive_now(self, procs: list[psutil.Process]) -> list[psutil.Process]:
         if self._proc is not None:
@@ -430,6 +447,7 @@ class OwnedBrowser:
         known = {p.pid for p in procs}
         late_info = orphaned_children(self.profile_dir, self._ps.create_time(), known)
         late = [p for p in collect_tree(o.pid for o in late_info) if p.pid not in known]
+        late += self._group_strays(known | {p.pid for p in late})
         if late:
             report.pids += [p.pid for p in late]
             report.killed += send(late, kill=True)[1]
@@ -546,6 +564,7 @@ class OwnedBrowser:
             late = [p for p in collect_tree(
                 o.pid for o in orphaned_children(self.profile_dir, self._ps.create_time(), known))
                 if p.pid not in known]
+            late += self._group_strays(known | {p.pid for p in late})
             send(late, kill=True)
             wait_gone_sync(late, KILL_WAIT_S)
         with contextlib.suppress(subprocess.TimeoutExpired):

@@ -161,6 +161,26 @@ async def test_close_after_the_browser_crashed_ends_its_orphans(
     assert find_profile_processes(prof) == []
 
 
+async def test_a_crashed_browsers_helper_that_does_not_name_the_profile_is_ended_too(
+    pw_module: Playwright, chromium_exe: Path, profile_root: Path, tmp_path: Path
+) -> None:
+    """A child whose command line does not name the profile (a helper, or a renderer exiting on a loaded
+    machine whose command line already reads empty) is still of our tree: the process group says so."""
+    marker = tmp_path / "helper.pid"
+    wrapper = tmp_path / "chromium-wrapper"
+    wrapper.write_text(f'#!/bin/sh\nsleep 600 &\necho $! > {marker}\nexec {chromium_exe} "$@"\n')
+    wrapper.chmod(0o700)
+    browser = OwnedBrowser(pw_module, wrapper, profile_root / "acct-a")
+    await browser.start()
+    helper = int(marker.read_text())
+    assert _running(helper)
+    os.kill(browser.pid, signal.SIGKILL)  # crash: the helper is re-parented and names no profile
+    await until(lambda: not browser.is_alive(), 10, "the browser to be seen as gone")
+    report = await browser.close(grace_s=1.0)
+    assert report.clean and helper in report.pids
+    assert not _running(helper)
+
+
 async def test_kill_ends_the_tree_at_once(
     make_browser: Callable[..., OwnedBrowser], profile_root: Path
 ) -> None:
