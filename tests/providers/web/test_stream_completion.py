@@ -138,9 +138,13 @@ PUSH_PAGE = """<!doctype html><meta charset=utf-8><span class=avatar>me</span><d
 <textarea></textarea><button class=send>Send</button><script>
 document.querySelector('.send').onclick = () => {
   const box = document.querySelector('textarea'); box.value = '';
-  if (!window.es) window.es = new EventSource('/events');  // a push channel, opened by the first send
-  const a = document.createElement('div'); a.className = 'a'; document.getElementById('t').append(a);
-  let i = 0; const n = () => { a.textContent += 'w' + i + ' '; if (++i < 5) setTimeout(n, 20); }; n();
+  const answer = () => {
+    const a = document.createElement('div'); a.className = 'a'; document.getElementById('t').append(a);
+    let i = 0; const n = () => { a.textContent += 'w' + i + ' '; if (++i < 5) setTimeout(n, 20); }; n();
+  };
+  // a push channel, opened by the first send; the answer comes once it is open, as on a real site (the
+  // answer travels on it), so the browser has reported the open stream before the first word shows
+  if (!window.es) { window.es = new EventSource('/events'); window.es.onopen = answer; } else answer();
 };
 </script>"""
 
