@@ -92,6 +92,10 @@ def _ensure_pg_indexes(loc: PgLocation) -> list[str]:
                 conn.execute(sql)
             except psycopg.errors.InsufficientPrivilege:  # a read-only user: stay without it
                 continue
+            except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+                # another console (or job) built it at the same moment: IF NOT EXISTS does not cover
+                # two concurrent CREATEs on PostgreSQL; the index is there, and not ours to report
+                continue
             created.append(name)
     finally:
         conn.close()

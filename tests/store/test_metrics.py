@@ -142,3 +142,45 @@ def test_recent_run_times_are_the_newest_successes_of_each_lane(db: StoreLocatio
     ensure_metrics_indexes(db)
     with MetricsReader(db) as r:
         assert r.recent_run_times(["api:writer", "web:acct-a"], limit=3) == {"api:writer": [13.0, 12.0, 11.0]}
+
+
+def test_consoles_building_the_indexes_at_once_all_go_on(db: StoreLocation) -> None:
+    """Several consoles (or chart jobs) opening one database at the same moment: no one fails
+    (PostgreSQL's IF NOT EXISTS does not cover two concurrent CREATEs: one of them can meet a unique
+    violation in the catalogue) and every index is there afterwards."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    open_store(db).close()
+    names = [n for n, _ in METRICS_INDEXES]
+    for _ in range(20):  # the race is the kernel's to schedule: rounds, each on fresh indexes
+        _drop_metrics_indexes(db)
+        start = threading.Barrier(6)
+
+        def build(barrier: threading.Barrier) -> list[str]:
+            barrier.wait()
+            return ensure_metrics_indexes(db)
+
+        with ThreadPoolExecutor(6) as pool:
+            created = {n for got in pool.map(build, [start] * 6) for n in got}
+        assert created == set(names)
+        assert ensure_metrics_indexes(db) == []  # all there
+
+
+def _drop_metrics_indexes(db: StoreLocation) -> None:
+    from mediadesk.config.location import PgLocation
+
+    if isinstance(db, PgLocation):
+        import psycopg
+
+        with psycopg.connect(db.url, autocommit=True) as conn:
+            for name in (n for n, _ in METRICS_INDEXES):
+                conn.execute(f"DROP INDEX IF EXISTS {name}")
+    else:
+        con = sqlite3.connect(db.path)
+        try:
+            for name in (n for n, _ in METRICS_INDEXES):
+                con.execute(f"DROP INDEX IF EXISTS {name}")
+            con.commit()
+        finally:
+            con.close()
