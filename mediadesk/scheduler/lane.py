@@ -766,7 +766,7 @@ class Lane:
                                                hints=hints, next_need=self._need)
         if note is not None:
             self.task_log(run.rec.task_id, f"rate limits: {note}")
-        self._team_true_up(run, signal, usage)
+        self._team_true_up(run, signal, usage, None if failure is None else failure.retry_after_s)
         return self.capacity_ctl.release(
             signal,
             retry_after_s=None if failure is None else failure.retry_after_s,
@@ -775,16 +775,20 @@ class Lane:
             kind=None if failure is None else failure.kind.value,
         )
 
-    def _team_true_up(self, run: _Run, signal: Signal, usage: Usage | None) -> None:
-        """Team mode: the shared token bucket gets back what the attempt did not use (or owes more)."""
+    def _team_true_up(self, run: _Run, signal: Signal, usage: Usage | None,
+                      retry_after_s: float | None = None) -> None:
+        """Team mode: the shared token bucket gets back what the attempt did not use (or owes more);
+        after a refusal with a stated wait it drops to the provider's level, for every desktop."""
         if self.team is None or self._team_token_bucket is None or run.reserved <= 0:
             return
         used = usage.total if usage is not None and usage.prompt_tokens is not None else (
             0.0 if signal is Signal.REFUSAL else None)
-        if used is not None and used != run.reserved:
-            name, tpm = self._team_token_bucket
-            with contextlib.suppress(Exception):  # an error here costs accuracy, never a task
+        name, tpm = self._team_token_bucket
+        with contextlib.suppress(Exception):  # an error here costs accuracy, never a task
+            if used is not None and used != run.reserved:
                 self.team.give_back_tokens(name, tpm, run.reserved - used)
+            if signal is Signal.REFUSAL and retry_after_s is not None and retry_after_s > 0:
+                self.team.refused_tokens(name, tpm, run.reserved, retry_after_s)
 
     def _settle_shutdown(self, run: _Run, note: str = "interrupted by shutdown; will resume") -> None:
         """Graceful stop: back to pending for the next start, the interrupted attempt refunded."""

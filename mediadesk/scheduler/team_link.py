@@ -261,6 +261,12 @@ class TeamLink:
         """The true-up of a reservation in the shared bucket (``n`` < 0: the request used more)."""
         self.coord.give_back_tokens(name, tpm, max(1.0, tpm), n)
 
+    def refused_tokens(self, name: str, tpm: float, cost: float, retry_after_s: float) -> None:
+        """The provider refused a request of about ``cost`` tokens and asked for ``retry_after_s``: the
+        shared bucket drops to what the provider's must hold (``cost`` earned back in that wait), so
+        the other desktops do not spend the minute the provider says is gone."""
+        self.coord.cap_tokens(name, tpm, max(1.0, tpm), cost - tpm / 60.0 * retry_after_s)
+
     # ------------------------------------------------------------------ the console
     def desktops(self) -> list[DesktopInfo]:
         return list(self._desktops)

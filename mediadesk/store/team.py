@@ -519,6 +519,22 @@ class TeamCoordinator:
                       "UPDATE rate_bucket SET tokens = min(%s, tokens + %s) WHERE name = %s",
                       (float(burst), float(n), bucket))
 
+    def cap_tokens(self, bucket: str, rpm: float, burst: float, level: float) -> None:
+        """Lower the shared bucket to at most ``level`` now (never raise it): the provider refused a
+        request and said how long to wait, so its own bucket is that low, whatever ours believed. Every
+        desktop then waits for the refill, not only the one that was refused."""
+        if rpm <= 0 or not math.isfinite(level):
+            return
+        rate = rpm / 60.0
+        least = "LEAST" if self.dialect == "postgresql" else "min"
+        most = "GREATEST" if self.dialect == "postgresql" else "max"
+        with self._lock:
+            self._ensure_bucket(bucket, burst)
+            self._run(
+                f"UPDATE rate_bucket SET tokens = {least}(%s, %s, tokens + {most}(0, {{now}} - updated_at) * %s), "
+                f"updated_at = {most}(updated_at, {{now}}) WHERE name = %s",
+                (float(burst), float(level), rate, bucket))
+
     def _ensure_bucket(self, bucket: str, burst: float) -> None:
         if bucket not in self._buckets:
             self._run("INSERT INTO rate_bucket (name, tokens, updated_at) VALUES (%s, %s, {now}) "

@@ -168,6 +168,18 @@ def test_a_shared_tokens_per_minute_bucket_reserves_and_trues_up(make: Make) -> 
         a.take_token("x", 60.0, n=0)
 
 
+def test_a_providers_refusal_lowers_the_shared_bucket_for_every_desktop(make: Make) -> None:
+    """A 429 with a stated wait: the bucket drops to the provider's level (never rises), so the desktop
+    that was not refused waits too."""
+    a, b = make("a"), make("b")
+    assert a.take_token("tokens:endpoint:y", 60.0, burst=60.0, n=10) == 0.0  # 50 left, by our count
+    a.cap_tokens("tokens:endpoint:y", 60.0, 60.0, 10 - 60.0 / 60.0 * 20)  # refused 10, "wait 20 s"
+    wait = b.take_token("tokens:endpoint:y", 60.0, burst=60.0, n=10)
+    assert 19.0 < wait <= 20.0 + SLACK  # from -10 to 10
+    a.cap_tokens("tokens:endpoint:y", 60.0, 60.0, 55.0)  # a cap above the level changes nothing
+    assert 19.0 < b.take_token("tokens:endpoint:y", 60.0, burst=60.0, n=10) <= 20.0 + SLACK
+
+
 async def test_a_token_is_there_again_after_the_announced_wait(make: Make) -> None:
     a = make("a")
     assert a.take_token("b", 600.0) == 0.0
