@@ -622,19 +622,21 @@ class TeamCoordinator:
             else:
                 sql = self._DEAD_DESKTOPS
             rows = self._run(sql, (self.stale_after_s,)).fetchall()
-        return sorted(r[0] for r in rows)
+        # never this desktop: it is alive enough to ask (a stall since its last beat, on a loaded machine,
+        # must not make it recover its own running tasks, nor reap its own leases, under its feet)
+        return sorted(r[0] for r in rows if r[0] != self.owner)
 
     def reap_dead(self) -> ReapResult:
         """Delete expired account leases and free expired slots of dead owners (their rows would be
         taken over by the next acquirer anyway; this keeps the tables and the console truthful)."""
-        dead = (f"(owner IN ({self._DEAD_DESKTOPS}) OR owner NOT IN (SELECT owner FROM desktop))")
+        dead = (f"owner <> %s AND (owner IN ({self._DEAD_DESKTOPS}) OR owner NOT IN (SELECT owner FROM desktop))")
 
         def reap() -> ReapResult:
             leases = self._run(f"DELETE FROM account_lease WHERE expires_at < {{now}} AND {dead}",
-                               (self.stale_after_s,)).rowcount
+                               (self.owner, self.stale_after_s)).rowcount
             slots = self._run("UPDATE endpoint_slot SET owner = NULL, task_id = NULL, expires_at = 0 "
                               f"WHERE owner IS NOT NULL AND expires_at < {{now}} AND {dead}",
-                              (self.stale_after_s,)).rowcount
+                              (self.owner, self.stale_after_s)).rowcount
             return ReapResult(leases=int(leases), slots=int(slots))
 
         with self._lock:

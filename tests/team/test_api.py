@@ -197,6 +197,25 @@ async def test_a_token_is_there_again_after_the_announced_wait(make: Make) -> No
         assert a.take_token("b", 600.0) == 0.0
 
 
+def test_a_desktop_that_stalled_past_its_staleness_never_declares_itself_dead(make: Make) -> None:
+    """A loaded machine stalls a desktop between its beat and its look at who is dead: its own old
+    heartbeat must not make it recover its own running tasks nor reap its own lease; the others do."""
+    a, b = make("a", stale_after_s=0.5), make("b", stale_after_s=0.5)
+    a._run("CREATE TABLE task (task_id VARCHAR PRIMARY KEY, state VARCHAR NOT NULL, owner VARCHAR)")
+    a.join(["acct"])
+    b.join([])
+    assert a.acquire_account("acct").acquired
+    a._run("INSERT INTO task VALUES ('t1', 'running', 'a')")
+    # the stall: a's heartbeat and lease are older than its staleness, as if it froze a while
+    a._run("UPDATE desktop SET heartbeat_at = {now} - 10 WHERE owner = 'a'")
+    a._run("UPDATE account_lease SET expires_at = {now} - 5 WHERE owner = 'a'")
+    assert a.dead_owners(with_running_tasks=True) == [] and a.dead_owners() == []
+    assert a.reap_dead() == ReapResult(leases=0, slots=0)
+    assert lease_row(a, "acct") is not None
+    assert b.dead_owners(with_running_tasks=True) == ["a"]  # to the others it is dead, and they reap it
+    assert b.reap_dead() == ReapResult(leases=1, slots=0)
+
+
 def test_join_leave_and_the_console_view(make: Make) -> None:
     a, b = make("a"), make("b")
     a.join(["y", "x"])
