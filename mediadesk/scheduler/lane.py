@@ -78,6 +78,8 @@ class _Run:
     reserved: float = 0.0
     #: What the backend was given (set when the attempt starts).
     spec: TaskSpec | None = None
+    #: Its supervising task took its first step (a task cancelled before that never runs its body).
+    began: bool = False
 
     def request_stop(self, reason: StopReason) -> None:
         if self.reason is None:
@@ -604,11 +606,28 @@ class Lane:
         self._running[rec.task_id] = run
         self.publish(rec)
         run.task = asyncio.create_task(self._supervise(run), name=f"{self.name}:{rec.task_id}")
+        run.task.add_done_callback(lambda task: self._cancelled_before_start(run, task))
         self.on_stats_dirty(self)
+
+    def _cancelled_before_start(self, run: _Run, task: asyncio.Task[None]) -> None:
+        """A run task cancelled before its first step (the loop torn down in the round that started
+        it) never runs its body: settle it here as its shutdown path would (back to pending, the
+        attempt refunded, its slot given back), or its row would stay running and the next start
+        would charge it as an owner lost."""
+        if run.began or not task.cancelled():
+            return
+        try:
+            self._settle_shutdown(run)
+        except StorageError as exc:
+            self._storage_failed(exc)
+        except Exception:
+            log.exception("%s: settling %s after an early cancel failed", self.name, run.rec.task_id)
+        finally:
+            self._after_run(run)
 
     # ------------------------------------------------------------------ one attempt
     async def _supervise(self, run: _Run) -> None:
-        rec = run.rec
+        run.began = True
         try:
             await self._attempt(run)
         except StorageError as exc:
@@ -616,18 +635,24 @@ class Lane:
             # in the file; the next start recovers it) and halt dispatch.
             self._storage_failed(exc)
         finally:
-            self._release(run, Signal.NONE)
-            self._running.pop(rec.task_id, None)
-            if self._guard is not None:
-                self._guard.release(rec.task_id)
-            if self.team is not None:
-                with contextlib.suppress(Exception):  # the slot expires by itself if this fails
-                    self.team.release_slot(rec.task_id)
-                if self.account is not None and not self._running:
-                    with contextlib.suppress(Exception):  # the run ended: an ordinary lease again
-                        self.team.unhold_account(self.account)
-            self.on_stats_dirty(self)
-            self._wake.set()
+            self._after_run(run)
+
+    def _after_run(self, run: _Run) -> None:
+        """The attempt is over, whichever way: its gate slot, shared slot and budget hold go back."""
+        rec = run.rec
+        self._release(run, Signal.NONE)
+        if self._running.get(rec.task_id) is run:
+            del self._running[rec.task_id]
+        if self._guard is not None:
+            self._guard.release(rec.task_id)
+        if self.team is not None:
+            with contextlib.suppress(Exception):  # the slot expires by itself if this fails
+                self.team.release_slot(rec.task_id)
+            if self.account is not None and not self._running:
+                with contextlib.suppress(Exception):  # the run ended: an ordinary lease again
+                    self.team.unhold_account(self.account)
+        self.on_stats_dirty(self)
+        self._wake.set()
 
     async def _attempt(self, run: _Run) -> None:
         rec = run.rec

@@ -430,3 +430,34 @@ async def test_web_task_that_keeps_crashing_the_browser_is_quarantined(workspace
         assert [r.task_id for r in s.exceptions()] == ["q"]
     t = rows(workspace)["q"]
     assert (t.state, t.error_kind, t.attempt, t.crash_count) == ("failed", "quarantined", 2, 2)
+
+
+async def test_a_run_cancelled_before_its_first_step_goes_back_to_pending_refunded(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The event loop torn down in the very round that started a run (Ctrl-C, a test's teardown): its
+    task is cancelled before its body runs. It is settled all the same - back to pending, the attempt
+    refunded, its slot given back - instead of staying 'running' to be charged as an owner lost."""
+    from mediadesk.scheduler.lane import Lane
+
+    backend = ScriptedBackend(lambda t: "ok")
+    cancelled: list[str] = []
+    start = Lane._start
+
+    def start_then_cancel(self: Lane, rec: object, reserved: float = 0.0) -> None:
+        start(self, rec, reserved)  # type: ignore[arg-type]
+        run = self._running[rec.task_id]  # type: ignore[attr-defined]
+        if not cancelled:
+            assert run.task is not None
+            run.task.cancel()  # before it took a step
+            cancelled.append(run.rec.task_id)
+
+    monkeypatch.setattr(Lane, "_start", start_then_cancel)
+    async with Scheduler(make_config([API]), workspace, backend_factory=lambda p, a: backend) as s:
+        s.submit([s.new_task("t1", "p", "x")])
+        await asyncio.wait_for(s.wait_idle(), 30)
+        assert all(lane.running_count == 0 for lane in s.lanes)
+    t = rows(workspace)["t1"]
+    assert cancelled == ["t1"]
+    assert (t.state, t.attempt, t.result) == ("success", 1, "ok")  # refunded, then run once
+    assert len(backend.seen) == 1

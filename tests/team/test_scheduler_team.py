@@ -97,6 +97,10 @@ async def test_a_desktop_that_dies_has_its_running_tasks_recovered_by_another(
     await a.start()
     a.submit([a.new_task(f"t{i}", "writer", f"prompt {i}") for i in range(2)])
     await until(lambda: sum(s == "running" for s, _ in states(pg_url).values()) == 2, "A runs both")
+    # ... and both requests are at the provider: the runs have begun (a run task cancelled before its first
+    # step never gives its endpoint slot back, as a frozen desktop would not; B would then rightly wait for
+    # the slot's hold, the request's longest time, before it sends the task again)
+    await until(lambda: api_sim.stats()["in_flight"] == 2, "A's two requests to reach the provider")
     # A "dies": nothing of it runs any more (no beat, no heartbeat, no final write)
     assert a.team is not None and a.team._beat_task is not None
     a.team._beat_task.cancel()
@@ -110,8 +114,16 @@ async def test_a_desktop_that_dies_has_its_running_tasks_recovered_by_another(
     b = Scheduler(cfg, desk(tmp_path, "b", pg_url))
     await b.start()
     try:
-        await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "B recovers A's tasks",
-                    limit_s=60)
+        try:
+            await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "B recovers A's tasks",
+                        limit_s=60)
+        except AssertionError as exc:  # say where each task stands, and what its log says
+            with psycopg.connect(pg_url) as conn:
+                logs = conn.execute("SELECT task_id, message FROM task_log ORDER BY ts").fetchall()
+                slots = conn.execute("SELECT endpoint, slot, owner, task_id, expires_at - extract(epoch from "
+                                     "clock_timestamp()) FROM endpoint_slot").fetchall()
+            raise AssertionError(f"{exc}; tasks {states(pg_url)}, A {a.owner}, B {b.owner}; log {logs}; "
+                                 f"slots (endpoint, slot, owner, task, expires in s) {slots}") from None
         assert {o for _, o in states(pg_url).values()} == {b.owner}
     finally:
         await b.stop()
