@@ -10,6 +10,7 @@ BENCHES = {
     "web": "bench.web_overhead",
     "webdone": "bench.web_done",
     "websteps": "bench.web_steps",
+    "webparts": "bench.web_parts",
     "seed": "bench.seed_batch",
     "gui": "bench.gui_responsiveness",
     "storm": "bench.storm",
