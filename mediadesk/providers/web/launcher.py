@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import math
 import os
 import signal
 import subprocess
@@ -213,6 +214,8 @@ class OwnedBrowser:
         self._log = log or (lambda _msg: None)
         self.log_path = default_log_path(self.profile_dir)
         self._proc: subprocess.Popen[bytes] | None = None
+        #: When the main process was first seen ended (wall clock), once it was reaped.
+        self._exited_at: float | None = None
         self._ps: psutil.Process | None = None
         self._port: int | None = None
         self._browser: Browser | None = None
@@ -257,7 +260,7 @@ class OwnedBrowser:
         """Process running (not a zombie) and the CDP connection up."""
         if self._proc is None or self._browser is None or self._closed:
             return False
-        if self._proc.poll() is not None or (self._ps is not None and is_gone(self._ps)):
+        if self._poll() is not None or (self._ps is not None and is_gone(self._ps)):
             return False
         return self._browser.is_connected()
 
@@ -320,7 +323,7 @@ class OwnedBrowser:
         assert self._proc is not None
         deadline = time.monotonic() + self.start_timeout_s
         while True:
-            code = self._proc.poll()
+            code = self._poll()
             if code is not None:
                 raise self._early_exit_error(code)
             port = read_devtools_port(self.profile_dir)
@@ -402,7 +405,8 @@ class OwnedBrowser:
         of the main process, or spawned while the tree was being ended. Processes with a live parent on
         the profile that is not ours belong to someone else's browser and are never included."""
         assert self._proc is not None
-        procs = collect_tree([self._proc.pid])
+        # once reaped, the pid may name someone else's process: only the orphans and the group then
+        procs = collect_tree([self._proc.pid]) if self._proc.returncode is None else []
         if orphans and self._ps is not None:
             known = {p.pid for p in procs}
             extra = orphaned_children(self.profile_dir, self._ps.create_time(), {self._proc.pid})
@@ -416,18 +420,34 @@ class OwnedBrowser:
         if self._proc is None or self._ps is None:
             return []
         since = self._ps.create_time() - 0.01
+        until = math.inf
+        if self._proc.returncode is not None:
+            # Reaped: the pid is free for a new process, which may lead a group of that number. A live
+            # process with our old pid is such a stranger (its group is not ours); and nothing of ours
+            # was started after our browser ended.
+            if psutil.pid_exists(self._proc.pid):
+                return []
+            until = (self._exited_at if self._exited_at is not None else time.time()) + 0.5
         strays: list[psutil.Process] = []
         for proc in group_members(self._proc.pid):
             if proc.pid in known:
                 continue
             with contextlib.suppress(psutil.Error):
-                if proc.create_time() >= since:
+                if since <= proc.create_time() <= until:
                     strays.append(proc)
         return strays
 
+    def _poll(self) -> int | None:
+        """The main process's exit code (reaping it), noting when it was first seen ended."""
+        assert self._proc is not None
+        code = self._proc.poll()
+        if code is not None and self._exited_at is None:
+            self._exited_at = time.time()
+        return code
+
     def _alive_now(self, procs: list[psutil.Process]) -> list[psutil.Process]:
         if self._proc is not None:
-            self._proc.poll()  # reaps the main process as soon as it exits
+            self._poll()  # reaps the main process as soon as it exits
         return alive(procs)
 
     async def _wait_gone(self, procs: list[psutil.Process], deadline: float) -> list[psutil.Process]:
@@ -513,7 +533,7 @@ class OwnedBrowser:
         self._log(f"browser: closing chromium pid {self._proc.pid} ({len(procs)} processes, grace {grace_s:g} s)")
         # Chromium forgets session cookies as it closes: keep them first (bounded by half the grace).
         await self.save_session_cookies(force=True, timeout_s=max(0.1, grace_s / 2))
-        if self._proc.poll() is None:
+        if self._poll() is None:
             delivered = await self._cdp_close(timeout_s=grace_s / 2)
             if not delivered and self._ps is not None:
                 with contextlib.suppress(psutil.Error):

@@ -181,6 +181,31 @@ async def test_a_crashed_browsers_helper_that_does_not_name_the_profile_is_ended
     assert not _running(helper)
 
 
+async def test_once_reaped_the_old_pid_and_its_group_are_never_taken_for_ours(
+    pw_module: Playwright, chromium_exe: Path, profile_root: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the main process is reaped its pid may be handed to a new process (this machine wraps its
+    32,768 pids within minutes under the suite), which may lead a group of that number: the group is
+    then a stranger's and never swept. (Whether the pid is in use again is the one thing faked here.)"""
+    marker = tmp_path / "helper.pid"
+    wrapper = tmp_path / "chromium-wrapper"
+    wrapper.write_text(f'#!/bin/sh\nsleep 600 &\necho $! > {marker}\nexec {chromium_exe} "$@"\n')
+    wrapper.chmod(0o700)
+    browser = OwnedBrowser(pw_module, wrapper, profile_root / "acct-a")
+    await browser.start()
+    helper = int(marker.read_text())
+    os.kill(browser.pid, signal.SIGKILL)
+    await until(lambda: browser._poll() is not None, 10, "the browser's main process to be reaped")
+    assert helper in [p.pid for p in browser._group_strays(set())]  # our orphan, by its group
+    monkeypatch.setattr(launcher_mod.psutil, "pid_exists", lambda pid: pid == browser.pid or os.path.exists(
+        f"/proc/{pid}"))
+    assert browser._group_strays(set()) == []  # the old pid names a live process: not our group any more
+    monkeypatch.undo()
+    report = await browser.close(grace_s=1.0)
+    assert report.clean and not _running(helper)
+
+
 async def test_kill_ends_the_tree_at_once(
     make_browser: Callable[..., OwnedBrowser], profile_root: Path
 ) -> None:
