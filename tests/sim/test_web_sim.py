@@ -23,6 +23,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
 from mediadesk.providers.web import BrowserNotFoundError, find_browser
+from mediadesk.providers.web.launcher import chromium_command
 from mediadesk.sim.web_server import (
     CONCURRENT_MESSAGE,
     SESSION_COOKIE,
@@ -425,8 +426,10 @@ async def test_killed_browser_is_noticed_and_retry_is_not_a_violation(
     sim: WebSimServer, browser: Browser, tmp_path: Path
 ) -> None:
     profile = tmp_path / "profile"
+    # MediaDesk's own command line: without --password-store=basic a Chromium started by hand may ask a
+    # desktop keyring over D-Bus while it loads the profile, and stall the CDP handshake for ~25 s
     proc = await asyncio.create_subprocess_exec(
-        CHROMIUM, "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}", *FLAGS,
+        *chromium_command(Path(CHROMIUM), profile),
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,
         start_new_session=True,
