@@ -161,18 +161,26 @@ async def test_close_after_the_browser_crashed_ends_its_orphans(
     assert find_profile_processes(prof) == []
 
 
+async def _browser_with_a_helper(
+    pw: Playwright, chromium_exe: Path, profile_root: Path, tmp_path: Path
+) -> tuple[OwnedBrowser, int]:
+    """A started browser whose main process first left a helper behind (``sleep``, in its process group,
+    naming no profile), and the helper's pid."""
+    marker = tmp_path / "helper.pid"
+    wrapper = tmp_path / "chromium-wrapper"
+    wrapper.write_text(f'#!/bin/sh\nsleep 600 &\necho $! > {marker}\nexec {chromium_exe} "$@"\n')
+    wrapper.chmod(0o700)
+    browser = OwnedBrowser(pw, wrapper, profile_root / "acct-a")
+    await browser.start()
+    return browser, int(marker.read_text())
+
+
 async def test_a_crashed_browsers_helper_that_does_not_name_the_profile_is_ended_too(
     pw_module: Playwright, chromium_exe: Path, profile_root: Path, tmp_path: Path
 ) -> None:
     """A child whose command line does not name the profile (a helper, or a renderer exiting on a loaded
     machine whose command line already reads empty) is still of our tree: the process group says so."""
-    marker = tmp_path / "helper.pid"
-    wrapper = tmp_path / "chromium-wrapper"
-    wrapper.write_text(f'#!/bin/sh\nsleep 600 &\necho $! > {marker}\nexec {chromium_exe} "$@"\n')
-    wrapper.chmod(0o700)
-    browser = OwnedBrowser(pw_module, wrapper, profile_root / "acct-a")
-    await browser.start()
-    helper = int(marker.read_text())
+    browser, helper = await _browser_with_a_helper(pw_module, chromium_exe, profile_root, tmp_path)
     assert _running(helper)
     os.kill(browser.pid, signal.SIGKILL)  # crash: the helper is re-parented and names no profile
     await until(lambda: not browser.is_alive(), 10, "the browser to be seen as gone")
@@ -188,13 +196,7 @@ async def test_once_reaped_the_old_pid_and_its_group_are_never_taken_for_ours(
     """After the main process is reaped its pid may be handed to a new process (this machine wraps its
     32,768 pids within minutes under the suite), which may lead a group of that number: the group is
     then a stranger's and never swept. (Whether the pid is in use again is the one thing faked here.)"""
-    marker = tmp_path / "helper.pid"
-    wrapper = tmp_path / "chromium-wrapper"
-    wrapper.write_text(f'#!/bin/sh\nsleep 600 &\necho $! > {marker}\nexec {chromium_exe} "$@"\n')
-    wrapper.chmod(0o700)
-    browser = OwnedBrowser(pw_module, wrapper, profile_root / "acct-a")
-    await browser.start()
-    helper = int(marker.read_text())
+    browser, helper = await _browser_with_a_helper(pw_module, chromium_exe, profile_root, tmp_path)
     os.kill(browser.pid, signal.SIGKILL)
     await until(lambda: browser._poll() is not None, 10, "the browser's main process to be reaped")
     assert helper in [p.pid for p in browser._group_strays(set())]  # our orphan, by its group
