@@ -212,10 +212,12 @@ class TeamCoordinator:
     # -- plumbing -------------------------------------------------------------------------------
 
     def _sql(self, template: str) -> str:
-        """``{now}`` -> the server clock; ``%s`` placeholders -> ``?`` and ``GREATEST`` -> the scalar
-        ``MAX`` on SQLite."""
+        """``{now}`` -> the server clock; ``%s`` placeholders -> ``?``, ``GREATEST`` and ``LEAST`` -> the
+        scalar ``MAX`` and ``MIN`` on SQLite."""
         sql = template.replace("{now}", _NOW[self.dialect])
-        return sql.replace("%s", "?").replace("GREATEST(", "MAX(") if self.dialect == "sqlite" else sql
+        if self.dialect != "sqlite":
+            return sql
+        return sql.replace("%s", "?").replace("GREATEST(", "MAX(").replace("LEAST(", "MIN(")
 
     def _run(self, template: str, params: Sequence[Any] = ()) -> Any:
         return self._conn.execute(self._sql(template), tuple(params))
@@ -514,9 +516,7 @@ class TeamCoordinator:
             return
         with self._lock:
             self._ensure_bucket(bucket, burst)
-            self._run("UPDATE rate_bucket SET tokens = LEAST(%s, tokens + %s) WHERE name = %s"
-                      if self.dialect == "postgresql" else
-                      "UPDATE rate_bucket SET tokens = min(%s, tokens + %s) WHERE name = %s",
+            self._run("UPDATE rate_bucket SET tokens = LEAST(%s, tokens + %s) WHERE name = %s",
                       (float(burst), float(n), bucket))
 
     def cap_tokens(self, bucket: str, rpm: float, burst: float, level: float) -> None:
@@ -525,15 +525,12 @@ class TeamCoordinator:
         desktop then waits for the refill, not only the one that was refused."""
         if rpm <= 0 or not math.isfinite(level):
             return
-        rate = rpm / 60.0
-        least = "LEAST" if self.dialect == "postgresql" else "min"
-        most = "GREATEST" if self.dialect == "postgresql" else "max"
         with self._lock:
             self._ensure_bucket(bucket, burst)
             self._run(
-                f"UPDATE rate_bucket SET tokens = {least}(%s, %s, tokens + {most}(0, {{now}} - updated_at) * %s), "
-                f"updated_at = {most}(updated_at, {{now}}) WHERE name = %s",
-                (float(burst), float(level), rate, bucket))
+                "UPDATE rate_bucket SET tokens = LEAST(%s, %s, tokens + GREATEST(0, {now} - updated_at) * %s), "
+                "updated_at = GREATEST(updated_at, {now}) WHERE name = %s",
+                (float(burst), float(level), rpm / 60.0, bucket))
 
     def _ensure_bucket(self, bucket: str, burst: float) -> None:
         if bucket not in self._buckets:

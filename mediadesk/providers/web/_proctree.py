@@ -141,7 +141,7 @@ def group_members(pgid: int) -> list[psutil.Process]:
         try:
             if os.getpgid(proc.pid) == pgid:
                 members.append(proc)
-        except (ProcessLookupError, PermissionError, OSError):
+        except OSError:  # gone meanwhile, or not ours to ask
             continue
     return members
 

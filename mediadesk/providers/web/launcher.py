@@ -437,6 +437,14 @@ class OwnedBrowser:
                     strays.append(proc)
         return strays
 
+    def _late_children(self, known: set[int]) -> list[psutil.Process]:
+        """Processes of ours not in ``known``: orphaned children on the profile (with their trees) and
+        strays of the browser's group (a child spawned while the tree was being ended)."""
+        assert self._ps is not None
+        info = orphaned_children(self.profile_dir, self._ps.create_time(), known)
+        late = [p for p in collect_tree(o.pid for o in info) if p.pid not in known]
+        return late + self._group_strays(known | {p.pid for p in late})
+
     def _poll(self) -> int | None:
         """The main process's exit code (reaping it), noting when it was first seen ended."""
         assert self._proc is not None
@@ -464,10 +472,7 @@ class OwnedBrowser:
         assert self._proc is not None
         if self._ps is None:
             return []
-        known = {p.pid for p in procs}
-        late_info = orphaned_children(self.profile_dir, self._ps.create_time(), known)
-        late = [p for p in collect_tree(o.pid for o in late_info) if p.pid not in known]
-        late += self._group_strays(known | {p.pid for p in late})
+        late = self._late_children({p.pid for p in procs})
         if late:
             report.pids += [p.pid for p in late]
             report.killed += send(late, kill=True)[1]
@@ -580,11 +585,7 @@ class OwnedBrowser:
         send(alive(procs), kill=True)
         wait_gone_sync(procs, KILL_WAIT_S)
         if self._ps is not None:  # children spawned while we were killing (the browser was starting up)
-            known = {p.pid for p in procs} | {self._proc.pid}
-            late = [p for p in collect_tree(
-                o.pid for o in orphaned_children(self.profile_dir, self._ps.create_time(), known))
-                if p.pid not in known]
-            late += self._group_strays(known | {p.pid for p in late})
+            late = self._late_children({p.pid for p in procs} | {self._proc.pid})
             send(late, kill=True)
             wait_gone_sync(late, KILL_WAIT_S)
         with contextlib.suppress(subprocess.TimeoutExpired):
