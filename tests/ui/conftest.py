@@ -69,7 +69,7 @@ def open_window(scheduler: Scheduler, arun: ARun, settings: QSettings,
     try:
         yield w
     finally:
-        arun(w.aclose())
+        arun(w.aclose(), timeout=60.0)  # bounded by the drains' own 10 s; a failure detector, not a speed budget
         bridge.detach()
         w.close()
         w.deleteLater()

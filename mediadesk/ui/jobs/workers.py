@@ -188,15 +188,32 @@ class TaskJobs:
 
         finished = threading.Event()
         self._threads.add(finished)
+        # Whether the worker thread took the job, or the job was dropped before it did (cancelled
+        # while queued behind busy threads: the pool never runs it, so nothing else would mark it
+        # finished and drain() would wait its whole timeout for it).
+        lock = threading.Lock()
+        took = {"started": False, "dropped": False}
 
         def run() -> _T:
+            with lock:
+                if took["dropped"]:
+                    finished.set()
+                    raise asyncio.CancelledError
+                took["started"] = True
             try:
                 return fn()
             finally:
                 finished.set()
 
         async def job() -> None:
-            value = await asyncio.to_thread(run)
+            try:
+                value = await asyncio.to_thread(run)
+            except BaseException:
+                with lock:
+                    if not took["started"]:
+                        took["dropped"] = True
+                        finished.set()
+                raise
             if not self._owner_alive():
                 log.debug("console job %s: owner gone, result dropped", name)
                 return
@@ -210,6 +227,10 @@ class TaskJobs:
         owner = self._owner()
         return owner is not None and shiboken6.isValid(owner)
 
+    def pending_threads(self) -> int:
+        """Worker threads of this owner's jobs that may still run (what :meth:`drain` waits for)."""
+        return sum(1 for e in self._threads if not e.is_set())
+
     def cancel_all(self) -> None:
         for t in list(self._tasks):
             t.cancel()
@@ -217,12 +238,15 @@ class TaskJobs:
     async def drain(self, timeout_s: float = 10.0) -> None:
         """Wait (without blocking the loop) until the worker threads of cancelled jobs have returned,
         so none of them calls back into an event loop that is closing (at window close)."""
-        self._threads = {e for e in self._threads if not e.is_set()}
-        pending = list(self._threads)
-        if pending:
-            deadline = time.monotonic() + timeout_s
-            await asyncio.to_thread(lambda: all(e.wait(max(0.0, deadline - time.monotonic())) for e in pending))
-            await asyncio.sleep(0)  # let the threads' completion callbacks run on the loop
+        deadline = time.monotonic() + timeout_s
+        # Polled on the loop, not waited for in a worker thread: at window close every view drains
+        # at once, and waiters holding the loop's few pool threads would queue the very jobs they wait for.
+        while True:
+            self._threads = {e for e in self._threads if not e.is_set()}
+            if not self._threads or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0)  # let the threads' completion callbacks run on the loop
 
     async def wait_all(self) -> None:
         if self._tasks:
