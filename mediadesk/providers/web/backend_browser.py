@@ -61,6 +61,7 @@ class _AccountBrowser:
         self.profile_dir = profile_dir
         self.kill_grace_s = kill_grace_s
         self.driver = PageDriver(adapter)
+        self.driver.cdp_port = self._debug_port  # the driver's own CDP connection to our pages
         self.lock = AccountLock(account, profile_dir, lock_dir)
         #: Backstop for the lane; the driver enforces max_run_s itself.
         self.attempt_deadline_s = adapter.max_run_s + adapter.page_load_timeout_s + adapter.start_timeout_s + 60
@@ -95,6 +96,11 @@ class _AccountBrowser:
         log.info("%s: %s", self.account, message)
         self._notes.append(message)
     # ------------------------------------------------------------------ browser lifecycle
+    def _debug_port(self, _page: Any) -> int | None:
+        """The debug port of this account's browser (its pages are the only ones the driver sees)."""
+        browser = self._browser
+        return browser.port if browser is not None and browser.is_alive() else None
+
     def _browser_alive(self) -> bool:
         return self._browser is not None and self._browser.is_alive()
 

@@ -73,6 +73,7 @@ from playwright.async_api import Page
 
 from mediadesk.providers.web.adapter import SendClick, SiteAdapter
 from mediadesk.providers.web.busy import parse_wait, rest_until
+from mediadesk.providers.web.cdp_direct import DirectPage
 from mediadesk.providers.web.errors import (
     BadPrompt,
     ChallengeShown,
@@ -155,6 +156,9 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
     #: above). False: one step at a time, the previous rule, kept so ``bench web`` can show both in
     #: one run (it sets this on the class); the ``pipelined`` argument sets it per driver.
     pipelined: bool = True
+    #: Page scripts and trusted presses over a CDP connection of our own when the page's browser has a
+    #: debug port we know (see cdp_direct.py); False: through Playwright (kept for ``bench web``).
+    direct_cdp: bool = True
 
     def __init__(
         self, adapter: SiteAdapter, *, watch_streams: bool = True, send_click: SendClick | None = None,
@@ -203,6 +207,9 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         self._diag: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._warn: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._cdp: weakref.WeakKeyDictionary[Page, Any] = weakref.WeakKeyDictionary()
+        self._direct: weakref.WeakKeyDictionary[Page, asyncio.Future[DirectPage | None]] = weakref.WeakKeyDictionary()
+        #: Set by the owner of the browser (the account backend): its debug port for a page of it.
+        self.cdp_port: Callable[[Page], int | None] | None = None
         self._typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
         self._final = adapter.final_error_matcher()
         self._challenge = adapter.challenge_matcher()

@@ -12,6 +12,7 @@ import html
 import logging
 import re
 import weakref
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,6 +23,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from mediadesk.providers.web.adapter import SendClick, SiteAdapter, show_selector
 from mediadesk.providers.web.busy import BusyMatcher
+from mediadesk.providers.web.cdp_direct import DirectPage, open_direct
 from mediadesk.providers.web.errors import (
     AdapterMismatch,
     PageGone,
@@ -152,6 +154,12 @@ class _PageBase:
     _diag: weakref.WeakKeyDictionary[Page, list[str]]
     _warn: weakref.WeakKeyDictionary[Page, list[str]]
     _cdp: weakref.WeakKeyDictionary[Page, Any]
+    #: Our own CDP connection per page (see cdp_direct.py); None: this page has none (use Playwright).
+    _direct: weakref.WeakKeyDictionary[Page, asyncio.Future[DirectPage | None]]
+    #: The debug port of the browser a page belongs to (pages of a browser MediaDesk started), or None.
+    cdp_port: Callable[[Page], int | None] | None
+    #: False: every round trip through Playwright (``bench web`` shows both in one run).
+    direct_cdp: bool
     #: Per page: the text prepare() already typed (pipelined) and what the install script returned.
     _typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]]
     _final: FinalErrorMatcher
@@ -172,9 +180,39 @@ class _PageBase:
 
     async def _eval(self, page: Page, script: str, arg: Any = None) -> Any:
         try:
+            direct = await self._direct_page(page)
+            if direct is not None:
+                return await direct.call(script, arg)
             return await page.evaluate(script, arg)
         except PlaywrightError as exc:
             raise self._translate(exc) from exc
+
+    async def _cdp_session(self, page: Page) -> Any:
+        cdp = self._cdp.get(page)
+        if cdp is None:
+            cdp = self._cdp[page] = await page.context.new_cdp_session(page)
+        return cdp
+
+    async def _direct_page(self, page: Page) -> DirectPage | None:
+        """The page's own CDP connection, made on first use (one at a time per page); None when the
+        page's browser has no debug port we know, or the connection could not be made."""
+        if not self.direct_cdp or self.cdp_port is None:
+            return None
+        opening = self._direct.get(page)
+        if opening is None:
+            opening = self._direct[page] = asyncio.ensure_future(self._open_direct(page))
+        direct = await asyncio.shield(opening)
+        return direct if direct is None or direct.usable or page.is_closed() else None
+
+    async def _open_direct(self, page: Page) -> DirectPage | None:
+        port = self.cdp_port(page) if self.cdp_port is not None else None
+        if port is None or page.is_closed():
+            return None
+        try:
+            return await asyncio.wait_for(open_direct(page, port, await self._cdp_session(page)), 10.0)
+        except Exception as exc:  # any failure: Playwright's path serves this page
+            log.info("no direct CDP connection to the page (%s); using Playwright's", _first_line(exc))
+            return None
 
     async def _input(self, what: str, action: Any) -> None:
         """Await one Playwright input action (click, key, insert), translating its errors."""
@@ -197,10 +235,12 @@ class _PageBase:
     async def _press(self, page: Page, x: float, y: float) -> None:
         """One trusted left click at (x, y): press and release sent back to back on the page's CDP
         session (falls back to Playwright's mouse where CDP sessions are not available)."""
+        direct = await self._direct_page(page)
+        if direct is not None:
+            await direct.press(x, y)
+            return
         try:
-            cdp = self._cdp.get(page)
-            if cdp is None:
-                cdp = self._cdp[page] = await page.context.new_cdp_session(page)
+            cdp = await self._cdp_session(page)
         except PlaywrightError:
             await page.mouse.click(x, y)
             return

@@ -9,16 +9,14 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from mediadesk.providers.web.errors import RunCanceled, RunTimeout
+from mediadesk.providers.web.errors import RunCanceled, RunTimeout, WebLaneError
 from mediadesk.providers.web.page_base import (
     _NEXT_JS,
     _SET_STREAM_JS,
     _STOP_JS,
     _WAIT_IDLE_JS,
-    _first_line,
     _PageBase,
 )
 from mediadesk.providers.web.stream_watch import StreamWatch
@@ -32,17 +30,18 @@ class _PageWait(_PageBase):
     """Wait for this run's answer; stop the site when the run ends early."""
 
     def _push_stream(self, page: Page, watch: StreamWatch, state: str) -> None:
-        """Tell the page's watcher what the stream did (in order: Playwright keeps the calls' order;
-        nothing is sent once the run is over, so a late change cannot reach the next run's watcher)."""
+        """Tell the page's watcher what the stream did (in order: on the channel the run's own page
+        scripts take, which keeps the calls' order; nothing is sent once the run is over, so a late
+        change cannot reach the next run's watcher)."""
         generation = watch.generation
 
         async def push() -> None:
             if watch.generation != generation:
                 return
             try:
-                await page.evaluate(_SET_STREAM_JS, state)
-            except PlaywrightError as exc:  # the page went: the run's own wait reports it
-                log.debug("stream state %s not delivered: %s", state, _first_line(exc))
+                await self._eval(page, _SET_STREAM_JS, state)
+            except WebLaneError as exc:  # the page went: the run's own wait reports it
+                log.debug("stream state %s not delivered: %s", state, exc)
 
         task = asyncio.ensure_future(push())
         self._pushes.add(task)
