@@ -8,18 +8,22 @@ every task (``recycle_after = 1``). The completion rule's window is not overhead
 out after the answer's last change. Which rule decided is read from each task's log: the stream rule
 (the site's answer stream ended, then ``50 ms`` still) or the page rule (``settle_ms``, here 100 ms).
 
-Three send paths, side by side in one run, rounds interleaved (the machine's load drifts):
+Four send paths, side by side in one run, rounds interleaved (the machine's load drifts):
 
-* ``checked``: Playwright's actionability-checked click, one step at a time (the rule two rounds ago);
+* ``checked``: Playwright's actionability-checked click, one step at a time (the rule three rounds ago);
 * ``direct, one step at a time``: the send button resolved and checked in the page, one trusted press
-  whose landing is proven, every round trip waiting for the one before (the previous round);
-* ``direct, pipelined``: the same checks, with the round trips that do not depend on each other's
-  answer sent together (the new-chat press with the readiness wait; the send press with the
-  did-it-leave check and the answer wait). Today's default.
+  whose landing is proven, every round trip waiting for the one before;
+* ``direct, pipelined, through Playwright``: the same checks, with the round trips that do not depend
+  on each other's answer sent together (the new-chat press with the readiness wait; the send press with
+  the did-it-leave check and the answer wait), every round trip through Playwright's driver process
+  (the previous round);
+* ``direct, pipelined, own CDP``: the same, with the page scripts and presses over the driver's own CDP
+  connection to the page (cdp_direct.py): one process hop fewer per round trip. Today's default.
 
 each warm on one account and warm on three accounts at once (per-task overhead and throughput). Beside
 them, in the same run, the floor: one empty ``evaluate`` and one trusted press, timed on a warm page
-between rounds. The machine's load average is printed with the figures: other jobs share its cores.
+between rounds, through Playwright and over the own connection. The machine's load average is printed
+with the figures: other jobs share its cores.
 
     python -m bench web [--tasks 12] [--rounds 2] [--no-cold]
 """
@@ -45,7 +49,8 @@ from mediadesk.config.model import parse_config
 from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.adapter import SiteAdapter
 from mediadesk.providers.web.driver import PageDriver
-from mediadesk.providers.web.finder import chromium_flags, find_browser
+from mediadesk.providers.web.finder import find_browser
+from mediadesk.providers.web.launcher import OwnedBrowser
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import login_context
@@ -78,16 +83,23 @@ class Row:
     pipelined: bool
     accounts: int
     share: float = 1.0
+    own_cdp: bool = False  # page scripts and presses over the driver's own CDP connection
+
+    @property
+    def path(self) -> str:
+        return f"{self.click}-{self.pipelined}-{self.own_cdp}"
 
 
 ROWS = (
     Row("warm, 1 account, checked click", "warm-checked", "checked", False, 1),
-    Row("warm, 1 account, direct, one step at a time (last round)", "warm-direct", "direct", False, 1),
-    Row("warm, 1 account, direct, pipelined (new)", "warm-pipe", "direct", True, 1),
+    Row("warm, 1 account, direct, one step at a time", "warm-direct", "direct", False, 1),
+    Row("warm, 1 account, direct, pipelined, through Playwright (last round)", "warm-pipe", "direct", True, 1),
+    Row("warm, 1 account, direct, pipelined, own CDP (new)", "warm-own", "direct", True, 1, own_cdp=True),
     Row("warm, 3 accounts, checked click", "warm3-checked", "checked", False, 3),
-    Row("warm, 3 accounts, direct, one step at a time", "warm3-direct", "direct", False, 3),
-    Row("warm, 3 accounts, direct, pipelined (new)", "warm3-pipe", "direct", True, 3),
-    Row("cold (new browser per task), direct, pipelined", "cold-pipe", "direct", True, 1, 1 / 3),
+    Row("warm, 3 accounts, direct, pipelined, through Playwright", "warm3-pipe", "direct", True, 3),
+    Row("warm, 3 accounts, direct, pipelined, own CDP (new)", "warm3-own", "direct", True, 3, own_cdp=True),
+    Row("cold (new browser per task), direct, pipelined, own CDP", "cold-own", "direct", True, 1, 1 / 3,
+        own_cdp=True),
 )
 
 
@@ -121,7 +133,8 @@ async def one_mode(base: str, root: Path, row: Row, n: int, round_no: int, res: 
     for name in names:
         await login_with_form(cfg, ws, name, f"{base}/login", fields={"#account": name, "#password": "x"},
                               submit="button.login", logged_in=".avatar")
-    PageDriver.pipelined = row.pipelined  # bench-only switch: the lane builds its drivers itself
+    PageDriver.pipelined = row.pipelined  # bench-only switches: the lane builds its drivers itself
+    PageDriver.direct_cdp = row.own_cdp
     async with Scheduler(cfg, ws) as s:
         async with asyncio.timeout(60):
             await s.wait_ready()
@@ -148,29 +161,39 @@ async def one_mode(base: str, root: Path, row: Row, n: int, round_no: int, res: 
     reader.close()
 
 
+_FLOORS = ("evaluate, Playwright", "trusted press, Playwright", "evaluate, own CDP", "trusted press, own CDP")
+
+
 async def floor(base: str, rounds: int) -> dict[str, list[float]]:
-    """The floor on a warm page of the same simulator: one empty evaluate, one trusted press."""
-    out: dict[str, list[float]] = {"one evaluate": [], "one trusted press": []}
+    """The floor on a warm page of the same simulator, in a browser started as the lane starts it:
+    one empty evaluate and one trusted press, through Playwright and over the driver's own connection."""
+    out: dict[str, list[float]] = {k: [] for k in _FLOORS}
     exe = find_browser(None, probe_version=False).path
     pw = await async_playwright().start()
-    browser = await pw.chromium.launch(executable_path=str(exe), args=chromium_flags(headless=False))
-    try:
-        ctx = await browser.new_context()
-        await login_context(ctx, base, "floor")
-        page = await ctx.new_page()
-        driver = PageDriver(SiteAdapter(url=f"{base}/chat"))
-        await page.goto(f"{base}/chat")
-        for _ in range(rounds):
-            t0 = time.perf_counter()
-            await page.evaluate("() => 0")
-            t1 = time.perf_counter()
-            await driver._press(page, 2, 2)  # an empty spot: nothing reacts
-            t2 = time.perf_counter()
-            out["one evaluate"].append((t1 - t0) * 1e3)
-            out["one trusted press"].append((t2 - t1) * 1e3)
-    finally:
-        await browser.close()
-        await pw.stop()
+    with tempfile.TemporaryDirectory() as tmp:
+        browser = OwnedBrowser(pw, exe, Path(tmp) / "floor", keep_session_cookies=False)
+        await browser.start()
+        try:
+            await login_context(browser.context, base, "floor")
+            page = await browser.context.new_page()
+            await page.goto(f"{base}/chat")
+            through = PageDriver(SiteAdapter(url=f"{base}/chat"))
+            through.direct_cdp = False
+            own = PageDriver(SiteAdapter(url=f"{base}/chat"))
+            own.direct_cdp = True
+            own.cdp_port = lambda _page: browser.port
+            for _ in range(rounds):
+                for name, driver in (("Playwright", through), ("own CDP", own)):
+                    t0 = time.perf_counter()
+                    await driver._eval(page, "() => 0")
+                    t1 = time.perf_counter()
+                    await driver._press(page, 2, 2)  # an empty spot: nothing reacts
+                    t2 = time.perf_counter()
+                    out[f"evaluate, {name}"].append((t1 - t0) * 1e3)
+                    out[f"trusted press, {name}"].append((t2 - t1) * 1e3)
+        finally:
+            await browser.close()
+            await pw.stop()
     return out
 
 
@@ -184,35 +207,38 @@ def report(rows_run: list[Row], results: dict[Row, Result], floors: dict[str, li
           f"rule's window (stream rule {STREAM_SETTLE_MS} ms, page rule settle_ms {SETTLE_MS} ms)")
     print(f"Machine: {os.cpu_count()} cores shared with other jobs (other agents load it); load average now "
           f"{one:.1f} (1 min) / {five:.1f} (5 min)")
-    rate1 = {r.click + str(r.pipelined): statistics.median(results[r].rates)
+    rate1 = {r.path: statistics.median(results[r].rates)
              for r in rows_run if r.accounts == 1 and r.mode.startswith("warm")}
     rows: list[tuple[str, ...]] = [
         ("mode", "n", "rule", "median ms", "p90 ms", "min ms", "tasks/s", "x 1 account", "load (1 min)")]
     for row in rows_run:
         res = results[row]
         rate = statistics.median(res.rates)
-        base = rate1.get(row.click + str(row.pipelined))
+        base = rate1.get(row.path)
         vs = f"{rate / base:.2f}x" if row.accounts > 1 and base else ""  # throughput vs the same path, 1 account
         rows.append((row.label, str(len(res.overhead)), "/".join(sorted(res.rules)),
                      f"{statistics.median(res.overhead):.0f}", f"{p90(res.overhead):.0f}",
                      f"{min(res.overhead):.0f}", f"{rate:.2f}", vs, f"{statistics.median(res.loads):.1f}"))
     print(table(rows))
-    ev, press = (statistics.median(floors[k]) for k in ("one evaluate", "one trusted press"))
+    med = {k: statistics.median(v) for k, v in floors.items()}
     # A task needs two trusted presses (new chat, send) and two page scripts before them (find the new-chat
     # button; type + arm + aim): that sequence is the floor of a task that resets its chat and proves its click.
-    task_floor = 2 * ev + 2 * press
-    print(f"floor in this run (warm page, median of {len(floors['one evaluate'])}): one evaluate {ev:.1f} ms, "
-          f"one trusted press {press:.1f} ms; new chat + send = 2 evaluates + 2 presses = {task_floor:.0f} ms")
-    pipe = statistics.median(results[ROWS[2]].overhead)
-    step = statistics.median(results[ROWS[1]].overhead)
-    print(f"warm median, pipelined / one step at a time: {pipe:.0f} / {step:.0f} ms; "
-          f"pipelined / task floor: {pipe / task_floor:.1f}x; goal: warm median <= 20 ms")
+    floor_pw = 2 * med["evaluate, Playwright"] + 2 * med["trusted press, Playwright"]
+    floor_own = 2 * med["evaluate, own CDP"] + 2 * med["trusted press, own CDP"]
+    print(f"floor in this run (warm page, median of {len(floors[_FLOORS[0]])}): "
+          + ", ".join(f"{k} {v:.1f} ms" for k, v in med.items()))
+    print(f"new chat + send = 2 evaluates + 2 presses: {floor_pw:.0f} ms through Playwright, "
+          f"{floor_own:.0f} ms over the own connection")
+    by_mode = {r.mode: statistics.median(results[r].overhead) for r in rows_run}
+    own, pipe = by_mode["warm-own"], by_mode["warm-pipe"]
+    print(f"warm median, own CDP / through Playwright (both pipelined): {own:.0f} / {pipe:.0f} ms "
+          f"({pipe / own:.2f}x); own CDP / its task floor: {own / floor_own:.1f}x; goal: warm median <= 20 ms")
 
 
 async def main_async(args: argparse.Namespace) -> None:
     rows = [r for r in ROWS if not (args.no_cold and r.mode.startswith("cold"))]
     results: dict[Row, Result] = {row: Result() for row in rows}
-    floors: dict[str, list[float]] = {"one evaluate": [], "one trusted press": []}
+    floors: dict[str, list[float]] = {k: [] for k in _FLOORS}
     with sim_process("web", "--time-scale", "0.01", "--fixed-run-s", "30", "--answer-tokens", "30",
                      "--seed", "1") as chat_url:  # fmt: skip
         base = chat_url.rsplit("/", 1)[0]
@@ -226,6 +252,7 @@ async def main_async(args: argparse.Namespace) -> None:
                         floors[k] += v
         finally:
             PageDriver.pipelined = True
+            PageDriver.direct_cdp = True
     report(rows, results, floors)
 
 

@@ -134,7 +134,7 @@ def _spans(root: Path) -> dict[str, list[float]]:
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    row = next(r for r in wo.ROWS if r.mode == "warm-pipe")
+    row = next(r for r in wo.ROWS if r.mode == "warm-own")
     res = wo.Result()
     with sim_process("web", "--time-scale", "0.01", "--fixed-run-s", "30", "--answer-tokens", "30",
                      "--seed", "1") as chat_url, tempfile.TemporaryDirectory() as tmp:  # fmt: skip
