@@ -21,7 +21,9 @@ Why it is built this way:
   is then: find the new-chat button; press it (the readiness wait and the typing ride along); press
   send (the check and the answer wait ride along). Every check is still made, each on its own
   event in the page; only the waiting for each other is gone. ``pipelined = False`` keeps the
-  one-step-at-a-time order for ``bench web``.
+  one-step-at-a-time order for ``bench web``. On pages of a browser MediaDesk started, the page scripts
+  and trusted presses go over a CDP connection of the driver's own (``cdp_direct.py``): one process hop
+  fewer per round trip (``direct_cdp = False`` keeps Playwright's path, for the bench).
 * **Sent means sent, once.** The send button is resolved and checked in the page at click time
   (sites grow the prompt box after input and move the button): visible, enabled, and the element
   at its centre is the button, not an overlay. Then ONE trusted mouse press/release at that point
