@@ -88,7 +88,7 @@ from mediadesk.providers.web.errors import (
     UsageLimit,
 )
 from mediadesk.providers.web.markdown import html_to_markdown
-from mediadesk.providers.web.page_base import _NEXT_JS, _Navigated, _plain, _quiet
+from mediadesk.providers.web.page_base import _NEXT_JS, _RESUME_JS, _Navigated, _plain, _quiet
 from mediadesk.providers.web.page_evidence import _PageEvidence
 from mediadesk.providers.web.page_ready import _PageReady
 from mediadesk.providers.web.page_send import _SEND_CLICK_MS, _SEND_CONFIRM_MS, _SEND_READY_MS, _PageSend
@@ -215,6 +215,13 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         self._typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
         self._final = adapter.final_error_matcher()
         self._challenge = adapter.challenge_matcher()
+    @staticmethod
+    def _decided_unaware(snap: dict[str, Any], watch: StreamWatch | None) -> bool:
+        """The page called the answer done by its DOM rule while the site's stream, as we see it, is
+        still open: the page had not heard of it yet (never cut an answer that is still streaming)."""
+        return (snap["state"] == "done" and snap.get("rule") == "dom" and not snap.get("held")
+                and watch is not None and watch.state == "open")
+
     def _refusal(self, text: str, where: str) -> SiteBusy:
         """A busy refusal, or a usage limit whose stated reset is far enough away to rest until."""
         now = time.time()
@@ -281,6 +288,11 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
             sent = loop.time()
             snap, progress = await self._await_answer(page, deadline, on_progress, cancel_event, first)
             first = None
+            while self._decided_unaware(snap, watch) and await self._eval(page, _RESUME_JS, "open"):
+                self._trace(page, "the page's DOM rule decided before it heard of the stream still open; "
+                                  "waiting on")
+                snap, more = await self._await_answer(page, deadline, on_progress, cancel_event)
+                progress += more
             state = snap["state"]
             if state == "error":
                 said = snap["error"] or ""

@@ -68,6 +68,7 @@ _READY_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\nconst __ready = (() => {\n" + _
 _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
 _NEXT_JS = "([v, progress]) => window.__mediadeskWatch.next(v, progress)"
+_RESUME_JS = "(s) => window.__mediadeskWatch.resume(s)"
 _CONFIRM_SENT_JS = "([text, ms]) => window.__mediadeskWatch.confirmSent(text, ms)"
 _SET_STREAM_JS = "(s) => { const w = window.__mediadeskWatch; if (w && w.setStream) w.setStream(s); }"
 _AIM_SEND_JS = "() => window.__mediadeskWatch.aimSend()"

@@ -89,6 +89,39 @@ async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str)
             await ctx.close()
 
 
+async def test_a_pause_is_never_cut_when_the_news_of_the_stream_comes_late(browser: Browser) -> None:
+    """The page hears of the site's stream only through us (Chromium -> Playwright -> the driver -> the
+    page). On a loaded machine that news came after the DOM rule's window, and an answer that paused
+    was cut although its stream was still open. Here every stream state reaches the page 2 s late (the
+    DOM rule's window is 1 s, the pause 3 s): the driver takes the page's early decision back."""
+    config = WebSimConfig(time_scale=0.01, fixed_run_s=10.0, answer_tokens=10, transport="sse", pause_mid_s=3.0)
+    async with WebSimServer(config) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            page = await ctx.new_page()
+            adapter = sim_adapter(sim, settle_ms=1000, busy=".no-busy-indicator-here")
+            driver = PageDriver(adapter)
+            push = driver._push_stream
+            late: list[asyncio.Task[None]] = []
+
+            def push_late(page_: object, watch: object, state: str) -> None:
+                async def later() -> None:
+                    await asyncio.sleep(2.0)
+                    push(page_, watch, state)  # type: ignore[arg-type]
+
+                late.append(asyncio.ensure_future(later()))
+
+            driver._push_stream = push_late  # type: ignore[method-assign]
+            await driver.prepare(page)
+            result = await driver.run(page, "think a while")
+            assert result.answer == "".join(answer_tokens("think a while", 10))
+            assert result.timings.done_rule == "stream"
+            await asyncio.gather(*late)
+        finally:
+            await ctx.close()
+
+
 async def test_no_stream_keeps_the_dom_rule(browser: Browser) -> None:
     """A page that makes its answer up itself (no network stream) is decided by the DOM rule."""
     pages = Path(__file__).parent / "pages"

@@ -222,6 +222,18 @@
     w.stream = state; w.streamAt = now();
     if (w.state === 'armed') check();
   };
+  // The driver heard of a stream still open that the page was not told of in time (that news
+  // travels Chromium -> Playwright -> the driver -> the page, late on a loaded machine): a decision
+  // the DOM rule made without it is taken back, and the run waits on.
+  w.resume = (state) => {
+    if (w.state !== 'done' || w.rule !== 'dom' || w.held) return false;
+    w.state = 'armed'; w.doneAt = null; w.rule = null;
+    w.stream = state; w.streamAt = now();
+    w.unwatch = watchDom(check);
+    if (w.addedObs) w.addedObs.observe(document.documentElement, {subtree: true, childList: true});
+    check();
+    return true;
+  };
   w.next = (v, progress) => new Promise((res) => {
     if (TERMINAL.has(w.state) || (progress && w.version !== v)) res(snap());
     else w.waiters.push({res, progress});
