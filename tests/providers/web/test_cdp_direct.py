@@ -117,13 +117,19 @@ async def test_a_replaced_document_is_a_navigation(owned: OwnedBrowser, sim: Web
     assert await driver._eval(page, "(x) => x + 1", 41) == 42  # the connection serves the new document
 
 
-async def test_a_closed_page_fails_its_pending_call_at_once(owned: OwnedBrowser, sim: WebSimServer) -> None:
+async def a_pending_call(owned: OwnedBrowser, sim: WebSimServer) -> tuple[PageDriver, Page, asyncio.Future[Any]]:
+    """A chat page with a page script under way over the own connection (it never resolves by itself)."""
     driver = driver_for(sim, owned)
     page = await owned.context.new_page()
     await page.goto(sim.chat_url)
     assert await direct_of(driver, page) is not None
     pending = asyncio.ensure_future(driver._eval(page, "() => new Promise(() => {})"))
     await asyncio.sleep(0.05)
+    return driver, page, pending
+
+
+async def test_a_closed_page_fails_its_pending_call_at_once(owned: OwnedBrowser, sim: WebSimServer) -> None:
+    driver, page, pending = await a_pending_call(owned, sim)
     await page.close()
     with pytest.raises(PageGone):
         await asyncio.wait_for(pending, STUCK_S)
@@ -132,12 +138,7 @@ async def test_a_closed_page_fails_its_pending_call_at_once(owned: OwnedBrowser,
 
 
 async def test_a_crashed_page_fails_its_pending_call(owned: OwnedBrowser, sim: WebSimServer) -> None:
-    driver = driver_for(sim, owned)
-    page = await owned.context.new_page()
-    await page.goto(sim.chat_url)
-    assert await direct_of(driver, page) is not None
-    pending = asyncio.ensure_future(driver._eval(page, "() => new Promise(() => {})"))
-    await asyncio.sleep(0.05)
+    _driver, page, pending = await a_pending_call(owned, sim)
     crashed = asyncio.Event()
     page.on("crash", lambda _p: crashed.set())
     with pytest.raises(Exception):  # noqa: B017,PT011 - Playwright's goto fails in its own words

@@ -4,6 +4,7 @@ transports (chunked NDJSON fetch, SSE, WebSocket frames)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from aiohttp import web
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, Page, async_playwright
 
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
@@ -61,32 +62,38 @@ async def test_stream_end_decides_done_on_every_transport(browser: Browser, tran
             await ctx.close()
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str) -> None:
-    """A site with no visible busy indicator that pauses 3 s mid-answer: the DOM rule (settle 1 s)
-    cuts the answer; with the stream rule the whole answer arrives."""
+@contextlib.asynccontextmanager
+async def pausing_site(browser: Browser, transport: str) -> AsyncIterator[tuple[Page, SiteAdapter]]:
+    """A logged-in page of a simulator whose answers pause 3 s in the middle, with an adapter that has no
+    busy indicator and a 1 s settle window (the DOM rule alone would cut at the pause)."""
     config = WebSimConfig(time_scale=0.01, fixed_run_s=10.0, answer_tokens=10, transport=transport,
                           pause_mid_s=3.0)  # fmt: skip
     async with WebSimServer(config) as sim:
         ctx = await browser.new_context()
         try:
             await login_context(ctx, sim.base_url, "acct-a")
-            page = await ctx.new_page()
-            adapter = sim_adapter(sim, settle_ms=1000, busy=".no-busy-indicator-here")
-            full = "".join(answer_tokens("think a while", 10))
-            driver = PageDriver(adapter)
-            await driver.prepare(page)
-            result = await driver.run(page, "think a while")
-            assert result.answer == full
-            assert result.timings.done_rule == "stream"
-            # The same page without the stream rule ends at the pause: the test can fail.
-            dom_only = PageDriver(adapter, watch_streams=False)
-            await dom_only.prepare(page)
-            cut = await dom_only.run(page, "think a while")
-            assert cut.timings.done_rule == "dom"
-            assert cut.answer != full and full.startswith(cut.answer)
+            yield await ctx.new_page(), sim_adapter(sim, settle_ms=1000, busy=".no-busy-indicator-here")
         finally:
             await ctx.close()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str) -> None:
+    """A site with no visible busy indicator that pauses 3 s mid-answer: the DOM rule (settle 1 s)
+    cuts the answer; with the stream rule the whole answer arrives."""
+    async with pausing_site(browser, transport) as (page, adapter):
+        full = "".join(answer_tokens("think a while", 10))
+        driver = PageDriver(adapter)
+        await driver.prepare(page)
+        result = await driver.run(page, "think a while")
+        assert result.answer == full
+        assert result.timings.done_rule == "stream"
+        # The same page without the stream rule ends at the pause: the test can fail.
+        dom_only = PageDriver(adapter, watch_streams=False)
+        await dom_only.prepare(page)
+        cut = await dom_only.run(page, "think a while")
+        assert cut.timings.done_rule == "dom"
+        assert cut.answer != full and full.startswith(cut.answer)
 
 
 async def test_a_pause_is_never_cut_when_the_news_of_the_stream_comes_late(browser: Browser) -> None:
@@ -94,32 +101,24 @@ async def test_a_pause_is_never_cut_when_the_news_of_the_stream_comes_late(brows
     page). On a loaded machine that news came after the DOM rule's window, and an answer that paused
     was cut although its stream was still open. Here every stream state reaches the page 2 s late (the
     DOM rule's window is 1 s, the pause 3 s): the driver takes the page's early decision back."""
-    config = WebSimConfig(time_scale=0.01, fixed_run_s=10.0, answer_tokens=10, transport="sse", pause_mid_s=3.0)
-    async with WebSimServer(config) as sim:
-        ctx = await browser.new_context()
-        try:
-            await login_context(ctx, sim.base_url, "acct-a")
-            page = await ctx.new_page()
-            adapter = sim_adapter(sim, settle_ms=1000, busy=".no-busy-indicator-here")
-            driver = PageDriver(adapter)
-            push = driver._push_stream
-            late: list[asyncio.Task[None]] = []
+    async with pausing_site(browser, "sse") as (page, adapter):
+        driver = PageDriver(adapter)
+        push = driver._push_stream
+        late: list[asyncio.Task[None]] = []
 
-            def push_late(page_: object, watch: object, state: str) -> None:
-                async def later() -> None:
-                    await asyncio.sleep(2.0)
-                    push(page_, watch, state)  # type: ignore[arg-type]
+        def push_late(page_: object, watch: object, state: str) -> None:
+            async def later() -> None:
+                await asyncio.sleep(2.0)
+                push(page_, watch, state)  # type: ignore[arg-type]
 
-                late.append(asyncio.ensure_future(later()))
+            late.append(asyncio.ensure_future(later()))
 
-            driver._push_stream = push_late  # type: ignore[method-assign]
-            await driver.prepare(page)
-            result = await driver.run(page, "think a while")
-            assert result.answer == "".join(answer_tokens("think a while", 10))
-            assert result.timings.done_rule == "stream"
-            await asyncio.gather(*late)
-        finally:
-            await ctx.close()
+        driver._push_stream = push_late  # type: ignore[method-assign]
+        await driver.prepare(page)
+        result = await driver.run(page, "think a while")
+        assert result.answer == "".join(answer_tokens("think a while", 10))
+        assert result.timings.done_rule == "stream"
+        await asyncio.gather(*late)
 
 
 async def test_no_stream_keeps_the_dom_rule(browser: Browser) -> None:
