@@ -5,7 +5,10 @@ task. Every page round trip the driver makes is timed from Python (``time.perf_c
 ``_eval`` and the trusted press), bench-only: a subclass of the driver wraps them, the product code is
 not touched. Beside them, in the same run, the floor: one empty ``evaluate`` and one raw trusted press.
 
-    python -m bench websteps [--tasks 12] [--paths old,new]
+    python -m bench websteps [--tasks 12] [--paths checked,direct,pipelined,own-cdp]
+
+The browser is started as the lane starts it (``OwnedBrowser``), so ``own-cdp`` (the driver's own CDP
+connection, today's default) runs beside ``pipelined`` (the same steps through Playwright).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import asyncio
 import dataclasses
 import os
 import statistics
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
@@ -27,7 +31,8 @@ from bench.common import sim_process, table
 from mediadesk.providers.web import page_base
 from mediadesk.providers.web.adapter import load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
-from mediadesk.providers.web.finder import chromium_flags, find_browser
+from mediadesk.providers.web.finder import find_browser
+from mediadesk.providers.web.launcher import OwnedBrowser
 from mediadesk.sim.web_server import login_context
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,8 +53,9 @@ def load() -> str:
 class StepDriver(PageDriver):
     """The product driver, with every page round trip timed (bench only)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, direct_cdp: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.direct_cdp = direct_cdp
         self.steps: list[tuple[str, float]] = []
 
     async def _timed(self, name: str, aw: Awaitable[Any]) -> Any:
@@ -123,16 +129,20 @@ async def main_async(args: argparse.Namespace, paths: dict[str, Callable[[Any], 
         base = chat_url.rsplit("/", 1)[0]
         adapter = dataclasses.replace(with_url(load_adapter(SIMCHAT), chat_url), settle_ms=SETTLE_MS)
         pw = await async_playwright().start()
-        browser = await pw.chromium.launch(executable_path=str(exe), args=chromium_flags(headless=False))
-        try:
-            ctx = await browser.new_context()
-            await login_context(ctx, base, "bench")
-            page = await ctx.new_page()
-            for name in args.paths.split(","):
-                results[name] = summary(await measure(page, paths[name](adapter), args.tasks, name))
-        finally:
-            await browser.close()
-            await pw.stop()
+        # Started as the lane starts it (its debug port known), so the driver's own CDP connection can serve.
+        with tempfile.TemporaryDirectory() as tmp:
+            browser = OwnedBrowser(pw, exe, Path(tmp) / "bench", keep_session_cookies=False)
+            await browser.start()
+            try:
+                await login_context(browser.context, base, "bench")
+                page = await browser.context.new_page()
+                for name in args.paths.split(","):
+                    driver = paths[name](adapter)
+                    driver.cdp_port = lambda _page: browser.port
+                    results[name] = summary(await measure(page, driver, args.tasks, name))
+            finally:
+                await browser.close()
+                await pw.stop()
     names = list(results)
     keys = sorted({k for s in results.values() for k in s})
     print(f"\nWarm web task, step by step (median of {args.tasks} tasks, ms); {load()}")
@@ -142,11 +152,12 @@ async def main_async(args: argparse.Namespace, paths: dict[str, Callable[[Any], 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="bench websteps")
     p.add_argument("--tasks", type=int, default=12)
-    p.add_argument("--paths", default="checked,direct,pipelined")
+    p.add_argument("--paths", default="checked,direct,pipelined,own-cdp")
     paths: dict[str, Callable[[Any], StepDriver]] = {
-        "checked": lambda a: StepDriver(a, send_click="checked", pipelined=False),
-        "direct": lambda a: StepDriver(a, send_click="direct", pipelined=False),
-        "pipelined": lambda a: StepDriver(a, send_click="direct", pipelined=True),
+        "checked": lambda a: StepDriver(a, send_click="checked", pipelined=False, direct_cdp=False),
+        "direct": lambda a: StepDriver(a, send_click="direct", pipelined=False, direct_cdp=False),
+        "pipelined": lambda a: StepDriver(a, send_click="direct", pipelined=True, direct_cdp=False),
+        "own-cdp": lambda a: StepDriver(a, send_click="direct", pipelined=True, direct_cdp=True),
     }
     asyncio.run(main_async(p.parse_args(argv), paths))
 
