@@ -42,18 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import async_playwright
-
-from bench.common import sim_process, table
+from bench.common import lane_started_page, sim_process, table
 from mediadesk.config.model import parse_config
 from mediadesk.config.workspace import Workspace
 from mediadesk.providers.web.adapter import SiteAdapter
 from mediadesk.providers.web.driver import PageDriver
-from mediadesk.providers.web.finder import find_browser
-from mediadesk.providers.web.launcher import OwnedBrowser
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler import Scheduler
-from mediadesk.sim.web_server import login_context
 from mediadesk.store import TaskReader
 
 SETTLE_MS = 100
@@ -168,32 +163,22 @@ async def floor(base: str, rounds: int) -> dict[str, list[float]]:
     """The floor on a warm page of the same simulator, in a browser started as the lane starts it:
     one empty evaluate and one trusted press, through Playwright and over the driver's own connection."""
     out: dict[str, list[float]] = {k: [] for k in _FLOORS}
-    exe = find_browser(None, probe_version=False).path
-    pw = await async_playwright().start()
-    with tempfile.TemporaryDirectory() as tmp:
-        browser = OwnedBrowser(pw, exe, Path(tmp) / "floor", keep_session_cookies=False)
-        await browser.start()
-        try:
-            await login_context(browser.context, base, "floor")
-            page = await browser.context.new_page()
-            await page.goto(f"{base}/chat")
-            through = PageDriver(SiteAdapter(url=f"{base}/chat"))
-            through.direct_cdp = False
-            own = PageDriver(SiteAdapter(url=f"{base}/chat"))
-            own.direct_cdp = True
-            own.cdp_port = lambda _page: browser.port
-            for _ in range(rounds):
-                for name, driver in (("Playwright", through), ("own CDP", own)):
-                    t0 = time.perf_counter()
-                    await driver._eval(page, "() => 0")
-                    t1 = time.perf_counter()
-                    await driver._press(page, 2, 2)  # an empty spot: nothing reacts
-                    t2 = time.perf_counter()
-                    out[f"evaluate, {name}"].append((t1 - t0) * 1e3)
-                    out[f"trusted press, {name}"].append((t2 - t1) * 1e3)
-        finally:
-            await browser.close()
-            await pw.stop()
+    async with lane_started_page(base, "floor") as (browser, page):
+        await page.goto(f"{base}/chat")
+        through = PageDriver(SiteAdapter(url=f"{base}/chat"))
+        through.direct_cdp = False
+        own = PageDriver(SiteAdapter(url=f"{base}/chat"))
+        own.direct_cdp = True
+        own.cdp_port = lambda _page: browser.port
+        for _ in range(rounds):
+            for name, driver in (("Playwright", through), ("own CDP", own)):
+                t0 = time.perf_counter()
+                await driver._eval(page, "() => 0")
+                t1 = time.perf_counter()
+                await driver._press(page, 2, 2)  # an empty spot: nothing reacts
+                t2 = time.perf_counter()
+                out[f"evaluate, {name}"].append((t1 - t0) * 1e3)
+                out[f"trusted press, {name}"].append((t2 - t1) * 1e3)
     return out
 
 

@@ -18,22 +18,18 @@ import asyncio
 import dataclasses
 import os
 import statistics
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page
 
-from bench.common import sim_process, table
+from bench.common import lane_started_page, sim_process, table
 from mediadesk.providers.web import page_base
 from mediadesk.providers.web.adapter import load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
-from mediadesk.providers.web.finder import find_browser
-from mediadesk.providers.web.launcher import OwnedBrowser
-from mediadesk.sim.web_server import login_context
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMCHAT = ROOT / "resources" / "sites" / "simchat.toml"
@@ -123,26 +119,15 @@ def summary(rows: list[dict[str, float]]) -> dict[str, float]:
 
 
 async def main_async(args: argparse.Namespace, paths: dict[str, Callable[[Any], StepDriver]]) -> None:
-    exe = find_browser(None, probe_version=False).path
     results: dict[str, dict[str, float]] = {}
     with sim_process("web", "--time-scale", "0.01", "--fixed-run-s", "30", "--answer-tokens", "20") as chat_url:
         base = chat_url.rsplit("/", 1)[0]
         adapter = dataclasses.replace(with_url(load_adapter(SIMCHAT), chat_url), settle_ms=SETTLE_MS)
-        pw = await async_playwright().start()
-        # Started as the lane starts it (its debug port known), so the driver's own CDP connection can serve.
-        with tempfile.TemporaryDirectory() as tmp:
-            browser = OwnedBrowser(pw, exe, Path(tmp) / "bench", keep_session_cookies=False)
-            await browser.start()
-            try:
-                await login_context(browser.context, base, "bench")
-                page = await browser.context.new_page()
-                for name in args.paths.split(","):
-                    driver = paths[name](adapter)
-                    driver.cdp_port = lambda _page: browser.port
-                    results[name] = summary(await measure(page, driver, args.tasks, name))
-            finally:
-                await browser.close()
-                await pw.stop()
+        async with lane_started_page(base, "bench") as (browser, page):
+            for name in args.paths.split(","):
+                driver = paths[name](adapter)
+                driver.cdp_port = lambda _page: browser.port
+                results[name] = summary(await measure(page, driver, args.tasks, name))
     names = list(results)
     keys = sorted({k for s in results.values() for k in s})
     print(f"\nWarm web task, step by step (median of {args.tasks} tasks, ms); {load()}")

@@ -22,7 +22,6 @@ Only browsers MediaDesk started itself have a debug port we know (``OwnedBrowser
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
@@ -51,6 +50,7 @@ class DirectPage:
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._gone: str | None = None
+        # Ends, closing the session, when Chromium closes the socket (the page or the browser went).
         self._reader = asyncio.get_running_loop().create_task(self._read(), name="cdp-direct reader")
 
     @property
@@ -121,14 +121,6 @@ class DirectPage:
         ev = {"x": x, "y": y, "button": "left", "clickCount": 1}
         await asyncio.gather(self.send("Input.dispatchMouseEvent", dict(ev, type="mousePressed")),
                              self.send("Input.dispatchMouseEvent", dict(ev, type="mouseReleased")))
-
-    async def close(self) -> None:
-        self._fail(_CLOSED)
-        with contextlib.suppress(Exception):
-            await self._ws.close()
-        with contextlib.suppress(BaseException):
-            await self._reader
-        await self._session.close()
 
 
 def _unserializable(text: str) -> float | int | None:

@@ -206,7 +206,8 @@ class _PageBase:
         return direct if direct is None or direct.usable or page.is_closed() else None
 
     async def _open_direct(self, page: Page) -> DirectPage | None:
-        port = self.cdp_port(page) if self.cdp_port is not None else None
+        assert self.cdp_port is not None  # checked by the caller
+        port = self.cdp_port(page)
         if port is None or page.is_closed():
             return None
         try:
