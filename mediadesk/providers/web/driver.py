@@ -311,6 +311,9 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
             if state != "done":
                 raise SiteError("another run took over this page")
             self._note_answer_via(page, snap)
+            if snap.get("endVia") == "page" and watch is not None:
+                watch.events.append("the stream's end seen in the page (its Resource Timing entry), "
+                                    "ahead of the network news")
             answer = (snap["text"] or "").strip()
             plain = _plain(answer, a.answer_format)
             if self._busy.is_busy_answer(plain):  # the whole "answer" is a busy notice: never stored

@@ -34,12 +34,13 @@ class _PageWait(_PageBase):
         scripts take, which keeps the calls' order; nothing is sent once the run is over, so a late
         change cannot reach the next run's watcher)."""
         generation = watch.generation
+        news = watch.news()  # as it is now: the push itself may go out later
 
         async def push() -> None:
             if watch.generation != generation:
                 return
             try:
-                await self._eval(page, _SET_STREAM_JS, state)
+                await self._eval(page, _SET_STREAM_JS, [state, news])
             except WebLaneError as exc:  # the page went: the run's own wait reports it
                 log.debug("stream state %s not delivered: %s", state, exc)
 

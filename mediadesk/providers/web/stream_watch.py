@@ -136,8 +136,10 @@ class StreamWatch:
         self._pending: set[Any] = set()  # requests started since arm, not yet known as streams
         self._open: set[Any] = set()  # HTTP streams running
         self._http_ended = 0
+        self._started: dict[str, int] = {}  # requests started since arm, by URL (see news())
         self._sockets: dict[Any, _Socket] = {}
         self._state = "none"
+        self._news: dict[str, Any] = self.news()
         #: Bumped by every arm/disarm: a state change queued for an earlier run is not delivered.
         self.generation = 0
         #: What the streams did, for the task log ("sse /api/x finished", ...).
@@ -167,13 +169,23 @@ class StreamWatch:
         self._pending.clear()
         self._open.clear()
         self._http_ended = 0
+        self._started = {}
         for sock in self._sockets.values():
             sock.active = sock.ended = sock.ended_once = False
             if sock.quiet is not None:
                 sock.quiet.cancel()
                 sock.quiet = None
         self._state = "none"
+        self._news = self.news()
         self.events = []
+
+    def news(self) -> dict[str, Any]:
+        """What the page is told with each change: the state, the open HTTP streams' URLs each with
+        the number of requests to it started since arm (the page counts the Resource Timing entries
+        of as many requests and may see their end before this watcher's news reaches it), and
+        whether a WebSocket streams (its end only this watcher sees)."""
+        urls = {r.url: self._started.get(r.url, 1) for r in self._open}
+        return {"state": self._state, "urls": urls, "ws": any(s.active for s in self._sockets.values())}
 
     def _update(self) -> None:
         if not self._armed:
@@ -186,9 +198,15 @@ class StreamWatch:
             state = "ended"
         else:
             state = "none"
-        if state != self._state:
-            self._state = state
-            log.debug("stream state: %s", state)
+        changed = state != self._state
+        self._state = state
+        news = self.news()
+        # Also a change of which streams are open (a second one starting while the first runs): the
+        # page must never count the end of the first as the end of both.
+        if changed or news != self._news:
+            self._news = news
+            if changed:
+                log.debug("stream state: %s", state)
             if self.on_change is not None:
                 self.on_change(state)
 
@@ -197,6 +215,7 @@ class StreamWatch:
     def _on_request(self, request: Any) -> None:
         if self._armed and request.resource_type in _RESOURCE_TYPES:
             self._pending.add(request)
+            self._started[request.url] = self._started.get(request.url, 0) + 1
 
     def _on_response(self, response: Any) -> None:
         request = response.request

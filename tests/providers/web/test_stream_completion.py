@@ -121,6 +121,116 @@ async def test_a_pause_is_never_cut_when_the_news_of_the_stream_comes_late(brows
         await asyncio.gather(*late)
 
 
+@pytest.mark.parametrize("transport", ["ndjson", "sse"])
+async def test_the_page_sees_an_http_stream_end_itself(browser: Browser, transport: str) -> None:
+    """The news of a stream's end travels Chromium -> Playwright -> the driver -> the page; on a loaded
+    machine it came ~9 ms after the answer's last change, all of it overhead. The page now reads the
+    end from its own Resource Timing entry: here the driver's "ended" news is held back 2 s, and the
+    run is still done within the stream rule's short window (before: it waited for that news)."""
+    config = WebSimConfig(time_scale=0.01, fixed_run_s=20.0, answer_tokens=12, transport=transport)
+    async with WebSimServer(config) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            page = await ctx.new_page()
+            driver = PageDriver(sim_adapter(sim, settle_ms=5000))
+            push = driver._push_stream
+            held: list[asyncio.Task[None]] = []
+
+            def hold_the_end(page_: object, watch: object, state: str) -> None:
+                if state != "ended":
+                    push(page_, watch, state)  # type: ignore[arg-type]
+                    return
+
+                async def later() -> None:
+                    await asyncio.sleep(2.0)
+                    push(page_, watch, state)  # type: ignore[arg-type]
+
+                held.append(asyncio.ensure_future(later()))
+
+            driver._push_stream = hold_the_end  # type: ignore[method-assign]
+            for prompt in ("first", "second 第二"):
+                await driver.prepare(page)
+                result = await driver.run(page, prompt)
+                assert result.answer == "".join(answer_tokens(prompt, 12))
+                t = result.timings
+                assert t.done_rule == "stream", t.stream_events
+                assert t.done_ms is not None and t.last_change_ms is not None
+                assert t.done_ms - t.last_change_ms < 1500, t  # not the 2 s late news, not settle_ms
+                assert any("seen in the page" in e for e in t.stream_events), t.stream_events
+            assert held  # the driver's own news of the end was indeed held back
+            for task in held:
+                task.cancel()
+        finally:
+            await ctx.close()
+
+
+_TWO_STREAMS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>two streams</title></head><body>
+<span class="avatar">me</span><div id="thread"></div>
+<textarea id="box"></textarea><button class="send" type="button">Send</button>
+<script>
+  // Each send streams its answer over TWO requests to the same URL at once: the server makes the first
+  // short and the second pause a while before its part (as sites that fetch an answer in parts do).
+  document.querySelector('button.send').addEventListener('click', async () => {
+    const box = document.getElementById('box'); box.value = '';
+    const turn = document.createElement('div'); turn.className = 'assistant';
+    const parts = [document.createElement('span'), document.createElement('span')];
+    parts.forEach((p) => turn.appendChild(p)); document.getElementById('thread').appendChild(turn);
+    const read = async (part) => {
+      const res = await fetch('/stream', {method: 'POST'});
+      const reader = res.body.getReader(); const dec = new TextDecoder();
+      for (;;) { const {done, value} = await reader.read(); if (done) break; part.textContent += dec.decode(value); }
+    };
+    await Promise.all(parts.map(read));
+  });
+</script></body></html>"""
+
+
+async def test_the_end_of_one_of_two_streams_is_not_the_end_of_both(browser: Browser) -> None:
+    """The page counts the ends it sees against the driver's news of how many requests to a stream's URL
+    started: two requests to one URL, the first ends at once, the second pauses 1.5 s (longer than the
+    stream rule's window, no busy indicator): the answer is read whole."""
+    calls = 0
+
+    async def stream(request: web.Request) -> web.StreamResponse:
+        nonlocal calls
+        calls += 1
+        short = calls % 2 == 1
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        if not short:
+            await resp.write(b"and ")
+            await asyncio.sleep(1.5)
+        await resp.write(b"first part " if short else b"the second part.")
+        await resp.write_eof()
+        return resp
+
+    async def page_html(_request: web.Request) -> web.Response:
+        return web.Response(text=_TWO_STREAMS_PAGE, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/chat", page_html)
+    app.router.add_post("/stream", stream)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/chat"
+    ctx = await browser.new_context()
+    try:
+        page = await ctx.new_page()
+        adapter = SiteAdapter(url=url, logged_in=".avatar", prompt="#box", send="button.send",
+                              answer=".assistant", busy=".no-busy-indicator-here", settle_ms=1000)
+        driver = PageDriver(adapter)
+        await driver.prepare(page)
+        result = await driver.run(page, "two parts")
+        assert result.answer == "first part and the second part."
+        assert result.timings.done_rule == "stream", result.timings.stream_events
+        assert calls == 2
+    finally:
+        await ctx.close()
+        await runner.cleanup()
+
+
 async def test_no_stream_keeps_the_dom_rule(browser: Browser) -> None:
     """A page that makes its answer up itself (no network stream) is decided by the DOM rule."""
     pages = Path(__file__).parent / "pages"

@@ -78,10 +78,14 @@ def test_http_stream_open_then_ended_only_when_armed() -> None:
     for r in (a, b):
         page.emit("request", r)
         page.emit("response", FakeResponse(r, {"content-type": "text/event-stream"}))
+    assert watch.news() == {"state": "open", "urls": {"http://x/api/a": 1, "http://x/api/b": 1}, "ws": False}
     page.emit("requestfinished", a)
     assert watch.state == "open"  # one of two still runs
+    # The page is told of every change of the open set, not only of the state: it counts the ends it
+    # sees itself against these URLs, and the end of one must never pass for the end of both.
+    assert watch.news()["urls"] == {"http://x/api/b": 1}
     page.emit("requestfailed", b)  # a page that closed its EventSource: ended all the same
-    assert states == ["open", "ended"]
+    assert states == ["open", "open", "open", "ended"]
     assert any("failed (net::ERR_ABORTED)" in e for e in watch.events)
     watch.disarm()
     assert watch.state == "none" and watch.events == []
@@ -108,6 +112,7 @@ async def test_websocket_content_end_frame_keepalives_and_quiet() -> None:
     assert watch.state == "open"
     ws.emit("framereceived", '{"t": "done"}')
     assert states == ["open", "ended"]
+    assert watch.news() == {"state": "ended", "urls": {}, "ws": False}
     # A follow-up after the end frame (a title) reopens it only until such frames stop: ended again.
     ws.emit("framereceived", '{"t": "title", "d": "a chat"}')
     assert watch.state == "open"
@@ -127,3 +132,21 @@ async def test_websocket_content_end_frame_keepalives_and_quiet() -> None:
     ws.emit("framereceived", '{"t": "token", "d": "c"}')
     ws.emit("close", ws)
     assert watch.state == "ended"  # a closed socket is an ended stream
+
+
+def test_news_counts_every_request_to_an_open_streams_url() -> None:
+    """Two requests to one URL (a site that streams each answer part on the same endpoint): the page is
+    told 2, so one Resource Timing entry for that URL is not yet the end."""
+    page = Emitter()
+    watch = StreamWatch(page)
+    news: list[dict[str, object]] = []
+    watch.arm(lambda _state: news.append(watch.news()))
+    first, second = FakeRequest("http://x/api/chat"), FakeRequest("http://x/api/chat")
+    page.emit("request", first)
+    page.emit("response", FakeResponse(first, {"content-type": "text/event-stream"}))
+    page.emit("request", second)
+    page.emit("response", FakeResponse(second, {"content-type": "text/event-stream"}))
+    page.emit("requestfinished", first)
+    assert news[-1] == {"state": "open", "urls": {"http://x/api/chat": 2}, "ws": False}
+    page.emit("requestfinished", second)
+    assert news[-1]["state"] == "ended"

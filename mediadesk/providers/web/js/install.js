@@ -32,6 +32,9 @@
     // The site's own answer stream, as the driver sees it on the network (stream_watch.py):
     // 'none' (not seen: the DOM rule decides), 'open' (never done meanwhile), 'ended'.
     stream: 'none', streamAt: null, rule: null, held: false,
+    // The page's own view of those streams' ends (Resource Timing, see rtEnded): what the driver
+    // said is open ({url: requests to it since arming}), whether a socket streams, the entries seen.
+    streamNeed: null, streamWs: false, rt: [], rtObs: null, pressAt: null, endVia: null,
     sentText: cfg.text, added: new Set(), addedObs: null, userTurn: null,
     via: {}, probe: null, answerFallback: false,
   };
@@ -47,6 +50,38 @@
       }
     });
     w.addedObs.observe(document.documentElement, {subtree: true, childList: true});
+  }
+  // An HTTP stream's end, seen in the page itself: the browser adds a Resource Timing entry when a
+  // response body has been received whole (a streamed fetch, XHR or EventSource included), with its
+  // end on the page's own clock. The driver hears of the same end through Chromium's network events
+  // and Playwright (several ms later on a loaded machine), and only the driver can tell which request
+  // is the answer's stream, so it says which URLs are open and how many requests to each started since
+  // arming; once the page holds that many entries for each, started after the send press, every
+  // stream the driver knows of has ended. WebSockets have no such entry: their end is the driver's news.
+  if (typeof PerformanceObserver === 'function') {
+    try {
+      w.rtObs = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          if (w.sentAt > 0 && e.startTime >= w.sentAt && w.rt.length < 2000) w.rt.push({name: e.name, start: e.startTime, end: e.responseEnd});
+        }
+        if (w.state === 'armed' && w.stream === 'open' && rtEnded()) check();
+      });
+      w.rtObs.observe({type: 'resource'});
+    } catch (e) { w.rtObs = null; }
+  }
+  function rtEnded() {
+    const need = w.streamNeed;
+    if (!need || w.streamWs || w.pressAt === null) return false;
+    const urls = Object.keys(need);
+    if (!urls.length) return false;
+    let last = 0;
+    for (const url of urls) {
+      const seen = w.rt.filter((e) => e.name === url && e.start >= w.pressAt);
+      if (seen.length < need[url]) return false;
+      for (const e of seen) last = Math.max(last, e.end);
+    }
+    w.stream = 'ended'; w.streamAt = Math.min(last, now()); w.endVia = 'page';
+    return true;
   }
   const looseSent = () => loose(w.sentText || '');
   // The user's own new turn: the outermost new element whose text is the prompt.
@@ -117,7 +152,7 @@
   const snap = () => ({
     state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
     busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error, refused: w.refused,
-    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held,
+    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held, endVia: w.endVia,
     via: w.via,
   });
   // Waiters are {res, progress}: progress waiters wake on every answer change, the others
@@ -132,6 +167,7 @@
     w.state = state; w.doneAt = now();
     if (w.unwatch) w.unwatch();
     if (w.addedObs) w.addedObs.disconnect();
+    if (w.rtObs) w.rtObs.disconnect();
     if (w.probeOff) w.probeOff();
     clearTimeout(w.timer);
     flush(true);
@@ -217,9 +253,12 @@
     wakeIn(wake);
   }
   w.dispose = () => finish('disposed');
-  w.setStream = (state) => {
+  w.setStream = (state, news) => {
     if (TERMINAL.has(w.state)) return;
-    w.stream = state; w.streamAt = now();
+    if (news) { w.streamNeed = news.urls; w.streamWs = !!news.ws; }
+    if (state === 'ended' && w.stream === 'ended') return;  // the page saw the end first: its time stands
+    if (state === 'open' && rtEnded()) { if (w.state === 'armed') check(); return; }  // a short stream, ended already
+    w.stream = state; w.streamAt = now(); w.endVia = state === 'ended' ? 'network' : null;
     if (w.state === 'armed') check();
   };
   // The driver heard of a stream still open that the page was not told of in time (that news
@@ -231,6 +270,7 @@
     w.stream = state; w.streamAt = now();
     w.unwatch = watchDom(check);
     if (w.addedObs) w.addedObs.observe(document.documentElement, {subtree: true, childList: true});
+    if (w.rtObs) w.rtObs.observe({type: 'resource'});
     check();
     return true;
   };
@@ -298,6 +338,7 @@
     if (w.probeOff) w.probeOff();
     const b = s.el, probe = {landed: null, target: null};
     const on = (e) => {
+      w.pressAt = now();
       probe.landed = e.target === b || b.contains(e.target);
       if (!probe.landed) probe.target = describe(e.target);
       w.probeOff();
