@@ -45,7 +45,7 @@ _ORDER = (
     ("lane start", "claim -> the lane starts the run"),
     ("backend run", "lane -> the backend's run"),
     ("prepare begins", "backend: browser/page checks, log lines"),
-    ("prepare ends", "driver.prepare: find new chat, press it, ready + type + aim"),
+    ("prepare ends", "driver.prepare: new chat, ready + type + aim"),
     ("drive begins", "between prepare and run"),
     ("drive ends", "driver.run: send press ... answer done (generation and rule window inside)"),
     ("backend returns", "backend: cookies (debounced), log lines"),
@@ -134,7 +134,7 @@ def _spans(root: Path) -> dict[str, list[float]]:
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    row = next(r for r in wo.ROWS if r.mode == "warm-own")
+    row = next(r for r in wo.ROWS if r.mode == "warm-page")
     res = wo.Result()
     with sim_process("web", "--time-scale", "0.01", "--fixed-run-s", "30", "--answer-tokens", "30",
                      "--seed", "1") as chat_url, tempfile.TemporaryDirectory() as tmp:  # fmt: skip

@@ -161,6 +161,12 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
     #: Page scripts and trusted presses over a CDP connection of our own when the page's browser has a
     #: debug port we know (see cdp_direct.py); False: through Playwright (kept for ``bench web``).
     direct_cdp: bool = True
+    #: "New chat" clicked from the page inside prepare's one script, its effect proven, a trusted press
+    #: only for sites that ignore it; False: always the trusted press (kept for ``bench web``).
+    new_chat_in_page: bool = True
+    #: The stream's end read from the page's own Resource Timing too (see js/install.js); False: only
+    #: from the driver's network news (kept for ``bench web``).
+    stream_end_in_page: bool = True
 
     def __init__(
         self, adapter: SiteAdapter, *, watch_streams: bool = True, send_click: SendClick | None = None,
@@ -215,6 +221,8 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         self._typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
         self._final = adapter.final_error_matcher()
         self._challenge = adapter.challenge_matcher()
+        self._scripted_new_chat: bool | None = None
+        self._cfg["streamEndInPage"] = self.stream_end_in_page
     @staticmethod
     def _decided_unaware(snap: dict[str, Any], watch: StreamWatch | None) -> bool:
         """The page called the answer done by its DOM rule while the site's stream, as we see it, is

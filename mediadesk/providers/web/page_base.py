@@ -64,6 +64,13 @@ _LOGGED_IN_JS = _script("logged_in.js")
 _READY_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\nconst __ready = (() => {\n" + _read_js("ready.js")
                   + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : Promise.resolve((() => {\n"
                   + _read_js("install.js") + "\n})()).then((info) => ({state, info})));\n}")
+# prepare(), pipelined, with the new-chat click made from the page (js/new_chat_click.js): one round trip.
+_NEW_CHAT_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\n" + _read_js("new_chat_click.js")
+                     .replace("__NEW_CHAT__", _read_js("new_chat.js"))
+                     .replace("__READY_TYPE__", "const __ready = (() => {\n" + _read_js("ready.js")
+                              + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : "
+                              "Promise.resolve((() => {\n" + _read_js("install.js")
+                              + "\n})()).then((info) => ({state, info})));") + "\n}")
 # Calls into the watcher that install.js left in the page.
 _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"
@@ -161,6 +168,10 @@ class _PageBase:
     cdp_port: Callable[[Page], int | None] | None
     #: False: every round trip through Playwright (``bench web`` shows both in one run).
     direct_cdp: bool
+    #: The new-chat click made from the page first (pipelined only; see page_ready.py); False: pressed.
+    new_chat_in_page: bool
+    #: Learned per driver: None (not tried yet), True (the site reacts to it), False (it does not).
+    _scripted_new_chat: bool | None
     #: Per page: the text prepare() already typed (pipelined) and what the install script returned.
     _typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]]
     _final: FinalErrorMatcher

@@ -36,7 +36,7 @@
     // said is open ({url: requests to it since arming}), whether a socket streams, the entries seen.
     streamNeed: null, streamWs: false, rt: [], rtObs: null, pressAt: null, endVia: null,
     sentText: cfg.text, added: new Set(), addedObs: null, userTurn: null,
-    via: {}, probe: null, answerFallback: false,
+    via: {}, probe: null, answerFallback: false, answerNode: null,
   };
   // Role-based answer: remember every element added or changed from now on (the answer is the
   // one that grew after sending). Only when the answer key may need it.
@@ -71,7 +71,7 @@
   }
   function rtEnded() {
     const need = w.streamNeed;
-    if (!need || w.streamWs || w.pressAt === null) return false;
+    if (!need || w.streamWs || w.pressAt === null || cfg.streamEndInPage === false) return false;
     const urls = Object.keys(need);
     if (!urls.length) return false;
     let last = 0;
@@ -212,7 +212,7 @@
     if (busy || streaming) w.lastBusyAt = t;
     w.busy = busy;
     const ans = answerEl();
-    if (ans) w.via.answer = ans.via;
+    if (ans) { w.via.answer = ans.via; w.answerNode = ans.el; }
     const txt = ans ? read(ans.el) : null;
     if (txt !== w.text) {
       if (w.firstAt === null && txt !== null) w.firstAt = t;

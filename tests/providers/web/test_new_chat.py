@@ -1,0 +1,139 @@
+""""New chat" in one round trip: prepare() clicks the button from the page, in the same script as the
+lookup, the readiness wait and the typing, and proves the click's effect before typing; a site that
+ignores a scripted click gets the trusted press (and keeps getting it). Real Chromium, the fake chat
+site A served on 127.0.0.1 (it clears its thread 40 ms after New chat, as SPAs do)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from aiohttp import web
+from playwright.async_api import Browser, Page, async_playwright
+
+from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
+from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.finder import chromium_flags
+from mediadesk.providers.web.page_base import _NEW_CHAT_JS, _NEW_CHAT_TYPE_JS
+
+PAGES = Path(__file__).parent / "pages"
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server() -> AsyncIterator[str]:
+    app = web.Application()
+    app.router.add_static("/", PAGES)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    await runner.cleanup()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
+    pw = await async_playwright().start()
+    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
+    yield b
+    await b.close()
+    await pw.stop()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    ctx = await browser.new_context()
+    p = await ctx.new_page()
+    yield p
+    await ctx.close()
+
+
+def site_a(server: str, query: str = "", **overrides: Any) -> SiteAdapter:
+    adapter = with_url(load_adapter(PAGES / "site_a.toml"), f"{server}/site_a.html{query}")
+    return dataclasses.replace(adapter, **overrides)
+
+
+class Spy(PageDriver):
+    """Records the page scripts and presses the driver makes."""
+
+    def __init__(self, adapter: SiteAdapter) -> None:
+        super().__init__(adapter)
+        self.scripts: list[str] = []
+        self.presses = 0
+
+    async def _eval(self, page: Page, script: str, arg: Any = None) -> Any:
+        self.scripts.append(script)
+        return await super()._eval(page, script, arg)
+
+    async def _press(self, page: Page, x: float, y: float) -> None:
+        self.presses += 1
+        await super()._press(page, x, y)
+
+
+async def thread_size(page: Page) -> int:
+    return int(await page.locator("#thread > *").count())
+
+
+async def test_new_chat_is_one_page_script_and_its_effect_is_proven(server: str, page: Page) -> None:
+    driver = Spy(site_a(server))
+    await driver.prepare(page, "first")
+    assert (await driver.run(page, "first")).answer == "Echo: first | done."
+    driver.scripts.clear()
+    driver.presses = 0
+    await driver.prepare(page, "second")  # warm: the page holds the first run's turns
+    # One round trip: lookup, scripted click, its effect (the thread cleared 40 ms later), ready, typed.
+    assert driver.scripts == [_NEW_CHAT_TYPE_JS] and driver.presses == 0
+    assert driver._scripted_new_chat is True
+    assert await thread_size(page) == 0  # typed only once the old turns were gone
+    assert await page.evaluate("document.getElementById('box').value") == "second"
+    assert (await driver.run(page, "second")).answer == "Echo: second | done."
+    assert await page.evaluate("window.received") == ["first", "second"]  # each sent once
+    assert await page.evaluate("window.newChatClicks") == 1
+
+
+async def test_a_site_that_ignores_scripted_clicks_gets_the_trusted_press(server: str, page: Page) -> None:
+    driver = Spy(site_a(server, "?trustednew=1"))
+    await driver.prepare(page, "one")
+    await driver.run(page, "one")
+    driver.presses = 0
+    await driver.prepare(page, "two")
+    # The scripted click did nothing (the old turn stayed): nothing was typed into the old chat; the
+    # trusted press started the new chat, and this driver remembers it.
+    assert driver._scripted_new_chat is False
+    assert driver.presses == 1
+    assert await page.evaluate("window.newChatClicks") == 2  # the scripted click and the press
+    assert await thread_size(page) == 0
+    assert (await driver.run(page, "two")).answer == "Echo: two | done."
+    driver.scripts.clear()
+    driver.presses = 0
+    await driver.prepare(page, "three")  # no second try: straight to the press
+    assert _NEW_CHAT_TYPE_JS not in driver.scripts and _NEW_CHAT_JS in driver.scripts
+    assert driver.presses == 1
+    assert (await driver.run(page, "three")).answer == "Echo: three | done."
+    assert await page.evaluate("window.received") == ["one", "two", "three"]
+
+
+async def test_a_scripted_new_chat_that_loads_a_page(server: str, page: Page) -> None:
+    driver = Spy(site_a(server, new_chat="#reload"))  # a link: the click replaces the document
+    await driver.prepare(page, "one")
+    await driver.run(page, "one")
+    await driver.prepare(page, "two")
+    assert driver._scripted_new_chat is True
+    assert (await driver.run(page, "two")).answer == "Echo: two | done."
+    assert await page.evaluate("window.received") == ["two"]  # a fresh document
+
+
+async def test_nothing_to_prove_the_effect_by_means_a_trusted_press(server: str, page: Page) -> None:
+    """A page with no answer on it (the first task after a load): a scripted click could not be told
+    from one the site ignored, so the button gets today's trusted press."""
+    driver = Spy(site_a(server))
+    await driver.prepare(page)  # the page loaded, no answer on it
+    assert driver.presses == 0
+    await driver.prepare(page, "first")
+    assert driver.presses == 1 and driver._scripted_new_chat is None
+    assert (await driver.run(page, "first")).answer == "Echo: first | done."
