@@ -16,6 +16,7 @@ const prev = window.__mediadeskWatch;
 const prevAnswer = prev && prev.answerNode && prev.answerNode.isConnected ? prev.answerNode : null;
 if (!(nc.count > 0 || prevAnswer)) return {nc};
 const button = all(cfg.newChat).find(visible);
+if (disabled(button)) return {nc};  // a scripted click on it would prove nothing
 const gone = () => (nc.count > 0 && all(cfg.answer).length < nc.count)
                    || (prevAnswer !== null && (!prevAnswer.isConnected || !(prevAnswer.innerText || '').trim()));
 button.click();
