@@ -22,6 +22,7 @@ Only browsers MediaDesk started itself have a debug port we know (``OwnedBrowser
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import logging
@@ -37,6 +38,14 @@ __all__ = ["DirectPage", "open_direct"]
 log = logging.getLogger(__name__)
 
 _CLOSED = "Target page, context or browser has been closed"
+#: Scripts at least this long are kept in the page after their first call (see DirectPage.call).
+_KEEP_SCRIPTS_FROM = 2000
+_KEPT_ROOT = "__mediadeskFns"
+_KEPT = f"window.{_KEPT_ROOT}"
+#: What a call of a kept script returns on a document that does not hold it (never a script's value:
+#: the driver's scripts return their own shapes, none with this key).
+_MISSING = "({__mediadeskMissing: 1})"
+_MISSING_VALUE = {"__mediadeskMissing": 1}
 _CONNECT_TIMEOUT_S = 5.0
 
 
@@ -50,6 +59,7 @@ class DirectPage:
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._gone: str | None = None
+        self._names: dict[str, str] = {}  # a kept script -> its name in the page
         # Ends, closing the session, when Chromium closes the socket (the page or the browser went).
         self._reader = asyncio.get_running_loop().create_task(self._read(), name="cdp-direct reader")
 
@@ -102,8 +112,26 @@ class DirectPage:
         return result
 
     async def call(self, script: str, arg: Any = None) -> Any:
-        """``page.evaluate(script, arg)`` for a function ``script`` and a JSON ``arg``: awaited, by value."""
-        expression = f"({script})({'undefined' if arg is None else json.dumps(arg)})"
+        """``page.evaluate(script, arg)`` for a function ``script`` and a JSON ``arg``: awaited, by value.
+
+        A long script (the driver's page scripts are up to ~35 KB) is sent and compiled once per
+        document: it is kept in the page as a function (``window.__mediadeskFns``) and later calls send
+        only its name and the argument (measured: 3.1 ms -> 1.6 ms a call for the largest). A new
+        document does not have it: that call sends the script again."""
+        json_arg = "undefined" if arg is None else json.dumps(arg)
+        if len(script) < _KEEP_SCRIPTS_FROM:
+            return await self._evaluate(f"({script})({json_arg})")
+        name = self._names.get(script)
+        if name is None:
+            name = self._names[script] = hashlib.sha1(script.encode()).hexdigest()[:16]
+        kept = f"{_KEPT}[{json.dumps(name)}]"
+        got = await self._evaluate(f"((f) => f ? f({json_arg}) : {_MISSING})(window.{_KEPT_ROOT} && {kept})")
+        if got != _MISSING_VALUE:
+            return got
+        return await self._evaluate(
+            f"(window.{_KEPT_ROOT} = window.{_KEPT_ROOT} || Object.create(null), {kept} = ({script}))({json_arg})")
+
+    async def _evaluate(self, expression: str) -> Any:
         got = await self.send("Runtime.evaluate", {
             "expression": expression, "returnByValue": True, "awaitPromise": True, "userGesture": True,
         })

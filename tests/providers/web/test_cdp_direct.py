@@ -161,3 +161,35 @@ async def test_page_script_errors_read_as_on_playwrights_path(owned: OwnedBrowse
     assert await driver._eval(page, "async () => { await new Promise(r => setTimeout(r, 10)); return 'late'; }") \
         == "late"
     await page.close()
+
+
+async def test_a_long_script_is_sent_once_per_document(owned: OwnedBrowser, sim: WebSimServer) -> None:
+    """The driver's page scripts are up to ~35 KB: kept in the page after their first call, later calls
+    send only a name and the argument; a new document gets the script again; errors read the same."""
+    driver = driver_for(sim, owned)
+    page = await owned.context.new_page()
+    await page.goto(sim.chat_url)
+    direct = await direct_of(driver, page)
+    assert direct is not None
+    sent: list[str] = []
+    real_send = direct.send
+
+    async def spy(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        sent.append(params.get("expression", ""))
+        return await real_send(method, params)
+
+    direct.send = spy  # type: ignore[method-assign]
+    padding = "/*" + "x" * 4000 + "*/"
+    script = f"(a) => {{ {padding} if (a.bad) throw new Error('MEDIADESK_BAD_SELECTOR p>>>'); return a.n + 1; }}"
+    assert await driver._eval(page, script, {"n": 1}) == 2  # not kept yet: asked, then sent whole
+    assert [len(e) > 4000 for e in sent] == [False, True]
+    sent.clear()
+    assert await driver._eval(page, script, {"n": 2}) == 3
+    assert [len(e) > 4000 for e in sent] == [False]  # only its name and the argument
+    with pytest.raises(AdapterMismatch, match="invalid CSS selector 'p>>>'"):
+        await driver._eval(page, script, {"bad": True})
+    await page.goto(sim.chat_url + "?another-document")
+    sent.clear()
+    assert await driver._eval(page, script, {"n": 40}) == 41
+    assert [len(e) > 4000 for e in sent] == [False, True]
+    await page.close()
