@@ -127,6 +127,10 @@ class RunTimings:
     stream_events: tuple[str, ...] = ()
     #: The page rule decided although a stream was still open (see ``_STREAM_HOLD_MIN_MS``).
     stream_still_open: bool = False
+    #: send -> the send press landed in the page (its pointerdown), by the page's clock; None when the
+    #: prompt went by a key or Playwright's click. ``last_change_ms - pressed_ms`` is the site's part
+    #: as the page sees it: its click handler, the trip to its server and back, the generation, the render.
+    pressed_ms: float | None = None
 
     @property
     def done_reason(self) -> str:
@@ -350,6 +354,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
             done_rule=snap.get("rule") or "dom",
             stream_still_open=bool(snap.get("held")),
             stream_events=stream_events,
+            pressed_ms=snap.get("press"),
         )
         if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop
             answer = await asyncio.to_thread(html_to_markdown, answer)

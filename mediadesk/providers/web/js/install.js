@@ -152,7 +152,7 @@
   const snap = () => ({
     state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
     busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error, refused: w.refused,
-    first: rel(w.firstAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held, endVia: w.endVia,
+    first: rel(w.firstAt), press: rel(w.pressAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held, endVia: w.endVia,
     via: w.via,
   });
   // Waiters are {res, progress}: progress waiters wake on every answer change, the others
