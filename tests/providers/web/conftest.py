@@ -21,11 +21,16 @@ from pathlib import Path
 import psutil
 import pytest
 import pytest_asyncio
-from playwright.async_api import Playwright, async_playwright
+from aiohttp import web
+from playwright.async_api import Browser, Playwright, async_playwright
 
 from mediadesk.providers.web import BrowserNotFoundError, find_browser, find_our_residue
 from mediadesk.providers.web._proctree import collect_tree, end_processes
+from mediadesk.providers.web.finder import chromium_flags
+from tests.providers.web.helpers import serve
 from tests.support import require
+
+PAGES = Path(__file__).parent / "pages"
 
 
 @pytest.fixture(scope="session")
@@ -69,6 +74,26 @@ async def pw_module() -> AsyncIterator[Playwright]:
     """One Playwright driver per test module; the tests own their browsers."""
     async with async_playwright() as pw:
         yield pw
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
+    """One Chromium per test module, found the way the lane finds it, with the lane's flags (Playwright
+    adds its own headless flag; a fresh context per test keeps the tests apart)."""
+    pw = await async_playwright().start()
+    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
+    yield b
+    await b.close()
+    await pw.stop()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def pages_server() -> AsyncIterator[str]:
+    """The fake chat sites under ``pages/``, served statically; yields the base URL."""
+    app = web.Application()
+    app.router.add_static("/", PAGES)
+    async with serve(app) as base:
+        yield base
 
 
 def wait_for(predicate: Callable[[], bool], timeout_s: float, what: str) -> None:

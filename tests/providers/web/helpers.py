@@ -1,10 +1,14 @@
-"""Helpers for the web tests: waiting on conditions, and a RunContext that records its log."""
+"""Helpers for the web tests: waiting on conditions, serving a test site, and a RunContext that records
+its log."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+
+from aiohttp import web
 
 
 async def until(predicate: Callable[[], bool], timeout_s: float, what: str, *, poll_s: float = 0.02) -> None:
@@ -16,6 +20,18 @@ async def until(predicate: Callable[[], bool], timeout_s: float, what: str, *, p
         if loop.time() > deadline:
             raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
         await asyncio.sleep(poll_s)
+
+
+@contextlib.asynccontextmanager
+async def serve(app: web.Application) -> AsyncIterator[str]:
+    """``app`` served on 127.0.0.1 (any free port); yields its base URL."""
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()
 
 
 class RecordingCtx:

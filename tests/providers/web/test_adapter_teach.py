@@ -6,29 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import tomllib
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
 from mediadesk.providers.web.check import check_page
 from mediadesk.providers.web.driver import PageDriver
-from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.providers.web.teach import TEACH_PROMPT, teach_page
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer, answer_tokens, login_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
-    pw = await async_playwright().start()
-    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
-    yield b
-    await b.close()
-    await pw.stop()
 
 
 async def step_shown(page: Page, step: str) -> None:

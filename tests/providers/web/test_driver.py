@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from aiohttp import web
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from mediadesk.core.errors import ErrorKind
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
@@ -29,7 +28,6 @@ from mediadesk.providers.web.errors import (
     RunTimeout,
     SiteError,
 )
-from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.sim import web_server as sim_mod
 
 PAGES = Path(__file__).parent / "pages"
@@ -38,28 +36,11 @@ B_WORDS = "alpha beta gamma delta epsilon zeta eta theta."
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server() -> AsyncIterator[str]:
-    app = web.Application()
-    app.router.add_static("/", PAGES)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    yield f"http://127.0.0.1:{port}"
-    await runner.cleanup()
+@pytest.fixture
+def server(pages_server: str) -> str:
+    """The fake chat sites under ``pages/`` (the directory's ``pages_server``)."""
+    return pages_server
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
-    """One Chromium found the way the lane finds it, with the lane's flags (Playwright adds its own
-    headless flag; a fresh context per test keeps the tests apart)."""
-    pw = await async_playwright().start()
-    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
-    yield b
-    await b.close()
-    await pw.stop()
 
 
 @pytest_asyncio.fixture(loop_scope="module")

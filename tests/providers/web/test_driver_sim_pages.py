@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
 from mediadesk.config.workspace import resources_dir
 from mediadesk.providers.web import page_send
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import SiteError
-from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.sim.web_server import (
     WebSimConfig,
     WebSimServer,
@@ -35,14 +34,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 SIMCHAT = resources_dir() / "sites" / "simchat.toml"
 TOKENS = 12
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
-    pw = await async_playwright().start()
-    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
-    yield b
-    await b.close()
-    await pw.stop()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

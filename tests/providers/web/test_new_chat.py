@@ -12,12 +12,10 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from aiohttp import web
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
-from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.providers.web.page_base import _NEW_CHAT_JS, _NEW_CHAT_TYPE_JS
 
 PAGES = Path(__file__).parent / "pages"
@@ -25,24 +23,11 @@ PAGES = Path(__file__).parent / "pages"
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server() -> AsyncIterator[str]:
-    app = web.Application()
-    app.router.add_static("/", PAGES)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    await runner.cleanup()
+@pytest.fixture
+def server(pages_server: str) -> str:
+    """The fake chat sites under ``pages/`` (the directory's ``pages_server``)."""
+    return pages_server
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
-    pw = await async_playwright().start()
-    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
-    yield b
-    await b.close()
-    await pw.stop()
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -10,27 +10,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from aiohttp import web
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
-from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.sim.web_server import TRANSPORTS, WebSimConfig, WebSimServer, answer_tokens, login_context
+from tests.providers.web.helpers import serve
 
 SIMCHAT = Path(__file__).resolve().parents[3] / "resources" / "sites" / "simchat.toml"
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
-    pw = await async_playwright().start()
-    b = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
-    yield b
-    await b.close()
-    await pw.stop()
 
 
 def sim_adapter(sim: WebSimServer, **overrides: object) -> SiteAdapter:
@@ -211,39 +202,30 @@ async def test_the_end_of_one_of_two_streams_is_not_the_end_of_both(browser: Bro
     app = web.Application()
     app.router.add_get("/chat", page_html)
     app.router.add_post("/stream", stream)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    url = f"http://127.0.0.1:{runner.addresses[0][1]}/chat"
-    ctx = await browser.new_context()
-    try:
-        page = await ctx.new_page()
-        adapter = SiteAdapter(url=url, logged_in=".avatar", prompt="#box", send="button.send",
-                              answer=".assistant", busy=".no-busy-indicator-here", settle_ms=1000)
-        driver = PageDriver(adapter)
-        await driver.prepare(page)
-        result = await driver.run(page, "two parts")
-        assert result.answer == "first part and the second part."
-        assert result.timings.done_rule == "stream", result.timings.stream_events
-        assert calls == 2
-    finally:
-        await ctx.close()
-        await runner.cleanup()
+    async with serve(app) as base:
+        url = f"{base}/chat"
+        ctx = await browser.new_context()
+        try:
+            page = await ctx.new_page()
+            adapter = SiteAdapter(url=url, logged_in=".avatar", prompt="#box", send="button.send",
+                                  answer=".assistant", busy=".no-busy-indicator-here", settle_ms=1000)
+            driver = PageDriver(adapter)
+            await driver.prepare(page)
+            result = await driver.run(page, "two parts")
+            assert result.answer == "first part and the second part."
+            assert result.timings.done_rule == "stream", result.timings.stream_events
+            assert calls == 2
+        finally:
+            await ctx.close()
 
 
-async def test_no_stream_keeps_the_dom_rule(browser: Browser) -> None:
+async def test_no_stream_keeps_the_dom_rule(browser: Browser, pages_server: str) -> None:
     """A page that makes its answer up itself (no network stream) is decided by the DOM rule."""
     pages = Path(__file__).parent / "pages"
-    app = web.Application()
-    app.router.add_static("/", pages)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    url = f"http://127.0.0.1:{runner.addresses[0][1]}/site_a.html"
     ctx = await browser.new_context()
     try:
         page = await ctx.new_page()
-        driver = PageDriver(with_url(load_adapter(pages / "site_a.toml"), url))
+        driver = PageDriver(with_url(load_adapter(pages / "site_a.toml"), f"{pages_server}/site_a.html"))
         await driver.prepare(page)
         result = await driver.run(page, "hi")
         assert result.answer == "Echo: hi | done."
@@ -253,7 +235,6 @@ async def test_no_stream_keeps_the_dom_rule(browser: Browser) -> None:
         assert t.done_ms - t.last_change_ms >= driver.adapter.settle_ms - 1
     finally:
         await ctx.close()
-        await runner.cleanup()
 
 
 async def test_a_socket_opened_before_the_watcher_is_seen(browser: Browser) -> None:
