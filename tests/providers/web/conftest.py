@@ -22,7 +22,7 @@ import psutil
 import pytest
 import pytest_asyncio
 from aiohttp import web
-from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Browser, Page, Playwright, async_playwright
 
 from mediadesk.providers.web import BrowserNotFoundError, find_browser, find_our_residue
 from mediadesk.providers.web._proctree import collect_tree, end_processes
@@ -94,6 +94,21 @@ async def pages_server() -> AsyncIterator[str]:
     app.router.add_static("/", PAGES)
     async with serve(app) as base:
         yield base
+
+
+@pytest.fixture
+def server(pages_server: str) -> str:
+    """The fake chat sites under ``pages/`` (the directory's ``pages_server``)."""
+    return pages_server
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    """A page in a fresh context of the module's Chromium (closed after the test)."""
+    ctx = await browser.new_context()
+    p = await ctx.new_page()
+    yield p
+    await ctx.close()
 
 
 def wait_for(predicate: Callable[[], bool], timeout_s: float, what: str) -> None:

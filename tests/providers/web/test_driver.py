@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Page
 
 from mediadesk.core.errors import ErrorKind
@@ -36,19 +34,6 @@ B_WORDS = "alpha beta gamma delta epsilon zeta eta theta."
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
-@pytest.fixture
-def server(pages_server: str) -> str:
-    """The fake chat sites under ``pages/`` (the directory's ``pages_server``)."""
-    return pages_server
-
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def page(browser: Browser) -> AsyncIterator[Page]:
-    ctx = await browser.new_context()
-    p = await ctx.new_page()
-    yield p
-    await ctx.close()
 
 
 def site(server: str, name: str, query: str = "", **overrides: Any) -> SiteAdapter:

@@ -6,13 +6,11 @@ site A served on 127.0.0.1 (it clears its thread 40 ms after New chat, as SPAs d
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page
+from playwright.async_api import Page
 
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
@@ -23,19 +21,6 @@ PAGES = Path(__file__).parent / "pages"
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
-@pytest.fixture
-def server(pages_server: str) -> str:
-    """The fake chat sites under ``pages/`` (the directory's ``pages_server``)."""
-    return pages_server
-
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def page(browser: Browser) -> AsyncIterator[Page]:
-    ctx = await browser.new_context()
-    p = await ctx.new_page()
-    yield p
-    await ctx.close()
 
 
 def site_a(server: str, query: str = "", **overrides: Any) -> SiteAdapter:

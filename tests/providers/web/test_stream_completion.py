@@ -28,29 +28,35 @@ def sim_adapter(sim: WebSimServer, **overrides: object) -> SiteAdapter:
     return dataclasses.replace(with_url(load_adapter(SIMCHAT), sim.chat_url), **overrides)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_stream_end_decides_done_on_every_transport(browser: Browser, transport: str) -> None:
-    """A long settle_ms no longer delays the answer: the stream's end does, with a short window."""
+@contextlib.asynccontextmanager
+async def streaming_site(browser: Browser, transport: str) -> AsyncIterator[tuple[WebSimServer, Page]]:
+    """A logged-in page of a simulator that streams 12-token answers over ``transport``."""
     config = WebSimConfig(time_scale=0.01, fixed_run_s=20.0, answer_tokens=12, transport=transport)
     async with WebSimServer(config) as sim:
         ctx = await browser.new_context()
         try:
             await login_context(ctx, sim.base_url, "acct-a")
-            page = await ctx.new_page()
-            driver = PageDriver(sim_adapter(sim, settle_ms=3000))
-            for prompt in ("first 第一", "second"):
-                await driver.prepare(page)
-                result = await driver.run(page, prompt)
-                assert result.answer == "".join(answer_tokens(prompt, 12))
-                t = result.timings
-                assert t.done_rule == "stream", t.stream_events
-                assert t.done_reason == "stream ended"
-                assert t.done_ms is not None and t.last_change_ms is not None
-                assert t.done_ms - t.last_change_ms < 3000  # not the DOM rule's settle window
-                assert t.stream_events
-            assert sim.stats()["generations_completed"] == 2
+            yield sim, await ctx.new_page()
         finally:
             await ctx.close()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_stream_end_decides_done_on_every_transport(browser: Browser, transport: str) -> None:
+    """A long settle_ms no longer delays the answer: the stream's end does, with a short window."""
+    async with streaming_site(browser, transport) as (sim, page):
+        driver = PageDriver(sim_adapter(sim, settle_ms=3000))
+        for prompt in ("first 第一", "second"):
+            await driver.prepare(page)
+            result = await driver.run(page, prompt)
+            assert result.answer == "".join(answer_tokens(prompt, 12))
+            t = result.timings
+            assert t.done_rule == "stream", t.stream_events
+            assert t.done_reason == "stream ended"
+            assert t.done_ms is not None and t.last_change_ms is not None
+            assert t.done_ms - t.last_change_ms < 3000  # not the DOM rule's settle window
+            assert t.stream_events
+        assert sim.stats()["generations_completed"] == 2
 
 
 @contextlib.asynccontextmanager
@@ -118,42 +124,35 @@ async def test_the_page_sees_an_http_stream_end_itself(browser: Browser, transpo
     machine it came ~9 ms after the answer's last change, all of it overhead. The page now reads the
     end from its own Resource Timing entry: here the driver's "ended" news is held back 2 s, and the
     run is still done within the stream rule's short window (before: it waited for that news)."""
-    config = WebSimConfig(time_scale=0.01, fixed_run_s=20.0, answer_tokens=12, transport=transport)
-    async with WebSimServer(config) as sim:
-        ctx = await browser.new_context()
-        try:
-            await login_context(ctx, sim.base_url, "acct-a")
-            page = await ctx.new_page()
-            driver = PageDriver(sim_adapter(sim, settle_ms=5000))
-            push = driver._push_stream
-            held: list[asyncio.Task[None]] = []
+    async with streaming_site(browser, transport) as (sim, page):
+        driver = PageDriver(sim_adapter(sim, settle_ms=5000))
+        push = driver._push_stream
+        held: list[asyncio.Task[None]] = []
 
-            def hold_the_end(page_: object, watch: object, state: str) -> None:
-                if state != "ended":
-                    push(page_, watch, state)  # type: ignore[arg-type]
-                    return
+        def hold_the_end(page_: object, watch: object, state: str) -> None:
+            if state != "ended":
+                push(page_, watch, state)  # type: ignore[arg-type]
+                return
 
-                async def later() -> None:
-                    await asyncio.sleep(2.0)
-                    push(page_, watch, state)  # type: ignore[arg-type]
+            async def later() -> None:
+                await asyncio.sleep(2.0)
+                push(page_, watch, state)  # type: ignore[arg-type]
 
-                held.append(asyncio.ensure_future(later()))
+            held.append(asyncio.ensure_future(later()))
 
-            driver._push_stream = hold_the_end  # type: ignore[method-assign]
-            for prompt in ("first", "second 第二"):
-                await driver.prepare(page)
-                result = await driver.run(page, prompt)
-                assert result.answer == "".join(answer_tokens(prompt, 12))
-                t = result.timings
-                assert t.done_rule == "stream", t.stream_events
-                assert t.done_ms is not None and t.last_change_ms is not None
-                assert t.done_ms - t.last_change_ms < 1500, t  # not the 2 s late news, not settle_ms
-                assert any("seen in the page" in e for e in t.stream_events), t.stream_events
-            assert held  # the driver's own news of the end was indeed held back
-            for task in held:
-                task.cancel()
-        finally:
-            await ctx.close()
+        driver._push_stream = hold_the_end  # type: ignore[method-assign]
+        for prompt in ("first", "second 第二"):
+            await driver.prepare(page)
+            result = await driver.run(page, prompt)
+            assert result.answer == "".join(answer_tokens(prompt, 12))
+            t = result.timings
+            assert t.done_rule == "stream", t.stream_events
+            assert t.done_ms is not None and t.last_change_ms is not None
+            assert t.done_ms - t.last_change_ms < 1500, t  # not the 2 s late news, not settle_ms
+            assert any("seen in the page" in e for e in t.stream_events), t.stream_events
+        assert held  # the driver's own news of the end was indeed held back
+        for task in held:
+            task.cancel()
 
 
 _TWO_STREAMS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>two streams</title></head><body>
