@@ -168,6 +168,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
     #: "New chat" clicked from the page inside prepare's one script, its effect proven, a trusted press
     #: only for sites that ignore it; False: always the trusted press (kept for ``bench web``).
     new_chat_in_page: bool = True
+    new_chat_effect_ms: float = 1500.0
     #: The stream's end read from the page's own Resource Timing too (see js/install.js); False: only
     #: from the driver's network news (kept for ``bench web``).
     stream_end_in_page: bool = True

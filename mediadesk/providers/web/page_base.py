@@ -170,6 +170,9 @@ class _PageBase:
     direct_cdp: bool
     #: The new-chat click made from the page first (pipelined only; see page_ready.py); False: pressed.
     new_chat_in_page: bool
+    #: After a scripted "new chat" click: how long its effect (the old answers gone) may take before the
+    #: button gets a trusted press instead (a site that listens for pointer events only ignores the script).
+    new_chat_effect_ms: float
     #: Learned per driver: None (not tried yet), True (the site reacts to it), False (it does not).
     _scripted_new_chat: bool | None
     #: Per page: the text prepare() already typed (pipelined) and what the install script returned.

@@ -41,10 +41,6 @@ from mediadesk.providers.web.signals import CHALLENGE_JS, ChallengeSeen, connect
 
 log = logging.getLogger("mediadesk.providers.web.driver")
 
-#: After a scripted "new chat" click: how long its effect (the old answers gone) may take before the
-#: button gets a trusted press instead (a site that listens for pointer events only ignores the script).
-_NEW_CHAT_EFFECT_MS = 1500
-
 
 async def _done() -> None:
     """An awaitable for a readiness that is already reached."""
@@ -122,7 +118,7 @@ class _PageReady(_PageBase):
         if text is None or not (self.pipelined and self.new_chat_in_page and self._scripted_new_chat is not False):
             return None
         self._typed.pop(page, None)
-        cfg = dict(self._cfg, text=text, clearFrom=0, effectMs=_NEW_CHAT_EFFECT_MS,
+        cfg = dict(self._cfg, text=text, clearFrom=0, effectMs=self.new_chat_effect_ms,
                    timeoutMs=self.adapter.start_timeout_s * 1000.0)
         try:
             got = await self._eval(page, _NEW_CHAT_TYPE_JS, cfg)
@@ -137,7 +133,7 @@ class _PageReady(_PageBase):
             self._scripted_new_chat = False
             log.info("%s: the site did not react to a scripted click on 'new_chat' within %g s; pressing it "
                      "with a trusted click (and from now on)", self.adapter.name or self.adapter.url,
-                     _NEW_CHAT_EFFECT_MS / 1000.0)
+                     self.new_chat_effect_ms / 1000.0)
             nc = dict(got["nc"])
             nc["target"] = got.get("target")
             return nc
