@@ -61,16 +61,14 @@ _WAIT_IDLE_JS = _script("wait_idle.js")
 _LOGGED_IN_JS = _script("logged_in.js")
 # prepare() given the text (pipelined): wait until ready, then install the watcher and type, in one
 # round trip: {state} or {state: 'ready', info} (info: what install.js returns).
-_READY_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\nconst __ready = (() => {\n" + _read_js("ready.js")
-                  + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : Promise.resolve((() => {\n"
-                  + _read_js("install.js") + "\n})()).then((info) => ({state, info})));\n}")
+_READY_TYPE_BODY = ("const __ready = (() => {\n" + _read_js("ready.js")
+                    + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : Promise.resolve((() => {\n"
+                    + _read_js("install.js") + "\n})()).then((info) => ({state, info})));")
+_READY_TYPE_JS = "(cfg) => {\n" + _HELPERS + "\n" + _READY_TYPE_BODY + "\n}"
 # prepare(), pipelined, with the new-chat click made from the page (js/new_chat_click.js): one round trip.
 _NEW_CHAT_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\n" + _read_js("new_chat_click.js")
                      .replace("__NEW_CHAT__", _read_js("new_chat.js"))
-                     .replace("__READY_TYPE__", "const __ready = (() => {\n" + _read_js("ready.js")
-                              + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : "
-                              "Promise.resolve((() => {\n" + _read_js("install.js")
-                              + "\n})()).then((info) => ({state, info})));") + "\n}")
+                     .replace("__READY_TYPE__", _READY_TYPE_BODY) + "\n}")
 # Calls into the watcher that install.js left in the page.
 _READY_TO_SEND_JS = "(text) => window.__mediadeskWatch.readyToSend(text)"
 _SELECT_PROMPT_JS = "() => window.__mediadeskWatch.selectPrompt()"

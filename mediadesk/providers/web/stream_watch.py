@@ -198,15 +198,13 @@ class StreamWatch:
             state = "ended"
         else:
             state = "none"
-        changed = state != self._state
         self._state = state
         news = self.news()
-        # Also a change of which streams are open (a second one starting while the first runs): the
-        # page must never count the end of the first as the end of both.
-        if changed or news != self._news:
+        # A change of the state, or of which streams are open (a second one starting while the first
+        # runs): the page must never count the end of the first as the end of both.
+        if news != self._news:
             self._news = news
-            if changed:
-                log.debug("stream state: %s", state)
+            log.debug("stream news: %s", news)
             if self.on_change is not None:
                 self.on_change(state)
 

@@ -14,7 +14,7 @@ from aiohttp import web
 from playwright.async_api import Browser, Page
 
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
-from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.driver import PageDriver, RunTimings
 from mediadesk.sim.web_server import TRANSPORTS, WebSimConfig, WebSimServer, answer_tokens, login_context
 from tests.providers.web.helpers import serve
 
@@ -41,17 +41,22 @@ async def streaming_site(browser: Browser, transport: str) -> AsyncIterator[tupl
             await ctx.close()
 
 
+async def run_whole(driver: PageDriver, page: Page, prompt: str) -> RunTimings:
+    """One prompt on a streaming site's page: its whole answer, decided by the stream rule."""
+    await driver.prepare(page)
+    result = await driver.run(page, prompt)
+    assert result.answer == "".join(answer_tokens(prompt, 12))
+    assert result.timings.done_rule == "stream", result.timings.stream_events
+    return result.timings
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_stream_end_decides_done_on_every_transport(browser: Browser, transport: str) -> None:
     """A long settle_ms no longer delays the answer: the stream's end does, with a short window."""
     async with streaming_site(browser, transport) as (sim, page):
         driver = PageDriver(sim_adapter(sim, settle_ms=3000))
         for prompt in ("first 第一", "second"):
-            await driver.prepare(page)
-            result = await driver.run(page, prompt)
-            assert result.answer == "".join(answer_tokens(prompt, 12))
-            t = result.timings
-            assert t.done_rule == "stream", t.stream_events
+            t = await run_whole(driver, page, prompt)
             assert t.done_reason == "stream ended"
             assert t.done_ms is not None and t.last_change_ms is not None
             assert t.done_ms - t.last_change_ms < 3000  # not the DOM rule's settle window
@@ -142,11 +147,7 @@ async def test_the_page_sees_an_http_stream_end_itself(browser: Browser, transpo
 
         driver._push_stream = hold_the_end  # type: ignore[method-assign]
         for prompt in ("first", "second 第二"):
-            await driver.prepare(page)
-            result = await driver.run(page, prompt)
-            assert result.answer == "".join(answer_tokens(prompt, 12))
-            t = result.timings
-            assert t.done_rule == "stream", t.stream_events
+            t = await run_whole(driver, page, prompt)
             assert t.done_ms is not None and t.last_change_ms is not None
             assert t.done_ms - t.last_change_ms < 1500, t  # not the 2 s late news, not settle_ms
             assert any("seen in the page" in e for e in t.stream_events), t.stream_events
