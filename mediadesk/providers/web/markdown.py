@@ -16,6 +16,16 @@ comments and attributes). This turns the answer element's HTML back into Markdow
    ``span.line``). Each becomes a plain ``<pre><code>`` with its language and its exact text: one line
    per editor line, leading indentation kept (Monaco's no-break spaces turned back into spaces), line
    numbers and gutters left out. A table cell's alignment (``align`` or ``text-align``) is kept.
+   **A code block's header is not content**: sites draw one beside the ``pre`` (before or after it, in
+   the block's wrapper) or inside it, holding a language label and controls (Copy, Copy code, Run,
+   Edit, Download, 复制 ..., with icons). An element there is a header only if the wrapper holds nothing
+   else beside the code, it is short (<= 40 characters) and its text is at most one language-like word
+   plus control words; it is dropped, and its label (text, or ``data-language``/``aria-label``) goes on
+   the fence when the code names no language. A paragraph beside a code block always stays.
+   **Bold and italic drawn by CSS** (``<span class="font-semibold">``): the page-side reader marks such
+   elements with ``data-md-bold="1"`` / ``data-md-italic="1"`` (:data:`BOLD_ATTR`, :data:`ITALIC_ATTR`);
+   their content becomes ``strong``/``em`` (a block's content run by run), never inside code, never
+   inside an element that is already bold/italic.
 2. **Convert** with `markdownify <https://pypi.org/project/markdownify/>`_ (MIT, maintained, typed):
    ATX headings, ``-`` bullets, ``**``/``*`` emphasis, pipe tables (with ``:---``/``---:``/``:---:``
    alignment), fenced code with its language.
@@ -27,11 +37,16 @@ from __future__ import annotations
 
 import re
 
-from bs4 import BeautifulSoup, Comment, Tag
+from bs4 import BeautifulSoup, Comment, PageElement, Tag
 from bs4.builder._htmlparser import HTMLParserTreeBuilder
 from markdownify import MarkdownConverter
 
-__all__ = ["html_to_markdown"]
+__all__ = ["BOLD_ATTR", "ITALIC_ATTR", "html_to_markdown"]
+
+#: Marks, set by the page-side reader, of an element drawn bold (computed font-weight >= 600, its
+#: parent's lighter) or italic by CSS rather than by ``strong``/``em``.
+BOLD_ATTR = "data-md-bold"
+ITALIC_ATTR = "data-md-italic"
 
 #: Elements that are never part of an answer's text: controls, icons, code and hidden templates.
 _DROP = (
@@ -216,6 +231,183 @@ def _drop_language_label(pre: Tag, lang: str) -> None:
         node = node.parent
 
 
+#: Words of a code block's header that are controls, not content (English and Chinese UIs).
+_CONTROL_WORDS = re.compile(
+    r"(?<!\w)(copy code|copy|copied!?|run code|run|edit|download|复制代码|复制|已复制|运行|编辑|下载)(?!\w)",
+    re.IGNORECASE,
+)
+#: A language label in a code block's header: one short word with a letter (``python``, ``c++``, ``c#``).
+_LANG_WORD = re.compile(r"^(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9_+#.\-]{1,20}$")
+#: Elements a code block's header may be; anything else beside a ``pre`` (a paragraph ...) is content.
+_HEADER_TAGS = frozenset({"div", "span", "header", "button", "small", "label", "figcaption"})
+#: Content that a header never holds.
+_NOT_IN_HEADER = ("p", "pre", "code", "table", "ul", "ol", "li", "blockquote", "img",
+                  "h1", "h2", "h3", "h4", "h5", "h6")  # fmt: skip
+_HEADER_MAX = 40
+
+
+def _header_text(el: Tag) -> str:
+    """An element's visible text, its text nodes joined by spaces (``<span>bash</span><span>Copy</span>``
+    is "bash Copy"), icons' text left out."""
+    parts: list[str] = []
+    for node in el.descendants:
+        if isinstance(node, (Tag, Comment)):
+            continue
+        if node.find_parent(("svg", "script", "style")) is not None:
+            continue
+        parts.append(str(node))
+    return " ".join(" ".join(parts).split())
+
+
+def _header_label(el: Tag) -> str | None:
+    """None if ``el`` is not a code block's header; else the language it names, or "" (controls only).
+    A header is a short div/span-like element whose text is at most one language word plus control words
+    (Copy, Copy code, Run, Edit, Download, 复制 ...), possibly with icons; the label may also be in a
+    ``data-language``/``language-x`` or (on a non-button) an ``aria-label``."""
+    if el.name not in _HEADER_TAGS or el.find(_NOT_IN_HEADER) is not None:
+        return None
+    text = _header_text(el)
+    if len(text) > _HEADER_MAX:
+        return None
+    words = _CONTROL_WORDS.sub(" ", text).split()
+    if [w.lower() for w in words] == ["plain", "text"]:
+        words = ["text"]
+    if len(words) > 1 or (words and not _LANG_WORD.match(words[0])):
+        return None
+    for node in (el, *el.find_all(True)):
+        for attr in ("data-language", "data-lang"):  # not classes: a header's "lang-icon" names no language
+            value = node.get(attr)
+            if isinstance(value, str) and _LANG_WORD.match(value.strip()):
+                return value.strip().lower()
+    if words:
+        return words[0].lower()
+    for node in (el, *el.find_all(True)):
+        aria = node.get("aria-label")
+        if node.name != "button" and isinstance(aria, str) and _LANG_WORD.match(aria.strip()) \
+                and not _CONTROL_WORDS.fullmatch(aria.strip()):
+            return aria.strip().lower()
+    return ""
+
+
+def _sibling_headers(holder: Tag) -> tuple[list[Tag], str] | None:
+    """The siblings of ``holder`` (the element holding the code) when every one is a header: they and
+    the language they name (no siblings: an empty list). None when a sibling is content, when there is
+    loose text beside it, or when ``holder`` is at the top of the answer."""
+    box = holder.parent
+    if not isinstance(box, Tag) or isinstance(box, BeautifulSoup):
+        return None
+    headers: list[Tag] = []
+    lang = ""
+    for sib in box.children:
+        if sib is holder or isinstance(sib, Comment):
+            continue
+        if not isinstance(sib, Tag):
+            if str(sib).strip():
+                return None
+            continue
+        label = _header_label(sib)
+        if label is None:
+            return None
+        headers.append(sib)
+        lang = lang or label
+    return headers, lang
+
+
+def _drop_code_headers(soup: BeautifulSoup) -> None:
+    """A code block's header (language label, copy button) is not content. Inside a ``pre`` (ChatGPT:
+    the header sits before the code's own wrapper) everything but the code goes later anyway; here its
+    label is read. Outside, the header is a sibling of the ``pre`` (or of an element holding only it,
+    up to 3 levels up) inside the block's wrapper: the wrapper's other children must all be headers,
+    so a paragraph beside a code block is never taken for one. The label names the fence when the
+    code names no language of its own."""
+    for pre in soup.find_all("pre"):
+        code = pre.find("code")
+        own = _language(pre) or (_language(code) if isinstance(code, Tag) else "")
+        lang = ""
+        node: Tag | None = code if isinstance(code, Tag) else None
+        while isinstance(node, Tag) and node is not pre and not lang:
+            found = _sibling_headers(node)
+            lang = found[1] if found else ""
+            node = node.parent
+        node = pre
+        for _ in range(3):
+            found = _sibling_headers(node)
+            if found is None:
+                break  # content beside the code: not a code block's wrapper
+            if found[0]:
+                for header in found[0]:
+                    header.decompose()
+                lang = lang or found[1]
+                break
+            parent = node.parent  # the code alone in its element: look one level up
+            if not isinstance(parent, Tag):
+                break
+            node = parent
+        if lang and not own:
+            pre["data-language"] = lang
+
+
+#: Elements whose content flows in a line; a CSS-emphasised element's runs of these are wrapped.
+_INLINE = frozenset({
+    "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "del", "dfn", "em", "i", "ins", "kbd",
+    "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr", "font",
+})  # fmt: skip
+
+
+def _marked(el: Tag, attr: str) -> bool:
+    value = el.get(attr)
+    return value is not None and str(value).strip().lower() not in ("0", "false")
+
+
+def _wrap_runs(soup: BeautifulSoup, el: Tag, names: list[str]) -> None:
+    """Wrap each run of inline content of ``el`` in ``names`` (``strong``, ``em``: outermost first); a
+    block child (a paragraph inside a bold ``div``) gets its own runs wrapped, code is left alone."""
+    run: list[PageElement] = []
+
+    def flush() -> None:
+        while run and not isinstance(run[0], Tag) and not str(run[0]).strip():
+            run.pop(0)
+        while run and not isinstance(run[-1], Tag) and not str(run[-1]).strip():
+            run.pop()
+        if run and any(str(n).strip() if not isinstance(n, Tag) else n.get_text(strip=True) for n in run):
+            outer = inner = soup.new_tag(names[0])
+            for name in names[1:]:
+                tag = soup.new_tag(name)
+                inner.append(tag)
+                inner = tag
+            run[0].insert_before(outer)
+            for n in run:
+                inner.append(n.extract())
+        run.clear()
+
+    for child in list(el.children):
+        if isinstance(child, Comment):
+            continue
+        if isinstance(child, Tag) and child.name not in _INLINE:
+            flush()
+            if child.name not in ("pre", "code"):
+                _wrap_runs(soup, child, names)
+        else:
+            run.append(child)
+    flush()
+
+
+def _mark_css_emphasis(soup: BeautifulSoup) -> None:
+    """Bold and italic drawn by CSS (a ``font-semibold`` span), marked by the page-side reader with
+    ``data-md-bold``/``data-md-italic``, become ``strong``/``em``; never inside code, never doubled."""
+    for el in soup.find_all(True):
+        if el.decomposed or el.name in ("pre", "code") or el.find_parent(("pre", "code")) is not None:
+            continue
+        names: list[str] = []
+        if _marked(el, BOLD_ATTR) and el.name not in ("b", "strong", "th", "h1", "h2", "h3", "h4", "h5", "h6") \
+                and el.find_parent(("b", "strong", "th", "h1", "h2", "h3", "h4", "h5", "h6")) is None:
+            names.append("strong")
+        if _marked(el, ITALIC_ATTR) and el.name not in ("i", "em") and el.find_parent(("i", "em")) is None:
+            names.append("em")
+        if names:
+            _wrap_runs(soup, el, names)
+
+
 def _mark_alignment(soup: BeautifulSoup) -> None:
     for cell in soup.find_all(("th", "td")):
         align = cell.get("align")
@@ -248,6 +440,7 @@ def _clean(soup: BeautifulSoup) -> None:
     for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
         comment.extract()
     _replace_code_widgets(soup)  # before anything is dropped: gutters are aria-hidden, lines are divs
+    _drop_code_headers(soup)  # before the buttons go: they tell a header from content
     _mark_alignment(soup)
     for el in soup.find_all(_DROP):
         el.decompose()
@@ -256,6 +449,7 @@ def _clean(soup: BeautifulSoup) -> None:
         if not el.decomposed and (el.has_attr("hidden") or el.get("aria-hidden") == "true"):
             el.decompose()
     _clean_code_blocks(soup)
+    _mark_css_emphasis(soup)  # before the data-* attributes go
     for el in soup.find_all(True):
         el.attrs = {k: v for k, v in el.attrs.items() if k in _KEEP_ATTRS or k in (_LANG_ATTR, _ALIGN_ATTR)}
 

@@ -11,7 +11,7 @@ import pytest
 from mediadesk.config.workspace import Workspace, resources_dir
 from mediadesk.providers.web.adapter import AdapterError, parse_adapter
 from mediadesk.providers.web.login import login_with_form
-from mediadesk.providers.web.markdown import html_to_markdown
+from mediadesk.providers.web.markdown import BOLD_ATTR, ITALIC_ATTR, html_to_markdown
 from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer, markdown_answer
 from tests.support import make_config, tasks_of
@@ -257,3 +257,96 @@ def test_table_column_alignment_is_kept() -> None:
     assert html_to_markdown(html) == "| Name | Count | State |\n| --- | ---: | :---: |\n| a | 12 | ok |"
     left = "<table><tr><th align='left'>L</th></tr><tr><td align='left'>x</td></tr></table>"
     assert html_to_markdown(left) == "| L |\n| :--- |\n| x |"
+
+
+# --- a code block's header (language label, copy button) beside the <pre> is not content ---
+
+FENCED = "```python\ndef f():\n    return 1\n```"
+PY = "<pre><code>def f():\n    return 1</code></pre>"
+
+CODE_HEADERS = {
+    # the header is the previous sibling of the pre in the block's wrapper, no language-* class anywhere
+    "header-before-pre": f'<div class="code-block"><div class="code-header"><span class="code-lang">python</span>'
+                         f'<button class="copy">Copy</button></div>{PY}</div>',
+    # the header comes after the pre
+    "header-after-pre": f'<div class="code-block">{PY}<div class="code-footer"><span>Python</span>'
+                        f'<button><svg viewBox="0 0 1 1"><path d="M0 0"></path></svg>Download</button></div></div>',
+    # ChatGPT-like: the header inside the pre, before a wrapped code element without a language class
+    "header-inside-pre": '<pre><div class="flex items-center"><span>python</span><button><svg><path d="M1 1"></path>'
+                         '</svg>Copy code</button></div><div class="overflow-y-auto"><code class="hljs">def f():\n'
+                         '    return 1</code></div></pre>',
+    # the label only in an attribute of the header
+    "data-language": f'<div class="code-block"><div class="code-header" data-language="python"><button '
+                     f'aria-label="Copy">Copy</button></div>{PY}</div>',
+    "aria-label": f'<div class="code-block"><div class="code-header"><span class="lang-icon" aria-label="python">'
+                  f'</span><button aria-label="Copy">复制代码</button></div>{PY}</div>',
+    # a sticky header of two spans ("Copy" is a span, not a button); the pre one level further down
+    "sticky-spans": '<div class="relative rounded"><div class="sticky top-0 flex justify-between"><span>python</span>'
+                    f'<span class="cursor-pointer">Copy</span></div><div class="overflow-x-auto">{PY}</div></div>',
+    # Chinese controls and two headers (label, then a toolbar) before the pre
+    "label-and-toolbar": f'<div class="md-code"><div class="lang">python</div><div class="tools"><span>复制</span>'
+                         f'<span>运行</span></div>{PY}</div>',
+}
+
+
+@pytest.mark.parametrize("html", list(CODE_HEADERS.values()), ids=list(CODE_HEADERS))
+def test_code_header_is_dropped_and_its_label_names_the_fence(html: str) -> None:
+    md = html_to_markdown(f"<p>Here:</p>{html}<p>Done.</p>")
+    assert md == f"Here:\n\n{FENCED}\n\nDone.", md
+
+
+def test_code_header_label_does_not_override_the_code_language() -> None:
+    html = ('<div class="code-block"><div class="code-header"><span>text</span><button>Copy</button></div>'
+            '<pre><code class="language-rust">fn main() {}</code></pre></div>')
+    assert html_to_markdown(html) == "```rust\nfn main() {}\n```"
+    controls_only = f'<div class="code-block"><div class="bar"><span>Copy code</span></div>{PY}</div>'
+    assert html_to_markdown(controls_only) == "```\ndef f():\n    return 1\n```"
+
+
+NOT_HEADERS = {
+    # a paragraph naming the language right before a code block, not inside a wrapper with it
+    "paragraph-before-pre": (f"<p>python</p>{PY}", f"python\n\n{FENCED.replace('python', '', 1)}"),
+    "paragraph-before-wrapper": (f'<div class="answer"><p>python</p><div class="code-block">{PY}</div></div>',
+                                 f"python\n\n{FENCED.replace('python', '', 1)}"),
+    # a wrapper that also holds prose is not a code block's wrapper
+    "wrapper-with-prose": (f'<div><div>python</div><p>Some prose.</p>{PY}</div>',
+                           f"python\n\nSome prose.\n\n{FENCED.replace('python', '', 1)}"),
+    # more than a label and controls
+    "sentence-in-wrapper": (f'<div class="code-block"><div>Run this in python</div>{PY}</div>',
+                            f"Run this in python\n\n{FENCED.replace('python', '', 1)}"),
+    "two-labels": (f'<div class="code-block"><div>python bash</div>{PY}</div>',
+                   f"python bash\n\n{FENCED.replace('python', '', 1)}"),
+    # a one-word paragraph in ordinary prose
+    "one-word-prose": ("<p>Intro.</p><p>Python</p><p>Copy</p><p>End.</p>", "Intro.\n\nPython\n\nCopy\n\nEnd."),
+}
+
+
+@pytest.mark.parametrize(("html", "expected"), list(NOT_HEADERS.values()), ids=list(NOT_HEADERS))
+def test_text_that_is_not_a_code_header_stays_content(html: str, expected: str) -> None:
+    assert html_to_markdown(html) == expected
+
+
+# --- bold and italic drawn by CSS, marked by the page-side reader with data-md-bold / data-md-italic ---
+
+
+def test_css_bold_and_italic_become_emphasis() -> None:
+    assert (BOLD_ATTR, ITALIC_ATTR) == ("data-md-bold", "data-md-italic")
+    html = (f'<p>A <span class="font-semibold" {BOLD_ATTR}="1">bold</span> word, an <span {ITALIC_ATTR}="1">'
+            f'italic</span> one and <span {BOLD_ATTR}="1" {ITALIC_ATTR}="1">both</span>.</p>')
+    assert html_to_markdown(html) == "A **bold** word, an *italic* one and ***both***."
+    # whitespace at the edges stays outside the markers; nested marks; a block with paragraphs inside
+    assert html_to_markdown(f'<p>x<span {BOLD_ATTR}="1"> y </span>z</p>') == "x **y** z"
+    assert html_to_markdown(f'<p><span {BOLD_ATTR}="1">a <span {ITALIC_ATTR}="1">b</span></span></p>') == "**a *b***"
+    block = f'<div {BOLD_ATTR}="1"><p>one</p><p>two <a href="https://e.x">link</a></p></div>'
+    assert html_to_markdown(block) == "**one**\n\n**two [link](https://e.x)**"
+    already = f'<p><strong {ITALIC_ATTR}="1">s</strong> <em {BOLD_ATTR}="1">e</em></p>'
+    assert html_to_markdown(already) == "***s*** ***e***"
+    # an element inside an already bold one is not bolded twice
+    assert html_to_markdown(f'<p><strong>a <span {BOLD_ATTR}="1">b</span></strong></p>') == "**a b**"
+
+
+def test_css_emphasis_never_marks_code() -> None:
+    html = (f'<pre><code>x = <span {BOLD_ATTR}="1">1</span> * <span {ITALIC_ATTR}="1">y</span></code></pre>'
+            f'<p>use <code><span {BOLD_ATTR}="1">f</span>()</code> now</p>')
+    assert html_to_markdown(html) == "```\nx = 1 * y\n```\n\nuse `f()` now"
+    assert html_to_markdown(f'<p><span {BOLD_ATTR}="1">   </span>x</p>') == "x"
