@@ -168,7 +168,7 @@ async def one_mode(base: str, root: Path, row: Row, n: int, round_no: int, res: 
         assert rec.state == "success", (rec.task_id, rec.error_message)
         assert rec.started_at is not None and rec.finished_at is not None
         g = gens[rec.prompt]
-        stream = any(line.message == "done: stream ended" for line in reader.logs(rec.task_id))
+        stream = any(line.message.startswith("done: stream ended") for line in reader.logs(rec.task_id))
         res.rules.add("stream" if stream else "page")
         window = STREAM_SETTLE_MS if stream else SETTLE_MS
         res.overhead.append((rec.finished_at - rec.started_at - (g["ended"] - g["started"])) * 1e3 - window)

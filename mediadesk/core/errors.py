@@ -31,6 +31,8 @@ class ErrorKind(str, Enum):
     FALLBACK_EXHAUSTED = "fallback_exhausted"    # every profile of the fallback chain failed
     ANSWER_TOO_LARGE = "answer_too_large"  # the answer passed the profile's max_answer_chars
     CHALLENGE = "challenge"                # a bot check on the site: the account waits for a person
+    ANSWER_NOT_FOUND = "answer_not_found"  # the site answered, but nothing on the page proved to be the answer
+    EMPTY_ANSWER = "empty_answer"          # the site's answer holds no text
 
     @property
     def retryable(self) -> bool:
@@ -48,6 +50,7 @@ RETRYABLE = frozenset(
         ErrorKind.BROWSER_CRASH,
         ErrorKind.SITE_ERROR,
         ErrorKind.TRUNCATED_STREAM,
+        ErrorKind.ANSWER_NOT_FOUND,
     }
 )
 

@@ -191,6 +191,8 @@ def error_kind_labels() -> dict[str, str]:
         ErrorKind.FALLBACK_EXHAUSTED: QCoreApplication.translate("Format", "every fallback profile failed"),
         ErrorKind.ANSWER_TOO_LARGE: QCoreApplication.translate("Format", "the answer was too long"),
         ErrorKind.CHALLENGE: QCoreApplication.translate("Format", "the site asks for a person (bot check)"),
+        ErrorKind.ANSWER_NOT_FOUND: QCoreApplication.translate("Format", "no answer found on the page"),
+        ErrorKind.EMPTY_ANSWER: QCoreApplication.translate("Format", "the site's answer was empty"),
     }
     assert set(labels) == {k.value for k in ErrorKind}
     return {str(k.value if isinstance(k, ErrorKind) else k): v for k, v in labels.items()}

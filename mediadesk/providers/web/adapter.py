@@ -84,6 +84,10 @@ Optional (default)
                                   ``signals.BUILTIN_CHALLENGE_TEXT``; reCAPTCHA / hCaptcha /
                                   Turnstile frames are recognised without any. A challenge pauses
                                   the account (``challenge``) until a person has solved it.
+    ``stream_url`` ([])           the request (or WebSocket) that streams the answer: a glob
+                                  (``*/api/chat/completions*``) or a part of its URL; one or a
+                                  list. Without it, the answer's stream is the request (or socket)
+                                  that carries the prompt; no other stream ends a run (``stream_watch.py``).
     ``login_user``, ``login_password``, ``login_submit`` (none)  all three or none: the user and
                                   password fields of the form at ``login_url`` and its submit
                                   button, for accounts with stored credentials (they log
@@ -169,6 +173,7 @@ class SiteAdapter:
     final_error_text: tuple[str, ...] = ()
     final_error_text_builtin: bool = True
     challenge_text: tuple[str, ...] = ()
+    stream_url: tuple[str, ...] = ()
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -250,6 +255,7 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "final_error_text": ("regexes", False),
     "final_error_text_builtin": ("bool", False),
     "challenge_text": ("regexes", False),
+    "stream_url": ("sels", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "answer_format": ("text", "html", "markdown"),

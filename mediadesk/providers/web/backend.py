@@ -42,6 +42,7 @@ from mediadesk.providers.web.autologin import (
 from mediadesk.providers.web.backend_browser import _clock_time
 from mediadesk.providers.web.backend_capacity import _AccountSignals
 from mediadesk.providers.web.errors import (
+    AnswerNotFound,
     ChallengeShown,
     NeedsLogin,
     SiteBusy,
@@ -72,6 +73,8 @@ log = logging.getLogger(__name__)
 RUNS_PER_ACCOUNT = 1
 #: Busy notices as the WHOLE answer to one task on one account before it counts as a failure of the task.
 BUSY_ANSWERS_PER_TASK = 3
+#: "Answer not found" for one task on one account (each uncharged) before it is charged.
+NOT_FOUND_PER_TASK = 3
 
 
 def task_failure(err: WebLaneError) -> TaskFailure:
@@ -174,6 +177,8 @@ class WebAccountBackend(_AccountSignals):
                 failure = task_failure(err)
                 if isinstance(err, SiteBusy) and err.where == "answer":
                     failure = self._busy_answer_guard(task.task_id, failure, ctx)
+                elif isinstance(err, AnswerNotFound):
+                    failure = self._not_found_guard(task.task_id, failure, ctx)
                 raise failure from None
             for warning in result.warnings:  # e.g. an adapter key that stopped matching (found by role)
                 ctx.log(f"warning: {warning}")
@@ -181,15 +186,24 @@ class WebAccountBackend(_AccountSignals):
             await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
             self._tasks_on_browser += 1
             t = result.timings
-            if t.done_rule == "stream":
-                ctx.log("done: stream ended")
-            else:
-                ctx.log("done: page settled (stream still open)" if t.stream_still_open else "done: page settled")
+            why = t.done_why(self.adapter.settle_ms)
+            ctx.log(f"done: {why}")
             ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
             if self._tasks_on_browser >= self.browser_config.recycle_after:
                 ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
                 await self._close_browser()
             return result.answer
+
+    def _not_found_guard(self, task_id: str, failure: TaskFailure, ctx: RunContext) -> TaskFailure:
+        """An answer not found goes back uncharged, but not for ever: after ``NOT_FOUND_PER_TASK`` times for
+        one task on this account it is charged (``answer_not_found``, retried, then failed for a person)."""
+        n = self._not_found.get(task_id, 0) + 1
+        self._not_found[task_id] = n
+        if n < NOT_FOUND_PER_TASK:
+            return failure
+        self._not_found.pop(task_id, None)
+        ctx.log(f"no answer was found for this prompt {n} times: counted as a failure of the task")
+        return TaskFailure(ErrorKind.ANSWER_NOT_FOUND, f"{failure.message}; {n} times in a row")
 
     def _busy_answer_guard(self, task_id: str, failure: TaskFailure, ctx: RunContext) -> TaskFailure:
         """A site whose only "answer" to THIS prompt is a busy notice, again and again, is not speaking

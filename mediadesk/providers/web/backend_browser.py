@@ -56,6 +56,7 @@ class _AccountBrowser:
         #: The account's own evidence folder (the screenshot of a bot check it waits on); None: none kept.
         self.account_evidence_dir = evidence_dir
         self._busy_answers: dict[str, int] = {}  # task id -> busy notices given as its whole answer
+        self._not_found: dict[str, int] = {}  # task id -> runs whose answer was not found (uncharged)
         self.adapter = adapter
         self.browser_config = browser
         self.profile_dir = profile_dir

@@ -15,7 +15,9 @@ from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.providers.web.backend_browser import _clock_time, _origin, _short
 from mediadesk.providers.web.backend_login import _AccountLogin
 from mediadesk.providers.web.errors import (
+    AnswerNotFound,
     ChallengeShown,
+    EmptyAnswer,
     NeedsLogin,
     PageGone,
     RunTimeout,
@@ -75,7 +77,7 @@ class _AccountSignals(_AccountLogin):
             err = SiteError(f"page error: {exc}")
             if (code := connection_failure(str(exc))) is not None:
                 err = SiteDown(f"the site is unreachable (net::{code}): {exc}")
-        if isinstance(err, SiteError | RunTimeout) and not crashed:
+        if isinstance(err, SiteError | RunTimeout | EmptyAnswer) and not crashed:
             # the run failed with the site away (the page may not say so): the site's capacity, not the task
             reached = await reach(self.adapter.url)
             if not reached.up:
@@ -94,6 +96,9 @@ class _AccountSignals(_AccountLogin):
         elif isinstance(err, SiteDown):
             self._last_error = f"site down: {err}"
             ctx.log(f"site down: {err}; the task goes back uncharged and the account's breaker probes the site")
+        elif isinstance(err, AnswerNotFound):  # the account says its adapter needs a look; the task waits
+            self._set_error(f"answer not found: {err}", rest=True)
+            ctx.log(f"answer not found: {err}; the task goes back uncharged, the account rests")
         elif isinstance(err, ChallengeShown):
             self._set_challenge(str(err))
             ctx.log(f"challenge: account {self.account} needs a person: {err}; resolve it with the account's "

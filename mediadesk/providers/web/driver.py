@@ -73,18 +73,21 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from mediadesk.providers.web.adapter import SendClick, SiteAdapter
+from mediadesk.providers.web.adapter import SendClick, SiteAdapter, show_selector
 from mediadesk.providers.web.busy import parse_wait, rest_until
 from mediadesk.providers.web.cdp_direct import DirectPage
 from mediadesk.providers.web.errors import (
+    AnswerNotFound,
     BadPrompt,
     ChallengeShown,
+    EmptyAnswer,
     FinalSiteError,
     NeedsLogin,
     RunCanceled,
     RunTimeout,
     SiteBusy,
     SiteError,
+    StreamCut,
     UsageLimit,
 )
 from mediadesk.providers.web.markdown import html_to_markdown
@@ -137,6 +140,18 @@ class RunTimings:
         if self.done_rule == "stream":
             return "stream ended"
         return "page settled (stream still open)" if self.stream_still_open else "page settled"
+
+    def done_why(self, settle_ms: int) -> str:
+        """Which rule decided "done", and on what, in the operator's words (for the task log)."""
+        if self.done_rule == "stream":
+            return (f"stream ended: the stream our send started ended, then the answer was still "
+                    f"{_STREAM_SETTLE_MS} ms")
+        if self.stream_still_open:
+            return (f"page settled (stream still open): no busy indicator and the answer unchanged for "
+                    f"{max(_STREAM_HOLD_MIN_MS, 10 * settle_ms) / 1000:g} s while a stream of ours stayed open "
+                    "(a channel the site keeps open)")
+        return (f"page settled: no stream of ours to read the end from, so busy gone and the answer unchanged "
+                f"for settle_ms = {settle_ms} ms")
 
     @property
     def overhead_ms(self) -> float:
@@ -235,6 +250,13 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         return (snap["state"] == "done" and snap.get("rule") == "dom" and not snap.get("held")
                 and watch is not None and watch.state == "open")
 
+    def _not_found_message(self, snap: dict[str, Any]) -> str:
+        a = self.adapter
+        key = f"adapter key 'answer' {show_selector(a.answer)}" if a.answer else "the role fallback"
+        return (f"{a.name or a.url}: the site worked on the run (busy or its stream came and went) but no answer "
+                f"was found: {snap.get('why') or 'nothing qualified'} ({key}; nothing else new on the page "
+                "passed the proofs). The evidence is saved; check the adapter")
+
     def _refusal(self, text: str, where: str) -> SiteBusy:
         """A busy refusal, or a usage limit whose stated reset is far enough away to rest until."""
         now = time.time()
@@ -274,17 +296,19 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         pre_send_s = min(a.max_run_s, a.page_load_timeout_s + a.start_timeout_s + 10.0)
         try:
             async with asyncio.timeout(pre_send_s):
+                await self._until_streams_idle(page)  # never type while the site may still generate
                 how_to_send = await self._type_and_arm(page, text)
         except TimeoutError as exc:
             raise RunTimeout(f"the page did not take the prompt within {pre_send_s:g} s") from exc
         typed = loop.time()
         watch = self._stream_watch(page)
         first: asyncio.Future[Any] | None = None
+        decided_past = False  # the page decided with a stream of ours still open (a push channel)
         try:
             if cancel_event is not None and cancel_event.is_set():
                 raise RunCanceled("canceled before sending")
             if watch is not None:
-                watch.arm(lambda state: self._push_stream(page, watch, state))
+                watch.arm(lambda state: self._push_stream(page, watch, state), prompt=text)
             if self.pipelined and self.send_click == "direct" and how_to_send.get("aim") is not None:
                 # The direct click, already aimed: the answer wait goes out with it (it is already in
                 # the page when the answer ends).
@@ -307,6 +331,15 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
                 snap, more = await self._await_answer(page, deadline, on_progress, cancel_event)
                 progress += more
             state = snap["state"]
+            decided_past = bool(snap.get("held"))
+            if state == "cut":
+                why = snap.get("why") or (watch.cut if watch else None) or "the stream broke"
+                raise StreamCut(f"{a.name or a.url}: {why}; the partial answer is not kept")
+            if state == "answer_not_found":
+                raise AnswerNotFound(self._not_found_message(snap))
+            if state == "empty":
+                raise EmptyAnswer(f"{a.name or a.url}: the site's answer holds no text "
+                                  "(icons, hidden text and controls left out)")
             if state == "error":
                 said = snap["error"] or ""
                 if snap.get("refused") or self._busy.matches(said):
@@ -324,6 +357,8 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
             if state != "done":
                 raise SiteError("another run took over this page")
             self._note_answer_via(page, snap)
+            if (snap.get("via") or {}).get("answer") == "selector":
+                self._cfg["keyKnown"] = True  # a miss on a later run is a reason to wait, never to guess
             if snap.get("endVia") == "page" and watch is not None:
                 watch.events.append("the stream's end seen in the page (its Resource Timing entry), "
                                     "ahead of the network news")
@@ -342,7 +377,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
                 _quiet(first)
             stream_events = tuple(watch.events) if watch is not None else ()
             if watch is not None:
-                watch.disarm()
+                watch.disarm(decided_past=decided_past)
         end = loop.time()
         timings = RunTimings(
             typed_ms=(typed - t0) * 1000.0,
@@ -359,4 +394,6 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         )
         if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop
             answer = await asyncio.to_thread(html_to_markdown, answer)
+        if not _plain(answer, a.answer_format).strip():
+            raise EmptyAnswer(f"{a.name or a.url}: the site's answer holds no text (after conversion)")
         return RunResult(answer=answer, timings=timings, warnings=tuple(self._warn.get(page, ())))

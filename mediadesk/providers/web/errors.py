@@ -26,10 +26,12 @@ __all__ = [
     "PROFILE_IN_USE_RETRY_S",
     "AccountLockedError",
     "AdapterMismatch",
+    "AnswerNotFound",
     "BadPrompt",
     "BrowserNotFoundError",
     "BrowserStartError",
     "ChallengeShown",
+    "EmptyAnswer",
     "FinalSiteError",
     "InstanceLockedError",
     "LockHeldError",
@@ -41,6 +43,7 @@ __all__ = [
     "SiteBusy",
     "SiteDown",
     "SiteError",
+    "StreamCut",
     "UsageLimit",
     "WebLaneError",
 ]
@@ -189,6 +192,33 @@ class SiteDown(WebLaneError):
 
     kind = ErrorKind.CONNECTION
     unavailable = True
+
+
+class StreamCut(SiteDown):
+    """The answer's stream broke before its end: the connection failed mid-stream, or the socket the page
+    had opened before our send closed mid-answer (the site restarted or shut down, the network dropped).
+    A cut is never an end: the partial answer is not stored, the attempt is not charged (as for an
+    outage) and the account's breaker probes the site before the task runs again."""
+
+
+class AnswerNotFound(WebLaneError):
+    """The site worked on the run (its busy indicator came and went, or our stream ran) but nothing on the
+    page proved to be this run's answer: the ``answer`` key matched nothing new even after the page
+    settled, and no element passed the role fallback's proofs (new since the send, text not on the page
+    before, not chrome, hidden or a control). Never a guess: the task goes back uncharged, the evidence is
+    saved and the account says its adapter needs a look."""
+
+    kind = ErrorKind.ANSWER_NOT_FOUND
+    not_started = True
+    retry_after_s = 30.0
+
+
+class EmptyAnswer(WebLaneError):
+    """The site's answer holds no text (after leaving out icons, hidden text and controls). Never a
+    success: an error the operator sees (when the site went away meanwhile, the backend makes it
+    :class:`SiteDown` instead: uncharged)."""
+
+    kind = ErrorKind.EMPTY_ANSWER
 
 
 class FinalSiteError(WebLaneError):

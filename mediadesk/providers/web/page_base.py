@@ -277,7 +277,7 @@ class _PageBase:
             return None
         watch = self._watches.get(page)
         if watch is None:
-            watch = self._watches[page] = StreamWatch(page)
+            watch = self._watches[page] = StreamWatch(page, stream_urls=self.adapter.stream_url)
         return watch
     def _prompt_name(self) -> str:
         a = self.adapter

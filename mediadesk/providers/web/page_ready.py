@@ -20,6 +20,7 @@ from mediadesk.providers.web.errors import (
     NeedsLogin,
     PageGone,
     RunTimeout,
+    SiteBusy,
     SiteDown,
     SiteError,
     WebLaneError,
@@ -63,7 +64,7 @@ class _PageReady(_PageBase):
         # A page loaded before its stream watcher existed is loaded again: a WebSocket the site opened
         # at load would otherwise never be seen.
         unwatched = self.watch_streams and page not in self._watches
-        self._stream_watch(page)
+        await self._until_streams_idle(page)
         if a.new_chat and _same_page(page.url, a.url) and not unwatched:
             ready = await self._new_chat(page, text)
             if ready is not None:
@@ -147,10 +148,23 @@ class _PageReady(_PageBase):
         or always with ``reload`` (a health probe must see the site's current state, not an old DOM).
 
         Raises what :meth:`prepare` raises."""
-        self._stream_watch(page)
+        await self._until_streams_idle(page)
         if reload or page.url != url:
             await self._goto(page, url)
         await self._await_ready(page, 0)
+
+    async def _until_streams_idle(self, page: Page) -> None:
+        """The site is idle before we type: a stream of an earlier run of ours still open (a run stopped
+        or cut early) is a generation the site may still be making. Wait for it to end (up to
+        ``start_timeout_s``); still open then: :class:`SiteBusy` (its capacity: no attempt charged)."""
+        watch = self._stream_watch(page)
+        if watch is None or not watch.lingering:
+            return
+        open_now = ", ".join(watch.lingering)
+        log.info("%s: waiting for an earlier answer's stream to end before typing (%s)", self.adapter.name, open_now)
+        if not await watch.wait_idle(self.adapter.start_timeout_s):
+            raise SiteBusy(f"the site is still generating an earlier answer: its stream {open_now} is still open "
+                           f"after {self.adapter.start_timeout_s:g} s", where="its stream")
 
     async def _goto(self, page: Page, url: str) -> None:
         """Load ``url`` and read the site's own signals first: a connection-level failure or a 5xx
@@ -225,6 +239,9 @@ class _PageReady(_PageBase):
             what = f"{key} {show_selector(value)}" if value else (
                 "a password field" if state == "logged_out" else "a prompt box")
             raise NeedsLogin(f"{a.name or a.url}: not logged in (the page {how} {what})")
+        if state == "busy":
+            raise SiteBusy(f"the site still shows its busy indicator after {a.start_timeout_s:g} s: it is generating "
+                           "(an earlier answer, or one started elsewhere); nothing was typed", where="busy indicator")
         if state == "no_prompt":
             raise AdapterMismatch(f"{a.name or a.url}: {self._prompt_name()} not found on {page.url}")
 

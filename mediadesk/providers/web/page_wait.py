@@ -34,7 +34,7 @@ class _PageWait(_PageBase):
         scripts take, which keeps the calls' order; nothing is sent once the run is over, so a late
         change cannot reach the next run's watcher)."""
         generation = watch.generation
-        news = watch.news()  # as it is now: the push itself may go out later
+        news = dict(watch.news(), why=watch.cut)  # as it is now: the push itself may go out later
 
         async def push() -> None:
             if watch.generation != generation:

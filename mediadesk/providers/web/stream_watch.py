@@ -1,23 +1,37 @@
-"""Watch a chat page's network for the stream that carries the answer (the completion's second signal).
+"""Watch a chat page's network for the stream that carries THIS run's answer (the completion's second signal).
 
 Why: a text plateau is a weak completion signal. A model that pauses longer than ``settle_ms`` is cut,
 and a short ``settle_ms`` cannot be chosen safely. Chat sites stream their answer over the network (SSE
 ``text/event-stream``, a chunked NDJSON/text fetch, or WebSocket frames), and the end of that stream is
-the site's own "done". While a run is armed this watcher follows every such stream the page starts and
-reports one aggregate state:
+the site's own "done". But a page has many streams: long-polls, telemetry, presence sockets that close and
+reconnect. **Only our stream counts**: one that started after the run was armed and is
 
-* ``"none"``: no stream seen (the DOM rule decides, as before);
-* ``"open"``: at least one stream is running: the answer is NEVER done, whatever the DOM shows;
-* ``"ended"``: every stream seen has ended: the page may call it done after a short settle window.
+* a request to the adapter's ``stream_url`` (a glob or a substring of the URL), or
+* a request whose body carries our prompt, or
+* a WebSocket on which the page sent our prompt (its later frames are the answer's).
 
-HTTP streams end on ``requestfinished`` or ``requestfailed`` (a page that closes its EventSource
-before the last chunk ends it as ``net::ERR_ABORTED``, and ``Response.finished()`` would never
-resolve). A WebSocket has no end of its own per answer: its stream ends on a terminal frame
-(``{"done": true}``, ``{"type": "done"}``, ``[DONE]``, a ``finish_reason``...) or when it closes;
-keep-alive frames (ping/pong, socket.io's ``2``/``3``) are not activity, and a socket that carried no
-frame of content for ``ws_quiet_s`` without a terminal frame no longer counts (an unknown protocol
-must not hold the run until ``max_run_s``). Frames after an end frame (a site's title or tag events)
-reopen the stream only while they keep coming (0.5 s); a finish reason of ``tool_calls`` is no end.
+Every other stream is ignored: its end never ends a run and it never holds one. The aggregate state:
+
+* ``"none"``: no stream of ours (the page rule decides: busy gone, answer unchanged for ``settle_ms``);
+* ``"open"``: a stream of ours is running: the answer is NEVER done, whatever the DOM shows;
+* ``"ended"``: every stream of ours has ended: the page may call it done after a short settle window;
+* ``"cut"``: a stream of ours broke (the connection failed, or a socket opened before our send closed
+  mid-answer): the site, the socket or the page went away. Never an end: the run is cut (uncharged).
+
+HTTP streams end on ``requestfinished`` or ``requestfailed``: ``net::ERR_ABORTED`` is the page closing its own
+EventSource or fetch (an end); any other failure (reset, incomplete chunked body) is a cut. A WebSocket has no
+end of its own per answer: its stream ends on a terminal frame (``{"done": true}``, ``{"type": "done"}``,
+``[DONE]``, a ``finish_reason``...), keep-alive frames are not activity, and a socket that carried JSON content
+for ``ws_quiet_s`` without a terminal frame no longer counts, and is remembered as one whose ends we cannot read
+(its later runs go by the page rule at once). Frames of a format we cannot read at all (binary, not JSON) never
+hold a run: on such an unknown transport the page rule decides from the first frame, with no fixed wait. Frames
+after an end frame (a site's title or tag events) reopen the stream only while they keep coming (0.5 s); a
+finish reason of ``tool_calls`` is no end.
+
+Our HTTP streams still open when a run ends (a run stopped early, a cancel) are kept as *lingering*: the next
+run waits for them to end before it types (:meth:`StreamWatch.wait_idle`): never a second generation while the
+site may still be generating the first. A stream the page decided past (a push channel the site keeps open
+across answers) is not lingering.
 
 Listeners are attached once per page (a socket opened at page load must be seen), and the watcher
 only counts what starts after :meth:`StreamWatch.arm`.
@@ -30,10 +44,11 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from fnmatch import fnmatchcase
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
-__all__ = ["StreamWatch", "is_stream_response", "ws_frame_kind"]
+__all__ = ["StreamWatch", "is_stream_response", "prompt_needles", "ws_frame_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -92,20 +107,31 @@ def _kind_word(obj: Any) -> str | None:
 
 
 def ws_frame_kind(payload: str | bytes) -> str:
-    """``"keepalive"``, ``"terminal"`` (the answer's stream ended) or ``"content"``."""
-    text = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
+    """``"keepalive"``, ``"terminal"`` (the answer's stream ended), ``"content"`` (a JSON event we can read)
+    or ``"unknown"`` (binary or plain text: a format whose end we cannot see)."""
+    if isinstance(payload, bytes):
+        try:
+            text = payload.decode("utf-8")
+        except UnicodeDecodeError:
+            return "unknown" if payload else "keepalive"
+    else:
+        text = payload
     if not text.strip() or _KEEPALIVE_TEXT.match(text):
         return "keepalive"
     if "[DONE]" in text:
         return "terminal"
     body = text.strip()
+    if body.startswith("data:"):  # SSE framing inside a frame
+        body = body[5:].strip()
     m = re.match(r"^\d+(\[.*)$", body, re.S)  # socket.io: 42["event", {...}]
     if m:
         body = m.group(1)
     try:
         obj = json.loads(body)
     except ValueError:
-        return "content"
+        return "unknown"
+    if not isinstance(obj, dict | list):
+        return "unknown"
     items = obj if isinstance(obj, list) else [obj]
     dicts = [o for o in items if isinstance(o, dict)]
     if dicts and all(_kind_word(o) in _KEEPALIVE_WORDS for o in dicts):
@@ -113,13 +139,49 @@ def ws_frame_kind(payload: str | bytes) -> str:
     return "terminal" if any(_is_terminal(o) for o in items) else "content"
 
 
+#: The longest piece of the prompt looked for in a request body or a sent frame (characters).
+_NEEDLE_CHARS = 48
+
+
+def prompt_needles(prompt: str) -> tuple[bytes, ...]:
+    """How the prompt shows in what the page sends: a piece of its longest line, as UTF-8, JSON-escaped
+    (with and without ASCII escapes) and URL-encoded. A body or frame holding any of them carries our prompt."""
+    lines = [ln.strip() for ln in prompt.splitlines() if ln.strip()] or [prompt.strip()]
+    piece = max(lines, key=len)[:_NEEDLE_CHARS]
+    if not piece:
+        return ()
+    forms = [piece, json.dumps(piece, ensure_ascii=False)[1:-1], json.dumps(piece)[1:-1],
+             quote(piece, safe=""), quote_plus(piece, safe="")]
+    return tuple(dict.fromkeys(f.encode("utf-8") for f in forms))
+
+
+def _carries(body: bytes | str | None, needles: tuple[bytes, ...]) -> bool:
+    if not body or not needles:
+        return False
+    data = body.encode("utf-8", "replace") if isinstance(body, str) else bytes(body)
+    return any(n in data for n in needles)
+
+
+def _url_matches(url: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatchcase(url, p) if any(c in p for c in "*?[") else p in url for p in patterns)
+
+
 class _Socket:
     """One WebSocket of the page, as this run sees it."""
 
-    def __init__(self) -> None:
+    def __init__(self, url: str, *, opened_in_run: bool) -> None:
+        self.url = url
+        #: Opened while a run was armed (a socket per answer: its close is the answer's end); else the
+        #: page's long-lived socket (its close mid-answer is a cut).
+        self.opened_in_run = opened_in_run
+        self.ours = False  # the page sent our prompt on it (or it is the adapter's stream_url) in this run
         self.active = False  # carried content since arm, no terminal frame yet
         self.ended = False
         self.ended_once = False  # an end frame was seen in this run
+        self.unknown = False  # frames of a format we cannot read came in this run (the page rule decides)
+        #: Its JSON frames never carried an end we recognise (a run went quiet without one): its later runs
+        #: go by the page rule at once, with no quiet window.
+        self.no_end = False
         self.quiet: asyncio.TimerHandle | None = None
 
 
@@ -127,19 +189,29 @@ class StreamWatch:
     """Follows the streams of one page. ``on_change(state)`` is called on the event loop each time
     the aggregate state changes while armed."""
 
-    def __init__(self, page: Any, *, ws_quiet_s: float = _WS_QUIET_S) -> None:
+    def __init__(self, page: Any, *, ws_quiet_s: float = _WS_QUIET_S, stream_urls: tuple[str, ...] = ()) -> None:
         # No reference to the page is kept: the page's listeners hold this watcher, not the reverse,
         # so a driver's weak map of watchers lets closed pages go.
         self.ws_quiet_s = ws_quiet_s
+        #: The adapter's ``stream_url`` patterns: a request or socket to one of them is ours.
+        self.stream_urls = stream_urls
         self.on_change: Callable[[str], None] | None = None
         self._armed = False
-        self._pending: set[Any] = set()  # requests started since arm, not yet known as streams
-        self._open: set[Any] = set()  # HTTP streams running
+        self._needles: tuple[bytes, ...] = ()
+        self._pending: set[Any] = set()  # requests of ours started since arm, not yet known as streams
+        self._open: set[Any] = set()  # HTTP streams of ours running
         self._http_ended = 0
-        self._started: dict[str, int] = {}  # requests started since arm, by URL (see news())
+        self._started: dict[str, int] = {}  # requests of ours started since arm, by URL (see news())
         self._sockets: dict[Any, _Socket] = {}
         self._state = "none"
         self._news: dict[str, Any] = self.news()
+        self._ignored: set[str] = set()
+        #: HTTP streams of an earlier run still open (see wait_idle) and the event set when none is.
+        self._lingering: set[Any] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        #: Why the stream was cut (state "cut"), for the run's error.
+        self.cut: str | None = None
         #: Bumped by every arm/disarm: a state change queued for an earlier run is not delivered.
         self.generation = 0
         #: What the streams did, for the task log ("sse /api/x finished", ...).
@@ -156,28 +228,54 @@ class StreamWatch:
     def state(self) -> str:
         return self._state
 
-    def arm(self, on_change: Callable[[str], None] | None = None) -> None:
-        """Start counting: streams that start from now on are this run's."""
+    def arm(self, on_change: Callable[[str], None] | None = None, *, prompt: str = "") -> None:
+        """Start counting: streams of ours (see the module docstring) that start from now on are this
+        run's. ``prompt``: what the run sends, to tell its request or socket from the page's others."""
         self.disarm()
         self.on_change = on_change
+        self._needles = prompt_needles(prompt)
         self._armed = True
 
-    def disarm(self) -> None:
+    def disarm(self, *, decided_past: bool = False) -> None:
+        """Stop counting. HTTP streams of ours still open linger until they end (see :meth:`wait_idle`),
+        unless the run was decided past them (``decided_past``: a push channel the site keeps open)."""
         self.generation += 1
         self._armed = False
         self.on_change = None
+        if not decided_past:
+            self._lingering |= self._open
+        self._idle.clear() if self._lingering else self._idle.set()
         self._pending.clear()
         self._open.clear()
         self._http_ended = 0
         self._started = {}
         for sock in self._sockets.values():
-            sock.active = sock.ended = sock.ended_once = False
+            sock.ours = sock.active = sock.ended = sock.ended_once = sock.unknown = False
             if sock.quiet is not None:
                 sock.quiet.cancel()
                 sock.quiet = None
         self._state = "none"
+        self.cut = None
         self._news = self.news()
+        self._ignored = set()
         self.events = []
+
+    @property
+    def lingering(self) -> tuple[str, ...]:
+        """The URLs of an earlier run's streams of ours that are still open."""
+        return tuple(sorted({_path(r.url) for r in self._lingering}))
+
+    async def wait_idle(self, timeout_s: float) -> bool:
+        """Wait until no stream of an earlier run of ours is open (the site no longer generates it);
+        False when one still is after ``timeout_s``."""
+        if self._idle.is_set():
+            return True
+        try:
+            async with asyncio.timeout(timeout_s):
+                await self._idle.wait()
+        except TimeoutError:
+            return False
+        return True
 
     def news(self) -> dict[str, Any]:
         """What the page is told with each change: the state, the open HTTP streams' URLs each with
@@ -192,7 +290,9 @@ class StreamWatch:
             return
         ws_active = any(s.active for s in self._sockets.values())
         ws_ended = any(s.ended for s in self._sockets.values())
-        if self._open or ws_active:
+        if self.cut is not None:
+            state = "cut"
+        elif self._open or ws_active:
             state = "open"
         elif self._http_ended or ws_ended:
             state = "ended"
@@ -208,12 +308,30 @@ class StreamWatch:
             if self.on_change is not None:
                 self.on_change(state)
 
+    def _ignore(self, what: str) -> None:
+        if what not in self._ignored and len(self._ignored) < 5:
+            self._ignored.add(what)
+            self.events.append(f"ignored {what} (not our prompt's)")
+
     # --- HTTP -------------------------------------------------------------------------------------
 
+    def _ours(self, request: Any) -> bool:
+        if _url_matches(request.url, self.stream_urls):
+            return True
+        try:
+            body = request.post_data_buffer
+        except Exception:  # a request whose body cannot be read (a closed page)
+            return False
+        return _carries(body, self._needles)
+
     def _on_request(self, request: Any) -> None:
-        if self._armed and request.resource_type in _RESOURCE_TYPES:
-            self._pending.add(request)
-            self._started[request.url] = self._started.get(request.url, 0) + 1
+        if not self._armed or request.resource_type not in _RESOURCE_TYPES:
+            return
+        if not self._ours(request):
+            self._ignore(f"{request.method} {_path(request.url)}")
+            return
+        self._pending.add(request)
+        self._started[request.url] = self._started.get(request.url, 0) + 1
 
     def _on_response(self, response: Any) -> None:
         request = response.request
@@ -231,28 +349,52 @@ class StreamWatch:
 
     def _on_request_end(self, request: Any) -> None:
         self._pending.discard(request)
+        if request in self._lingering:
+            self._lingering.discard(request)
+            if not self._lingering:
+                self._idle.set()
         if request in self._open:
             self._open.discard(request)
             self._http_ended += 1
-            failure = request.failure if hasattr(request, "failure") else None
+            failure = getattr(request, "failure", None)
             self.events.append(f"stream {_path(request.url)} " + (f"failed ({failure})" if failure else "finished"))
+            if failure and "ERR_ABORTED" not in failure:  # the page closing its own stream is an end
+                self.cut = f"the answer's stream {_path(request.url)} broke ({failure})"
             self._update()
 
     # --- WebSocket --------------------------------------------------------------------------------
 
     def _on_websocket(self, ws: Any) -> None:
-        sock = _Socket()
+        sock = _Socket(ws.url, opened_in_run=self._armed)
         self._sockets[ws] = sock
         ws.on("framereceived", lambda payload: self._on_frame(ws, payload))
-        ws.on("framesent", lambda payload: self._on_frame(ws, payload, sent=True))
+        ws.on("framesent", lambda payload: self._on_sent(ws, payload))
         ws.on("close", lambda _ws: self._on_ws_close(ws))
 
-    def _on_frame(self, ws: Any, payload: str | bytes, *, sent: bool = False) -> None:
+    def _on_sent(self, ws: Any, payload: str | bytes) -> None:
         sock = self._sockets.get(ws)
-        if sock is None or not self._armed or sent:
+        if sock is not None and self._armed and not sock.ours and _carries(payload, self._needles):
+            sock.ours = True
+            self.events.append(f"websocket {_path(ws.url)}: our prompt sent on it")
+
+    def _on_frame(self, ws: Any, payload: str | bytes) -> None:
+        sock = self._sockets.get(ws)
+        if sock is None or not self._armed:
+            return
+        if not (sock.ours or _url_matches(ws.url, self.stream_urls)):
+            self._ignore(f"websocket {_path(ws.url)}")
             return
         kind = ws_frame_kind(payload)
         if kind == "keepalive":
+            return
+        if kind == "unknown" or (kind == "content" and sock.no_end):
+            # An unknown transport: its end cannot be read, so it neither holds nor ends the run; the page
+            # rule decides (busy gone, the answer unchanged for settle_ms), with no fixed wait.
+            if not sock.unknown:
+                sock.unknown = True
+                what = "frames of a format whose end we cannot read" if kind == "unknown" else \
+                    "frames with no end we recognise (seen before)"
+                self.events.append(f"websocket {_path(ws.url)}: {what}; the page rule decides")
             return
         if kind == "terminal":
             if sock.active or not sock.ended:
@@ -281,7 +423,9 @@ class StreamWatch:
                 sock.ended = True
                 self.events.append(f"websocket {_path(ws.url)}: frames after the end frame stopped")
             else:
-                self.events.append(f"websocket {_path(ws.url)}: no content for {self.ws_quiet_s:g} s, no end frame")
+                sock.no_end = True
+                self.events.append(f"websocket {_path(ws.url)}: no content for {self.ws_quiet_s:g} s, no end frame "
+                                   "(its later answers go by the page rule)")
             self._update()
 
     def _on_ws_close(self, ws: Any) -> None:
@@ -290,9 +434,13 @@ class StreamWatch:
             return
         if sock.quiet is not None:
             sock.quiet.cancel()
-        if sock.active and self._armed:
-            self.events.append(f"websocket {_path(ws.url)}: closed")
-            self._http_ended += 1  # a closed socket is an ended stream
+        if self._armed and sock.ours and (sock.active or sock.unknown) and not sock.ended:
+            if sock.opened_in_run:  # a socket per answer: its close is the answer's end
+                self.events.append(f"websocket {_path(ws.url)}: closed")
+                self._http_ended += 1
+            else:  # the page's own socket went away mid-answer (the site or the network): a cut
+                self.events.append(f"websocket {_path(ws.url)}: closed mid-answer")
+                self.cut = f"the site closed its socket {_path(ws.url)} mid-answer"
         self._update()
 
 

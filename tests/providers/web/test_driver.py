@@ -219,9 +219,8 @@ async def test_site_a_task_cancel_clicks_stop_and_reraises(server: str, page: Pa
 
 async def test_invalid_selector_and_missing_prompt_are_adapter_mismatches(server: str, page: Page) -> None:
     bad = PageDriver(site(server, "site_a", busy="div[[["))
-    await bad.prepare(page)
     with pytest.raises(AdapterMismatch, match=r"invalid CSS selector 'div\[\[\['"):
-        await bad.run(page, "hi")
+        await bad.prepare(page)  # the busy key is read before typing (the site must be idle)
     wrong = PageDriver(site(server, "site_a", prompt="#no-such-box", start_timeout_s=0.3, fallbacks=False))
     with pytest.raises(AdapterMismatch, match="#no-such-box") as info:
         await wrong.prepare(page)

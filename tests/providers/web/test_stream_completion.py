@@ -21,6 +21,9 @@ from tests.providers.web.helpers import serve
 SIMCHAT = Path(__file__).resolve().parents[3] / "resources" / "sites" / "simchat.toml"
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+#: The transports whose end the stream watcher reads (binary_ws is an unknown format: the page rule
+#: decides there, see test_completion_proofs.py).
+READABLE = tuple(t for t in TRANSPORTS if t != "binary_ws")
 
 
 
@@ -50,7 +53,7 @@ async def run_whole(driver: PageDriver, page: Page, prompt: str) -> RunTimings:
     return result.timings
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("transport", READABLE)
 async def test_stream_end_decides_done_on_every_transport(browser: Browser, transport: str) -> None:
     """A long settle_ms no longer delays the answer: the stream's end does, with a short window."""
     async with streaming_site(browser, transport) as (sim, page):
@@ -79,7 +82,7 @@ async def pausing_site(browser: Browser, transport: str) -> AsyncIterator[tuple[
             await ctx.close()
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("transport", READABLE)
 async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str) -> None:
     """A site with no visible busy indicator that pauses 3 s mid-answer: the DOM rule (settle 1 s)
     cuts the answer; with the stream rule the whole answer arrives."""
@@ -90,12 +93,11 @@ async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str)
         result = await driver.run(page, "think a while")
         assert result.answer == full
         assert result.timings.done_rule == "stream"
-        # The same page without the stream rule ends at the pause: the test can fail.
-        dom_only = PageDriver(adapter, watch_streams=False)
-        await dom_only.prepare(page)
-        cut = await dom_only.run(page, "think a while")
-        assert cut.timings.done_rule == "dom"
-        assert cut.answer != full and full.startswith(cut.answer)
+        # The answer really paused longer than settle_ms (the DOM rule alone would have cut it there; a
+        # cut answer stored as a success is what the suite-wide invariant catches, so it is not run here).
+        t = result.timings
+        assert t.first_change_ms is not None and t.last_change_ms is not None
+        assert t.last_change_ms - t.first_change_ms >= 3000
 
 
 async def test_a_pause_is_never_cut_when_the_news_of_the_stream_comes_late(browser: Browser) -> None:
@@ -163,12 +165,12 @@ _TWO_STREAMS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>t
   // Each send streams its answer over TWO requests to the same URL at once: the server makes the first
   // short and the second pause a while before its part (as sites that fetch an answer in parts do).
   document.querySelector('button.send').addEventListener('click', async () => {
-    const box = document.getElementById('box'); box.value = '';
+    const box = document.getElementById('box'); const prompt = box.value; box.value = '';
     const turn = document.createElement('div'); turn.className = 'assistant';
     const parts = [document.createElement('span'), document.createElement('span')];
     parts.forEach((p) => turn.appendChild(p)); document.getElementById('thread').appendChild(turn);
     const read = async (part) => {
-      const res = await fetch('/stream', {method: 'POST'});
+      const res = await fetch('/stream', {method: 'POST', body: JSON.stringify({prompt})});
       const reader = res.body.getReader(); const dec = new TextDecoder();
       for (;;) { const {done, value} = await reader.read(); if (done) break; part.textContent += dec.decode(value); }
     };
@@ -304,8 +306,9 @@ async def test_a_stream_left_open_by_the_site_does_not_hold_the_run_forever(
     # settle_ms at its default (800): the page must have heard of the open stream before the DOM rule
     # could decide, and that news travels Chromium -> Playwright -> us -> the page; on a loaded machine
     # it took longer than a 100 ms window twice (the page then decided by the DOM rule, unheld).
+    # The answer travels on the channel, not on a request that carries the prompt: the adapter names it.
     keys = {"url": url, "logged_in": ".avatar", "prompt": "textarea", "send": "button.send", "answer": ".a",
-            "busy": ".stop", "settle_ms": 800, "max_run_s": 60}
+            "busy": ".stop", "settle_ms": 800, "max_run_s": 60, "stream_url": "*/events"}
     adapter = parse_adapter(keys, "push.toml")
     ctx = await browser.new_context()
     try:

@@ -23,9 +23,16 @@ class Emitter:
             fn(*args)
 
 
+PROMPT = "写一首关于秋天的诗\nin two lines, please"
+#: What the page sends for PROMPT (JSON, as a chat page's fetch does): the request that carries it is ours.
+BODY = ('{"prompt": "写一首关于秋天的诗\\nin two lines, please", "stream": true}').encode()
+
+
 class FakeRequest:
-    def __init__(self, url: str, resource_type: str = "fetch", failure: str | None = None) -> None:
+    def __init__(self, url: str, resource_type: str = "fetch", failure: str | None = None,
+                 body: bytes | None = BODY) -> None:
         self.url, self.resource_type, self.method, self.failure = url, resource_type, "POST", failure
+        self.post_data_buffer = body
 
 
 class FakeResponse:
@@ -50,7 +57,8 @@ def test_what_counts_as_an_answer_stream() -> None:
 @pytest.mark.parametrize(("frame", "kind"), [
     ('{"t": "ping", "rid": "x"}', "keepalive"), ("2", "keepalive"), ("3probe", "keepalive"), ("", "keepalive"),
     ('{"type": "heartbeat"}', "keepalive"),
-    ('{"t": "token", "d": "hi"}', "content"), ("plain words", "content"), ('42["chat", {"content": "a"}]', "content"),
+    ('{"t": "token", "d": "hi"}', "content"), ("plain words", "unknown"), ('42["chat", {"content": "a"}]', "content"),
+    (b"\x03\x00\x00\x00\x02\xff\xfe", "unknown"), ("data: {\"t\": \"done\"}", "terminal"),
     ('{"t": "done"}', "terminal"), ('{"done": true}', "terminal"), ("data: [DONE]", "terminal"),
     ('{"choices": [{"finish_reason": "stop"}]}', "terminal"), ('42["chat", {"data": {"done": true}}]', "terminal"),
     ('{"type": "response.completed"}', "terminal"), (b'{"event": "end"}', "terminal"),
@@ -66,7 +74,7 @@ def test_http_stream_open_then_ended_only_when_armed() -> None:
     states: list[str] = []
     before = FakeRequest("http://x/api/old")
     page.emit("request", before)  # not armed: not this run's
-    watch.arm(states.append)
+    watch.arm(states.append, prompt=PROMPT)
     page.emit("response", FakeResponse(before, {"content-type": "text/event-stream"}))
     assert watch.state == "none"
     title = FakeRequest("http://x/api/title")
@@ -103,10 +111,12 @@ async def test_websocket_content_end_frame_keepalives_and_quiet() -> None:
         states.append(state)
         changed.set()
 
-    watch.arm(on_change)
+    watch.arm(on_change, prompt=PROMPT)
     ws.emit("framereceived", '{"t": "ping"}')
     assert watch.state == "none"
-    ws.emit("framesent", '{"t": "generate"}')
+    ws.emit("framereceived", '{"t": "token", "d": "a"}')
+    assert watch.state == "none"  # content before our prompt went out on this socket is not ours
+    ws.emit("framesent", '{"t": "generate", "prompt": "写一首关于秋天的诗\\nin two lines, please"}')
     assert watch.state == "none"  # what the page sends is not the answer
     ws.emit("framereceived", '{"t": "token", "d": "a"}')
     assert watch.state == "open"
@@ -121,17 +131,23 @@ async def test_websocket_content_end_frame_keepalives_and_quiet() -> None:
         await changed.wait()
     assert watch.state == "ended"
     # Content without an end frame stops counting after ws_quiet_s: an unknown protocol must not hold the run.
-    watch.arm(on_change)
+    watch.arm(on_change, prompt=PROMPT)
     states.clear()
+    ws.emit("framesent", '{"t": "generate", "prompt": "in two lines, please"}')
     ws.emit("framereceived", '{"t": "token", "d": "b"}')
     assert watch.state == "open"
     changed.clear()
     async with asyncio.timeout(10):
         await changed.wait()
     assert watch.state == "none" and states == ["open", "none"]
+    # That socket's frames carry no end we recognise: its next answers go by the page rule at once.
+    watch.arm(on_change, prompt=PROMPT)
+    ws.emit("framesent", '{"t": "generate", "prompt": "in two lines, please"}')
     ws.emit("framereceived", '{"t": "token", "d": "c"}')
+    assert watch.state == "none" and any("page rule" in e for e in watch.events)
+    # The page's own socket (opened before the run) closing mid-answer is a cut, never an end.
     ws.emit("close", ws)
-    assert watch.state == "ended"  # a closed socket is an ended stream
+    assert watch.state == "cut" and watch.cut is not None and "mid-answer" in watch.cut
 
 
 def test_news_counts_every_request_to_an_open_streams_url() -> None:
@@ -140,7 +156,7 @@ def test_news_counts_every_request_to_an_open_streams_url() -> None:
     page = Emitter()
     watch = StreamWatch(page)
     news: list[dict[str, object]] = []
-    watch.arm(lambda _state: news.append(watch.news()))
+    watch.arm(lambda _state: news.append(watch.news()), prompt=PROMPT)
     first, second = FakeRequest("http://x/api/chat"), FakeRequest("http://x/api/chat")
     page.emit("request", first)
     page.emit("response", FakeResponse(first, {"content-type": "text/event-stream"}))
@@ -150,3 +166,72 @@ def test_news_counts_every_request_to_an_open_streams_url() -> None:
     assert news[-1] == {"state": "open", "urls": {"http://x/api/chat": 2}, "ws": False}
     page.emit("requestfinished", second)
     assert news[-1]["state"] == "ended"
+
+
+def test_only_the_stream_that_carries_our_prompt_counts() -> None:
+    """A long-poll, telemetry and a presence socket beside the answer's stream: their ends never end the
+    run and they never hold it; only the request that carries the prompt (or the adapter's stream_url) counts."""
+    page = Emitter()
+    watch = StreamWatch(page)
+    states: list[str] = []
+    watch.arm(states.append, prompt=PROMPT)
+    poll = FakeRequest("http://x/api/poll", body=None)
+    beacon = FakeRequest("http://x/api/telemetry", body=b'{"event": "typing"}')
+    answer = FakeRequest("http://x/api/generate")
+    presence = FakeSocket()
+    page.emit("websocket", presence)
+    for r in (poll, beacon, answer):
+        page.emit("request", r)
+        page.emit("response", FakeResponse(r, {"content-type": "text/event-stream"}))
+    presence.emit("framereceived", '{"type": "presence", "done": true}')
+    assert watch.state == "open" and watch.news()["urls"] == {"http://x/api/generate": 1}
+    page.emit("requestfinished", poll)
+    page.emit("requestfinished", beacon)
+    presence.emit("close", presence)
+    assert watch.state == "open" and states == ["open"]  # nothing of theirs ended ours
+    page.emit("requestfinished", answer)
+    assert watch.state == "ended"
+    assert any("ignored GET /api/poll" in e or "ignored POST /api/poll" in e for e in watch.events)
+    # The adapter's stream_url names the answer's stream even when its request does not carry the prompt.
+    named = StreamWatch(Emitter(), stream_urls=("*/api/stream?*",))
+    named.arm(None, prompt=PROMPT)
+    assert named._ours(FakeRequest("http://x/api/stream?id=7", body=None))
+    assert not named._ours(FakeRequest("http://x/api/poll", body=None))
+
+
+def test_a_broken_stream_is_a_cut_and_an_open_one_lingers_into_the_next_run() -> None:
+    page = Emitter()
+    watch = StreamWatch(page)
+    watch.arm(None, prompt=PROMPT)
+    r = FakeRequest("http://x/api/generate", failure="net::ERR_INCOMPLETE_CHUNKED_ENCODING")
+    page.emit("request", r)
+    page.emit("response", FakeResponse(r, {"content-type": "application/x-ndjson"}))
+    page.emit("requestfailed", r)
+    assert watch.state == "cut" and "ERR_INCOMPLETE_CHUNKED_ENCODING" in (watch.cut or "")
+    # A run that ended with its stream still open (stopped early): the next run waits for it.
+    watch.arm(None, prompt=PROMPT)
+    still = FakeRequest("http://x/api/generate")
+    page.emit("request", still)
+    page.emit("response", FakeResponse(still, {"content-type": "application/x-ndjson"}))
+    watch.disarm()
+    assert watch.lingering == ("/api/generate",)
+    page.emit("requestfinished", still)
+    assert watch.lingering == ()
+    # A stream the page decided past (a channel the site keeps open) does not linger.
+    watch.arm(None, prompt=PROMPT)
+    channel = FakeRequest("http://x/api/generate")
+    page.emit("request", channel)
+    page.emit("response", FakeResponse(channel, {"content-type": "text/event-stream"}))
+    watch.disarm(decided_past=True)
+    assert watch.lingering == ()
+
+
+def test_prompt_needles_match_what_pages_send() -> None:
+    from mediadesk.providers.web.stream_watch import _carries, prompt_needles
+
+    needles = prompt_needles('say "hi"\n第二行 🚀 with more words')
+    assert _carries('{"messages":[{"content":"say \\"hi\\"\\n第二行 🚀 with more words"}]}', needles)
+    assert _carries(b"\x01\x00\x00\x00\x20" + "第二行 🚀 with more words".encode(), needles)  # a binary frame
+    assert _carries("q=%E7%AC%AC%E4%BA%8C%E8%A1%8C+%F0%9F%9A%80+with+more+words", needles)  # a form post
+    assert not _carries('{"event": "typing"}', needles)
+    assert prompt_needles("   ") == ()

@@ -51,12 +51,68 @@ const aim = (el) => {
   return {x, y, by: describe(hit), hit};
 };
 const hitTarget = (el) => { const t = aim(el); return t.by === undefined ? {x: t.x, y: t.y} : null; };
+// fn(true) on every DOM change, fn(false) from the slow safety-net interval.
 const watchDom = (fn) => {
-  const mo = new MutationObserver(() => fn());
+  const mo = new MutationObserver(() => fn(true));
   mo.observe(document.documentElement,
              {subtree: true, childList: true, characterData: true, attributes: true});
-  const iv = setInterval(() => fn(), cfg.pollMs);
+  const iv = setInterval(() => fn(false), cfg.pollMs);
   return () => { mo.disconnect(); clearInterval(iv); };
+};
+// --- what an answer's text is -------------------------------------------------------------------
+// Never part of an answer: hidden and screen-reader-only text, icons (an icon font's ligature is text),
+// controls, and status, toolbar and menu widgets.
+const JUNK = '[aria-hidden="true"], [hidden], button, [role="button"], svg, input, textarea, select, ' +
+  '[role="status"], [role="toolbar"], [role="progressbar"], [role="tooltip"], [role="menu"], ' +
+  '.sr-only, .visually-hidden, .screen-reader-only, [class*="material-icons"], [class*="material-symbols"]';
+// Page chrome no turn of the conversation lives in: footers, navigation, status and alert widgets.
+const CHROME = 'footer, nav, [role="contentinfo"], [role="navigation"], [role="status"], [role="toolbar"], ' +
+  '[role="progressbar"], [role="alert"], [role="tooltip"], [role="menu"]';
+const hasJunk = (el) => !!el.querySelector(JUNK);
+const BLOCK_DISPLAY = /^(block|flex|grid|list-item|table|table-row|flow-root)$/;
+const PARAGRAPH_TAGS = /^(P|H[1-6]|PRE|UL|OL|TABLE|BLOCKQUOTE)$/;
+// The reader's text of an element without what JUNK names: its innerText when it holds none (the
+// common case, one call), else the same text put together around the junk.
+const plainOf = (el) => {
+  if (!hasJunk(el)) return el.innerText || '';
+  const out = [];
+  const walk = (n) => {
+    const pre = /^(pre|break-spaces)/.test(getComputedStyle(n).whiteSpace);
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) { out.push(pre ? c.data : c.data.replace(/\s+/g, ' ')); continue; }
+      if (c.nodeType !== 1 || c.matches(JUNK)) continue;
+      if (c.tagName === 'BR') { out.push('\n'); continue; }
+      const st = getComputedStyle(c);
+      if (st.display === 'none' || st.visibility === 'hidden' || st.visibility === 'collapse') continue;
+      const gap = BLOCK_DISPLAY.test(st.display) ? (PARAGRAPH_TAGS.test(c.tagName) ? '\n\n' : '\n') : '';
+      out.push(gap);
+      if (hasJunk(c)) walk(c); else out.push(c.innerText || '');
+      out.push(gap);
+    }
+  };
+  walk(el);
+  return out.join('').replace(/[ \t]*\n[ \t]*/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+};
+// The answer's HTML for the Markdown converter: a copy without what JUNK names or CSS hides, with bold
+// and italics drawn by CSS (a class, no <strong>/<em>) marked data-md-bold / data-md-italic. Once per run.
+const htmlOf = (el) => {
+  const copy = el.cloneNode(true);
+  const src = el.querySelectorAll('*'), dst = copy.querySelectorAll('*'), drop = [];
+  for (let i = 0; i < src.length; i++) {
+    const s = src[i];
+    if (s.matches(JUNK)) { drop.push(dst[i]); continue; }
+    const st = getComputedStyle(s);
+    if (st.display === 'none' || st.visibility === 'hidden') { drop.push(dst[i]); continue; }
+    if (s.closest('pre, code')) continue;
+    const up = getComputedStyle(s.parentElement);
+    if (parseInt(st.fontWeight, 10) >= 600 && parseInt(up.fontWeight, 10) < 600
+        && !/^(B|STRONG|H[1-6]|TH)$/.test(s.tagName)) dst[i].setAttribute('data-md-bold', '1');
+    if (st.fontStyle === 'italic' && up.fontStyle !== 'italic' && !/^(I|EM)$/.test(s.tagName)) {
+      dst[i].setAttribute('data-md-italic', '1');
+    }
+  }
+  drop.forEach((d) => d.remove());
+  return copy.innerHTML;
 };
 const disabled = (b) => b.disabled || b.getAttribute('aria-disabled') === 'true';
 // --- role-based finders ---------------------------------------------------------------------

@@ -6,7 +6,21 @@
   const KEY = '__mediadeskWatch';
   if (window[KEY]) window[KEY].dispose();
   const now = () => performance.now();
-  const read = (el) => cfg.format === 'html' ? el.innerHTML : el.innerText;
+  // What is compared to see the answer change (its HTML, or its text without junk), and its text.
+  const read = (el) => cfg.format === 'html' ? el.innerHTML : plainOf(el);
+  // Text that was on the page before the send is never the answer, even re-rendered as a new element
+  // (a framework that redraws its footer): loose texts of small elements, counted now.
+  const SMALL = 8;
+  const looseTexts = () => {
+    const m = new Map();
+    const els = document.body ? document.body.getElementsByTagName('*') : [];
+    for (let i = 0; i < els.length && i < 30000; i++) {
+      if (els[i].childElementCount > SMALL) continue;
+      const k = (els[i].textContent || '').replace(/[\s\u00a0\u200b\ufeff]+/g, '');
+      if (k && k.length <= 2000) m.set(k, (m.get(k) || 0) + 1);
+    }
+    return m;
+  };
   // Visible matches of a selector, counted by their text (a NEW match = more of a text than before).
   const textsOf = (sel) => {
     const m = new Map();
@@ -22,7 +36,8 @@
   const sameText = (p, text) => p.kind === 'value' ? norm(promptText(p)) === norm(text)
                                                    : loose(promptText(p)) === loose(text);
   const loginLost = () => !isLoggedIn();
-  const TERMINAL = new Set(['done', 'error', 'logged_out', 'no_start', 'disposed']);
+  const TERMINAL = new Set(['done', 'error', 'logged_out', 'no_start', 'disposed', 'cut', 'answer_not_found',
+                            'empty']);
   const w = {
     state: 'idle', version: 0, sentAt: 0, lastBusyAt: 0, lossAt: 0, busy: false,
     baseCounts: sels(cfg.answer).map((s) => qsa(s).length), baseErrors: errorTexts(),
@@ -37,7 +52,13 @@
     streamNeed: null, streamWs: false, rt: [], rtObs: null, pressAt: null, endVia: null,
     sentText: cfg.text, added: new Set(), addedObs: null, userTurn: null,
     via: {}, probe: null, answerFallback: false, answerNode: null,
+    // The answer's text without junk (emptiness is judged on it), its final form (set at 'done'), the
+    // last DOM change, the page's texts before the send, and whether the answer key is known to work
+    // here (it matched earlier turns: a miss now is a reason to wait, never to guess).
+    plain: null, final: null, lastMut: 0, baseTexts: looseTexts(), why: null,
+    keyKnown: !!cfg.keyKnown,
   };
+  w.keyKnown = w.keyKnown || w.baseCounts.some((n) => n > 0);
   // Role-based answer: remember every element added or changed from now on (the answer is the
   // one that grew after sending). Only when the answer key may need it.
   if (cfg.fallbacks) {
@@ -110,14 +131,15 @@
     const user = findUserTurn();
     const bad = (t) => !t.isConnected || (box && (box === t || box.contains(t) || t.contains(box)))
                        || (user && (user === t || user.contains(t)))
-                       || !!t.closest(BUTTONS) || t.closest('[aria-hidden="true"]');
+                       || !!t.closest(BUTTONS) || !!t.closest('[aria-hidden="true"]') || !!t.closest(CHROME)
+                       || t.matches(JUNK);
     const cands = [];
     const consider = (t) => {
       if (user && t.contains(user)) {  // a container re-rendered with the user's turn in it
         for (const ch of t.children) if (ch !== user) consider(ch);
         return;
       }
-      if (!bad(t) && visible(t) && (t.innerText || '').trim()) cands.push(t);
+      if (!bad(t) && visible(t) && plainOf(t).trim() && !preexisting(t)) cands.push(t);
     };
     for (const n of w.added) {
       if (bad(n)) continue;
@@ -136,6 +158,15 @@
            && loose(best.children[0].innerText || '') === loose(best.innerText || '')) best = best.children[0];
     return best;
   };
+  // A candidate whose text was on the page before the send (as many elements held it then as now).
+  const preexisting = (t) => {
+    if (t.childElementCount > SMALL) return false;
+    const k = loose(t.textContent || '');
+    const before = w.baseTexts.get(k);
+    if (!before) return false;
+    const now = looseTexts().get(k) || 0;
+    return now <= before;
+  };
   // This run's answer: the last match of the first answer selector with more matches than before
   // sending; else (fallbacks) the element that grew.
   const answerEl = () => {
@@ -150,8 +181,8 @@
   };
   const rel = (t) => t === null ? null : t - w.sentAt;
   const snap = () => ({
-    state: w.state, version: w.version, length: w.text === null ? 0 : w.text.length,
-    busy: w.busy, text: w.state === 'done' ? w.text : null, error: w.error, refused: w.refused,
+    state: w.state, version: w.version, length: w.plain === null ? 0 : w.plain.length,
+    busy: w.busy, text: w.state === 'done' ? w.final : null, error: w.error, refused: w.refused, why: w.why,
     first: rel(w.firstAt), press: rel(w.pressAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held, endVia: w.endVia,
     via: w.via,
   });
@@ -162,9 +193,13 @@
     w.waiters = w.waiters.filter((x) => !(final || x.progress));
     const s = snap(); wake.forEach((x) => x.res(s));
   };
-  const finish = (state) => {
+  const finish = (state, why) => {
     if (TERMINAL.has(w.state)) return;
-    w.state = state; w.doneAt = now();
+    if (state === 'done') {
+      const el = w.answerNode;
+      w.final = !el ? '' : (cfg.format === 'html' ? htmlOf(el) : plainOf(el));
+    }
+    w.state = state; w.doneAt = now(); w.why = why || null;
     if (w.unwatch) w.unwatch();
     if (w.addedObs) w.addedObs.disconnect();
     if (w.rtObs) w.rtObs.disconnect();
@@ -216,20 +251,34 @@
     const txt = ans ? read(ans.el) : null;
     if (txt !== w.text) {
       if (w.firstAt === null && txt !== null) w.firstAt = t;
-      w.text = txt; w.lastChange = t; w.version++; flush(false);
+      w.text = txt; w.plain = ans ? (cfg.format === 'html' ? plainOf(ans.el) : txt) : null;
+      w.lastChange = t; w.version++; flush(false);
     }
-    if (w.text === null || w.text.trim() === '') {
+    if (w.plain === null || w.plain.trim() === '') {
+      // No answer yet (or one with no text). The site visibly worked on this run when its busy
+      // indicator came or our stream ran; until then nothing here may settle the run.
+      const started = w.lastBusyAt > 0 || w.stream !== 'none';
       if (!busy && !streaming) {
-        const left = cfg.startTimeoutMs - (t - Math.max(w.sentAt, w.lastBusyAt));
-        // A set `answer` key gives way to the element that grew only when the run would otherwise
-        // end without an answer: busy came and went, or the start timeout ran out. A healthy
-        // adapter never reads a stray new element as its answer.
-        if ((left <= 0 || w.lastBusyAt > 0) && !w.answerFallback && cfg.fallbacks && sels(cfg.answer).length
-            && grown()) {
-          w.answerFallback = true;
-          return wakeIn(0);
+        const left = cfg.startTimeoutMs - (t - Math.max(w.sentAt, w.lastBusyAt, w.streamAt || 0));
+        const quiet = cfg.settleMs - (t - w.lastMut);
+        if (started || left <= 0) {
+          // The page settles first, then we look (a page that never stops changing: the start timeout).
+          if (quiet > 0 && left > 0) return wakeIn(Math.min(wake, quiet, left));
+          if (ans) return finish('empty', 'the answer holds no text');
+          if (sels(cfg.answer).length && !w.answerFallback && cfg.fallbacks && (!w.keyKnown || left <= 0)) {
+            // A key that matches nothing new: the role fallback may look, with the same proofs as the key
+            // (new since the send, not text the page showed before, not chrome). A key known to work here
+            // gets the whole start timeout first (an answer rendered late, after a restart).
+            w.answerFallback = true;
+            return wakeIn(0);
+          }
+          if (left <= 0) {
+            return finish(started ? 'answer_not_found' : 'no_start',
+                          started ? (sels(cfg.answer).length ? 'the answer key matched nothing new'
+                                                              : 'nothing new on the page qualified as the answer')
+                                  : null);
+          }
         }
-        if (left <= 0) return finish('no_start');
         wake = Math.min(wake, left);
       }
     } else if (!busy && streaming) {
@@ -255,6 +304,7 @@
   w.dispose = () => finish('disposed');
   w.setStream = (state, news) => {
     if (TERMINAL.has(w.state)) return;
+    if (state === 'cut') { w.stream = 'cut'; return finish('cut', news && news.why); }
     if (news) { w.streamNeed = news.urls; w.streamWs = !!news.ws; }
     if (state === 'ended' && w.stream === 'ended') return;  // the page saw the end first: its time stands
     if (state === 'open' && rtEnded()) { if (w.state === 'armed') check(); return; }  // a short stream, ended already
@@ -268,7 +318,7 @@
     if (w.state !== 'done' || w.rule !== 'dom' || w.held) return false;
     w.state = 'armed'; w.doneAt = null; w.rule = null;
     w.stream = state; w.streamAt = now();
-    w.unwatch = watchDom(check);
+    w.unwatch = watchDom((changed) => { if (changed) w.lastMut = now(); check(); });
     if (w.addedObs) w.addedObs.observe(document.documentElement, {subtree: true, childList: true});
     if (w.rtObs) w.rtObs.observe({type: 'resource'});
     check();
@@ -316,7 +366,10 @@
       finished = true;
       if (stop) stop();
       timers.forEach(clearTimeout);
-      if (!why || why === 'covered') { w.state = 'armed'; w.sentAt = now(); w.unwatch = watchDom(check); }
+      if (!why || why === 'covered') {
+        w.state = 'armed'; w.sentAt = now(); w.lastMut = w.sentAt;
+        w.unwatch = watchDom((changed) => { if (changed) w.lastMut = now(); check(); });
+      }
       resolve({why, target, by, enter, via, seen: p ? promptText(p).slice(0, 120) : null});
       return true;
     };

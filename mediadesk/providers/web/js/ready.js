@@ -1,5 +1,6 @@
 // prepare(): wait until logged in and the prompt box exists (and old answers are gone after a
-// `new_chat` click). Resolves 'ready' | 'logged_out' | 'no_login' | 'no_prompt'.
+// `new_chat` click) and the site shows no busy indicator. Resolves 'ready' | 'logged_out' | 'no_login' |
+// 'no_prompt' | 'busy'.
   checkSelectors(cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.answer);
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -11,9 +12,12 @@
       const prompt = !!findPrompt();
       const cleared = cfg.clearFrom <= 0 || all(cfg.answer).length < cfg.clearFrom
                       || performance.now() - t0 >= cfg.clearGraceMs;
-      if (inOk && prompt && cleared) return finish('ready');
+      // The site is idle before we type: its busy indicator still showing is a generation in progress
+      // (an earlier one of ours that was stopped, or the site's own): wait for it to go.
+      const idle = !busyNow();
+      if (inOk && prompt && cleared && idle) return finish('ready');
       if (final && !prompt && !sels(cfg.loggedIn).length) return finish('no_prompt');
-      if (final) return finish(!inOk ? 'no_login' : (!prompt ? 'no_prompt' : 'ready'));
+      if (final) return finish(!inOk ? 'no_login' : (!prompt ? 'no_prompt' : (!idle ? 'busy' : 'ready')));
       return false;
     };
     if (attempt(false)) return;
