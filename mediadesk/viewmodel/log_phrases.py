@@ -139,6 +139,14 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "done: stream ended"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled (stream still open)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "done: {why}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "stream ended: the stream our send started ended, then the answer was still {ms} ms"),
+    QT_TRANSLATE_NOOP("LogPhrases", "page settled (stream still open): no busy indicator and the answer unchanged for "
+                                    "{seconds} s while a stream of ours stayed open (a channel the site keeps open)"),
+    QT_TRANSLATE_NOOP("LogPhrases", "page settled: no stream of ours to read the end from, so busy gone and the answer "
+                                    "unchanged for settle_ms = {ms} ms"),
+    QT_TRANSLATE_NOOP("LogPhrases", "answer not found: {error}; the task goes back uncharged, the account rests"),
+    QT_TRANSLATE_NOOP("LogPhrases", "no answer was found for this prompt {n} times: counted as a failure of the task"),
     QT_TRANSLATE_NOOP("LogPhrases", "warning: {warning}"),
     QT_TRANSLATE_NOOP("LogPhrases", "interrupted: another desktop took this account over; will resume"),
     QT_TRANSLATE_NOOP("LogPhrases", "recycling the browser after {n} tasks"),
