@@ -108,6 +108,7 @@ _ERROR_GRACE_MS = 200  # an error is held this long in case the login marker goe
 _CLEAR_GRACE_MS = 3000  # after `new_chat`, how long old answers may take to disappear
 _TEXT_GRACE_MS = 300  # how long the prompt box may take to show the inserted text
 _STREAM_SETTLE_MS = 50  # once the site's answer stream ended: the answer must be still this long
+_NEWS_WAIT_S = 2.0  # how long the network's news of a stream's end may trail the page's own view of it
 _STREAM_HOLD_MIN_MS = 30_000  # a stream still open, no busy, answer unchanged this long (or 10 x settle_ms): done
 
 
@@ -362,6 +363,12 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
             if snap.get("endVia") == "page" and watch is not None:
                 watch.events.append("the stream's end seen in the page (its Resource Timing entry), "
                                     "ahead of the network news")
+                # A broken stream gets a Resource Timing entry too: only the network's news tells an end
+                # from a cut, so it is awaited before anything is stored (it is usually a few ms behind).
+                if not await watch.network_settled(_NEWS_WAIT_S):
+                    watch.events.append(f"no network news of the stream's end within {_NEWS_WAIT_S:g} s")
+                if watch.cut is not None:
+                    raise StreamCut(f"{a.name or a.url}: {watch.cut}; the partial answer is not kept")
             answer = (snap["text"] or "").strip()
             plain = _plain(answer, a.answer_format)
             if self._busy.is_busy_answer(plain):  # the whole "answer" is a busy notice: never stored

@@ -210,6 +210,7 @@ class StreamWatch:
         self._lingering: set[Any] = set()
         self._idle = asyncio.Event()
         self._idle.set()
+        self._settled: asyncio.Event | None = None  # see network_settled
         #: Why the stream was cut (state "cut"), for the run's error.
         self.cut: str | None = None
         #: Bumped by every arm/disarm: a state change queued for an earlier run is not delivered.
@@ -275,6 +276,22 @@ class StreamWatch:
                 await self._idle.wait()
         except TimeoutError:
             return False
+        return True
+
+    async def network_settled(self, timeout_s: float) -> bool:
+        """Wait until the network's news has every HTTP stream of ours ended (up to ``timeout_s``). The page
+        can see a stream end first, in its Resource Timing, but a broken stream gets an entry there too:
+        only this news says whether it finished or broke (:attr:`cut`)."""
+        if not self._open:
+            return True
+        self._settled = asyncio.Event()
+        try:
+            async with asyncio.timeout(timeout_s):
+                await self._settled.wait()
+        except TimeoutError:
+            return False
+        finally:
+            self._settled = None
         return True
 
     def news(self) -> dict[str, Any]:
@@ -361,6 +378,8 @@ class StreamWatch:
             if failure and "ERR_ABORTED" not in failure:  # the page closing its own stream is an end
                 self.cut = f"the answer's stream {_path(request.url)} broke ({failure})"
             self._update()
+            if not self._open and self._settled is not None:
+                self._settled.set()
 
     # --- WebSocket --------------------------------------------------------------------------------
 

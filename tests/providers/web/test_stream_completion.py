@@ -14,7 +14,9 @@ from aiohttp import web
 from playwright.async_api import Browser, Page
 
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
+from mediadesk.providers.web.backend import task_failure
 from mediadesk.providers.web.driver import PageDriver, RunTimings
+from mediadesk.providers.web.errors import StreamCut
 from mediadesk.sim.web_server import TRANSPORTS, WebSimConfig, WebSimServer, answer_tokens, login_context
 from tests.providers.web.helpers import serve
 
@@ -324,3 +326,58 @@ async def test_a_stream_left_open_by_the_site_does_not_hold_the_run_forever(
     finally:
         await ctx.close()
         await runner.cleanup()
+
+
+_CUT_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>cut</title></head><body>
+<span class="avatar">me</span><div id="thread"></div>
+<textarea id="box"></textarea><button class="send" type="button">Send</button>
+<script>
+  // A page that shows whatever arrived and nothing else: no error when the stream breaks (as many do).
+  document.querySelector('button.send').addEventListener('click', async () => {
+    const box = document.getElementById('box'); const prompt = box.value; box.value = '';
+    const turn = document.createElement('div'); turn.className = 'assistant';
+    document.getElementById('thread').appendChild(turn);
+    try {
+      const res = await fetch('/generate', {method: 'POST', body: JSON.stringify({prompt})});
+      const reader = res.body.getReader(); const dec = new TextDecoder();
+      for (;;) { const {done, value} = await reader.read(); if (done) break; turn.textContent += dec.decode(value); }
+    } catch (e) { /* the stream broke: the page keeps what it had */ }
+  });
+</script></body></html>"""
+
+
+async def test_a_stream_that_breaks_mid_answer_is_a_cut_never_an_end(browser: Browser) -> None:
+    """The site goes away mid-answer (its connection drops before the body's end) on a page that shows no
+    error: the browser still records the stream's Resource Timing entry, as for an end. Only the network's
+    news tells them apart: the run is a cut (uncharged, as an outage), the partial answer never stored."""
+
+    async def generate(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await resp.prepare(request)
+        await resp.write("half of the answer".encode())
+        await asyncio.sleep(0.3)
+        assert request.transport is not None
+        request.transport.abort()  # the process behind the site died
+        return resp
+
+    async def page_html(_request: web.Request) -> web.Response:
+        return web.Response(text=_CUT_PAGE, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/chat", page_html)
+    app.router.add_post("/generate", generate)
+    async with serve(app) as base:
+        ctx = await browser.new_context()
+        try:
+            page = await ctx.new_page()
+            adapter = SiteAdapter(url=f"{base}/chat", logged_in=".avatar", prompt="#box", send="button.send",
+                                  answer=".assistant", busy=".no-busy-indicator-here", settle_ms=1000)
+            driver = PageDriver(adapter)
+            await driver.prepare(page)
+            with pytest.raises(StreamCut, match="broke") as info:
+                await driver.run(page, "tell me everything")
+            failure = task_failure(info.value)
+            assert failure.unavailable and not failure.refusal  # uncharged: the site's absence, not the task
+            assert await page.locator(".assistant").inner_text() == "half of the answer"  # what was not stored
+        finally:
+            await ctx.close()
