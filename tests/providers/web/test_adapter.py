@@ -98,6 +98,7 @@ def test_shipped_example_and_test_sites_are_valid(tmp_path: Path) -> None:
         "logged_out",
         "start_timeout_s",
         "instructions_mode",
+        "stream_url",
         "stop",
         "page_load_timeout_s",
         "dismiss",
