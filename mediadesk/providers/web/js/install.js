@@ -105,7 +105,8 @@
     return true;
   }
   const looseSent = () => loose(w.sentText || '');
-  // The user's own new turn: the outermost new element whose text is the prompt.
+  // The user's own new turn: the outermost new element whose text (without junk: an avatar's icon is
+  // not text) is the prompt; it may sit inside what was added (a turn with its avatar around it).
   const findUserTurn = () => {
     if (w.userTurn && w.userTurn.isConnected) return w.userTurn;
     const want = looseSent();
@@ -113,11 +114,18 @@
     const p = findPrompt();
     for (const n of w.added) {
       if (!n.isConnected || (p && (p.el === n || p.el.contains(n) || n.contains(p.el)))) continue;
-      if (loose(n.innerText || '') !== want) continue;
-      let t = n;
-      while (t.parentElement && w.added.has(t.parentElement) && loose(t.parentElement.innerText || '') === want) {
+      const text = loose(plainOf(n));
+      if (!text.includes(want)) continue;
+      let t = text === want ? n : null;
+      if (!t) {
+        for (const d of n.querySelectorAll('*')) if (loose(plainOf(d)) === want) { t = d; break; }
+      }
+      if (!t) continue;
+      while (t.parentElement && w.added.has(t.parentElement) && loose(plainOf(t.parentElement)) === want) {
         t = t.parentElement;
       }
+      while (t.parentElement && t.parentElement !== n.parentElement && n.contains(t.parentElement)
+             && loose(plainOf(t.parentElement)) === want) t = t.parentElement;
       w.userTurn = t;
       return t;
     }
