@@ -24,6 +24,9 @@ class LocalServer(ABC):
 
     #: Extra ``web.AppRunner`` options of a subclass.
     runner_options: dict[str, Any] = {}
+    #: A start after a stop binds the port the server had (True), or the requested one again (False:
+    #: with port 0, a new free port).
+    restart_on_same_port: bool = False
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.host = host
@@ -58,7 +61,8 @@ class LocalServer(ABC):
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0, **self.runner_options)
         await runner.setup()
         self._runner = runner
-        self._port = None  # a restart binds the requested port again, as the first start did
+        if not self.restart_on_same_port:
+            self._port = None  # a restart binds the requested port again, as the first start did
         try:
             self.open_listener()
             assert self._serving is not None

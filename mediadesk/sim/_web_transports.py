@@ -1,12 +1,19 @@
-"""The chat simulator's other answer transports: SSE (``POST /api/generate/sse``) and WebSocket
-frames (``GET /api/ws``), as real chat sites use them (``WebSimConfig.transport``).
+"""The chat simulator's other answer transports: SSE (``POST /api/generate/sse``), WebSocket JSON
+frames (``GET /api/ws``) and WebSocket binary frames (``GET /api/wsb``), as real chat sites use them
+(``WebSimConfig.transport``).
 
-Both relay the NDJSON generation of ``POST /api/generate`` over loopback with the caller's session
+All three relay the NDJSON generation of ``POST /api/generate`` over loopback with the caller's session
 cookie, so admission, the one-generation rule, faults and stats have one code path: the SSE endpoint
 re-frames each line as a ``data:`` event (keep-alives as ``: ping`` comments); the socket sends each
 line as a frame tagged with its ``rid`` (the run's request id) and ends a run with ``{"t": "eof"}``;
 a refusal (401, 409, 429...) arrives as ``{"t": "http_error", "status", "body"}``. A browser that goes
 away closes the relayed request, which the generation sees as a disconnect.
+
+The binary socket (``binary_ws``) carries the same events with no JSON in the answer frames: every
+frame, both ways, is one opcode byte (:data:`BINARY_OPS`) and then fields, each a 4-byte big-endian
+length and that many UTF-8 bytes (:func:`encode_frame` / :func:`decode_frame`). ``generate``: request
+id, conversation id, prompt; ``token``: request id, the token's text; ``error``: request id, code,
+message; ``http_error``: request id, the status as decimal text, the JSON body; the others: request id.
 """
 
 from __future__ import annotations
@@ -14,15 +21,65 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import struct
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-__all__ = ["Transports"]
+__all__ = ["BINARY_OPS", "Transports", "decode_frame", "encode_frame"]
 
 _PING_LINE = '{"t": "ping"}'
+
+#: The binary transport's opcodes, by event name.
+BINARY_OPS = {"generate": 0x01, "start": 0x02, "token": 0x03, "done": 0x04, "stopped": 0x05, "error": 0x06,
+              "http_error": 0x07, "eof": 0x08, "ping": 0x09}  # fmt: skip
+_OP_NAMES = {v: k for k, v in BINARY_OPS.items()}
+_LEN = struct.Struct(">I")
+
+
+def encode_frame(op: int, *fields: str) -> bytes:
+    """One binary frame: the opcode byte, then each field as a big-endian u32 length and UTF-8 bytes."""
+    out = bytearray([op])
+    for f in fields:
+        data = f.encode("utf-8")
+        out += _LEN.pack(len(data)) + data
+    return bytes(out)
+
+
+def decode_frame(data: bytes) -> tuple[int, list[str]]:
+    """(opcode, fields) of a binary frame; ValueError if it is malformed."""
+    if not data:
+        raise ValueError("empty frame")
+    fields, at = [], 1
+    while at < len(data):
+        if at + 4 > len(data):
+            raise ValueError("truncated field length")
+        (n,) = _LEN.unpack_from(data, at)
+        at += 4
+        if at + n > len(data):
+            raise ValueError("truncated field")
+        fields.append(data[at : at + n].decode("utf-8"))
+        at += n
+    return data[0], fields
+
+
+def _binary_event(rid: str, event: dict[str, Any]) -> bytes:
+    """An NDJSON event (or ``http_error`` / ``eof``) as a binary frame."""
+    kind = str(event.get("t"))
+    if kind == "token":
+        return encode_frame(BINARY_OPS["token"], rid, str(event.get("d", "")))
+    if kind == "error":
+        return encode_frame(BINARY_OPS["error"], rid, str(event.get("code", "")), str(event.get("message", "")))
+    if kind == "http_error":
+        body = json.dumps(event.get("body", {}), ensure_ascii=False)
+        return encode_frame(BINARY_OPS["http_error"], rid, str(event.get("status", 0)), body)
+    return encode_frame(BINARY_OPS.get(kind, BINARY_OPS["ping"]), rid)
+
+
+def _json_event(rid: str, event: dict[str, Any]) -> str:
+    return json.dumps({**event, "rid": rid}, ensure_ascii=False)
 
 
 def _client_gone(request: web.Request) -> bool:
@@ -40,9 +97,7 @@ class Transports:
 
     async def close(self) -> None:
         """End open sockets (before the server stops: a socket handler would hold its shutdown)."""
-        for ws in list(self._sockets):
-            with contextlib.suppress(Exception):
-                await ws.close()
+        await asyncio.gather(*(ws.close() for ws in list(self._sockets)), return_exceptions=True)
 
     async def _upstream(
         self, request: web.Request, body: bytes
@@ -79,30 +134,63 @@ class Transports:
             await session.close()
 
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse()
+        """``GET /api/ws``: JSON text frames."""
+        return await self._socket(request, binary=False)
+
+    async def websocket_binary(self, request: web.Request) -> web.WebSocketResponse:
+        """``GET /api/wsb``: binary frames (see the module docstring)."""
+        return await self._socket(request, binary=True)
+
+    async def _socket(self, request: web.Request, *, binary: bool) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(timeout=2.0)  # a close (at stop) waits this long for the client's answer
         await ws.prepare(request)
         self._sockets.add(ws)
         relays: set[asyncio.Task[None]] = set()
         try:
             async for msg in ws:
-                if msg.type != aiohttp.WSMsgType.TEXT:
-                    continue
-                with contextlib.suppress(ValueError):
-                    body = json.loads(msg.data)
-                    if isinstance(body, dict) and body.get("t") == "generate":
-                        task = asyncio.ensure_future(self._relay(request, ws, body))
-                        relays.add(task)
-                        task.add_done_callback(relays.discard)
+                body = self._generate_body(msg, binary)
+                if body is not None:
+                    task = asyncio.ensure_future(self._relay(request, ws, body, binary))
+                    relays.add(task)
+                    task.add_done_callback(relays.discard)
         finally:
             self._sockets.discard(ws)
             for task in list(relays):
                 task.cancel()
         return ws
 
-    async def _relay(self, request: web.Request, ws: web.WebSocketResponse, body: dict[str, Any]) -> None:
+    @staticmethod
+    def _generate_body(msg: aiohttp.WSMessage, binary: bool) -> dict[str, Any] | None:
+        """The ``/api/generate`` body a ``generate`` frame asks for; None for any other frame."""
+        if binary and msg.type == aiohttp.WSMsgType.BINARY:
+            try:
+                op, fields = decode_frame(msg.data)
+            except ValueError:
+                return None
+            if op != BINARY_OPS["generate"] or len(fields) != 3:
+                return None
+            return {"request_id": fields[0], "conversation_id": fields[1], "prompt": fields[2]}
+        if not binary and msg.type == aiohttp.WSMsgType.TEXT:
+            try:
+                body = json.loads(msg.data)
+            except ValueError:
+                return None
+            if isinstance(body, dict) and body.get("t") == "generate":
+                return {k: v for k, v in body.items() if k != "t"}
+        return None
+
+    async def _relay(
+        self, request: web.Request, ws: web.WebSocketResponse, body: dict[str, Any], binary: bool
+    ) -> None:
         rid = str(body.get("request_id") or "")
-        payload = json.dumps({k: v for k, v in body.items() if k != "t"}).encode()
-        session, up = await self._upstream(request, payload)
+
+        async def send(event: dict[str, Any]) -> None:
+            if binary:
+                await ws.send_bytes(_binary_event(rid, event))
+            else:
+                await ws.send_str(_json_event(rid, event))
+
+        session, up = await self._upstream(request, json.dumps(body).encode())
         try:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 if up.status != 200:
@@ -110,16 +198,13 @@ class Transports:
                         err = await up.json(content_type=None)
                     except ValueError:
                         err = {}
-                    await ws.send_str(json.dumps({"rid": rid, "t": "http_error", "status": up.status, "body": err}))
+                    await send({"t": "http_error", "status": up.status, "body": err})
                     return
                 async for raw in up.content:
                     line = raw.decode("utf-8").strip()
-                    if not line:
-                        continue
-                    event = json.loads(line)
-                    event["rid"] = rid
-                    await ws.send_str(json.dumps(event, ensure_ascii=False))
-                await ws.send_str(json.dumps({"rid": rid, "t": "eof"}))
+                    if line:
+                        await send(json.loads(line))
+                await send({"t": "eof"})
         finally:
             up.close()
             await session.close()

@@ -37,6 +37,31 @@ login (``"escape"``: closed by its button or the Escape key; ``"sticky"``: by it
 (``code_answer``) rendered by a CodeMirror-like editor (``"codemirror"``) or as line-numbered spans
 (``"lines"``). ``GET /plain`` is the same chat with other markup: no classes or ids, other tags, aria
 labels only (a contenteditable composer in a form, ``article`` turns), for adapters that name nothing.
+
+Personas (``WebSimConfig.personas``, :meth:`WebSimServer.set_personas`, ``POST /admin/persona``, the CLI's
+``--persona``): the chat page behaving like chat UIs we did not write, in ``<body data-personas>`` (page side:
+``personas.js``, ``chat.js``, ``markdown.js``; server side: ``_web_personas.py``). ``footer``: a welcome block
+``div.welcome`` (an ``h2``) above the message list and a ``div.disclaimer`` (a plain div, as the big sites
+draw it) below the composer that the page REPLACES with an identical new node whenever the message list
+changes (at send, at every token, at run end). ``icon_avatar``: each user/assistant turn starts with an
+icon-font ligature ``span.material-symbols-outlined.avatar-icon`` ("person" / "smart_toy"), text a page
+without the font shows. ``status_widget``: at send a ``div.run-status[role=status]`` (a dot and "Stop"; a
+click stops the run) at the end of the message list until the run ends; ``button.stop``, ``body[data-state]``
+and the assistant turn only appear at the ``start`` event, which the server sends ``start_delay_ms`` (real ms,
+any persona) after admitting the run. ``late_render``: tokens are not shown as they stream; the page goes idle
+at the stream's end and renders the whole turn ``render_delay_ms`` (real ms) later (then bumps
+``data-runs-ended``). ``noise``: unrelated traffic while the page is open, counted on ``/stats`` (``noise``):
+a long poll (``GET /api/poll``, held, answered by one SSE ``done`` event), telemetry beacons (``POST
+/api/telemetry``, at send and every 300 ms of a run) and a presence socket (``GET /api/presence``, a JSON
+frame every 200 ms, closed by the server every 700 ms). ``code_header`` / ``css_bold`` (Markdown answers):
+code blocks as ``div.code-block`` with a ``div.code-header`` (language, Copy button) and a bare ``pre >
+code``; bold and italics as ``span.font-semibold`` / ``span.italic``.
+The ``binary_ws`` transport (``GET /api/wsb``) carries the answer in binary frames (``_web_transports.py``).
+
+Restarts and the ledger: :meth:`WebSimServer.stop` ends the active streams (aborted) and closes every
+socket; a later :meth:`WebSimServer.start` listens on the same port with the logins kept, as a site
+with its sessions in a database does. :meth:`WebSimServer.ledger` has every generation and violation
+since the server object was made (never reset), for invariants a test checks after the fact.
 """
 
 from __future__ import annotations
@@ -52,6 +77,7 @@ import random
 import re
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from string import Template
@@ -74,13 +100,15 @@ from mediadesk.sim._web_page_modes import (
     code_answer,
     code_tokens,
 )
-from mediadesk.sim._web_transports import Transports
+from mediadesk.sim._web_personas import PERSONAS, PersonaSite, check_personas
+from mediadesk.sim._web_transports import BINARY_OPS, Transports, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext
 
 __all__ = [
     "ANSWER_STYLES",
+    "BINARY_OPS",
     "CHALLENGE_KINDS",
     "CHALLENGE_MESSAGE",
     "CONCURRENT_MESSAGE",
@@ -88,6 +116,7 @@ __all__ = [
     "LIMIT_MESSAGE",
     "MODEL_ERROR_MESSAGE",
     "OUTAGE_MODES",
+    "PERSONAS",
     "SESSION_COOKIE",
     "SESSION_EXPIRED_MESSAGE",
     "SITE_ERROR_MESSAGE",
@@ -99,7 +128,9 @@ __all__ = [
     "code_answer",
     "code_tokens",
     "config_from_args",
+    "decode_frame",
     "draw_run_seconds",
+    "encode_frame",
     "login_context",
     "markdown_answer",
     "markdown_tokens",
@@ -122,7 +153,7 @@ _POLL_S = 0.05
 #: ``WebSimConfig.answer_style`` values.
 ANSWER_STYLES = ("text", "markdown")
 #: ``WebSimConfig.transport`` values: how the page receives the answer stream.
-TRANSPORTS = ("ndjson", "sse", "websocket")
+TRANSPORTS = ("ndjson", "sse", "websocket", "binary_ws")
 
 _MARKER = re.compile(r"\[\[sim:(hang|logout|error|slow=(\d+(?:\.\d+)?))\]\]")
 _VOCAB = (
@@ -164,8 +195,8 @@ class WebSimConfig:
     #: an SVG icon, framework comments), like real chat sites.
     answer_style: str = "text"
     #: How the page receives the answer: "ndjson" (a chunked fetch of NDJSON lines), "sse" (a fetch of
-    #: ``text/event-stream``, ``data:`` events) or "websocket" (frames on a socket the page opens at
-    #: load and keeps). The events are the same in all three.
+    #: ``text/event-stream``, ``data:`` events), "websocket" (JSON frames on a socket the page opens at
+    #: load and keeps) or "binary_ws" (binary frames on such a socket). The events are the same in all.
     transport: str = "ndjson"
     #: A pause of this many REAL seconds (not scaled) in the middle of every answer, the stream kept
     #: open (keep-alives only), as a model that thinks mid-answer does. 0: none.
@@ -175,6 +206,13 @@ class WebSimConfig:
     send_block_ms: int = 0
     #: "pre" (the default code block) | "codemirror" | "lines"; not "pre": answers are ``code_answer``.
     code_widget: str = "pre"
+    #: Personas (see the module docstring), names of :data:`PERSONAS`; a list is taken as a tuple.
+    personas: tuple[str, ...] = ()
+    #: REAL milliseconds (not scaled) between a run's admission and its ``start`` event (any persona;
+    #: with ``status_widget`` the page shows only its status widget meanwhile).
+    start_delay_ms: int = 0
+    #: ``late_render``: REAL milliseconds between the stream's end and the page rendering the turn.
+    render_delay_ms: int = 0
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
@@ -191,6 +229,7 @@ class WebSimConfig:
         if not 0.0 <= self.pause_mid_s < math.inf:
             raise ValueError("pause_mid_s must be >= 0")
         _check_page_modes(self.overlay, self.send_block_ms, self.code_widget)
+        self.personas = check_personas(self.personas, self.start_delay_ms, self.render_delay_ms, self.answer_style)
 
 
 @dataclass(frozen=True)
@@ -343,6 +382,12 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
         self._capacity_init()
         self._transports = Transports(lambda: f"{self.base_url}/api/generate", SESSION_COOKIE)
         self._assets["plain.html"] = _asset("plain.html")
+        self._assets["personas.js"] = _asset("personas.js")
+        self._personas = PersonaSite(lambda: self.config, lambda: self._stopping, TRANSPORTS)
+        # The ledger: every generation and violation since this object was made (never reset).
+        self._ledger_generations: list[_Generation] = []
+        self._ledger_violations: list[dict[str, Any]] = []
+        self._ledger_max_concurrent = 0
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -357,6 +402,7 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             web.post("/api/generate", self._h_generate),
             web.post("/api/generate/sse", self._transports.generate_sse),
             web.get("/api/ws", self._transports.websocket),
+            web.get("/api/wsb", self._transports.websocket_binary),
             web.post("/api/stop", self._h_stop),
             web.get("/stats", self._h_stats),
             web.post("/stats/reset", self._h_stats_reset),
@@ -365,16 +411,19 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             web.post("/admin/busy", self._h_admin_busy),
             *self._page_mode_routes(),
             *self._capacity_routes(),
+            *self._personas.routes(),
         ]
 
     def _middlewares(self) -> list[Any]:
         return [self._outage_middleware]
 
     def _before_stop(self) -> None:
-        """Active (even hung) streams are ended before the runner is cleaned up."""
+        """Active (even hung) streams are ended ("aborted"; a hung one stays "hung") and their handlers
+        woken before the runner is cleaned up."""
         for gens in self._active.values():
-            for gen in gens:
+            for gen in list(gens):
                 gen.request_stop("shutdown")
+                self._end(gen, "hung" if gen.status == "hung" else "aborted", "shutdown")
 
     @property
     def base_url(self) -> str:
@@ -403,6 +452,7 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             "logins": 0,
             "login_failures": 0,
         }
+        self._personas.reset_counts()
         self._generations: list[_Generation] = []
         self._violations: list[dict[str, Any]] = []
         self._busy_log: list[dict[str, Any]] = []
@@ -415,7 +465,34 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
         out["violations"] = list(self._violations)
         out.update(self._busy_stats())
         out.update(self._capacity_stats())
+        out["noise"] = dict(self._personas.counts)
         return out
+
+    def ledger(self) -> dict[str, Any]:
+        """Every generation (its :meth:`_Generation.record`) and every concurrency violation since this
+        server object was made, and the most generations one account ever had at once. Unlike
+        :meth:`stats`, never cleared (not by :meth:`reset_stats`, not by a stop and start): what a test
+        fixture checks its invariants on."""
+        return {
+            "generations": [g.record() for g in self._ledger_generations],
+            "violations": [dict(v) for v in self._ledger_violations],
+            "max_concurrent_per_session": self._ledger_max_concurrent,
+        }
+
+    def set_personas(
+        self,
+        personas: Iterable[str] | str = (),
+        *,
+        start_delay_ms: int | None = None,
+        render_delay_ms: int | None = None,
+        transport: str | None = None,
+    ) -> None:
+        """Replace the personas (:data:`PERSONAS`; a string: names separated by commas) of later page
+        loads; a delay or ``transport`` given is set too (None: left as it is). Same as
+        ``POST /admin/persona``. ValueError (and nothing changed) for a bad value."""
+        names = personas if isinstance(personas, str) else tuple(personas)
+        self._personas.set(names, start_delay_ms=start_delay_ms, render_delay_ms=render_delay_ms,
+                           transport=transport)  # fmt: skip
 
     def logout(self, account: str) -> int:
         """Invalidate every session of ``account`` (as a site does when it logs a user out)."""
@@ -480,11 +557,12 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             return self._page("logged_out.html")
         return self._page("chat.html", 200, account=html.escape(account, quote=True),
                           answer_style=self.config.answer_style, transport=self.config.transport,
-                          **self._page_modes(request))
+                          **self._page_modes(request), **self._personas.page_values())
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        types = {"chat.js": "application/javascript", "chat.css": "text/css", "markdown.js": "application/javascript"}
+        types = {"chat.js": "application/javascript", "chat.css": "text/css", "markdown.js": "application/javascript",
+                 "personas.js": "application/javascript"}  # fmt: skip
         if name not in types:
             raise web.HTTPNotFound()
         return web.Response(text=self._assets[name], content_type=types[name], charset="utf-8")
@@ -635,7 +713,9 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             self._stats["concurrent_violations"] += 1
             per = self._stats["violations_per_account"]
             per[account] = per.get(account, 0) + 1
-            self._violations.append({"account": account, "prompt": prompt, "at": time.time()})
+            violation = {"account": account, "prompt": prompt, "at": time.time()}
+            self._violations.append(violation)
+            self._ledger_violations.append(violation)
             return web.json_response({"error": "concurrent_generation", "message": CONCURRENT_MESSAGE}, status=409)
         gen = self._admit(account, prompt, str(body.get("request_id") or secrets.token_hex(8)), body)
         gen.request = request
@@ -678,8 +758,10 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
         active = self._active.setdefault(account, [])
         active.append(gen)
         self._stats["max_concurrent_per_session"] = max(self._stats["max_concurrent_per_session"], len(active))
+        self._ledger_max_concurrent = max(self._ledger_max_concurrent, len(active))
         self._stats["generations_started"] += 1
         self._generations.append(gen)
+        self._ledger_generations.append(gen)
         if request_id in self._pending_stops:
             self._pending_stops.discard(request_id)
             gen.request_stop("stop")
@@ -706,6 +788,11 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
         interval = gen.run_s / len(tokens)
         fault_at = {"hang": min(3, len(tokens) - 1), "logout": len(tokens) // 2, "error": len(tokens) // 2}
         at = fault_at.get(gen.fault or "", -1)
+        if self.config.start_delay_ms > 0:  # admitted (the account is busy), but not started yet
+            reason = await self._wait(gen, request, resp, self.config.start_delay_ms / 1000)
+            if reason != "timeout":
+                await self._interrupted(gen, resp, reason)
+                return
         await self._send(resp, gen, {"t": "start", "id": gen.id})
         for i, tok in enumerate(tokens):
             if i == len(tokens) // 2 and self.config.pause_mid_s > 0:  # a long think mid-answer
@@ -775,9 +862,20 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             raise _Disconnected() from exc
         gen.last_write = asyncio.get_running_loop().time()
 
-    # ----------------------------------------------------------------------------- SSE / WebSocket transports
+    # ----------------------------------------------------------------------------- lifecycle: stop and restart
+    #: A start after a stop listens on the port of the first start (a site coming back up), sessions kept.
+    restart_on_same_port = True
+
     async def stop(self) -> None:
-        await self._transports.close()
+        """Stop serving: active streams end ("aborted"), every open socket (answer sockets, JSON and
+        binary, and presence sockets) is closed. Sessions, the config and the ledger stay: a later
+        :meth:`start` serves them again on the same port."""
+        if self._runner is None:
+            return
+        self._stopping = True  # requests on open connections: sends refused, held polls answered at once
+        self.close_listener()
+        self._before_stop()
+        await asyncio.gather(self._transports.close(), self._personas.close())
         await super().stop()
 
 
@@ -864,6 +962,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how the page receives answers: chunked NDJSON fetch, SSE, or WebSocket frames")
     parser.add_argument("--pause-mid-s", type=float, default=0.0,
                         help="a pause of this many real seconds in the middle of every answer")
+    parser.add_argument("--persona", action="append", type=_persona_list, default=None, metavar="NAMES",
+                        help=f"personas, separated by commas (repeatable): {', '.join(PERSONAS)}")
+    parser.add_argument("--start-delay-ms", type=int, default=0,
+                        help="real milliseconds between a run's admission and its start event")
+    parser.add_argument("--render-delay-ms", type=int, default=0,
+                        help="late_render: real milliseconds between the stream's end and the rendered turn")
+
+
+def _persona_list(text: str) -> tuple[str, ...]:
+    try:
+        return check_personas(text, 0, 0, "markdown")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def config_from_args(args: argparse.Namespace) -> WebSimConfig:
@@ -874,6 +985,8 @@ def config_from_args(args: argparse.Namespace) -> WebSimConfig:
         session_cookie=getattr(args, "session_cookie", False), login_redirect=getattr(args, "login_redirect", False),
         answer_style=getattr(args, "answer_style", "text"),
         transport=getattr(args, "transport", "ndjson"), pause_mid_s=getattr(args, "pause_mid_s", 0.0),
+        personas=tuple(p for group in getattr(args, "persona", None) or () for p in group),
+        start_delay_ms=getattr(args, "start_delay_ms", 0), render_delay_ms=getattr(args, "render_delay_ms", 0),
     )  # fmt: skip
 
 

@@ -115,6 +115,12 @@ def gen(sim: WebSimServer, i: int = -1) -> dict[str, Any]:
     return sim.stats()["generations"][i]
 
 
+def hung(sim: WebSimServer) -> bool:
+    """The last generation hangs (False while a page's send has not reached the server yet)."""
+    gens = sim.stats()["generations"]
+    return bool(gens) and gens[-1]["status"] == "hung"
+
+
 # ----------------------------------------------------------------------------- pure logic
 async def test_markers_and_answers_are_deterministic() -> None:
     assert parse_markers("a [[sim:hang]] b").fault == "hang"
@@ -165,6 +171,7 @@ async def test_login_password_cookie_and_logout_over_http() -> None:
         assert sim.stats()["logins"] == 1
 
 
+@pytest.mark.sim_concurrency_probe  # sends the overlapping generation itself to prove the 409
 async def test_stream_protocol_concurrency_rule_and_reset_over_http() -> None:
     async with (
         WebSimServer(WebSimConfig(time_scale=0.01, fixed_run_s=30, answer_tokens=12)) as sim,
@@ -316,6 +323,7 @@ async def test_streamed_answer_in_dom_equals_what_the_server_sent(sim: WebSimSer
     await page.context.close()
 
 
+@pytest.mark.sim_concurrency_probe  # sends the overlapping generation itself to prove the 409
 async def test_two_generations_on_one_session_second_is_refused(sim: WebSimServer, browser: Browser) -> None:
     first = await chat_page(browser, sim, "acct")
     second = await first.context.new_page()  # same context = same session cookie
@@ -354,7 +362,7 @@ async def test_stop_button_stops_server_side_and_keeps_partial(sim: WebSimServer
 async def test_hang_marker_stalls_until_stopped(sim: WebSimServer, browser: Browser) -> None:
     page = await chat_page(browser, sim, "acct")
     await send(page, "[[sim:hang]] stall")
-    await until(lambda: gen(sim)["status"] == "hung", "the generation to hang")
+    await until(lambda: hung(sim), "the generation to hang")
     await asyncio.sleep(0.3)  # stalled: still busy, nothing more arrives
     assert await page.locator("button.stop").is_visible()
     assert await last_answer(page) == gen(sim)["answer"] and gen(sim)["tokens_sent"] == 3
@@ -397,7 +405,7 @@ async def test_closing_the_page_mid_run_ends_it_and_a_new_page_may_run(sim: WebS
     """The driver's cancel path: close the page; the next task's fresh page is not a violation."""
     page = await chat_page(browser, sim, "acct")
     await send(page, "[[sim:hang]] cancelled by closing the page")
-    await until(lambda: gen(sim)["status"] == "hung", "the generation to hang")
+    await until(lambda: hung(sim), "the generation to hang")
     await page.close()
     page = await page.context.new_page()
     await page.goto(sim.chat_url)

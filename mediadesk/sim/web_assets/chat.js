@@ -8,7 +8,9 @@
   const sendBtn = document.querySelector("button.send");
   const stopBtn = document.querySelector("button.stop");
   const newChatBtn = document.querySelector("button.new-chat");
-  const runs = new Map(); // request_id -> {requestId, controller, stopRequested}
+  const runs = new Map(); // request_id -> {requestId, controller, stopRequested, shown, widget, render}
+  // Personas (personas.js): a stand-in when it is not loaded.
+  const P = window.simchatPersonas || { has: () => false, avatar: () => null, statusWidget: () => null };
   let conversationId = newId();
   let runsEnded = 0;
 
@@ -17,14 +19,18 @@
     return Date.now().toString(36) + Math.random().toString(36).slice(2);
   }
 
-  function addMessage(kind, text) {
+  // A turn at the end of the message list (before `before`, e.g. a run's status widget, if given).
+  function addMessage(kind, text, before) {
     const msg = document.createElement("div");
     msg.className = "msg " + kind;
+    const icon = P.avatar(kind);
+    if (icon) msg.appendChild(icon);
     const content = document.createElement("div");
     content.className = "content";
     if (text) content.textContent = text;
     msg.appendChild(content);
-    messages.appendChild(msg);
+    if (before && before.parentNode === messages) messages.insertBefore(msg, before);
+    else messages.appendChild(msg);
     return msg;
   }
 
@@ -47,8 +53,9 @@
     document.body.dataset.loggedIn = "false";
   }
 
+  // Busy while a run is shown: from send, or (status_widget) from its "start" event.
   function updateBusy() {
-    const busy = runs.size > 0;
+    const busy = [...runs.values()].some((r) => r.shown);
     stopBtn.style.display = busy ? "" : "none";
     document.body.dataset.state = busy ? "generating" : "idle";
   }
@@ -70,16 +77,41 @@
       else showError(message);
       return "error";
     }
-    const msg = addMessage("assistant", "");
-    msg.dataset.requestId = run.requestId;
-    const node = document.createTextNode("");
-    const content = msg.querySelector(".content");
-    content.appendChild(node);
+    // The assistant turn: made at once, or (status_widget) at the "start" event, or (late_render) only
+    // when the whole answer is rendered after the stream.
+    const late = P.has("late_render");
+    let msg = null;
+    let content = null;
+    let node = null;
+    const turn = () => {
+      if (msg) return;
+      msg = addMessage("assistant", "", run.widget);
+      msg.dataset.requestId = run.requestId;
+      content = msg.querySelector(".content");
+      node = document.createTextNode("");
+      content.appendChild(node);
+    };
+    if (!late && !P.has("status_widget")) turn();
     // answer_style "markdown": the page keeps the Markdown source and re-renders it as HTML per token
     const widget = document.body.dataset.codeWidget || "pre";
     const markdown = (document.body.dataset.answerStyle === "markdown" || (widget !== "pre" && widget[0] !== "$"))
                      && window.simchatMarkdown;
     let source = "";
+    let generationId = "";
+    // late_render: the whole turn, render_delay_ms after the stream's end (send() awaits it after
+    // the page went idle).
+    const renderLate = (always) => {
+      const delay = Number(document.body.dataset.renderDelayMs) || 0;
+      const conversation = conversationId;
+      run.render = new Promise((resolve) => setTimeout(() => {
+        if (conversation === conversationId && (always || source)) {
+          turn();
+          if (generationId) msg.dataset.generationId = generationId;
+          if (markdown) content.innerHTML = markdown.render(source); else node.appendData(source);
+        }
+        resolve();
+      }, delay));
+    };
     const reader = res.body.getReader();
     const decoder = new TextDecoder("utf-8");
     let buf = "";
@@ -94,15 +126,19 @@
         if (!line) continue;
         const ev = JSON.parse(line);
         if (ev.t === "token") {
-          if (markdown) {
-            source += ev.d;
-            content.innerHTML = markdown.render(source);
-          } else {
-            node.appendData(ev.d);
-          }
+          source += ev.d;
+          if (late) continue;
+          turn();
+          if (markdown) content.innerHTML = markdown.render(source); else node.appendData(ev.d);
         } else if (ev.t === "start") {
-          msg.dataset.generationId = ev.id;
+          generationId = ev.id || "";
+          if (!run.shown) { run.shown = true; updateBusy(); }
+          if (!late) {
+            turn();
+            if (generationId) msg.dataset.generationId = generationId;
+          }
         } else if (ev.t === "done" || ev.t === "stopped") {
+          if (late) renderLate(ev.t === "done");
           await drain(reader);
           return ev.t === "done" ? "completed" : "stopped";
         } else if (ev.t === "error") {
@@ -112,7 +148,10 @@
         } // "ping": keep-alive, ignored
       }
     }
-    if (run.stopRequested) return "stopped";
+    if (run.stopRequested) {
+      if (late) renderLate(false);
+      return "stopped";
+    }
     showError("connection lost");
     return "error";
   }
@@ -120,18 +159,60 @@
   // --- transports (WebSimConfig.transport) ------------------------------------------------------
   // "ndjson": a chunked fetch of NDJSON lines. "sse": a fetch of text/event-stream ("data:" events).
   // "websocket": frames on one socket opened at load, tagged with the run's request id, ended by
-  // {"t": "eof"}. SSE and WebSocket hand generate() the same NDJSON body as a Response.
+  // {"t": "eof"}. "binary_ws": the same events as binary frames on such a socket (an opcode byte, then
+  // fields: a 4-byte big-endian length and UTF-8 bytes). SSE and the sockets hand generate() the same
+  // NDJSON body as a Response.
   const transport = document.body.dataset.transport || "ndjson";
+  const binary = transport === "binary_ws";
   const encoder = new TextEncoder();
+  const utf8 = new TextDecoder("utf-8");
   const socketRuns = new Map(); // request id -> {resolve, ctrl}
   let socket = null;
+  const OPS = { 1: "generate", 2: "start", 3: "token", 4: "done", 5: "stopped", 6: "error", 7: "http_error",
+                8: "eof", 9: "ping" };
+
+  function encodeFrame(op, fields) {
+    const parts = fields.map((f) => encoder.encode(String(f)));
+    const out = new Uint8Array(1 + parts.reduce((n, p) => n + 4 + p.length, 0));
+    const view = new DataView(out.buffer);
+    out[0] = op;
+    let at = 1;
+    for (const p of parts) {
+      view.setUint32(at, p.length); // big-endian
+      out.set(p, at + 4);
+      at += 4 + p.length;
+    }
+    return out.buffer;
+  }
+
+  // A binary frame as the event the JSON socket would have sent.
+  function decodeFrame(buf) {
+    const bytes = new Uint8Array(buf);
+    const view = new DataView(buf);
+    const f = [];
+    let at = 1;
+    while (at + 4 <= bytes.length) {
+      const n = view.getUint32(at);
+      f.push(utf8.decode(bytes.subarray(at + 4, at + 4 + n)));
+      at += 4 + n;
+    }
+    const t = OPS[bytes[0]];
+    if (!t) throw new Error("unknown opcode " + bytes[0]);
+    const ev = { t, rid: f[0] };
+    if (t === "token") ev.d = f[1];
+    else if (t === "error") { ev.code = f[1]; ev.message = f[2]; }
+    else if (t === "http_error") { ev.status = Number(f[1]); ev.body = JSON.parse(f[2] || "{}"); }
+    return ev;
+  }
 
   function openSocket() {
     if (socket && socket.readyState <= WebSocket.OPEN) return socket;
-    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/ws");
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host +
+                             (binary ? "/api/wsb" : "/api/ws"));
+    if (binary) ws.binaryType = "arraybuffer";
     ws.addEventListener("message", (e) => {
       let ev;
-      try { ev = JSON.parse(e.data); } catch (err) { return; }
+      try { ev = binary ? decodeFrame(e.data) : JSON.parse(e.data); } catch (err) { return; }
       const r = socketRuns.get(ev.rid);
       if (!r) return;
       if (ev.t === "http_error") {
@@ -188,7 +269,7 @@
         cancel() { reader.cancel(); },
       }), { status: 200 });
     }
-    if (transport === "websocket") {
+    if (transport === "websocket" || binary) {
       const ws = openSocket();
       if (ws.readyState !== WebSocket.OPEN) {
         await new Promise((ok, fail) => {
@@ -204,22 +285,26 @@
           const err = new DOMException("aborted", "AbortError");
           try { if (r.ctrl) r.ctrl.error(err); else reject(err); } catch (e) { /* already ended */ }
         });
-        ws.send(JSON.stringify(Object.assign({ t: "generate" }, body)));
+        if (binary) ws.send(encodeFrame(1, [body.request_id, body.conversation_id, body.prompt]));
+        else ws.send(JSON.stringify(Object.assign({ t: "generate" }, body)));
       });
     }
     return fetch("/api/generate", init);
   }
 
-  if (transport === "websocket") openSocket();
+  if (transport === "websocket" || binary) openSocket();
 
   async function send() {
     const text = promptBox.value;
     if (!text.trim()) return;
     promptBox.value = "";
     addMessage("user", text);
-    const run = { requestId: newId(), controller: new AbortController(), stopRequested: false };
+    const run = { requestId: newId(), controller: new AbortController(), stopRequested: false,
+                  shown: !P.has("status_widget"), widget: null, render: null };
     runs.set(run.requestId, run);
+    if (P.has("status_widget")) run.widget = P.statusWidget(() => stopRun(run));
     updateBusy();
+    window.dispatchEvent(new CustomEvent("simchat:run-start", { detail: { requestId: run.requestId } }));
     let status = "error";
     try {
       status = await generate(run, text);
@@ -231,6 +316,9 @@
       }
     } finally {
       runs.delete(run.requestId);
+      if (run.widget) run.widget.remove();
+      updateBusy();
+      if (run.render) await run.render; // late_render: idle first, the turn after render_delay_ms
       runsEnded += 1;
       document.body.dataset.runsEnded = String(runsEnded);
       document.body.dataset.lastStatus = status;

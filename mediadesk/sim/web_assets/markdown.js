@@ -3,8 +3,11 @@
 // inline code, lists, and fenced code blocks with a header (language, a copy button with an SVG icon),
 // plus the comment markers frameworks leave in the DOM (<!--[-->, <!---->). It renders half-written
 // Markdown too (an unclosed fence is a code block to the end), since it runs again on every token.
+// Personas (<body data-personas>): "code_header" (a code block as a header with the language and a
+// Copy button over a bare <pre><code>), "css_bold" (bold and italics as styled spans, Tailwind-like).
 "use strict";
 window.simchatMarkdown = (() => {
+  const persona = (name) => (document.body.dataset.personas || "").split(/[\s,]+/).includes(name);
   const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   const COPY_ICON = '<svg width="24" height="24" viewBox="0 0 24 24" fill="none" class="icon-sm" aria-hidden="true">' +
     '<path d="M7 5a3 3 0 0 1 3-3h9a3 3 0 0 1 3 3v9a3 3 0 0 1-3 3h-2v2a3 3 0 0 1-3 3H5a3 3 0 0 1-3-3v-9a3 3 0 0 1 3-3h2V5Z"' +
@@ -18,9 +21,10 @@ window.simchatMarkdown = (() => {
         out += "<code>" + esc(part.slice(1, -1)) + "</code>";
         continue;
       }
+      const css = persona("css_bold");
       out += esc(part)
-        .replace(/\*\*([^*]+)\*\*/g, '<strong data-start="0">$1</strong>')
-        .replace(/\*([^*\s][^*]*)\*/g, "<em>$1</em>");
+        .replace(/\*\*([^*]+)\*\*/g, css ? '<span class="font-semibold">$1</span>' : '<strong data-start="0">$1</strong>')
+        .replace(/\*([^*\s][^*]*)\*/g, css ? '<span class="italic">$1</span>' : "<em>$1</em>");
     }
     return out;
   }
@@ -68,6 +72,11 @@ window.simchatMarkdown = (() => {
     const widget = document.body.dataset.codeWidget;
     if (widget === "codemirror") return codeMirror(label, lines);
     if (widget === "lines") return numberedLines(label, lines);
+    if (persona("code_header")) {
+      return '<div class="code-block"><div class="code-header"><span class="code-lang">' + esc(label) + "</span>" +
+        '<button type="button" class="copy">Copy</button></div><pre><code>' + esc(lines.join("\n")) +
+        "</code></pre></div>";
+    }
     return '<pre class="overflow-visible!" data-v-4f1b2c><div class="contain-inline-size rounded-md">' +
       '<div class="flex items-center text-token-text-secondary px-4 py-2 text-xs">' + esc(label) +
       '<div class="flex gap-1 items-center"><button class="copy-code flex gap-1 items-center" aria-label="Copy">' +

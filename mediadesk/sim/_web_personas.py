@@ -1,0 +1,214 @@
+"""The chat simulator's personas: switchable behaviours that make the site look and act like chat UIs
+we did not write (React/Vue chat frameworks, Open WebUI, Chainlit, LibreChat-like pages), so a driver
+can be tested against them. See the module docstring of ``web_server`` for what each one does.
+
+Most personas are page-side (``web_assets/personas.js``, ``chat.js`` and ``markdown.js`` read
+``<body data-personas="...">``); the server side is here, in :class:`PersonaSite`, a collaborator the
+server builds: the persona switches (validated by :func:`check_personas`, set at run time by
+``POST /admin/persona``) and the ``noise`` endpoints (a long poll, telemetry beacons, a presence
+socket), which never create a generation and count what they serve. ``start_delay_ms`` (the wait
+before a run's ``start`` event) is applied by the server's generation code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+from aiohttp import web
+
+if TYPE_CHECKING:
+    from mediadesk.sim.web_server import WebSimConfig
+
+__all__ = ["PERSONAS", "PersonaSite", "check_personas"]
+
+#: ``WebSimConfig.personas`` values.
+PERSONAS = ("footer", "icon_avatar", "status_widget", "late_render", "noise", "code_header", "css_bold")
+#: Personas that change how the page renders Markdown (they need ``answer_style = "markdown"``).
+MARKDOWN_PERSONAS = ("code_header", "css_bold")
+#: Upper bound of ``start_delay_ms`` / ``render_delay_ms``.
+MAX_DELAY_MS = 60_000
+
+#: ``noise``: how long the server holds a long poll, the presence frames' period and a presence
+#: socket's life (real seconds).
+POLL_HOLD_S = 0.4
+PRESENCE_EVERY_S = 0.2
+PRESENCE_LIFE_S = 0.7
+POLL_EVENT = b'data: {"type":"done","updates":[]}\n\n'
+PRESENCE_FRAME = '{"type":"presence","online":3}'
+_CLOSED = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR)
+
+
+def _delay(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY_MS:
+        raise ValueError(f"{name} must be an integer in 0..{MAX_DELAY_MS}, got {value!r}")
+    return value
+
+
+def check_personas(
+    personas: object, start_delay_ms: object, render_delay_ms: object, answer_style: str
+) -> tuple[str, ...]:
+    """Validate the persona settings; the personas as a tuple in the order given, without repeats.
+
+    ``personas``: a sequence of names of :data:`PERSONAS`, or one string of names separated by commas."""
+    if isinstance(personas, str):
+        names = [p.strip() for p in personas.split(",") if p.strip()]
+    elif isinstance(personas, list | tuple) and all(isinstance(p, str) for p in personas):
+        names = list(personas)
+    else:
+        raise ValueError(f"personas must be a list of names, got {personas!r}")
+    if unknown := [p for p in names if p not in PERSONAS]:
+        raise ValueError(f"unknown persona(s) {', '.join(map(repr, unknown))}; known: {', '.join(PERSONAS)}")
+    out = tuple(dict.fromkeys(names))
+    _delay("start_delay_ms", start_delay_ms)
+    _delay("render_delay_ms", render_delay_ms)
+    if (md := [p for p in out if p in MARKDOWN_PERSONAS]) and answer_style != "markdown":
+        raise ValueError(f"persona(s) {', '.join(md)} need answer_style='markdown'")
+    return out
+
+
+class PersonaSite:
+    """The server side of the personas: switches, page attributes, the ``noise`` endpoints, their counts.
+
+    ``config`` gives the server's current :class:`WebSimConfig` (the switches live there);
+    ``stopping`` tells whether the server is stopping (held requests then end at once);
+    ``transports`` are the valid ``WebSimConfig.transport`` values (switchable here too)."""
+
+    def __init__(
+        self, config: Callable[[], WebSimConfig], stopping: Callable[[], bool], transports: tuple[str, ...]
+    ) -> None:
+        self._config = config
+        self._stopping = stopping
+        self._transports = transports
+        self._sockets: set[web.WebSocketResponse] = set()
+        self._wake = asyncio.Event()  # set when the server stops: held polls answer at once
+        self.counts: dict[str, int] = {}
+        self.reset_counts()
+
+    def routes(self) -> list[web.RouteDef]:
+        return [
+            web.get("/api/poll", self._h_poll),
+            web.post("/api/telemetry", self._h_telemetry),
+            web.get("/api/presence", self._h_presence),
+            web.get("/admin/persona", self._h_admin),
+            web.post("/admin/persona", self._h_admin),
+        ]
+
+    # ----------------------------------------------------------------------------- switches
+    def set(
+        self,
+        personas: object = (),
+        *,
+        start_delay_ms: int | None = None,
+        render_delay_ms: int | None = None,
+        transport: str | None = None,
+    ) -> None:
+        """Replace the persona set (later page loads; ``start_delay_ms`` and ``transport``: later runs
+        and page loads). A None delay or transport is left as it is. Nothing changes on a bad value."""
+        c = self._config()
+        start = c.start_delay_ms if start_delay_ms is None else start_delay_ms
+        render = c.render_delay_ms if render_delay_ms is None else render_delay_ms
+        if transport is not None and transport not in self._transports:
+            raise ValueError(f"transport must be one of {', '.join(self._transports)}, got {transport!r}")
+        names = check_personas(personas, start, render, c.answer_style)
+        c.personas, c.start_delay_ms, c.render_delay_ms = names, start, render
+        if transport is not None:
+            c.transport = transport
+
+    def state(self) -> dict[str, Any]:
+        c = self._config()
+        return {"personas": list(c.personas), "start_delay_ms": c.start_delay_ms,
+                "render_delay_ms": c.render_delay_ms, "transport": c.transport}  # fmt: skip
+
+    def page_values(self) -> dict[str, str]:
+        """The chat page's template values: ``data-personas`` (space-separated) and the render delay."""
+        c = self._config()
+        return {"personas": " ".join(c.personas), "render_delay_ms": str(c.render_delay_ms)}
+
+    async def _h_admin(self, request: web.Request) -> web.Response:
+        """``POST {"personas", "start_delay_ms", "render_delay_ms", "transport"}``: :meth:`set` (a field
+        left out is unchanged, ``personas`` included); both: the settings in force."""
+        if request.method == "POST":
+            try:
+                body = await request.json()
+                known = {"personas", "start_delay_ms", "render_delay_ms", "transport"}
+                if not isinstance(body, dict) or set(body) - known:
+                    raise ValueError(f"known fields: {', '.join(sorted(known))}")
+                personas = body.pop("personas", self._config().personas)
+                self.set(personas, **body)
+            except (ValueError, TypeError) as exc:
+                return web.json_response({"error": str(exc)}, status=400)
+        return web.json_response(self.state())
+
+    # ----------------------------------------------------------------------------- noise
+    def reset_counts(self) -> None:
+        self.counts = {"polls": 0, "beacons": 0, "presence_sockets": 0}
+
+    async def close(self) -> None:
+        """Answer the held polls and close the open presence sockets (before the server stops: their
+        handlers would hold it). Requests after it are served as before (a restart)."""
+        wake, self._wake = self._wake, asyncio.Event()
+        wake.set()
+        await asyncio.gather(*(ws.close() for ws in list(self._sockets)), return_exceptions=True)
+
+    async def _h_poll(self, request: web.Request) -> web.StreamResponse:
+        """A long poll: held :data:`POLL_HOLD_S`, then one ``done`` event of ``text/event-stream``."""
+        self.counts["polls"] += 1
+        if not self._stopping():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), POLL_HOLD_S)
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
+                                           "Cache-Control": "no-store"})  # fmt: skip
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await resp.prepare(request)
+            await resp.write(POLL_EVENT)
+            await resp.write_eof()
+        return resp
+
+    async def _h_telemetry(self, request: web.Request) -> web.StreamResponse:
+        """A beacon (``sendBeacon`` or a keepalive fetch): read, counted, answered in small chunks."""
+        await request.read()
+        self.counts["beacons"] += 1
+        resp = web.StreamResponse(headers={"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"})
+        resp.enable_chunked_encoding()
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await resp.prepare(request)
+            await resp.write(b"ok")
+            await resp.write(b"\n")
+            await resp.write_eof()
+        return resp
+
+    async def _h_presence(self, request: web.Request) -> web.WebSocketResponse:
+        """A presence socket: a JSON text frame every :data:`PRESENCE_EVERY_S`, closed by the server
+        after :data:`PRESENCE_LIFE_S` (the page reconnects)."""
+        ws = web.WebSocketResponse(timeout=2.0)
+        await ws.prepare(request)
+        self.counts["presence_sockets"] += 1
+        self._sockets.add(ws)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + PRESENCE_LIFE_S
+        next_frame = loop.time()
+        try:
+            while not ws.closed and not self._stopping() and loop.time() < end:
+                if loop.time() >= next_frame:
+                    await ws.send_str(PRESENCE_FRAME)
+                    next_frame += PRESENCE_EVERY_S
+                wait = min(next_frame, end) - loop.time()
+                if wait <= 0:
+                    continue
+                try:
+                    msg = await ws.receive(timeout=wait)
+                except TimeoutError:
+                    continue
+                if msg.type in _CLOSED:
+                    break
+        except (ConnectionError, RuntimeError):
+            pass
+        finally:
+            self._sockets.discard(ws)
+            with contextlib.suppress(Exception):
+                await ws.close()
+        return ws
