@@ -1,4 +1,5 @@
-"""Shared fixtures: fast timing config, workspaces in tmp dirs."""
+"""Shared fixtures: fast timing config, workspaces in tmp dirs, and the chat simulator's invariants
+(``web_invariants``, judged after every test: see tests/web_invariants.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,36 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from mediadesk.config.location import PgLocation, SqliteLocation, StoreLocation
 from mediadesk.config.workspace import Workspace
+from tests import web_invariants as wi
 from tests.pgserver import PgServer, PgUnavailable
 from tests.support import require
+
+_WI_PATCH = pytest.StashKey[pytest.MonkeyPatch]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", wi.MARKER_HELP)
+    # Before any fixture: simulators made by session- and module-scoped fixtures are tracked too.
+    mp = pytest.MonkeyPatch()
+    wi.install(mp)
+    config.stash[_WI_PATCH] = mp
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    mp = config.stash.get(_WI_PATCH, None)
+    if mp is not None:
+        mp.undo()
+
+
+@pytest.fixture(autouse=True)
+def web_invariants(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The two invariants of tests/web_invariants.py, judged at this test's teardown."""
+    watch = wi.TestWatch(request.node.nodeid)
+    yield
+    probe = request.node.get_closest_marker(wi.MARKER) is not None
+    problems = watch.judge(concurrency=not probe)
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
 
 
 @pytest.fixture
