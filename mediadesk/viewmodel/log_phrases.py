@@ -140,7 +140,8 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled (stream still open)"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: {why}"),
-    QT_TRANSLATE_NOOP("LogPhrases", "stream ended: the stream our send started ended, then the answer was still {ms} ms"),
+    QT_TRANSLATE_NOOP("LogPhrases", "stream ended: the stream our send started ended, then the answer was still "
+                                    "{ms} ms"),
     QT_TRANSLATE_NOOP("LogPhrases", "page settled (stream still open): no busy indicator and the answer unchanged for "
                                     "{seconds} s while a stream of ours stayed open (a channel the site keeps open)"),
     QT_TRANSLATE_NOOP("LogPhrases", "page settled: no stream of ours to read the end from, so busy gone and the answer "

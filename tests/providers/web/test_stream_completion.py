@@ -354,7 +354,7 @@ async def test_a_stream_that_breaks_mid_answer_is_a_cut_never_an_end(browser: Br
     async def generate(request: web.Request) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await resp.prepare(request)
-        await resp.write("half of the answer".encode())
+        await resp.write(b"half of the answer")
         await asyncio.sleep(0.3)
         assert request.transport is not None
         request.transport.abort()  # the process behind the site died

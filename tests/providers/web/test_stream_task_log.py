@@ -34,5 +34,5 @@ async def test_task_log_names_the_stream_rule(workspace: Workspace, tmp_path: Pa
         finally:
             await backend.stop()
     done = [line for line in ctx.lines if line.startswith("done: ")]
-    assert len(done) == 2 and all(line.startswith("done: stream ended: the stream our send started") for line in done), \
-        ctx.lines
+    assert len(done) == 2, ctx.lines
+    assert all(line.startswith("done: stream ended: the stream our send started") for line in done), ctx.lines

@@ -30,6 +30,8 @@ KINDS: dict[type[errors.WebLaneError], ErrorKind] = {
     errors.BadPrompt: ErrorKind.BAD_REQUEST,
     errors.SiteDown: ErrorKind.CONNECTION,
     errors.FinalSiteError: ErrorKind.BAD_REQUEST,
+    errors.StreamCut: ErrorKind.CONNECTION,
+    errors.EmptyAnswer: ErrorKind.EMPTY_ANSWER,
 }
 
 
@@ -47,6 +49,17 @@ def test_the_kind_alone_decides_the_retry(cls: type[errors.WebLaneError]) -> Non
     assert failure.retryable is KINDS[cls].retryable
     assert failure.message == "boom" if not isinstance(err, errors.LockHeldError) else "held"
     assert not failure.not_started
+
+
+def test_what_proves_done_fails_the_right_way() -> None:
+    """A cut stream and an answer not found go back uncharged (the site's absence; no guess stored); an
+    empty answer is an error the operator sees, not retried."""
+    cut = task_failure(errors.StreamCut("the socket closed mid-answer"))
+    assert cut.unavailable and cut.kind is ErrorKind.CONNECTION
+    missing = task_failure(errors.AnswerNotFound("nothing qualified"))
+    assert missing.kind is ErrorKind.ANSWER_NOT_FOUND and missing.not_started and missing.retry_after_s
+    empty = task_failure(errors.EmptyAnswer("no text"))
+    assert empty.kind is ErrorKind.EMPTY_ANSWER and not empty.retryable and not empty.not_started
 
 
 def test_browser_not_found_is_final_not_a_crash() -> None:
@@ -69,7 +82,7 @@ def test_every_error_of_the_package_is_a_web_lane_error() -> None:
     # (these take their own arguments or are not charged; each has its own test: SiteBusy in
     # test_busy_text.py, UsageLimit and ChallengeShown in test_web_capacity_signals.py)
     special = {errors.ProfileInUseError, errors.AccountLockedError, errors.SiteBusy, errors.UsageLimit,
-               errors.ChallengeShown}
+               errors.ChallengeShown, errors.AnswerNotFound}
     assert concrete - special == set(KINDS)
 
 
