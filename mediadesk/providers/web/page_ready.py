@@ -23,6 +23,7 @@ from mediadesk.providers.web.errors import (
     SiteBusy,
     SiteDown,
     SiteError,
+    StreamCut,
     WebLaneError,
 )
 from mediadesk.providers.web.page_base import (
@@ -253,7 +254,7 @@ class _PageReady(_PageBase):
             return False
     async def _after_navigation(self, page: Page, exc: _Navigated) -> NoReturn:
         """The document was replaced after sending: the run is lost. Logged out (the usual
-        reason) is reported as such; otherwise it is a retryable site error."""
+        reason) is reported as such; otherwise it is a cut (:class:`StreamCut`, uncharged)."""
         a = self.adapter
         try:
             await self._settle_navigation(page)
@@ -262,4 +263,7 @@ class _PageReady(_PageBase):
             raise NeedsLogin(f"{a.name or a.url}: the page went to a login page during the run") from login
         except WebLaneError:
             pass
-        raise SiteError(f"the page navigated away during the run (now at {page.url})") from exc
+        # The page went away under the run (the site reloaded it, a restart): its answer went with it. A cut,
+        # not the task's fault: back uncharged, and the next send waits for the site to be idle.
+        raise StreamCut(f"the page navigated away during the run (now at {page.url}); "
+                        "the answer went with it") from exc

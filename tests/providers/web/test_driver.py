@@ -25,6 +25,7 @@ from mediadesk.providers.web.errors import (
     RunCanceled,
     RunTimeout,
     SiteError,
+    StreamCut,
 )
 from mediadesk.sim import web_server as sim_mod
 
@@ -110,8 +111,9 @@ async def test_site_a_navigation_mid_run(server: str, page: Page) -> None:
         await driver.run(page, "[navigate] away")
     await page.goto(driver.adapter.url)  # log in again (on this site the URL decides)
     await driver.prepare(page)
-    with pytest.raises(SiteError, match="navigated away during the run"):
+    with pytest.raises(StreamCut, match="navigated away during the run") as cut:
         await driver.run(page, "[reload] again")
+    assert task_failure(cut.value).unavailable  # the page went away under the run: a cut, uncharged
 
 
 async def test_site_a_logged_out_page_needs_login(server: str, page: Page) -> None:

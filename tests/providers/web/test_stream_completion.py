@@ -16,7 +16,7 @@ from playwright.async_api import Browser, Page
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
 from mediadesk.providers.web.backend import task_failure
 from mediadesk.providers.web.driver import PageDriver, RunTimings
-from mediadesk.providers.web.errors import StreamCut
+from mediadesk.providers.web.errors import AnswerNotFound, EmptyAnswer, StreamCut
 from mediadesk.sim.web_server import TRANSPORTS, WebSimConfig, WebSimServer, answer_tokens, login_context
 from tests.providers.web.helpers import serve
 
@@ -379,5 +379,61 @@ async def test_a_stream_that_breaks_mid_answer_is_a_cut_never_an_end(browser: Br
             failure = task_failure(info.value)
             assert failure.unavailable and not failure.refusal  # uncharged: the site's absence, not the task
             assert await page.locator(".assistant").inner_text() == "half of the answer"  # what was not stored
+        finally:
+            await ctx.close()
+
+
+_EMPTY_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>empty</title></head><body>
+<span class="avatar">me</span><div id="thread"></div>
+<textarea id="box"></textarea><button class="send" type="button">Send</button>
+<script>
+  // The model returns nothing: the turn shows only its avatar's icon ligature (hidden from readers).
+  document.querySelector('button.send').addEventListener('click', async () => {
+    const box = document.getElementById('box'); const prompt = box.value; box.value = '';
+    const turn = document.createElement('div'); turn.className = 'assistant';
+    turn.innerHTML = '<span class="material-symbols-outlined" aria-hidden="true">smart_toy</span>'
+                     + '<div class="text"></div>';
+    document.getElementById('thread').appendChild(turn);
+    const res = await fetch('/generate', {method: 'POST', body: JSON.stringify({prompt})});
+    const reader = res.body.getReader();
+    for (;;) { const {done} = await reader.read(); if (done) break; }
+  });
+</script></body></html>"""
+
+
+async def test_an_answer_with_no_text_is_never_a_success(browser: Browser) -> None:
+    """The site's stream ends normally but its turn holds nothing but an icon: empty_answer, an error the
+    operator sees (before: stored as a success of 0 characters, or the icon's name as the answer)."""
+
+    async def generate(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await resp.prepare(request)
+        await resp.write(b'{"t": "done"}\n')
+        await resp.write_eof()
+        return resp
+
+    async def page_html(_request: web.Request) -> web.Response:
+        return web.Response(text=_EMPTY_PAGE, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/chat", page_html)
+    app.router.add_post("/generate", generate)
+    async with serve(app) as base:
+        ctx = await browser.new_context()
+        try:
+            page = await ctx.new_page()
+            for answer_key in (".assistant", None):  # the key names the turn; or the role fallback looks
+                adapter = SiteAdapter(url=f"{base}/chat", logged_in=".avatar", prompt="#box", send="button.send",
+                                      answer=answer_key, settle_ms=200, start_timeout_s=2.0)
+                driver = PageDriver(adapter)
+                await driver.prepare(page)
+                with pytest.raises((EmptyAnswer, AnswerNotFound)) as info:
+                    await driver.run(page, "say nothing")
+                if answer_key is not None:
+                    assert isinstance(info.value, EmptyAnswer)
+                    failure = task_failure(info.value)
+                    assert failure.kind.value == "empty_answer" and not failure.retryable
+                else:  # nothing with text appeared: nothing qualifies as the answer (uncharged)
+                    assert task_failure(info.value).not_started
         finally:
             await ctx.close()
