@@ -251,6 +251,9 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         return (snap["state"] == "done" and snap.get("rule") == "dom" and not snap.get("held")
                 and watch is not None and watch.state == "open")
 
+    def _cut(self, why: str) -> StreamCut:
+        return StreamCut(f"{self.adapter.name or self.adapter.url}: {why}; the partial answer is not kept")
+
     def _not_found_message(self, snap: dict[str, Any]) -> str:
         a = self.adapter
         key = f"adapter key 'answer' {show_selector(a.answer)}" if a.answer else "the role fallback"
@@ -334,8 +337,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
             state = snap["state"]
             decided_past = bool(snap.get("held"))
             if state == "cut":
-                why = snap.get("why") or (watch.cut if watch else None) or "the stream broke"
-                raise StreamCut(f"{a.name or a.url}: {why}; the partial answer is not kept")
+                raise self._cut(snap.get("why") or (watch.cut if watch else None) or "the stream broke")
             if state == "answer_not_found":
                 raise AnswerNotFound(self._not_found_message(snap))
             if state == "empty":
@@ -368,7 +370,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
                 if not await watch.network_settled(_NEWS_WAIT_S):
                     watch.events.append(f"no network news of the stream's end within {_NEWS_WAIT_S:g} s")
                 if watch.cut is not None:
-                    raise StreamCut(f"{a.name or a.url}: {watch.cut}; the partial answer is not kept")
+                    raise self._cut(watch.cut)
             answer = (snap["text"] or "").strip()
             plain = _plain(answer, a.answer_format)
             if self._busy.is_busy_answer(plain):  # the whole "answer" is a busy notice: never stored

@@ -16,7 +16,7 @@
     const els = document.body ? document.body.getElementsByTagName('*') : [];
     for (let i = 0; i < els.length && i < 30000; i++) {
       if (els[i].childElementCount > SMALL) continue;
-      const k = (els[i].textContent || '').replace(/[\s\u00a0\u200b\ufeff]+/g, '');
+      const k = loose(els[i].textContent || '');
       if (k && k.length <= 2000) m.set(k, (m.get(k) || 0) + 1);
     }
     return m;
@@ -166,14 +166,19 @@
            && loose(best.children[0].innerText || '') === loose(best.innerText || '')) best = best.children[0];
     return best;
   };
-  // A candidate whose text was on the page before the send (as many elements held it then as now).
+  // A candidate whose text was on the page before the send (as many elements held it then as now). The
+  // verdict is kept per element and text: a redrawn footer is judged once, not at every DOM change.
+  const seenBefore = new WeakMap();
   const preexisting = (t) => {
     if (t.childElementCount > SMALL) return false;
     const k = loose(t.textContent || '');
     const before = w.baseTexts.get(k);
     if (!before) return false;
-    const now = looseTexts().get(k) || 0;
-    return now <= before;
+    const kept = seenBefore.get(t);
+    if (kept && kept.k === k) return kept.pre;
+    const pre = (looseTexts().get(k) || 0) <= before;
+    seenBefore.set(t, {k, pre});
+    return pre;
   };
   // This run's answer: the last match of the first answer selector with more matches than before
   // sending; else (fallbacks) the element that grew.
