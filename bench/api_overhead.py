@@ -49,9 +49,9 @@ async def durable(base_url: str, n: int, concurrency: int, tmp: Path, round_no: 
     })
     ws = Workspace.resolve(data_dir=tmp / f"round{round_no}").ensure()
     async with Scheduler(cfg, ws) as s:
-        tasks = [s.new_task(f"t{i}", "bench", f"prompt {i}") for i in range(n)]
+        tasks = [s.intake.new_task(f"t{i}", "bench", f"prompt {i}") for i in range(n)]
         t0 = time.perf_counter()
-        s.submit(tasks)
+        s.intake.submit(tasks)
         await s.wait_idle(poll_s=0.05)
         elapsed = time.perf_counter() - t0
         states = s.store.counts()

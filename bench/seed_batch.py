@@ -95,7 +95,7 @@ async def run_mediadesk(cfg: AppConfig, ws: Workspace, items: list[Item]) -> Out
         async with asyncio.timeout(60):
             await s.wait_ready()
         t0 = time.time()
-        s.submit([s.new_task(it.task_id, it.kind, it.prompt) for it in items])
+        s.intake.submit([s.intake.new_task(it.task_id, it.kind, it.prompt) for it in items])
         await s.wait_idle(poll_s=0.05)
     reader = TaskReader(ws.db_path)
     recs = list(reader.iter_tasks())

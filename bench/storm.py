@@ -102,7 +102,7 @@ async def run_batch(cfg: AppConfig, n: int, *, legacy: bool, during: Any = None)
 
     async with Scheduler(cfg, ws, backend_factory=factory) as s:
         t0 = time.time()
-        s.submit([s.new_task(f"t{i:04d}", "w", f"prompt {i}") for i in range(n)])
+        s.intake.submit([s.intake.new_task(f"t{i:04d}", "w", f"prompt {i}") for i in range(n)])
         extra = asyncio.create_task(during(s, t0)) if during else None
         await s.wait_idle(poll_s=0.1)
         makespan = time.time() - t0

@@ -67,7 +67,7 @@ async def _one(tpm: int, latency: float, items: list[str], endpoint: dict[str, A
             ws = Workspace.resolve(data_dir=cfg.data_dir)
             async with Scheduler(cfg, ws) as s:
                 t0 = time.time()
-                s.submit([s.new_task(f"t{i:04d}", "w", p) for i, p in enumerate(items)])
+                s.intake.submit([s.intake.new_task(f"t{i:04d}", "w", p) for i, p in enumerate(items)])
                 await s.wait_idle(poll_s=0.1)
                 makespan = time.time() - t0
             r = TaskReader(ws.db_path)

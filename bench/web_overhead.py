@@ -8,22 +8,15 @@ every task (``recycle_after = 1``). The completion rule's window is not overhead
 out after the answer's last change. Which rule decided is read from each task's log: the stream rule
 (the site's answer stream ended, then ``50 ms`` still) or the page rule (``settle_ms``, here 100 ms).
 
-Five paths, side by side in one run, rounds interleaved (the machine's load drifts):
+Today's path, side by side in one run with an adapter's ``send_click = "checked"`` (Playwright's
+actionability-checked click), rounds interleaved (the machine's load drifts): "new chat" clicked from the
+page inside prepare's one script (its effect proven before typing), the send button resolved and checked
+in the page with one trusted press whose landing is proven, the did-it-leave check and the answer wait
+sent with it, page scripts and presses over the driver's own CDP connection, and the answer stream's end
+read from the page's own Resource Timing entry. The older orders of these steps are no longer in the
+product; their figures are in docs/benchmarks.md with the commits that had them.
 
-* ``checked``: Playwright's actionability-checked click, one step at a time (the rule three rounds ago);
-* ``direct, one step at a time``: the send button resolved and checked in the page, one trusted press
-  whose landing is proven, every round trip waiting for the one before;
-* ``direct, pipelined, through Playwright``: the same checks, with the round trips that do not depend
-  on each other's answer sent together (the new-chat press with the readiness wait; the send press with
-  the did-it-leave check and the answer wait), every round trip through Playwright's driver process
-  (the previous round);
-* ``direct, pipelined, own CDP``: the same, with the page scripts and presses over the driver's own CDP
-  connection to the page (cdp_direct.py): one process hop fewer per round trip (the last round);
-* ``now``: the same, with "new chat" clicked from the page inside prepare's one script (its effect proven
-  before typing; a trusted press for sites that ignore it) and the answer stream's end read from the
-  page's own Resource Timing entry instead of waiting for the news through Playwright. Today's default.
-
-each warm on one account and warm on three accounts at once (per-task overhead and throughput). Two more
+Each warm on one account and warm on three accounts at once (per-task overhead and throughput). Two more
 rows run today's path on simulators wearing personas of sites we did not write: an **unknown transport**
 (the answer in binary WebSocket frames the watcher cannot read: the page rule decides, with no fixed wait)
 and **unrelated streams** (a long-poll, telemetry beacons and a presence socket that closes and reconnects,
@@ -83,35 +76,21 @@ send_click = "{click}"
 class Row:
     label: str
     mode: str
-    click: str
-    pipelined: bool
+    click: str  # the adapter's send_click
     accounts: int
     share: float = 1.0
-    own_cdp: bool = False  # page scripts and presses over the driver's own CDP connection
-    in_page: bool = False  # new chat clicked from the page, the stream's end read in the page
     site: str = "plain"  # which simulator: "plain", "binary" (binary_ws transport), "noise" (noise persona)
-
-    @property
-    def path(self) -> str:
-        return f"{self.click}-{self.pipelined}-{self.own_cdp}-{self.in_page}"
 
 
 ROWS = (
-    Row("warm, 1 account, checked click", "warm-checked", "checked", False, 1),
-    Row("warm, 1 account, direct, one step at a time", "warm-direct", "direct", False, 1),
-    Row("warm, 1 account, direct, pipelined, through Playwright", "warm-pipe", "direct", True, 1),
-    Row("warm, 1 account, pipelined, own CDP (last round)", "warm-own", "direct", True, 1, own_cdp=True),
-    Row("warm, 1 account, own CDP, new chat + stream end in the page (now)", "warm-page", "direct", True, 1,
-        own_cdp=True, in_page=True),
-    Row("warm, 3 accounts, checked click", "warm3-checked", "checked", False, 3),
-    Row("warm, 3 accounts, pipelined, own CDP (last round)", "warm3-own", "direct", True, 3, own_cdp=True),
-    Row("warm, 3 accounts, own CDP, new chat + stream end in the page (now)", "warm3-page", "direct", True, 3,
-        own_cdp=True, in_page=True),
-    Row("cold (new browser per task), now", "cold-page", "direct", True, 1, 1 / 3, own_cdp=True, in_page=True),
-    Row("warm, 1 account, now, unknown transport (binary WebSocket)", "warm-binary", "direct", True, 1,
-        own_cdp=True, in_page=True, site="binary"),
-    Row("warm, 1 account, now, unrelated streams (poll, beacons, presence)", "warm-noise", "direct", True, 1,
-        own_cdp=True, in_page=True, site="noise"),
+    Row("warm, 1 account, checked click", "warm-checked", "checked", 1),
+    Row("warm, 1 account (now)", "warm-page", "direct", 1),
+    Row("warm, 3 accounts, checked click", "warm3-checked", "checked", 3),
+    Row("warm, 3 accounts (now)", "warm3-page", "direct", 3),
+    Row("cold (new browser per task), now", "cold-page", "direct", 1, 1 / 3),
+    Row("warm, 1 account, now, unknown transport (binary WebSocket)", "warm-binary", "direct", 1, site="binary"),
+    Row("warm, 1 account, now, unrelated streams (poll, beacons, presence)", "warm-noise", "direct", 1,
+        site="noise"),
 )
 #: The simulators' extra arguments, by ``Row.site``.
 SITES = {"plain": (), "binary": ("--transport", "binary_ws"), "noise": ("--persona", "noise")}
@@ -160,15 +139,12 @@ async def one_mode(bases: dict[str, str], root: Path, row: Row, n: int, round_no
         return result
 
     PageDriver.run = run_timed  # type: ignore[method-assign]  # bench-only, undone below
-    PageDriver.pipelined = row.pipelined  # bench-only switches: the lane builds its drivers itself
-    PageDriver.direct_cdp = row.own_cdp
-    PageDriver.new_chat_in_page = PageDriver.stream_end_in_page = row.in_page
     try:
         async with Scheduler(cfg, ws) as s:
             async with asyncio.timeout(60):
                 await s.wait_ready()
             await asyncio.to_thread(_http, f"{base}/stats/reset", b"")
-            s.submit([s.new_task(f"{row.mode}{round_no}-{i}", "chat", f"{row.mode} r{round_no} task {i}")
+            s.intake.submit([s.intake.new_task(f"{row.mode}{round_no}-{i}", "chat", f"{row.mode} r{round_no} task {i}")
                       for i in range(n)])
             await s.wait_idle(poll_s=0.05)
     finally:
@@ -205,10 +181,8 @@ async def floor(base: str, rounds: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {k: [] for k in _FLOORS}
     async with lane_started_page(base, "floor") as (browser, page):
         await page.goto(f"{base}/chat")
-        through = PageDriver(SiteAdapter(url=f"{base}/chat"))
-        through.direct_cdp = False
+        through = PageDriver(SiteAdapter(url=f"{base}/chat"))  # no debug port known: Playwright's path
         own = PageDriver(SiteAdapter(url=f"{base}/chat"))
-        own.direct_cdp = True
         own.cdp_port = lambda _page: browser.port
         for _ in range(rounds):
             for name, driver in (("Playwright", through), ("own CDP", own)):
@@ -234,7 +208,7 @@ def report(rows_run: list[Row], results: dict[Row, Result], floors: dict[str, li
           "landing to the answer's last change (page clock median: the trip to the simulator and back is the site's)")
     print(f"Machine: {os.cpu_count()} cores shared with other jobs (other agents load it); load average now "
           f"{one:.1f} (1 min) / {five:.1f} (5 min)")
-    rate1 = {r.path: statistics.median(results[r].rates)
+    rate1 = {(r.click, r.site): statistics.median(results[r].rates)
              for r in rows_run if r.accounts == 1 and r.mode.startswith("warm")}
     rows: list[tuple[str, ...]] = [
         ("mode", "n", "rule", "median ms", "p90 ms", "min ms", "page clock median", "tasks/s", "x 1 account",
@@ -242,7 +216,7 @@ def report(rows_run: list[Row], results: dict[Row, Result], floors: dict[str, li
     for row in rows_run:
         res = results[row]
         rate = statistics.median(res.rates)
-        base = rate1.get(row.path)
+        base = rate1.get((row.click, row.site))
         vs = f"{rate / base:.2f}x" if row.accounts > 1 and base else ""  # throughput vs the same path, 1 account
         rows.append((row.label, str(len(res.overhead)), "/".join(sorted(res.rules)),
                      f"{statistics.median(res.overhead):.0f}", f"{p90(res.overhead):.0f}",
@@ -261,11 +235,10 @@ def report(rows_run: list[Row], results: dict[Row, Result], floors: dict[str, li
           f"{floor_own:.0f} ms over the own connection")
     by_mode = {r.mode: statistics.median(results[r].overhead) for r in rows_run}
     now = by_mode["warm-page"]
-    if "warm-own" in by_mode and "warm-pipe" in by_mode:
-        own, pipe = by_mode["warm-own"], by_mode["warm-pipe"]
-        print(f"warm median, now / own CDP (last round) / through Playwright (all pipelined): {now:.0f} / {own:.0f} / "
-              f"{pipe:.0f} ms ({own / now:.2f}x, {pipe / now:.2f}x less now); goal: warm median <= 20 ms "
-              f"({'met' if now <= 20 else 'not met'} in this run)")
+    if "warm-checked" in by_mode:
+        checked = by_mode["warm-checked"]
+        print(f"warm median, now / checked click: {now:.0f} / {checked:.0f} ms ({checked / now:.2f}x less now); "
+              f"goal: warm median <= 20 ms ({'met' if now <= 20 else 'not met'} in this run)")
     for mode, what in (("warm-binary", "unknown transport"), ("warm-noise", "unrelated streams")):
         if mode in by_mode:
             gap = by_mode[mode] - now
@@ -289,18 +262,13 @@ async def main_async(args: argparse.Namespace) -> None:
             "web", "--time-scale", "0.01", "--fixed-run-s", "30", "--answer-tokens", "30", "--seed", "1", *extra,
         )).rsplit("/", 1)[0] for site, extra in SITES.items()}
         base = bases["plain"]
-        try:
-            with tempfile.TemporaryDirectory() as tmp:
-                for r in range(args.rounds):
-                    for row in rows:
-                        n = max(3, round(args.tasks * row.share))
-                        await one_mode(bases, Path(tmp), row, n, r, results[row])
-                    for k, v in (await floor(base, args.tasks)).items():
-                        floors[k] += v
-        finally:
-            PageDriver.pipelined = True
-            PageDriver.direct_cdp = True
-            PageDriver.new_chat_in_page = PageDriver.stream_end_in_page = True
+        with tempfile.TemporaryDirectory() as tmp:
+            for r in range(args.rounds):
+                for row in rows:
+                    n = max(3, round(args.tasks * row.share))
+                    await one_mode(bases, Path(tmp), row, n, r, results[row])
+                for k, v in (await floor(base, args.tasks)).items():
+                    floors[k] += v
     report(rows, results, floors)
 
 

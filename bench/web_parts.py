@@ -2,7 +2,7 @@
 
 ``bench web`` gives one figure per task (claim -> answer stored, minus the site's generation and the
 completion rule's window). This bench takes that same path (scheduler, store, lane, owned Chromium,
-page driver; the chat simulator in its own process, pipelined send path) and stamps the moments
+page driver; the chat simulator in its own process, today's send path) and stamps the moments
 between the layers: the claim, the lane's start of the run, the backend's ``run``, the driver's
 ``prepare`` (the new-chat reset, the readiness wait, typing and aiming) and ``run`` (the send press,
 the did-it-leave check, the answer wait, the completion rule), the lane's settle, and the stored
@@ -141,10 +141,10 @@ async def main_async(args: argparse.Namespace) -> None:
         base = chat_url.rsplit("/", 1)[0]
         with _instrumented():
             for r in range(args.rounds):
-                await wo.one_mode(base, Path(tmp), row, args.tasks, r, res)
+                await wo.one_mode({row.site: base}, Path(tmp), row, args.tasks, r, res)
         spans = _spans(Path(tmp))
     one, five, _ = os.getloadavg()
-    print(f"\nWarm web task (1 account, pipelined), claim -> stored, by layer: median / p90 of "
+    print(f"\nWarm web task (1 account, today's path), claim -> stored, by layer: median / p90 of "
           f"{len(res.overhead)} tasks, ms; load average {one:.1f} / {five:.1f} (1 / 5 min) on "
           f"{os.cpu_count()} cores")
     rows: list[tuple[str, ...]] = [("span", "median ms", "p90 ms")]

@@ -5,10 +5,13 @@ task. Every page round trip the driver makes is timed from Python (``time.perf_c
 ``_eval`` and the trusted press), bench-only: a subclass of the driver wraps them, the product code is
 not touched. Beside them, in the same run, the floor: one empty ``evaluate`` and one raw trusted press.
 
-    python -m bench websteps [--tasks 12] [--paths checked,direct,pipelined,own-cdp]
+    python -m bench websteps [--tasks 12] [--paths checked,playwright,own-cdp]
 
 The browser is started as the lane starts it (``OwnedBrowser``), so ``own-cdp`` (the driver's own CDP
-connection, today's default) runs beside ``pipelined`` (the same steps through Playwright).
+connection, today's default on browsers MediaDesk started) runs beside ``playwright`` (the same steps
+through Playwright, the path for pages of a browser whose debug port MediaDesk does not know) and
+``checked`` (an adapter's ``send_click = "checked"``). Only product paths: older orders of the steps are
+compared through the figures of the commits that had them (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -49,9 +52,8 @@ def load() -> str:
 class StepDriver(PageDriver):
     """The product driver, with every page round trip timed (bench only)."""
 
-    def __init__(self, *args: Any, direct_cdp: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.direct_cdp = direct_cdp
         self.steps: list[tuple[str, float]] = []
 
     async def _timed(self, name: str, aw: Awaitable[Any]) -> Any:
@@ -118,15 +120,17 @@ def summary(rows: list[dict[str, float]]) -> dict[str, float]:
     return {k: statistics.median(r.get(k, 0.0) for r in rows) for k in keys}
 
 
-async def main_async(args: argparse.Namespace, paths: dict[str, Callable[[Any], StepDriver]]) -> None:
+async def main_async(args: argparse.Namespace, paths: dict[str, tuple[Callable[[Any], StepDriver], bool]]) -> None:
     results: dict[str, dict[str, float]] = {}
     with sim_process("web", "--time-scale", "0.01", "--fixed-run-s", "30", "--answer-tokens", "20") as chat_url:
         base = chat_url.rsplit("/", 1)[0]
         adapter = dataclasses.replace(with_url(load_adapter(SIMCHAT), chat_url), settle_ms=SETTLE_MS)
         async with lane_started_page(base, "bench") as (browser, page):
             for name in args.paths.split(","):
-                driver = paths[name](adapter)
-                driver.cdp_port = lambda _page: browser.port
+                make, own_cdp = paths[name]
+                driver = make(adapter)
+                if own_cdp:  # as the lane sets it for its own browsers
+                    driver.cdp_port = lambda _page: browser.port
                 results[name] = summary(await measure(page, driver, args.tasks, name))
     names = list(results)
     keys = sorted({k for s in results.values() for k in s})
@@ -137,12 +141,11 @@ async def main_async(args: argparse.Namespace, paths: dict[str, Callable[[Any], 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="bench websteps")
     p.add_argument("--tasks", type=int, default=12)
-    p.add_argument("--paths", default="checked,direct,pipelined,own-cdp")
-    paths: dict[str, Callable[[Any], StepDriver]] = {
-        "checked": lambda a: StepDriver(a, send_click="checked", pipelined=False, direct_cdp=False),
-        "direct": lambda a: StepDriver(a, send_click="direct", pipelined=False, direct_cdp=False),
-        "pipelined": lambda a: StepDriver(a, send_click="direct", pipelined=True, direct_cdp=False),
-        "own-cdp": lambda a: StepDriver(a, send_click="direct", pipelined=True, direct_cdp=True),
+    p.add_argument("--paths", default="checked,playwright,own-cdp")
+    paths: dict[str, tuple[Callable[[Any], StepDriver], bool]] = {
+        "checked": (lambda a: StepDriver(a, send_click="checked"), True),
+        "playwright": (lambda a: StepDriver(a, send_click="direct"), False),
+        "own-cdp": (lambda a: StepDriver(a, send_click="direct"), True),
     }
     asyncio.run(main_async(p.parse_args(argv), paths))
 

@@ -15,22 +15,22 @@ Why it is built this way:
   early on most sites). CDP ``Input.insertText`` and Playwright's ``fill`` are fallbacks for
   editors the fast path does not fit. On a loaded machine each round trip (Python -> Playwright's
   driver -> Chromium -> page and back) costs far more than the page work it carries, so round trips
-  that do not need each other's answer go out together (``pipelined``, the default): the new-chat
-  press with the readiness wait, which, given the prompt (``prepare(page, text)``, as the lane calls
-  it), also types it; the send press with the "did it leave?" check and the answer wait. A warm task
-  is then: find the new-chat button; press it (the readiness wait and the typing ride along); press
-  send (the check and the answer wait ride along). Every check is still made, each on its own
-  event in the page; only the waiting for each other is gone. ``pipelined = False`` keeps the
-  one-step-at-a-time order for ``bench web``. On pages of a browser MediaDesk started, the page scripts
-  and trusted presses go over a CDP connection of the driver's own (``cdp_direct.py``): one process hop
-  fewer per round trip (``direct_cdp = False`` keeps Playwright's path, for the bench).
+  that do not need each other's answer go out together: "new chat" is clicked from the page inside
+  the readiness wait, which, given the prompt (``prepare(page, text)``, as the lane calls it), also
+  types it; the send press goes out with the "did it leave?" check and the answer wait. Every check
+  is still made, each on its own event in the page; only the waiting for each other is gone. On pages
+  of a browser MediaDesk started, the page scripts and trusted presses go over a CDP connection of the
+  driver's own (``cdp_direct.py``): one process hop fewer per round trip (pages of other browsers keep
+  Playwright's path). The older, slower orders are not kept in the product: ``bench web`` compares
+  against the figures of the commits that had them (``docs/benchmarks.md``).
 * **Sent means sent, once.** The send button is resolved and checked in the page at click time
   (sites grow the prompt box after input and move the button): visible, enabled, and the element
   at its centre is the button, not an overlay. Then ONE trusted mouse press/release at that point
   (CDP ``Input.dispatchMouseEvent``), with a one-shot listener proving where the press landed, and
   the page's "did it leave?" check (the box emptied, busy shows, a new user turn or an answer
   appeared). No actionability polling, no waiting for animation frames: ~3 round trips instead of
-  Playwright's ~120 ms checked click (``send_click = "checked"`` keeps that rule, for the bench).
+  Playwright's ~120 ms checked click (``send_click = "checked"``: an adapter's choice for a site whose
+  button needs Playwright's actionability checks).
   A press that landed elsewhere is aimed again (nothing reached the site); a press on the button
   with nothing leaving the box fails at once as ``send_failed``; a click that TIMED OUT (a busy
   page, a blocked click handler) is checked the same way and, when in doubt, the run waits for an
@@ -174,24 +174,12 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
     """Drives chat pages of one site. Holds no per-page state: the watcher lives in the page, so
     one driver can serve several pages (and a reused page needs nothing re-registered)."""
 
-    #: Round trips that do not depend on each other's answer go out together (see "Few round trips"
-    #: above). False: one step at a time, the previous rule, kept so ``bench web`` can show both in
-    #: one run (it sets this on the class); the ``pipelined`` argument sets it per driver.
-    pipelined: bool = True
-    #: Page scripts and trusted presses over a CDP connection of our own when the page's browser has a
-    #: debug port we know (see cdp_direct.py); False: through Playwright (kept for ``bench web``).
-    direct_cdp: bool = True
-    #: "New chat" clicked from the page inside prepare's one script, its effect proven, a trusted press
-    #: only for sites that ignore it; False: always the trusted press (kept for ``bench web``).
-    new_chat_in_page: bool = True
+    #: After "new chat" clicked from the page: how long its effect may take before the button gets a
+    #: trusted press instead (see page_ready.py).
     new_chat_effect_ms: float = 1500.0
-    #: The stream's end read from the page's own Resource Timing too (see js/install.js); False: only
-    #: from the driver's network news (kept for ``bench web``).
-    stream_end_in_page: bool = True
 
     def __init__(
         self, adapter: SiteAdapter, *, watch_streams: bool = True, send_click: SendClick | None = None,
-        pipelined: bool | None = None,
     ) -> None:
         self.adapter = adapter
         #: Completion from the site's own answer stream (see stream_watch.py); off: the DOM rule only.
@@ -201,8 +189,6 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         #: "direct": checked in the page, one trusted press (the default); "checked": Playwright's
         #: actionability-checked click (the old rule). The adapter's ``send_click`` unless given.
         self.send_click: SendClick = send_click or adapter.send_click
-        if pipelined is not None:
-            self.pipelined = pipelined
         a = adapter
         self._cfg: dict[str, Any] = {
             "answer": a.selectors("answer"),
@@ -243,7 +229,6 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         self._final = adapter.final_error_matcher()
         self._challenge = adapter.challenge_matcher()
         self._scripted_new_chat: bool | None = None
-        self._cfg["streamEndInPage"] = self.stream_end_in_page
     @staticmethod
     def _decided_unaware(snap: dict[str, Any], watch: StreamWatch | None) -> bool:
         """The page called the answer done by its DOM rule while the site's stream, as we see it, is
@@ -313,7 +298,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
                 raise RunCanceled("canceled before sending")
             if watch is not None:
                 watch.arm(lambda state: self._push_stream(page, watch, state), prompt=text)
-            if self.pipelined and self.send_click == "direct" and how_to_send.get("aim") is not None:
+            if self.send_click == "direct" and how_to_send.get("aim") is not None:
                 # The direct click, already aimed: the answer wait goes out with it (it is already in
                 # the page when the answer ends).
                 first = asyncio.ensure_future(self._eval(page, _NEXT_JS, [0, on_progress is not None]))

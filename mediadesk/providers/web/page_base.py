@@ -59,13 +59,13 @@ _INSTALL_JS = _script("install.js")
 _STOP_JS = _script("stop.js")
 _WAIT_IDLE_JS = _script("wait_idle.js")
 _LOGGED_IN_JS = _script("logged_in.js")
-# prepare() given the text (pipelined): wait until ready, then install the watcher and type, in one
+# prepare() given the text: wait until ready, then install the watcher and type, in one
 # round trip: {state} or {state: 'ready', info} (info: what install.js returns).
 _READY_TYPE_BODY = ("const __ready = (() => {\n" + _read_js("ready.js")
                     + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : Promise.resolve((() => {\n"
                     + _read_js("install.js") + "\n})()).then((info) => ({state, info})));")
 _READY_TYPE_JS = "(cfg) => {\n" + _HELPERS + "\n" + _READY_TYPE_BODY + "\n}"
-# prepare(), pipelined, with the new-chat click made from the page (js/new_chat_click.js): one round trip.
+# prepare() with the new-chat click made from the page (js/new_chat_click.js): one round trip.
 _NEW_CHAT_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\n" + _read_js("new_chat_click.js")
                      .replace("__NEW_CHAT__", _read_js("new_chat.js"))
                      .replace("__READY_TYPE__", _READY_TYPE_BODY) + "\n}")
@@ -152,7 +152,6 @@ class _PageBase:
     adapter: SiteAdapter
     watch_streams: bool
     send_click: SendClick
-    pipelined: bool
     _watches: weakref.WeakKeyDictionary[Page, StreamWatch]
     _pushes: set[asyncio.Task[Any]]
     _cfg: dict[str, Any]
@@ -164,16 +163,12 @@ class _PageBase:
     _direct: weakref.WeakKeyDictionary[Page, asyncio.Future[DirectPage | None]]
     #: The debug port of the browser a page belongs to (pages of a browser MediaDesk started), or None.
     cdp_port: Callable[[Page], int | None] | None
-    #: False: every round trip through Playwright (``bench web`` shows both in one run).
-    direct_cdp: bool
-    #: The new-chat click made from the page first (pipelined only; see page_ready.py); False: pressed.
-    new_chat_in_page: bool
     #: After a scripted "new chat" click: how long its effect (the old answers gone) may take before the
     #: button gets a trusted press instead (a site that listens for pointer events only ignores the script).
     new_chat_effect_ms: float
     #: Learned per driver: None (not tried yet), True (the site reacts to it), False (it does not).
     _scripted_new_chat: bool | None
-    #: Per page: the text prepare() already typed (pipelined) and what the install script returned.
+    #: Per page: the text prepare() already typed and what the install script returned.
     _typed: weakref.WeakKeyDictionary[Page, tuple[str, dict[str, Any]]]
     _final: FinalErrorMatcher
     _challenge: ChallengeMatcher
@@ -209,7 +204,7 @@ class _PageBase:
     async def _direct_page(self, page: Page) -> DirectPage | None:
         """The page's own CDP connection, made on first use (one at a time per page); None when the
         page's browser has no debug port we know, or the connection could not be made."""
-        if not self.direct_cdp or self.cdp_port is None:
+        if self.cdp_port is None:
             return None
         opening = self._direct.get(page)
         if opening is None:

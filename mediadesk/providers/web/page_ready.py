@@ -54,9 +54,9 @@ class _PageReady(_PageBase):
     async def prepare(self, page: Page, text: str | None = None) -> None:
         """Bring ``page`` to a clean new conversation on this site and check the login.
 
-        ``text``: the prompt the next :meth:`run` on this page will send. Pipelined, it is typed (and
-        the watcher armed) in the same page script as the readiness wait, saving a round trip; the
-        run then sends it (a run with another text types its own, replacing it).
+        ``text``: the prompt the next :meth:`run` on this page will send. It is typed (and the watcher
+        armed) in the same page script as the readiness wait, saving a round trip; the run then sends it
+        (a run with another text types its own, replacing it).
 
         Raises :class:`NeedsLogin`, :class:`RunTimeout` (page load), :class:`SiteError`
         (navigation failed), :class:`AdapterMismatch` (no prompt box), :class:`PageGone`.
@@ -77,11 +77,11 @@ class _PageReady(_PageBase):
     async def _new_chat(self, page: Page, text: str | None) -> Awaitable[None] | None:
         """Press the site's "new chat" button; returns the readiness wait to await (old answers gone,
         logged in, a prompt box), or None when the button is missing or covered (load the chat page
-        instead). Pipelined, the wait goes out together with the press, saving a round trip per task:
-        it is event driven in the page, so it cannot end before the press has taken effect when there
-        were answers to clear, and the press has been dispatched before this returns.
+        instead). The wait goes out together with the press, saving a round trip per task: it is event
+        driven in the page, so it cannot end before the press has taken effect when there were answers
+        to clear, and the press has been dispatched before this returns.
 
-        Pipelined, the click is first made from the page itself, in the same script as the lookup, the
+        The click is first made from the page itself, in the same script as the lookup, the
         readiness wait and the typing (one round trip instead of three, see js/new_chat_click.js); its
         effect is proven before anything is typed, and a site that ignores a scripted click gets the
         trusted press instead (remembered for this driver: later tasks press at once)."""
@@ -100,8 +100,7 @@ class _PageReady(_PageBase):
                 if not info["found"]:
                     return None
                 click = self._click(page, info.get("target"), ", ".join(a.selectors("new_chat")), "click 'new_chat'")
-                if self.pipelined:
-                    ready = asyncio.ensure_future(self._await_ready(page, int(info["count"]), text))
+                ready = asyncio.ensure_future(self._await_ready(page, int(info["count"]), text))
                 await click
         except BaseException as exc:
             if ready is not None:
@@ -111,13 +110,14 @@ class _PageReady(_PageBase):
             if isinstance(exc, TimeoutError):
                 raise RunTimeout(f"the page did not respond within {budget_s:g} s") from exc
             raise
-        return ready if ready is not None else self._await_ready(page, int(info["count"]))
+        return ready
 
     async def _new_chat_in_page(self, page: Page, text: str | None) -> dict[str, Any] | None:
         """The new-chat click made from the page (see :meth:`_new_chat`): ``{"done": True}`` when it
         took effect and the page is ready (the text typed); otherwise what the lookup found, for the
-        trusted press (``target`` re-aimed), or None when this path is off for this driver."""
-        if text is None or not (self.pipelined and self.new_chat_in_page and self._scripted_new_chat is not False):
+        trusted press (``target`` re-aimed), or None when there is nothing to type or this site ignores
+        scripted clicks (learned by this driver)."""
+        if text is None or self._scripted_new_chat is False:
             return None
         self._typed.pop(page, None)
         cfg = dict(self._cfg, text=text, clearFrom=0, effectMs=self.new_chat_effect_ms,
@@ -204,10 +204,10 @@ class _PageReady(_PageBase):
         return self._challenge.judge(signals)
     async def _await_ready(self, page: Page, clear_from: int, text: str | None = None) -> None:
         """Wait until logged in with a prompt box (and, after a new-chat click, the old answers gone);
-        with ``text`` (pipelined only), type it in the same script (kept for the run, see prepare)."""
+        with ``text``, type it in the same script (kept for the run, see prepare)."""
         a = self.adapter
         self._typed.pop(page, None)
-        typing = text is not None and self.pipelined
+        typing = text is not None
         if a.login_url and not _same_page(a.login_url, a.url) and _same_page(page.url, a.login_url):
             raise NeedsLogin(f"{a.name or a.url}: the site sent the browser to its login page")
         loop = asyncio.get_running_loop()

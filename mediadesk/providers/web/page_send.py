@@ -62,7 +62,7 @@ class _PageSend(_PageBase):
         prompt box is met first: ``dismiss`` clicks (in the same script), then one Escape."""
         a = self.adapter
         cfg = dict(self._cfg, text=text)
-        typed = self._typed.pop(page, None)  # prepare() typed it already (pipelined)?
+        typed = self._typed.pop(page, None)  # prepare() typed it already?
         info = typed[1] if typed is not None and typed[0] == text else await self._eval(page, _INSTALL_JS, cfg)
         if info.get("dismissed"):
             self._warning(page, "clicked away an overlay: " + ", ".join(info["dismissed"]))
@@ -186,10 +186,9 @@ class _PageSend(_PageBase):
         for attempt in range(_AIM_RETRIES + 1):
             target = aimed if aimed is not None and attempt == 0 else await self._aim(page, text)
             press = asyncio.ensure_future(self._press(page, target["x"], target["y"]))
-            # Pipelined: the did-it-leave check goes out with the press (it is event driven in the page
-            # and hears of a press that landed elsewhere at once); one step at a time: after it.
-            confirm = asyncio.ensure_future(self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms])) \
-                if self.pipelined else None
+            # The did-it-leave check goes out with the press (it is event driven in the page and hears
+            # of a press that landed elsewhere at once).
+            confirm = asyncio.ensure_future(self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms]))
             try:
                 seen = await self._pressed(page, press, confirm)
             except TimeoutError:
@@ -199,8 +198,6 @@ class _PageSend(_PageBase):
                 return
             except PlaywrightError as exc:
                 raise self._translate(exc) from exc
-            if seen is None:
-                seen = await self._eval(page, _CONFIRM_SENT_JS, [text, limit_ms])
             if seen["ok"]:
                 if self._diag.get(page):  # after trouble, say how it ended
                     self._trace(page, f"sent: {seen['how']}")
@@ -212,13 +209,12 @@ class _PageSend(_PageBase):
             self._send_failed(page, f"clicking the {self._send_name()}", seen, limit_ms)
 
     @staticmethod
-    async def _pressed(page: Page, press: asyncio.Future[None],
-                       confirm: asyncio.Future[Any] | None) -> dict[str, Any] | None:
-        """Wait for the press to return (TimeoutError after ``_SEND_CLICK_MS``) or, pipelined, for the
-        did-it-leave check, whichever comes first: the check's answer, or None when it is still to
-        be made. A press still on its way once the check answered is left to finish on its own (a
-        click handler that holds the page); one that failed fails the send."""
-        waiting: set[asyncio.Future[Any]] = {press} if confirm is None else {press, confirm}
+    async def _pressed(page: Page, press: asyncio.Future[None], confirm: asyncio.Future[Any]) -> dict[str, Any]:
+        """Wait for the press to return (TimeoutError after ``_SEND_CLICK_MS``) or for the did-it-leave
+        check, whichever comes first: the check's answer. A press still on its way once the check
+        answered is left to finish on its own (a click handler that holds the page); one that failed
+        fails the send."""
+        waiting: set[asyncio.Future[Any]] = {press, confirm}
         try:
             done, _ = await asyncio.wait(waiting, timeout=_SEND_CLICK_MS / 1000.0,
                                          return_when=asyncio.FIRST_COMPLETED)
@@ -227,13 +223,13 @@ class _PageSend(_PageBase):
                 raise TimeoutError
             if press.done():
                 press.result()  # a press that failed (page closed, ...) raises here
-                return None if confirm is None else await confirm
+                answered: dict[str, Any] = await confirm
+                return answered
             _quiet(press)
-            assert confirm is not None
             seen: dict[str, Any] = confirm.result()
             return seen
         except BaseException as exc:
-            if confirm is not None and not isinstance(exc, TimeoutError):
+            if not isinstance(exc, TimeoutError):
                 await _cancel(confirm)
             if not press.done():
                 _quiet(press)

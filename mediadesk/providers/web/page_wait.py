@@ -55,7 +55,7 @@ class _PageWait(_PageBase):
         cancel_event: asyncio.Event | None,
         first: asyncio.Future[Any] | None = None,
     ) -> tuple[dict[str, Any], int]:
-        """Page events until a final state; ``first``: the first wait, already sent (pipelined)."""
+        """Page events until a final state; ``first``: the first wait, already sent with the send press."""
         cancel_wait = asyncio.ensure_future(cancel_event.wait()) if cancel_event is not None else None
         version, progress = 0, 0
         try:

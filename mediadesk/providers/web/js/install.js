@@ -92,7 +92,7 @@
   }
   function rtEnded() {
     const need = w.streamNeed;
-    if (!need || w.streamWs || w.pressAt === null || cfg.streamEndInPage === false) return false;
+    if (!need || w.streamWs || w.pressAt === null) return false;
     const urls = Object.keys(need);
     if (!urls.length) return false;
     let last = 0;
@@ -438,7 +438,7 @@
   });
   w.dismiss = () => dismissOverlays();
   w.holds = (text) => { const p = findPrompt(); return !!p && sameText(p, text); };
-  // "Did it leave?" After the send input (or sent together with it: the driver's pipelined send):
+  // "Did it leave?" After the send input (or sent together with it: the driver's direct send):
   // resolve once the prompt left the box, busy shows, the user's new turn or an answer appeared, or
   // the watcher saw an error/logout; {ok: false, ...} with what the box shows after timeoutMs -- at
   // once when the probe saw the click land elsewhere.

@@ -1,4 +1,4 @@
-// prepare(), "new chat" in one round trip (the driver's pipelined path): find the button (as
+// prepare(), "new chat" in one round trip: find the button (as
 // new_chat.js), click it from the page (a scripted click, element.click()), wait -- event driven --
 // until it took effect, then wait until ready and type (ready.js + install.js, as prepare's own
 // ready-and-type script). A scripted click is not a trusted input event, so its effect is proven
