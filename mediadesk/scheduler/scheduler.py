@@ -63,7 +63,7 @@ from mediadesk.scheduler.recovery import join_team, recover
 from mediadesk.scheduler.team_link import TeamLink
 from mediadesk.scheduler.upkeep import Upkeep, seed_run_times
 from mediadesk.scheduler.wiring import BackendFactory, Wiring
-from mediadesk.store import AddResult, DatabaseLock, NewTask, TaskRecord, TaskStore, open_store
+from mediadesk.store import AddResult, DatabaseLock, TaskRecord, TaskStore, open_store
 from mediadesk.store.errors import StorageError
 from mediadesk.store.team import DesktopInfo
 
@@ -317,30 +317,11 @@ class Scheduler:
     def profile_names(self) -> list[str]:
         return list(self._profiles)
 
-    def submit(self, tasks: Sequence[NewTask]) -> AddResult:
-        """Add tasks in one transaction. A batch that would take a profile past its ``max_pending``
-        is refused whole (:class:`QueueFullError`, saying the cap and how many rows fit)."""
-        return self.intake.submit(tasks)
-
-    def tasks_from_rows(self, rows: Sequence[BatchRow], batch: str | None = None,
-                        seen: dict[tuple[str, str, str], int] | None = None) -> list[NewTask]:
-        return self.intake.tasks_from_rows(rows, batch, seen)
-
     def submit_rows(self, rows: Sequence[BatchRow], batch: str | None = None) -> tuple[AddResult, list[str]]:
         """Check and submit parsed rows in one transaction; returns the result and the task ids in
         row order. Both faces submit through the intake (:attr:`intake`), the console in chunks."""
         done = self.intake.submit_rows(rows, batch)
         return done.result, done.ids
-
-    def check_caps(self, tasks: Sequence[NewTask]) -> None:
-        self.intake.check_caps(tasks)
-
-    def new_task(
-        self, task_id: str, profile: str, prompt: str, *, system: str | None = None, priority: int = 0,
-        route_key: str | None = None, batch: str | None = None,
-    ) -> NewTask:
-        return self.intake.new_task(task_id, profile, prompt, system=system, priority=priority,
-                                    route_key=route_key, batch=batch)
 
     def _tasks_added(self, res: AddResult, profiles: set[str]) -> None:
         self.bus.publish(TasksAdded(res.added))

@@ -22,7 +22,7 @@ async def test_the_run_says_which_lane_waits_until_when(workspace: Workspace,
     cfg = make_config([{"name": "night", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model": "m",
                         "active_hours": "22:00-07:00"}])
     async with Scheduler(cfg, workspace, clock=lambda: time.time() + shift[0]) as s:
-        s.submit([s.new_task("n1", "night", "p")])
+        s.intake.submit([s.intake.new_task("n1", "night", "p")])
         said = _say_waits(s, {})
         assert said == {"api:night": "outside its active hours (22:00-07:00); waits until 22:00"}
         err = capsys.readouterr().err

@@ -133,7 +133,7 @@ async def test_a_self_signed_certificate_stops_the_endpoint_without_probes(
     notices: list[str] = []
     async with Scheduler(cfg, workspace) as s:
         s.bus.subscribe(lambda ev: notices.append(ev.message) if isinstance(ev, Notice) else None)
-        s.submit([s.new_task(f"t{i}", "w", "hello") for i in range(3)])
+        s.intake.submit([s.intake.new_task(f"t{i}", "w", "hello") for i in range(3)])
         await until(lambda: s.unservable_profiles() == ["w"], "the endpoint to be stopped", limit_s=30)
         cap = next(ln.capacity_ctl for ln in s.lanes if ln.capacity_ctl is not None)
         assert cap.stopped is not None and "certificate verify failed" in cap.stopped

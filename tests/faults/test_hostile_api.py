@@ -38,7 +38,7 @@ def api_profile(name: str, sim: ApiSimServer, **kw: object) -> dict[str, Any]:
 
 
 async def run_items(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 60) -> None:
-    s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
+    s.intake.submit([s.intake.new_task(tid, prof, prompt) for tid, prof, prompt in items])
     await asyncio.wait_for(s.wait_idle(), limit_s)
 
 

@@ -143,7 +143,7 @@ async def test_an_answer_with_a_lone_surrogate_is_stored_with_replacements(
     cfg = make_config([{"name": "w", "kind": "api", "base_url": sim.base_url, "model": "m", "stream": stream}],
                       retry={"max_retries": 0})
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("sur", "w", "[[sim:surrogate]]"), s.new_task("fine", "w", "hello")])
+        s.intake.submit([s.intake.new_task("sur", "w", "[[sim:surrogate]]"), s.intake.new_task("fine", "w", "hello")])
         await asyncio.wait_for(s.wait_idle(), 60)
     tasks = tasks_of(workspace)
     t = tasks["sur"]
@@ -165,7 +165,7 @@ async def test_an_echoed_api_key_is_scrubbed_from_the_answer(
     cfg = make_config([{"name": "w", "kind": "api", "base_url": sim.base_url, "model": "m", "stream": stream,
                         "api_key_env": "MD_ECHO_TEST_KEY"}])
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("echo", "w", "[[sim:echo_auth]]")])
+        s.intake.submit([s.intake.new_task("echo", "w", "[[sim:echo_auth]]")])
         await asyncio.wait_for(s.wait_idle(), 60)
     t = tasks_of(workspace)["echo"]
     assert t.state == "success"

@@ -64,7 +64,7 @@ async def test_a_rejected_key_stops_the_endpoint_uncharged_and_it_resumes_once_f
     notices: list[str] = []
     async with Scheduler(cfg, workspace) as s:
         s.bus.subscribe(lambda ev: notices.append(ev.message) if isinstance(ev, Notice) else None)
-        s.submit([s.new_task(f"t{i:02d}", "w", f"hello {i}") for i in range(N)])
+        s.intake.submit([s.intake.new_task(f"t{i:02d}", "w", f"hello {i}") for i in range(N)])
         await until(lambda: s.unservable_profiles() == ["w"], "the endpoint to be stopped", limit_s=60)
         await until(lambda: all(t.state == "pending" for t in tasks_of(workspace).values()),
                     "the attempts under way to be back in the queue")

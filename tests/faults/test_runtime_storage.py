@@ -278,7 +278,7 @@ async def test_the_scheduler_stops_dispatch_once_its_database_file_is_deleted(
     events: list[object] = []
     async with Scheduler(make_config([api_profile(sim)]), workspace) as s:
         s.bus.subscribe(events.append)
-        s.submit([s.new_task(f"t{i}", "writer", f"q{i} [[sim:sleep=60]]") for i in range(9)])
+        s.intake.submit([s.intake.new_task(f"t{i}", "writer", f"q{i} [[sim:sleep=60]]") for i in range(9)])
         await until(lambda: len(s.store.running()) == 3, "three attempts running")
         delete_database(workspace.db_path)
 
@@ -312,8 +312,8 @@ async def test_the_scheduler_stops_cleanly_when_the_disk_fills(tmp_path: Path, s
         await s.start()
         try:
             s.bus.subscribe(events.append)
-            s.submit([s.new_task("anchor", "writer", "anchor [[sim:sleep=60]]", priority=1)]
-                     + [s.new_task(f"t{i}", "writer", f"q{i} " + "y" * 8000) for i in range(60)])
+            s.intake.submit([s.intake.new_task("anchor", "writer", "anchor [[sim:sleep=60]]", priority=1)]
+                     + [s.intake.new_task(f"t{i}", "writer", f"q{i} " + "y" * 8000) for i in range(60)])
             await until(lambda: list(states(ws.db_path).values()).count("success") >= 3, "a few successes")
             stored_before = successes(ws.db_path)
             filler = fill(disk)

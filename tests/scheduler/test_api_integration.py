@@ -29,7 +29,7 @@ def tasks_of(ws: Workspace) -> dict:
 
 
 async def run_batch(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 60) -> None:
-    s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
+    s.intake.submit([s.intake.new_task(tid, prof, prompt) for tid, prof, prompt in items])
     await asyncio.wait_for(s.wait_idle(), limit_s)
 
 
@@ -139,7 +139,8 @@ async def test_need_empty_prompt_sends_no_system_message(workspace: Workspace, s
 async def test_cancel_pending_and_running(workspace: Workspace, sim: ApiSimServer) -> None:
     cfg = make_config([api_profile("w", sim, concurrency=1)])
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("run", "w", "slow [[sim:sleep=30]]"), s.new_task("wait", "w", "next")])
+        s.intake.submit([s.intake.new_task("run", "w", "slow [[sim:sleep=30]]"),
+                         s.intake.new_task("wait", "w", "next")])
         await until(
             lambda: tasks_of(workspace)["run"].state == "running" and sim.stats()["in_flight"] > 0,
             "task 'run' to be running with its request in flight",

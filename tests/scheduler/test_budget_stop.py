@@ -33,7 +33,7 @@ async def test_a_budget_stops_the_endpoint_mid_batch_with_nothing_failed_and_res
         s = Scheduler(config(sim, max_cost=0.10), workspace)
         async with s:
             s.bus.subscribe(lambda ev: notices.append(ev.message) if isinstance(ev, Notice) else None)
-            s.submit([s.new_task(f"t{i:02d}", "writer", f"task {i:02d}", batch="b") for i in range(20)])
+            s.intake.submit([s.intake.new_task(f"t{i:02d}", "writer", f"task {i:02d}", batch="b") for i in range(20)])
             lane = s.lanes[0]
             await until(lambda: lane.budget_stop is not None and lane.running_count == 0, "the cap to stop the lane")
             await asyncio.sleep(0.3)  # several more rounds of the lane: it must stay stopped

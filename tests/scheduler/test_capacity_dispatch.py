@@ -23,7 +23,7 @@ BREAKER = {"window": 20, "failure_rate": 0.5, "min_calls": 10, "cooldown_s": 30.
 
 
 async def run_all(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 90) -> None:
-    s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
+    s.intake.submit([s.intake.new_task(tid, prof, prompt) for tid, prof, prompt in items])
     await asyncio.wait_for(s.wait_idle(), limit_s)
 
 
@@ -105,7 +105,7 @@ async def test_outage_opens_the_breaker_and_burns_no_attempt(workspace: Workspac
             breaker=BREAKER,
         )
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task(f"t{i}", "w", f"q{i}") for i in range(12)])
+            s.intake.submit([s.intake.new_task(f"t{i}", "w", f"q{i}") for i in range(12)])
             await until(
                 lambda: sum(1 for t in tasks_of(workspace).values() if t.state == "success") >= 2,
                 "two tasks to succeed before the outage",
@@ -198,11 +198,12 @@ async def test_max_pending_refuses_a_batch_whole(workspace: Workspace) -> None:
     s = Scheduler(cfg, workspace)
     s.open()
     try:
-        s.submit([s.new_task(f"a{i}", "p", "x") for i in range(3)])
+        s.intake.submit([s.intake.new_task(f"a{i}", "p", "x") for i in range(3)])
         with pytest.raises(QueueFullError, match=r"max_pending is 5, 3 already pending.*2 would fit"):
-            s.submit([s.new_task(f"b{i}", "p", "x") for i in range(3)])
+            s.intake.submit([s.intake.new_task(f"b{i}", "p", "x") for i in range(3)])
         assert s.store.pending_count(["p"]) == 3  # nothing half-submitted
-        s.submit([s.new_task(f"a{i}", "p", "x") for i in range(3)])  # re-submitting known ids adds nothing
+        # re-submitting known ids adds nothing
+        s.intake.submit([s.intake.new_task(f"a{i}", "p", "x") for i in range(3)])
     finally:
         await s.stop()
 

@@ -38,8 +38,8 @@ async def test_a_batch_round_trip_with_a_restart_in_the_middle_and_partial_failu
         cfg = economy_config(sim)
         economy = [(f"e{i}", f"economy question {i}") for i in range(7)]
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task(t, "w", p) for t, p in economy]
-                     + [s.new_task("urgent", "w", "answer now", priority=1)])
+            s.intake.submit([s.intake.new_task(t, "w", p) for t, p in economy]
+                     + [s.intake.new_task("urgent", "w", "answer now", priority=1)])
             await until(lambda: tasks_of(workspace)["urgent"].state == "success", "the urgent task, sent directly")
             await until(lambda: any(r.batch_id for r in open_rows(workspace)), "a provider batch to be created")
         # stopped while the batch is at the provider: its tasks stay running on the channel's lane
@@ -73,7 +73,7 @@ async def test_expired_lines_go_back_to_the_queue_uncharged(workspace: Workspace
     async with ApiSimServer(ApiSimConfig(batch_delay_s=0.2, batch_expire=True)) as sim:
         cfg = economy_config(sim)
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task(f"e{i}", "w", f"q{i}") for i in range(4)])
+            s.intake.submit([s.intake.new_task(f"e{i}", "w", f"q{i}") for i in range(4)])
             await until(lambda: sim.stats()["batches_created"] == 1 and not open_rows(workspace),
                         "the first batch to end expired")
             sim.config.batch_expire = False
@@ -140,7 +140,7 @@ async def test_without_a_batch_api_the_economy_tasks_go_one_by_one(workspace: Wo
         async with Scheduler(economy_config(sim), workspace) as s:
             notices: list[str] = []
             s.bus.subscribe(lambda ev: notices.append(getattr(ev, "message", "")))
-            s.submit([s.new_task(f"e{i}", "w", f"q{i}") for i in range(3)])
+            s.intake.submit([s.intake.new_task(f"e{i}", "w", f"q{i}") for i in range(3)])
             await asyncio.wait_for(s.wait_idle(), 60)
         stats = sim.stats()
     tasks = tasks_of(workspace)

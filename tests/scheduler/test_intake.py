@@ -52,7 +52,7 @@ def test_a_batch_for_a_profile_without_its_key_is_refused_whole(sched: Scheduler
 def test_queued_work_counts_for_the_key_rule(sched: Scheduler) -> None:
     """The rule of both faces: profiles with work once the batch is in, queued work included (the
     run would start it too), not only the batch's own rows."""
-    queued = sched.submit([sched.new_task("old-1", "keyed", "queued before")])  # no key check here
+    queued = sched.intake.submit([sched.intake.new_task("old-1", "keyed", "queued before")])  # no key check here
     assert queued.added == ("old-1",)
     with pytest.raises(MissingApiKeysError, match=UNSET):
         sched.intake.submit_rows(rows("free", 3))
@@ -63,8 +63,8 @@ def test_queued_work_counts_for_the_key_rule(sched: Scheduler) -> None:
 
 def test_retry_failed_makes_finished_tasks_count(sched: Scheduler) -> None:
     batch = rows("keyed", 2)
-    ids = [t.task_id for t in sched.tasks_from_rows(batch)]
-    sched.submit(sched.tasks_from_rows(batch))
+    ids = [t.task_id for t in sched.intake.tasks_from_rows(batch)]
+    sched.intake.submit(sched.intake.tasks_from_rows(batch))
     assert sched.cancel(ids) == 2
     done = sched.intake.submit_rows(batch)  # both known and canceled: nothing to run, no key needed
     assert done.result.existing == tuple(ids) and not done.result.added
@@ -77,7 +77,7 @@ def test_chunked_submit_reports_progress_and_keeps_the_ids(sched: Scheduler) -> 
     batch = rows("free", 1200)
     done = sched.intake.submit_rows(batch, "b", chunk=500, progress=lambda n, m: seen.append((n, m)))
     assert seen == [(500, 1200), (1000, 1200)]
-    assert list(done.result.added) == [t.task_id for t in sched.tasks_from_rows(batch, "b")] == done.ids
+    assert list(done.result.added) == [t.task_id for t in sched.intake.tasks_from_rows(batch, "b")] == done.ids
     again = sched.intake.submit_rows(batch, "b", chunk=500)
     assert not again.result.added and len(again.result.existing) == 1200
     assert sched.store.pending_count(["free"]) == 1200
@@ -107,7 +107,7 @@ async def test_the_awaitable_form_yields_between_slices_and_chunks(workspace: Wo
                                                     progress=lambda i, _m: progress.append(i))
         finally:
             watcher.cancel()
-        assert list(done.result.added) == [t.task_id for t in s.tasks_from_rows(batch, "big")]
+        assert list(done.result.added) == [t.task_id for t in s.intake.tasks_from_rows(batch, "big")]
         assert len(set(done.result.added)) == n  # identical prompts across slices keep their occurrence
         assert pending.count(0) >= 2, pending[:20]  # the loop ran while the tasks were built
         assert sum(1 for c in pending if 0 < c < n) >= 2, pending[-20:]  # and between transactions
@@ -117,7 +117,7 @@ async def test_the_awaitable_form_yields_between_slices_and_chunks(workspace: Wo
 
 
 async def test_the_awaitable_form_refuses_a_batch_over_its_cap_whole(sched: Scheduler) -> None:
-    sched.submit([sched.new_task(f"a{i}", "capped", "x") for i in range(100)])
+    sched.intake.submit([sched.intake.new_task(f"a{i}", "capped", "x") for i in range(100)])
     with pytest.raises(QueueFullError, match=r"max_pending is 600, 100 already pending.*500 would fit"):
         await sched.intake.submit_rows_async(rows("capped", 1200), chunk=SUBMIT_MIN_CHUNK)
     assert sched.store.pending_count(["capped"]) == 100  # no chunk went in

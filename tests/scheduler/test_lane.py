@@ -98,7 +98,7 @@ def rows(workspace: Workspace) -> dict[str, object]:
 async def test_batch_succeeds_within_capacity(workspace: Workspace) -> None:
     backend = ScriptedBackend(quick, capacity=3)
     async with sched(workspace, backend) as s:
-        s.submit([s.new_task(f"t{i}", "p", f"q{i}") for i in range(30)])
+        s.intake.submit([s.intake.new_task(f"t{i}", "p", f"q{i}") for i in range(30)])
         await asyncio.wait_for(s.wait_idle(), 30)
     tasks = rows(workspace)
     assert {t.state for t in tasks.values()} == {"success"}
@@ -118,7 +118,7 @@ async def test_retryable_then_success_same_row(workspace: Workspace) -> None:
 
     backend = ScriptedBackend(behave, capacity=1)
     async with sched(workspace, backend) as s:
-        s.submit([s.new_task("a", "p", "x")])
+        s.intake.submit([s.intake.new_task("a", "p", "x")])
         await asyncio.wait_for(s.wait_idle(), 30)
     t = rows(workspace)["a"]
     assert (t.state, t.attempt, t.result) == ("success", 3, "ok")
@@ -128,7 +128,7 @@ async def test_retryable_then_success_same_row(workspace: Workspace) -> None:
 async def test_retryable_exhausted_after_exactly_three_attempts(workspace: Workspace) -> None:
     backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.SERVER_ERROR, "HTTP 500", retry_after_s=0.01))
     async with sched(workspace, backend) as s:
-        s.submit([s.new_task("a", "p", "x")])
+        s.intake.submit([s.intake.new_task("a", "p", "x")])
         await asyncio.wait_for(s.wait_idle(), 30)
     t = rows(workspace)["a"]
     assert (t.state, t.attempt, t.error_kind) == ("failed", 3, "server_error")
@@ -141,7 +141,7 @@ async def test_refusals_are_never_charged_and_expire_on_the_wait_budget(workspac
     backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.RATE_LIMITED, "429", retry_after_s=0.01))
     cfg = make_config([{**API, "max_wait_s": 0.6}])
     async with Scheduler(cfg, workspace, backend_factory=lambda p, a: backend) as s:
-        s.submit([s.new_task("a", "p", "x")])
+        s.intake.submit([s.intake.new_task("a", "p", "x")])
         await asyncio.wait_for(s.wait_idle(), 30)
     t = rows(workspace)["a"]
     assert (t.state, t.attempt, t.error_kind) == ("failed", 0, "expired")
@@ -151,7 +151,7 @@ async def test_refusals_are_never_charged_and_expire_on_the_wait_budget(workspac
 async def test_not_retryable_fails_once(workspace: Workspace) -> None:
     backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.BAD_REQUEST, "HTTP 400"))
     async with sched(workspace, backend) as s:
-        s.submit([s.new_task("a", "p", "x")])
+        s.intake.submit([s.intake.new_task("a", "p", "x")])
         await asyncio.wait_for(s.wait_idle(), 30)
     t = rows(workspace)["a"]
     assert (t.state, t.attempt, t.error_kind) == ("failed", 1, "bad_request")
@@ -169,7 +169,7 @@ async def test_cancel_pending_and_running(workspace: Workspace) -> None:
     events: list[TaskChanged] = []
     async with sched(workspace, backend) as s:
         s.bus.subscribe(lambda e: events.append(e) if isinstance(e, TaskChanged) else None)
-        s.submit([s.new_task("run", "p", "x"), s.new_task("wait", "p", "y")])
+        s.intake.submit([s.intake.new_task("run", "p", "x"), s.intake.new_task("wait", "p", "y")])
         await asyncio.wait_for(started.wait(), 10)
         assert s.cancel(["wait"]) == 1
         assert rows(workspace)["wait"].state == "canceled"  # at once
@@ -191,7 +191,7 @@ async def test_cancel_flag_from_another_process_seen_at_heartbeat(workspace: Wor
 
     backend = ScriptedBackend(slow, capacity=1)
     async with sched(workspace, backend) as s:
-        s.submit([s.new_task("run", "p", "x")])
+        s.intake.submit([s.intake.new_task("run", "p", "x")])
         await asyncio.wait_for(started.wait(), 10)  # the lane claims the row (running) before it starts the attempt
         assert rows(workspace)["run"].state == "running"
         # another process (e.g. a CLI) sets the flag directly in the database
@@ -219,7 +219,7 @@ async def test_attempt_deadline_is_retryable_timeout(workspace: Workspace) -> No
     # the lane deadline is a backstop past the profile's max_run_s (600 s); shrink it for the test
     async with s:
         s.lanes[0]._deadline_s = 0.3
-        s.submit([s.new_task("a", "p", "x")])
+        s.intake.submit([s.intake.new_task("a", "p", "x")])
         await asyncio.wait_for(s.wait_idle(), 30)
     t = rows(workspace)["a"]
     assert (t.state, t.attempt, t.result) == ("success", 2, "second try")
@@ -241,7 +241,7 @@ async def test_recovery_of_orphaned_running_tasks(workspace: Workspace) -> None:
     backend = ScriptedBackend(quick)
     s = sched(workspace, backend)
     s.open()
-    s.submit([s.new_task(f"t{i}", "p", "x") for i in range(3)])
+    s.intake.submit([s.intake.new_task(f"t{i}", "p", "x") for i in range(3)])
     # simulate a crashed owner: claim without running
     s.store.claim(["p"], 3, lane="api:p", account=None, owner="dead:1:x")
     s.store.request_cancel(["t2"])  # flag set on a running task
@@ -267,7 +267,7 @@ async def test_stale_heartbeat_is_reaped_and_retried(workspace: Workspace) -> No
     backend = ScriptedBackend(quick, capacity=1)
     async with sched(workspace, backend) as s:
         s.lanes[0].paused = True
-        s.submit([s.new_task("a", "p", "x")])
+        s.intake.submit([s.intake.new_task("a", "p", "x")])
         # a running row owned by someone whose heartbeat stopped long ago
         s.store.claim(["p"], 1, lane="api:p", account=None, owner="ghost", now=time.time() - 100)
         s.lanes[0].paused = False
@@ -295,7 +295,7 @@ async def test_shutdown_mid_run_requeues_and_refunds(workspace: Workspace) -> No
     backend = ScriptedBackend(slow, capacity=1)
     s = sched(workspace, backend)
     await s.start()
-    s.submit([s.new_task("a", "p", "x")])
+    s.intake.submit([s.intake.new_task("a", "p", "x")])
     await asyncio.wait_for(started.wait(), 10)
     await s.stop()
     t = rows(workspace)["a"]
@@ -306,10 +306,10 @@ async def test_need_empty_prompt_toggle_applies_to_next_dispatch(workspace: Work
     backend = ScriptedBackend(quick, capacity=1)
     cfg = {**API, "instructions": "be brief", "concurrency": 1}
     async with Scheduler(make_config([cfg]), workspace, backend_factory=lambda p, a: backend) as s:
-        s.submit([s.new_task("a", "p", "x")])
+        s.intake.submit([s.intake.new_task("a", "p", "x")])
         await asyncio.wait_for(s.wait_idle(), 10)
         s.set_profile_setting("p", need_empty_prompt=True)
-        s.submit([s.new_task("b", "p", "y")])
+        s.intake.submit([s.intake.new_task("b", "p", "y")])
         await asyncio.wait_for(s.wait_idle(), 10)
     a, b = backend.seen
     assert a.effective_instructions() == "be brief"
@@ -323,7 +323,7 @@ async def test_priority_order_and_operator_retry(workspace: Workspace) -> None:
     backend = ScriptedBackend(quick, capacity=1)
     async with sched(workspace, backend) as s:
         s.pause("api")
-        s.submit([s.new_task("low", "p", "l"), s.new_task("high", "p", "h", priority=5)])
+        s.intake.submit([s.intake.new_task("low", "p", "l"), s.intake.new_task("high", "p", "h", priority=5)])
         s.pause("api", paused=False)
         await asyncio.wait_for(s.wait_idle(), 10)
         assert [sp.task_id for sp in backend.seen] == ["high", "low"]
@@ -331,7 +331,7 @@ async def test_priority_order_and_operator_retry(workspace: Workspace) -> None:
         assert rows(workspace)["low"].state == "success"
     backend2 = ScriptedBackend(lambda t: TaskFailure(ErrorKind.BAD_REQUEST, "400"), capacity=1)
     async with sched(workspace, backend2) as s:
-        s.submit([s.new_task("bad", "p", "z")])
+        s.intake.submit([s.intake.new_task("bad", "p", "z")])
         await asyncio.wait_for(s.wait_idle(), 10)
         backend2.behave = lambda t: "fixed"
         assert s.retry(["bad"]) == 1
@@ -385,8 +385,8 @@ async def test_conversation_turns_run_in_order_one_at_a_time_with_history(worksp
 
     backend = ScriptedBackend(behave, capacity=3)
     async with sched(workspace, backend) as s:
-        s.submit([s.new_task(f"c{i}", "p", f"turn {i}", route_key="conv-1") for i in range(4)]
-                 + [s.new_task(f"x{i}", "p", f"other {i}") for i in range(4)])
+        s.intake.submit([s.intake.new_task(f"c{i}", "p", f"turn {i}", route_key="conv-1") for i in range(4)]
+                 + [s.intake.new_task(f"x{i}", "p", f"other {i}") for i in range(4)])
         await asyncio.wait_for(s.wait_idle(), 30)
     turns = [sp for sp in backend.seen if sp.route_key == "conv-1"]
     assert [sp.task_id for sp in turns] == ["c0", "c1", "c2", "c3"]
@@ -400,7 +400,7 @@ async def test_a_broken_turn_fails_the_later_turns(workspace: Workspace) -> None
         lambda t: TaskFailure(ErrorKind.BAD_REQUEST, "HTTP 400") if t.task_id == "c1" else "ok", capacity=3
     )
     async with sched(workspace, backend) as s:
-        s.submit([s.new_task(f"c{i}", "p", f"turn {i}", route_key="conv") for i in range(4)])
+        s.intake.submit([s.intake.new_task(f"c{i}", "p", f"turn {i}", route_key="conv") for i in range(4)])
         await asyncio.wait_for(s.wait_idle(), 30)
     r = rows(workspace)
     assert [r[f"c{i}"].state for i in range(4)] == ["success", "failed", "failed", "failed"]
@@ -412,8 +412,8 @@ async def test_a_broken_turn_fails_the_later_turns(workspace: Workspace) -> None
 async def test_high_priority_is_served_first_and_low_is_not_starved(workspace: Workspace) -> None:
     backend = ScriptedBackend(lambda t: "ok", capacity=1)
     async with sched(workspace, backend) as s:
-        s.submit([s.new_task(f"l{i}", "p", "x", priority=-1) for i in range(3)]
-                 + [s.new_task(f"h{i:02d}", "p", "x", priority=5) for i in range(40)])
+        s.intake.submit([s.intake.new_task(f"l{i}", "p", "x", priority=-1) for i in range(3)]
+                 + [s.intake.new_task(f"h{i:02d}", "p", "x", priority=5) for i in range(40)])
         await asyncio.wait_for(s.wait_idle(), 60)
     order = [sp.task_id for sp in backend.seen]
     assert order[0].startswith("h")
@@ -425,7 +425,7 @@ async def test_web_task_that_keeps_crashing_the_browser_is_quarantined(workspace
     backend = ScriptedBackend(lambda t: TaskFailure(ErrorKind.BROWSER_CRASH, "browser died"), capacity=1)
     cfg = make_config([{"name": "chat", "kind": "web", "site": "simchat"}], [{"name": "a1", "profile": "chat"}])
     async with Scheduler(cfg, workspace, backend_factory=lambda p, a: backend) as s:
-        s.submit([s.new_task("q", "chat", "poison")])
+        s.intake.submit([s.intake.new_task("q", "chat", "poison")])
         await asyncio.wait_for(s.wait_idle(), 30)
         assert [r.task_id for r in s.exceptions()] == ["q"]
     t = rows(workspace)["q"]
@@ -454,7 +454,7 @@ async def test_a_run_cancelled_before_its_first_step_goes_back_to_pending_refund
 
     monkeypatch.setattr(Lane, "_start", start_then_cancel)
     async with Scheduler(make_config([API]), workspace, backend_factory=lambda p, a: backend) as s:
-        s.submit([s.new_task("t1", "p", "x")])
+        s.intake.submit([s.intake.new_task("t1", "p", "x")])
         await asyncio.wait_for(s.wait_idle(), 30)
         assert all(lane.running_count == 0 for lane in s.lanes)
     t = rows(workspace)["t1"]

@@ -52,7 +52,7 @@ async def test_a_pause_is_kept_until_resumed(tmp_path: Path) -> None:
 
     async with sched(ws, backend) as s:  # the next session, same data dir
         assert [(lane.paused, lane.paused_kept) for lane in s.lanes] == [(True, True)]
-        s.submit([s.new_task(f"t{i}", "p", f"q{i}") for i in range(5)])
+        s.intake.submit([s.intake.new_task(f"t{i}", "p", f"q{i}") for i in range(5)])
         stats = await _seen_backlog(s, "api:p", 5)
         assert stats.paused and stats.paused_kept and not stats.running
         assert backend.seen == []  # nothing dispatched while paused

@@ -35,8 +35,8 @@ async def test_a_profile_outside_its_hours_takes_nothing_and_starts_when_the_win
             {"name": "day", "kind": "api", "base_url": sim.base_url, "model": "m"},
         ])
         async with Scheduler(cfg, workspace, clock=clock) as s:
-            s.submit([s.new_task(f"n{i}", "night", f"night {i}") for i in range(3)]
-                     + [s.new_task("d0", "day", "day 0")])
+            s.intake.submit([s.intake.new_task(f"n{i}", "night", f"night {i}") for i in range(3)]
+                     + [s.intake.new_task("d0", "day", "day 0")])
             # the other profile on the same endpoint works meanwhile
             await until(lambda: tasks_of(workspace)["d0"].state == "success", "the day profile's task")
             lane = next(ln for ln in s.lanes if ln.name == "api:night")

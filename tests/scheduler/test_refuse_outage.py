@@ -109,7 +109,7 @@ async def test_refuse_outage_opens_breaker_and_burns_no_attempt(workspace: Works
             breaker=BREAKER,
         )
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task(f"t{i}", "w", f"q{i}") for i in range(12)])
+            s.intake.submit([s.intake.new_task(f"t{i}", "w", f"q{i}") for i in range(12)])
             await until(
                 lambda: sum(1 for t in tasks_of(workspace).values() if t.state == "success") >= 2,
                 "two tasks to succeed before the outage",

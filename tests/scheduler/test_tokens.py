@@ -25,7 +25,7 @@ def long_prompt(i: int, words: int) -> str:
 
 
 async def run_all(s: Scheduler, items: list[tuple[str, str, str]], limit_s: float = 120) -> None:
-    s.submit([s.new_task(tid, prof, prompt) for tid, prof, prompt in items])
+    s.intake.submit([s.intake.new_task(tid, prof, prompt) for tid, prof, prompt in items])
     await asyncio.wait_for(s.wait_idle(), limit_s)
 
 

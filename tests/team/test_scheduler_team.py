@@ -61,8 +61,8 @@ async def test_two_desktops_share_one_endpoint_quota_and_see_each_other(
         await b.start()
         try:
             assert a.team is not None and b.team is not None
-            a.submit([a.new_task(f"a{i:02d}", "pa", f"prompt a{i}") for i in range(20)])
-            b.submit([b.new_task(f"b{i:02d}", "pb", f"prompt b{i}") for i in range(20)])
+            a.intake.submit([a.intake.new_task(f"a{i:02d}", "pa", f"prompt a{i}") for i in range(20)])
+            b.intake.submit([b.intake.new_task(f"b{i:02d}", "pb", f"prompt b{i}") for i in range(20)])
             await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "every task done",
                         limit_s=120)
             a.team._beat_once()
@@ -95,7 +95,7 @@ async def test_a_desktop_that_dies_has_its_running_tasks_recovered_by_another(
     cfg = api_config(api_sim, concurrency=2)
     a = Scheduler(cfg, desk(tmp_path, "a", pg_url))
     await a.start()
-    a.submit([a.new_task(f"t{i}", "writer", f"prompt {i}") for i in range(2)])
+    a.intake.submit([a.intake.new_task(f"t{i}", "writer", f"prompt {i}") for i in range(2)])
     await until(lambda: sum(s == "running" for s, _ in states(pg_url).values()) == 2, "A runs both")
     # ... and both requests are at the provider: the runs have begun (a run task cancelled before its first
     # step never gives its endpoint slot back, as a frozen desktop would not; B would then rightly wait for
@@ -150,7 +150,7 @@ async def test_two_desktops_never_run_one_web_account_at_once(
         await b.start()
         try:
             await asyncio.wait_for(asyncio.gather(a.wait_ready(), b.wait_ready()), 90)
-            a.submit([a.new_task(f"w{i}", "chat", f"web prompt {i}") for i in range(6)])
+            a.intake.submit([a.intake.new_task(f"w{i}", "chat", f"web prompt {i}") for i in range(6)])
             await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "every web task done",
                         limit_s=180)
         finally:
@@ -174,7 +174,7 @@ async def test_two_desktops_share_the_endpoints_requests_per_minute(
     await a.start()
     await b.start()
     try:
-        a.submit([a.new_task(f"r{i}", "writer", f"prompt {i}") for i in range(7)])
+        a.intake.submit([a.intake.new_task(f"r{i}", "writer", f"prompt {i}") for i in range(7)])
         await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "every task done",
                     limit_s=60)
     finally:
@@ -209,8 +209,8 @@ async def test_two_desktops_share_one_tokens_per_minute_bucket(tmp_path: Path, p
         try:
             await b.start()
             try:
-                a.submit([a.new_task(f"a{i}", "pa", long_prompt(i, 150)) for i in range(8)])
-                b.submit([b.new_task(f"b{i}", "pb", long_prompt(100 + i, 150)) for i in range(8)])
+                a.intake.submit([a.intake.new_task(f"a{i}", "pa", long_prompt(i, 150)) for i in range(8)])
+                b.intake.submit([b.intake.new_task(f"b{i}", "pb", long_prompt(100 + i, 150)) for i in range(8)])
                 await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "every task done",
                             limit_s=300)
             finally:

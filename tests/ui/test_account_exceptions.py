@@ -67,7 +67,7 @@ def test_an_account_that_needs_a_person_is_listed_with_its_screenshot_and_resolv
         arun(s.lanes[0].started.wait(), timeout=120)
         assert box.accounts() == [] and not box.isVisibleTo(view)
         sim.set_challenge("turnstile", account="acct-a")
-        s.submit([s.new_task("q", "chat", "what is a bot check?")])
+        s.intake.submit([s.intake.new_task("q", "chat", "what is a bot check?")])
         qtbot.waitUntil(lambda: box.accounts() == ["acct-a"], timeout=120_000)
         assert box.isVisibleTo(view) and counts[-1] == 1
         assert box.table.item(0, 0).text() == "acct-a"

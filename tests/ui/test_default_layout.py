@@ -75,7 +75,7 @@ def test_detail_pane_shows_the_result_without_scrolling(window: MainWindow, cons
     size = request.node.callspec.params["window"]
     settle(qtbot, window, size)
     s = console_scheduler
-    s.submit([s.new_task("r1", "writer", "show me the result")])
+    s.intake.submit([s.intake.new_task("r1", "writer", "show me the result")])
     wait_states(qtbot, console_env, {"r1": "success"})
     qtbot.waitUntil(lambda: window.model.row_of("r1") is not None, timeout=5_000)
     window.table.selectRow(window.proxy.mapFromSource(window.model.index(window.model.row_of("r1") or 0, 0)).row())
@@ -105,7 +105,7 @@ def test_charts_legend_does_not_cover_the_plot(window: MainWindow, console_env: 
     size = request.node.callspec.params["window"]
     settle(qtbot, window, size)
     s = console_scheduler
-    s.submit([s.new_task(f"c{i}", "writer", f"chart {i}") for i in range(4)])
+    s.intake.submit([s.intake.new_task(f"c{i}", "writer", f"chart {i}") for i in range(4)])
     wait_states(qtbot, console_env, {f"c{i}": "success" for i in range(4)})
     raise_dock(qtbot, window.charts_dock)
     view = window.charts_view

@@ -466,7 +466,7 @@ def test_switch_off_stops_dispatch_to_that_account_and_persists(env: Env, qtbot:
     assert panel.switch("acct-b").isChecked()
 
     early = [f"early{i}" for i in range(4)]
-    s.submit([s.new_task(t, "chat", t) for t in early])
+    s.intake.submit([s.intake.new_task(t, "chat", t) for t in early])
     env.idle(s)
     assert set(_accounts_of(env, early).values()) == {"acct-a", "acct-b"}  # both took work before
 
@@ -477,7 +477,7 @@ def test_switch_off_stops_dispatch_to_that_account_and_persists(env: Env, qtbot:
     assert panel.status_text("acct-b") == "disabled"
 
     late = [f"late{i}" for i in range(6)]
-    s.submit([s.new_task(t, "chat", t) for t in late])
+    s.intake.submit([s.intake.new_task(t, "chat", t) for t in late])
     env.idle(s)
     assert set(_accounts_of(env, late).values()) == {"acct-a"}
     assert {s.store.get(t).state for t in late} == {"success"}  # type: ignore[union-attr]
@@ -520,7 +520,7 @@ def test_health_updates_from_events_and_never_flips_the_switch(env: Env, qtbot: 
     # A running task shows as busy (lane stats), whatever the raw backend health says.
     env.backends["acct-a"].delay_s = 30
     s.set_account_enabled("acct-b", False)
-    s.submit([s.new_task("slow", "chat", "x")])
+    s.intake.submit([s.intake.new_task("slow", "chat", "x")])
     qtbot.waitUntil(lambda: panel.status_text("acct-a").startswith("busy"), timeout=10_000)
     assert panel.status_text("acct-b") == "disabled"
     assert not panel.switch("acct-b").isChecked()  # reflected from the AccountChanged event
@@ -533,7 +533,7 @@ def test_disable_with_a_running_task_asks_keep_then_cancel(env: Env, qtbot: Any)
     panel.show()
     s.set_account_enabled("acct-a", False)  # so the task lands on acct-b
     env.backends["acct-b"].delay_s = 60
-    s.submit([s.new_task("long", "chat", "think hard")])
+    s.intake.submit([s.intake.new_task("long", "chat", "think hard")])
     lane_b = _lane(s, "web:acct-b")
     qtbot.waitUntil(lambda: lane_b.running_count == 1, timeout=10_000)
 
@@ -561,7 +561,7 @@ def test_disable_with_a_running_task_can_let_it_finish(env: Env, qtbot: Any) -> 
     panel.show()
     s.set_account_enabled("acct-a", False)
     env.backends["acct-b"].delay_s = 0.5
-    s.submit([s.new_task("t1", "chat", "x"), s.new_task("t2", "chat", "y")])
+    s.intake.submit([s.intake.new_task("t1", "chat", "x"), s.intake.new_task("t2", "chat", "y")])
     lane_b = _lane(s, "web:acct-b")
     qtbot.waitUntil(lambda: lane_b.running_count == 1, timeout=10_000)
     first = lane_b.stats().running[0].task_id
@@ -614,12 +614,12 @@ def test_need_empty_prompt_toggle_persists_and_applies_to_next_dispatch(env: Env
     assert not switch.isChecked()
     assert "no instructions" in switch.toolTip()
 
-    s.submit([s.new_task("before", "writer", "q")])
+    s.intake.submit([s.intake.new_task("before", "writer", "q")])
     env.idle(s)
     qtbot.mouseClick(switch, Qt.MouseButton.LeftButton)
     assert switch.isChecked()
     assert s.profile_view("writer").need_empty_prompt is True
-    s.submit([s.new_task("after", "writer", "q")])
+    s.intake.submit([s.intake.new_task("after", "writer", "q")])
     env.idle(s)
     specs = {sp.task_id: sp for sp in env.backends["writer"].seen}
     assert specs["before"].effective_instructions() == "be brief"
@@ -646,7 +646,7 @@ def test_concurrency_spin_changes_lane_capacity(env: Env, qtbot: Any) -> None:
     assert _lane(s, "api:writer").capacity == 1
     assert s.profile_view("writer").concurrency == 1
     env.backends["writer"].delay_s = 0.05
-    s.submit([s.new_task(f"c{i}", "writer", f"q{i}") for i in range(5)])
+    s.intake.submit([s.intake.new_task(f"c{i}", "writer", f"q{i}") for i in range(5)])
     env.idle(s)
     assert env.backends["writer"].max_in_flight == 1
     spin.setValue(5)

@@ -93,13 +93,13 @@ def _busy_accounts(env: Env, qtbot: Any) -> None:
     env.gates["blocker"] = asyncio.Event()
     env.gates["long"] = asyncio.Event()
     s.set_account_enabled("acct-b", False)
-    s.submit([s.new_task("blocker", "chat", "blocker")])
+    s.intake.submit([s.intake.new_task("blocker", "chat", "blocker")])
     qtbot.waitUntil(lambda: env.state("blocker") == "running", timeout=10_000)
     s.set_account_enabled("acct-b", True)
-    s.submit([s.new_task("long", "chat", LONG_PROMPT)])
+    s.intake.submit([s.intake.new_task("long", "chat", LONG_PROMPT)])
     qtbot.waitUntil(lambda: env.state("long") == "running", timeout=10_000)
     assert (env.account("blocker"), env.account("long")) == ("acct-a", "acct-b")
-    s.submit([s.new_task("next", "chat", "the next question")])
+    s.intake.submit([s.intake.new_task("next", "chat", "the next question")])
     assert env.state("next") == "pending"
 
 
@@ -137,7 +137,7 @@ def test_open_question_keeps_new_tasks_off_the_account(env: Env, qtbot: Any) -> 
     assert panel.switch("acct-b").isChecked()
     lane_b = env.lane("acct-b")
     assert lane_b.held == 0 and lane_b.enabled and lane_b.can_dispatch()
-    s.submit([s.new_task(f"after{i}", "chat", f"after {i}") for i in range(4)])
+    s.intake.submit([s.intake.new_task(f"after{i}", "chat", f"after {i}") for i in range(4)])
     qtbot.waitUntil(lambda: all(env.state(f"after{i}") == "success" for i in range(4)), timeout=10_000)
     assert any(t.startswith("after") for t in env.backends["acct-b"].runs)
 

@@ -59,7 +59,7 @@ def db_record(env: ConsoleEnv, task_id: str) -> TaskRecord:
 
 
 def fail_tasks(s: Scheduler, qtbot: Any, env: ConsoleEnv, ids: list[str]) -> None:
-    s.submit([s.new_task(tid, "chat", f"question {tid} [[fail]]") for tid in ids])
+    s.intake.submit([s.intake.new_task(tid, "chat", f"question {tid} [[fail]]") for tid in ids])
     qtbot.waitUntil(lambda: all(db_record(env, t).state == "failed" for t in ids), timeout=15_000)
 
 

@@ -52,7 +52,7 @@ def window(console_scheduler: Scheduler, arun: ARun, settings: QSettings) -> Ite
 
 
 def submit(s: Scheduler, batch: str, ids: list[str], profile: str = "writer", suffix: str = "") -> None:
-    s.submit([s.new_task(t, profile, f"{batch} prompt {t}{suffix}", batch=batch) for t in ids])
+    s.intake.submit([s.intake.new_task(t, profile, f"{batch} prompt {t}{suffix}", batch=batch) for t in ids])
 
 
 def batch_index(model: TaskGroupModel, batch: str) -> QModelIndex:

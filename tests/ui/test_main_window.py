@@ -146,7 +146,8 @@ def test_cancel_pending_and_running_from_the_table(window: MainWindow, console_e
                                                     console_scheduler: Scheduler, qtbot: Any) -> None:
     # reasoner runs 2 at a time: two hang (running), the third waits (pending)
     ids = [f"h{i}" for i in range(3)]
-    console_scheduler.submit([console_scheduler.new_task(t, "reasoner", f"[[sim:hang]] {t}") for t in ids])
+    intake = console_scheduler.intake
+    intake.submit([intake.new_task(t, "reasoner", f"[[sim:hang]] {t}") for t in ids])
     qtbot.waitUntil(lambda: sorted(db_states(console_env).values()) == ["pending", "running", "running"],
                     timeout=10_000)
     qtbot.waitUntil(lambda: window.model.counts(profile="reasoner")["running"] == 2, timeout=5_000)
@@ -162,7 +163,8 @@ def test_retry_selected_failed_goes_pending_then_success(window: MainWindow, con
                                                          console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
     # 500 three times: all three attempts fail -> failed; the fourth request (the retry) succeeds
-    s.submit([s.new_task("f1", "writer", "[[sim:fail=500x3]] flaky"), s.new_task("ok1", "writer", "fine")])
+    s.intake.submit([s.intake.new_task("f1", "writer", "[[sim:fail=500x3]] flaky"),
+                     s.intake.new_task("ok1", "writer", "fine")])
     wait_states(qtbot, console_env, {"f1": "failed", "ok1": "success"})
     qtbot.waitUntil(lambda: window.model.state_of("f1") == "failed", timeout=5_000)
     seen: list[str] = []
@@ -180,7 +182,7 @@ def test_web_panel_shows_accounts_and_runs_web_tasks(window: MainWindow, console
     s = console_scheduler
     panel = window.web_panel
     assert [r[0] for r in panel.row_texts()] == ["acct-a", "acct-b"]
-    s.submit([s.new_task(f"w{i}", "chat", f"web {i}") for i in range(6)])
+    s.intake.submit([s.intake.new_task(f"w{i}", "chat", f"web {i}") for i in range(6)])
     wait_progressing(qtbot, lambda: panel.progress.maximum() == 6 and panel.progress.value() == 6,
                      panel.progress.value, "the web lane's 6 tasks")
     backends = console_env.web_backends
@@ -194,7 +196,7 @@ def test_web_panel_shows_accounts_and_runs_web_tasks(window: MainWindow, console
     s.set_account_enabled("acct-a", False)
     qtbot.waitUntil(lambda: row_status(0) == "disabled", timeout=5_000)
     # work queued with no account able to take it: the ETA says so instead of inventing a number
-    s.submit([s.new_task("w-stuck", "chat", "nobody can take me")])
+    s.intake.submit([s.intake.new_task("w-stuck", "chat", "nobody can take me")])
 
     def eta() -> str:
         panel.refresh()
@@ -206,7 +208,7 @@ def test_web_panel_shows_accounts_and_runs_web_tasks(window: MainWindow, console
 def test_the_eta_says_what_it_waits_for(window: MainWindow, console_scheduler: Scheduler, qtbot: Any) -> None:
     """Fewer than 3 finished runs of a queue with work: the ETA names the queue and its count."""
     s = console_scheduler
-    s.submit([s.new_task(f"e{i}", "writer", f"eta {i} [[sim:hang]]") for i in range(4)])  # none finishes
+    s.intake.submit([s.intake.new_task(f"e{i}", "writer", f"eta {i} [[sim:hang]]") for i in range(4)])  # none finishes
     panel = window.api_panel
 
     def eta() -> str:
@@ -228,7 +230,7 @@ def test_pause_api_stops_dispatch_and_resume_continues(window: MainWindow, conso
     # The positive event: a web task submitted after them has run to the end. The API lane was
     # woken by the earlier submit and runs on the same loop, so it has had its chance to dispatch.
     s = console_scheduler
-    s.submit([s.new_task("w-probe", "chat", "probe")])
+    s.intake.submit([s.intake.new_task("w-probe", "chat", "probe")])
     wait_states(qtbot, console_env, {"w-probe": "success"})
     assert {t: db_states(console_env)[t] for t in res.added} == dict.fromkeys(res.added, "pending")
     qtbot.waitUntil(lambda: window.model.state_of("w-probe") == "success", timeout=5_000)
@@ -240,9 +242,9 @@ def test_pause_api_stops_dispatch_and_resume_continues(window: MainWindow, conso
 def test_filters_and_search(window: MainWindow, console_env: ConsoleEnv, console_scheduler: Scheduler,
                             qtbot: Any) -> None:
     s = console_scheduler
-    s.submit([s.new_task(f"a{i}", "writer", f"apple {i}") for i in range(5)]
-             + [s.new_task(f"b{i}", "reasoner", f"banana {i}") for i in range(3)]
-             + [s.new_task("bad", "writer", "[[sim:400]] broken")])
+    s.intake.submit([s.intake.new_task(f"a{i}", "writer", f"apple {i}") for i in range(5)]
+             + [s.intake.new_task(f"b{i}", "reasoner", f"banana {i}") for i in range(3)]
+             + [s.intake.new_task("bad", "writer", "[[sim:400]] broken")])
     wait_states(qtbot, console_env, {"bad": "failed", "a4": "success", "b2": "success"})
     qtbot.waitUntil(lambda: window.model.state_of("bad") == "failed" and window.model.state_of("b2") == "success",
                     timeout=5_000)
@@ -266,7 +268,7 @@ def test_export_writes_results_off_the_gui_thread(window: MainWindow, console_en
                                                   console_scheduler: Scheduler, arun: ARun, qtbot: Any,
                                                   tmp_path: Path) -> None:
     s = console_scheduler
-    s.submit([s.new_task(f"e{i}", "writer", f"export {i}") for i in range(4)])
+    s.intake.submit([s.intake.new_task(f"e{i}", "writer", f"export {i}") for i in range(4)])
     wait_states(qtbot, console_env, {f"e{i}": "success" for i in range(4)})
     out = tmp_path / "out.jsonl"
     assert arun(window.export_to(out, "jsonl")) == 4
@@ -335,7 +337,7 @@ def test_console_main_starts_loads_and_stops_cleanly(console_env: ConsoleEnv, qa
     window, table load, close -> scheduler stopped and the database lock released."""
     s = console_env.make_scheduler()
     s.open()
-    s.submit([s.new_task("pre", "writer", "there before the window")])
+    s.intake.submit([s.intake.new_task("pre", "writer", "there before the window")])
     arun(s.stop())
     seen: dict[str, Any] = {}
 
@@ -420,7 +422,7 @@ def test_evidence_paths_in_the_task_log_are_links(window: MainWindow, console_en
     assert linkify_paths("no <path> here: 3/4 done").count("<a ") == 0
     assert "&lt;path&gt;" in linkify_paths("no <path> here")
     s = console_scheduler
-    s.submit([s.new_task("ev1", "writer", "evidence")])
+    s.intake.submit([s.intake.new_task("ev1", "writer", "evidence")])
     wait_states(qtbot, console_env, {"ev1": "success"})
     opened: list[str] = []
     window.detail.opener = lambda url: opened.append(url.toLocalFile())
@@ -613,7 +615,7 @@ def test_big_submit_lets_the_loop_run_while_tasks_are_built_and_added(window: Ma
 
     res = arun(go())
     assert res is not None
-    assert list(res.added) == [t.task_id for t in console_scheduler.tasks_from_rows(rows, "big")]
+    assert list(res.added) == [t.task_id for t in console_scheduler.intake.tasks_from_rows(rows, "big")]
     assert len(set(res.added)) == n
     assert seen.count(0) >= 2, seen[:20]  # yielded while building (3 slices of at most 1,000)
     assert sum(1 for c in seen if 0 < c < n) >= 2, seen[-20:]  # and between transactions

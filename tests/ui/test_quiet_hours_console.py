@@ -67,7 +67,7 @@ def test_outside_its_hours_each_view_says_until_when_it_waits(sched: Scheduler, 
     views = [sched.profile_view(p) for p in sched.profile_names()]
     web.set_lanes(sched.lanes, views)
     api.set_lanes(sched.lanes, views)
-    sched.submit([sched.new_task("n1", "night", "p"), sched.new_task("c1", "chat", "p")])
+    sched.intake.submit([sched.intake.new_task("n1", "night", "p"), sched.intake.new_task("c1", "chat", "p")])
 
     qtbot.waitUntil(lambda: accounts.status_text("acct-a") == "waits until 22:00", timeout=10_000)
     qtbot.waitUntil(lambda: profiles.note_text("night") == "22:00-07:00 · waits until 22:00", timeout=10_000)

@@ -129,7 +129,7 @@ def test_check_adapter_in_the_console_waits_for_the_accounts_running_task(
     try:
         lane = s.lanes[0]
         arun(lane.started.wait(), timeout=120)
-        s.submit([s.new_task("q", "chat", "a question that takes a while")])
+        s.intake.submit([s.intake.new_task("q", "chat", "a question that takes a while")])
         qtbot.waitUntil(lambda: lane.running_count == 1 and sim.stats()["generations_started"] == 1,
                         timeout=120_000)
         dlg = open_editor(path, ws, qtbot, scheduler=s)
@@ -146,7 +146,7 @@ def test_check_adapter_in_the_console_waits_for_the_accounts_running_task(
         assert "OK: the adapter fits the page." in report.summary.text(), report.summary.text()
         assert statuses(report)["answer"] == "found"
         # the account takes tasks again once the check is over
-        s.submit([s.new_task("q2", "chat", "and another")])
+        s.intake.submit([s.intake.new_task("q2", "chat", "and another")])
         qtbot.waitUntil(lambda: tasks_of(ws)["q2"].state == "success", timeout=120_000)
         assert sim.stats()["concurrent_violations"] == 0
     finally:

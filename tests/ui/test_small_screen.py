@@ -46,7 +46,7 @@ def fully_shown(w: MainWindow, widget: Any) -> bool:
 def test_1024x640_keeps_12_rows_and_the_search_box(window: MainWindow, console_env: ConsoleEnv,
                                                    console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
-    s.submit([s.new_task(f"t{i:02d}", "writer", f"small screen {i}") for i in range(30)])
+    s.intake.submit([s.intake.new_task(f"t{i:02d}", "writer", f"small screen {i}") for i in range(30)])
     wait_states(qtbot, console_env, {f"t{i:02d}": "success" for i in range(30)})
     qtbot.waitUntil(lambda: (window.width(), window.height()) == (1024, 640), timeout=5_000)
     qtbot.waitUntil(lambda: window.web_panel.is_compact and window.api_panel.is_compact, timeout=5_000)

@@ -97,7 +97,7 @@ def test_row_menu_retry_and_cancel_are_the_toolbar_actions(window: MainWindow, c
                                                           console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
     window.set_paused("api", True)
-    s.submit([s.new_task(f"p{i}", "writer", f"pending {i}") for i in range(3)])
+    s.intake.submit([s.intake.new_task(f"p{i}", "writer", f"pending {i}") for i in range(3)])
     settle(qtbot, window, ["p0", "p1", "p2"])
     select_tasks(window, ["p0", "p1"])
     # Right-click on a row outside the selection selects that row alone (as file managers do).
@@ -119,7 +119,7 @@ def test_row_menu_retry_and_cancel_are_the_toolbar_actions(window: MainWindow, c
 def test_copy_id_prompt_and_result_from_the_row_menu(window: MainWindow, console_env: ConsoleEnv,
                                                     console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
-    s.submit([s.new_task("c1", "writer", LONG_PROMPT), s.new_task("c2", "writer", "short one")])
+    s.intake.submit([s.intake.new_task("c1", "writer", LONG_PROMPT), s.intake.new_task("c2", "writer", "short one")])
     wait_states(qtbot, console_env, {"c1": "success", "c2": "success"})
     settle(qtbot, window, ["c1", "c2"], {"c1": "success", "c2": "success"})
     clip = QApplication.clipboard()
@@ -146,8 +146,8 @@ def test_ctrl_c_copies_selected_rows_as_tab_separated_text(window: MainWindow, c
                                                             console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
     window.set_paused("api", True)
-    s.submit([s.new_task("k1", "writer", "one\tcell"), s.new_task("k2", "reasoner", "two"),
-              s.new_task("k3", "writer", "three")])
+    s.intake.submit([s.intake.new_task("k1", "writer", "one\tcell"), s.intake.new_task("k2", "reasoner", "two"),
+              s.intake.new_task("k3", "writer", "three")])
     settle(qtbot, window, ["k1", "k2", "k3"])
     window.table.setColumnHidden(Col.ERROR, True)
     select_tasks(window, ["k3", "k1"])
@@ -171,7 +171,7 @@ def test_cancel_above_20_rows_asks_first(window: MainWindow, console_env: Consol
     s = console_scheduler
     window.set_paused("api", True)
     ids = [f"m{i:02d}" for i in range(25)]
-    s.submit([s.new_task(t, "writer", t) for t in ids])
+    s.intake.submit([s.intake.new_task(t, "writer", t) for t in ids])
     settle(qtbot, window, ids)
     asked: list[int] = []
     answer = [False]
@@ -193,7 +193,7 @@ def test_cancel_above_20_rows_asks_first(window: MainWindow, console_env: Consol
     wait_states(qtbot, console_env, dict.fromkeys(ids, "canceled"))
     # 20 rows or fewer: no question
     more = [f"n{i:02d}" for i in range(20)]
-    s.submit([s.new_task(t, "writer", t) for t in more])
+    s.intake.submit([s.intake.new_task(t, "writer", t) for t in more])
     settle(qtbot, window, more)
     select_tasks(window, more)
     window.act_cancel.trigger()
@@ -210,12 +210,12 @@ def test_cancel_counts_only_what_can_still_be_canceled(window: MainWindow, conso
     s = console_scheduler
     window.set_paused("api", True)
     done = [f"d{i:02d}" for i in range(30)]
-    s.submit([s.new_task(t, "writer", t) for t in done])
+    s.intake.submit([s.intake.new_task(t, "writer", t) for t in done])
     settle(qtbot, window, done)
     assert s.cancel(done) == 30  # finished (canceled) before the operator's Del
     settle(qtbot, window, done, dict.fromkeys(done, "canceled"))
     open_ = [f"o{i:02d}" for i in range(10)]
-    s.submit([s.new_task(t, "writer", t) for t in open_])
+    s.intake.submit([s.intake.new_task(t, "writer", t) for t in open_])
     settle(qtbot, window, open_)
     asked: list[tuple[int, int]] = []
 
@@ -241,7 +241,8 @@ def test_cancel_counts_only_what_can_still_be_canceled(window: MainWindow, conso
 def test_open_evidence_folder(window: MainWindow, console_env: ConsoleEnv, console_scheduler: Scheduler,
                               qtbot: Any) -> None:
     s = console_scheduler
-    s.submit([s.new_task("ev-1", "writer", "[[sim:400]] has evidence"), s.new_task("ev-2", "writer", "none")])
+    s.intake.submit([s.intake.new_task("ev-1", "writer", "[[sim:400]] has evidence"),
+                     s.intake.new_task("ev-2", "writer", "none")])
     wait_states(qtbot, console_env, {"ev-1": "failed", "ev-2": "success"})
     settle(qtbot, window, ["ev-1", "ev-2"])
     folder = console_env.workspace.evidence_dir / "ev-1"
@@ -263,10 +264,10 @@ def test_open_evidence_folder(window: MainWindow, console_env: ConsoleEnv, conso
 def test_show_only_this_account_profile_or_batch(window: MainWindow, console_env: ConsoleEnv,
                                                  console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
-    tasks = [s.new_task(f"w{i}", "chat", f"web {i}", batch="web-batch") for i in range(6)]
-    tasks += [s.new_task(f"a{i}", "writer", f"api {i}", batch="api-batch") for i in range(3)]
-    tasks += [s.new_task("r0", "reasoner", "other profile", batch="api-batch")]
-    s.submit(tasks)
+    tasks = [s.intake.new_task(f"w{i}", "chat", f"web {i}", batch="web-batch") for i in range(6)]
+    tasks += [s.intake.new_task(f"a{i}", "writer", f"api {i}", batch="api-batch") for i in range(3)]
+    tasks += [s.intake.new_task("r0", "reasoner", "other profile", batch="api-batch")]
+    s.intake.submit(tasks)
     all_ids = [t.task_id for t in tasks]
     wait_states(qtbot, console_env, dict.fromkeys(all_ids, "success"))
     settle(qtbot, window, all_ids, dict.fromkeys(all_ids, "success"))
@@ -337,9 +338,9 @@ def test_header_menu_hides_columns_and_a_restart_remembers(make_window: WindowFa
 def test_filters_and_sort_are_remembered(make_window: WindowFactory, console_env: ConsoleEnv,
                                          console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
-    s.submit([s.new_task(f"s{i}", "writer", f"alpha {i}") for i in range(5)]
-             + [s.new_task("bad", "writer", "[[sim:400]] alpha bad")]
-             + [s.new_task(f"x{i}", "reasoner", f"beta {i}") for i in range(3)])
+    s.intake.submit([s.intake.new_task(f"s{i}", "writer", f"alpha {i}") for i in range(5)]
+             + [s.intake.new_task("bad", "writer", "[[sim:400]] alpha bad")]
+             + [s.intake.new_task(f"x{i}", "reasoner", f"beta {i}") for i in range(3)])
     ids = [f"s{i}" for i in range(5)] + ["bad"] + [f"x{i}" for i in range(3)]
     wait_states(qtbot, console_env, {"bad": "failed", **{t: "success" for t in ids if t != "bad"}})
     w1 = make_window()
@@ -367,7 +368,7 @@ def test_sorted_view_keeps_the_selection_while_rows_change(window: MainWindow, c
     s = console_scheduler
     window.set_paused("api", True)
     ids = [f"q{i:02d}" for i in range(12)]
-    s.submit([s.new_task(t, "writer" if i % 2 else "reasoner", f"prompt {t}") for i, t in enumerate(ids)])
+    s.intake.submit([s.intake.new_task(t, "writer" if i % 2 else "reasoner", f"prompt {t}") for i, t in enumerate(ids)])
     settle(qtbot, window, ids)
     window.table.horizontalHeader().setSortIndicator(Col.ID, Qt.SortOrder.DescendingOrder)
     assert shown_ids(window)[0] == "q11"
@@ -378,7 +379,7 @@ def test_sorted_view_keeps_the_selection_while_rows_change(window: MainWindow, c
     before = sorted(window.selected_task_ids())
     assert before == sorted(chosen)
     # Rows change under the sorted view: new tasks arrive, every task runs and finishes.
-    s.submit([s.new_task(f"z{i}", "writer", f"late {i}") for i in range(5)])
+    s.intake.submit([s.intake.new_task(f"z{i}", "writer", f"late {i}") for i in range(5)])
     window.set_paused("api", False)
     every = [*ids, *(f"z{i}" for i in range(5))]
     wait_states(qtbot, console_env, dict.fromkeys(every, "success"))
@@ -387,7 +388,7 @@ def test_sorted_view_keeps_the_selection_while_rows_change(window: MainWindow, c
     # A re-sort by another column, while selected: still the same tasks.
     window.table.horizontalHeader().setSortIndicator(Col.PROFILE, Qt.SortOrder.AscendingOrder)
     assert sorted(window.selected_task_ids()) == before
-    s.submit([s.new_task("z9", "reasoner", "one more")])
+    s.intake.submit([s.intake.new_task("z9", "reasoner", "one more")])
     wait_states(qtbot, console_env, {"z9": "success"})
     settle(qtbot, window, ["z9"], {"z9": "success"})
     assert sorted(window.selected_task_ids()) == before
@@ -399,8 +400,8 @@ def test_export_all_filtered_and_selected(window: MainWindow, console_env: Conso
                                           console_scheduler: Scheduler, arun: ARun, qtbot: Any,
                                           tmp_path: Path) -> None:
     s = console_scheduler
-    s.submit([s.new_task(f"e{i}", "writer", f"export {i}") for i in range(4)]
-             + [s.new_task(f"f{i}", "reasoner", f"other {i}") for i in range(2)])
+    s.intake.submit([s.intake.new_task(f"e{i}", "writer", f"export {i}") for i in range(4)]
+             + [s.intake.new_task(f"f{i}", "reasoner", f"other {i}") for i in range(2)])
     ids = [f"e{i}" for i in range(4)] + ["f0", "f1"]
     wait_states(qtbot, console_env, dict.fromkeys(ids, "success"))
     settle(qtbot, window, ids)

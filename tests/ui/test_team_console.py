@@ -157,7 +157,7 @@ def test_desktop_column_shows_whose_desktop_ran_each_task(team_env: ConsoleEnv, 
     other = other_env.make_scheduler()
     arun(other.start())
     try:
-        other.submit([other.new_task("b1", "writer", "run by the other desktop")])
+        other.intake.submit([other.intake.new_task("b1", "writer", "run by the other desktop")])
         arun(until(lambda: tasks_of(other_env.workspace)["b1"].state == "success", "b1 done"))
     finally:
         arun(other.stop(), timeout=20.0)
@@ -268,8 +268,8 @@ def test_the_console_follows_the_work_of_the_other_desktops(team_scheduler: Sche
     with open_window(team_scheduler, arun, QSettings()) as w:
         arun(other.start())
         try:
-            other.submit([other.new_task("c1", "elsewhere", "done over there"),
-                          other.new_task("c2", "elsewhere", "[[sim:hang]] still running over there")])
+            other.intake.submit([other.intake.new_task("c1", "elsewhere", "done over there"),
+                          other.intake.new_task("c2", "elsewhere", "[[sim:hang]] still running over there")])
             # new rows, their claims and results, written by the other desktop, show up here
             qtbot.waitUntil(lambda: w.model.state_of("c1") == "success", timeout=15_000)
             qtbot.waitUntil(lambda: w.model.state_of("c2") == "running", timeout=15_000)

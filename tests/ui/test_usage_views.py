@@ -26,8 +26,8 @@ def test_tokens_in_the_profiles_tree_and_the_batches_tab(env: Env, qtbot: Any) -
     qtbot.addWidget(editor)
     editor.show()
     assert editor.tokens_text("drafts") == ""  # nothing used yet
-    s.submit([s.new_task(f"d{i}", "drafts", "x" * 400, batch="b1") for i in range(2)]
-             + [s.new_task("s0", "summaries", "y" * 40, batch="b1")])
+    s.intake.submit([s.intake.new_task(f"d{i}", "drafts", "x" * 400, batch="b1") for i in range(2)]
+             + [s.intake.new_task("s0", "summaries", "y" * 40, batch="b1")])
     qtbot.waitUntil(lambda: {env.state(t) for t in ("d0", "d1", "s0")} == {"success"}, timeout=10_000)
     # estimated from characters (~4 a token): 400 -> 100 in, "answer to " + 400 -> 102 out; 40 -> 10, 50 -> 12
     assert editor.refresh_usage(force=True)

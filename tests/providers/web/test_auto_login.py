@@ -169,7 +169,7 @@ async def test_an_account_that_loses_its_session_logs_itself_in_again(
         async with Scheduler(cfg, workspace) as s:
             await asyncio.wait_for(s.wait_ready(), 60)
             assert s.lanes[0].backend.health()[0] == "ready", s.lanes[0].backend.health()
-            s.submit([s.new_task("t1", "chat", "first")])
+            s.intake.submit([s.intake.new_task("t1", "chat", "first")])
             await asyncio.wait_for(s.wait_idle(), 60)
         assert sim.stats()["logins"] == 1
         # the site ends the session between tasks (a new process: its cooldown starts fresh)
@@ -177,7 +177,7 @@ async def test_an_account_that_loses_its_session_logs_itself_in_again(
             await asyncio.wait_for(s.wait_ready(), 60)
             assert s.lanes[0].backend.health()[0] == "ready"
             assert sim.logout("acct-a") == 1
-            s.submit([s.new_task("t2", "chat", "after the site logged us out")])
+            s.intake.submit([s.intake.new_task("t2", "chat", "after the site logged us out")])
             await asyncio.wait_for(s.wait_idle(), 60)
         stats = sim.stats()
     tasks = tasks_of(workspace)
@@ -210,14 +210,14 @@ async def test_wrong_credentials_leave_needs_login_and_are_tried_once_per_cooldo
             assert isinstance(backend, WebAccountBackend)
             rounds = lane_rounds(s.lanes[0])
             assert sim.logout("acct-a") == 1
-            s.submit([s.new_task("t1", "chat", "finds itself logged out")])
+            s.intake.submit([s.intake.new_task("t1", "chat", "finds itself logged out")])
             await until(lambda: tasks_of(workspace)["t1"].state == "failed", "t1 to fail", limit_s=60)
             assert sim.stats()["login_failures"] == 1
             health, error = backend.health()
             assert health == "needs_login"
             assert error is not None and "automatic login failed" in error and "next try at" in error, error
             # more work and many lane rounds within the cooldown: no second login attempt
-            s.submit([s.new_task("t2", "chat", "waits for a login")])
+            s.intake.submit([s.intake.new_task("t2", "chat", "waits for a login")])
             start = rounds[0]
             await until(lambda: rounds[0] >= start + 20, "20 more lane rounds", limit_s=60)
             assert sim.stats()["login_failures"] == 1
@@ -263,10 +263,10 @@ async def test_a_task_that_opens_a_logged_out_page_logs_in_and_goes_on(
                               fields={"#account": "acct-a", "#password": password},
                               submit="button.login", logged_in=".avatar")
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task("t1", "chat", "logged in by the operator")])
+            s.intake.submit([s.intake.new_task("t1", "chat", "logged in by the operator")])
             await asyncio.wait_for(s.wait_idle(), 60)
             assert sim.logout("acct-a") == 1
-            s.submit([s.new_task("t2", "chat", "opens a logged-out page")])
+            s.intake.submit([s.intake.new_task("t2", "chat", "opens a logged-out page")])
             await asyncio.wait_for(s.wait_idle(), 60)
         stats = sim.stats()
     tasks = tasks_of(workspace)

@@ -291,7 +291,7 @@ async def test_a_batch_on_a_foreign_framework_with_a_url_only_adapter(workspace:
                                   submit="button.login", logged_in=".avatar")
         prompts = {f"p{i}": f"foreign framework prompt {i} 第{i}个" for i in range(6)}
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task(t, "foreign", p) for t, p in prompts.items()])
+            s.intake.submit([s.intake.new_task(t, "foreign", p) for t, p in prompts.items()])
             await asyncio.wait_for(s.wait_idle(), 240)
         ledger = sim.ledger()
     tasks = tasks_of(workspace)

@@ -143,7 +143,7 @@ async def test_markdown_answer_from_a_site_that_renders_markdown(workspace: Work
                               submit="button.login", logged_in=".avatar")
         prompts = {"m1": "explain doubling", "m2": "第二个问题 🚀"}
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task(t, "chat", p) for t, p in prompts.items()])
+            s.intake.submit([s.intake.new_task(t, "chat", p) for t, p in prompts.items()])
             await asyncio.wait_for(s.wait_idle(), 120)
         sent = {g["prompt"]: g["answer"] for g in sim.stats()["generations"]}
     tasks = tasks_of(workspace)

@@ -73,7 +73,7 @@ async def test_a_small_batch_on_a_real_open_webui_then_adapter_check(tmp_path: P
     async with Scheduler(cfg, ws) as s:
         lane = s.lanes[0]
         await lane.started.wait()
-        s.submit([s.new_task(f"t{i}", "owui", prompt) for i, prompt in enumerate(BATCH)])
+        s.intake.submit([s.intake.new_task(f"t{i}", "owui", prompt) for i, prompt in enumerate(BATCH)])
         await asyncio.wait_for(s.wait_idle(), 900)
         health = lane.backend.health()
     tasks = tasks_of(ws)

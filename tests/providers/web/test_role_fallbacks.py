@@ -46,7 +46,7 @@ async def test_a_batch_on_a_page_with_aria_labels_only_and_an_adapter_with_only_
         await _login(cfg, workspace, sim, "acct-plain")
         prompts = {"p1": "hello there", "p2": "第二个问题 🌏\n第二行", "p3": "third one"}
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task(t, "plain", p) for t, p in prompts.items()])
+            s.intake.submit([s.intake.new_task(t, "plain", p) for t, p in prompts.items()])
             await asyncio.wait_for(s.wait_idle(), 120)
         stats = sim.stats()
     tasks = tasks_of(workspace)
@@ -76,7 +76,7 @@ async def test_keys_that_stopped_matching_fall_back_and_the_account_says_so(
         )
         await _login(cfg, workspace, sim, "acct-stale")
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task(f"s{i}", "chat", f"stale adapter {i}") for i in range(2)])
+            s.intake.submit([s.intake.new_task(f"s{i}", "chat", f"stale adapter {i}") for i in range(2)])
             await asyncio.wait_for(s.wait_idle(), 120)
             lane = next(ln for ln in s.lanes if getattr(ln.backend, "account", None) == "acct-stale")
             health, text = lane.backend.health()

@@ -83,7 +83,8 @@ async def test_busy_account_pauses_and_the_task_succeeds_after_it_uncharged(
     async with Scheduler(cfg, workspace) as s:
         # The site is busy for this account until the test ends it; it says "try again in 2 seconds".
         sim.set_busy(120, wait_s=2, account="acct-a", style="banner")
-        s.submit([s.new_task("first", "chat", "first question"), s.new_task("second", "chat", "second question")])
+        s.intake.submit([s.intake.new_task("first", "chat", "first question"),
+                         s.intake.new_task("second", "chat", "second question")])
         await until(lambda: sim.stats()["busy_refusals"] >= 1, "the site to refuse a run", limit_s=60)
         sim.set_busy(0, account="acct-a")
         await asyncio.wait_for(s.wait_idle(), 120)
@@ -133,7 +134,7 @@ async def test_busy_error_or_answer_is_a_refusal_never_stored(
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
         sim.set_busy(120, wait_s=wait_s, style=style, message=message)
-        s.submit([s.new_task("t", "chat", "what is the capital of France?")])
+        s.intake.submit([s.intake.new_task("t", "chat", "what is the capital of France?")])
         await until(lambda: sim.stats()["busy_refusals"] >= 1, "the site to refuse a run", limit_s=60)
         sim.set_busy(0)
         await asyncio.wait_for(s.wait_idle(), 120)
@@ -153,7 +154,7 @@ async def test_a_real_answer_saying_please_wait_is_a_success(workspace: Workspac
     cfg = busy_config(sim, ["acct-a"])
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("pw", "chat", "please wait for the paint to dry")])
+        s.intake.submit([s.intake.new_task("pw", "chat", "please wait for the paint to dry")])
         await asyncio.wait_for(s.wait_idle(), 120)
     t = tasks_of(workspace)["pw"]
     assert (t.state, t.attempt) == ("success", 1), (t.error_kind, t.error_message)
@@ -179,7 +180,7 @@ async def test_a_prompt_answered_only_by_busy_notices_fails_for_a_person_instead
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
         sim.set_busy(600, style="answer")  # for the whole test: the notice is the only answer there is
-        s.submit([s.new_task("loop", "chat", "an odd prompt")])
+        s.intake.submit([s.intake.new_task("loop", "chat", "an odd prompt")])
         await asyncio.wait_for(s.wait_idle(), 120)
         refusals = sim.stats()["busy_refusals"]
         sim.set_busy(0)

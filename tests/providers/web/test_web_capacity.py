@@ -79,7 +79,7 @@ async def test_site_down_at_dispatch_costs_no_attempt_and_the_batch_completes_on
         for lane in s.lanes:
             await lane.started.wait()
         sim.set_outage(mode)
-        s.submit([s.new_task(f"t{i}", "chat", f"question {i}") for i in range(4)])
+        s.intake.submit([s.intake.new_task(f"t{i}", "chat", f"question {i}") for i in range(4)])
         # each account tried once, found the site down, opened its breaker; probes keep asking
         await until(lambda: all(c.breaker.state.value == "open" for c in caps), "both breakers to open", limit_s=60)
         await until(lambda: sum(c.probes_sent for c in caps) >= 4, "probes while the site is down", limit_s=60)
@@ -105,7 +105,7 @@ async def test_an_outage_mid_run_is_noticed_at_once_and_not_charged(workspace: W
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
         # 600 s nominal x 0.005 = 3 s of generation; max_run_s (600 s) would be the only end without signals
-        s.submit([s.new_task("long", "chat", "[[sim:slow=600]] a long answer")])
+        s.intake.submit([s.intake.new_task("long", "chat", "[[sim:slow=600]] a long answer")])
         await until(lambda: sim.stats()["active_generations"] == 1, "the generation to start", limit_s=60)
         cut_at = time.monotonic()
         sim.set_outage("refuse")
@@ -130,7 +130,7 @@ async def test_a_final_model_error_fails_at_once_without_retries(workspace: Work
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
         sim.set_model_error()  # "Error 400: This model's maximum context length is 4096 tokens ..."
-        s.submit([s.new_task("big", "chat", "a prompt far too long for the model")])
+        s.intake.submit([s.intake.new_task("big", "chat", "a prompt far too long for the model")])
         await asyncio.wait_for(s.wait_idle(), 120)
         health = s.lanes[0].backend.health()[0]
     t = tasks_of(workspace)["big"]
@@ -151,7 +151,8 @@ async def test_a_usage_limit_rests_the_account_until_its_reset_and_charges_nothi
         # a whole second (the banner states HH:MM:SS), late enough to be read before it passes on a loaded machine
         reset = float(int(time.time()) + 8)
         sim.set_limit(reset)  # "You've reached your usage limit ... Your limit resets at HH:MM:SS."
-        s.submit([s.new_task("one", "chat", "first question"), s.new_task("two", "chat", "second question")])
+        s.intake.submit([s.intake.new_task("one", "chat", "first question"),
+                         s.intake.new_task("two", "chat", "second question")])
         await until(lambda: lane.backend.health()[0] == "resting", "the account to rest", limit_s=60)
         text = lane.backend.health()[1]
         shown = time.strftime("%H:%M:%S", time.localtime(reset))

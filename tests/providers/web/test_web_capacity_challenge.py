@@ -57,7 +57,7 @@ async def test_a_challenge_pauses_the_account_for_a_person_and_the_lane_resumes_
         lane = s.lanes[0]
         await lane.started.wait()
         sim.set_challenge("turnstile", account="acct-a")
-        s.submit([s.new_task("q", "chat", "what is a bot check?")])
+        s.intake.submit([s.intake.new_task("q", "chat", "what is a bot check?")])
         await until(lambda: lane.backend.health()[0] == "challenge", "the account to wait for a person", limit_s=60)
         health, text = lane.backend.health()
         assert text is not None and text.startswith("needs a person:"), text
@@ -107,7 +107,7 @@ async def test_a_challenge_page_at_start_is_seen_before_any_task_is_taken(
         await lane.started.wait()
         assert any("account acct-a needs a person" in n for n in notices), notices
         assert lane.backend.health()[0] == "challenge", lane.backend.health()
-        s.submit([s.new_task("q", "chat", "hello")])
+        s.intake.submit([s.intake.new_task("q", "chat", "hello")])
         assert not lane.can_dispatch()
         # nobody but a person can unblock it: the headless run says so instead of waiting for ever
         assert s.unservable_profiles() == ["chat"]
@@ -132,7 +132,7 @@ async def test_a_challenge_is_an_exception_entry_with_its_screenshot_until_it_is
         with pytest.raises(ValueError, match="does not wait for a person"):
             await s.resolve_account_exception("acct-a")
         sim.set_challenge("recaptcha", account="acct-a")
-        s.submit([s.new_task("q", "chat", "what is a bot check?")])
+        s.intake.submit([s.intake.new_task("q", "chat", "what is a bot check?")])
         await until(lambda: s.account_exceptions() != [], "the account's exception entry", limit_s=60)
         (entry,) = s.account_exceptions()
         assert entry.account == "acct-a" and entry.title == "account acct-a needs a person"

@@ -115,7 +115,7 @@ async def test_lane_with_a_missing_browser_fails_the_task_once_as_config(
 ) -> None:
     cfg = missing_browser_config(tmp_path)
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("t", "chat", "hello")])
+        s.intake.submit([s.intake.new_task("t", "chat", "hello")])
 
         def first_attempt_ended() -> bool:
             rec = s.store.get("t")

@@ -107,7 +107,7 @@ async def test_batch_on_two_accounts_never_overlaps(workspace: Workspace, sim: W
     await login_all(cfg, workspace, sim)
     prompts = {f"t{i}": f"问题 {i}: explain item {i} 🚀" for i in range(10)}
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task(t, "chat", p) for t, p in prompts.items()])
+        s.intake.submit([s.intake.new_task(t, "chat", p) for t, p in prompts.items()])
         await asyncio.wait_for(s.wait_idle(), 120)
     stats = sim.stats()
     tasks = tasks_of(workspace)
@@ -132,10 +132,10 @@ async def test_need_empty_prompt_types_only_the_content(workspace: Workspace, si
     cfg = web_config(sim, ["acct-a"], instructions="SYSTEM-INSTRUCTIONS", need_empty_prompt=True)
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("a", "chat", "only me")])
+        s.intake.submit([s.intake.new_task("a", "chat", "only me")])
         await asyncio.wait_for(s.wait_idle(), 60)
         s.set_profile_setting("chat", need_empty_prompt=False)
-        s.submit([s.new_task("b", "chat", "with instructions")])
+        s.intake.submit([s.intake.new_task("b", "chat", "with instructions")])
         await asyncio.wait_for(s.wait_idle(), 60)
     prompts = [g["prompt"] for g in sim.stats()["generations"]]
     assert prompts[0] == "only me"
@@ -146,7 +146,8 @@ async def test_hang_is_caught_by_time_limit_and_retried(workspace: Workspace, si
     cfg = web_config(sim, ["acct-a"], max_run_s=2.5)
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("h", "chat", "stall [[sim:hang]]"), s.new_task("ok", "chat", "fine [[sim:slow=20]]")])
+        s.intake.submit([s.intake.new_task("h", "chat", "stall [[sim:hang]]"),
+                         s.intake.new_task("ok", "chat", "fine [[sim:slow=20]]")])
         await asyncio.wait_for(s.wait_idle(), 120)
     tasks = tasks_of(workspace)
     # timed out its whole run twice: retried once, then set aside as a poison pill for a person
@@ -165,7 +166,7 @@ async def test_browser_killed_mid_run_is_retried_on_fresh_browser(workspace: Wor
     async with Scheduler(cfg, workspace) as s:
         backend = s.lanes[0].backend
         assert isinstance(backend, WebAccountBackend)
-        s.submit([s.new_task("k", "chat", "long one [[sim:slow=400]]")])  # 2 s at this time scale
+        s.intake.submit([s.intake.new_task("k", "chat", "long one [[sim:slow=400]]")])  # 2 s at this time scale
         await until(lambda: sim.stats()["generations_started"] > 0, 60, "the generation to start")
         first_pid = backend.browser_pids[-1]
         os.kill(first_pid, signal.SIGKILL)
@@ -183,13 +184,13 @@ async def test_logout_gives_needs_login_without_retry(workspace: Workspace, sim:
     cfg = web_config(sim, ["acct-a"])
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("l", "chat", "bye [[sim:logout]]")])
+        s.intake.submit([s.intake.new_task("l", "chat", "bye [[sim:logout]]")])
         await until(lambda: tasks_of(workspace)["l"].state not in ("pending", "running"), 60, "task l to end")
         lane = s.lanes[0]
         assert lane.backend.health()[0] == "needs_login"
         assert not lane.can_dispatch()
         rounds = lane_rounds(lane)
-        s.submit([s.new_task("after", "chat", "waits")])
+        s.intake.submit([s.intake.new_task("after", "chat", "waits")])
         # The lane asks the backend before it claims, and claims in the same step: once its loop has
         # asked after the submit, the task was either claimed then or refused.
         await asyncio.wait_for(rounds.wait(), 30)
@@ -202,7 +203,7 @@ async def test_cancel_while_generating(workspace: Workspace, sim: WebSimServer) 
     cfg = web_config(sim, ["acct-a"])
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task("c", "chat", "long [[sim:slow=2000]]")])
+        s.intake.submit([s.intake.new_task("c", "chat", "long [[sim:slow=2000]]")])
 
         def streaming() -> bool:
             gens = sim.stats()["generations"]
@@ -211,7 +212,7 @@ async def test_cancel_while_generating(workspace: Workspace, sim: WebSimServer) 
         await until(streaming, 60, "the answer to stream")  # cancel mid-answer, not before it
         s.cancel(["c"])
         await asyncio.wait_for(s.wait_idle(), 30)
-        s.submit([s.new_task("next", "chat", "after cancel")])
+        s.intake.submit([s.intake.new_task("next", "chat", "after cancel")])
         await asyncio.wait_for(s.wait_idle(), 60)
     tasks = tasks_of(workspace)
     assert tasks["c"].state == "canceled" and tasks["c"].result is None
@@ -237,7 +238,7 @@ async def test_foreign_holder_is_reported_and_left_alone(
 
         await until(holds_profile, 30, "the hand-opened browser to take the profile")
         async with Scheduler(cfg, workspace) as s:
-            s.submit([s.new_task("f", "chat", "hello")])
+            s.intake.submit([s.intake.new_task("f", "chat", "hello")])
             await until(lambda: any("in use by" in ln for ln in logs_of(workspace, "f")), 30,
                         "the task log to name the holder", poll_s=0.05)
             lines = logs_of(workspace, "f")
@@ -269,7 +270,7 @@ async def test_conversation_of_four_turns_runs_in_order_on_one_account_in_one_th
     cfg = web_config(sim, ["acct-a", "acct-b"])
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        s.submit([s.new_task(f"turn{i}", "chat", f"question {i}", route_key="conv-7") for i in range(4)])
+        s.intake.submit([s.intake.new_task(f"turn{i}", "chat", f"question {i}", route_key="conv-7") for i in range(4)])
         await asyncio.wait_for(s.wait_idle(), 120)
     tasks = tasks_of(workspace)
     turns = [tasks[f"turn{i}"] for i in range(4)]
