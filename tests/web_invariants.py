@@ -71,6 +71,8 @@ class Success:
     answer_format: str
     #: The tracked simulator serving ``url`` when the run returned (None: another site).
     sim: weakref.ref[WebSimServer] | None
+    #: How the run decided "done" (its rule, timings and stream events), for the failure message.
+    how: str = ""
 
 
 def _origin(url: str) -> str:
@@ -92,11 +94,11 @@ def _live_sims() -> list[WebSimServer]:
         return [*_sims, *(s for s in _fresh if s not in _sims)]
 
 
-def record_success(url: str, prompt: str, answer: str, answer_format: str) -> None:
+def record_success(url: str, prompt: str, answer: str, answer_format: str, how: str = "") -> None:
     """Record one successful run (what the ``PageDriver.run`` wrapper calls), judged at teardown."""
     origin = _origin(url)
     sim = next((s for s in _live_sims() if origin and _sim_origin(s) == origin), None) if origin else None
-    success = Success(url, prompt, answer, answer_format, weakref.ref(sim) if sim is not None else None)
+    success = Success(url, prompt, answer, answer_format, weakref.ref(sim) if sim is not None else None, how)
     with _lock:
         _successes.append(success)
 
@@ -121,7 +123,8 @@ def install(mp: pytest.MonkeyPatch) -> None:
     @functools.wraps(driver_run)
     async def recorded_run(self: PageDriver, page: Any, text: str, *args: Any, **kwargs: Any) -> RunResult:
         result = await driver_run(self, page, text, *args, **kwargs)
-        record_success(str(getattr(page, "url", "") or ""), text, result.answer, self.adapter.answer_format)
+        record_success(str(getattr(page, "url", "") or ""), text, result.answer, self.adapter.answer_format,
+                       f"{result.timings}; warnings {list(result.warnings)}")
         return result
 
     mp.setattr(WebSimServer, "__init__", tracked_init)
@@ -210,11 +213,12 @@ class TestWatch:
             statuses = [g.get("status") for g in same]
             return head + (
                 f"returned a success, but the simulator completed no generation for that prompt "
-                f"(its generations for it: {statuses or 'none'}); stored answer {_short(success.answer)}"
+                f"(its generations for it: {statuses or 'none'}); stored answer {_short(success.answer)}; "
+                f"the run: {success.how}"
             )
         if any(success.answer.strip() == a.strip() for a in completed):
             return None
         return head + (
             f"stored {_short(success.answer.strip())}, but the simulator generated "
-            f"{' or '.join(_short(a.strip()) for a in dict.fromkeys(completed))}"
+            f"{' or '.join(_short(a.strip()) for a in dict.fromkeys(completed))}; the run: {success.how}"
         )
