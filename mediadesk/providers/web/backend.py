@@ -197,11 +197,9 @@ class WebAccountBackend(_AccountSignals):
     def _not_found_guard(self, task_id: str, failure: TaskFailure, ctx: RunContext) -> TaskFailure:
         """An answer not found goes back uncharged, but not for ever: after ``NOT_FOUND_PER_TASK`` times for
         one task on this account it is charged (``answer_not_found``, retried, then failed for a person)."""
-        n = self._not_found.get(task_id, 0) + 1
-        self._not_found[task_id] = n
-        if n < NOT_FOUND_PER_TASK:
+        n = _counted(self._not_found, task_id, NOT_FOUND_PER_TASK)
+        if n is None:
             return failure
-        self._not_found.pop(task_id, None)
         ctx.log(f"no answer was found for this prompt {n} times: counted as a failure of the task")
         return TaskFailure(ErrorKind.ANSWER_NOT_FOUND, f"{failure.message}; {n} times in a row")
 
@@ -210,11 +208,9 @@ class WebAccountBackend(_AccountSignals):
         of its capacity: after ``BUSY_ANSWERS_PER_TASK`` such answers on this account the refusal becomes
         a charged ``site_error`` (retried, then failed for a person), so one odd prompt cannot hold an
         account for ever. Banner and error refusals are never turned: they are the site's own signal."""
-        n = self._busy_answers.get(task_id, 0) + 1
-        self._busy_answers[task_id] = n
-        if n < BUSY_ANSWERS_PER_TASK:
+        n = _counted(self._busy_answers, task_id, BUSY_ANSWERS_PER_TASK)
+        if n is None:
             return failure
-        self._busy_answers.pop(task_id, None)
         ctx.log(f"the site answered this prompt with only a busy notice {n} times: counted as a failure of the task")
         return TaskFailure(ErrorKind.SITE_ERROR,
                            f"{failure.message}; the same busy notice was the whole answer {n} times in a row")
@@ -326,6 +322,17 @@ class WebAccountBackend(_AccountSignals):
             again = time.time() + (self._rest_until - time.monotonic())
             return f"{self._last_error} (tries again at {_clock_time(again)})", "wait"
         return None
+
+
+def _counted(counts: dict[str, int], task_id: str, limit: int) -> int | None:
+    """Count one more uncharged outcome of ``task_id``: the count once it reaches ``limit`` (and the count
+    starts again), else None (still uncharged)."""
+    n = counts.get(task_id, 0) + 1
+    if n < limit:
+        counts[task_id] = n
+        return None
+    counts.pop(task_id, None)
+    return n
 
 
 # ---------------------------------------------------------------------- construction
