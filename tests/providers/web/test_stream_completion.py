@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -328,6 +328,27 @@ async def test_a_stream_left_open_by_the_site_does_not_hold_the_run_forever(
         await runner.cleanup()
 
 
+@contextlib.asynccontextmanager
+async def one_page_site(
+    browser: Browser, html: str, generate: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> AsyncIterator[tuple[str, Page]]:
+    """A chat site of one page (``html`` at ``/chat``) whose ``POST /generate`` is ``generate``; yields its
+    base URL and a page of a fresh context."""
+
+    async def page_html(_request: web.Request) -> web.Response:
+        return web.Response(text=html, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/chat", page_html)
+    app.router.add_post("/generate", generate)
+    async with serve(app) as base:
+        ctx = await browser.new_context()
+        try:
+            yield base, await ctx.new_page()
+        finally:
+            await ctx.close()
+
+
 _CUT_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>cut</title></head><body>
 <span class="avatar">me</span><div id="thread"></div>
 <textarea id="box"></textarea><button class="send" type="button">Send</button>
@@ -360,27 +381,16 @@ async def test_a_stream_that_breaks_mid_answer_is_a_cut_never_an_end(browser: Br
         request.transport.abort()  # the process behind the site died
         return resp
 
-    async def page_html(_request: web.Request) -> web.Response:
-        return web.Response(text=_CUT_PAGE, content_type="text/html")
-
-    app = web.Application()
-    app.router.add_get("/chat", page_html)
-    app.router.add_post("/generate", generate)
-    async with serve(app) as base:
-        ctx = await browser.new_context()
-        try:
-            page = await ctx.new_page()
-            adapter = SiteAdapter(url=f"{base}/chat", logged_in=".avatar", prompt="#box", send="button.send",
-                                  answer=".assistant", busy=".no-busy-indicator-here", settle_ms=1000)
-            driver = PageDriver(adapter)
-            await driver.prepare(page)
-            with pytest.raises(StreamCut, match="broke") as info:
-                await driver.run(page, "tell me everything")
-            failure = task_failure(info.value)
-            assert failure.unavailable and not failure.refusal  # uncharged: the site's absence, not the task
-            assert await page.locator(".assistant").inner_text() == "half of the answer"  # what was not stored
-        finally:
-            await ctx.close()
+    async with one_page_site(browser, _CUT_PAGE, generate) as (base, page):
+        adapter = SiteAdapter(url=f"{base}/chat", logged_in=".avatar", prompt="#box", send="button.send",
+                              answer=".assistant", busy=".no-busy-indicator-here", settle_ms=1000)
+        driver = PageDriver(adapter)
+        await driver.prepare(page)
+        with pytest.raises(StreamCut, match="broke") as info:
+            await driver.run(page, "tell me everything")
+        failure = task_failure(info.value)
+        assert failure.unavailable and not failure.refusal  # uncharged: the site's absence, not the task
+        assert await page.locator(".assistant").inner_text() == "half of the answer"  # what was not stored
 
 
 _EMPTY_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>empty</title></head><body>
@@ -412,28 +422,17 @@ async def test_an_answer_with_no_text_is_never_a_success(browser: Browser) -> No
         await resp.write_eof()
         return resp
 
-    async def page_html(_request: web.Request) -> web.Response:
-        return web.Response(text=_EMPTY_PAGE, content_type="text/html")
-
-    app = web.Application()
-    app.router.add_get("/chat", page_html)
-    app.router.add_post("/generate", generate)
-    async with serve(app) as base:
-        ctx = await browser.new_context()
-        try:
-            page = await ctx.new_page()
-            for answer_key in (".assistant", None):  # the key names the turn; or the role fallback looks
-                adapter = SiteAdapter(url=f"{base}/chat", logged_in=".avatar", prompt="#box", send="button.send",
-                                      answer=answer_key, settle_ms=200, start_timeout_s=2.0)
-                driver = PageDriver(adapter)
-                await driver.prepare(page)
-                with pytest.raises((EmptyAnswer, AnswerNotFound)) as info:
-                    await driver.run(page, "say nothing")
-                if answer_key is not None:
-                    assert isinstance(info.value, EmptyAnswer)
-                    failure = task_failure(info.value)
-                    assert failure.kind.value == "empty_answer" and not failure.retryable
-                else:  # nothing with text appeared: nothing qualifies as the answer (uncharged)
-                    assert task_failure(info.value).not_started
-        finally:
-            await ctx.close()
+    async with one_page_site(browser, _EMPTY_PAGE, generate) as (base, page):
+        for answer_key in (".assistant", None):  # the key names the turn; or the role fallback looks
+            adapter = SiteAdapter(url=f"{base}/chat", logged_in=".avatar", prompt="#box", send="button.send",
+                                  answer=answer_key, settle_ms=200, start_timeout_s=2.0)
+            driver = PageDriver(adapter)
+            await driver.prepare(page)
+            with pytest.raises((EmptyAnswer, AnswerNotFound)) as info:
+                await driver.run(page, "say nothing")
+            if answer_key is not None:
+                assert isinstance(info.value, EmptyAnswer)
+                failure = task_failure(info.value)
+                assert failure.kind.value == "empty_answer" and not failure.retryable
+            else:  # nothing with text appeared: nothing qualifies as the answer (uncharged)
+                assert task_failure(info.value).not_started
