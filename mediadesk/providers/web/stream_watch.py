@@ -62,7 +62,8 @@ _WS_AFTER_END_QUIET_S = 0.5
 _KEEPALIVE_TEXT = re.compile(r"^\s*(?:[23]|[23]probe|ping|pong|heartbeat|keepalive)\s*$", re.I)  # socket.io: 2/3
 _KEEPALIVE_WORDS = frozenset({"ping", "pong", "heartbeat", "keepalive", "keep-alive"})
 _TERMINAL_WORDS = frozenset({"done", "end", "finish", "finished", "complete", "completed", "stopped", "stop",
-                             "error", "eof", "message_stop", "response.completed", "response.done", "stream_end"})
+                             "error", "eof", "message_stop", "response.completed", "response.done", "stream_end",
+                             "task_end", "message_end", "response_end", "generation_end", "all_done"})
 
 
 def is_stream_response(resource_type: str, headers: dict[str, str]) -> bool:
@@ -133,6 +134,12 @@ def ws_frame_kind(payload: str | bytes) -> str:
     if not isinstance(obj, dict | list):
         return "unknown"
     items = obj if isinstance(obj, list) else [obj]
+    # socket.io's event frames name their event first: 42["task_end", {...}]
+    event = items[0].lower() if m and items and isinstance(items[0], str) else None
+    if event in _KEEPALIVE_WORDS:
+        return "keepalive"
+    if event in _TERMINAL_WORDS:
+        return "terminal"
     dicts = [o for o in items if isinstance(o, dict)]
     if dicts and all(_kind_word(o) in _KEEPALIVE_WORDS for o in dicts):
         return "keepalive"

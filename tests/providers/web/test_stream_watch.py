@@ -59,6 +59,8 @@ def test_what_counts_as_an_answer_stream() -> None:
     ('{"type": "heartbeat"}', "keepalive"),
     ('{"t": "token", "d": "hi"}', "content"), ("plain words", "unknown"), ('42["chat", {"content": "a"}]', "content"),
     (b"\x03\x00\x00\x00\x02\xff\xfe", "unknown"), ("data: {\"t\": \"done\"}", "terminal"),
+    ('42["task_end", {"id": "7"}]', "terminal"), ('42["stream_start", {"id": "7"}]', "content"),
+    ('42["ping"]', "keepalive"), ('{"event": "all_done"}', "terminal"),
     ('{"t": "done"}', "terminal"), ('{"done": true}', "terminal"), ("data: [DONE]", "terminal"),
     ('{"choices": [{"finish_reason": "stop"}]}', "terminal"), ('42["chat", {"data": {"done": true}}]', "terminal"),
     ('{"type": "response.completed"}', "terminal"), (b'{"event": "end"}', "terminal"),
