@@ -140,6 +140,11 @@ _TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: page settled (stream still open)"),
     QT_TRANSLATE_NOOP("LogPhrases", "done: {why}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "waited: {why}"),
+    QT_TRANSLATE_NOOP("LogPhrases", "the site was still generating (its busy indicator showed): waited {seconds} s "
+                                    "before typing"),
+    QT_TRANSLATE_NOOP("LogPhrases", "an earlier answer's stream ({streams}) was still open: waited {seconds} s "
+                                    "before typing"),
     QT_TRANSLATE_NOOP("LogPhrases", "stream ended: the stream our send started ended, then the answer was still "
                                     "{ms} ms"),
     QT_TRANSLATE_NOOP("LogPhrases", "page settled (stream still open): no busy indicator and the answer unchanged for "

@@ -122,6 +122,7 @@ class _AccountSignals(_AccountLogin):
                 log.debug("requestfailed listener", exc_info=True)
 
         page.on("requestfailed", on_failed)
+        self._say_waits(page, ctx)
         run = asyncio.ensure_future(self.driver.run(page, text))
         try:
             while True:
@@ -144,8 +145,14 @@ class _AccountSignals(_AccountLogin):
             await self._end_run(run)
             raise
         finally:
+            self._say_waits(page, ctx)
             with contextlib.suppress(Exception):
                 page.remove_listener("requestfailed", on_failed)
+
+    def _say_waits(self, page: Any, ctx: RunContext) -> None:
+        """What getting the page ready waited for (the site still generating), in the task log."""
+        for note in self.driver.take_notes(page):
+            ctx.log(f"waited: {note}")
 
     @staticmethod
     async def _end_run(run: asyncio.Future[Any]) -> None:

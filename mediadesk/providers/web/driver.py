@@ -221,6 +221,7 @@ class PageDriver(_PageReady, _PageSend, _PageWait, _PageEvidence):
         #: Per page: what the last run's send step saw (for the evidence), and its warnings.
         self._diag: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._warn: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
+        self._notes: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
         self._cdp: weakref.WeakKeyDictionary[Page, Any] = weakref.WeakKeyDictionary()
         self._direct: weakref.WeakKeyDictionary[Page, asyncio.Future[DirectPage | None]] = weakref.WeakKeyDictionary()
         #: Set by the owner of the browser (the account backend): its debug port for a page of it.

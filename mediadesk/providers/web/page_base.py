@@ -53,7 +53,9 @@ def _script(name: str) -> str:
     return "(cfg) => {\n" + _HELPERS + "\n" + _read_js(name) + "\n}"
 
 
-_READY_JS = _script("ready.js")
+# The readiness wait, resolving {state, busyWaitMs} (how long a generation in progress was waited out).
+_READY_JS = ("(cfg) => {\n" + _HELPERS + "\nconst __ready = (() => {\n" + _read_js("ready.js")
+             + "\n})();\nreturn __ready.then((state) => ({state, busyWaitMs: window.__mediadeskBusyWaitMs || 0}));\n}")
 _NEW_CHAT_JS = _script("new_chat.js")
 _INSTALL_JS = _script("install.js")
 _STOP_JS = _script("stop.js")
@@ -63,7 +65,8 @@ _LOGGED_IN_JS = _script("logged_in.js")
 # round trip: {state} or {state: 'ready', info} (info: what install.js returns).
 _READY_TYPE_BODY = ("const __ready = (() => {\n" + _read_js("ready.js")
                     + "\n})();\nreturn __ready.then((state) => state !== 'ready' ? {state} : Promise.resolve((() => {\n"
-                    + _read_js("install.js") + "\n})()).then((info) => ({state, info})));")
+                    + _read_js("install.js") + "\n})()).then((info) => ({state, info, "
+                    + "busyWaitMs: window.__mediadeskBusyWaitMs || 0})));")
 _READY_TYPE_JS = "(cfg) => {\n" + _HELPERS + "\n" + _READY_TYPE_BODY + "\n}"
 # prepare() with the new-chat click made from the page (js/new_chat_click.js): one round trip.
 _NEW_CHAT_TYPE_JS = ("(cfg) => {\n" + _HELPERS + "\n" + _read_js("new_chat_click.js")
@@ -158,6 +161,7 @@ class _PageBase:
     _busy: BusyMatcher
     _diag: weakref.WeakKeyDictionary[Page, list[str]]
     _warn: weakref.WeakKeyDictionary[Page, list[str]]
+    _notes: weakref.WeakKeyDictionary[Page, list[str]]
     _cdp: weakref.WeakKeyDictionary[Page, Any]
     #: Our own CDP connection per page (see cdp_direct.py); None: this page has none (use Playwright).
     _direct: weakref.WeakKeyDictionary[Page, asyncio.Future[DirectPage | None]]
@@ -287,6 +291,15 @@ class _PageBase:
         if message not in warned:
             warned.append(message)
             log.warning("%s: %s", self.adapter.name or self.adapter.url, message)
+
+    def _note(self, page: Page, message: str) -> None:
+        """Something the task log should say about getting the page ready (a wait for the site), taken by
+        the account with :meth:`take_notes`."""
+        self._notes.setdefault(page, []).append(message)
+
+    def take_notes(self, page: Page) -> list[str]:
+        """What getting ``page`` ready waited for since the last call (for the task log)."""
+        return self._notes.pop(page, [])
 
     def _trace(self, page: Page, message: str) -> None:
         self._diag.setdefault(page, []).append(message)

@@ -163,9 +163,14 @@ class _PageReady(_PageBase):
             return
         open_now = ", ".join(watch.lingering)
         log.info("%s: waiting for an earlier answer's stream to end before typing (%s)", self.adapter.name, open_now)
-        if not await watch.wait_idle(self.adapter.start_timeout_s):
-            raise SiteBusy(f"the site is still generating an earlier answer: its stream {open_now} is still open "
-                           f"after {self.adapter.start_timeout_s:g} s", where="its stream")
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        if await watch.wait_idle(self.adapter.start_timeout_s):
+            self._note(page, f"an earlier answer's stream ({open_now}) was still open: waited "
+                             f"{loop.time() - t0:.1f} s before typing")
+            return
+        raise SiteBusy(f"the site is still generating an earlier answer: its stream {open_now} is still open "
+                       f"after {self.adapter.start_timeout_s:g} s", where="its stream")
 
     async def _goto(self, page: Page, url: str) -> None:
         """Load ``url`` and read the site's own signals first: a connection-level failure or a 5xx
@@ -229,10 +234,13 @@ class _PageReady(_PageBase):
     def _took_ready(self, page: Page, got: Any, text: str | None, *, typing: bool) -> None:
         """What the readiness wait found: the typed text kept for the run, or the error it means."""
         a = self.adapter
-        state = got["state"] if typing else got
+        state = got["state"]
         if typing and state == "ready":
             assert text is not None
             self._typed[page] = (text, got["info"])
+        if state == "ready" and (waited_ms := got.get("busyWaitMs")):
+            self._note(page, f"the site was still generating (its busy indicator showed): waited "
+                             f"{waited_ms / 1000:.1f} s before typing")
         if state in ("logged_out", "no_login"):
             how = "shows" if state == "logged_out" else "lacks"
             key = "logged_out" if state == "logged_out" else "logged_in"

@@ -167,6 +167,8 @@ async def test_the_lane_waits_for_the_site_to_finish_before_it_types(browser: Br
         await page.wait_for_selector("button.stop", state="visible")
         result = await asyncio.wait_for(_open_and_run(driver, page, adapter.url, "ours, after it"), 60)
         assert result.answer == expected("ours, after it")
+        waits = driver.take_notes(page)  # what the account writes into the task log: no silent wait
+        assert any(n.startswith("the site was still generating (its busy indicator showed): waited") for n in waits)
     ledger = sim.ledger()
     assert ledger["violations"] == []
     first, ours = sorted(ledger["generations"], key=lambda g: g["started"])

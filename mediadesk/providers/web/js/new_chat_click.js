@@ -42,5 +42,5 @@ return new Promise((resolve) => {
   cfg.clearFrom = 0;
   return (() => {
 __READY_TYPE__
-  })().then((r) => ({nc, clicked: true, effect: true, state: r.state, info: r.info}));
+  })().then((r) => ({nc, clicked: true, effect: true, state: r.state, info: r.info, busyWaitMs: r.busyWaitMs}));
 });
