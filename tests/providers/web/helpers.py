@@ -7,8 +7,12 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
+from playwright.async_api import Browser, Page
+
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer, login_context
 
 
 async def until(predicate: Callable[[], bool], timeout_s: float, what: str, *, poll_s: float = 0.02) -> None:
@@ -45,3 +49,17 @@ class RecordingCtx:
 
     def log(self, message: str) -> None:
         self.lines.append(message)
+
+
+@contextlib.asynccontextmanager
+async def sim_site(browser: Browser, **config: Any) -> AsyncIterator[tuple[WebSimServer, Page]]:
+    """A chat simulator (12-token answers of ~0.2 s unless ``config`` says otherwise) and a page of a fresh
+    context of ``browser`` logged into it as ``acct-a``."""
+    settings: dict[str, Any] = {"time_scale": 0.01, "fixed_run_s": 20.0, "answer_tokens": 12, **config}
+    async with WebSimServer(WebSimConfig(**settings)) as sim:
+        ctx = await browser.new_context()
+        try:
+            await login_context(ctx, sim.base_url, "acct-a")
+            yield sim, await ctx.new_page()
+        finally:
+            await ctx.close()

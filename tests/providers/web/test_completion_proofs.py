@@ -19,9 +19,7 @@ simulator generated for its prompt.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +35,8 @@ from mediadesk.providers.web.driver import PageDriver, RunResult
 from mediadesk.providers.web.errors import StreamCut
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler import Scheduler
-from mediadesk.sim.web_server import WebSimConfig, WebSimServer, answer_tokens, login_context, markdown_answer
-from tests.providers.web.helpers import RecordingCtx
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer, answer_tokens, markdown_answer
+from tests.providers.web.helpers import RecordingCtx, sim_site
 from tests.support import log_messages, make_config, tasks_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -61,17 +59,7 @@ def expected(prompt: str) -> str:
     return "".join(answer_tokens(prompt, TOKENS))
 
 
-@contextlib.asynccontextmanager
-async def persona_site(browser: Browser, **config: Any) -> AsyncIterator[tuple[WebSimServer, Page]]:
-    """A logged-in page of a simulator wearing the given personas (12-token answers, ~0.2 s each)."""
-    settings: dict[str, Any] = {"time_scale": 0.01, "fixed_run_s": 20.0, "answer_tokens": TOKENS, **config}
-    async with WebSimServer(WebSimConfig(**settings)) as sim:
-        ctx = await browser.new_context()
-        try:
-            await login_context(ctx, sim.base_url, "acct-a")
-            yield sim, await ctx.new_page()
-        finally:
-            await ctx.close()
+persona_site = sim_site  # a logged-in page of a simulator wearing the personas given in its config
 
 
 async def run(driver: PageDriver, page: Page, prompt: str) -> RunResult:

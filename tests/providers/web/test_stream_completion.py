@@ -18,7 +18,7 @@ from mediadesk.providers.web.backend import task_failure
 from mediadesk.providers.web.driver import PageDriver, RunTimings
 from mediadesk.providers.web.errors import AnswerNotFound, EmptyAnswer, StreamCut
 from mediadesk.sim.web_server import TRANSPORTS, WebSimConfig, WebSimServer, answer_tokens, login_context
-from tests.providers.web.helpers import serve
+from tests.providers.web.helpers import serve, sim_site
 
 SIMCHAT = Path(__file__).resolve().parents[3] / "resources" / "sites" / "simchat.toml"
 
@@ -33,17 +33,11 @@ def sim_adapter(sim: WebSimServer, **overrides: object) -> SiteAdapter:
     return dataclasses.replace(with_url(load_adapter(SIMCHAT), sim.chat_url), **overrides)  # type: ignore[arg-type]
 
 
-@contextlib.asynccontextmanager
-async def streaming_site(browser: Browser, transport: str) -> AsyncIterator[tuple[WebSimServer, Page]]:
+def streaming_site(
+    browser: Browser, transport: str
+) -> contextlib.AbstractAsyncContextManager[tuple[WebSimServer, Page]]:
     """A logged-in page of a simulator that streams 12-token answers over ``transport``."""
-    config = WebSimConfig(time_scale=0.01, fixed_run_s=20.0, answer_tokens=12, transport=transport)
-    async with WebSimServer(config) as sim:
-        ctx = await browser.new_context()
-        try:
-            await login_context(ctx, sim.base_url, "acct-a")
-            yield sim, await ctx.new_page()
-        finally:
-            await ctx.close()
+    return sim_site(browser, transport=transport)
 
 
 async def run_whole(driver: PageDriver, page: Page, prompt: str) -> RunTimings:
