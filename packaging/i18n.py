@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "mediadesk" / "ui"
 #: Qt-free catalogs whose texts the console translates (marked with ``QT_TRANSLATE_NOOP``): the
 #: task-log phrases, the plain words for technical error texts and the config error messages.
-CATALOGS = (ROOT / "mediadesk" / "viewmodel" / "log_phrases.py", ROOT / "mediadesk" / "viewmodel" / "plain_errors.py",
+CATALOGS = (ROOT / "mediadesk" / "core" / "log_lines.py", ROOT / "mediadesk" / "viewmodel" / "plain_errors.py",
             ROOT / "mediadesk" / "config" / "messages.py")
 I18N = ROOT / "resources" / "i18n"
 LANGUAGES = ("zh_CN",)

@@ -1,17 +1,10 @@
-"""What needs the operator, kept until it is seen or handled (no Qt; the console's Notices dock,
-its window title, status bar and tray icon show it).
+"""What needs the operator, kept until it is seen or handled (no Qt; shown by the Notices dock, the
+window title, status bar and tray icon).
 
-Two sorts of item:
-- a **condition** (an account needs a login or a person for a bot check; an endpoint stopped taking
-  tasks; an API key was refused; the database failed): it stays while the condition lasts and goes
-  away by itself when it clears (the account is ready again, the breaker closed, a task succeeded
-  on that lane again);
-- an **event** (a batch finished): it stays until the operator clears it.
-Either counts as "needs you" until the operator marks it seen; a seen item stays listed (until it
-is handled, or cleared) but no longer counts. The same condition met again after it cleared is a
-new item, unseen.
-
-Items carry their facts (kind, subject, detail, counts), not sentences: the face words them.
+A **condition** (account needs a person, endpoint stopped, key refused, database failed) lasts while
+it holds and clears itself; an **event** (batch finished) stays until cleared. An item counts as
+"needs you" until marked seen; a condition met again after clearing is a new, unseen item. Items
+carry facts (kind, subject, detail, counts), not sentences: the face words them.
 """
 
 from __future__ import annotations

@@ -80,12 +80,10 @@ def row_change(row: Row) -> TaskChanged:
 class Columns:
     """Tasks field by field: one list per :class:`Row` field, all of one length.
 
-    It is both the mirror's storage (indexed by storage index; read-only for everyone but
-    :class:`TaskRows`, the Qt model reads it directly on its hot path) and the way rows travel in
-    bulk: a worker thread builds the 100k rows of the initial load as columns. Lists of atoms are
-    a handful of objects for the cyclic GC to track; 100k row objects (tuple subclasses or
-    dataclass instances stay tracked) made its full collections - which hold the GIL, so they
-    stall the GUI thread - several times longer while a load was under way (measured)."""
+    Both the mirror's storage (by storage index; written only by :class:`TaskRows`, read directly by
+    the Qt model on its hot path) and the way rows travel in bulk from worker threads. Why lists, not
+    row objects: lists are a handful of objects for the cyclic GC, while many row objects made its
+    GIL-holding full collections stall the GUI thread."""
 
     __slots__ = (
         "account",

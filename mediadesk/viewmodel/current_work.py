@@ -1,20 +1,10 @@
 """What a lane panel's progress counts: the current work, not the whole workspace.
 
-A workspace keeps every batch it ever ran; after a restart a bar over all of them reads "35/39"
-for a batch of 4. The lane panels count the **current work** of their kind instead: the batches
-that have had work since the lanes of that kind were last idle. Precisely, per lane kind:
-
-- a batch joins the current work when one of its tasks of that kind becomes pending or running
-  (submitted, retried, recovered);
-- when that happens while the kind had no pending or running task at all (its lanes were idle),
-  the current work starts afresh with that batch alone;
-- a batch stays in the current work when its tasks finish, so a finished run reads "39/39 done"
-  until new work arrives.
-
-Tasks submitted without a batch count as one batch of their own. After a restart, the current work
-is the batches that still have pending or running tasks (none: "no current work").
-
-Qt-free; :class:`~mediadesk.viewmodel.task_rows.TaskRows` feeds it every row and state change.
+Per lane kind, the current work is the batches that have had work since that kind's lanes were last
+idle: a batch joins when one of its tasks of that kind becomes pending or running, and starts the
+set afresh if the kind was idle; finished batches stay until new work arrives. Unbatched tasks count
+as one batch. After a restart it is the batches with pending or running tasks. Qt-free; fed by
+:class:`~mediadesk.viewmodel.task_rows.TaskRows`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Technical error texts in the operator's words, the original one click away.
 
-The scheduler and the backends write what went wrong in the words of the library that saw it
-(``ConnectError: All connection attempts failed``, ``not logged in (the page shows logged_out
-'a.login-link')``): exact, searchable, right for a log, a bug report and an export, and they stay
-that way in the database. The console shows such a text through :func:`explain`: each known
-technical fragment is replaced by a sentence an operator understands (translated), the rest of the
-text is kept as stored, and the original comes back as ``detail`` for a "Details" expander or a
-tooltip. A text with no known fragment is shown as it is, with no detail.
-
-This is the ONE translation layer for error wording (fix a phrase here, not per widget); the
-task-log phrase catalog (:mod:`mediadesk.viewmodel.log_phrases`) is its sibling for log lines.
-
-Qt-free: the caller passes the translate function (``QCoreApplication.translate`` with
-:data:`CONTEXT`); ``QT_TRANSLATE_NOOP`` marks the phrases for ``pyside6-lupdate``.
+Stored error texts stay exact (the library's words, right for logs, bug reports and exports).
+:func:`explain` replaces each known technical fragment with a translated sentence, keeps the rest,
+and returns the original as ``detail``; unknown texts are shown as they are. The ONE translation
+layer for error wording (sibling of :mod:`mediadesk.core.log_lines`). Qt-free: callers pass the
+translate function (context :data:`CONTEXT`); ``QT_TRANSLATE_NOOP`` marks phrases for lupdate.
 """
 
 from __future__ import annotations

@@ -116,9 +116,9 @@ def weighted_quantile(values: Sequence[tuple[float, int]], q: float) -> float | 
 
 
 def log_edges(lo: float, hi: float, bins: int = 24) -> tuple[float, ...]:
-    """``bins`` log-spaced bins covering ``[lo, hi]`` (run times span 10x and more: 31 s to 6 min
-    on the web lane, 8-20 s on the API, so linear bins would squash one or the other). Values at
-    or under 0.05 s go to the first bin."""
+    """``bins`` log-spaced bins covering ``[lo, hi]`` (web and API run times differ by an order of
+    magnitude, so linear bins would squash one or the other). Values at or under 0.05 s go to the
+    first bin."""
     lo = max(lo, 0.05)
     hi = max(hi, lo)
     if hi / lo < 1.05:  # all (nearly) equal: one bin around them

@@ -1,17 +1,11 @@
-"""The task table grouped by batch (JDownloader's packages), without Qt: one group per batch with
-the batch's counts by state, its tasks under it in the table's display order.
+"""The task table grouped by batch (JDownloader's packages), without Qt: one group per batch with its
+counts by state and its tasks in the table's display order.
 
-It is a second view over the same columnar mirror (:class:`~mediadesk.viewmodel.task_rows.TaskRows`),
-never a copy of the rows: a group holds the storage indexes of the tasks it shows (4 bytes a task),
-and the counts are kept per batch and state. A full build is one pass over the display order
-(tens of ms at 100k rows, ``bench gui --part groups``); after it, new rows are appended to their
-groups and state changes adjust the counts, each in time proportional to the rows it touches.
-
-Why the display order: the operator's sort (a header click re-orders the mirror) and filter apply
-inside every group, so a group shows exactly the rows the flat list would, in the same order.
-Groups stay in submission order (the order of their first task in the mirror); a batch whose tasks
-all fail the filter has no group while the filter is on. The counts are the batch's whole truth,
-whatever the filter shows.
+A second view over :class:`~mediadesk.viewmodel.task_rows.TaskRows`, never a copy: groups hold
+storage indexes and per-state counts, built in one pass, then updated incrementally. The operator's
+sort and filter apply inside every group, so a group shows exactly the rows the flat list would;
+groups stay in submission order, and a batch with no row passing the filter has no group. Counts
+are always the batch's whole truth, whatever the filter shows.
 """
 
 from __future__ import annotations

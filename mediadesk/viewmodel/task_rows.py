@@ -1,25 +1,11 @@
 """A Qt-free, columnar mirror of the task table: what the console's task view shows.
 
-Why columnar: at 100,000 rows every Python call from the view counts. Each field is one list
-(:class:`~mediadesk.viewmodel.columns.Columns`) indexed by a *storage index* ``s`` that is stable
-for a task's lifetime (rows are only appended); a display order (``order``: display row ->
-storage index, and its inverse ``pos``) is kept apart and re-sorted with one ``sorted(key=...)``
-call when the operator asks for a sort.
-
-Why versions: change events and database reads race (a read started before an event can arrive
-after it). Every row carries the store's version, and a change or a record older than what the
-mirror has is dropped, so a stale event never overwrites a newer row. A change for a task whose
-record has not arrived yet is kept aside and applied when the record comes.
-
-Why coalescing: events arrive in bursts (hundreds per second in a fast batch). They are queued
-and applied by :meth:`TaskRows.flush`: only the newest version per task survives the queue, new
-rows are inserted in one contiguous block per flush, and changed rows are reported as contiguous
-blocks of display rows. Rows never move on their own: rows that arrive after a sort are appended.
-
-The mirror also keeps per-profile state counts and recent finish times, so the lane panels need
-no database reads. What a row shows (its display state, whether the filter passes it, its sort key)
-is in :mod:`mediadesk.viewmodel.row_display`. A view layer (``mediadesk.ui.models.task_model``)
-observes the mirror through :class:`RowsObserver` and turns its callbacks into Qt model signals.
+Columnar (:class:`~mediadesk.viewmodel.columns.Columns`, by a storage index stable for a task's
+lifetime) because per-row Python calls dominate at large sizes; the display order is kept apart and
+sorted on request. Rows carry the store's version, so a stale event never overwrites a newer row (a
+change that beats its record is kept aside). Events are coalesced and applied by :meth:`TaskRows.flush`
+in contiguous blocks; rows never move on their own. Also keeps per-profile counts and finish times
+for the lane panels; observed through :class:`RowsObserver` (``mediadesk.ui.models.task_model``).
 """
 
 from __future__ import annotations

@@ -327,214 +327,214 @@
 <context>
     <name>AdapterCheckDialog</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="62"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="57"/>
         <source>found</source>
         <extracomment>A screenshot&apos;s preview size in the report (it opens full size on its button).</extracomment>
         <translation>找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="63"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="58"/>
         <source>missing</source>
         <translation>缺失</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="64"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="59"/>
         <source>ambiguous</source>
         <translation>不唯一</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="65"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="60"/>
         <source>covered</source>
         <translation>被遮挡</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="66"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="61"/>
         <source>invalid selector</source>
         <translation>选择器无效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="67"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="62"/>
         <source>not shown</source>
         <translation>未显示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="75"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="70"/>
         <source>Opening the site… {url}</source>
         <translation>正在打开网站… {url}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="79"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="74"/>
         <source>Sending the test prompt…</source>
         <translation>正在发送测试提示…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="81"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="76"/>
         <source>The page is not ready: {why}</source>
         <translation>页面未就绪：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="84"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="79"/>
         <source>Browser: {message}</source>
         <translation>浏览器：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="91"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="86"/>
         <source>Completion decided by the site&apos;s own stream: it ended, then the answer stopped changing.</source>
         <translation>由网站自身的数据流判定完成：数据流结束，随后回答不再变化。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="96"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="91"/>
         <source>Completion decided by the page: no stream was seen; the answer stopped changing for the adapter&apos;s settle_ms.</source>
         <translation>由页面判定完成：未发现数据流；回答在适配器的 settle_ms 时间内不再变化。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="102"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="97"/>
         <source>Completion: {reason}</source>
         <translation>完成判定：{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="105"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="100"/>
         <source>No answer: completion was not decided.</source>
         <translation>没有回答：未判定完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="114"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="109"/>
         <source>Adapter check — {account}</source>
         <translation>适配器检查 — {account}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="123"/>
         <source>Key</source>
         <extracomment>Opens a screenshot full size (the desktop&apos;s image viewer); replaceable in tests.</extracomment>
         <translation>键</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="123"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="123"/>
         <source>Selector</source>
         <translation>选择器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="123"/>
         <source>Seen</source>
         <translation>所见</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="137"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="132"/>
         <source>how completion was decided, the answer, notes</source>
         <translation>完成的判定方式、回答、备注</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="142"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="137"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="163"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="158"/>
         <source>OK: the adapter fits the page.</source>
         <translation>正常：适配器与页面相符。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="165"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="160"/>
         <source>Not OK: {n} key(s) do not fit.</source>
         <translation>不正常：有 {n} 个键不相符。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="168"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="163"/>
         <source>Error: {error}</source>
         <translation>错误：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="169"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="164"/>
         <source>{site} on account {account} ({url})</source>
         <translation>{site}，账号 {account}（{url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="196"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="191"/>
         <source>network: {event}</source>
         <translation>网络：{event}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="197"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="192"/>
         <source>note: {note}</source>
         <translation>备注：{note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="199"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="194"/>
         <source>test prompt: {prompt}</source>
         <translation>测试提示：{prompt}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="201"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="196"/>
         <source>answer ({n} chars):</source>
         <translation>回答（{n} 个字符）：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="212"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="207"/>
         <source>(the screenshot cannot be shown)</source>
         <translation>（无法显示截图）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="220"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="215"/>
         <source>Open full size</source>
         <translation>查看原尺寸</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="255"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="267"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="262"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="274"/>
         <source>Check adapter is for web profiles and their accounts</source>
         <translation>“检查适配器”仅适用于网页配置及其账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="267"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="279"/>
         <source>No account uses profile {name}: add one under Accounts to check its site</source>
         <translation>没有账号使用配置 {name}：请在“账号”中添加一个账号后再检查其网站</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="275"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="287"/>
         <source>Check adapter needs the console&apos;s event loop; open Setup from the console</source>
         <translation>“检查适配器”需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="285"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="297"/>
         <source>Checking the site adapter on account {account}…</source>
         <translation>正在用账号 {account} 检查网站适配器…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="291"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="303"/>
         <source>Checking the adapter on {account}…</source>
         <translation>正在用 {account} 检查适配器…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="322"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="333"/>
         <source>Account {account} is busy running task {ids}; the check waits until it has ended (the account takes no new task meanwhile).</source>
         <translation>账号 {account} 正在执行任务 {ids}；检查将等待该任务结束（在此期间该账号不接收新任务）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="330"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="341"/>
         <source>Done.</source>
         <translation>完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="333"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="344"/>
         <source>Adapter check: OK</source>
         <translation>适配器检查：正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="335"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="346"/>
         <source>Adapter check: not OK (see the report)</source>
         <translation>适配器检查：不正常（见报告）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="339"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="350"/>
         <source>Adapter check failed: {why}</source>
         <translation>适配器检查失败：{why}</translation>
     </message>
@@ -1358,81 +1358,81 @@
 <context>
     <name>DetailPane</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="108"/>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="191"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="109"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="192"/>
         <source>No task selected.</source>
         <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
         <translation>未选择任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="124"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="125"/>
         <source>prompt</source>
         <extracomment>What the task used, in tokens (&quot;tokens: 120 in (20 cached) / 340 out&quot;); hidden when unknown.</extracomment>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="127"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="128"/>
         <source>result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="128"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="129"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="135"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="136"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="147"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="148"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="268"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="269"/>
         <source>Details: {detail}</source>
         <translation>详情：{detail}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="286"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="287"/>
         <source> ({n} cached)</source>
         <translation>（其中 {n} 命中缓存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="287"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="288"/>
         <source>tokens: {prompt} in{cached} / {completion} out</source>
         <translation>令牌：输入 {prompt}{cached} / 输出 {completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="291"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="292"/>
         <source> (~ estimate from characters)</source>
         <translation>（~ 按字符估算）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="142"/>
         <location filename="../../mediadesk/ui/panels/detail_pane.py" line="143"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="144"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="148"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="149"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="193"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="194"/>
         <source>{id} — loading…</source>
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="248"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="249"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="253"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="254"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
@@ -1441,7 +1441,7 @@
         <translation type="vanished">错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="274"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="275"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
@@ -1976,37 +1976,38 @@
 <context>
     <name>GroupedTable</name>
     <message>
-        <location filename="../../mediadesk/ui/window/grouped_view.py" line="59"/>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="73"/>
         <source>Group by batch</source>
+        <extracomment>The tree&apos;s current row is this task (the detail pane shows it).</extracomment>
         <translation>按批次分组</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/grouped_view.py" line="62"/>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="76"/>
         <source>Show the tasks grouped under their batch, each batch with its progress (click again for the flat list)</source>
         <translation>按批次分组显示任务，每个批次带进度（再次点击恢复平铺列表）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/grouped_view.py" line="67"/>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="81"/>
         <source>Copy rows</source>
         <translation>复制行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/grouped_view.py" line="166"/>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="179"/>
         <source>Copied {n} rows</source>
         <translation>已复制 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/grouped_view.py" line="185"/>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="198"/>
         <source>Copy {n} ids</source>
         <translation>复制 {n} 个 ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/grouped_view.py" line="190"/>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="203"/>
         <source>Expand all batches</source>
         <translation>展开所有批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/grouped_view.py" line="192"/>
+        <location filename="../../mediadesk/ui/window/grouped_view.py" line="205"/>
         <source>Collapse all batches</source>
         <translation>折叠所有批次</translation>
     </message>
@@ -2236,17 +2237,17 @@
 <context>
     <name>LogDock</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/log_dock.py" line="49"/>
+        <location filename="../../mediadesk/ui/panels/log_dock.py" line="50"/>
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/log_dock.py" line="56"/>
+        <location filename="../../mediadesk/ui/panels/log_dock.py" line="57"/>
         <source>Filter log (text, lane, task id)…</source>
         <translation>筛选日志（文本、通道、任务 ID）…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/log_dock.py" line="58"/>
+        <location filename="../../mediadesk/ui/panels/log_dock.py" line="59"/>
         <source>Follow</source>
         <translation>跟随</translation>
     </message>
@@ -2254,763 +2255,768 @@
 <context>
     <name>LogPhrases</name>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="56"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="157"/>
         <source>attempt {attempt} started</source>
-        <extracomment>The translation context of every template (``QCoreApplication.translate(CONTEXT, template)``). How each placeholder matches, and whether its value is translated in turn. &quot;num&quot;: a number; &quot;text&quot;: any text, shown as stored; &quot;phrase&quot;: words of ours (translated again); &quot;opt&quot;: like &quot;phrase&quot; but may be empty (a suffix: ``{more}``). A suffix (``{more}``) is empty or starts the way every suffix phrase does (&quot;; &quot;, &quot;, &quot;, &quot; (&quot;): so an error text with brackets of its own (&quot;HTTP 429 (slow down)&quot;) is not cut at its first &quot;)&quot;. Every phrase the code writes to a task&apos;s log, most specific first (the first full match wins).</extracomment>
+        <extracomment>The translation context of every template (``QCoreApplication.translate(CONTEXT, template)``). A value in a line: shown as given (str, int), or rendered in turn (a LogText, a tuple joined).</extracomment>
         <translation>第 {attempt} 次尝试开始</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="57"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="158"/>
         <source>canceled while pending</source>
         <translation>等待中被取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="58"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="159"/>
         <source>cancel requested by operator</source>
         <translation>操作员请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="59"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="160"/>
         <source>re-queued by operator</source>
         <translation>操作员已重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="60"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="161"/>
         <source>resolved by operator: {action} ({note})</source>
         <translation>操作员已处理：{action}（{note}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="61"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="162"/>
         <source>resolved by operator: {action}</source>
         <translation>操作员已处理：{action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="62"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="163"/>
         <source>not run: {why}</source>
         <translation>未运行：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="63"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="164"/>
         <source>an earlier turn ({task}) of conversation {conversation} ended {state}</source>
         <translation>会话 {conversation} 的前一轮（{task}）以“{state}”结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="64"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="166"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="65"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="167"/>
         <source>canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="67"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="169"/>
         <source>success in {seconds} s{more}</source>
         <translation>成功，用时 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="68"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="170"/>
         <source> (truncated: the provider stopped at its length limit)</source>
         <translation>（已截断：服务商在长度上限处停止）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="69"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="172"/>
         <source>canceled {who} while running</source>
         <translation>运行中被取消{who}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="70"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="173"/>
         <source>by operator</source>
         <translation>（操作员）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="71"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="174"/>
         <source>(the attempt was cancelled)</source>
         <translation>（本次尝试被取消）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="72"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="175"/>
         <source>attempt abandoned: the task was taken over (stale heartbeat)</source>
         <translation>已放弃本次尝试：任务已被接管（心跳过期）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="73"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="177"/>
         <source>interrupted by shutdown; will resume</source>
         <translation>因关闭而中断；将会继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="74"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="178"/>
         <source>interrupted: the database failed; will resume</source>
         <translation>已中断：数据库出错；将会继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="75"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="180"/>
         <source>recovered after a crash: cancel had been requested</source>
         <translation>崩溃后恢复：此前已请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="76"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="182"/>
         <source>recovered: cancel had been requested</source>
         <translation>已恢复：此前已请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="77"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="183"/>
         <source>failed: {error}</source>
         <translation>失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="79"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="185"/>
         <source>attempt {attempt} failed ({error}); {why}</source>
         <translation>第 {attempt} 次尝试失败（{error}）；{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="80"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="186"/>
         <source>not started ({error}); attempt not charged, back in the queue for {seconds} s{more}</source>
         <translation>未开始（{error}）；本次尝试不计数，重新排队 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="82"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="188"/>
         <source>attempt {attempt} {why} ({error}){more}</source>
         <translation>第 {attempt} 次尝试：{why}（{error}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="83"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="189"/>
         <source>; callee paused {seconds} s{more}</source>
         <translation>；被调用方暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="84"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="190"/>
         <source>; {callee} paused {seconds} s{more}</source>
         <translation>；{callee}暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="85"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="191"/>
         <source>; breaker {breaker} ({reason}){more}</source>
         <translation>；熔断器{breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="86"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="192"/>
         <source>; {callee} stopped, not probed: it waits for the operator</source>
         <translation>；{callee}已停止，不再探测：等待操作员处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="87"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="194"/>
         <source>, next probe in {seconds} s</source>
         <translation>，{seconds} 秒后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="88"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="195"/>
         <source>retry {n}/{max} in {seconds} s</source>
         <translation>{seconds} 秒后第 {n}/{max} 次重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="89"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="196"/>
         <source>not retryable</source>
         <translation>不可重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="90"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="197"/>
         <source>no retries left</source>
         <translation>重试次数已用完</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="91"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="198"/>
         <source>not started; attempt not charged</source>
         <translation>未开始；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="92"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="199"/>
         <source>refused by the callee; attempt not charged</source>
         <translation>被调用方拒绝；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="93"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="200"/>
         <source>could not reach the callee; attempt not charged</source>
         <translation>无法连接被调用方；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="94"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="202"/>
         <source>stopped the callee until the operator fixes it; attempt not charged</source>
         <translation>已停止该被调用方，直到操作员修复；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="95"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="204"/>
         <source>crashed or timed out on {n} attempts: set aside for a person</source>
         <translation>{n} 次尝试崩溃或超时：已搁置，等待人工处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="97"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="207"/>
         <source>expired: {why}</source>
         <translation>已过期：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="98"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="208"/>
         <source>not started within max_wait_s = {limit} s (waited {seconds} s)</source>
         <translation>未在 max_wait_s = {limit} 秒内开始（已等待 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="99"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="210"/>
         <source>fallback exhausted: {why}</source>
         <translation>后备链已用尽：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="100"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="211"/>
         <source>every step of the fallback chain failed; last: {profile} ({kind}: {error})</source>
         <translation>后备链的每一步都失败了；最后一步：{profile}（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="101"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="213"/>
         <source>fallback: {why}; moved to {profile}</source>
         <translation>后备：{why}；已转到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="102"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="214"/>
         <source>fallback: {why}; answered with the rule reply</source>
         <translation>后备：{why}；已用规则回复作答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="103"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="215"/>
         <source>{profile} could not serve it ({kind}: {error})</source>
         <translation>{profile} 无法处理（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="104"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="216"/>
         <source>retry by operator</source>
         <translation>操作员要求重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="105"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="217"/>
         <source>reroute by operator to {profile}</source>
         <translation>操作员改派到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="106"/>
         <source>{action} by operator to {profile}</source>
-        <translation>操作员执行 {action}，目标 {profile}</translation>
+        <translation type="vanished">操作员执行 {action}，目标 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="107"/>
         <source>{action} by operator</source>
-        <translation>操作员执行 {action}</translation>
+        <translation type="vanished">操作员执行 {action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="109"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="219"/>
         <source>{request} -&gt; {status} in {seconds} s, {chars} chars{more}</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒，{chars} 个字符{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="110"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="220"/>
         <source>{request} -&gt; {status} in {seconds} s ({kind}{more})</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒（{kind}{more}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="111"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="221"/>
         <source>{request} -&gt; not sent: {error}</source>
         <translation>{request} -&gt; 未发送：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="112"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="222"/>
         <source>{request} -&gt; cancelled after {seconds} s</source>
         <translation>{request} -&gt; {seconds} 秒后取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="113"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="223"/>
         <source>{request} -&gt; {kind} after {seconds} s{more}</source>
         <translation>{request} -&gt; {seconds} 秒后 {kind}{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="114"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="224"/>
         <source>POST {path} stream={flag}</source>
         <translation>POST {path} stream={flag}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="115"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="225"/>
         <source> (truncated: finish_reason=length)</source>
         <translation>（已截断：finish_reason=length）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="116"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="226"/>
         <source>, retry after {seconds} s</source>
         <translation>，{seconds} 秒后重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="117"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="227"/>
         <source>; usage {prompt} in ({cached} cached) / {completion} out</source>
         <translation>；用量：输入 {prompt}（其中 {cached} 命中缓存）/ 输出 {completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="118"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="228"/>
         <source>; usage {prompt} in / {completion} out</source>
         <translation>；用量：输入 {prompt} / 输出 {completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="119"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="229"/>
         <source>; no usage reported (estimated from characters)</source>
         <translation>；服务商未报告用量（按字符估算）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="120"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="230"/>
         <source>rate limits: {why}</source>
         <translation>速率限制：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="121"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="231"/>
         <source>the provider allows {n} tokens a minute</source>
         <translation>服务商每分钟允许 {n} 个令牌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="122"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="232"/>
         <source>the provider allows {n} requests a minute</source>
         <translation>服务商每分钟允许 {n} 个请求</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="123"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="233"/>
         <source>{n} tokens left in the provider&apos;s window: waiting for them</source>
         <translation>服务商窗口内剩余 {n} 个令牌：等待补足</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="124"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="235"/>
         <source>{n} tokens left in the provider&apos;s window: holding {seconds} s</source>
         <translation>服务商窗口内剩余 {n} 个令牌：暂停 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="125"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="237"/>
         <source>no request left in the provider&apos;s window: waiting for one</source>
         <translation>服务商窗口内已无剩余请求：等待下一个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="126"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="239"/>
         <source>no request left in the provider&apos;s window: holding {seconds} s</source>
         <translation>服务商窗口内已无剩余请求：暂停 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="128"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="242"/>
         <source>sent in provider batch {batch} ({n} tasks, economy)</source>
         <translation>已随服务商批次 {batch} 发送（{n} 个任务，经济通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="129"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="243"/>
         <source>provider batch {batch} found again after a restart</source>
         <translation>重启后重新找到服务商批次 {batch}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="130"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="244"/>
         <source>back in the queue, not charged: {reason}</source>
         <translation>已回到队列，不计次数：{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="131"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="245"/>
         <source>canceled by operator; provider batch {batch} ended</source>
         <translation>已被操作员取消；服务商批次 {batch} 已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="132"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="246"/>
         <source>success from provider batch {batch} (economy)</source>
         <translation>由服务商批次 {batch} 成功返回（经济通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="133"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="247"/>
         <source>its provider batch was never created (interrupted)</source>
         <translation>其服务商批次从未创建（被中断）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="134"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="249"/>
         <source>the provider did not take the batch ({kind}: {error})</source>
         <translation>服务商未接受该批次（{kind}：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="136"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="252"/>
         <source>(at lane start) {line}</source>
         <translation>（通道启动时）{line}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="137"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="253"/>
         <source>account {account}: chromium pid {pid}, debug port {port}</source>
         <translation>账号 {account}：chromium 进程 {pid}，调试端口 {port}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="138"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="255"/>
         <source>answer {chars} chars; driver overhead {ms} ms</source>
         <translation>回答 {chars} 个字符；驱动开销 {ms} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="139"/>
         <source>done: stream ended</source>
-        <translation>完成：网站的回答流已结束</translation>
+        <translation type="vanished">完成：网站的回答流已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="140"/>
         <source>done: page settled</source>
-        <translation>完成：页面内容已稳定</translation>
+        <translation type="vanished">完成：页面内容已稳定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="141"/>
         <source>done: page settled (stream still open)</source>
-        <translation>完成：页面内容已稳定（回答流仍未关闭）</translation>
+        <translation type="vanished">完成：页面内容已稳定（回答流仍未关闭）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="142"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="256"/>
         <source>done: {why}</source>
         <translation>完成：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="143"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="257"/>
         <source>waited: {why}</source>
         <translation>已等待：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="144"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="258"/>
         <source>the site was still generating (its busy indicator showed): waited {seconds} s before typing</source>
         <translation>网站仍在生成（忙碌指示仍显示）：输入前等待了 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="146"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="260"/>
         <source>an earlier answer&apos;s stream ({streams}) was still open: waited {seconds} s before typing</source>
         <translation>先前回答的回答流（{streams}）仍未关闭：输入前等待了 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="148"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="262"/>
         <source>stream ended: the stream our send started ended, then the answer was still {ms} ms</source>
         <translation>回答流已结束：我们发送后开启的回答流已结束，随后回答 {ms} 毫秒内未再变化</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="150"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="264"/>
         <source>page settled (stream still open): no busy indicator and the answer unchanged for {seconds} s while a stream of ours stayed open (a channel the site keeps open)</source>
         <translation>页面内容已稳定（回答流仍未关闭）：没有忙碌指示，且回答 {seconds} 秒内未变化，而我们的回答流仍开着（网站一直保持打开的通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="152"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="267"/>
         <source>page settled: no stream of ours to read the end from, so busy gone and the answer unchanged for settle_ms = {ms} ms</source>
         <translation>页面内容已稳定：没有可读出结束的回答流，因此以忙碌指示消失且回答在 settle_ms = {ms} 毫秒内未变化为准</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="154"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="270"/>
         <source>answer not found: {error}; the task goes back uncharged, the account rests</source>
         <translation>未找到回答：{error}；任务退回队列且不计尝试次数，该账号暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="155"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="272"/>
         <source>no answer was found for this prompt {n} times: counted as a failure of the task</source>
         <translation>此提示词已有 {n} 次未找到回答：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="156"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="274"/>
         <source>warning: {warning}</source>
         <translation>警告：{warning}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="157"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="275"/>
         <source>interrupted: another desktop took this account over; will resume</source>
         <translation>已中断：另一台桌面接管了此账号；稍后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="158"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="277"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="159"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="278"/>
         <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
         <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="161"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="281"/>
         <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="162"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="283"/>
         <source>conversation {conversation}: turn {turn} in its chat thread</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="163"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="285"/>
         <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
         <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="165"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="288"/>
         <source>not started: {error}</source>
         <translation>未开始：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="166"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="289"/>
         <source>evidence: {files}</source>
         <translation>证据：{files}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="167"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="290"/>
         <source>canceled: generation stopped and page replaced</source>
         <translation>已取消：已停止生成并替换页面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="168"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="291"/>
         <source>canceled: browser did not answer within {seconds} s; killed it</source>
         <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="170"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="294"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="172"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="297"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="174"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="300"/>
         <source>automatic login: {account} is logged in again</source>
         <translation>自动登录：{account} 已重新登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="175"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="301"/>
         <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
         <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="177"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="303"/>
         <source>automatic login failed: {why}; next try not before {time}</source>
         <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="178"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="305"/>
         <source>still logged out after submitting the login form ({error})</source>
         <translation>提交登录表单后仍未登录（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="180"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="308"/>
         <source>browser: previous chromium is gone; relaunching on a fresh process</source>
         <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="181"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="310"/>
         <source>browser: the page could not be replaced; browser ended</source>
         <translation>浏览器：无法替换页面；浏览器已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="182"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="312"/>
         <source>browser: started chromium pid {pid} on {path}</source>
         <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="183"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="313"/>
         <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
         <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="184"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="315"/>
         <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
         <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="185"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="317"/>
         <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
         <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="186"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="319"/>
         <source>gracefully</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="187"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="320"/>
         <source>after SIGKILL</source>
         <translation>在 SIGKILL 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="188"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="321"/>
         <source>after SIGTERM</source>
         <translation>在 SIGTERM 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="189"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="322"/>
         <source>; STILL RUNNING: {pids}</source>
         <translation>；仍在运行：{pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="190"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="323"/>
         <source>browser: chromium pid {pid} killed ({n} processes)</source>
         <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="191"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="324"/>
         <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
         <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="192"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="326"/>
         <source>session cookies: restored {n} ({domains}) from {file}</source>
         <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="193"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="327"/>
         <source>session cookies: could not restore {n} from {file}: {error}</source>
         <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="194"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="329"/>
         <source>session cookies: could not save {file}: {error}</source>
         <translation>会话 cookie：无法保存 {file}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="195"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="330"/>
         <source>session cookies: not saved ({error})</source>
         <translation>会话 cookie：未保存（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="197"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="332"/>
         <source>self-check: clean{more}</source>
         <translation>自检：正常{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="198"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="333"/>
         <source> (removed stale {files})</source>
         <translation>（已删除过期的 {files}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="199"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="334"/>
         <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
         <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="201"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="336"/>
         <source>terminated</source>
         <translation>已终止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="202"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="337"/>
         <source>killed after {seconds} s grace</source>
         <translation>宽限 {seconds} 秒后已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="203"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="338"/>
         <source>could NOT end pids {pids}</source>
         <translation>无法结束进程 {pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="204"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="339"/>
         <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
         <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="206"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="341"/>
         <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
         <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="207"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="343"/>
         <source>an open browser of this MediaDesk uses it</source>
         <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="208"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="344"/>
         <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
         <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="210"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="347"/>
         <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
         <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="211"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="349"/>
         <source>the account lock is held by pid {pid}</source>
         <translation>账号锁被进程 {pid} 持有</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="212"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="350"/>
         <source>an orphaned chromium {type} process whose browser is gone</source>
         <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="213"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="352"/>
         <source>recorded by this MediaDesk</source>
         <translation>由本 MediaDesk 记录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="214"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="353"/>
         <source>recorded by MediaDesk pid {pid}, which is gone</source>
         <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="215"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="354"/>
         <source>it belongs to MediaDesk pid {pid}, which is still running</source>
         <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="216"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="356"/>
         <source>it only holds our recorded debug port; not on our profile, not ours</source>
         <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="217"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="358"/>
         <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
         <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="219"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="360"/>
         <source>the account lock was free and the MediaDesk that started it is gone</source>
         <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="220"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="362"/>
         <source>it was not started by MediaDesk and cannot be attributed</source>
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="222"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="365"/>
         <source>the answer quoted the API key (the server echoed the Authorization header): stored with *** in its place</source>
         <translation>回答中引用了 API 密钥（服务器回显了 Authorization 请求头）：已以 *** 代替后保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="224"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="368"/>
         <source>stored with U+FFFD in place of {what} that no database can hold as text (a lone surrogate or NUL the provider sent)</source>
         <translation>已保存，{what}以 U+FFFD 代替（提供方发送了数据库无法作为文本保存的孤立代理项或 NUL）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="227"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="371"/>
+        <source>{line}; {note}</source>
+        <translation>{line}；{note}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="373"/>
+        <source>{text}</source>
+        <extracomment>someone else&apos;s words (a server&apos;s error text as a probe&apos;s answer): shown as they came</extracomment>
+        <translation>{text}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="375"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="230"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="378"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}){more}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="233"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="382"/>
         <source>{callee} {name}: probe failed ({what}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：探测失败（{what}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="236"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="385"/>
         <source>{callee} {name}: probe failed ({what}){more}</source>
         <translation>{callee} {name}：探测失败（{what}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="237"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and MediaDesk restarted</source>
-        <translation>{callee} {name}：{reason}；在修正配置并重启 MediaDesk 之前，不再发送任务，也不再探测</translation>
+        <translation type="vanished">{callee} {name}：{reason}；在修正配置并重启 MediaDesk 之前，不再发送任务，也不再探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="239"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="386"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the key is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：{reason}；在密钥修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="242"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="390"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：{reason}；在配置修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="245"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="394"/>
         <source>{callee} {name}: resumed by the operator (it was stopped: {reason})</source>
         <translation>{callee} {name}：已由操作员恢复（此前停止原因：{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="246"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="396"/>
         <source>stopped: {error}</source>
         <translation>已停止：{error}</translation>
     </message>
@@ -3019,12 +3025,12 @@
         <translation type="vanished">{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="231"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="380"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="232"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="381"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
@@ -3033,137 +3039,137 @@
         <translation type="vanished">{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="247"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="397"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="248"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="398"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="249"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="399"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="250"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="400"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="251"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="401"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="252"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="402"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="253"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="403"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="254"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="404"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="255"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="405"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="256"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="406"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="257"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="407"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="258"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="408"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="260"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="410"/>
         <source>site unreachable: {error}</source>
         <translation>站点无法访问：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="261"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="411"/>
         <source>site down: {error}; the task goes back uncharged and the account&apos;s breaker probes the site</source>
         <translation>站点宕机：{error}；任务退回队列且不计次数，账号的熔断器会探测该站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="263"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="413"/>
         <source>network: {error} and the site does not answer ({answer}): the run is cut</source>
         <translation>网络：{error}，且站点无响应（{answer}）：本次运行已中止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="264"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="415"/>
         <source>network: {error}, but the site answers ({answer}): the run goes on</source>
         <translation>网络：{error}，但站点仍有响应（{answer}）：运行继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="265"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="417"/>
         <source>usage limit: account {account} {rest}; it takes no task until then</source>
         <translation>用量上限：账号 {account} {rest}；在此之前不接任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="266"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="419"/>
         <source>challenge: account {account} needs a person: {error}; resolve it with the account&apos;s &apos;Log in&apos; (a visible browser on its profile); the task goes back uncharged</source>
         <translation>人机验证：账号 {account} 需要人工处理：{error}；请用该账号的“登录”处理（在其配置文件上打开可见浏览器）；任务退回队列且不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="269"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="422"/>
         <source>account {account} needs a person: {error}</source>
         <translation>账号 {account} 需要人工处理：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="271"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="424"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="272"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="425"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="273"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="426"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="274"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="427"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="275"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="428"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="276"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="429"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="277"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="430"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/log_phrases.py" line="278"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="431"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -3171,222 +3177,224 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="145"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="295"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="128"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="392"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Notices that need the operator (unseen): shown in the title, the status bar and the tray. The window was closed by the operator (the app then stops the scheduler and quits). Setup&apos;s &quot;Restart lanes&quot;: the workspace switcher restarts them from the saved config. The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml. Whether Setup may offer &quot;Restart lanes&quot; (set by whoever answers restartLanesRequested).</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/panes.py" line="89"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="215"/>
         <source>Accounts</source>
+        <extracomment>Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/panes.py" line="92"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="218"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/panes.py" line="109"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="238"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/panes.py" line="111"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="241"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/panes.py" line="139"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="269"/>
         <source>Desktops</source>
         <translation>桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/panes.py" line="156"/>
+        <location filename="../../mediadesk/ui/window/panes.py" line="83"/>
         <source>Exceptions ({n})</source>
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="220"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="287"/>
         <source>Setup…</source>
-        <extracomment>Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows: (tasks to cancel, finished ones left as they are) -&gt; go ahead? Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="222"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="289"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="297"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="394"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="356"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="517"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="378"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="539"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="382"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="543"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="385"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="546"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="387"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="548"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="110"/>
-        <location filename="../../mediadesk/ui/window/submission.py" line="124"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="130"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="144"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="102"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="122"/>
         <source>Submitting… {n} of {m}</source>
+        <extracomment>The staging dialog while it is open. The bundled demo batch (&quot;Load demo batch&quot;), when this workspace is the demo.</extracomment>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="113"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="133"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="119"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="139"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="135"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="154"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="137"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="156"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="149"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="165"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="52"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="76"/>
         <source>Nothing to cancel: the selected tasks have all finished</source>
+        <extracomment>Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows: (tasks to cancel, finished ones left as they are) -&gt; go ahead?</extracomment>
         <translation>没有可取消的：所选任务都已完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="56"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="80"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="62"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="86"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="70"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="93"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="76"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="100"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="97"/>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="122"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="120"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="145"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="55"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="78"/>
         <source>1 desktop</source>
         <translation>1 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="56"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="79"/>
         <source>{n} desktops</source>
         <translation>{n} 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="65"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="87"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="66"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="88"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="68"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="90"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="70"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="92"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="72"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="94"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="86"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="107"/>
         <source>spent today: {amount}</source>
         <translation>今日花费：{amount}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="88"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="109"/>
         <source>used today: {n} tokens</source>
         <translation>今日用量：{n} 个 token</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="91"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="112"/>
         <source>{spent} · stopped by a budget</source>
         <translation>{spent} · 已被预算停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="92"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="113"/>
         <source>stopped by a budget</source>
         <translation>已被预算停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="107"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="128"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="113"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="134"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="119"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="140"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="125"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="146"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -3399,52 +3407,53 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="105"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="128"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="123"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="146"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="125"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="148"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="127"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="151"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="49"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="72"/>
         <source>{total} tasks</source>
+        <extracomment>The last text shown on the status line (also after it timed out).</extracomment>
         <translation>共 {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="51"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="74"/>
         <source>{shown} of {total} tasks shown</source>
         <translation>显示 {shown} / {total} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/attention.py" line="34"/>
+        <location filename="../../mediadesk/ui/window/attention.py" line="32"/>
         <source>Notices ({n})</source>
         <translation>通知（{n}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/attention.py" line="35"/>
+        <location filename="../../mediadesk/ui/window/attention.py" line="33"/>
         <source>Notices</source>
         <translation>通知</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/attention.py" line="52"/>
+        <location filename="../../mediadesk/ui/window/attention.py" line="49"/>
         <source>Show the notices that need you</source>
         <translation>显示需要您处理的通知</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/attention.py" line="71"/>
+        <location filename="../../mediadesk/ui/window/attention.py" line="65"/>
         <source>⚑ {n} need you</source>
         <translation>⚑ {n} 项需要您处理</translation>
     </message>
@@ -3926,229 +3935,229 @@
 <context>
     <name>SetupEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="99"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="80"/>
         <source>Setup — {path}</source>
-        <extracomment>&quot;Restart lanes&quot; was clicked: the window restarts them from the saved file. What the console changed without the file (now shown, and written by Save). The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`). Saves; restart-needed changes are measured against what the running app uses. Asked before overwriting a file changed on disk: (message) -&gt; overwrite? Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
+        <extracomment>&quot;Restart lanes&quot; was clicked: the window restarts them from the saved file. What the console changed without the file (now shown, and written by Save). The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`). Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
         <translation>设置 — {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="105"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="86"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="108"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="88"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="110"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="90"/>
         <source>Restart lanes</source>
         <translation>重启通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="113"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="93"/>
         <source>Stop the lanes (running tasks go back to the queue uncharged), start them again from the saved setup, and resume</source>
         <translation>停止通道（正在运行的任务回到队列，不计尝试次数），按保存的设置重新启动，然后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="134"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="129"/>
         <source>Showing the values in effect, changed in the console since the file was written: {what}. Save writes them to the file.</source>
         <translation>显示的是当前生效的值，文件写入后已在控制台中更改：{what}。保存会把它们写入文件。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="141"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="172"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="148"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="154"/>
         <source>API key variable</source>
         <translation>API 密钥环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="149"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="144"/>
         <source>API key keyring entry</source>
         <translation>API 密钥的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
         <source>Requests per minute</source>
         <translation>每分钟请求数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
         <source>Adaptive</source>
         <translation>自适应</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
         <source>Endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
         <source>Stream</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
         <source>Longest answer (chars)</source>
         <translation>最长回答（字符）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
         <source>Site</source>
         <translation>站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
         <source>Chat URL</source>
         <translation>聊天 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
         <source>Needs an empty prompt</source>
         <translation>需要空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="168"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
         <source>Timeout (s)</source>
         <translation>超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="169"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
         <source>Longest run (s)</source>
         <translation>最长运行时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="170"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
         <source>Longest wait (s)</source>
         <translation>最长等待时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="171"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
         <source>Most pending tasks</source>
         <translation>最多等待中任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="172"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
         <source>Fallback profiles</source>
         <translation>后备配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="168"/>
         <source>Rule reply</source>
         <translation>规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="186"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="169"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
         <source>Active hours (e.g. 22:00-07:00)</source>
         <translation>活动时段（例如 22:00-07:00）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
         <source>Web profile</source>
         <translation>网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="175"/>
         <source>Browser profile folder</source>
         <translation>浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
         <source>Login user variable</source>
         <translation>登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="182"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
         <source>Login password variable</source>
         <translation>登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
         <source>Login user keyring entry</source>
         <translation>登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="184"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
         <source>Login password keyring entry</source>
         <translation>登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="185"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
         <source>Login cooldown (s)</source>
         <translation>登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="188"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="188"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="188"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="204"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="194"/>
         <source>Test</source>
         <translation>测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="222"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="211"/>
         <source>Check adapter</source>
         <translation>检查适配器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="224"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="213"/>
         <source>Opens the site on the account&apos;s profile in Chromium, reports each adapter key (found, missing, covered...) with an outlined screenshot, then sends one test prompt and shows how completion was decided</source>
         <translation>在 Chromium 中用该账号的配置文件打开网站，报告适配器的每个键（找到、缺失、被遮挡……）并附带标注了元素的截图，然后发送一条测试提示，显示如何判定回答完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="36"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="38"/>
         <source>Opens the site in Chromium on this account&apos;s profile and says logged in or out</source>
         <translation>用此账号的浏览器配置在 Chromium 中打开站点，并显示已登录或未登录</translation>
     </message>
@@ -4157,38 +4166,39 @@
         <translation type="vanished">发送一个开销很小的请求（GET /models，或只生成一个 token 的回答）并显示延迟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="35"/>
-        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="120"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="61"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="140"/>
         <source>(no name)</source>
         <translation>（无名称）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="71"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="94"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="72"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/entries.py" line="95"/>
         <source>user</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="294"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="276"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="298"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="280"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="40"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="65"/>
         <source>Config changed on disk</source>
+        <extracomment>Asked before overwriting a file changed on disk: (message) -&gt; overwrite?</extracomment>
         <translation>配置文件已在磁盘上被更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="41"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="66"/>
         <source>{message}
 
 Overwrite the file with the edits made here?</source>
@@ -4197,179 +4207,179 @@ Overwrite the file with the edits made here?</source>
 要用此处的编辑覆盖该文件吗？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="48"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="304"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="49"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="305"/>
         <source>Close Setup and discard the changes not saved to {path}?</source>
         <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="63"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="80"/>
         <source>Not saved: {path} changed on disk. Close and reopen Setup to see that change.</source>
         <translation>未保存：{path} 已在磁盘上被更改。请关闭并重新打开设置以查看该更改。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="72"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="89"/>
         <source>Not saved: {error}</source>
         <translation>未保存：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="76"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="92"/>
         <source>Saved {path}.</source>
         <translation>已保存 {path}。</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="40"/>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="95"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="111"/>
         <source>{profile} concurrency {n}</source>
         <translation>{profile} 并发数 {n}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="44"/>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="102"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="118"/>
         <source>{profile} empty prompt {state}</source>
         <translation>{profile} 空指令 {state}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="58"/>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="116"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="132"/>
         <source>{account} {state}</source>
         <translation>{account} {state}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="30"/>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="117"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="133"/>
         <source>enabled</source>
         <translation>已启用</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="29"/>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="103"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="119"/>
         <source>on</source>
         <translation>开</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="29"/>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="104"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="120"/>
         <source>off</source>
         <translation>关</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/in_effect.py" line="31"/>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="118"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="134"/>
         <source>disabled</source>
         <translation>已停用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="108"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="124"/>
         <source>endpoint {name} concurrency {n}</source>
         <translation>端点 {name} 并发数 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="120"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="136"/>
         <source>Applied now: {what}.</source>
         <translation>已立即生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="125"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="141"/>
         <source>Applies when the lanes restart: {what}. Use “Restart lanes” to do it now (running tasks go back to the queue uncharged and resume).</source>
         <translation>通道重启后生效：{what}。点击“重启通道”立即生效（正在运行的任务会回到队列，不计尝试次数，然后继续）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="129"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="145"/>
         <source>Applies at the next start: {what}.</source>
         <translation>下次启动时生效：{what}。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="139"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="154"/>
         <source>endpoint {name} added</source>
         <translation>已添加端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="140"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="155"/>
         <source>endpoint {name} removed</source>
         <translation>已删除端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="141"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="156"/>
         <source>endpoint {name} changed</source>
         <translation>已更改端点 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="142"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="157"/>
         <source>profile {name} added</source>
         <translation>已添加配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="158"/>
         <source>profile {name} removed</source>
         <translation>已删除配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="144"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="159"/>
         <source>profile {name} changed</source>
         <translation>已更改配置 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="145"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="160"/>
         <source>account {name} added</source>
         <translation>已添加账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="146"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="161"/>
         <source>account {name} removed</source>
         <translation>已删除账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="147"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="162"/>
         <source>account {name} changed</source>
         <translation>已更改账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="38"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="40"/>
         <source>Asks for a one-token answer with the API key: says whether the key works, and the latency</source>
         <translation>用 API 密钥请求一个只含一个 token 的回答：说明密钥是否有效，以及延迟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="76"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="92"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="85"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="101"/>
         <source>Test needs the console&apos;s event loop; open Setup from the console</source>
         <translation>测试需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="92"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="108"/>
         <source>Testing {name}…</source>
         <translation>正在测试 {name}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="110"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="126"/>
         <source>Details: {detail}</source>
         <translation>详情：{detail}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="123"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="139"/>
         <source>a web profile is tested through its accounts</source>
         <translation>网页配置通过其账号进行测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="126"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="142"/>
         <source>OK: the key works (a one-token answer, {seen}) in {ms:.0f} ms</source>
         <translation>正常：密钥有效（一个 token 的回答，{seen}），用时 {ms:.0f} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="130"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="146"/>
         <source>Key rejected: the endpoint refused the API key from {source} ({seen}). Set the right key there, then test again.</source>
         <translation>密钥被拒绝：端点拒绝了来自 {source} 的 API 密钥（{seen}）。请在那里设置正确的密钥，然后再测试。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="152"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="168"/>
         <source>logged in</source>
         <translation>已登录</translation>
     </message>
@@ -4378,22 +4388,22 @@ Overwrite the file with the edits made here?</source>
         <translation type="vanished">正常：{seen}，用时 {ms:.0f} ms</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="133"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="149"/>
         <source>Failed after {ms:.0f} ms: {seen}</source>
         <translation>{ms:.0f} ms 后失败：{seen}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="141"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="157"/>
         <source>{name}: logged in</source>
         <translation>{name}：已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="159"/>
         <source>{name}: logged out ({why}); use Log in on the account panel</source>
         <translation>{name}：未登录（{why}）；请在账号面板上点击“登录”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="146"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="162"/>
         <source>{name}: {error}</source>
         <translation>{name}：{error}</translation>
     </message>
@@ -4402,7 +4412,7 @@ Overwrite the file with the edits made here?</source>
         <translation type="vanished">已登录（{seen}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="154"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="170"/>
         <source>logged out ({seen})</source>
         <translation>未登录（{seen}）</translation>
     </message>
@@ -4745,38 +4755,38 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TrayController</name>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="208"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="234"/>
         <source>Show window</source>
         <extracomment>The tray icon&apos;s states, most urgent first: something needs the operator; every lane paused; tasks running; nothing to do. How often a console without a tray looks whether one has appeared (Qt has no signal for it). The tray icon&apos;s state (one of TRAY_STATES), kept also while there is no tray.</extracomment>
         <translation>显示窗口</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="210"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="236"/>
         <source>Pause all lanes</source>
         <translation>暂停所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="213"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="239"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="256"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="282"/>
         <source>MediaDesk keeps running</source>
         <translation>MediaDesk 仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="257"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="283"/>
         <source>The lanes keep working; the tray icon shows the progress. Its menu brings the window back or quits.</source>
         <translation>通道继续工作；托盘图标显示进度。其菜单可恢复窗口或退出。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="283"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="305"/>
         <source> · {n} need you</source>
         <translation> · {n} 项需要您处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="286"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="308"/>
         <source>MediaDesk: {running} running, {pending} pending, {ended} done</source>
         <translation>MediaDesk：{running} 个运行中，{pending} 个待处理，{ended} 个已结束</translation>
     </message>
@@ -5045,140 +5055,140 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WindowMenus</name>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="61"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="76"/>
         <source>&amp;View</source>
         <extracomment>The window&apos;s size on a first run and after View &gt; Reset layout (then fitted to the screen). Opens a folder or a document (the system&apos;s handler); tests replace it.</extracomment>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="87"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="102"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="89"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="104"/>
         <source>Stop the lanes and close MediaDesk (Ctrl+Q)</source>
         <translation>停止各通道并关闭 MediaDesk（Ctrl+Q）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="121"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="124"/>
         <source>Status bar</source>
         <translation>状态栏</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="128"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="131"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="130"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="133"/>
         <source>Put the docks, panes, columns and window size back as on a first start</source>
         <translation>将停靠面板、窗格、列和窗口大小恢复为首次启动时的样子</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="149"/>
-        <location filename="../../mediadesk/ui/window/menus.py" line="169"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="152"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="172"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="153"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="156"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="168"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="171"/>
         <source>the system&apos;s language</source>
         <translation>系统语言</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="170"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="173"/>
         <source>MediaDesk will be in {language} from its next start. Close it and start it again to switch now (the lanes&apos; work is kept).</source>
         <translation>MediaDesk 将从下次启动起使用{language}。如需立即切换，请关闭后重新启动（各通道的工作会保留）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="175"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="178"/>
         <source>&amp;Tools</source>
         <translation>工具(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="178"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="181"/>
         <source>Adapter check…</source>
         <translation>适配器检查…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="179"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="182"/>
         <source>Check that a chat site&apos;s adapter still finds the page&apos;s parts (in Setup: a web profile)</source>
         <translation>检查聊天网站的适配器是否仍能找到页面元素（在“设置”中：网页配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="185"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="188"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="186"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="189"/>
         <source>Documentation</source>
         <translation>文档</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="188"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="191"/>
         <source>Open the documentation folder (the operator guide first)</source>
         <translation>打开文档文件夹（先看操作指南）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="189"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="192"/>
         <source>Open the data folder</source>
         <translation>打开数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="191"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="194"/>
         <source>The workspace: database, browser profiles, evidence</source>
         <translation>工作区：数据库、浏览器配置文件、证据</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="192"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="195"/>
         <source>Open the logs folder</source>
         <translation>打开日志文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="194"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="197"/>
         <source>The console&apos;s log (warnings and errors)</source>
         <translation>控制台日志（警告和错误）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="195"/>
-        <location filename="../../mediadesk/ui/window/menus.py" line="224"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="198"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="227"/>
         <source>About MediaDesk</source>
         <translation>关于 MediaDesk</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="206"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="209"/>
         <source>{path} does not exist yet</source>
         <translation>{path} 尚不存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="210"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="213"/>
         <source>No program could open {path}</source>
         <translation>没有程序能打开 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="215"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="218"/>
         <source>MediaDesk {version}</source>
         <translation>MediaDesk {version}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="216"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="219"/>
         <source>Batch text generation through chat sites and OpenAI-compatible endpoints.</source>
         <translation>通过聊天网站和 OpenAI 兼容端点批量生成文本。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="218"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="221"/>
         <source>Data folder: {path}</source>
         <translation>数据文件夹：{path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="219"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="222"/>
         <source>Logs: {path}</source>
         <translation>日志：{path}</translation>
     </message>
@@ -5186,53 +5196,53 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WorkWatcher</name>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="74"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="78"/>
         <source>Endpoint stopped</source>
         <extracomment>(title, text) of a notice. The progress changed: (running, pending, ended since the last batch notice). A batch finished: (succeeded, failed, canceled).</extracomment>
         <translation>端点已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="75"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="79"/>
         <source>{kind} {name} takes no task and is not probed: {what}. Its tasks wait, nothing is charged.</source>
         <translation>{kind} {name} 不接任务，也不探测：{what}。它的任务在等待，不计任何尝试次数。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="79"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="83"/>
         <source>too many failures</source>
         <translation>失败过多</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="80"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="84"/>
         <source>Breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="81"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="85"/>
         <source>{kind} {name} stopped taking tasks ({reason}); it is probed and resumes by itself when it answers again.</source>
         <translation>{kind} {name} 已停止接收任务（{reason}）；系统会探测它，恢复响应后自动继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="93"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="97"/>
         <source>Login needed</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="94"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="98"/>
         <source>Account {account} is logged out and takes no task until you log in again (Accounts: Log in).</source>
         <translation>账号 {account} 已登出，重新登录前不接收任务（账号：登录）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="119"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="123"/>
         <source>{ok} succeeded, {failed} failed</source>
         <translation>{ok} 个成功，{failed} 个失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="121"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="125"/>
         <source>, {n} canceled</source>
         <translation>，{n} 个已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="122"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="126"/>
         <source>Batch finished</source>
         <translation>批次已完成</translation>
     </message>

@@ -13,8 +13,8 @@ from mediadesk.config import errors as config_errors
 from mediadesk.config import model as config_mod
 from mediadesk.config.messages import CONTEXT, TEMPLATES, msg
 from mediadesk.config.model import ConfigError, parse_config
-from mediadesk.viewmodel.log_phrases import CONTEXT as LOG_CONTEXT
-from mediadesk.viewmodel.log_phrases import PHRASES
+from mediadesk.core.log_lines import CONTEXT as LOG_CONTEXT
+from mediadesk.core.log_lines import PHRASES
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "resources" / "i18n" / "mediadesk_zh_CN.ts"
@@ -62,12 +62,13 @@ def _translations(context: str) -> dict[str, str]:
 def test_every_config_template_and_log_phrase_has_chinese_in_the_ts() -> None:
     config_zh = _translations(CONTEXT)
     log_zh = _translations(LOG_CONTEXT)
-    missing = [t for t in TEMPLATES if t not in config_zh] + [p.template for p in PHRASES if p.template not in log_zh]
+    missing = [t for t in TEMPLATES if t not in config_zh] + [p.template for p in PHRASES.values()
+                                                               if p.template not in log_zh]
     assert not missing, f"no Chinese in {TS.name} for: {missing}"
     # real translations, not copies (values-only templates such as "{message}" excepted)
     same = [t for t in TEMPLATES if config_zh[t] == t and t not in ("{message}",)]
-    same += [p.template for p in PHRASES if log_zh[p.template] == p.template
-             and p.template not in ("POST {path} stream={flag}", "HTTP {status}")]
+    same += [p.template for p in PHRASES.values() if log_zh[p.template] == p.template
+             and p.template not in ("POST {path} stream={flag}", "HTTP {status}", "{text}")]
     assert not same, f"left in English: {same}"
 
 

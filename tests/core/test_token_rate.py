@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mediadesk.core.log_lines import english
 from mediadesk.core.token_rate import (
     DEFAULT_COMPLETION_TOKENS,
     CompletionHistory,
@@ -85,7 +86,7 @@ def test_the_gate_learns_the_providers_limits_from_its_headers() -> None:
     assert not g.limits and g.wait_time(0.0, 5000) == 0.0
     note = g.settle(0.0, 0.0, 300, profile="p", completion=100, hints=RateHints(
         limit_tokens=6000, remaining_tokens=200, limit_requests=60, remaining_requests=0))
-    assert note is not None and "6000 tokens a minute" in note and "60 requests a minute" in note
+    assert note is not None and "6000 tokens a minute" in english(note) and "60 requests a minute" in english(note)
     assert g.limits_tokens and g.completions.p90("p") == 100
     assert g.wait_time(0.0, 300) == pytest.approx(1.0)  # 100 more tokens at 100 a second; a request in 1 s
     assert g.wait_time(0.0, 1200) == pytest.approx(10.0)

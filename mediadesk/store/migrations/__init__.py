@@ -1,14 +1,10 @@
 """Schema migrations of the store, on SQLite and PostgreSQL alike (Alembic).
 
-Revisions live in ``versions/``; :data:`REVISIONS` lists them in order (a test checks it against
-Alembic's own view). Opening a database reads its revision with plain SQL (:func:`read_revision`)
-and imports Alembic (and SQLAlchemy, ~0.3 s) only when there is something to upgrade
-(:func:`upgrade`). A revision not in :data:`REVISIONS` is a newer MediaDesk's: refused, never
-"fixed".
-
-To change the schema: add ``versions/000N_name.py`` (``revision`` = its id, ``down_revision`` = the
-last one); that is all (:data:`REVISIONS` is read from the folder). Never edit a revision that was
-released; a revision is history and never derives anything from the current model.
+Revisions live in ``versions/`` and :data:`REVISIONS` lists them in order (read from the folder).
+Opening reads the revision with plain SQL (:func:`read_revision`) and imports Alembic only when
+there is something to upgrade (:func:`upgrade`). An unknown revision is a newer MediaDesk's: refused.
+To change the schema, add ``versions/000N_name.py`` (``down_revision`` = the last one). Never edit
+a released revision; revisions never derive anything from the current model.
 """
 
 from __future__ import annotations
