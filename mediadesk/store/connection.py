@@ -1,26 +1,24 @@
-"""The store's plumbing, shared by its parts: the SQLite connection (WAL), transactions that carry the
-buffered log lines, and the wrapper that turns a fault of the disk into a typed error.
+"""The task store's connection: ONE DB-API connection owned by the scheduler's loop thread, its
+transactions, and the task-log lines waiting for the next one (group commit).
 
-:class:`StoreBase` declares what the parts of :class:`~mediadesk.store.taskstore.TaskStore` (its
-queries, settings and transitions) share: ONE connection owned by the scheduler's event-loop thread,
-the buffer of log lines waiting for the next transaction (group commit), and the dialect's few SQL
-differences. The back-end classes fill it in (``TaskStore.__init__``, ``PgTaskStore.__init__``).
+:class:`StoreConnection` is built by its back-end (``TaskStore`` on SQLite, ``PgTaskStore`` on
+PostgreSQL) with what differs between them: how a transaction begins and which errors the driver
+raises. It knows nothing of tasks beyond the ``task_log`` row.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, Protocol
 
-from mediadesk.core.text import storable
-from mediadesk.store.errors import StorageError
+__all__ = ["DbApiConnection", "LogRow", "StoreConnection", "connect_sqlite"]
 
-__all__ = ["StoreBase", "Tx", "connect_sqlite", "faults_typed"]
+#: A ``task_log`` row: task_id, ts, lane, message (English), message_id, message_params (JSON).
+LogRow = tuple[str, float, str, str, str, str]
 
 
 def connect_sqlite(path: Path) -> sqlite3.Connection:
@@ -31,7 +29,7 @@ def connect_sqlite(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=10000")
         # Checkpoints (the only writes that fsync in WAL + NORMAL) run in a background thread via
-        # TaskStore.checkpoint(); the automatic one stays only as a far fallback (~80 MB of WAL).
+        # TaskStore.checkpoint(); the automatic one stays only as a far fallback.
         conn.execute("PRAGMA wal_autocheckpoint=20000")
     except BaseException:
         conn.close()
@@ -41,9 +39,9 @@ def connect_sqlite(path: Path) -> sqlite3.Connection:
 
 def _set_wal(conn: sqlite3.Connection, wait_s: float = 10.0) -> None:
     """``PRAGMA journal_mode=WAL``. Switching a database to WAL needs it to itself, and SQLite answers
-    "database is locked" AT ONCE (no busy handler) while another connection reads it: two processes
-    opening a new database together met that (28 of 40 tries before Alembic, 2 of 40 after). Once the
-    file is WAL, the pragma changes nothing and needs no lock: retried like a busy timeout."""
+    "database is locked" AT ONCE (no busy handler) while another connection reads it, as when two
+    processes open a new database together. Once the file is WAL the pragma needs no lock: retried
+    like a busy timeout."""
     deadline = time.monotonic() + wait_s
     while True:
         try:
@@ -55,109 +53,75 @@ def _set_wal(conn: sqlite3.Connection, wait_s: float = 10.0) -> None:
             time.sleep(0.01)
 
 
-class StoreBase:
-    """What the parts of the task store share (see the module doc). Not thread-safe by design."""
+class DbApiConnection(Protocol):
+    """What the store uses of its driver's connection: sqlite3's, or :class:`~mediadesk.store.pgconn.PgConn`
+    (psycopg with sqlite3's calling shape). In autocommit mode: one statement is its own transaction."""
 
-    #: "sqlite" or "postgresql"
-    dialect: ClassVar[str] = "sqlite"
-    #: The driver errors the typed-fault wrapper looks at (see :func:`faults_typed`).
-    _db_errors: ClassVar[tuple[type[Exception], ...]] = (sqlite3.Error,)
-    #: "a IS NOT b" (NULL-safe) in this dialect's SQL.
-    _IS_NOT: ClassVar[str] = "IS NOT"
-    #: How a multi-statement transaction starts (SQLite: take the write lock at once).
-    _BEGIN: ClassVar[str] = "BEGIN IMMEDIATE"
-
-    #: the one connection (sqlite3, or :class:`~mediadesk.store.pgconn.PgConn`)
-    _conn: Any
-    #: Task-log lines waiting for the next transaction (group commit): a log line costs one
-    #: INSERT inside a transaction that happens anyway, instead of a transaction of its own.
-    _log_buf: list[tuple[str, float, str, str]]
-
-    def _tx(self) -> Tx:
-        return Tx(self)
-
-    def _flush_in_tx(self) -> None:
-        if self._log_buf:
-            buf, self._log_buf = self._log_buf, []
-            self._conn.executemany("INSERT INTO task_log(task_id, ts, lane, message) VALUES (?,?,?,?)", buf)
-
-    def _log(self, task_id: str, lane: str, message: str, ts: float) -> None:
-        """Buffered: inserted by the next transaction or ``flush`` (group commit, <= ~0.25 s). A
-        character no database holds (lone surrogate, NUL) would fail the whole group: replaced."""
-        self._log_buf.append((task_id, ts, lane, storable(message)[0]))
-
-    def verify(self) -> None:
-        """Raise when the database is no longer the one we opened (see ``TaskStore.verify``)."""
-
-    def _fault(self, exc: Exception) -> StorageError | None:
-        """The typed fault behind ``exc``, or None when it is not one (a bad statement: a bug)."""
-        return None
+    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> Any: ...
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Any: ...
+    @property
+    def in_transaction(self) -> bool: ...
+    def close(self) -> None: ...
 
 
-class Tx:
-    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error) on an autocommit connection; buffered log lines
-    ride along in the same transaction."""
+class StoreConnection:
+    """The store's one connection, its transactions and its buffered task-log lines. Not thread-safe
+    by design: the scheduler's loop thread only."""
 
-    def __init__(self, store: StoreBase) -> None:
-        self._store = store
-        self._conn = store._conn
+    def __init__(self, conn: DbApiConnection, *, begin: str, errors: tuple[type[Exception], ...]) -> None:
+        #: the driver's connection (sqlite3, or PgConn)
+        self.driver = conn
+        #: how a multi-statement transaction starts (SQLite: ``BEGIN IMMEDIATE``, the write lock at once)
+        self.begin = begin
+        #: the driver's errors
+        self.errors = errors
+        #: Task-log lines waiting for the next transaction (group commit): a line costs one INSERT inside
+        #: a transaction that happens anyway, instead of a transaction of its own.
+        self.log_buf: list[LogRow] = []
 
-    def __enter__(self) -> None:
-        self._conn.execute(self._store._BEGIN)
-        self._mark = len(self._store._log_buf)
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.driver.execute(sql, params)
 
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        if exc_type:
+    @contextlib.contextmanager
+    def tx(self) -> Iterator[None]:
+        """BEGIN ... COMMIT (ROLLBACK on error). Buffered log lines are written in it; those buffered
+        inside a transaction that rolls back are dropped with it."""
+        conn = self.driver
+        conn.execute(self.begin)
+        mark = len(self.log_buf)
+        try:
+            yield
+        except BaseException:
             # SQLite may have rolled back already (SQLITE_FULL, I/O errors): a second ROLLBACK would raise
             # "no transaction is active" and hide the real error
-            if self._conn.in_transaction:
-                with contextlib.suppress(*self._store._db_errors):  # (a lost server: the real error follows)
-                    self._conn.execute("ROLLBACK")
-            del self._store._log_buf[self._mark :]  # lines of the rolled-back transaction
-            return
-        self._store._flush_in_tx()
+            if conn.in_transaction:
+                with contextlib.suppress(*self.errors):  # (a lost server: the real error follows)
+                    conn.execute("ROLLBACK")
+            del self.log_buf[mark:]
+            raise
+        if self.log_buf:
+            buf, self.log_buf = self.log_buf, []
+            conn.executemany("INSERT INTO task_log(task_id, ts, lane, message, message_id, message_params)"
+                             " VALUES (?,?,?,?,?,?)", buf)
         try:
-            self._conn.execute("COMMIT")
-        except self._store._db_errors:
+            conn.execute("COMMIT")
+        except self.errors:
             # A failed COMMIT (disk full) may leave the transaction open: end it, or every later
             # statement of this connection would join a transaction that can never commit.
-            if self._conn.in_transaction:
-                with contextlib.suppress(*self._store._db_errors):
-                    self._conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                with contextlib.suppress(*self.errors):
+                    conn.execute("ROLLBACK")
             raise
 
+    def buffer_log(self, row: LogRow) -> None:
+        """A task-log line for the next transaction (or :meth:`write_log`)."""
+        self.log_buf.append(row)
 
-_C = TypeVar("_C")
+    def write_log(self) -> None:
+        """Write the buffered log lines now, in a transaction of their own (none when nothing waits)."""
+        if self.log_buf:
+            with self.tx():
+                pass
 
-#: Writes whose success an operator is told about at once (a batch submitted, tasks canceled or queued
-#: again, an exception resolved): after them the file is checked to still be the one we wrote, so a
-#: deleted database never yields "submitted" (the lanes' own writes are checked on every flush).
-_REPORTED_WRITES = frozenset({"add_tasks", "request_cancel", "requeue", "resolve", "reroute"})
-
-
-def faults_typed(cls: type[_C]) -> type[_C]:
-    """Every public method defined in ``cls`` raises a typed :class:`StorageError` (lost file, disk full,
-    I/O error, lost server) instead of a bare driver error; other driver errors pass unchanged. One
-    wrapper instead of a try in each method (cost: one call, ~0.1 us, when nothing fails).
-    Applied to each part of the store (methods it inherits are wrapped where they are defined)."""
-    for name, fn in list(vars(cls).items()):
-        if not name.startswith("_") and name not in ("close", "verify") and callable(fn):
-            setattr(cls, name, _typed_faults(fn, verify_after=name in _REPORTED_WRITES))
-    return cls
-
-
-def _typed_faults(fn: Callable[..., Any], verify_after: bool = False) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def wrapper(self: StoreBase, *args: Any, **kwargs: Any) -> Any:
-        try:
-            result = fn(self, *args, **kwargs)
-        except self._db_errors as exc:
-            fault = self._fault(exc)
-            if fault is None:
-                raise
-            raise fault from exc
-        if verify_after:
-            self.verify()
-        return result
-
-    return wrapper
+    def close(self) -> None:
+        self.driver.close()

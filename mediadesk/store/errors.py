@@ -1,16 +1,11 @@
 """Storage faults while running: the database file lost, the disk full, the disk failing.
 
-The faces catch :class:`StorageError` by type (the CLI exits 2, the console shows it); ``kind`` is
-what they switch on ("lost", "full", "error") and ``str(error)`` is the English message for a log
-or a terminal: what happened, to which file, and what to do next. They are
-:class:`~mediadesk.store.open_errors.StoreOpenError` too, so an entry point that reports open-time
-faults reports these the same way wherever they surface (e.g. ``mediadesk cancel`` on a full disk).
-
-Why these are not plain ``sqlite3.OperationalError``: an error of the disk is fatal for a run
-(stop dispatching, keep what is stored, say so), while "database is locked" and friends are not;
-and a deleted database raises nothing at all in SQLite (the open file lives on, unlinked), so that
-one is found by comparing the file at the path with the file we opened. Which sqlite3 error is a
-fault of the disk is decided in one place, :func:`~mediadesk.store.open_errors.storage_error`.
+Faces catch :class:`StorageError` by type and switch on ``kind`` ("lost", "full", "error");
+``str(error)`` says what happened, to which file, and what to do. They are also
+:class:`~mediadesk.store.open_errors.StoreOpenError`, so they are reported like open-time faults.
+Why not plain ``sqlite3.OperationalError``: a disk error is fatal for a run, "database is locked" is
+not; and SQLite raises nothing for a deleted database (found by comparing files). Which sqlite3
+error is a disk fault is decided once, in :func:`~mediadesk.store.open_errors.storage_error`.
 """
 
 from __future__ import annotations

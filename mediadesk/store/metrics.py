@@ -2,10 +2,10 @@
 they survive a restart: finished tasks per lane and time bucket, successful run times per lane,
 and per-batch counts with what stands ahead of each batch in its queues.
 
-Open one :class:`MetricsReader` per thread (never on the GUI thread: with 100k+ tasks a query takes
-milliseconds to tens of milliseconds). :func:`ensure_metrics_indexes` adds the two indexes these
-queries need (``CREATE INDEX IF NOT EXISTS``, so it is safe on every start and on any schema
-version); without them each refresh reads every row of the table, prompts and results included.
+Open one :class:`MetricsReader` per thread, never on the GUI thread (queries over a big table are
+too slow for it). :func:`ensure_metrics_indexes` adds the two indexes these queries need
+(``CREATE INDEX IF NOT EXISTS``, safe on every start and schema version); without them each refresh
+reads every row of the table, prompts and results included.
 """
 
 from __future__ import annotations
@@ -50,10 +50,9 @@ _NOT_LANE = "(" + ",".join(f"'{s}'" for s in NOT_LANE_WORK) + ")"
 
 def ensure_metrics_indexes(path: StoreLocation | Path | str) -> list[str]:
     """Create the metrics indexes when missing; return the names created now. A write, once per
-    database: building them over 100k tasks takes ~0.4-1.5 s, during which other writers (the
-    scheduler) wait on the lock. A database that cannot be written is left as it is and the
-    queries still work, only slower. (Creating them in a schema migration, before any scheduler
-    runs, would remove that one-time wait.)"""
+    database: on a big table it takes a while, during which other writers (the scheduler) wait on
+    the lock. A database that cannot be written is left as it is and the queries still work, only
+    slower. (Creating them in a schema migration, before any scheduler runs, would remove that wait.)"""
     loc = as_location(path)
     if isinstance(loc, PgLocation):
         return _ensure_pg_indexes(loc)

@@ -70,6 +70,9 @@ class TaskLog(SQLModel, table=True):
     ts: float
     lane: str
     message: str
+    #: the phrase of ``message`` and its values as JSON (mediadesk.core.log_lines); NULL on older rows
+    message_id: str | None = None
+    message_params: str | None = None
 
 
 class AccountState(SQLModel, table=True):

@@ -1,17 +1,11 @@
 """The task store on PostgreSQL (team mode: several desktops on one queue).
 
-Same SQL as :class:`~mediadesk.store.taskstore.TaskStore` (written in the subset both dialects share;
-``?`` placeholders are translated by :class:`~mediadesk.store.pgconn.PgConn`); only these differ:
-
-- opening: connect (typed errors naming ``host:port``), Alembic upgrade under an advisory lock;
-- the claim: ONE round trip per batch, ``WITH c AS MATERIALIZED (SELECT ... FOR UPDATE SKIP LOCKED)
-  UPDATE ... FROM c``: the
-  state and version move in the same statement, so it is still a compare-and-set, and a row another
-  desktop is taking is skipped instead of waited for;
-- submit: ``pg_advisory_xact_lock`` around the ``MAX(seq)`` read, so desktops submitting at once get
-  unique, increasing ``seq`` (SQLite's ``BEGIN IMMEDIATE`` gives that for free);
-- faults: a lost connection is a :class:`~mediadesk.store.errors.DatabaseServerLostError`;
-  :meth:`verify` and :meth:`checkpoint` (SQLite file concerns) do nothing.
+Same SQL as :class:`~mediadesk.store.taskstore.TaskStore` (``?`` translated by
+:class:`~mediadesk.store.pgconn.PgConn`). What differs: opening upgrades under an advisory lock; the
+claim is a compare-and-set with ``FOR UPDATE SKIP LOCKED`` (rows another desktop is taking are
+skipped, not waited for); submit locks around ``MAX(seq)`` so ``seq`` stays unique and increasing;
+a lost connection is :class:`~mediadesk.store.errors.DatabaseServerLostError`; :meth:`verify` and
+:meth:`checkpoint` do nothing.
 """
 
 from __future__ import annotations
@@ -24,14 +18,14 @@ from typing import Any, ClassVar
 import psycopg
 
 from mediadesk.config.location import PgLocation, StoreLocation
+from mediadesk.core.log_lines import LOG
 from mediadesk.core.picker import Channel
-from mediadesk.store.connection import faults_typed
+from mediadesk.store.connection import StoreConnection
 from mediadesk.store.errors import StorageError
-from mediadesk.store.pgconn import PgConn, connect, lost_connection, open_error, raw_connect
-from mediadesk.store.queries import claim_predicate
+from mediadesk.store.pgconn import connect, lost_connection, open_error, raw_connect
 from mediadesk.store.record import TASK_COLUMNS, TaskRecord, record_of
 from mediadesk.store.schema import migrate_pg
-from mediadesk.store.taskstore import TaskStore
+from mediadesk.store.taskstore import TaskStore, claim_predicate, faults_typed
 
 __all__ = ["PgTaskStore"]
 
@@ -42,11 +36,10 @@ _RETURNING = ", ".join(f"task.{c}" for c in TASK_COLUMNS)
 
 @faults_typed
 class PgTaskStore(TaskStore):
+    """The task store on PostgreSQL: :class:`TaskStore` with what differs (see the module doc)."""
+
     dialect: ClassVar[str] = "postgresql"
-    _db_errors: ClassVar[tuple[type[Exception], ...]] = (psycopg.Error,)
     _IS_NOT: ClassVar[str] = "IS DISTINCT FROM"
-    _BEGIN: ClassVar[str] = "BEGIN"
-    _is_pg = True
 
     def __init__(self, location: PgLocation) -> None:
         self.loc = location
@@ -61,10 +54,11 @@ class PgTaskStore(TaskStore):
         except BaseException:
             conn.close()
             raise
-        self._conn: Any = conn
+        self._db = StoreConnection(conn, begin="BEGIN", errors=(psycopg.Error,))
+        #: psycopg's own connection: a fault is a lost server when it is closed or broken
+        self._raw = conn.raw
         self._identity = None
         self._closed = False
-        self._log_buf: list[tuple[str, float, str, str]] = []
 
     @property
     def location(self) -> StoreLocation:
@@ -85,11 +79,10 @@ class PgTaskStore(TaskStore):
         return lost_connection(exc, self.loc, None)
 
     def _fault(self, exc: Exception) -> StorageError | None:
-        conn: PgConn = self._conn
-        return lost_connection(exc, self.loc, conn.raw)
+        return lost_connection(exc, self.loc, self._raw)
 
     def _lock_seq(self) -> None:
-        self._conn.execute("SELECT pg_advisory_xact_lock(?)", (_SEQ_LOCK,))
+        self._db.execute("SELECT pg_advisory_xact_lock(?)", (_SEQ_LOCK,))
 
     def claim(
         self,
@@ -111,7 +104,7 @@ class PgTaskStore(TaskStore):
         # The picked rows are a MATERIALIZED CTE, not a sub-select in FROM: the planner may rescan a
         # sub-select (the inner side of a nested loop), and each rescan of "LIMIT n FOR UPDATE SKIP
         # LOCKED" picks further rows (measured: claim(limit=1) took 2 rows). A CTE runs once.
-        rows = self._conn.execute(
+        rows = self._db.execute(
             f"WITH c AS MATERIALIZED (SELECT task_id FROM task WHERE state='pending' AND profile IN ({marks})"
             f"{claim_predicate(channel, self._IS_NOT, economy)} ORDER BY priority DESC, seq LIMIT ?"
             " FOR UPDATE SKIP LOCKED)"
@@ -122,5 +115,5 @@ class PgTaskStore(TaskStore):
         ).fetchall()
         claimed = sorted((record_of(r) for r in rows), key=lambda r: (-r.priority, r.seq))
         for rec in claimed:
-            self._log(rec.task_id, lane, f"attempt {rec.attempt} started", now)
+            self._log(rec.task_id, lane, LOG.attempt_started(attempt=rec.attempt), now)
         return claimed

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from mediadesk.core.log_lines import LogText
 from mediadesk.core.picker import Channel
 from mediadesk.core.spend import Price
 from mediadesk.core.states import HeartbeatResult, TaskState
@@ -60,18 +61,18 @@ class Store(Protocol):
     def heartbeat(self, rec: TaskRecord, now: float | None = None) -> HeartbeatResult: ...
     def finish(
         self, rec: TaskRecord, dst: TaskState, *, result: str | None = None, error_kind: str | None = None,
-        error_message: str | None = None, not_before: float = 0.0, log: str | None = None,
+        error_message: str | None = None, not_before: float = 0.0, log: LogText | None = None,
         refund_attempt: bool = False, now: float | None = None, served_by: str | None = None,
         crashed: bool = False, truncated: bool = False, usage: Usage | None = None,
     ) -> TaskRecord | None: ...
     def break_conversation(self, rec: TaskRecord, now: float | None = None) -> list[TaskRecord]: ...
     def reroute(
-        self, rec: TaskRecord, profile: str, model_kind: str, *, log: str, now: float | None = None
+        self, rec: TaskRecord, profile: str, model_kind: str, *, log: LogText, now: float | None = None
     ) -> TaskRecord | None: ...
     def set_error(
-        self, rec: TaskRecord, kind: str, message: str, *, log: str, now: float | None = None
+        self, rec: TaskRecord, kind: str, message: str, *, log: LogText, now: float | None = None
     ) -> TaskRecord | None: ...
-    def append_log(self, task_id: str, lane: str, message: str, now: float | None = None) -> LogLine: ...
+    def append_log(self, task_id: str, lane: str, text: LogText, now: float | None = None) -> LogLine: ...
 
     # --- the economy channel (provider batches in flight)
     def add_economy_batch(self, ref: str, profile: str, task_ids: list[str], now: float) -> None: ...

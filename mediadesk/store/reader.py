@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mediadesk.config.location import PgLocation, StoreLocation, as_location
+from mediadesk.core.log_lines import LogText
 from mediadesk.store import dbfile
 from mediadesk.store.open_errors import OlderSchemaError, StoreOpenError, storage_error
 from mediadesk.store.record import TASK_COLUMNS_SQL, LogLine, TaskRecord, record_of
@@ -26,6 +27,7 @@ class TaskReader:
     """
 
     def __init__(self, where: StoreLocation | Path | str) -> None:
+        self._has_log_ids: bool | None = None
         self.location = loc = as_location(where)
         if isinstance(loc, PgLocation):
             self.path = Path()
@@ -139,10 +141,25 @@ class TaskReader:
         return [found[t] for t in ids if t in found]
 
     def logs(self, task_id: str) -> list[LogLine]:
+        """The task's log, oldest first; each line with its phrase when it was stored with one."""
+        if not self._log_ids():  # a database not upgraded yet (read-only: never upgraded here)
+            rows = self._conn.execute(
+                "SELECT task_id, ts, lane, message FROM task_log WHERE task_id=? ORDER BY id", (task_id,)
+            ).fetchall()
+            return [LogLine(*r) for r in rows]
         rows = self._conn.execute(
-            "SELECT task_id, ts, lane, message FROM task_log WHERE task_id=? ORDER BY id", (task_id,)
+            "SELECT task_id, ts, lane, message, message_id, message_params FROM task_log WHERE task_id=? ORDER BY id",
+            (task_id,),
         ).fetchall()
-        return [LogLine(*r) for r in rows]
+        return [LogLine(t, ts, lane, msg, None if mid is None else _log_text(mid, params))
+                for t, ts, lane, msg, mid, params in rows]
+
+    def _log_ids(self) -> bool:
+        """The task log has the phrase columns (revision 0006 and later)."""
+        if self._has_log_ids is None:
+            cur = self._conn.execute("SELECT * FROM task_log WHERE 1=0")
+            self._has_log_ids = "message_id" in {d[0] for d in cur.description}
+        return self._has_log_ids
 
     def counts(self) -> dict[tuple[str, str], int]:
         rows = self._conn.execute("SELECT profile, state, count(*) FROM task GROUP BY profile, state")
@@ -170,6 +187,14 @@ def _open_pg(loc: PgLocation) -> Any:
         conn.close()
         raise
     return conn
+
+
+def _log_text(message_id: str, params: str | None) -> LogText | None:
+    """The phrase of a stored line; None when its values cannot be read (shown as its English)."""
+    try:
+        return LogText.from_stored(message_id, params)
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 def _has_wal(path: Path) -> bool:

@@ -1,19 +1,10 @@
 """A task as the store hands it out (:class:`TaskRecord`): the ONE definition of the task table's columns.
 
-Why the dataclass and not the SQLModel table is the definition: every caller (scheduler, lanes,
-faces, exports) types against :class:`TaskRecord`, so mypy sees each column with its type; and it
-costs no import of SQLAlchemy (~1 s), which opening a current database never pays (a test holds
-that). Everything else is built from it:
-
-- :data:`TASK_COLUMNS` / :data:`TASK_COLUMNS_SQL`: the column list every ``SELECT`` and ``RETURNING``
-  of the store reads, in field order (so :func:`record_of` can build a record positionally);
-- the ``task`` table of :mod:`mediadesk.store.models` (types and nullability from the annotations,
-  the primary key and server defaults from ``field(metadata=...)``), which the tests compare with a
-  database migrated to the Alembic head.
-
-Adding a column: one field here (with a default, so hand-built records need not name it) and one
-Alembic revision in ``migrations/versions/`` that adds it to existing databases. The migrations are
-history and never read this class (``tests/store/test_task_columns.py`` shows the whole change).
+A dataclass, not the SQLModel table, so every caller types against it and opening a database never
+imports SQLAlchemy. :data:`TASK_COLUMNS` / :data:`TASK_COLUMNS_SQL` (field order, so :func:`record_of`
+builds records positionally) and the ``task`` table of :mod:`mediadesk.store.models` derive from it.
+Adding a column: one field here (with a default) plus one Alembic revision in ``migrations/versions/``;
+migrations never read this class (``tests/store/test_task_columns.py`` shows the whole change).
 """
 
 from __future__ import annotations
@@ -21,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from mediadesk.core.log_lines import LogText
 from mediadesk.core.states import TaskState
 
 __all__ = ["TASK_COLUMNS", "TASK_COLUMNS_SQL", "AddResult", "LogLine", "NewTask", "TaskRecord", "columns_of",
@@ -163,7 +155,11 @@ class AddResult:
 
 @dataclass(frozen=True)
 class LogLine:
+    """One task-log line: ``message`` is its English text (exports, the CLI, grep); ``text`` its phrase
+    and values, for showing it in the reader's language (None on a row written before lines had ids)."""
+
     task_id: str
     ts: float
     lane: str
     message: str
+    text: LogText | None = None

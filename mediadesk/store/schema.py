@@ -1,26 +1,11 @@
 """Schema versioning without losing an operator's data.
 
-The schema is managed by Alembic on every back-end (:mod:`mediadesk.store.migrations`). **A new schema
-change is a new Alembic revision** (``migrations/versions/000N_name.py``), never anything in this
-module: :data:`MIGRATIONS` below is frozen history (a test refuses a fourth one, see below).
-
-Before Alembic, the version lived in SQLite's ``PRAGMA user_version`` and ``MIGRATIONS[i]`` brought a
-database from version ``i`` to ``i + 1``. Those three are kept, unchanged, to carry databases of that
-era over: one of ``user_version`` 1..3 (no ``alembic_version`` table) is first brought to version 3
-(:data:`LEGACY_VERSION`) by them, one transaction each, after a copy of the file is kept as
-``<db>.bak-v<old>`` (private, never written through a link); then it is stamped ``0001_baseline``
-(exactly the version-3 schema) and upgraded to the head revision, and its ``user_version`` becomes
-:data:`SCHEMA_VERSION` (4: "managed by Alembic"), so a MediaDesk of the ``user_version`` era refuses
-it as newer instead of writing into a schema it does not know. Appending to :data:`MIGRATIONS` would
-move neither number and would run only on such old files: it is a tuple, :data:`LEGACY_VERSION` is a
-literal, and ``tests/store/test_task_columns.py`` fails if their lengths part. A database written by
-a newer MediaDesk (a revision we do not know) is refused, never "fixed". The revision is read with
-plain SQL; Alembic is imported only to upgrade.
-
-Whose database: ours carry ``PRAGMA application_id`` = :data:`APPLICATION_ID` (databases of older
-versions, which lack it, are recognised by their ``task`` and ``task_log`` tables and marked when next
-opened for writing). Any other non-empty SQLite file is another program's and is refused untouched
-(:func:`check_ours`), whatever its tables are called.
+**A schema change is a new Alembic revision** (:mod:`mediadesk.store.migrations`), never an edit
+here: :data:`MIGRATIONS` is frozen history for pre-Alembic SQLite files (``user_version`` 1..3). Such a
+file is backed up (``<db>.bak-v<old>``), brought to :data:`LEGACY_VERSION`, stamped ``0001_baseline``,
+upgraded to head and marked :data:`SCHEMA_VERSION` so old MediaDesks refuse it as newer. Unknown
+revisions are refused, never "fixed". Ours carry ``PRAGMA application_id`` = :data:`APPLICATION_ID`;
+any other non-empty SQLite file is refused untouched (:func:`check_ours`).
 """
 
 from __future__ import annotations

@@ -1,46 +1,41 @@
-"""The durable task table's writes. Every state change is a compare-and-set on (state, version).
+"""The task store: every read and write the scheduler makes on its one connection.
 
-Every transition the scheduler makes goes through :class:`TaskStore` on one connection, so the
-compare-and-set rule, the group-committed log lines and the transition table are applied in exactly
-one place. Its other parts live beside it: the record (:mod:`~mediadesk.store.record`, the one
-definition of the columns), reads on the same connection (:mod:`~mediadesk.store.queries`), the
-operator's settings (:mod:`~mediadesk.store.settings`) and the plumbing (:mod:`~mediadesk.store.
-connection`). Long reads for the console and exports live in ``reader.py``; which back-end a location
-gets is decided by :func:`~mediadesk.store.open.open_store`.
-
-Writes go through ONE sqlite3 connection owned by the scheduler's event-loop thread: each is a
-short transaction (tens of microseconds in WAL mode with synchronous=NORMAL), measured to keep the
-durable path close to a bare HTTP loop. The ORM costs ~14x on this hot path (measured: ~3,000 vs
-~40,000 tx/s), so the transitions are plain SQL. Long reads for the console go through
-:class:`TaskReader`, one connection per thread, never on the GUI thread.
+Every state change is a compare-and-set on (state, version), checked against the transition table,
+so two schedulers (or two desktops) can never both run one task. The columns have one definition
+(:mod:`~mediadesk.store.record`); the connection, its transactions and the group-committed log lines
+are :class:`~mediadesk.store.connection.StoreConnection`. Long reads for the console and exports go
+through :class:`~mediadesk.store.reader.TaskReader` on connections of their own. The hot
+transitions are plain SQL: the ORM costs too much on this path (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from mediadesk.config.location import SqliteLocation, StoreLocation
+from mediadesk.core.log_lines import LOG, LogText
 from mediadesk.core.picker import Channel
 from mediadesk.core.spend import Price
 from mediadesk.core.states import HeartbeatResult, TaskState, can_transition
 from mediadesk.core.text import storable
 from mediadesk.core.usage import Usage
 from mediadesk.store import dbfile
-from mediadesk.store.connection import connect_sqlite, faults_typed
-from mediadesk.store.economy import EconomyStore
+from mediadesk.store.connection import StoreConnection, connect_sqlite
+from mediadesk.store.economy import OPEN_STATES, EconomyBatch
 from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
 from mediadesk.store.open_errors import storage_error
-from mediadesk.store.queries import TaskQueries, claim_predicate
 from mediadesk.store.record import TASK_COLUMNS_SQL, AddResult, LogLine, NewTask, TaskRecord, record_of, replace_record
 from mediadesk.store.schema import migrate
-from mediadesk.store.settings import StoreSettings
+from mediadesk.store.spend import SpendBy, SpendRow, spend_rows
 
-__all__ = ["AddResult", "LogLine", "NewTask", "TaskRecord", "TaskStore"]
+__all__ = ["AddResult", "LogLine", "NewTask", "TaskRecord", "TaskStore", "claim_predicate", "faults_typed"]
 
 
 def _add(a: int | None, b: int | None) -> int | None:
@@ -65,41 +60,95 @@ def cost_values(rec: TaskRecord, values: Mapping[str, Any], price: Price | None)
     return {"cost": cost, "currency": price.currency}
 
 
+#: A task's final state in a log line, as words of ours.
+_STATE_WORDS: dict[str, LogText] = {"failed": LOG.state_failed(), "canceled": LOG.state_canceled()}
+
+
+#: The WHERE of a priority channel (None: every channel).
+CHANNEL_SQL: dict[Channel | None, str] = {
+    None: "",
+    Channel.HIGH: " AND priority > 0",
+    Channel.NORMAL: " AND priority = 0",
+    Channel.LOW: " AND priority < 0",
+}
+
+
+#: ``economy``: True = only what the economy channel takes (non-urgent single turns); False = all but that.
+ECONOMY_SQL: dict[bool | None, str] = {
+    None: "",
+    True: " AND priority <= 0 AND route_key IS NULL",
+    False: " AND (priority > 0 OR route_key IS NOT NULL)",
+}
+
+
+def claim_predicate(channel: Channel | None, is_not: str, economy: bool | None = None) -> str:
+    """The claim's WHERE after ``state='pending' AND profile IN (...)`` (params: now, account), shared by
+    both back-ends. Conversations (``route_key``): no earlier turn still pending or running, and no
+    earlier turn run by another account. ``economy``: see :data:`ECONOMY_SQL`."""
+    return (
+        f" AND not_before <= ? AND cancel_requested=FALSE{CHANNEL_SQL[channel]}{ECONOMY_SQL[economy]}"
+        " AND (route_key IS NULL OR NOT EXISTS (SELECT 1 FROM task AS e WHERE e.route_key = task.route_key"
+        " AND e.seq < task.seq AND (e.state IN ('pending','running')"
+        f" OR (e.account IS NOT NULL AND e.account {is_not} ?))))"
+    )
+
+
+_C = TypeVar("_C")
+
+#: Writes whose success an operator is told about at once (a batch submitted, tasks canceled or queued
+#: again, an exception resolved): after them the file is checked to still be the one we wrote, so a
+#: deleted database never yields "submitted" (the lanes' own writes are checked on every flush).
+_REPORTED_WRITES = frozenset({"add_tasks", "request_cancel", "requeue", "resolve", "reroute"})
+
+
+def faults_typed(cls: type[_C]) -> type[_C]:
+    """Every public method defined in ``cls`` raises a typed :class:`StorageError` (lost file, disk full,
+    I/O error, lost server) instead of a bare driver error; other driver errors pass unchanged. One
+    wrapper instead of a try in each method; a subclass applies it to the methods it defines."""
+    for name, fn in list(vars(cls).items()):
+        if not name.startswith("_") and name not in ("close", "verify") and callable(fn):
+            setattr(cls, name, _typed_faults(fn, verify_after=name in _REPORTED_WRITES))
+    return cls
+
+
+def _typed_faults(fn: Callable[..., Any], verify_after: bool = False) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(self: TaskStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            result = fn(self, *args, **kwargs)
+        except self._db.errors as exc:
+            fault = self._fault(exc)
+            if fault is None:
+                raise
+            raise fault from exc
+        if verify_after:
+            self.verify()
+        return result
+
+    return wrapper
+
+
 @faults_typed
-class TaskStore(TaskQueries, StoreSettings, EconomyStore):
-    """All writes of the scheduler. Not thread-safe by design: use it from the loop thread only.
+class TaskStore:
+    """The task store on SQLite, implementing :class:`~mediadesk.store.protocol.Store`. Not thread-safe
+    by design: use it from the scheduler's loop thread only.
 
-    This class is the SQLite store and holds the SQL of both back-ends: it is written in the subset
-    SQLite and PostgreSQL share (``INSERT ... ON CONFLICT``, ``TRUE``/``FALSE``, ``RETURNING``, ``?``
-    placeholders that the PostgreSQL connection wrapper translates). :class:`~mediadesk.store.pgstore.
-    PgTaskStore` overrides only what differs: opening, transactions, the claim (one ``UPDATE ... FROM``
-    a ``SELECT ... FOR UPDATE SKIP LOCKED``), the submit sequence lock, and what a fault means.
-    :func:`~mediadesk.store.open.open_store` picks the class for a location."""
+    Large because it is one concept: the whole :class:`~mediadesk.store.protocol.Store` on one
+    connection. Its users hold one store, and parts cut out of it would only forward to each other.
+    Its SQL is written in the subset SQLite and PostgreSQL share (``INSERT ... ON CONFLICT``,
+    ``TRUE``/``FALSE``, ``RETURNING``, ``?`` placeholders), so :class:`~mediadesk.store.pgstore.
+    PgTaskStore` overrides only what differs: opening, the claim, the submit sequence lock and faults."""
 
+    #: "sqlite" or "postgresql"
+    dialect: ClassVar[str] = "sqlite"
+    #: "a IS NOT b" (NULL-safe) in this dialect's SQL.
+    _IS_NOT: ClassVar[str] = "IS NOT"
     #: Profile -> the price of its tasks (set by the scheduler from the config): a task's cost is
     #: computed whenever its usage is stored. Empty: no costs.
     prices: Mapping[str, Price] = MappingProxyType({})
     #: Told of each stored cost (the record after the write, the cost and tokens it added): the
     #: scheduler's budgets keep their sums from it.
     on_spent: Callable[[TaskRecord, float, Usage], None] | None = None
-
-    def set_pricing(self, prices: Mapping[str, Price],
-                    on_spent: Callable[[TaskRecord, float, Usage], None] | None) -> None:
-        """Profile -> price (a task's cost is computed whenever its usage is stored), and who is told
-        of each stored cost (the scheduler's budgets keep their sums from it)."""
-        self.prices = prices
-        self.on_spent = on_spent
-
-    @property
-    def location(self) -> StoreLocation:
-        return SqliteLocation(self.path)
-
-    def connect_shared(self) -> Any:
-        """A NEW DB-API connection in autocommit mode to the same database (sqlite3 here, psycopg on
-        PostgreSQL), for a component that must not share the store's connection (team coordinator).
-        The caller closes it."""
-        self.verify()
-        return connect_sqlite(self.path)
 
     def __init__(self, path: Path | str) -> None:
         """Open (creating or upgrading) the database at ``path``. Whatever keeps it from being used (a
@@ -120,13 +169,31 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
             if err is None:
                 raise
             raise err from exc
-        self._conn = conn
+        self._db = StoreConnection(conn, begin="BEGIN IMMEDIATE", errors=(sqlite3.Error,))
         #: (st_dev, st_ino) of the file we opened: a file deleted or replaced under us is noticed by
         #: :meth:`verify` (SQLite itself keeps writing to the unlinked file without an error).
         self._identity = file_identity(self.path)
         self._closed = False
-        self._log_buf = []
 
+    def set_pricing(self, prices: Mapping[str, Price],
+                    on_spent: Callable[[TaskRecord, float, Usage], None] | None) -> None:
+        """Profile -> price (a task's cost is computed whenever its usage is stored), and who is told
+        of each stored cost (the scheduler's budgets keep their sums from it)."""
+        self.prices = prices
+        self.on_spent = on_spent
+
+    @property
+    def location(self) -> StoreLocation:
+        return SqliteLocation(self.path)
+
+    def connect_shared(self) -> Any:
+        """A NEW DB-API connection in autocommit mode to the same database (sqlite3 here, psycopg on
+        PostgreSQL), for a component that must not share the store's connection (team coordinator).
+        The caller closes it."""
+        self.verify()
+        return connect_sqlite(self.path)
+
+    # ------------------------------------------------------------------ life
     def close(self) -> None:
         """Write buffered log lines and close. A :class:`StorageError` of that last write is raised
         after the connection is closed (the store is closed either way)."""
@@ -135,22 +202,19 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
             try:
                 self.flush()
             finally:
-                self._conn.close()
-
-    # ------------------------------------------------------------------ helpers
-    def _lock_seq(self) -> None:
-        """Serialise submitters around the MAX(seq) read (SQLite: BEGIN IMMEDIATE already does)."""
+                self._db.close()
 
     def verify(self) -> None:
-        """Raise :class:`StoreLostError` when the file at our path is missing or is another file
-        than the one we opened (one ``stat``, ~2 us: called on every flush and checkpoint, and by the
-        CLI before it reports anything). Thread-safe; still works after :meth:`close`."""
+        """Raise :class:`StoreLostError` when the file at our path is missing or is another file than
+        the one we opened (one ``stat``: called on every flush and checkpoint, and by the CLI before it
+        reports anything). Thread-safe; still works after :meth:`close`."""
         now = file_identity(self.path)
         if now != self._identity:
             raise StoreLostError(self.path, "deleted" if now is None else "replaced by another file")
 
     def _fault(self, exc: Exception) -> StorageError | None:
-        """The typed fault behind ``exc`` (a lost file first: its errors are only symptoms)."""
+        """The typed fault behind ``exc`` (a lost file first: its errors are only symptoms), or None when
+        it is not one (a bad statement: a bug)."""
         try:
             self.verify()
         except StoreLostError as lost:
@@ -174,9 +238,20 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         """Write buffered log lines now (the scheduler calls this a few times a second), after
         checking that the database file is still ours (:meth:`verify`)."""
         self.verify()
-        if self._log_buf:
-            with self._tx():
-                pass
+        self._db.write_log()
+
+    # ------------------------------------------------------------------ helpers
+    def _lock_seq(self) -> None:
+        """Serialise submitters around the MAX(seq) read (SQLite: BEGIN IMMEDIATE already does)."""
+
+    def _log(self, task_id: str, lane: str, text: LogText, ts: float) -> str:
+        """Buffered: inserted by the next transaction or ``flush`` (group commit), as its English text,
+        its phrase id and its values. A character no database holds (lone surrogate, NUL) would fail
+        the whole group: replaced in the text (the JSON of the values is ASCII). Returns the English
+        text as stored."""
+        message = storable(text.english())[0]
+        self._db.buffer_log((task_id, ts, lane, message, text.id, text.params_json()))
+        return message
 
     def _cas(
         self, rec: TaskRecord, dst: TaskState, now: float, **values: Any
@@ -187,7 +262,7 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
             raise ValueError(f"illegal transition {src.value} -> {dst.value} for {rec.task_id}")
         values = {"state": dst.value, "version": rec.version + 1, "updated_at": now, **values}
         sets = ", ".join(f"{k}=?" for k in values)
-        cur = self._conn.execute(
+        cur = self._db.execute(
             f"UPDATE task SET {sets} WHERE task_id=? AND state=? AND version=?",
             (*values.values(), rec.task_id, src.value, rec.version),
         )
@@ -201,12 +276,12 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         now = time.time() if now is None else now
         added: list[str] = []
         existing: list[str] = []
-        with self._tx():
+        with self._db.tx():
             self._lock_seq()
-            (seq,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM task").fetchone()
+            (seq,) = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM task").fetchone()
             for t in tasks:
                 seq += 1
-                cur = self._conn.execute(
+                cur = self._db.execute(
                     "INSERT INTO task(task_id, model_kind, state, attempt, profile, prompt, system,"
                     " priority, route_key, batch, created_at, updated_at, cancel_requested, version,"
                     " not_before, seq, attempt_base, queued_at, crash_count, origin_profile)"
@@ -224,7 +299,7 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         if not profiles:
             return None
         marks = ",".join("?" * len(profiles))
-        row = self._conn.execute(
+        row = self._db.execute(
             f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='pending' AND profile IN ({marks})"
             f"{claim_predicate(None, self._IS_NOT, economy)} ORDER BY priority DESC, seq LIMIT 1",
             (*profiles, now, account),
@@ -257,7 +332,7 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         claimed: list[TaskRecord] = []
         # No explicit transaction: each CAS UPDATE is atomic by itself (autocommit), and a row taken
         # by someone else between the SELECT and the UPDATE simply fails its CAS and is skipped.
-        rows = self._conn.execute(
+        rows = self._db.execute(
             f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='pending' AND profile IN ({marks})"
             f"{claim_predicate(channel, self._IS_NOT, economy)} ORDER BY priority DESC, seq LIMIT ?",
             (*profiles, now, account, limit),
@@ -270,7 +345,7 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
                 account=account, owner=owner, finished_at=None,
             )
             if new is not None:
-                self._log(rec.task_id, lane, f"attempt {new.attempt} started", now)
+                self._log(rec.task_id, lane, LOG.attempt_started(attempt=new.attempt), now)
                 claimed.append(new)
         return claimed
 
@@ -280,24 +355,25 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         if rec.route_key is None:
             return []
         now = time.time() if now is None else now
-        rows = self._conn.execute(
+        rows = self._db.execute(
             f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE route_key=? AND seq > ? AND state='pending' ORDER BY seq",
             (rec.route_key, rec.seq),
         ).fetchall()
         out: list[TaskRecord] = []
-        with self._tx():
+        with self._db.tx():
             for row in rows:
                 later = record_of(row)
-                msg = f"an earlier turn ({rec.task_id}) of conversation {rec.route_key!r} ended {rec.state.value}"
+                why = LOG.earlier_turn_ended(task=rec.task_id, conversation=repr(rec.route_key),
+                                             state=_STATE_WORDS.get(rec.state.value, rec.state.value))
                 new = self._cas(later, TaskState.FAILED, now, finished_at=now,
-                                error_kind="conversation_broken", error_message=msg)
+                                error_kind="conversation_broken", error_message=why.english())
                 if new is not None:
-                    self._log(later.task_id, rec.lane or "-", f"not run: {msg}", now)
+                    self._log(later.task_id, rec.lane or "-", LOG.not_run(why=why), now)
                     out.append(new)
         return out
 
     def reroute(
-        self, rec: TaskRecord, profile: str, model_kind: str, *, log: str, now: float | None = None
+        self, rec: TaskRecord, profile: str, model_kind: str, *, log: LogText, now: float | None = None
     ) -> TaskRecord | None:
         """Move a pending or failed task to another profile (fallback chain, or a person's re-route):
         pending again at the head of its new queue, with a fresh retry budget."""
@@ -311,11 +387,11 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         return new
 
     def set_error(
-        self, rec: TaskRecord, kind: str, message: str, *, log: str, now: float | None = None
+        self, rec: TaskRecord, kind: str, message: str, *, log: LogText, now: float | None = None
     ) -> TaskRecord | None:
         """Change the recorded error of a finished task (same state; CAS on version)."""
         now = time.time() if now is None else now
-        cur = self._conn.execute(
+        cur = self._db.execute(
             "UPDATE task SET error_kind=?, error_message=?, version=version+1, updated_at=?"
             " WHERE task_id=? AND state=? AND version=?",
             (kind, message, now, rec.task_id, TaskState(rec.state).value, rec.version),
@@ -341,20 +417,21 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
                 return None
             new = self._cas(rec, TaskState.SUCCESS, now, result=answer, served_by="operator", finished_at=now, **extra)
         else:
-            cur = self._conn.execute(
+            cur = self._db.execute(
                 "UPDATE task SET resolution=?, resolution_note=?, resolved_at=?, version=version+1, updated_at=?"
                 " WHERE task_id=? AND version=?",
                 (action, note, now, now, task_id, rec.version),
             )
             new = replace_record(rec, version=rec.version + 1, updated_at=now, **extra) if cur.rowcount == 1 else None
         if new is not None:
-            self._log(task_id, rec.lane or "-", f"resolved by operator: {action}" + (f" ({note})" if note else ""), now)
+            said = LOG.resolved_with_note(action=action, note=note) if note else LOG.resolved(action=action)
+            self._log(task_id, rec.lane or "-", said, now)
         return new
 
     def heartbeat(self, rec: TaskRecord, now: float | None = None) -> HeartbeatResult:
         """Write heartbeat_at, and read the cancel flag in the same statement."""
         now = time.time() if now is None else now
-        row = self._conn.execute(
+        row = self._db.execute(
             "UPDATE task SET heartbeat_at=? WHERE task_id=? AND state='running' AND version=?"
             " RETURNING cancel_requested",
             (now, rec.task_id, rec.version),
@@ -372,7 +449,7 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         error_kind: str | None = None,
         error_message: str | None = None,
         not_before: float = 0.0,
-        log: str | None = None,
+        log: LogText | None = None,
         refund_attempt: bool = False,
         now: float | None = None,
         served_by: str | None = None,
@@ -398,9 +475,8 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
             if n:
                 replaced.append(f"{n} character(s) of the error message")
         if replaced:
-            note = (f"stored with U+FFFD in place of {' and '.join(replaced)} that no database can hold "
-                    "as text (a lone surrogate or NUL the provider sent)")
-            log = f"{log}; {note}" if log else note
+            note = LOG.replaced_unstorable(what=" and ".join(replaced))
+            log = LOG.with_note(line=log, note=note) if log else note
         values: dict[str, Any] = {"error_kind": error_kind, "error_message": error_message}
         if crashed:
             values["crash_count"] = rec.crash_count + 1
@@ -431,7 +507,7 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         Returns the records after the change (state ``canceled`` or ``running`` with the flag)."""
         now = time.time() if now is None else now
         out: list[TaskRecord] = []
-        with self._tx():
+        with self._db.tx():
             for tid in task_ids:
                 rec = self._one(tid)
                 if rec is None:
@@ -442,14 +518,14 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
                         error_kind="canceled", error_message="canceled by operator while pending",
                     )
                     if new is not None:
-                        self._log(tid, rec.lane or "-", "canceled while pending", now)
+                        self._log(tid, rec.lane or "-", LOG.canceled_while_pending(), now)
                         out.append(new)
                 elif rec.state == TaskState.RUNNING.value and not rec.cancel_requested:
-                    self._conn.execute(
+                    self._db.execute(
                         "UPDATE task SET cancel_requested=TRUE, updated_at=? WHERE task_id=? AND state='running'",
                         (now, tid),
                     )
-                    self._log(tid, rec.lane or "-", "cancel requested by operator", now)
+                    self._log(tid, rec.lane or "-", LOG.cancel_requested(), now)
                     out.append(replace_record(rec, cancel_requested=True, updated_at=now))
         return out
 
@@ -457,7 +533,7 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
         """Operator retry: failed/canceled -> pending on the same row, with a fresh retry budget."""
         now = time.time() if now is None else now
         out: list[TaskRecord] = []
-        with self._tx():
+        with self._db.tx():
             for tid in task_ids:
                 rec = self._one(tid)
                 if rec is None or rec.state not in (TaskState.FAILED.value, TaskState.CANCELED.value):
@@ -467,13 +543,241 @@ class TaskStore(TaskQueries, StoreSettings, EconomyStore):
                     cancel_requested=False, finished_at=None, queued_at=now, crash_count=0,
                 )
                 if new is not None:
-                    self._log(tid, rec.lane or "-", "re-queued by operator", now)
+                    self._log(tid, rec.lane or "-", LOG.requeued_by_operator(), now)
                     out.append(replace_record(new, cancel_requested=False))
         return out
 
-    def append_log(self, task_id: str, lane: str, message: str, now: float | None = None) -> LogLine:
-        """Buffered: written with the next transaction, or by :meth:`flush` (at most ~0.25 s later)."""
+    def append_log(self, task_id: str, lane: str, text: LogText, now: float | None = None) -> LogLine:
+        """Buffered: written with the next transaction, or by :meth:`flush` (the upkeep's group commit)."""
         now = time.time() if now is None else now
-        message = storable(message)[0]
-        self._log_buf.append((task_id, now, lane, message))
-        return LogLine(task_id, now, lane, message)
+        return LogLine(task_id, now, lane, self._log(task_id, lane, text, now), text)
+
+    # ------------------------------------------------------------------ reads
+    def priority_span(self, profiles: Sequence[str], now: float) -> set[Channel]:
+        """The priority channels that have a due pending task (three index seeks)."""
+        marks = ",".join("?" * len(profiles))
+        out: set[Channel] = set()
+        for ch in Channel:
+            row = self._db.execute(
+                f"SELECT 1 FROM task WHERE state='pending' AND profile IN ({marks}){CHANNEL_SQL[ch]}"
+                " AND not_before <= ? AND cancel_requested=FALSE LIMIT 1",
+                (*profiles, now),
+            ).fetchone()
+            if row is not None:
+                out.add(ch)
+        return out
+
+    def backlog(self, profiles: Sequence[str]) -> dict[Channel, int]:
+        """Pending tasks per priority channel (for the lane panels)."""
+        marks = ",".join("?" * len(profiles))
+        rows = self._db.execute(
+            f"SELECT CASE WHEN priority > 0 THEN 'high' WHEN priority < 0 THEN 'low' ELSE 'normal' END, count(*)"
+            f" FROM task WHERE state='pending' AND profile IN ({marks}) GROUP BY 1",
+            tuple(profiles),
+        ).fetchall()
+        return {Channel(r[0]): int(r[1]) for r in rows}
+
+    def overdue(self, profiles: Sequence[str], cutoff: float, limit: int = 500) -> list[TaskRecord]:
+        """Pending tasks queued before ``cutoff`` (their max_wait_s budget is spent)."""
+        marks = ",".join("?" * len(profiles))
+        rows = self._db.execute(
+            f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='pending' AND profile IN ({marks})"
+            " AND COALESCE(queued_at, created_at) < ? ORDER BY seq LIMIT ?",
+            (*profiles, cutoff, limit),
+        ).fetchall()
+        return [record_of(r) for r in rows]
+
+    def history(self, route_key: str, before_seq: int) -> tuple[tuple[str, str], ...]:
+        """Earlier successful turns of a conversation as (prompt, answer), oldest first."""
+        rows = self._db.execute(
+            "SELECT prompt, result FROM task WHERE route_key=? AND seq < ? AND state='success' ORDER BY seq",
+            (route_key, before_seq),
+        ).fetchall()
+        return tuple((r[0], r[1] or "") for r in rows)
+
+    def exceptions(self, kinds: Sequence[str], include_resolved: bool = False) -> list[TaskRecord]:
+        """Failed tasks a person must judge (needs login, quarantined, expired, ...)."""
+        marks = ",".join("?" * len(kinds))
+        sql = f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='failed' AND error_kind IN ({marks})"
+        if not include_resolved:
+            sql += " AND resolution IS NULL"
+        rows = self._db.execute(sql + " ORDER BY seq", tuple(kinds)).fetchall()
+        return [record_of(r) for r in rows]
+
+    def stopped_pending(self, kinds: Sequence[str]) -> list[TaskRecord]:
+        """Pending API tasks whose last attempt stopped their endpoint (its key rejected, a TLS error:
+        the error kinds ``kinds``): they wait for the operator, uncharged."""
+        marks = ",".join("?" * len(kinds))
+        rows = self._db.execute(
+            f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='pending' AND model_kind='api'"
+            f" AND error_kind IN ({marks}) ORDER BY seq", tuple(kinds),
+        ).fetchall()
+        return [record_of(r) for r in rows]
+
+    def select_stale(self, profiles: Sequence[str] | None, cutoff: float) -> list[TaskRecord]:
+        """Running tasks whose heartbeat is older than ``cutoff`` (the caller fails/retries them)."""
+        if profiles is None:
+            rows = self._db.execute(
+                f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='running' AND heartbeat_at < ?", (cutoff,)
+            ).fetchall()
+        else:
+            marks = ",".join("?" * len(profiles))
+            # a task in a provider batch (lane "batch:...") is the economy channel's, not a stale attempt
+            rows = self._db.execute(
+                f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='running' AND heartbeat_at < ?"
+                f" AND profile IN ({marks}) AND (lane IS NULL OR lane NOT LIKE 'batch:%')",
+                (cutoff, *profiles),
+            ).fetchall()
+        return [record_of(r) for r in rows]
+
+    def running(self) -> list[TaskRecord]:
+        rows = self._db.execute(f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE state='running'").fetchall()
+        return [record_of(r) for r in rows]
+
+    def next_due(self, profiles: Sequence[str]) -> float | None:
+        """Earliest not-before of pending tasks of ``profiles`` (deferred retries)."""
+        marks = ",".join("?" * len(profiles))
+        row = self._db.execute(
+            f"SELECT MIN(not_before) FROM task WHERE state='pending' AND profile IN ({marks})"
+            " AND cancel_requested=FALSE",
+            tuple(profiles),
+        ).fetchone()
+        return row[0] if row and row[0] is not None else None
+
+    def has_pending(self, profiles: Sequence[str]) -> bool:
+        marks = ",".join("?" * len(profiles))
+        row = self._db.execute(
+            f"SELECT 1 FROM task WHERE state='pending' AND profile IN ({marks}) LIMIT 1", tuple(profiles)
+        ).fetchone()
+        return row is not None
+
+    def get(self, task_id: str) -> TaskRecord | None:
+        return self._one(task_id)
+
+    def _one(self, task_id: str) -> TaskRecord | None:
+        row = self._db.execute(f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE task_id=?", (task_id,)).fetchone()
+        return record_of(row) if row else None
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """{(profile, state): n}."""
+        rows = self._db.execute("SELECT profile, state, count(*) FROM task GROUP BY profile, state")
+        return {(r[0], r[1]): r[2] for r in rows}
+
+    def states_of(self, task_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """{task_id: (state, profile)} for the given ids (chunked to stay under SQLite's limits)."""
+        out: dict[str, tuple[str, str]] = {}
+        ids = list(task_ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for tid, state, profile in self._db.execute(
+                f"SELECT task_id, state, profile FROM task WHERE task_id IN ({marks})", chunk
+            ):
+                out[tid] = (state, profile)
+        return out
+
+    def pending_count(self, profiles: Sequence[str]) -> int:
+        marks = ",".join("?" * len(profiles))
+        (n,) = self._db.execute(
+            f"SELECT count(*) FROM task WHERE state='pending' AND profile IN ({marks})", tuple(profiles)
+        ).fetchone()
+        return int(n)
+
+    def unfinished_count(self, profiles: Sequence[str] | None = None) -> int:
+        if profiles is None:
+            (n,) = self._db.execute(
+                "SELECT count(*) FROM task WHERE state IN ('pending','running')"
+            ).fetchone()
+        else:
+            marks = ",".join("?" * len(profiles))
+            (n,) = self._db.execute(
+                f"SELECT count(*) FROM task WHERE state IN ('pending','running') AND profile IN ({marks})",
+                tuple(profiles),
+            ).fetchone()
+        return int(n)
+
+    # ------------------------------------------------------------------ economy_batch (provider batches)
+    def add_economy_batch(self, ref: str, profile: str, task_ids: list[str], now: float) -> None:
+        self._db.execute(
+            "INSERT INTO economy_batch (ref, profile, batch_id, state, task_ids, provider_status, created_at,"
+            " updated_at) VALUES (?, ?, NULL, 'sending', ?, NULL, ?, ?)",
+            (ref, profile, json.dumps(task_ids), now, now))
+
+    def set_economy_batch(self, ref: str, now: float, *, state: str, batch_id: str | None = None,
+                          provider_status: str | None = None) -> None:
+        self._db.execute(
+            "UPDATE economy_batch SET state = ?, batch_id = COALESCE(?, batch_id),"
+            " provider_status = COALESCE(?, provider_status), updated_at = ? WHERE ref = ?",
+            (state, batch_id, provider_status, now, ref))
+
+    def open_economy_batches(self, profile: str) -> list[EconomyBatch]:
+        rows = self._db.execute(
+            "SELECT ref, profile, batch_id, state, task_ids, provider_status, created_at FROM economy_batch"
+            " WHERE profile = ? AND state IN (?, ?) ORDER BY created_at", (profile, *OPEN_STATES)).fetchall()
+        return [EconomyBatch(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], float(r[6])) for r in rows]
+
+    def economy_heartbeat(self, task_ids: list[str], now: float) -> None:
+        """The channel is alive and its tasks are in a provider batch (the console's "heartbeat")."""
+        for i in range(0, len(task_ids), 500):
+            part = task_ids[i:i + 500]
+            marks = ",".join("?" * len(part))
+            self._db.execute(f"UPDATE task SET heartbeat_at = ? WHERE state = 'running' AND task_id IN ({marks})",
+                               (now, *part))
+
+    # ------------------------------------------------------------------ the operator's settings
+    def account_states(self) -> dict[str, tuple[bool, str, str | None]]:
+        rows = self._db.execute("SELECT name, enabled, health, last_error FROM account_state").fetchall()
+        return {r[0]: (bool(r[1]), r[2], r[3]) for r in rows}
+
+    def set_account_enabled(self, name: str, enabled: bool, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        with self._db.tx():
+            self._db.execute(
+                "INSERT INTO account_state(name, enabled, health, updated_at) VALUES (?,?, 'ready', ?)"
+                " ON CONFLICT(name) DO UPDATE SET enabled=excluded.enabled, updated_at=excluded.updated_at",
+                (name, bool(enabled), now),
+            )
+
+    def set_account_health(self, name: str, health: str, last_error: str | None, enabled_default: bool) -> None:
+        with self._db.tx():
+            self._db.execute(
+                "INSERT INTO account_state(name, enabled, health, last_error, updated_at) VALUES (?,?,?,?,?)"
+                " ON CONFLICT(name) DO UPDATE SET health=excluded.health, last_error=excluded.last_error,"
+                " updated_at=excluded.updated_at",
+                (name, bool(enabled_default), health, last_error, time.time()),
+            )
+
+    def profile_settings(self) -> dict[str, tuple[bool | None, int | None]]:
+        rows = self._db.execute("SELECT name, need_empty_prompt, concurrency FROM profile_setting").fetchall()
+        return {r[0]: (None if r[1] is None else bool(r[1]), r[2]) for r in rows}
+
+    def set_profile_setting(
+        self, name: str, *, need_empty_prompt: bool | None = None, concurrency: int | None = None
+    ) -> None:
+        cur = self.profile_settings().get(name, (None, None))
+        nep = cur[0] if need_empty_prompt is None else need_empty_prompt
+        conc = cur[1] if concurrency is None else concurrency
+        with self._db.tx():
+            self._db.execute(
+                "INSERT INTO profile_setting(name, need_empty_prompt, concurrency, updated_at) VALUES (?,?,?,?)"
+                " ON CONFLICT(name) DO UPDATE SET need_empty_prompt=excluded.need_empty_prompt,"
+                " concurrency=excluded.concurrency, updated_at=excluded.updated_at",
+                (name, None if nep is None else bool(nep), conc, time.time()),
+            )
+
+    # ------------------------------------------------------------------ budget caps
+    def budget_caps(self) -> dict[str, float]:
+        """Caps set at submit (a batch's budget) or raised by the operator, by budget key."""
+        return {r[0]: float(r[1]) for r in self._db.execute("SELECT key, cap FROM budget_cap").fetchall()}
+
+    def set_budget_cap(self, key: str, cap: float) -> None:
+        with self._db.tx():
+            self._db.execute(
+                "INSERT INTO budget_cap(key, cap, updated_at) VALUES (?,?,?)"
+                " ON CONFLICT(key) DO UPDATE SET cap=excluded.cap, updated_at=excluded.updated_at",
+                (key, float(cap), time.time()),
+            )
+
+    def spend_rows(self, by: SpendBy, *, since: float | None = None, utc_offset_s: float = 0.0) -> list[SpendRow]:
+        """Spend per group and currency (see :func:`mediadesk.store.spend.spend_rows`)."""
+        return spend_rows(self._db, by, since=since, utc_offset_s=utc_offset_s, pg=self.dialect == "postgresql")

@@ -1,43 +1,11 @@
 """Team mode: coordination of several scheduler processes ("desktops") through one shared database.
 
-No server of our own: the database is the coordination point (tables in
-:mod:`mediadesk.store.team_schema`). Each operation is one statement or one short transaction, and
-every time is the DATABASE SERVER's clock (``_NOW``), never a desktop's: desktops' clocks may
-disagree, a lease must be judged by one clock.
-
-* ``desktop``: one row per scheduler process (``owner`` = ``host:pid:uuid8``), alive while its
-  ``heartbeat_at`` is fresher than ``stale_after_s`` and it has not left.
-* ``account_lease``: a web account is run by at most one desktop. Taken by an atomic upsert that only
-  overwrites a lease that has expired or is already ours; renewed by every :meth:`TeamCoordinator.beat`,
-  so a live desktop never loses it and a dead one loses it ``stale_after_s`` after its last beat.
-  A desktop may be alive but late (frozen, swapped out, suspended) while its browser goes on
-  generating: before each run it *fences* the lease (:meth:`TeamCoordinator.fence_account`: the
-  lease must still carry the epoch it took, and is extended to cover the run's ``max_run_s``), so
-  a late desktop starts nothing once it lost the lease, and the next holder waits until no run of
-  the old one can still be going on.
-* ``endpoint_slot``: an endpoint's concurrency shared by all desktops, one row per slot number. A
-  desktop configured with ``limit`` only takes slots ``0 .. limit-1``: N desktops together never hold
-  more live slots than the largest configured limit, and a desktop with a smaller limit never starts
-  a request while ``limit`` slots of its range are busy. A slot taken for a request is held at
-  least for the request's ``max_run_s`` (``hold_s``), for the same reason. PostgreSQL picks with ``FOR UPDATE SKIP
-  LOCKED``: concurrent acquirers never get the same slot and never wait for each other.
-* ``rate_bucket``: a token bucket (requests per minute) shared by all desktops, refilled from the
-  database clock and updated under a row lock.
-
-The coordinator uses a connection of its own (never the task store's), in autocommit mode: a psycopg 3
-connection (``autocommit=True``) or a ``sqlite3`` connection with ``isolation_level=None``. SQLite is
-the one-machine case: the same SQL runs there (single writer, so every statement is atomic) and every
-operation trivially succeeds for a lone desktop. Calls are serialized by a lock (one connection cannot
-run two transactions at once); they block, so async callers run them in a worker thread.
-A lost connection (the server stopped or restarted, the network went away) is raised as the store's
-:class:`~mediadesk.store.errors.StorageError` given by ``fault`` (the same error the task store
-raises), never as a driver exception; other database errors propagate (psycopg.Error / sqlite3.Error).
-The caller decides (a desktop that cannot renew must stop using its leases in time, see
-:func:`mediadesk.core.team_policy.lease_valid_for`).
-
-Why one module (and one class) for the four tables: they share one connection behind one lock, one
-clock (the server's) and one retry rule for aborted transactions, and a beat renews the desktop, its
-leases and its slots in one transaction; split by table, each part would need all of that.
+The database is the only coordination point (tables ``desktop``, ``account_lease``, ``endpoint_slot``,
+``rate_bucket`` in :mod:`mediadesk.store.team_schema`), and every time is the DATABASE SERVER's clock,
+never a desktop's. Leases and slots are renewed by each beat and fenced before a run, so a late or
+dead desktop never overlaps the next holder. One own autocommit connection behind one lock: calls
+block (async callers use a worker thread); a lost connection raises the store's ``fault``
+(:class:`~mediadesk.store.errors.StorageError`), never a driver exception.
 """
 
 from __future__ import annotations
@@ -260,7 +228,7 @@ class TeamCoordinator:
         return bool(row[0])
 
     def server_time(self) -> float:
-        """The database server's clock now, in epoch seconds (one round trip)."""
+        """The database server's clock now, in epoch seconds (a query, not a local read)."""
         with self._lock:
             return float(self._run("SELECT {now}").fetchone()[0])
 

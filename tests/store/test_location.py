@@ -109,7 +109,7 @@ def test_missing_database_and_unknown_user_say_what_to_do(pg_server: PgServer) -
 def test_a_lost_connection_while_running_is_a_storage_error(pg_server: PgServer, pg_url: str) -> None:
     s = open_store(pg_url)
     s.add_tasks([NewTask("a", "p", "api", "x")])
-    pid = s._conn.raw.info.backend_pid
+    pid = s._raw.info.backend_pid  # (the PostgreSQL store's psycopg connection)
     pg_server.psql(f"SELECT pg_terminate_backend({pid})")
     with pytest.raises(StorageError) as err:
         s.add_tasks([NewTask("b", "p", "api", "y")])

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from mediadesk.config.location import PgLocation
+from mediadesk.core.log_lines import LOG
 from mediadesk.core.states import TaskState
 from mediadesk.store import NewTask, SchemaError, TaskReader, TaskStore, open_store
 from mediadesk.store.migrations import HEAD, REVISIONS
@@ -95,7 +96,7 @@ def test_revisions_list_matches_alembic_scripts() -> None:
     cfg = Config()
     cfg.set_main_option("script_location", "mediadesk.store:migrations")
     walked = [s.revision for s in ScriptDirectory.from_config(cfg).walk_revisions()]
-    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0005_economy"
+    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0006_log_ids"
 
 
 def test_a_release_v3_file_upgrades_to_head_keeping_every_row(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ def test_a_release_v3_file_upgrades_to_head_keeping_every_row(tmp_path: Path) ->
         assert s.claim(["chat"], 5, lane="web:acct-b", account="acct-b", owner="me") == []
         (turn,) = s.claim(["chat"], 5, lane="web:acct-a", account="acct-a", owner="me")
         assert turn.task_id == "turn-1" and s.history("conv", turn.seq) == (("hello ✅", "hi there"),)
-        assert s.finish(turn, TaskState.SUCCESS, result="then this", log="success") is not None
+        assert s.finish(turn, TaskState.SUCCESS, result="then this", log=LOG.success(seconds="1", more="")) is not None
         assert s.add_tasks([NewTask("new", "writer", "api", "x")]).added == ("new",)
         assert s.get("new").seq == 7
     finally:
@@ -169,8 +170,10 @@ def test_a_new_sqlite_database_has_exactly_the_release_schema_plus_team_tables(t
     usage = (", prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER,"
              " usage_estimated BOOLEAN DEFAULT '0' NOT NULL, cost FLOAT, currency VARCHAR")
     assert new["task"].replace(usage, "") == release["task"]
-    assert {name: new[name] for name in release if name != "task"} == {
-        name: sql for name, sql in release.items() if name != "task"}
+    # the release's task_log with each line's phrase (0006_log_ids) at its end
+    assert new["task_log"].replace(", message_id VARCHAR, message_params VARCHAR", "") == release["task_log"]
+    assert {name: new[name] for name in release if name not in ("task", "task_log")} == {
+        name: sql for name, sql in release.items() if name not in ("task", "task_log")}
     assert team == {*TEAM_TABLES, "ix_account_lease_owner", "ix_endpoint_slot_owner", "budget_cap",
                     "economy_batch", "ix_economy_batch_open"}
     assert sqlite_state(tmp_path / "new.db")[:2] == (SCHEMA_VERSION, [HEAD])

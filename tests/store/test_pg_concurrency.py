@@ -8,6 +8,7 @@ import multiprocessing
 import random
 import threading
 
+from mediadesk.core.log_lines import LOG
 from mediadesk.core.states import TaskState
 from mediadesk.store import NewTask, TaskReader, open_store
 
@@ -34,7 +35,7 @@ def worker(url: str, name: str, seed: int, start: threading.Barrier) -> tuple[li
                 continue
             for rec in recs:
                 claimed.append(rec.task_id)
-                done = store.finish(rec, TaskState.SUCCESS, result=f"by {name}", log="success")
+                done = store.finish(rec, TaskState.SUCCESS, result=f"by {name}", log=LOG.success(seconds="1", more=""))
                 if done is None:
                     lost.append(rec.task_id)
     finally:
@@ -62,6 +63,6 @@ def test_four_processes_claim_every_task_exactly_once(pg_url: str) -> None:
         by_owner = {rec.task_id: rec.owner for rec in recs}
         assert all(rec.result == f"by {by_owner[rec.task_id]}" for rec in recs)
         for tid in ("t000", "t250", "t499"):
-            assert [ln.message for ln in r.logs(tid)] == ["attempt 1 started", "success"]
+            assert [ln.message for ln in r.logs(tid)] == ["attempt 1 started", "success in 1 s"]
     finally:
         r.close()

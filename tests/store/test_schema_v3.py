@@ -11,6 +11,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from mediadesk.core.log_lines import LOG
 from mediadesk.core.states import TaskState
 from mediadesk.store import TaskReader, TaskStore
 from mediadesk.store.export import export_tasks
@@ -108,7 +109,8 @@ def test_v2_database_upgrades_to_v3_without_losing_data(tmp_path: Path) -> None:
         # the upgraded table works: a new task runs to a truncated success
         [todo] = store.claim(["writer"], 1, lane="api:writer", account=None, owner="me")
         assert todo.task_id == "todo"
-        new = store.finish(todo, TaskState.SUCCESS, result="half an ans", truncated=True, log="success (truncated)")
+        new = store.finish(todo, TaskState.SUCCESS, result="half an ans", truncated=True,
+                           log=LOG.success(seconds="1", more=LOG.truncated_at_limit()))
         assert new is not None and new.truncated is True
     finally:
         store.close()

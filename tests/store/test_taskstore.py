@@ -3,13 +3,15 @@ transitions, one row per task, the claim order and the conversation rule, schema
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
 
-from mediadesk.config.location import StoreLocation
+from mediadesk.config.location import PgLocation, StoreLocation
+from mediadesk.core.log_lines import LOG
 from mediadesk.core.picker import Channel
 from mediadesk.core.states import HeartbeatResult, TaskState
 from mediadesk.store import SCHEMA_VERSION, NewTask, SchemaError, TaskReader, TaskStore, open_store
@@ -74,13 +76,48 @@ def test_retry_is_the_same_row_with_not_before(loc: StoreLocation) -> None:
 def test_logs_are_group_committed_and_readable(loc: StoreLocation) -> None:
     s = store(loc)
     s.add_tasks([NewTask("a", "p", "api", "x")])
-    s.append_log("a", "api:p", "hello")
+    s.append_log("a", "api:p", LOG.warning(warning="hello"))
     r = TaskReader(loc)
     assert [ln.message for ln in r.logs("a")] == []  # buffered
     s.flush()
-    assert [ln.message for ln in r.logs("a")] == ["hello"]
+    assert [ln.message for ln in r.logs("a")] == ["warning: hello"]
     r.close()
     s.close()
+
+
+def _insert_old_row(loc: StoreLocation, task_id: str, message: str) -> None:
+    """A line as MediaDesk wrote it before lines had ids: its English text only."""
+    sql = "INSERT INTO task_log (task_id, ts, lane, message) VALUES ('{}', 1.0, 'api:p', '{}')"
+    if isinstance(loc, PgLocation):
+        import psycopg
+
+        with psycopg.connect(loc.url, autocommit=True) as conn:
+            conn.execute(sql.format(task_id, message).encode())
+    else:
+        with contextlib.closing(sqlite3.connect(loc.path)) as conn, conn:
+            conn.execute(sql.format(task_id, message))
+
+
+def test_a_log_line_keeps_its_phrase_and_values_and_old_rows_still_read(loc: StoreLocation) -> None:
+    s = store(loc)
+    s.add_tasks([NewTask("a", "p", "api", "x")])
+    (rec,) = s.claim(["p"], 1, lane="api:p", account=None, owner="me", now=100.0)
+    why = LOG.retry_in(n=1, max=2, seconds="1.3")
+    s.finish(rec, TaskState.PENDING, error_kind="timeout", not_before=200.0, now=101.0,
+             log=LOG.attempt_failed(attempt=1, error="timeout: 60 s", why=why))
+    s.flush()
+    _insert_old_row(loc, "a", "attempt 2 started")
+    r = TaskReader(loc)
+    try:
+        started, failed, old = r.logs("a")
+    finally:
+        r.close()
+        s.close()
+    assert (started.message, started.text) == ("attempt 1 started", LOG.attempt_started(attempt=1))
+    assert failed.message == "attempt 1 failed (timeout: 60 s); retry 1/2 in 1.3 s"
+    assert failed.text == LOG.attempt_failed(attempt=1, error="timeout: 60 s", why=why)
+    assert failed.text is not None and failed.text.values["why"] == why  # nested words, as written
+    assert (old.message, old.text) == ("attempt 2 started", None)
 
 
 def test_schema_version_newer_database_is_refused(tmp_path: Path) -> None:
