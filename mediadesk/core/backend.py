@@ -10,13 +10,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from mediadesk.core.log_lines import LogText
 from mediadesk.core.token_rate import RateHints
 from mediadesk.core.usage import Usage, estimate_usage
 
-#: A cheap health check: (healthy, what was seen). Never raises.
-Probe = Callable[[], Awaitable[tuple[bool, str]]]
+#: A cheap health check: (healthy, what was seen, in words for the log dock). Never raises.
+Probe = Callable[[], Awaitable[tuple[bool, LogText]]]
 #: Why a backend takes no task now and what would change it, as (reason, action) with action one of
 #: "login", "wait", "fix"; None when it can take one.
 UnavailableReason = Callable[[], tuple[str, str] | None]
@@ -33,9 +34,22 @@ class CheckVerdict(str, Enum):
 
 class LoginFlow(Protocol):
     """An operator's interactive login (a visible browser on the account's profile); True once
-    logged in."""
+    logged in. A bot check solved by a person is the same flow."""
 
     def __call__(self, *, on_status: Callable[[str], None] | None = None) -> Awaitable[bool]: ...
+
+
+#: An authenticated one-token request to an endpoint: (verdict, what was seen, key-free).
+EndpointCheck = Callable[[], Awaitable[tuple[CheckVerdict, str]]]
+
+
+class AdapterCheckFlow(Protocol):
+    """``adapter check`` in the backend's own browser (it holds the account's profile); the result is
+    the web provider's report."""
+
+    def __call__(
+        self, *, prompt: str | None, out_dir: Path, progress: Callable[[str], None] = ...
+    ) -> Awaitable[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -114,7 +128,7 @@ class RunContext(Protocol):
     #: A directory where the backend may store evidence for this task (screenshots, HTML).
     evidence_dir: Path
 
-    def log(self, message: str) -> None:
+    def log(self, text: LogText) -> None:
         """Append a timestamped line to this task's log (never put secrets here)."""
 
 
@@ -146,17 +160,21 @@ def effective_health(enabled: bool, health: str, running: int) -> HealthStatus:
 
 @runtime_checkable
 class LaneBackend(Protocol):
-    """One capacity unit group: an API endpoint (concurrency n) or one web account (exactly 1).
+    """The work behind one lane: an API profile on its endpoint, or one web account. How many
+    attempts run at once is not the backend's to say: the scheduler's capacities own it.
 
     Besides the lifecycle and ``run``, a backend declares its optional abilities; one it has not got
-    is None (a class attribute ``login = None`` will do), so the scheduler never guesses."""
-
-    #: How many attempts may run at once on this backend.
-    capacity: int
+    is None (a class attribute ``login = None`` will do), so the scheduler reads them directly and
+    never guesses."""
 
     @property
     def attempt_deadline_s(self) -> float | None:
         """The lane's backstop for one attempt (the backend bounds it itself); None: the lane's own."""
+
+    @property
+    def max_run_s(self) -> float | None:
+        """The longest one run may take, which the backend enforces (team mode holds an account's
+        lease that long); None: not known."""
 
     @property
     def domain(self) -> str | None:
@@ -173,6 +191,22 @@ class LaneBackend(Protocol):
     @property
     def unavailable_reason(self) -> UnavailableReason | None:
         """Why it takes no task now (the "cannot serve" message), for backends that can say."""
+
+    @property
+    def check(self) -> EndpointCheck | None:
+        """The setup editor's Test and the operator's Resume of an endpoint, for API backends."""
+
+    @property
+    def check_adapter(self) -> AdapterCheckFlow | None:
+        """``adapter check`` on the account's own browser, for web backends."""
+
+    @property
+    def resolve_challenge(self) -> LoginFlow | None:
+        """A visible browser for a person to solve a bot check, for web backends."""
+
+    @property
+    def challenge_screenshot(self) -> Path | None:
+        """The screenshot of the bot check the account waits on, if any."""
 
     async def start(self) -> None:
         """Prepare (e.g. prewarm a browser). Called when the lane starts."""

@@ -1,27 +1,11 @@
-"""Circuit breaker for one API endpoint or one web account.
+"""Circuit breaker for one API endpoint or one web account: closed -> open -> half_open -> closed.
 
-States and edges (every other event leaves the state as it is)::
-
-    closed    --record(): failure rate >= failure_rate over >= min_calls--> open
-    any       --trip(now, reason)------------------------------------------> open
-    open      --on_probe(ok=True)------------------------------------------> half_open
-    open      --on_probe(ok=False)-----------------------------------------> open (next probe later)
-    half_open --record(success=True)---------------------------------------> closed (window cleared)
-    half_open --record(success=False)--------------------------------------> open
-    any       --reset()----------------------------------------------------> closed
-
-Why probes decide: an open breaker never turns half-open by itself after ``cooldown_s``. A probe is a
-cheap request (list models, load the chat page) that costs the operator nothing when the endpoint is
-still down; a real task sent as a timed trial would burn an attempt. So ``open`` only ends through a
-successful probe (or ``reset``), retried every ``probe_interval_s``. ``cooldown_s`` is the other
-threshold: how long refusals with no success in between are tolerated before the scheduler trips the
-breaker (``trip_if_stalled``).
-
-Half-open lets exactly one task through (the trial, ``begin_trial``). Any outcome recorded while
-half-open decides: a straggler dispatched before the breaker opened reports just as fresh news about
-the endpoint, and this way the scheduler need not tell the trial apart from other tasks. A trial that
-ends without an outcome (canceled, never started) must call ``cancel_trial`` to free the slot.
-Outcomes recorded while open are stragglers and are ignored: probes decide.
+Opens on a high failure rate over ``min_calls`` or on ``trip``. An open breaker never half-opens
+on a timer: only a successful probe (cheap, costs no attempt) or ``reset`` ends it, retried every
+``probe_interval_s``. Half-open lets exactly one trial task through (``begin_trial``; one that ends
+without an outcome must ``cancel_trial``), and any outcome recorded then decides. Outcomes recorded
+while open are stragglers and ignored. ``cooldown_s`` is how long refusals with no success are
+tolerated before the scheduler trips it (``trip_if_stalled``).
 """
 
 from __future__ import annotations
@@ -29,6 +13,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from enum import Enum
+
+from mediadesk.core.log_lines import LOG, LogValue, english
 
 __all__ = ["BreakerConfig", "BreakerState", "CircuitBreaker"]
 
@@ -64,8 +50,8 @@ class CircuitBreaker:
     def __init__(self, config: BreakerConfig | None = None) -> None:
         self.config = config or BreakerConfig()
         self.state = BreakerState.CLOSED
-        #: Why it opened (shown to the operator); None while closed.
-        self.reason: str | None = None
+        #: Why it opened (shown to the operator, words of ours as a LogText); None while closed.
+        self.reason_text: LogValue | None = None
         #: When the current outage began (kept through half-open); None while closed.
         self.opened_at: float | None = None
         #: When the next probe is due; set only while open.
@@ -73,6 +59,11 @@ class CircuitBreaker:
         self.trial_in_flight = False
         self.probe_in_flight = False
         self._outcomes: deque[bool] = deque(maxlen=self.config.window)
+
+    @property
+    def reason(self) -> str | None:
+        """Why it opened, in English; None while closed."""
+        return None if self.reason_text is None else english(self.reason_text)
 
     def __repr__(self) -> str:
         return f"CircuitBreaker({self.state.value}, reason={self.reason!r}, next_probe_at={self.next_probe_at})"
@@ -114,17 +105,17 @@ class CircuitBreaker:
             if success:
                 self._close()
             else:
-                self._open(now, "the trial task failed")
+                self._open(now, LOG.trial_failed())
             return
         self._outcomes.append(success)
         if len(self._outcomes) >= self.config.min_calls and self.failure_fraction() >= self.config.failure_rate:
             failed = self._outcomes.count(False)
-            self._open(now, f"{failed} of the last {len(self._outcomes)} calls failed")
+            self._open(now, LOG.calls_failed(failed=failed, n=len(self._outcomes)))
 
-    def trip(self, now: float, reason: str) -> None:
+    def trip(self, now: float, reason: LogValue) -> None:
         """Open at once (out of credit, refusals for too long, ...). Already open: only the reason changes."""
         if self.state is BreakerState.OPEN:
-            self.reason = reason
+            self.reason_text = reason
             return
         self._open(now, reason)
 
@@ -137,7 +128,7 @@ class CircuitBreaker:
             return False
         if now - refusing_since < self.config.cooldown_s:
             return False
-        self._open(now, f"refused with no success for {now - refusing_since:.0f} s")
+        self._open(now, LOG.refused_too_long(seconds=f"{now - refusing_since:.0f}"))
         return True
 
     def begin_trial(self) -> None:
@@ -181,11 +172,11 @@ class CircuitBreaker:
 
     # -- transitions ---------------------------------------------------------------------------
 
-    def _open(self, now: float, reason: str) -> None:
+    def _open(self, now: float, reason: LogValue) -> None:
         if self.opened_at is None:
             self.opened_at = now
         self.state = BreakerState.OPEN
-        self.reason = reason
+        self.reason_text = reason
         self.next_probe_at = now + self.config.probe_interval_s
         self.trial_in_flight = False
         self.probe_in_flight = False
@@ -193,7 +184,7 @@ class CircuitBreaker:
 
     def _close(self) -> None:
         self.state = BreakerState.CLOSED
-        self.reason = None
+        self.reason_text = None
         self.opened_at = None
         self.next_probe_at = None
         self.trial_in_flight = False

@@ -1,15 +1,10 @@
 """Run-time statistics and ETAs per lane, from quantiles rather than averages.
 
-Web runs of one batch took 31 s to 6 min 10 s (a 12x spread), so a mean-based estimate is wrong
-in both directions. We keep a rolling window of a lane's own successful run durations, take the
-p50 and p90, and simulate the lane: ``capacity`` parallel servers, running tasks finishing after
-their *conditional* remaining time (a task already running for 4 min is one of the slow ones),
-pending tasks each taking the quantile, handed greedily to the earliest-free server.
-
-A lane *kind* (web or API) is several queues served in parallel: an API profile's lane alone, a
-web profile's accounts together (they share that profile's queue). :func:`kind_eta` gives each
-queue group its own :class:`RunTimeStats` from the durations its lanes report, simulates it with
-:func:`lane_eta`, and takes the slowest group.
+Run times spread widely, so a mean-based estimate is wrong both ways. A lane keeps a rolling window
+of its successful run durations and is simulated with their p50 / p90: ``capacity`` servers, running
+tasks finishing after their *conditional* remaining time, pending ones handed greedily to the
+earliest-free server. :func:`kind_eta` does this per queue group of a lane kind (an API profile's
+lane, or a web profile's accounts sharing its queue) and takes the slowest group.
 """
 
 from __future__ import annotations

@@ -1,34 +1,11 @@
 """Adaptive concurrency gate for one API endpoint (AIMD), shared by every profile on it.
 
-The operator sets ``limit`` (1..5 parallel requests). Providers rarely say what their real limit is;
-they just refuse (HTTP 429) when we exceed it. The gate learns ``current_limit`` from those refusals
-and pauses the whole endpoint after one, so that a refusal does not become a burst of refusals.
-
-Decrease rule (documented because the choice matters with limits this small)::
-
-    current_limit = max(1, min(current_limit, in_flight_at_refusal - 1))
-
-where ``in_flight_at_refusal`` counts the refused request itself, i.e. ``on_refusal`` is called
-*before* ``release`` for that request. Why not halve?
-
-* A refusal at ``k`` requests in flight proves the provider's limit ``L`` is below ``k``, so ``k - 1``
-  is the largest value consistent with what we saw; with ``L`` real and fixed, the limit drops to ``L``
-  in one step and never to 0.
-* Refusals are correlated: with 5 in flight and ``L = 2`` the provider refuses 3 of them together.
-  Halving on each would go 5 -> 2 -> 1 -> 1, well below ``L``. With this rule each refusal arrives
-  with one fewer request in flight (the previous refused one was released), so the sequence is
-  5 -> 4 -> 3 -> 2 = ``L``: the burst as a whole acts as the multiplicative decrease.
-* A refusal of a request that was already in flight above ``current_limit`` (started before an earlier
-  decrease, or before the operator lowered the limit) says nothing about ``current_limit``: the
-  ``min`` leaves it unchanged.
-* A refusal with nothing in flight (a request that never held a slot, e.g. a breaker probe) carries no
-  concurrency information: the limit is kept (the gate is still paused).
-
-Increase: after ``increase_after`` consecutive successes, ``current_limit += 1`` (up to ``limit``).
-Against a provider with a fixed limit ``L < limit`` the gate therefore oscillates between ``L`` and
-``L + 1``, spending ``increase_after`` successes at ``L`` per probe at ``L + 1``.
-
-With ``adaptive=False`` refusals still pause the gate but never shrink it.
+Providers rarely state their limit; they refuse (429) past it. The gate learns ``current_limit``
+(up to the operator's ``limit``) and pauses the endpoint after a refusal. Decrease, with
+``on_refusal`` called *before* ``release``: ``current_limit = max(1, min(current_limit, in_flight - 1))``
+(a refusal at ``k`` in flight proves the limit is below ``k``; a burst steps down one at a time;
+nothing in flight carries no information). Increase: ``+1`` after ``increase_after`` successes in
+a row. ``adaptive=False``: refusals still pause, never shrink.
 """
 
 from __future__ import annotations
@@ -37,7 +14,7 @@ import math
 
 __all__ = ["MAX_LIMIT", "AdaptiveGate", "refusal_pause"]
 
-#: The largest concurrency an operator may configure for one endpoint.
+#: The largest concurrency an operator may configure for one endpoint (the config's bound too).
 MAX_LIMIT = 5
 
 #: Exponent cap for the backoff: 2**60 seconds is beyond any sane ``backoff_max_s`` already.
@@ -79,6 +56,8 @@ class AdaptiveGate:
     def __init__(self, limit: int, *, adaptive: bool = True, increase_after: int = 5) -> None:
         if increase_after < 1:
             raise ValueError(f"increase_after must be >= 1, got {increase_after}")
+        #: The operator's limit, which ``current_limit`` grows back to; the callee's ``Capacity``
+        #: (scheduler/capacity.py) owns it and is the one that sets it.
         self.limit = _check_limit(limit)
         #: Start at the configured limit: the operator's number is the best guess until refused.
         self.current_limit = self.limit

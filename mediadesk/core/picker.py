@@ -1,21 +1,11 @@
 """Which priority channel the dispatcher serves next: weighted, with a starvation bound.
 
-Channels: ``high`` (priority > 0), ``normal`` (== 0), ``low`` (< 0).
-
-Weights (default ``(25, 5, 1)`` for high, normal, low): when several channels have due tasks,
-each is served in proportion to its weight among those present, so high:normal = 5:1 and
-normal:low = 5:1 (high:low = 25:1). The sharing is self-clocked stride scheduling with integer strides
-(exact, deterministic, evenly interleaved: H H H H H N H H H H H N ...). A channel that was empty
-rejoins at the current virtual time, so it cannot bank credit while it had nothing to send.
-
-Starvation bound: a channel that stays non-empty is picked at least once in every
-``starvation_limit + 1`` consecutive picks, whatever the weights. With the default weights only
-``low`` can starve, and the rule is simply: after ``starvation_limit`` consecutive picks of other
-channels while ``low`` was waiting, ``low`` gets the next pick. In general a pick is forced to the
-longest-waiting channel as soon as serving by weight would make the bound impossible to keep for
-the channels waiting (earliest-deadline-first); this needs ``starvation_limit >= 2`` with three
-channels. A forced pick is charged to the channel like any other, so its long-run share is about the larger
-of its weighted share and ``1 / (starvation_limit + 1)``; the other channels keep their ratio.
+Channels ``high`` (priority > 0), ``normal`` (0), ``low`` (< 0) share dispatch in proportion to their
+weights among those with due tasks (self-clocked stride scheduling: exact, deterministic, evenly
+interleaved). A channel that was empty rejoins at the current virtual time, so it cannot bank credit.
+Starvation bound: a non-empty channel is picked at least once in every ``starvation_limit + 1``
+picks; a pick is forced (earliest-deadline-first) only when weights would break that bound, and is
+charged like any other, so the other channels keep their ratio.
 """
 
 from __future__ import annotations

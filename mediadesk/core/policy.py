@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Protocol
 
 from mediadesk.core.errors import STOPPING_KINDS, ErrorKind, TaskFailure
+from mediadesk.core.log_lines import LOG, LogText
 from mediadesk.core.quarantine import counts_toward_quarantine, should_quarantine
 
 
@@ -31,7 +32,7 @@ class Outcome:
     #: The error kind to record (may differ from the failure's: e.g. ``quarantined``).
     kind: ErrorKind | None = None
     #: Why, in words for the task log.
-    why: str = ""
+    why: LogText | None = None
 
     @property
     def charged(self) -> bool:
@@ -62,29 +63,29 @@ class RetryPolicy:
         ``u`` in [0, 1) draws the jitter (random when None)."""
         if failure.not_started:
             wait = failure.retry_after_s or self.backoff_base_s
-            return Outcome(Verdict.REQUEUE, wait, failure.kind, "not started; attempt not charged")
+            return Outcome(Verdict.REQUEUE, wait, failure.kind, LOG.not_started_not_charged())
         if failure.refusal or failure.unavailable:
             # the endpoint's gate/breaker decide when dispatch resumes; the task keeps its place
             if failure.refusal:
-                why = "refused by the callee; attempt not charged"
+                why = LOG.refused_not_charged()
             elif failure.kind in STOPPING_KINDS:
-                why = "stopped the callee until the operator fixes it; attempt not charged"
+                why = LOG.stopped_callee_not_charged()
             else:
-                why = "could not reach the callee; attempt not charged"
+                why = LOG.unreachable_not_charged()
             return Outcome(Verdict.REQUEUE, 0.0, failure.kind, why)
         if counts_toward_quarantine(failure.kind) and should_quarantine(crash_count, self.quarantine_after):
             return Outcome(
                 Verdict.FAIL, 0.0, ErrorKind.QUARANTINED,
-                f"crashed or timed out on {crash_count} attempts: set aside for a person",
+                LOG.quarantined(n=crash_count),
             )
         if self.should_retry(failure, attempts_in_budget):
             rng = None if u is None else _Fixed(u)
             delay = self.delay(attempts_in_budget, failure.retry_after_s, rng)
             return Outcome(
                 Verdict.RETRY, delay, failure.kind,
-                f"retry {attempts_in_budget}/{self.max_retries} in {delay:.1f} s",
+                LOG.retry_in(n=attempts_in_budget, max=self.max_retries, seconds=f"{delay:.1f}"),
             )
-        why = "not retryable" if not failure.retryable else "no retries left"
+        why = LOG.not_retryable() if not failure.retryable else LOG.no_retries_left()
         return Outcome(Verdict.FAIL, 0.0, failure.kind, why)
 
     def should_retry(self, failure: TaskFailure, attempt: int) -> bool:

@@ -1,14 +1,10 @@
 """Prices, the cost of a task, sums that never add two currencies, and budgets that stop dispatch.
 
-A price is per million tokens: input (prompt tokens not served from the provider's cache), cached
-input, and output (completion). ``prompt_tokens`` as providers report it includes the cached ones,
-so a task costs ``(prompt - cached) * input + cached * cached_price + completion * output``.
-
-A budget caps what a scope (an endpoint, a profile or a batch) may spend, in one currency or in
-tokens, per local day or in total. :func:`budget_state` is the decision before a dispatch: the
-used amount, what the running tasks are expected to add, and the next task's expected cost; a
-task that would take the scope past its cap is not started (it stays pending, nothing charged),
-and at :data:`NOTICE_AT` of the cap the operator is told once. Pure: no clock, no I/O.
+Prices are per million tokens. Providers' ``prompt_tokens`` include cached ones, so a task costs
+``(prompt - cached) * input + cached * cached_price + completion * output``. A budget caps what an
+endpoint, profile or batch may spend (one currency or tokens, per local day or in total);
+:func:`budget_state` decides before a dispatch, counting running tasks and the next task's expected
+cost: a task that would pass the cap stays pending, uncharged. Pure: no clock, no I/O.
 """
 
 from __future__ import annotations

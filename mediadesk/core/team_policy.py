@@ -1,21 +1,11 @@
 """Team mode timing: when a desktop beats, when it must stop trusting its leases, when to re-poll.
 
-Leases (web accounts, endpoint slots) live in the shared database and expire ``stale_after_s`` after
-their last renewal by the DATABASE's clock. A desktop renews all of them with each heartbeat. Two
-local judgements follow, both on the desktop's own monotonic clock (never compared with another
-machine's clock):
-
-* **Beat often enough.** ``beat_interval_s`` keeps at least :data:`MIN_BEATS_PER_LEASE` beats inside
-  one lease, so a single late or failed beat never lets a live desktop's lease lapse.
-* **Stop before the lease may have lapsed.** A renewal sent at local time ``sent_at`` set the expiry
-  to (database time when it ran) + ``stale_after_s``, and the database ran it after we sent it, so
-  the lease is certainly ours until ``sent_at + stale_after_s`` on our clock (clock rates agree to
-  far better than the margin). When beats fail (database unreachable) the desktop must stop using
-  its accounts and slots ``margin`` before that: :func:`lease_valid_for`.
-
-Re-polling: an account held by a live desktop stays held (its holder renews it), so polling faster
-than the holder's expiry gains nothing; a full endpoint frees a slot when any request ends, so slot
-polls back off exponentially with jitter from a short base.
+Leases expire ``stale_after_s`` after their last renewal by the DATABASE's clock; every heartbeat
+renews them. Local judgements use only this desktop's monotonic clock: beat at least
+:data:`MIN_BEATS_PER_LEASE` times per lease, and since the database runs a renewal after we send it,
+a lease is surely ours until ``sent_at + stale_after_s``; stop using it a margin before that
+(:func:`lease_valid_for`). Account polls wait for the holder's expiry; slot polls back off
+exponentially with jitter.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
-"""Tokens-per-minute gates: what a task is expected to use, a bucket that reserves it before the
-request and trues up with the real usage after, and the provider's ``x-ratelimit-*`` hints.
+"""Tokens-per-minute gates: a task's expected tokens, a bucket that reserves them before the request
+and trues up with the real usage after, and the provider's ``x-ratelimit-*`` hints.
 
-Why reserve before and true up after: a provider with a TPM limit counts a request's tokens when it
-admits it (prompt plus what it may generate), so a client that only counted after the answer would
-send a burst of long prompts and collect 429s. The reservation is the prompt's estimate plus the
-task's ``max_tokens`` if set, else the profile's recent p90 of completion tokens, else
-:data:`DEFAULT_COMPLETION_TOKENS`; the answer's ``usage`` then corrects the bucket (tokens given back,
-or owed: the level may go below zero, and the next request waits for it).
-
-The provider's own view wins when it sends one: ``x-ratelimit-remaining-tokens`` lowers the bucket
-to what the provider says is left; ``x-ratelimit-limit-tokens`` on an endpoint with no ``tpm`` makes
-a bucket of that size (learned); ``x-ratelimit-remaining-requests: 0`` holds dispatch until its reset.
-Pure: no I/O; ``now`` is passed in.
+Reserve first because providers count a request's tokens on admission; counting only after the
+answer would send a burst of long prompts into 429s. The reservation is the prompt's estimate plus
+``max_tokens``, else the profile's recent p90 completion, else :data:`DEFAULT_COMPLETION_TOKENS`;
+the real ``usage`` then corrects it (the level may go below zero). The provider's headers win when
+sent (remaining tokens, a learned limit, requests exhausted until reset). Pure: ``now`` is passed in.
 """
 
 from __future__ import annotations
@@ -22,6 +16,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from mediadesk.core.log_lines import LOG, LogText, LogValue
 from mediadesk.core.usage import estimate_tokens
 
 __all__ = ["DEFAULT_COMPLETION_TOKENS", "CompletionHistory", "RateHints", "TokenGate", "TokenRateBucket",
@@ -233,7 +228,7 @@ class TokenGate:
 
     def settle(self, now: float, reserved: float, used: float | None, *, profile: str | None = None,
                completion: int | None = None, hints: RateHints | None = None, next_need: float = 0.0,
-               refused: bool = False) -> str | None:
+               refused: bool = False) -> LogValue | None:
         """The request ended: true up the bucket with ``used`` (None: not known, the reservation stands),
         give the request back if the provider ``refused`` it, remember the completion for the profile's
         p90, and follow the provider's hints. Returns a note for the log when a hint changed something."""
@@ -245,42 +240,41 @@ class TokenGate:
             self.completions.add(profile, completion)
         if hints is None or hints.empty or not self.honour_headers:
             return None
-        notes = [n for n in (self._follow_requests(now, hints), self._follow_tokens(now, hints, next_need)) if n]
-        return "; ".join(notes) or None
+        return _joined([*self._follow_requests(now, hints), *self._follow_tokens(now, hints, next_need)])
 
-    def _follow_tokens(self, now: float, hints: RateHints, next_need: float) -> str | None:
+    def _follow_tokens(self, now: float, hints: RateHints, next_need: float) -> list[LogText]:
         limit, left = hints.limit_tokens, hints.remaining_tokens
-        notes: list[str] = []
+        notes: list[LogText] = []
         if limit and not self.configured_tpm and (self.bucket is None or limit != self.bucket.tpm):
             if self.bucket is None:
                 self.bucket = TokenRateBucket(limit)
             else:
                 self.bucket.set_rate(limit)
-            notes.append(f"the provider allows {limit:g} tokens a minute")
+            notes.append(LOG.provider_tpm(n=f"{limit:g}"))
         if self.bucket is not None and left is not None:
             if self.bucket.clamp(now, left) and left < max(1.0, next_need):
-                notes.append(f"{left:g} tokens left in the provider's window: waiting for them")
+                notes.append(LOG.tokens_left_waiting(n=f"{left:g}"))
         elif left is not None and hints.reset_tokens_s is not None and left < max(1.0, next_need):
             self._hold(now + hints.reset_tokens_s)
-            notes.append(f"{left:g} tokens left in the provider's window: holding {hints.reset_tokens_s:g} s")
-        return "; ".join(notes) or None
+            notes.append(LOG.tokens_left_holding(n=f"{left:g}", seconds=f"{hints.reset_tokens_s:g}"))
+        return notes
 
-    def _follow_requests(self, now: float, hints: RateHints) -> str | None:
+    def _follow_requests(self, now: float, hints: RateHints) -> list[LogText]:
         limit, left = hints.limit_requests, hints.remaining_requests
-        notes: list[str] = []
+        notes: list[LogText] = []
         if limit and (self.requests is None or limit != self.requests.tpm):
             if self.requests is None:
                 self.requests = TokenRateBucket(limit)
             else:
                 self.requests.set_rate(limit)
-            notes.append(f"the provider allows {limit:g} requests a minute")
+            notes.append(LOG.provider_rpm(n=f"{limit:g}"))
         if self.requests is not None and left is not None:
             if self.requests.clamp(now, left) and left < 1:
-                notes.append("no request left in the provider's window: waiting for one")
+                notes.append(LOG.no_request_left_waiting())
         elif left is not None and left < 1 and hints.reset_requests_s:
             self._hold(now + hints.reset_requests_s)
-            notes.append(f"no request left in the provider's window: holding {hints.reset_requests_s:g} s")
-        return "; ".join(notes) or None
+            notes.append(LOG.no_request_left_holding(seconds=f"{hints.reset_requests_s:g}"))
+        return notes
 
     def _hold(self, until: float) -> None:
         self.hold_until = max(self.hold_until, until)
@@ -289,3 +283,13 @@ class TokenGate:
 def conversation_text(prompt: str, history: tuple[tuple[str, str], ...] = ()) -> str:
     """A turn's prompt with its history, as one text for the estimate."""
     return "\n".join([*(q + "\n" + a for q, a in history), prompt])
+
+
+def _joined(notes: list[LogText]) -> LogValue | None:
+    """The notes for one log line, "; " between them; None when there are none."""
+    if not notes:
+        return None
+    out: list[LogValue] = [notes[0]]
+    for note in notes[1:]:
+        out += ["; ", note]
+    return tuple(out)

@@ -41,7 +41,7 @@ def _is_wide(ch: str) -> bool:
 
 def estimate_tokens(text: str) -> int:
     """An estimate of ``text``'s tokens: one per CJK character, one per ~4 other characters (at
-    least 1 for a non-empty text). Good to about +-25 % on prose; an estimate, never a bill."""
+    least 1 for a non-empty text). A rough estimate, never a bill."""
     if not text:
         return 0
     wide = sum(1 for ch in text if _is_wide(ch))

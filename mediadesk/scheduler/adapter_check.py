@@ -113,7 +113,7 @@ async def check_account(
         raise ConfigError(f"account {account!r} uses profile {profile.name!r}, which is not a web profile")
     text = (prompt or default_test_prompt()) if send_prompt else None
     lane = None if scheduler is None else next((ln for ln in scheduler.lanes if ln.account == account), None)
-    own = getattr(lane.backend, "check_adapter", None) if lane is not None else None
+    own = lane.backend.check_adapter if lane is not None else None
     if scheduler is None or own is None:
         return await check_adapter(config, workspace, profile.site, account=account, prompt=prompt,
                                    send_prompt=send_prompt, out_dir=out_dir, say=say)

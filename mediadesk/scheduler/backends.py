@@ -21,7 +21,6 @@ def default_backend(
             name=profile.name,
             base_url=ep.base_url,
             model=profile.model,
-            concurrency=profile.api_concurrency,
             api_key_env=ep.api_key_env,
             api_key_keyring=ep.api_key_keyring,
             stream=profile.stream,

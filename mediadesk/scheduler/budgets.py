@@ -1,19 +1,11 @@
 """Budgets that stop, not fail: what each endpoint, profile and batch has spent, and whether its next
 task may start.
 
-The sums are kept in memory, per (profile, batch) and currency, for all time and for the current
-local day: loaded from the task table at start (and at each day roll-over), then increased by every
-cost the store writes (``TaskStore.on_spent``). Before a guarded lane starts a task it asks
-:meth:`Budgets.check` with the task it would take next: that task's expected cost (its prompt's
-estimated tokens plus the profile's recent p90 of completions, at the profile's price) is checked
-against what is left of every cap that applies, counting what the running tasks are expected to
-add. A task that would pass a cap is not claimed (it stays pending: nothing failed, nothing charged);
-the lane says which cap stopped it and how to raise it, and starts again when the cap is raised
-(:meth:`Budgets.raise_cap`, kept in the database) or, for a daily cap, when the local day rolls over.
-At :data:`~mediadesk.core.spend.NOTICE_AT` of a cap the operator gets one notice per cap and window.
-
-Team mode: the sums are this desktop's view (other desktops' spend is read at start and at the day
-roll-over); a cap shared by several desktops can be passed by up to one task per desktop.
+Sums per (profile, batch) and currency, all-time and for the local day, are loaded from the task
+table at start and day roll-over, then fed by ``TaskStore.on_spent``. :meth:`Budgets.check` tests the
+next task's expected cost against every applicable cap; a task that would pass one stays pending,
+uncharged, until the cap is raised (:meth:`Budgets.raise_cap`) or the day rolls over. Team mode:
+sums are this desktop's view, so a shared cap can be passed by up to one task per desktop.
 """
 
 from __future__ import annotations

@@ -1,30 +1,12 @@
 """Where the callee's capacity meets the lanes: one :class:`Capacity` per API endpoint (shared by
 every profile on it) and one per web account.
 
-The policies are pure and live in ``mediadesk.core`` (adaptive gate, circuit breaker, token
-buckets); this module only applies them with the loop's clock, runs the breaker's health probes,
-and wakes the lanes that wait on a capacity when it frees up.
-
-Signals, and what each costs (never an attempt unless the task itself failed):
-- success: the gate may grow back (AIMD), the breaker's window records a success;
-- failure of the task (5xx, timeout, reset mid-answer, browser crash): the breaker's window records it;
-- refusal (429, 503 with Retry-After): the whole endpoint pauses for the named wait or a jittered
-  exponential pause, the adaptive gate shrinks; refusals with no success for ``cooldown_s`` open
-  the breaker;
-- unavailable (connection refused, 502/503/504): the breaker opens at once; probes decide when it
-  is back;
-- out of credit (429 ``insufficient_quota``): the breaker opens at once and the operator is told;
-- misconfigured (a TLS error: a certificate not trusted, https to a plain-HTTP port; the API key
-  rejected, HTTP 401/403): the callee is stopped: the breaker opens and is never probed (no answer
-  can come until the operator fixes the config or the key), the operator is told why; it resumes
-  when the operator says so (:meth:`Capacity.resume`) or at the next start.
-
-While the breaker is open the notices say what the callee waits for and since when (wall clock).
-
-A web account speaks the same way through its site (``providers/web/signals.py``): a site that is down
-(connection refused, a gateway page) is ``unavailable``; a busy or usage-limit banner is a refusal (a
-usage limit with a reset time also makes the account rest until then); a bot check is neither: the task
-goes back uncharged and the account waits for a person (:meth:`Capacity.notice` tells the operator).
+Applies the pure policies of ``mediadesk.core`` (gate, breaker, token buckets) with the loop's clock,
+runs the breaker's probes and wakes waiting lanes. Only a failed task costs an attempt. A refusal
+pauses the whole endpoint and shrinks the gate; unavailable or out of credit opens the breaker at
+once; misconfigured (TLS error, key rejected) stops the callee unprobed until :meth:`Capacity.resume`
+or the next start. Web accounts map their site's signals the same way; a bot check sends the task
+back uncharged and waits for a person.
 """
 
 from __future__ import annotations
@@ -42,6 +24,7 @@ from mediadesk.core.backend import Probe
 from mediadesk.core.breaker import BreakerConfig, BreakerState, CircuitBreaker
 from mediadesk.core.errors import STOPPING_KINDS, ErrorKind, TaskFailure
 from mediadesk.core.gate import AdaptiveGate
+from mediadesk.core.log_lines import LOG, LogText, LogValue, breaker_word, callee_word
 from mediadesk.core.rate import RateGates, TokenBucket
 from mediadesk.core.token_rate import RateHints, TokenGate
 from mediadesk.core.usage import Usage
@@ -103,7 +86,7 @@ class Capacity:
         clock: Callable[[], float],
         probe: Probe | None = None,
         own_rpm: float = 0.0,
-        on_event: Callable[[str], None] | None = None,
+        on_event: Callable[[LogText], None] | None = None,
         rng: random.Random | None = None,
         tpm: float = 0.0,
         rate_headers: bool = True,
@@ -150,6 +133,11 @@ class Capacity:
     def _wake_all(self) -> None:
         for lane in self._lanes:
             lane.wake()
+
+    @property
+    def limit(self) -> int:
+        """The callee's concurrency, owned here (held by its gate): read by Wiring.endpoint_limit and view()."""
+        return self.gate.limit
 
     def set_limit(self, limit: int) -> None:
         self.gate.set_limit(limit)
@@ -204,7 +192,8 @@ class Capacity:
         return self.tokens.reserve(now, need)
 
     def settle_tokens(self, signal: Signal, reserved: float, *, profile: str | None = None,
-                      usage: Usage | None = None, hints: RateHints | None = None, next_need: float = 0.0) -> str | None:
+                      usage: Usage | None = None, hints: RateHints | None = None,
+                      next_need: float = 0.0) -> LogValue | None:
         """True up an attempt's token reservation: with its usage after an answer; given back after a
         refusal (the provider charged nothing); kept otherwise (it may have been charged). Then the
         provider's ``x-ratelimit-*`` hints. Returns a note for the task log when a hint changed something."""
@@ -244,14 +233,14 @@ class Capacity:
             else:
                 self.breaker.trip_if_stalled(self.gate.refusals_without_success_since, now)
         elif signal is Signal.UNAVAILABLE:
-            self.breaker.trip(now, f"unavailable: {detail}")
+            self.breaker.trip(now, LOG.unavailable(error=detail))
         elif signal is Signal.OUT_OF_CREDIT:
-            self.breaker.trip(now, f"out of credit: {detail}")
+            self.breaker.trip(now, LOG.out_of_credit(error=detail))
         elif signal is Signal.MISCONFIGURED:
             if self.stopped is None:
                 self.stopped, self.stopped_kind, self.stopped_since = detail, kind, time.time()
                 was = None  # always tell: being stopped is news even when the breaker was open already
-            self.breaker.trip(now, f"stopped: {self.stopped}")
+            self.breaker.trip(now, LOG.stopped(error=self.stopped))
         else:
             self.breaker.cancel_trial()
         self.gate.release()  # after on_refusal: it reads how many were in flight when refused
@@ -260,11 +249,11 @@ class Capacity:
         self._wake_all()
         return pause
 
-    def notice(self, message: str) -> None:
+    def notice(self, message: LogText) -> None:
         """Tell the operator something about this callee (a bot check waiting for a person, ...)."""
         self._on_event(message)
 
-    def trip(self, reason: str) -> None:
+    def trip(self, reason: LogValue) -> None:
         was = self.breaker.state
         self.breaker.trip(self._clock(), reason)
         if self.breaker.state is not was:
@@ -276,16 +265,22 @@ class Capacity:
             self._open_since_wall = None
         elif self._open_since_wall is None:
             self._open_since_wall = time.time()
+        callee, reason = callee_word(self.kind), b.reason_text if b.reason_text is not None else "None"
         if was is None:  # stopped by its configuration: no prober, nothing to wait for
-            self._on_event(f"{self.kind} {self.name}: {b.reason}; no task is sent and no probe either until "
-                           + ("the key" if self.stopped_kind == ErrorKind.AUTH.value else "the config")
-                           + " is fixed and the endpoint resumed (console: Exceptions, Check and resume) or "
-                           "MediaDesk started again; its tasks stay pending, nothing is charged")
+            stopped = (LOG.stopped_until_key_fixed if self.stopped_kind == ErrorKind.AUTH.value
+                       else LOG.stopped_until_config_fixed)
+            self._on_event(stopped(callee=callee, name=self.name, reason=reason))
             return
-        msg = f"{self.kind} {self.name}: breaker {was.value} -> {b.state.value}"
-        if b.state is BreakerState.OPEN:
-            msg += f" ({b.reason or 'failures'}); {self.waiting_for()}"
-        self._on_event(msg)
+        states = {"callee": callee, "name": self.name, "was": breaker_word(was.value),
+                  "breaker": breaker_word(b.state.value)}
+        if b.state is not BreakerState.OPEN:
+            self._on_event(LOG.breaker_changed(**states))
+        else:
+            reason = b.reason_text or "failures"
+            since = self._waiting_since()
+            self._on_event(
+                LOG.breaker_changed_reason(**states, reason=reason, more=self._waiting_for()) if since is None
+                else LOG.breaker_opened_waiting(**states, reason=reason, **since))
         if b.state is BreakerState.OPEN:
             self._ensure_prober()
 
@@ -298,16 +293,22 @@ class Capacity:
         self.stopped = self.stopped_kind = self.stopped_since = None
         self.breaker.reset()
         self._open_since_wall = None
-        self._on_event(f"{self.kind} {self.name}: resumed by the operator (it was stopped: {reason})")
+        self._on_event(LOG.resumed_by_operator(callee=callee_word(self.kind), name=self.name, reason=reason))
         self._wake_all()
         return True
 
-    def waiting_for(self) -> str:
-        """What dispatch to this callee waits for, and since when (for notices and the CLI)."""
+    def _waiting_since(self) -> dict[str, LogValue] | None:
+        """Since when dispatch to this callee waits for a probe, and how often one goes (for notices);
+        None when the outage's start is not known."""
         since = self._open_since_wall
-        when = "" if since is None else (
-            f" since {time.strftime('%H:%M:%S', time.localtime(since))} ({time.time() - since:.0f} s)")
-        return (f"waiting{when} for it to answer a probe (every {self.breaker.config.probe_interval_s:g} s); "
+        if since is None:
+            return None
+        return {"since": time.strftime("%H:%M:%S", time.localtime(since)), "seconds": f"{time.time() - since:.0f}",
+                "interval": f"{self.breaker.config.probe_interval_s:g}"}
+
+    def _waiting_for(self) -> str:
+        """The same without its start (shown as is: no phrase of its own)."""
+        return (f"; waiting for it to answer a probe (every {self.breaker.config.probe_interval_s:g} s); "
                 "its tasks stay pending, nothing is charged")
 
     # ------------------------------------------------------------------ probes
@@ -330,22 +331,26 @@ class Capacity:
             if due is not None and now < due:
                 await asyncio.sleep(due - now)
                 continue
-            ok, what = True, "no probe for this callee: one trial task decides"
+            ok, what = True, LOG.no_probe()
             self.breaker.begin_probe(now)
             if self.probe is not None:
                 self.probes_sent += 1
                 try:
                     ok, what = await self.probe()
                 except Exception as exc:  # a probe must never kill the loop
-                    ok, what = False, f"probe error: {exc!r}"
+                    ok, what = False, LOG.probe_error(error=repr(exc))
             was = self.breaker.state
             self.breaker.on_probe(ok, self._clock())
             if self.stopped is not None:
                 return  # a task's TLS error stopped it while the probe was out
+            callee = callee_word(self.kind)
+            since = self._waiting_since()
             if ok:
-                self._on_event(f"{self.kind} {self.name}: probe ok ({what})")
+                self._on_event(LOG.probe_ok(callee=callee, name=self.name, what=what))
+            elif since is None:
+                self._on_event(LOG.probe_failed(callee=callee, name=self.name, what=what, more=self._waiting_for()))
             else:
-                self._on_event(f"{self.kind} {self.name}: probe failed ({what}); {self.waiting_for()}")
+                self._on_event(LOG.probe_failed_waiting(callee=callee, name=self.name, what=what, **since))
             if self.breaker.state is not was:
                 self._changed(was)
                 self._wake_all()
@@ -360,7 +365,7 @@ class Capacity:
     def view(self) -> CapacityView:
         b = self.breaker
         return CapacityView(
-            name=self.name, kind=self.kind, limit=self.gate.limit, current_limit=self.gate.current_limit,
+            name=self.name, kind=self.kind, limit=self.limit, current_limit=self.gate.current_limit,
             in_flight=self.gate.in_flight, paused_until=self.gate.paused_until, breaker=b.state.value,
             breaker_reason=b.reason, next_probe_at=None if self.stopped is not None else b.next_probe_at,
             last_signal=self.last_signal, refusals=self.refusals, stopped=self.stopped,

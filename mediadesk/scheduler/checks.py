@@ -5,26 +5,28 @@ be edited and not saved yet; ``mediadesk login`` opens the visible login browser
 so no face builds a backend or imports a provider. The providers are imported only when a check
 runs (the console does not load Playwright to show a dialog).
 
-With a running :class:`~mediadesk.scheduler.scheduler.Scheduler`, an account's test goes through
-its lane's own browser (it holds the profile lock) and a login through :meth:`Scheduler.login`.
+With a running scheduler (:class:`Running`), an account's test goes through its lane's own
+browser (it holds the profile lock) and a login through that lane.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import CheckVerdict, HealthStatus
+from mediadesk.core.log_lines import LOG
 
 if TYPE_CHECKING:
-    from mediadesk.scheduler.scheduler import Scheduler
+    from mediadesk.scheduler.capacity import Capacity
+    from mediadesk.scheduler.lane import Lane
 
-__all__ = ["AccountCheck", "ApiCheck", "CheckError", "Checks", "LoginResult", "Verdict"]
+__all__ = ["AccountCheck", "ApiCheck", "CheckError", "Checks", "LoginResult", "Running", "Verdict"]
 
 
 class CheckError(Exception):
@@ -67,6 +69,19 @@ class LoginResult(str, Enum):
     IN_USE = "in_use"
 
 
+class Running(Protocol):
+    """What the checks use of a running scheduler (the Scheduler is one): its lanes, its callees'
+    capacities, and the two flows a person goes through on an account's own lane."""
+
+    @property
+    def lanes(self) -> Sequence[Lane]: ...
+    @property
+    def capacities(self) -> Mapping[str, Capacity]: ...
+    async def login(self, account: str, on_status: Callable[[str], None] | None = None) -> bool: ...
+    async def resolve_account_exception(
+        self, account: str, on_status: Callable[[str], None] | None = None) -> bool: ...
+
+
 async def _timed(check: Callable[[], Awaitable[tuple[CheckVerdict, str]]]) -> ApiCheck:
     t0 = time.monotonic()
     verdict, seen = await check()
@@ -78,7 +93,7 @@ class Checks:
     config's data dir); ``scheduler``: the running one, if any."""
 
     def __init__(self, config: AppConfig, workspace: Workspace | None = None,
-                 scheduler: Scheduler | None = None) -> None:
+                 scheduler: Running | None = None) -> None:
         self.config = config
         self.workspace = workspace
         self.scheduler = scheduler
@@ -112,7 +127,7 @@ class Checks:
                          timeout_s: float) -> ApiCheck:
         from mediadesk.providers.api.backend import ApiBackend
 
-        backend = ApiBackend(name=name, base_url=base_url, model=model, concurrency=1, api_key_env=key_env,
+        backend = ApiBackend(name=name, base_url=base_url, model=model, api_key_env=key_env,
                              api_key_keyring=key_ring, timeout_s=timeout_s, connect_timeout_s=min(timeout_s, 10.0),
                              max_run_s=timeout_s)
         async with backend:
@@ -124,8 +139,8 @@ class Checks:
         if self.scheduler is not None:
             cap = self.scheduler.capacities.get(name)
             for lane in self.scheduler.lanes:
-                check = getattr(lane.backend, "check", None)
-                if cap is not None and lane.capacity_ctl is cap and check is not None:
+                check = lane.backend.check if cap is not None and lane.capacity_ctl is cap else None
+                if check is not None:
                     return await _timed(check)
         return await self.test_endpoint(name)
 
@@ -142,8 +157,8 @@ class Checks:
             if probe is not None:  # the running account's own browser (it holds the profile lock)
                 ok, seen = await probe()
                 said = HealthStatus.READY if ok else (
-                    HealthStatus.NEEDS_LOGIN if seen.startswith("needs login") else HealthStatus.ERROR)
-                return AccountCheck(ok, said.value, seen, running=True)
+                    HealthStatus.NEEDS_LOGIN if seen.id == LOG.needs_login.id else HealthStatus.ERROR)
+                return AccountCheck(ok, said.value, seen.english(), running=True)
         from mediadesk.scheduler.backends import default_backend
 
         backend = default_backend(self.config, self._workspace(), profile, account)
@@ -174,7 +189,7 @@ class Checks:
         from mediadesk.scheduler.backends import default_backend
 
         backend = default_backend(self.config, self._workspace(), self.config.profile(acct.profile), acct)
-        solve = getattr(backend, "resolve_challenge", None)
+        solve = backend.resolve_challenge
         if solve is None:
             raise CheckError(f"account {account} is not a web account")
         try:

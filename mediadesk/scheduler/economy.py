@@ -1,23 +1,11 @@
 """The economy channel of one profile: its non-urgent single-turn tasks go through the provider's
 Batch API (:class:`mediadesk.core.economy.BatchApi`) instead of one request each.
 
-One loop, top to bottom, every step:
-
-1. **Resume** what the store says is open (``economy_batch``): a row still ``sending`` (a crash came
-   between our row and the provider's answer) is looked up in the provider's list by its ``ref``; a
-   batch the provider never made sends its tasks back to the queue, uncharged (nothing was sent).
-2. **Poll** each submitted batch when its time has come, at growing intervals (``economy_poll_s``,
-   then x1.5 up to 10 minutes). A final batch's lines are mapped back to their tasks by
-   ``custom_id``: an answer is a success (with the provider's usage); an errored line goes to the retry
-   policy (again pending: a later batch takes it) or the exception queue; an expired line never ran
-   and goes back uncharged; a task with no line at all is a failed attempt.
-3. **Send**: once pending economy tasks have waited ``economy_collect_s`` (so a batch holds more than
-   one), up to ``economy_batch_size`` are claimed (``running`` on lane ``batch:<profile>``, never taken
-   by the reaper or the crash recovery), our row is written, then the file is uploaded and the batch
-   created; its id is stored. An error answer of the provider (the batch was not made) sends them back
-   uncharged; a lost connection leaves the row ``sending`` for step 1 (never sent twice).
-
-In team mode the desktop that holds the lease ``economy:<profile>`` runs the loop; the others wait.
+Each loop step: **resume** open ``economy_batch`` rows (a row left ``sending`` by a crash is looked
+up by ``ref``; a batch never made sends its tasks back uncharged); **poll** submitted batches at
+growing intervals and map lines back by ``custom_id``; **send** collected pending tasks (claimed on
+lane ``batch:<profile>``, out of the reaper's reach), writing our row before the upload so a lost
+connection never sends twice. In team mode only the holder of lease ``economy:<profile>`` runs it.
 """
 
 from __future__ import annotations
@@ -36,6 +24,7 @@ import httpx
 from mediadesk.core.backend import TaskSpec, answer_usage
 from mediadesk.core.economy import BatchApi, BatchLine, BatchStatus, next_poll_s
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.log_lines import LOG, LogText
 from mediadesk.core.policy import RetryPolicy
 from mediadesk.core.states import TaskState
 from mediadesk.scheduler.finalizer import apply_failure
@@ -44,7 +33,7 @@ from mediadesk.store.errors import StorageError
 from mediadesk.store.taskstore import TaskRecord, TaskStore
 
 if TYPE_CHECKING:
-    from mediadesk.scheduler.lane import DispatchGuard
+    from mediadesk.scheduler.admission import DispatchGuard
     from mediadesk.scheduler.team_link import TeamLink
 
 log = logging.getLogger(__name__)
@@ -70,7 +59,7 @@ class EconomyChannel:
 
     def __init__(self, profile: str, api: BatchApi, store: TaskStore, *, resolve: Callable[[TaskRecord], TaskSpec],
                  policy: RetryPolicy, owner: str, settings: EconomySettings,
-                 publish: Callable[[TaskRecord], None], task_log: Callable[[str, str, str], None],
+                 publish: Callable[[TaskRecord], None], task_log: Callable[[str, str, LogText], None],
                  team: TeamLink | None = None, clock: Callable[[], float] = time.time,
                  on_unavailable: Callable[[str], None] = lambda _why: None,
                  guard: DispatchGuard | None = None) -> None:
@@ -184,7 +173,7 @@ class EconomyChannel:
             batch_id = await self.api.submit([self._resolve(r) for r in recs], ref, self.settings.window)
         except TaskFailure as exc:  # the provider answered with an error: no batch was made
             self._store.set_economy_batch(ref, self._clock(), state="failed", provider_status=exc.kind.value)
-            self._back_to_queue(recs, f"the provider did not take the batch ({exc.kind.value}: {exc.message})")
+            self._back_to_queue(recs, LOG.economy_not_taken(kind=exc.kind.value, error=exc.message))
             if not exc.kind.retryable and not exc.refusal:  # no Batch API here (404, 400, auth)
                 self.disabled = f"{exc.kind.value}: {exc.message}"
                 self._on_unavailable(self.disabled)
@@ -197,18 +186,18 @@ class EconomyChannel:
         self._wait[ref] = self.settings.poll_s
         self.sent += 1
         for rec in recs:
-            self._log(rec.task_id, self.lane, f"sent in provider batch {batch_id} ({len(recs)} tasks, economy)")
+            self._log(rec.task_id, self.lane, LOG.economy_sent(batch=batch_id, n=len(recs)))
 
     async def _resume_sending(self, row: EconomyBatch, now: float) -> None:
         """A row whose batch id never got stored: the provider's list says whether it made the batch."""
         batch_id = await self.api.find(row.ref)
         if batch_id is None:
             self._store.set_economy_batch(row.ref, now, state="failed", provider_status="never created")
-            self._back_to_queue(self._running_of(row), "its provider batch was never created (interrupted)")
+            self._back_to_queue(self._running_of(row), LOG.economy_never_created())
             return
         self._store.set_economy_batch(row.ref, now, state="submitted", batch_id=batch_id)
         for tid in row.task_ids:
-            self._log(tid, self.lane, f"provider batch {batch_id} found again after a restart")
+            self._log(tid, self.lane, LOG.economy_found_again(batch=batch_id))
 
     async def _poll(self, row: EconomyBatch, now: float) -> None:
         assert row.batch_id is not None
@@ -244,23 +233,23 @@ class EconomyChannel:
                 self._done(rec, self._store.finish(
                     rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
                     error_message="canceled by operator while in a provider batch",
-                    log=f"canceled by operator; provider batch {status.batch_id} ended", now=now))
+                    log=LOG.economy_canceled(batch=status.batch_id), now=now))
             elif line is not None and line.answer is not None:
                 usage = answer_usage(line.answer, self._resolve(rec))
                 self._done(rec, self._store.finish(
                     rec, TaskState.SUCCESS, result=line.answer, truncated=line.answer.truncated, usage=usage, now=now,
-                    log=f"success from provider batch {status.batch_id} (economy)"))
+                    log=LOG.economy_success(batch=status.batch_id)))
             else:
                 failure = line.failure if line is not None and line.failure is not None else TaskFailure(
                     ErrorKind.SERVER_ERROR, f"provider batch {status.batch_id} ended {status.status} with no line "
                     "for this task", not_started=status.status in ("failed", "cancelled"))
                 self._done(rec, apply_failure(self._store, self._policy, rec, failure, now))
 
-    def _back_to_queue(self, recs: list[TaskRecord], why: str) -> None:
+    def _back_to_queue(self, recs: list[TaskRecord], why: LogText) -> None:
         now = self._clock()
         for rec in recs:
             self._done(rec, self._store.finish(rec, TaskState.PENDING, refund_attempt=True, now=now,
-                                               log=f"back in the queue, not charged: {why}"))
+                                               log=LOG.economy_requeued(reason=why)))
 
     def _done(self, old: TaskRecord, new: TaskRecord | None) -> None:
         if new is not None:

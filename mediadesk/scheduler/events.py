@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from mediadesk.core.log_lines import LogText
 from mediadesk.store.taskstore import TaskRecord
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,9 @@ class TaskLogLine:
     task_id: str
     ts: float
     lane: str
+    #: the line in English (as stored); ``text`` its phrase, for the console's language
     message: str
+    text: LogText | None = None
     type: EventType = EventType.TASK_LOG
 
 
@@ -138,7 +141,9 @@ class Notice:
     """Something about a callee an operator should see (a breaker opened, a probe failed)."""
 
     ts: float
+    #: in English; ``text`` its phrase, for the console's language (None: shown as ``message``)
     message: str
+    text: LogText | None = None
     type: EventType = EventType.NOTICE
 
 

@@ -1,17 +1,10 @@
-"""Exceptions: what a person must act on. Failed tasks a person must judge, and the operator's
-decision on one; API endpoints stopped until the operator fixes them (their key rejected, a TLS
-error), whose tasks wait pending, uncharged; and accounts that wait for a person (a bot check on
-their site).
+"""Exceptions: what a person must act on. Failed tasks to judge, API endpoints stopped until the
+operator fixes them (key rejected, TLS error; their tasks wait pending, uncharged), and accounts
+waiting for a person (a bot check).
 
-The decision on a task is kept with it and exported: ``retry`` (same profile, fresh budget),
-``reroute`` (to another profile), ``answer`` (a pasted answer -> success, served by the operator)
-or ``drop`` (stays failed). A stopped endpoint is acted on by fixing the key or the config, then
-resuming it (the console's Exceptions tab) or running again.
-
-An account entry ("account X needs a person") is not a task's failure: its task went back to the
-queue uncharged. It lasts while the account is in ``challenge``; resolving it opens the account's
-browser visibly on its own profile at the chat page (the "Log in" flow), and once the person has
-solved the check the account is ready again, the lane resumes and the entry is gone.
+A task's decision is kept with it and exported: ``retry``, ``reroute``, ``answer`` (pasted, counts
+as success) or ``drop``. An account entry is not a task failure (its task went back uncharged); it
+lasts while the account is in ``challenge``, and resolving it opens the account's browser visibly.
 """
 
 from __future__ import annotations
@@ -25,6 +18,7 @@ from typing import TYPE_CHECKING
 from mediadesk.config.model import AppConfig, ProfileConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.errors import STOPPING_KINDS, ErrorKind
+from mediadesk.core.log_lines import LOG
 from mediadesk.core.states import TaskState
 from mediadesk.store import TaskRecord, TaskStore
 
@@ -98,8 +92,8 @@ def resolve_exception(
         target = rec.profile if action == "retry" else profile
         if target is None or target not in profiles:
             raise ValueError(f"re-route needs a known profile (profiles: {', '.join(profiles)})")
-        moved = store.reroute(rec, target, profiles[target].kind,
-                              log=f"{action} by operator" + (f" to {target}" if action == "reroute" else ""))
+        said = LOG.reroute_by_operator(profile=target) if action == "reroute" else LOG.retry_by_operator()
+        moved = store.reroute(rec, target, profiles[target].kind, log=said)
         new = None if moved is None else store.resolve(task_id, action, note)
         wake({target})
     if new is None:

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from mediadesk.core.errors import RETRYABLE, ErrorKind, TaskFailure
 from mediadesk.core.fallback import SERVED_BY_RULE_REPLY, StepKind, next_step
+from mediadesk.core.log_lines import LOG, LogText, LogValue, breaker_word, callee_word, english
 from mediadesk.core.policy import RetryPolicy, Verdict
 from mediadesk.core.quarantine import counts_toward_quarantine
 from mediadesk.core.states import TaskState
@@ -60,9 +61,9 @@ class Finalizer:
     def expire(self, rec: TaskRecord, max_wait_s: float, now: float) -> None:
         """A pending task not started within its profile's budget: never run late."""
         waited = now - (rec.queued_at or rec.created_at)
-        msg = f"not started within max_wait_s = {max_wait_s:g} s (waited {waited:.0f} s)"
-        new = self._store.finish(rec, TaskState.FAILED, error_kind=ErrorKind.EXPIRED.value, error_message=msg,
-                                 log=f"expired: {msg}", now=now)
+        why = LOG.not_started_within(limit=f"{max_wait_s:g}", seconds=f"{waited:.0f}")
+        new = self._store.finish(rec, TaskState.FAILED, error_kind=ErrorKind.EXPIRED.value,
+                                 error_message=why.english(), log=LOG.expired(why=why), now=now)
         self._publish(new)
         if new is not None:
             self.after_final(new)
@@ -84,22 +85,24 @@ class Finalizer:
             return False
         tried = [origin.name, *chain[: chain.index(rec.profile) + 1]] if rec.profile in chain else [origin.name]
         step = next_step(chain, rule, tried)
-        why = f"{rec.profile} could not serve it ({rec.error_kind}: {rec.error_message})"
+        why = LOG.could_not_serve(profile=rec.profile, kind=str(rec.error_kind), error=str(rec.error_message))
         if step.kind is StepKind.PROFILE and step.profile is not None and step.profile in self._profiles:
             target = self._profiles[step.profile]
-            new = self._store.reroute(rec, target.name, target.kind, log=f"fallback: {why}; moved to {target.name}")
+            new = self._store.reroute(rec, target.name, target.kind,
+                                      log=LOG.fallback_moved(why=why, profile=target.name))
             self._publish(new)
             self._wake(target.name)
             return new is not None
         if step.kind is StepKind.RULE_REPLY and step.reply is not None:
             new = self._store.finish(
                 rec, TaskState.SUCCESS, result=step.reply, served_by=SERVED_BY_RULE_REPLY,
-                log=f"fallback: {why}; answered with the rule reply",
+                log=LOG.fallback_rule_reply(why=why),
             )
             self._publish(new)
             return new is not None
-        msg = f"every step of the fallback chain failed; last: {rec.profile} ({rec.error_kind}: {rec.error_message})"
-        new = self._store.set_error(rec, ErrorKind.FALLBACK_EXHAUSTED.value, msg, log=f"fallback exhausted: {msg}")
+        last = LOG.fallback_all_failed(profile=rec.profile, kind=str(rec.error_kind), error=str(rec.error_message))
+        new = self._store.set_error(rec, ErrorKind.FALLBACK_EXHAUSTED.value, last.english(),
+                                    log=LOG.fallback_exhausted(why=last))
         self._publish(new)
         return True
 
@@ -123,18 +126,25 @@ def apply_failure(
     )
     kind = (outcome.kind or failure.kind).value
     what = f"{failure.kind.value}: {failure.message}"
+    why: LogValue = outcome.why or ""
     if outcome.verdict is Verdict.REQUEUE:
+        note: LogText
         if failure.not_started:
-            note = f"not started ({what}); attempt not charged, back in the queue for {outcome.delay_s:.0f} s"
+            note = LOG.not_started_requeued(error=what, seconds=f"{outcome.delay_s:.0f}", more="")
         else:
-            note = f"attempt {rec.attempt} {outcome.why} ({what})"
+            more: list[LogValue] = []
             if pause:
-                note += f"; {capacity.kind if capacity else 'callee'} paused {pause:.1f} s"
+                more.append(LOG.named_callee_paused(callee=callee_word(capacity.kind), seconds=f"{pause:.1f}", more="")
+                            if capacity else LOG.callee_paused(seconds=f"{pause:.1f}", more=""))
             if capacity is not None and capacity.breaker.state.value != "closed":
                 nxt = capacity.breaker.next_probe_at
-                when = f", next probe in {max(0.0, nxt - now):.0f} s" if nxt is not None else ""
-                note += (f"; {capacity.kind} stopped, not probed: it waits for the operator" if capacity.stopped
-                         else f"; breaker {capacity.breaker.state.value} ({capacity.breaker.reason}){when}")
+                when = LOG.next_probe_in(seconds=f"{max(0.0, nxt - now):.0f}") if nxt is not None else ""
+                b = capacity.breaker
+                more.append(LOG.callee_stopped_not_probed(callee=callee_word(capacity.kind)) if capacity.stopped
+                            else LOG.breaker_now(breaker=breaker_word(b.state.value),
+                                                 reason=b.reason_text if b.reason_text is not None else "None",
+                                                 more=when))
+            note = LOG.attempt_requeued(attempt=rec.attempt, why=why, error=what, more=tuple(more))
         return store.finish(
             rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
             not_before=now + outcome.delay_s, refund_attempt=True, now=now, log=note,
@@ -143,10 +153,10 @@ def apply_failure(
         return store.finish(
             rec, TaskState.PENDING, error_kind=kind, error_message=failure.message,
             not_before=now + outcome.delay_s, now=now, crashed=crashed,
-            log=f"attempt {rec.attempt} failed ({what}); {outcome.why}",
+            log=LOG.attempt_failed(attempt=rec.attempt, error=what, why=why),
         )
-    message = failure.message if outcome.kind in (None, failure.kind) else f"{outcome.why} (last: {what})"
+    message = failure.message if outcome.kind in (None, failure.kind) else f"{english(why)} (last: {what})"
     return store.finish(
         rec, TaskState.FAILED, error_kind=kind, error_message=message, now=now, crashed=crashed,
-        log=f"attempt {rec.attempt} failed ({what}); {outcome.why}",
+        log=LOG.attempt_failed(attempt=rec.attempt, error=what, why=why),
     )

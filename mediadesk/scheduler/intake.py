@@ -23,9 +23,8 @@ from mediadesk.store import AddResult, NewTask, TaskStore
 
 #: Tasks per transaction (and per slice of task building) for a chunked submit: the first chunk
 #: and the most; later ones are sized so that one takes about SUBMIT_SLICE_S of the loop's thread.
-#: (10 ms rather than 20: a transaction now and then takes several times its usual time, so the
-#: worst stall follows the slice; measured in the console alternating with 20 ms / 1000: worst lag
-#: 74-96 vs 98-103 ms, p99 32-39 vs 64-73 ms, for a submit of 100k rows ~1-2 s longer.)
+#: The slice is kept short because a transaction now and then takes several times its usual time:
+#: the console's worst stall follows the slice (docs/benchmarks.md).
 SUBMIT_CHUNK = 500
 SUBMIT_MIN_CHUNK = 100
 SUBMIT_SLICE_S = 0.01

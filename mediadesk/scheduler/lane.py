@@ -1,14 +1,10 @@
-"""One lane: a loop that reaps, claims and starts, over one backend (an API endpoint or a web account).
+"""One lane: a loop that reaps, admits, claims and starts, over one backend (an API endpoint or a web account).
 
-The loop reads top to bottom, every round: (1) reap stale heartbeats, (2) claim the head pending
-tasks up to the free slots by compare-and-set, (3) only then start them. A running attempt writes a
-heartbeat every interval; each heartbeat is also a checkpoint where a cancel flag set by another
-process is seen. Final writes are plain synchronous SQLite statements: a cancellation can only land
-at an ``await``, never half-way through a write.
-
-Why one module: an attempt's whole life (claim, start, heartbeat and cancel
-checkpoints, deadline, final write, refund on shutdown) reads here in one place, top to bottom;
-what a lane is given comes in two small objects (:class:`LaneSettings`, :class:`LaneDeps`).
+Each round: reap stale heartbeats, ask admission (:mod:`~mediadesk.scheduler.admission`), claim head
+pending tasks up to the free slots (:mod:`~mediadesk.scheduler.claims`), start them. A running
+attempt's heartbeat is also where another process's cancel flag is seen. Final writes are
+synchronous, so a cancellation never lands half-way through one. One module so an attempt's whole
+life reads in one place; inputs come as :class:`LaneSettings` and :class:`LaneDeps`.
 """
 
 from __future__ import annotations
@@ -22,20 +18,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import tzinfo
 from enum import Enum
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from mediadesk.core.backend import LaneBackend, TaskSpec, answer_hints, answer_usage, effective_health, is_truncated
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.hours import ActiveHours, opens_at
+from mediadesk.core.log_lines import LOG, LogText
 from mediadesk.core.paths import evidence_name
-from mediadesk.core.picker import PriorityPicker
 from mediadesk.core.policy import RetryPolicy
 from mediadesk.core.states import HeartbeatResult, ModelKind, TaskState
 from mediadesk.core.token_rate import RateHints, conversation_text, expected_tokens
 from mediadesk.core.usage import Usage
+from mediadesk.scheduler.admission import Admission, BudgetCheck, DispatchGuard, Dispatching, FreeSlots, QuietHours
 from mediadesk.scheduler.capacity import Capacity, Signal, signal_of
+from mediadesk.scheduler.claims import AccountLease, Claims, EndpointSlots, SharedTokens, Solo, StoreClaim
 from mediadesk.scheduler.events import EventBus, LaneStats, RunningInfo, TaskLogLine, task_changed
 from mediadesk.scheduler.finalizer import Finalizer, apply_failure
 from mediadesk.store.errors import StorageError
@@ -96,18 +93,8 @@ class _Ctx:
         self._lane = lane
         self._run = run
 
-    def log(self, message: str) -> None:
-        self._lane.task_log(self._run.rec.task_id, message)
-
-
-class DispatchGuard(Protocol):
-    """Budgets as a lane sees them (:class:`mediadesk.scheduler.budgets.Budgets` fits)."""
-
-    @property
-    def active(self) -> bool: ...
-    def check(self, rec: TaskRecord, now: float) -> BudgetStop | None: ...
-    def admit(self, rec: TaskRecord) -> None: ...
-    def release(self, task_id: str) -> None: ...
+    def log(self, text: LogText) -> None:
+        self._lane.task_log(self._run.rec.task_id, text)
 
 
 @dataclass(frozen=True)
@@ -144,6 +131,9 @@ class LaneSettings:
     attempt_deadline_s: float | None = None
     enabled: bool = True
     max_wait_s: float | None = None
+    #: How many attempts this lane may run at once: an API profile's share of its endpoint's gate,
+    #: read from its owner (the scheduler's wiring). None: one (a web account).
+    share: Callable[[], int] | None = None
     team_endpoint: str | None = None
     team_limit: Callable[[], int] | None = None
     team_buckets: tuple[tuple[str, float], ...] = ()
@@ -184,20 +174,17 @@ class Lane:
         self._bus = bus
         self._policy = deps.policy
         self._timing = deps.timing
-        self._owner = deps.owner
         self._resolve = deps.resolve
         self._evidence_root = deps.evidence_root
         self._deadline_s = settings.attempt_deadline_s
         self._clock = deps.clock
         self._tz = deps.tz
+        #: Budgets: a started task counts against what is left until its attempt ends (None: no caps).
         self._guard = deps.guard
-        #: The budget cap that keeps this lane from starting its next task (None: none does).
-        self.budget_stop: BudgetStop | None = None
         self._running: dict[str, _Run] = {}
         #: The callee's shared gate, breaker and rate buckets (an endpoint's is shared by its lanes).
         self.capacity_ctl = capacity_ctl
         self._max_wait_s = settings.max_wait_s
-        self._picker = PriorityPicker()
         self._backlog: tuple[tuple[str, int], ...] = ()
         self._backlog_at = float("-inf")
         self._finalizer = deps.finalizer or Finalizer(store, bus)
@@ -205,28 +192,44 @@ class Lane:
         #: Set once the backend's start (e.g. a browser prewarm) has finished, well or not.
         self.started = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
-        #: Team mode (several desktops on one database): the account lease / endpoint slots.
-        self.team = deps.team
-        self._team_endpoint = settings.team_endpoint
-        self._team_limit = settings.team_limit
-        #: Shared token buckets (name, requests/min) a dispatch takes one token from, in team mode.
-        self._team_buckets = settings.team_buckets
-        self._team_token_bucket = settings.team_token_bucket
-        self._economy = False if settings.leaves_economy else None
         #: Tokens the head pending task is expected to use (a token gate's next reservation).
         self._need = 0.0
-        #: Team mode: the longest one attempt may run (the profile's max_run_s). The account lease or
-        #: endpoint slot it runs under is held at least that long, even if this desktop freezes.
-        self._team_hold_s = settings.team_hold_s
-        self._team_wait_until = 0.0
         self._stopping = False
-        self._was_quiet = False
         self._last_reap = 0.0
         self.on_stats_dirty: Callable[[Lane], None] = lambda _lane: None
         #: Set once the database failed under this lane (see :meth:`halt`): it dispatches no more.
         self.storage_error: StorageError | None = None
         #: Told of a storage fault met by this lane (after it halted); the scheduler halts every lane.
         self.on_storage_error: Callable[[StorageError], None] = lambda _exc: None
+        self._store_claim = StoreClaim(store, self.profiles, lane=name, account=self.account, owner=deps.owner,
+                                       economy=False if settings.leaves_economy else None)
+        self._claims = self._claims_of(deps.team)
+        self._slots = FreeSlots(self._free_slots)
+        self._budget = BudgetCheck(
+            deps.guard, lambda now: store.head_pending(self.profiles, account=self.account, now=now),
+            lambda: self.on_stats_dirty(self))
+        #: Whether a task may start now, in this order (see ``_round``).
+        self._admission = Admission([
+            Dispatching(self.can_dispatch),
+            QuietHours(self.opens_at, on_quiet=self._claims.let_go, on_change=lambda: self.on_stats_dirty(self)),
+            self._slots,
+            self._budget,
+        ])
+
+    def _claims_of(self, team: TeamLink | None) -> Claims:
+        """Alone, the store's claim; in team mode, under the account's lease (web) or the endpoint's
+        shared slots (API), held at least the longest one attempt may run."""
+        s = self.settings
+        if team is None:
+            return Solo(self._store_claim, self._acquire_and_start)
+        tokens = SharedTokens(team, s.team_buckets, s.team_token_bucket)
+        if self.account is not None:
+            return AccountLease(team, self.account, self._store_claim, self._acquire_and_start, tokens,
+                                hold_s=s.team_hold_s, has_pending=lambda: self._store.has_pending(self.profiles),
+                                busy=lambda: bool(self._running))
+        assert s.team_endpoint is not None and s.team_limit is not None
+        return EndpointSlots(team, s.team_endpoint, s.team_limit, self._store_claim, self._acquire_and_start, tokens,
+                             hold_s=s.team_hold_s, next_due=lambda: self._store.next_due(self.profiles))
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -242,7 +245,7 @@ class Lane:
             log.warning("%s: backend start failed: %s", self.name, exc)
         health, said = self.backend.health()
         if health == "challenge" and self.capacity_ctl is not None:  # a bot check met while warming up
-            self.capacity_ctl.notice(f"account {self.account} needs a person: {said}")
+            self.capacity_ctl.notice(LOG.needs_a_person(account=str(self.account), error=str(said)))
         self.started.set()
         self.on_stats_dirty(self)
         await self._loop()
@@ -272,7 +275,12 @@ class Lane:
     # ------------------------------------------------------------------ state for the UI / CLI
     @property
     def capacity(self) -> int:
-        return int(self.backend.capacity)
+        return 1 if self.settings.share is None else self.settings.share()
+
+    @property
+    def budget_stop(self) -> BudgetStop | None:
+        """The budget cap that keeps this lane from starting its next task (None: none does)."""
+        return self._budget.stop
 
     @property
     def running_count(self) -> int:
@@ -360,9 +368,9 @@ class Lane:
     def publish(self, rec: TaskRecord) -> None:
         self._bus.publish(task_changed(rec))
 
-    def task_log(self, task_id: str, message: str) -> None:
-        line = self._store.append_log(task_id, self.name, message)
-        self._bus.publish(TaskLogLine(task_id, line.ts, self.name, message))
+    def task_log(self, task_id: str, text: LogText) -> None:
+        line = self._store.append_log(task_id, self.name, text)
+        self._bus.publish(TaskLogLine(task_id, line.ts, self.name, line.message, text))
 
     # ------------------------------------------------------------------ the loop
     async def _loop(self) -> None:
@@ -380,57 +388,22 @@ class Lane:
                 await asyncio.sleep(self._timing.poll_s)
 
     def _round(self, now: float) -> None:
+        """Reap; then, when admission lets a task start, claim and start up to the free slots. While
+        budgets apply, one task at a time, each start checked against what is left."""
         self._reap(now)
-        if not self.can_dispatch():
+        if self._admission.hold(now) is not None:
             return
-        if self.opens_at(now) is not None:  # quiet hours: nothing starts; what runs goes on
-            if self.team is not None and self.account is not None and not self._running:
-                self.team.release_account(self.account)  # another desktop may use it meanwhile
-            if not self._was_quiet:
-                self._was_quiet = True
-                self.on_stats_dirty(self)
+        if not self._budget.applies:
+            self._claims.take(self._slots.free, now, self._need)
             return
-        if self._was_quiet:  # the window opened: the panels show it at once
-            self._was_quiet = False
-            self.on_stats_dirty(self)
-        self._need = self._head_need(now)
-        free = self.free_slots(now)
-        if free <= 0:
-            return
-        team = self.team
-        guard = self._guard if self._guard is not None and self._guard.active else None
-        if guard is not None:
-            if not self._budget_allows(guard, now):
+        for _ in range(self._slots.free):
+            if not self._claims.take(1, now, self._need):
                 return
-            if team is None:  # one at a time: each start is checked against what is left
-                for _ in range(free):
-                    claimed = self._claim(1, now)
-                    for rec in claimed:
-                        self._acquire_and_start(rec, now)
-                    if not claimed or not self._budget_allows(guard, now):
-                        break
+            if not self._claims.rechecks_in_round:
+                self._wake.set()  # one started: check the next one at once, not after a poll
                 return
-            free = 1  # team mode: one start per round, each checked
-        before = len(self._running)
-        if team is None:
-            for rec in self._claim(free, now):
-                self._acquire_and_start(rec, now)
-        elif self.account is not None:
-            self._round_web_team(team, self.account, free, now)
-        else:
-            self._round_api_team(team, free, now)
-        if guard is not None and len(self._running) > before:
-            self._wake.set()  # one started: check the next one at once, not after a poll
-
-    def _budget_allows(self, guard: DispatchGuard, now: float) -> bool:
-        """Whether the task this lane would take next fits every cap that applies (read, not claimed:
-        a stopped lane's tasks stay pending, untouched)."""
-        head = self._store.head_pending(self.profiles, account=self.account, now=now)
-        stop = None if head is None else guard.check(head, now)
-        if stop != self.budget_stop:
-            self.budget_stop = stop
-            self.on_stats_dirty(self)
-        return head is not None and stop is None
+            if self._budget(now) is not None:
+                return
 
     def _acquire_and_start(self, rec: TaskRecord, now: float) -> None:
         reserved = 0.0
@@ -445,12 +418,12 @@ class Lane:
     # ------------------------------------------------------------------ token gate
     def take_economy_tasks(self) -> None:
         """The profile's economy channel is off (no Batch API): this lane takes its tasks too."""
-        self._economy = None
+        self._store_claim.economy = None
         self._wake.set()
 
     def _tokens_limited(self) -> bool:
         cap = self.capacity_ctl
-        return cap is not None and (cap.tokens.limits_tokens or self._team_token_bucket is not None)
+        return cap is not None and (cap.tokens.limits_tokens or self.settings.team_token_bucket is not None)
 
     def _need_of(self, rec: TaskRecord) -> float:
         """Tokens to reserve for ``rec``: its prompt (history and instructions included) plus its
@@ -465,97 +438,22 @@ class Lane:
         """The reservation of the task the next claim would take (0 when no token gate applies)."""
         if not self._tokens_limited():
             return 0.0
-        head = self._store.head_pending(self.profiles, account=self.account, now=now, economy=self._economy)
+        head = self._store_claim.head(now)
         return 0.0 if head is None else self._need_of(head)
-
-    def _round_web_team(self, team: TeamLink, account: str, free: int, now: float) -> None:
-        """Run the account only while this desktop holds its lease; hand the lease back when the
-        lane has nothing to do, so another desktop with the same account can use it."""
-        if not self._store.has_pending(self.profiles):
-            if not self._running:
-                team.release_account(account)
-            return
-        # The lease is checked on the database (fenced) right before the claim: this desktop may
-        # have been frozen past its lease, and its memory of holding it is then out of date.
-        if team.try_account(account) and self._team_tokens(team, now) and team.fence_account(
-                account, self._team_hold_s):
-            claimed = self._claim(free, now)
-            for rec in claimed:
-                self._acquire_and_start(rec, now)
-            if not claimed and not self._running:
-                team.unhold_account(account)
-
-    def _team_tokens(self, team: TeamLink, now: float) -> bool:
-        """One token from each shared bucket of this callee (all desktops draw from them); False,
-        and no dispatch until the named wait is over, when one is empty."""
-        if not self._team_buckets and self._team_token_bucket is None:
-            return True
-        if now < self._team_wait_until:
-            return False
-        wait = team.take_tokens(self._team_buckets)
-        if wait <= 0 and self._team_token_bucket is not None and self._need > 0:
-            name, tpm = self._team_token_bucket
-            wait = team.take_token_count(name, tpm, self._need)
-        if wait > 0:
-            self._team_wait_until = now + wait
-            return False
-        return True
-
-    def _round_api_team(self, team: TeamLink, free: int, now: float) -> None:
-        """One of the endpoint's shared slots per task started (all desktops together stay within
-        the endpoint's concurrency); slots taken for tasks that were not there go back at once."""
-        assert self._team_endpoint is not None and self._team_limit is not None
-        due = self._store.next_due(self.profiles)
-        if due is None or due > now:
-            return
-        slots = team.reserve(self._team_endpoint, self._team_limit(), free, self._team_hold_s)
-        if not slots:
-            return
-        go = 0
-        while go < len(slots) and self._team_tokens(team, now):
-            go += 1
-        claimed = self._claim(go, now) if go else []
-        for rec, slot in zip(claimed, slots, strict=False):
-            team.bind(rec.task_id, self._team_endpoint, slot)
-            self._acquire_and_start(rec, now)
-        team.unreserve(self._team_endpoint, slots[len(claimed):])
-        if self._team_token_bucket is not None and self._need > 0 and go > len(claimed):
-            name, tpm = self._team_token_bucket  # tokens taken for tasks another desktop claimed first
-            with contextlib.suppress(Exception):
-                team.give_back_tokens(name, tpm, self._need * (go - len(claimed)))
 
     def _storage_failed(self, exc: StorageError) -> None:
         log.debug("%s: storage failed: %s", self.name, exc)
         self.halt(exc)
         self.on_storage_error(exc)
 
-    def free_slots(self, now: float) -> int:
+    def _free_slots(self, now: float) -> int:
         """Slots this lane may fill now: its own share, within the callee's gate (and its token gate,
-        for the head task's expected tokens)."""
+        for the head task's expected tokens, kept in ``_need`` for the round)."""
+        self._need = self._head_need(now)
         free = self.capacity - len(self._running)
         if free > 0 and self.capacity_ctl is not None:
             free = min(free, self.capacity_ctl.free_slots(now, self._need))
         return free
-
-    def _claim(self, free: int, now: float) -> list[TaskRecord]:
-        """Claim up to ``free`` tasks; when several priority channels have work, the picker
-        chooses the channel of each (5:1 by weight, a waiting lower channel is never starved)."""
-        claim = partial(self._store.claim, self.profiles, lane=self.name, account=self.account,
-                        owner=self._owner, now=now, economy=self._economy)
-        channels = self._store.priority_span(self.profiles, now)
-        if len(channels) <= 1:
-            return claim(free)
-        out: list[TaskRecord] = []
-        while len(out) < free and channels:
-            ch = self._picker.pick(channels)
-            if ch is None:
-                break
-            got = claim(1, channel=ch)
-            if got:
-                out.extend(got)
-            else:
-                channels.discard(ch)
-        return out
 
     async def _idle(self, now: float) -> None:
         timeout = self._timing.poll_s
@@ -567,8 +465,8 @@ class Lane:
                 change = self.capacity_ctl.next_change(now, self._need)
                 if change is not None:
                     timeout = min(timeout, change)
-            if self._team_wait_until > now:
-                timeout = min(timeout, self._team_wait_until - now)
+            if self._claims.waits_until > now:
+                timeout = min(timeout, self._claims.waits_until - now)
             opening = self.opens_at(now)
             if opening is not None:
                 timeout = min(timeout, opening - now)
@@ -591,7 +489,7 @@ class Lane:
                 self._published(self._store.finish(
                     rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
                     error_message=f"canceled (cancel was requested; no heartbeat for {age:.1f} s)",
-                    log="recovered: cancel had been requested", now=now,
+                    log=LOG.recovered_cancel(), now=now,
                 ), rec)
                 continue
             self._fail_attempt(
@@ -645,12 +543,7 @@ class Lane:
             del self._running[rec.task_id]
         if self._guard is not None:
             self._guard.release(rec.task_id)
-        if self.team is not None:
-            with contextlib.suppress(Exception):  # the slot expires by itself if this fails
-                self.team.release_slot(rec.task_id)
-            if self.account is not None and not self._running:
-                with contextlib.suppress(Exception):  # the run ended: an ordinary lease again
-                    self.team.unhold_account(self.account)
+        self._claims.ended(rec.task_id)
         self.on_stats_dirty(self)
         self._wake.set()
 
@@ -731,17 +624,17 @@ class Lane:
             work.exception()  # retrieved: an outcome that came as the attempt was stopped is dropped
         if reason is StopReason.LOST:
             self._release(run, Signal.NONE)
-            self.task_log(rec.task_id, "attempt abandoned: the task was taken over (stale heartbeat)")
+            self.task_log(rec.task_id, LOG.attempt_abandoned())
             return
         if reason is StopReason.SHUTDOWN:
             self._settle_shutdown(run)
             return
         if reason is StopReason.LEASE_LOST:  # never stored: another desktop runs the account now
-            self._settle_shutdown(run, "interrupted: another desktop took this account over; will resume")
+            self._settle_shutdown(run, LOG.interrupted_taken_over())
             return
         if reason is StopReason.STORAGE:  # never a success: the database cannot be trusted to keep it
             with contextlib.suppress(StorageError):
-                self._settle_shutdown(run, "interrupted: the database failed; will resume")
+                self._settle_shutdown(run, LOG.interrupted_database_failed())
             return
         if reason is StopReason.DEADLINE:
             failure = TaskFailure(ErrorKind.TIMEOUT, f"attempt exceeded {self._deadline_s:.0f} s")
@@ -749,10 +642,11 @@ class Lane:
             return
         if reason is not None or work.cancelled():
             self._release(run, Signal.NONE)
-            who = "by operator" if reason is StopReason.OPERATOR_CANCEL else "(the attempt was cancelled)"
+            who = LOG.by_operator() if reason is StopReason.OPERATOR_CANCEL else LOG.attempt_was_cancelled()
+            said = LOG.canceled_while_running(who=who)
             new = self._store.finish(
                 rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
-                error_message=f"canceled {who} while running", log=f"canceled {who} while running", now=now,
+                error_message=said.english(), log=said, now=now,
             )
             self._published(new, rec)
             if new is not None:
@@ -764,9 +658,10 @@ class Lane:
             usage = None if run.spec is None else answer_usage(text, run.spec)
             self._release(run, Signal.SUCCESS, usage=usage, hints=answer_hints(text))
             cut = is_truncated(text)
-            note = " (truncated: the provider stopped at its length limit)" if cut else ""
+            note = LOG.truncated_at_limit() if cut else ""
             new = self._store.finish(
-                rec, TaskState.SUCCESS, result=text, log=f"success in {now - run.started:.2f} s{note}", now=now,
+                rec, TaskState.SUCCESS, result=text, log=LOG.success(seconds=f"{now - run.started:.2f}", more=note),
+                now=now,
                 truncated=cut, usage=usage,
             )
             if new is not None:
@@ -790,8 +685,8 @@ class Lane:
         note = self.capacity_ctl.settle_tokens(signal, run.reserved, profile=run.rec.profile, usage=usage,
                                                hints=hints, next_need=self._need)
         if note is not None:
-            self.task_log(run.rec.task_id, f"rate limits: {note}")
-        self._team_true_up(run, signal, usage, None if failure is None else failure.retry_after_s)
+            self.task_log(run.rec.task_id, LOG.rate_limits(why=note))
+        self._claims.true_up(run.reserved, signal, usage, None if failure is None else failure.retry_after_s)
         return self.capacity_ctl.release(
             signal,
             retry_after_s=None if failure is None else failure.retry_after_s,
@@ -800,33 +695,19 @@ class Lane:
             kind=None if failure is None else failure.kind.value,
         )
 
-    def _team_true_up(self, run: _Run, signal: Signal, usage: Usage | None,
-                      retry_after_s: float | None = None) -> None:
-        """Team mode: the shared token bucket gets back what the attempt did not use (or owes more);
-        after a refusal with a stated wait it drops to the provider's level, for every desktop."""
-        if self.team is None or self._team_token_bucket is None or run.reserved <= 0:
-            return
-        used = usage.total if usage is not None and usage.prompt_tokens is not None else (
-            0.0 if signal is Signal.REFUSAL else None)
-        name, tpm = self._team_token_bucket
-        with contextlib.suppress(Exception):  # an error here costs accuracy, never a task
-            if used is not None and used != run.reserved:
-                self.team.give_back_tokens(name, tpm, run.reserved - used)
-            if signal is Signal.REFUSAL and retry_after_s is not None and retry_after_s > 0:
-                self.team.refused_tokens(name, tpm, run.reserved, retry_after_s)
-
-    def _settle_shutdown(self, run: _Run, note: str = "interrupted by shutdown; will resume") -> None:
+    def _settle_shutdown(self, run: _Run, note: LogText | None = None) -> None:
         """Graceful stop: back to pending for the next start, the interrupted attempt refunded."""
         self._release(run, Signal.NONE)
         rec = run.rec
         # refund: the attempt did not fail, the app closed
-        new = self._store.finish(rec, TaskState.PENDING, not_before=0.0, log=note, refund_attempt=True)
+        new = self._store.finish(rec, TaskState.PENDING, not_before=0.0, log=note or LOG.interrupted_by_shutdown(),
+                                 refund_attempt=True)
         self._published(new, rec)
 
     def _fail_attempt(self, rec: TaskRecord, failure: TaskFailure, now: float, pause: float | None = None) -> None:
         if failure.kind is ErrorKind.CHALLENGE and self.capacity_ctl is not None:
             # not a failure of the task (it goes back uncharged): the account waits for a person
-            self.capacity_ctl.notice(f"account {self.account} needs a person: {failure.message}")
+            self.capacity_ctl.notice(LOG.needs_a_person(account=str(self.account), error=failure.message))
         quarantinable = self.kind is ModelKind.WEB
         new = apply_failure(self._store, self._policy, rec, failure, now, pause=pause,
                             quarantinable=quarantinable, capacity=self.capacity_ctl)
@@ -837,7 +718,7 @@ class Lane:
     def _final_failure(self, rec: TaskRecord, failure: TaskFailure) -> None:
         new = self._store.finish(
             rec, TaskState.FAILED, error_kind=failure.kind.value, error_message=failure.message,
-            log=f"failed: {failure.message}",
+            log=LOG.failed(error=failure.message),
         )
         self._published(new, rec)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from mediadesk.config.model import AppConfig
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.log_lines import LOG
 from mediadesk.core.policy import RetryPolicy
 from mediadesk.core.states import TaskState
 from mediadesk.core.team_policy import beat_interval_s
@@ -40,7 +41,7 @@ def recover(store: TaskStore, policy: RetryPolicy, now: float, owners: set[str] 
             store.finish(
                 rec, TaskState.CANCELED, error_kind=ErrorKind.CANCELED.value,
                 error_message="canceled (cancel was requested before a crash)",
-                log="recovered after a crash: cancel had been requested", now=now,
+                log=LOG.recovered_after_crash_cancel(), now=now,
             )
         else:
             apply_failure(

@@ -1,16 +1,9 @@
 """The scheduler facade: lifecycle, operator actions and queries, one event stream.
 
-Both faces (console and CLI) call this one object, so a face never reaches past it: every operator
-action (submit, cancel, retry, pause, switches, exceptions) is a short method here that delegates
-to the lanes, capacities, finalizer and store. What it is made of lives beside it: the lanes,
-capacities and backends built from the config (``wiring``), the way a batch gets in (``intake``),
-crash recovery and the team seat (``recovery``), the probe / test / login entry (``checks``), the
-stats ticker (``upkeep``), why an account cannot serve (``blocks``) and the operator's decisions on
-failed tasks (``exceptions``). Two kinds of lane over one durable table: one API lane per API
-profile (its semaphore is the profile's concurrency, 1..5), one web lane per account (one run at a time).
-
-Why one module: it is the facade, a list of short delegating methods that both faces (and the HTTP
-API) look up in one place; the work behind each lives in the modules named above.
+The faces (console, CLI) and the HTTP API call only this object; each operator action is a short
+method delegating to the modules beside it (``wiring``, ``intake``, ``recovery``, ``checks``,
+``upkeep``, ``blocks``, ``exceptions``). Lanes over one durable table: one API lane per API profile
+(its share of the endpoint's gate), one web lane per account (one run at a time).
 """
 
 from __future__ import annotations
@@ -30,6 +23,7 @@ from mediadesk.config.model import API_CONCURRENCY_MAX, AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import TaskSpec
 from mediadesk.core.batch import BatchRow
+from mediadesk.core.log_lines import LogText
 from mediadesk.core.states import TaskState
 from mediadesk.providers.web.profile_lock import InstanceLock
 from mediadesk.scheduler.blocks import AccountBlock, account_blocks, lane_waits
@@ -282,9 +276,11 @@ class Scheduler:
             lane.wake()
             self._dirty.add(lane.name)
 
-    def _capacity_notice(self, message: str) -> None:
-        log.info("%s", message)
-        self.bus.publish(Notice(self._clock(), message))
+    def _capacity_notice(self, message: LogText | str) -> None:
+        text = message if isinstance(message, LogText) else None
+        english = message if isinstance(message, str) else message.english()
+        log.info("%s", english)
+        self.bus.publish(Notice(self._clock(), english, text))
 
     def _storage_failed(self, exc: StorageError) -> None:
         """A storage fault (file lost, disk full, I/O error) stops dispatch for good, once: every
@@ -565,7 +561,7 @@ class Scheduler:
     def account_exceptions(self) -> list[AccountException]:
         """Accounts that wait for a person (a bot check), with the screenshot of the check."""
         return account_exceptions(
-            (lane.account, *lane.backend.health(), getattr(lane.backend, "challenge_screenshot", None))
+            (lane.account, *lane.backend.health(), lane.backend.challenge_screenshot)
             for lane in self.lanes if lane.account is not None)
 
     async def resolve_account_exception(self, account: str, on_status: Callable[[str], None] | None = None) -> bool:

@@ -1,20 +1,10 @@
 """This desktop's seat in a team: several scheduler processes ("desktops") on one PostgreSQL queue.
 
-The shared database is the only coordination point (:class:`~mediadesk.store.team.TeamCoordinator`
-holds the SQL). This module applies it to the lanes:
-
-- a web lane runs its account only while this desktop holds the account's lease: it asks for the
-  lease when it has work, and gives it back when it has none (another desktop with the same account
-  may then take it); the file lock of the account stays as well (one process per browser profile);
-- an API lane takes one of the endpoint's shared slots for every task it starts and gives it back
-  when the attempt ends, so N desktops together never exceed the endpoint's ``concurrency``; the
-  local adaptive gate still applies on top;
-- a beat every heartbeat interval renews the desktop row, its leases and its slots (a desktop that
-  is alive never loses them), and recovers the running tasks of desktops that are dead (no beat for
-  ``stale_after_s``) by the same retry rules as a crash.
-
-All calls are short single round trips on the coordinator's own connection, made on the loop
-thread like the store's own writes.
+Applies :class:`~mediadesk.store.team.TeamCoordinator` to the lanes: a web lane runs its account only
+while holding the account's lease (taken when it has work, given back when idle; the file lock
+stays); an API lane holds one of the endpoint's shared slots per running task, under the local
+gate; each beat renews the desktop, its leases and slots, and recovers dead desktops' running tasks
+like a crash. Calls are short, on the coordinator's own connection, on the loop thread.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 One API lane per API profile behind ONE gate per endpoint (shared by every profile on it), one web
 lane per account behind a gate of exactly 1. The live profile settings the console edits (the
-``need_empty_prompt`` toggle, API concurrency) live here too, because the gates and the task specs
-are built from them. Nothing here runs: :class:`~mediadesk.scheduler.scheduler.Scheduler` starts,
-stops and drives what this builds.
+``need_empty_prompt`` toggle, a profile's share of its endpoint's gate) live here too, because the
+lanes and the task specs read them. An endpoint's own concurrency lives in its :class:`Capacity`.
+Nothing here runs: :class:`~mediadesk.scheduler.scheduler.Scheduler` starts, stops and drives what
+this builds.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import functools
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from mediadesk.config.model import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig
+from mediadesk.config.model import API_CONCURRENCY_MAX, AccountConfig, AppConfig, ProfileConfig, ResolvedEndpoint
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import LaneBackend, Probe, TaskSpec
 from mediadesk.core.breaker import BreakerConfig
+from mediadesk.core.log_lines import LogText
 from mediadesk.core.rate import RateGates
 from mediadesk.core.states import ModelKind
 from mediadesk.scheduler.capacity import Capacity
@@ -43,7 +45,7 @@ class Wiring:
         *,
         backend_factory: BackendFactory | None = None,
         clock: Callable[[], float],
-        notice: Callable[[str], None],
+        notice: Callable[[LogText | str], None],
     ) -> None:
         self.config = config
         self.workspace = workspace
@@ -53,10 +55,9 @@ class Wiring:
         self.profiles: dict[str, ProfileConfig] = {p.name: p for p in config.profiles}
         #: Live ``need_empty_prompt`` per profile (config, then the database, then console edits).
         self.nep: dict[str, bool] = {p.name: p.need_empty_prompt for p in config.profiles}
-        #: Live concurrency per API profile (1..5).
+        #: Each API profile's share of its endpoint's gate (1..5), owned here: read by its lane (its cap),
+        #: an implicit endpoint's gate and Scheduler.profile_view.
         self.conc: dict[str, int] = {p.name: p.api_concurrency for p in config.profiles if p.kind == "api"}
-        #: Live gates of explicit endpoints set from Setup while running (else their config's).
-        self.endpoint_conc: dict[str, int] = {}
         rates = config.rates
         self._rates = RateGates(rates.global_rpm, dict(rates.per_domain)) if (
             rates.global_rpm or rates.per_domain) else None
@@ -101,7 +102,6 @@ class Wiring:
             for name in ep.profiles:
                 prof = self.profiles[name]
                 backend = self.backend(prof, None)
-                backend.capacity = self.conc[prof.name]
                 if cap is None:
                     cap = self.capacity(ep.name, "endpoint", self.endpoint_limit(ep.name), ep.adaptive,
                                         _host(ep.base_url), backend.probe, ep.rpm, tpm=ep.tpm,
@@ -112,7 +112,8 @@ class Wiring:
                 deadline = backend.attempt_deadline_s or prof.api_max_run_s + 15.0
                 settings = LaneSettings(
                     name=f"api:{prof.name}", kind=ModelKind.API, profiles=(prof.name,),
-                    attempt_deadline_s=deadline, max_wait_s=prof.max_wait_s, team_endpoint=ep.name,
+                    attempt_deadline_s=deadline, max_wait_s=prof.max_wait_s,
+                    share=functools.partial(self.conc.__getitem__, prof.name), team_endpoint=ep.name,
                     team_limit=functools.partial(self.endpoint_limit, ep.name),
                     team_buckets=self.shared_buckets(_host(ep.base_url), (f"endpoint:{ep.name}", ep.rpm)),
                     team_token_bucket=(f"tokens:endpoint:{ep.name}", ep.tpm) if ep.tpm > 0 else None,
@@ -130,15 +131,15 @@ class Wiring:
             enabled = account_states[acc.name][0] if acc.name in account_states else acc.enabled
             backend = self.backend(prof, acc)
             # One run per account, always (a chat account allows one generation at a time): the
-            # account's gate is 1 and never adaptive; it carries the account's breaker and rates.
+            # account's gate is 1 and never adaptive (the lane's share is 1 too); it carries the
+            # account's breaker and rates.
             cap = self.capacity(f"account {acc.name}", "account", 1, False, backend.domain, backend.probe)
             self.capacities[f"account:{acc.name}"] = cap
             settings = LaneSettings(
                 name=f"web:{acc.name}", kind=ModelKind.WEB, profiles=(prof.name,), account=acc.name,
                 attempt_deadline_s=backend.attempt_deadline_s, enabled=enabled, max_wait_s=prof.max_wait_s,
                 team_buckets=self.shared_buckets(backend.domain),
-                team_hold_s=getattr(getattr(backend, "adapter", None), "max_run_s", None)
-                or backend.attempt_deadline_s or 0.0,
+                team_hold_s=backend.max_run_s or backend.attempt_deadline_s or 0.0,
                 hours=acc.hours if acc.active_hours is not None else prof.hours,
             )
             lane = Lane(settings, backend, deps, cap)
@@ -154,9 +155,9 @@ class Wiring:
 
         bus, store = deps.bus, deps.store
 
-        def task_log(task_id: str, lane: str, message: str) -> None:
-            line = store.append_log(task_id, lane, message)
-            bus.publish(TaskLogLine(task_id, line.ts, lane, message))
+        def task_log(task_id: str, lane: str, text: LogText) -> None:
+            line = store.append_log(task_id, lane, text)
+            bus.publish(TaskLogLine(task_id, line.ts, lane, line.message, text))
 
         settings = EconomySettings(window=prof.economy_window, collect_s=prof.economy_collect_s,
                                    poll_s=prof.economy_poll_s, batch_size=prof.economy_batch_size,
@@ -196,33 +197,35 @@ class Wiring:
             on_event=self._notice, tpm=tpm, rate_headers=rate_headers,
         )
 
+    def _endpoint(self, name: str) -> ResolvedEndpoint:
+        ep = next((e for e in self.config.api_endpoints() if e.name == name), None)
+        if ep is None:
+            raise KeyError(name)
+        return ep
+
     def endpoint_limit(self, endpoint: str) -> int:
-        """An explicit endpoint's gate is its own ``concurrency``; an implicit one (profiles giving
-        base_url themselves) is the smallest concurrency among its profiles, console edits included."""
-        for ep in self.config.api_endpoints():
-            if ep.name == endpoint:
-                if ep.implicit:
-                    return min(self.conc[p] for p in ep.profiles)
-                return self.endpoint_conc.get(ep.name, ep.concurrency)
-        raise KeyError(endpoint)
+        """An explicit endpoint's gate is its capacity's limit (before the lanes are built: its
+        ``concurrency``); an implicit one (profiles giving base_url themselves) is the smallest share
+        among its profiles, console edits included."""
+        ep = self._endpoint(endpoint)
+        if ep.implicit:
+            return min(self.conc[p] for p in ep.profiles)
+        cap = self.capacities.get(endpoint)
+        return ep.concurrency if cap is None else cap.limit
 
     def set_endpoint_concurrency(self, endpoint: str, concurrency: int) -> list[Lane]:
         """A Setup edit of an explicit endpoint's gate: it follows at once. Returns the lanes behind it."""
-        self.endpoint_conc[endpoint] = concurrency
-        if endpoint in self.capacities:
-            self.capacities[endpoint].set_limit(self.endpoint_limit(endpoint))
+        cap = self.capacities.get(endpoint)
+        if cap is not None and not self._endpoint(endpoint).implicit:
+            cap.set_limit(concurrency)
         profiles = {p for p, ep in self.endpoint_of.items() if ep == endpoint}
         return [lane for lane in self.lanes if lane.kind == "api" and profiles & set(lane.profiles)]
 
     def set_concurrency(self, profile: str, concurrency: int) -> list[Lane]:
-        """A console edit of an API profile's concurrency: its lanes' backends and its endpoint's
-        gate follow at once. Returns the lanes it changed."""
+        """A console edit of an API profile's share: its lanes and its endpoint's gate follow at once.
+        Returns the lanes it changed."""
         self.conc[profile] = concurrency
-        changed = []
-        for lane in self.lanes:
-            if lane.kind == "api" and profile in lane.profiles:
-                lane.backend.capacity = concurrency
-                changed.append(lane)
+        changed = [lane for lane in self.lanes if lane.kind == "api" and profile in lane.profiles]
         ep = self.endpoint_of.get(profile)
         if ep is not None and ep in self.capacities:
             self.capacities[ep].set_limit(self.endpoint_limit(ep))

@@ -13,6 +13,7 @@ import pytest
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.log_lines import LOG
 from mediadesk.providers.web import InstanceLockedError
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import TaskChanged
@@ -31,6 +32,11 @@ class ScriptedBackend:
     probe = None
     login = None
     unavailable_reason = None
+    max_run_s = None
+    check = None
+    check_adapter = None
+    resolve_challenge = None
+    challenge_screenshot = None
 
     def __init__(self, behave: Callable[[TaskSpec], object], capacity: int = 3) -> None:
         self.capacity = capacity
@@ -62,7 +68,7 @@ class ScriptedBackend:
                 out = await out
             if isinstance(out, BaseException):
                 raise out
-            ctx.log(f"ran {task.task_id}")
+            ctx.log(LOG.as_is(text=f"ran {task.task_id}"))
             return str(out)
         except asyncio.CancelledError:
             self.cancelled.append(task.task_id)
