@@ -1,18 +1,10 @@
-"""The API simulator's Batch API: ``/v1/files`` and ``/v1/batches``, as OpenAI's (the economy channel's
-provider side).
+"""The API simulator's Batch API (``/v1/files``, ``/v1/batches``), as OpenAI's: the economy channel's provider.
 
-``POST /v1/files`` (multipart: ``purpose``, ``file``) stores a JSONL file; ``POST /v1/batches``
-(``input_file_id``, ``endpoint``, ``completion_window``, ``metadata``) makes a batch that is
-``validating``, then ``in_progress``, and after ``batch_delay_s`` (times ``time_scale``) ``completed``
-with an output file (one line per request: ``custom_id`` and ``response.body``, a chat completion with
-its ``usage``) and an error file. ``batch_fail_every = k``: every k-th line errors (a 500 in the error
-file); ``batch_expire``: the batch ends ``expired`` with only the first half of its lines done, the
-rest in the error file as ``batch_expired``; ``batch_api = False``: a server without it (404).
-``GET /v1/batches/{id}``, ``GET /v1/batches`` (the list, with each batch's ``metadata``) and
-``GET /v1/files/{id}/content`` read them back.
-
-Stats: ``batches_created``, ``batch_lines`` (requests in all batches) and ``batch_lines_per_id``
-(``custom_id`` -> how many batches carried it: a task sent twice shows as 2).
+A batch goes ``validating``, ``in_progress``, then after ``batch_delay_s`` (times ``time_scale``) ``completed``
+with an output file (``custom_id`` and ``response.body`` per line) and an error file. Faults:
+``batch_fail_every`` (every k-th line errors), ``batch_expire`` (ends ``expired`` half done, the rest
+``batch_expired``), ``batch_api = False`` (404). Stats: ``batches_created``, ``batch_lines`` and
+``batch_lines_per_id`` (``custom_id`` -> how many batches carried it: a task sent twice shows as 2).
 """
 
 from __future__ import annotations

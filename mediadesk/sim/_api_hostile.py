@@ -59,7 +59,7 @@ __all__ = [
 HostileMode = Literal["endless", "huge", "cut", "length", "steady",
                       "echo_auth", "controls", "surrogate", "html_400"]
 HOSTILE_MODES: Final[tuple[str, ...]] = get_args(HostileMode)
-#: Characters of a ``huge`` answer unless said otherwise (the 50 MB answer of the issue).
+#: Characters of a ``huge`` answer unless said otherwise.
 HOSTILE_HUGE_CHARS: Final = 50_000_000
 #: Seconds of a ``steady`` answer unless said otherwise.
 HOSTILE_STEADY_S: Final = 10.0

@@ -1,21 +1,11 @@
 """What the API simulator reads from a chat request: the OpenAI body and the ``[[sim:...]]`` markers.
 
-Deterministic per-request faults, written anywhere in the last user message:
-
-* ``[[sim:400]]`` / ``[[sim:401]]``: answer that status at once.
-* ``[[sim:hang]]``: never answer (until the client gives up or the server stops).
-* ``[[sim:reset]]``: abort the TCP connection without any response.
-* ``[[sim:fail=CODExN]]`` (``500x2``, ``429x1``, ``resetx2``, ``hangx1``): the first N requests
-  carrying that exact prompt fail that way, later ones succeed.
-* ``[[sim:sleep=SECONDS]]``: extra generation time (multiplied by ``time_scale``).
-* Hostile answers (:mod:`mediadesk.sim._api_hostile`): ``[[sim:endless]]`` (never ends),
-  ``[[sim:huge]]`` / ``[[sim:huge=CHARS]]`` (a complete answer of that size, default 50,000,000),
-  ``[[sim:cut]]`` (the stream ends cleanly without finish_reason and [DONE]), ``[[sim:length]]``
-  (part of the answer, finish_reason "length"), ``[[sim:steady=SECONDS]]`` (the answer as a steady
-  trickle over that long).
-
-Marker faults are decided before the quota check (they are never counted as in flight); random
-faults (``fail_rate``, ``hang_rate``, ``reset_rate``) hit admitted requests.
+Markers, anywhere in the last user message, make deterministic faults: ``[[sim:400]]``/``[[sim:401]]``,
+``[[sim:hang]]``, ``[[sim:reset]]`` (abort the connection), ``[[sim:fail=CODExN]]`` (the first N requests with
+that exact prompt fail that way: ``500x2``, ``resetx2``...), ``[[sim:sleep=SECONDS]]`` and the hostile answers
+of :mod:`mediadesk.sim._api_hostile` (``endless``, ``huge[=CHARS]``, ``cut``, ``length``, ``steady=SECONDS``).
+Marker faults are decided before the quota check (never counted in flight); random faults (``fail_rate``,
+``hang_rate``, ``reset_rate``) hit admitted requests.
 """
 
 from __future__ import annotations

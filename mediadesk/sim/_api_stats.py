@@ -1,6 +1,7 @@
 """Counters of the API simulator, as a test reads them from the callee's side.
 
-What each counter means is in the docstring of :mod:`mediadesk.sim.api_server`, next to ``stats()``.
+They count chat requests only, unless said otherwise; outage, token and batch counters are in
+``_api_outages``, ``_api_tokens`` and ``_api_batches``.
 """
 
 from __future__ import annotations
@@ -27,15 +28,22 @@ class ChatStats:
     )
 
     def __init__(self, in_flight: int = 0, key_in_flight: dict[str, int] | None = None) -> None:
+        #: Also reported as ``chat_requests_total``.
         self.requests_total = 0
         self.in_flight = in_flight
         self.max_concurrent = in_flight
+        #: Status as a string ("200", "429", ...), plus "reset" and "hang" for requests that got no HTTP
+        #: response. A connect refused by the kernel (``refuse`` outage) never reaches us: not counted.
         self.status_counts: dict[str, int] = {}
+        #: Every 429 sent (quota, per key, injected, outage); ``refused_429_per_key``: the per-key ones.
         self.refused_429 = 0
         self.refused_429_per_key = 0
+        #: Per task key; ``last_answer`` is the exact text sent.
         self.per_task: dict[str, dict[str, Any]] = {}
         self.system_messages = 0
+        #: ``GET /v1/models`` requests (health probes).
         self.models_requests = 0
+        #: ``key_hash`` label -> most concurrent chat requests of that key (raw keys are never kept).
         #: Starts from the requests in flight, as ``max_concurrent`` does after a reset.
         self.max_in_flight_per_key: dict[str, int] = dict(key_in_flight or {})
 

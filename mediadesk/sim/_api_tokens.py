@@ -1,20 +1,11 @@
 """Tokens in the API simulator: the ``usage`` it reports, and its tokens-per-minute limit.
 
-Counting: a crude tokenizer of its own (one token per CJK character and per punctuation mark, one
-per word plus one per 5 letters past the first 5 ... roughly what BPE tokenizers give on prose). It is
-deliberately NOT MediaDesk's estimate (``core.usage.estimate_tokens``), so the client's reservation
-and the provider's count differ the way they do against a real provider.
-
-``prompt_tokens`` counts every message (system, history, user) plus 3 per message (the chat
-template); ``completion_tokens`` the answer. ``prompt_tokens_details.cached_tokens``: the tokens of
-the system messages when the same system text was seen before (a provider's prompt cache).
-
-The TPM limit (``ApiSimConfig.tpm``) is a bucket of ``tpm`` tokens refilled continuously at
-``tpm / 60`` a second, full at start. A request costs its prompt plus its completion (the simulator
-knows its answer; a real provider counts ``max_tokens`` the same way) at admission; a request that
-does not fit gets a 429 with ``Retry-After`` (whole seconds, rounded up) and the ``x-ratelimit-*``
-headers. Every answer carries ``x-ratelimit-limit/remaining/reset-tokens`` (and ``-requests`` when
-``rpm`` is set), so a client can slow down before the 429.
+Its tokenizer is crude and deliberately NOT MediaDesk's estimate (``core.usage.estimate_tokens``), so the
+client's reservation and the provider's count differ as they do against a real provider. ``prompt_tokens``
+counts every message plus :data:`PER_MESSAGE` each; repeated system text is reported as ``cached_tokens``.
+The TPM limit (``ApiSimConfig.tpm``) is a continuously refilled bucket, charged prompt + completion at
+admission; a request that does not fit gets a 429 with ``Retry-After``, and every answer carries
+``x-ratelimit-*`` headers so a client can slow down before the 429.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The chat simulator's capacity modes (mixed into :class:`~mediadesk.sim.web_server.WebSimServer`).
-
-The site's own capacity signals, switchable at run time (in-process or over ``/admin/*``): an outage
-that refuses connections or serves a gateway page, a bot check (challenge page), a usage limit with a
-reset time, and a model error that is final. Kept apart so the site's other modes stay apart.
+"""The chat simulator's capacity modes: the site's own capacity signals, switchable at run time
+(in-process or over ``/admin/*``): an outage that refuses connections or serves a gateway page, a
+bot check (challenge page), a usage limit with a reset time, and a model error that is final.
 """
 
 from __future__ import annotations
@@ -12,13 +10,11 @@ import functools
 import json
 import math
 import time
+from collections.abc import Callable
 from string import Template
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
-
-if TYPE_CHECKING:
-    from mediadesk.sim.web_server import _Generation
 
 #: ``set_outage`` modes: "refuse" (the port is closed: connects are refused, open connections cut) and
 #: "502" (a gateway page for every page and API request, as a reverse proxy shows with its backend down).
@@ -59,16 +55,27 @@ setInterval(async () => {
 """
 
 
-class _CapacityModes:
-    """Outage, challenge, usage-limit and model-error modes of the chat simulator (mixed into
-    :class:`WebSimServer`). Counts on ``/stats``: ``outage``, ``outage_requests`` (requests answered by
-    the gateway page), ``challenge`` / ``challenge_pages`` / ``challenge_refusals``, ``limit_refusals``,
-    ``model_errors``."""
+class CapacityModes:
+    """Outage, challenge, usage-limit and model-error modes of the chat simulator. Counts on ``/stats``:
+    ``outage``, ``outage_requests`` (requests answered by the gateway page), ``challenge`` /
+    ``challenge_pages`` / ``challenge_refusals``, ``limit_refusals``, ``model_errors``.
 
-    _runner: Any
-    _active: dict[str, list[_Generation]]
+    From the server: ``account_of`` (the logged-in account of a request), ``cut_streams`` (abort the
+    answer streams under way), ``close_port`` (stop listening and reset every open connection) and
+    ``open_port`` (listen again)."""
 
-    def _capacity_init(self) -> None:
+    def __init__(
+        self,
+        *,
+        account_of: Callable[[web.Request], str | None],
+        cut_streams: Callable[[], None],
+        close_port: Callable[[], None],
+        open_port: Callable[[], None],
+    ) -> None:
+        self._account_of = account_of
+        self._cut_streams = cut_streams
+        self._close_port = close_port
+        self._open_port = open_port
         self._outage: str | None = None
         self._outage_timer: asyncio.TimerHandle | None = None
         self._challenge: dict[str | None, str] = {}  # account (None: every one) -> kind
@@ -78,7 +85,7 @@ class _CapacityModes:
         self._cap_counts = {"outage_requests": 0, "challenge_pages": 0, "challenge_refusals": 0,
                             "limit_refusals": 0, "model_errors": 0}  # fmt: skip
 
-    def _capacity_routes(self) -> list[web.RouteDef]:
+    def routes(self) -> list[web.RouteDef]:
         return [
             web.get("/admin/outage", self._h_admin_outage),
             web.post("/admin/outage", self._h_admin_outage),
@@ -90,7 +97,7 @@ class _CapacityModes:
             web.get("/challenge/frame/{tail:.*}", self._h_challenge_frame),
         ]
 
-    def _capacity_stats(self) -> dict[str, Any]:
+    def stats(self) -> dict[str, Any]:
         return {"outage": self._outage, "challenge": {("*" if k is None else k): v for k, v in self._challenge.items()},
                 **self._cap_counts}  # fmt: skip
 
@@ -111,28 +118,14 @@ class _CapacityModes:
         if mode is not None and mode != was:
             self._cut_streams()
         if mode == "refuse":
-            self.close_listener()  # type: ignore[attr-defined]
-            self._cut_connections()
+            self._close_port()
         elif was == "refuse":
-            self.open_listener()  # type: ignore[attr-defined]
+            self._open_port()
         if mode is not None and seconds is not None:
             self._outage_timer = asyncio.get_running_loop().call_later(seconds, self.set_outage, None)
 
-    def _cut_streams(self) -> None:
-        for gens in self._active.values():
-            for gen in gens:
-                transport = None if gen.request is None else gen.request.transport
-                if transport is not None:
-                    transport.abort()
-
-    def _cut_connections(self) -> None:
-        """Every open connection reset, keep-alive ones included (a browser would reuse them)."""
-        server = None if self._runner is None else self._runner.server
-        for transport in list(getattr(server, "_connections", {}).values()):
-            transport.abort()
-
     @web.middleware
-    async def _outage_middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+    async def outage_middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
         if self._outage == "502" and not request.path.startswith(("/admin/", "/stats")):
             self._cap_counts["outage_requests"] += 1
             return web.Response(text=GATEWAY_PAGE, status=502, content_type="text/html")
@@ -175,7 +168,8 @@ class _CapacityModes:
             return self._challenge[account]
         return self._challenge.get(None)
 
-    def _challenge_page(self, account: str | None) -> web.Response | None:
+    def challenge_page(self, account: str | None) -> web.Response | None:
+        """The bot check's page when ``account`` is shown one, else None."""
         kind = self._challenge_for(account)
         if kind is None:
             return None
@@ -193,10 +187,10 @@ class _CapacityModes:
                 self.set_challenge(body.get("kind"), account=body.get("account"))
             except (ValueError, TypeError) as exc:
                 return web.json_response({"error": str(exc)}, status=400)
-        return web.json_response({"challenge": self._capacity_stats()["challenge"]})
+        return web.json_response({"challenge": self.stats()["challenge"]})
 
     async def _h_challenge_status(self, request: web.Request) -> web.Response:
-        account = self._account(request)  # type: ignore[attr-defined]
+        account = self._account_of(request)
         return web.json_response({"challenge": self._challenge_for(account) is not None})
 
     async def _h_challenge_frame(self, request: web.Request) -> web.Response:
@@ -245,7 +239,7 @@ class _CapacityModes:
             return web.json_response({"error": str(exc)}, status=400)
         return web.json_response({"model_error": self._model_error})
 
-    def _capacity_refusal(self, account: str) -> web.Response | None:
+    def refusal(self, account: str) -> web.Response | None:
         """A send the site's capacity modes refuse (checked before any generation starts), or None."""
         if self._challenge_for(account) is not None:
             self._cap_counts["challenge_refusals"] += 1

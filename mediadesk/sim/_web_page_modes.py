@@ -1,33 +1,47 @@
-"""The chat simulator's page modes (mixed into :class:`~mediadesk.sim.web_server.WebSimServer`): the
-ways real chat pages get in a driver's way, a "What's New" overlay, a send handler that blocks the
-page, answers with code in an editor widget, and ``/plain`` (the chat with other markup). See the
-module docstring of ``web_server`` for what each mode does.
+"""The chat simulator's page modes: the ways real chat pages get in a driver's way, switched by
+``WebSimConfig`` fields, a ``/chat?overlay=...`` query or ``POST /admin/page``.
+
+``overlay``: a "What's New" dialog over the whole page after login (``"escape"``: closed by its
+button or the Escape key; ``"sticky"``: by its button only). ``send_block_ms``: the send button's
+click handler sends the message, then blocks the page this long (the click does not return although
+the prompt went). ``code_widget``: answers with code (:func:`code_answer`) rendered by a
+CodeMirror-like editor (``"codemirror"``) or as line-numbered spans (``"lines"``). ``GET /plain`` is
+the same chat with other markup (no classes or ids, aria labels only), for adapters that name nothing.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
 from aiohttp import web
 
-if TYPE_CHECKING:
-    from mediadesk.sim.web_server import WebSimConfig
+
+class PageSettings(Protocol):
+    """The page-mode fields of the server's config (``WebSimConfig``), where the modes live."""
+
+    overlay: str | None
+    send_block_ms: int
+    code_widget: str
 
 
-class _PageModes:
-    """Page-mode routes and switches; the modes live in the server's :class:`WebSimConfig`."""
+class PageModes:
+    """Page-mode routes and switches. ``config`` gives the server's current config; ``account_of`` the
+    logged-in account of a request; ``page`` renders one of the site's pages by name."""
 
-    config: WebSimConfig
+    def __init__(
+        self,
+        config: Callable[[], PageSettings],
+        account_of: Callable[[web.Request], str | None],
+        page: Callable[[str], web.Response],
+    ) -> None:
+        self._config = config
+        self._account_of = account_of
+        self._page = page
 
-    if TYPE_CHECKING:
-
-        def _account(self, request: web.Request) -> str | None: ...
-
-        def _page(self, name: str, status: int = 200, **values: str) -> web.Response: ...
-
-    def _page_mode_routes(self) -> list[web.RouteDef]:
+    def routes(self) -> list[web.RouteDef]:
         return [
             web.get("/plain", self._h_plain),
             web.get("/admin/page", self._h_admin_page),
@@ -37,18 +51,20 @@ class _PageModes:
     def set_page_modes(self, *, overlay: str | None = None, send_block_ms: int = 0, code_widget: str = "pre") -> None:
         """Switch the page modes of later page loads (and of later answers, for ``code_widget``)."""
         _check_page_modes(overlay, send_block_ms, code_widget)
-        self.config.overlay, self.config.send_block_ms, self.config.code_widget = overlay, send_block_ms, code_widget
+        c = self._config()
+        c.overlay, c.send_block_ms, c.code_widget = overlay, send_block_ms, code_widget
 
-    def _page_modes(self, request: web.Request) -> dict[str, str]:
-        q = request.query
-        overlay = q.get("overlay", self.config.overlay or "")
-        block = q.get("send_block_ms", str(self.config.send_block_ms))
-        widget = q.get("code_widget", self.config.code_widget)
+    def page_values(self, request: web.Request) -> dict[str, str]:
+        """The chat page's template values for the modes (a query overrides the config)."""
+        q, c = request.query, self._config()
+        overlay = q.get("overlay", c.overlay or "")
+        block = q.get("send_block_ms", str(c.send_block_ms))
+        widget = q.get("code_widget", c.code_widget)
         return {"overlay": html.escape(overlay, quote=True), "send_block_ms": str(int(block) if block.isdigit() else 0),
                 "code_widget": html.escape(widget, quote=True)}
 
     async def _h_plain(self, request: web.Request) -> web.Response:
-        if self._account(request) is None:
+        if self._account_of(request) is None:
             return web.Response(status=303, headers={"Location": "/login"})
         return self._page("plain.html")
 
@@ -62,7 +78,7 @@ class _PageModes:
                 self.set_page_modes(**body)
             except (ValueError, TypeError) as exc:
                 return web.json_response({"error": str(exc)}, status=400)
-        c = self.config
+        c = self._config()
         return web.json_response({"overlay": c.overlay, "send_block_ms": c.send_block_ms, "code_widget": c.code_widget})
 
 

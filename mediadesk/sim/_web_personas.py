@@ -1,13 +1,11 @@
-"""The chat simulator's personas: switchable behaviours that make the site look and act like chat UIs
-we did not write (React/Vue chat frameworks, Open WebUI, Chainlit, LibreChat-like pages), so a driver
-can be tested against them. See the module docstring of ``web_server`` for what each one does.
+"""The chat simulator's personas: switchable behaviours that make the chat page act like chat UIs we did not
+write (chat frameworks, Open WebUI, Chainlit, LibreChat-like pages), set by ``WebSimConfig.personas``,
+``POST /admin/persona`` or the CLI's ``--persona``.
 
-Most personas are page-side (``web_assets/personas.js``, ``chat.js`` and ``markdown.js`` read
-``<body data-personas="...">``); the server side is here, in :class:`PersonaSite`, a collaborator the
-server builds: the persona switches (validated by :func:`check_personas`, set at run time by
-``POST /admin/persona``) and the ``noise`` endpoints (a long poll, telemetry beacons, a presence
-socket), which never create a generation and count what they serve. ``start_delay_ms`` (the wait
-before a run's ``start`` event) is applied by the server's generation code.
+Most are page-side (``web_assets/personas.js``, ``chat.js``, ``markdown.js``, commented where each acts). The
+server side is :class:`PersonaSite`: the switches (checked by :func:`check_personas`) and the ``noise``
+endpoints (a long poll, telemetry beacons, a presence socket; counted on ``/stats``), which never create a
+generation.
 """
 
 from __future__ import annotations
@@ -15,15 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
 
-if TYPE_CHECKING:
-    from mediadesk.sim.web_server import WebSimConfig
-
-__all__ = ["PERSONAS", "PersonaSite", "check_personas"]
+__all__ = ["PERSONAS", "PersonaSettings", "PersonaSite", "check_personas"]
 
 #: ``WebSimConfig.personas`` values.
 PERSONAS = ("footer", "icon_avatar", "status_widget", "late_render", "noise", "code_header", "css_bold")
@@ -70,15 +65,25 @@ def check_personas(
     return out
 
 
+class PersonaSettings(Protocol):
+    """The persona fields of the server's config (``WebSimConfig``), where the switches live."""
+
+    personas: tuple[str, ...]
+    start_delay_ms: int
+    render_delay_ms: int
+    transport: str
+    answer_style: str
+
+
 class PersonaSite:
     """The server side of the personas: switches, page attributes, the ``noise`` endpoints, their counts.
 
-    ``config`` gives the server's current :class:`WebSimConfig` (the switches live there);
+    ``config`` gives the server's current config (the switches live there);
     ``stopping`` tells whether the server is stopping (held requests then end at once);
     ``transports`` are the valid ``WebSimConfig.transport`` values (switchable here too)."""
 
     def __init__(
-        self, config: Callable[[], WebSimConfig], stopping: Callable[[], bool], transports: tuple[str, ...]
+        self, config: Callable[[], PersonaSettings], stopping: Callable[[], bool], transports: tuple[str, ...]
     ) -> None:
         self._config = config
         self._stopping = stopping

@@ -1,19 +1,11 @@
-"""The chat simulator's other answer transports: SSE (``POST /api/generate/sse``), WebSocket JSON
-frames (``GET /api/ws``) and WebSocket binary frames (``GET /api/wsb``), as real chat sites use them
+"""The chat simulator's other answer transports: SSE (``POST /api/generate/sse``), WebSocket JSON frames
+(``GET /api/ws``) and WebSocket binary frames (``GET /api/wsb``), as real chat sites use them
 (``WebSimConfig.transport``).
 
 All three relay the NDJSON generation of ``POST /api/generate`` over loopback with the caller's session
-cookie, so admission, the one-generation rule, faults and stats have one code path: the SSE endpoint
-re-frames each line as a ``data:`` event (keep-alives as ``: ping`` comments); the socket sends each
-line as a frame tagged with its ``rid`` (the run's request id) and ends a run with ``{"t": "eof"}``;
-a refusal (401, 409, 429...) arrives as ``{"t": "http_error", "status", "body"}``. A browser that goes
-away closes the relayed request, which the generation sees as a disconnect.
-
-The binary socket (``binary_ws``) carries the same events with no JSON in the answer frames: every
-frame, both ways, is one opcode byte (:data:`BINARY_OPS`) and then fields, each a 4-byte big-endian
-length and that many UTF-8 bytes (:func:`encode_frame` / :func:`decode_frame`). ``generate``: request
-id, conversation id, prompt; ``token``: request id, the token's text; ``error``: request id, code,
-message; ``http_error``: request id, the status as decimal text, the JSON body; the others: request id.
+cookie, so admission, the one-generation rule, faults and stats have one code path. Socket frames carry the
+run's ``rid`` and end a run with ``eof``; a refusal (401, 409, 429...) arrives as ``http_error``. A browser
+that goes away closes the relayed request, which the generation sees as a disconnect.
 """
 
 from __future__ import annotations
@@ -32,7 +24,9 @@ __all__ = ["BINARY_OPS", "Transports", "decode_frame", "encode_frame"]
 
 _PING_LINE = '{"t": "ping"}'
 
-#: The binary transport's opcodes, by event name.
+#: The binary transport's opcodes, by event name. Fields: ``generate``: request id, conversation id,
+#: prompt; ``token``: request id, text; ``error``: request id, code, message; ``http_error``: request id,
+#: status (decimal text), JSON body; the others: request id.
 BINARY_OPS = {"generate": 0x01, "start": 0x02, "token": 0x03, "done": 0x04, "stopped": 0x05, "error": 0x06,
               "http_error": 0x07, "eof": 0x08, "ping": 0x09}  # fmt: skip
 _OP_NAMES = {v: k for k, v in BINARY_OPS.items()}
@@ -138,7 +132,7 @@ class Transports:
         return await self._socket(request, binary=False)
 
     async def websocket_binary(self, request: web.Request) -> web.WebSocketResponse:
-        """``GET /api/wsb``: binary frames (see the module docstring)."""
+        """``GET /api/wsb``: binary frames (see :data:`BINARY_OPS`, :func:`encode_frame`)."""
         return await self._socket(request, binary=True)
 
     async def _socket(self, request: web.Request, *, binary: bool) -> web.WebSocketResponse:

@@ -29,6 +29,8 @@ class ApiSimConfig:
 
     latency: tuple[float, float] = (0.0, 0.0)
     time_scale: float = 1.0
+    #: Concurrent chat generations over all keys (``per_key_quota``: per ``Authorization`` value); beyond
+    #: either, a 429. None: no limit.
     quota: int | None = None
     retry_after_s: float | None = 1.0
     fail_rate: float = 0.0

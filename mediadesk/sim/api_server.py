@@ -1,54 +1,11 @@
 """An OpenAI-compatible API simulator: a real aiohttp server on 127.0.0.1.
 
-Why it exists: the API lane must survive quotas (429 + Retry-After), 5xx, hangs and resets, and the
-tests must *prove* it never exceeded the callee's capacity. Real providers cannot be made to fail on
-demand, so this server does, and counts what it saw (``max_concurrent``, system messages per task,
-the exact answer sent) so a test can check the scheduler from the callee's side.
-
-Answer text: always ``answer_for(prompt)`` = ``"答复: <prompt> ✅"`` where ``<prompt>`` is the LAST user
-message verbatim (markers included). It mixes Chinese and an emoji on purpose, so the round trip
-through SSE, the store and the console is checked for UTF-8. The text actually sent is recorded
-as ``per_task[key]["last_answer"]``.
-
-Per-request faults (``[[sim:hang]]``-style markers in the last user message: fixed statuses, hangs,
-resets, ``fail=CODExN`` budgets, extra sleep, hostile answers) are listed in
-:mod:`mediadesk.sim._api_requests`, which parses them; ``hostile`` in the config (``--hostile``,
-``POST /admin/hostile``) answers every chat request the hostile way (:mod:`mediadesk.sim._api_hostile`);
-stats count them (``hostile_answers``, ``hostile_bytes_sent``, ``hostile_closed_by_client``).
-
-Capacity (for capacity-aware dispatch tests; all of it can change while a batch runs, with
-:meth:`ApiSimServer.set_quota` / ``POST /admin/quota`` and :meth:`ApiSimServer.set_outage` /
-``POST /admin/outage``, in :mod:`mediadesk.sim._api_controls`; ``GET`` on either answers the
-current settings):
-
-* ``quota``: concurrent generations over all keys; ``per_key_quota``: per ``Authorization`` value.
-  Beyond either, a 429 with ``Retry-After: retry_after_s``, or a bare 429 when ``send_retry_after``
-  is False (or ``retry_after_s`` is None). Lowering a quota never cuts requests already admitted.
-* Outages (:mod:`mediadesk.sim._api_outages`): ``"refuse"`` closes the listening socket for the
-  outage (a connect gets ECONNREFUSED; requests under way finish; a request on a keep-alive connection opened
-  before gets 503 without Retry-After and ``Connection: close``, as from a gateway in front of a
-  dead server -- closing such connections instead races with a client that is sending on one, and a
-  reset looks like a request that broke) and re-opens the same port when it ends --
-  ``/stats`` and ``/admin/*`` are on that port, so use ``stats()``/``set_outage()`` in-process or give
-  the outage a ``duration_s``; ``"503"`` answers 503 to both; ``"429"`` and
-  ``"insufficient_quota"`` answer chat requests only (``/models`` stays 200, as a real provider's
-  listing does while you are rate limited or out of credit). Requests already admitted finish.
-  ``/stats`` and ``/admin/*`` are never affected (except that ``refuse`` closes their port too).
-
-Stats (``server.stats()`` and ``GET /stats`` return the same dict; ``status_counts`` keys are
-strings so both are identical: ``"200"``, ``"429"``, ..., plus ``"reset"`` and ``"hang"`` for
-requests that got no HTTP response; a connect the kernel refused during a ``refuse`` outage never
-reaches the server and is not counted anywhere). ``listening`` says whether the port accepts
-connections now.
-``status_counts`` and ``refused_429`` (every 429 sent: quota, per key, injected or outage) count chat
-requests only; ``refused_429_per_key`` the per-key ones. ``requests_total`` and
-``chat_requests_total`` are the same count of chat requests; ``models_requests`` counts
-``GET /v1/models`` (health probes). ``max_in_flight_per_key`` maps :func:`key_hash` labels to the
-most concurrent chat requests of that key (raw keys are never kept). ``outage`` (mode in force or
-null), ``requests_during_outage`` (chat and models requests that met an outage) and ``outages``
-(``mode``, ``started_at``/``ended_at`` wall-clock seconds, ``requests``) describe outages. Tokens
-(``usage``, ``tpm``/``rpm``, their counters, each task's ``last_usage``): :mod:`mediadesk.sim._api_tokens`;
-the Batch API (``/v1/files``, ``/v1/batches``): :mod:`mediadesk.sim._api_batches`.
+Real providers cannot be made to fail on demand (429 + Retry-After, 5xx, hangs, resets, outages, hostile
+answers), so this one does, and counts what it saw so a test can check the scheduler from the callee's
+side. ``stats()`` and ``GET /stats`` return the same dict (counters: :mod:`mediadesk.sim._api_stats`).
+The answer is always :func:`answer_for` of the last user message (Chinese and an emoji: UTF-8 is checked
+end to end). Markers: :mod:`~mediadesk.sim._api_requests`; live quota/outage changes:
+:mod:`~mediadesk.sim._api_controls`, :mod:`~mediadesk.sim._api_outages`.
 """
 
 from __future__ import annotations
@@ -161,7 +118,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
     def _outage_changed(self) -> None:
         """Listen exactly when no ``refuse`` outage is in force, and arm a timer for the next planned
         change (no request can arrive to settle a ``refuse`` outage lazily). A port that cannot be
-        re-bound (taken meanwhile) is tried again every 0.1 s; ``stats()["listening"]`` shows it."""
+        re-bound (taken meanwhile) is tried again shortly; ``stats()["listening"]`` shows it."""
         if self._outage_timer is not None:
             self._outage_timer.cancel()
             self._outage_timer = None

@@ -1,67 +1,11 @@
 """Chat-site simulator: a real web site on 127.0.0.1 that a real Chromium uses like a chat site.
 
-Why one module: the login, chat, stream, stop and stats handlers all read and write the same
-per-session state (who is logged in, the one run an account may have, the breaches counted on
-``/stats``), and the one-generation-per-account rule is only checkable where all of them meet; split
-apart, each handler would reach into another module's dictionaries. The page's own script is in
-``web_assets``. The site's switchable modes are mixins beside it: capacity signals (``_web_capacity.py``),
-page modes (``_web_page_modes.py``) and the stream transports (``_web_transports.py``).
-
-Why it exists: the web lane's hard rule is ONE generation per account at a time (a second one at
-the same moment breaks both).
-This site enforces that rule on the server, the way real chat sites do, and counts every breach on
-``GET /stats`` so tests can prove the scheduler never breaks it. It also produces on demand the
-failures a web run must survive: hangs, forced logouts, site errors, killed browsers.
-
-Wire protocol of a run (what the page's JS does, and what a test can do with httpx):
-``POST /api/generate`` with JSON ``{"prompt", "request_id", "conversation_id"}`` (session cookie
-required) answers 401 (no session), 409 (another generation of this account is active) or 200 with a
-streamed NDJSON body: ``{"t":"start","id"}``, ``{"t":"token","d"}``..., then exactly one of
-``{"t":"done"}``, ``{"t":"stopped"}``, ``{"t":"error","code","message"}`` (a hang sends none), plus
-``{"t":"ping"}`` keep-alives while idle. ``POST /api/stop`` ``{"request_id"}`` stops a run server-side.
-The same events reach the page by SSE or WebSocket frames with ``WebSimConfig.transport`` (see
-``_web_transports.py``), and ``pause_mid_s`` holds every answer's stream open mid-answer for a while.
-
-Busy (rate-limited) periods, as real chat sites have them (:meth:`WebSimServer.set_busy` or
-``POST /admin/busy``): while one is in force for an account, a send is refused instead of generating --
-429 ``{"error": "busy", "message", "style", "retry_after_s"}`` shown by the page as a busy banner
-(``style="banner"``, ``.notice.busy``) or as an error message (``"error"``, ``.msg.error``), or the notice
-streamed as the assistant's answer (``"answer"``, as some sites do). Each refusal is counted in stats
-(``busy_refusals``, ``busy_refusals_per_account``, ``busy_log``); no generation is started.
-
-Page modes (:class:`WebSimConfig` fields, a ``/chat?overlay=...`` query, or ``POST /admin/page``), the
-ways real chat pages get in a driver's way: ``overlay`` a "What's New" dialog over the whole page after
-login (``"escape"``: closed by its button or the Escape key; ``"sticky"``: by its button only);
-``send_block_ms`` the send button's click handler sends the message, then blocks the page this long
-(a busy page: the click does not return although the prompt went); ``code_widget`` answers with code
-(``code_answer``) rendered by a CodeMirror-like editor (``"codemirror"``) or as line-numbered spans
-(``"lines"``). ``GET /plain`` is the same chat with other markup: no classes or ids, other tags, aria
-labels only (a contenteditable composer in a form, ``article`` turns), for adapters that name nothing.
-
-Personas (``WebSimConfig.personas``, :meth:`WebSimServer.set_personas`, ``POST /admin/persona``, the CLI's
-``--persona``): the chat page behaving like chat UIs we did not write, in ``<body data-personas>`` (page side:
-``personas.js``, ``chat.js``, ``markdown.js``; server side: ``_web_personas.py``). ``footer``: a welcome block
-``div.welcome`` (an ``h2``) above the message list and a ``div.disclaimer`` (a plain div, as the big sites
-draw it) below the composer that the page REPLACES with an identical new node whenever the message list
-changes (at send, at every token, at run end). ``icon_avatar``: each user/assistant turn starts with an
-icon-font ligature ``span.material-symbols-outlined.avatar-icon`` ("person" / "smart_toy"), text a page
-without the font shows. ``status_widget``: at send a ``div.run-status[role=status]`` (a dot and "Stop"; a
-click stops the run) at the end of the message list until the run ends; ``button.stop``, ``body[data-state]``
-and the assistant turn only appear at the ``start`` event, which the server sends ``start_delay_ms`` (real ms,
-any persona) after admitting the run. ``late_render``: tokens are not shown as they stream; the page goes idle
-at the stream's end and renders the whole turn ``render_delay_ms`` (real ms) later (then bumps
-``data-runs-ended``). ``noise``: unrelated traffic while the page is open, counted on ``/stats`` (``noise``):
-a long poll (``GET /api/poll``, held, answered by one SSE ``done`` event), telemetry beacons (``POST
-/api/telemetry``, at send and every 300 ms of a run) and a presence socket (``GET /api/presence``, a JSON
-frame every 200 ms, closed by the server every 700 ms). ``code_header`` / ``css_bold`` (Markdown answers):
-code blocks as ``div.code-block`` with a ``div.code-header`` (language, Copy button) and a bare ``pre >
-code``; bold and italics as ``span.font-semibold`` / ``span.italic``.
-The ``binary_ws`` transport (``GET /api/wsb``) carries the answer in binary frames (``_web_transports.py``).
-
-Restarts and the ledger: :meth:`WebSimServer.stop` ends the active streams (aborted) and closes every
-socket; a later :meth:`WebSimServer.start` listens on the same port with the logins kept, as a site
-with its sessions in a database does. :meth:`WebSimServer.ledger` has every generation and violation
-since the server object was made (never reset), for invariants a test checks after the fact.
+It enforces on the server the web lane's hard rule, ONE generation per account at a time, and counts every
+breach on ``GET /stats`` so tests can prove the scheduler never breaks it; it also produces on demand the
+failures a web run must survive (hangs, forced logouts, site errors, busy periods, killed browsers).
+A run: ``POST /api/generate`` answers 401 (no session), 409 (another generation of this account), 429 (busy)
+or 200 with NDJSON events (``start``, ``token``..., then one of ``done``/``stopped``/``error``, none on a hang,
+``ping`` while idle); ``POST /api/stop`` stops a run. The switchable modes live in the ``_web_*`` modules.
 """
 
 from __future__ import annotations
@@ -92,11 +36,11 @@ from mediadesk.sim._web_capacity import (
     LIMIT_MESSAGE,
     MODEL_ERROR_MESSAGE,
     OUTAGE_MODES,
-    _CapacityModes,
+    CapacityModes,
 )
 from mediadesk.sim._web_page_modes import (
+    PageModes,
     _check_page_modes,
-    _PageModes,
     code_answer,
     code_tokens,
 )
@@ -177,7 +121,7 @@ class WebSimConfig:
     seed: int | None = None
     #: If set, only this password logs in; otherwise any non-empty password does.
     password: str | None = None
-    # Run-time distribution, shaped like measured web runs (31 s .. 6 min 10 s, median ~90 s).
+    # Run-time distribution, shaped like measured web runs.
     run_median_s: float = 90.0
     run_sigma: float = 0.6
     run_min_s: float = 31.0
@@ -201,12 +145,12 @@ class WebSimConfig:
     #: A pause of this many REAL seconds (not scaled) in the middle of every answer, the stream kept
     #: open (keep-alives only), as a model that thinks mid-answer does. 0: none.
     pause_mid_s: float = 0.0
-    #: Page modes (see the module docstring): None | "escape" | "sticky".
+    #: Page modes (see ``_web_page_modes``): None | "escape" | "sticky".
     overlay: str | None = None
     send_block_ms: int = 0
     #: "pre" (the default code block) | "codemirror" | "lines"; not "pre": answers are ``code_answer``.
     code_widget: str = "pre"
-    #: Personas (see the module docstring), names of :data:`PERSONAS`; a list is taken as a tuple.
+    #: Personas (see ``_web_personas``), names of :data:`PERSONAS`; a list is taken as a tuple.
     personas: tuple[str, ...] = ()
     #: REAL milliseconds (not scaled) between a run's admission and its ``start`` event (any persona;
     #: with ``status_widget`` the page shows only its status widget meanwhile).
@@ -356,15 +300,12 @@ class _Generation:
             "ended": self.ended,
         }
 
-# The capacity modes (outage, challenge, usage limit, model error) are in _web_capacity.py.
-
-
 
 def _asset(name: str) -> str:
     return resources.files("mediadesk.sim").joinpath("web_assets", name).read_text(encoding="utf-8")
 
 
-class WebSimServer(_CapacityModes, _PageModes, LocalServer):
+class WebSimServer(LocalServer):
     """The chat site. ``async with WebSimServer(WebSimConfig(time_scale=0.01)) as sim: ...``."""
 
     def __init__(self, config: WebSimConfig | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -379,7 +320,15 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
         self._assets = {n: _asset(n) for n in ("chat.html", "login.html", "logged_out.html", "chat.js", "chat.css")}
         self._busy: dict[str | None, _BusyWindow] = {}  # account (None: every account) -> busy period
         self._assets["markdown.js"] = _asset("markdown.js")
-        self._capacity_init()
+        self._capacity = CapacityModes(account_of=self._account, cut_streams=self._cut_streams,
+                                       close_port=self._close_port, open_port=self.open_listener)
+        self._page_modes = PageModes(lambda: self.config, self._account, self._page)
+        # The modes' switches, as the server's own (tests, benches and the CLI call them here).
+        self.set_outage = self._capacity.set_outage
+        self.set_challenge = self._capacity.set_challenge
+        self.set_limit = self._capacity.set_limit
+        self.set_model_error = self._capacity.set_model_error
+        self.set_page_modes = self._page_modes.set_page_modes
         self._transports = Transports(lambda: f"{self.base_url}/api/generate", SESSION_COOKIE)
         self._assets["plain.html"] = _asset("plain.html")
         self._assets["personas.js"] = _asset("personas.js")
@@ -409,13 +358,13 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             web.post("/admin/logout", self._h_admin_logout),
             web.get("/admin/busy", self._h_admin_busy),
             web.post("/admin/busy", self._h_admin_busy),
-            *self._page_mode_routes(),
-            *self._capacity_routes(),
+            *self._page_modes.routes(),
+            *self._capacity.routes(),
             *self._personas.routes(),
         ]
 
     def _middlewares(self) -> list[Any]:
-        return [self._outage_middleware]
+        return [self._capacity.outage_middleware]
 
     def _before_stop(self) -> None:
         """Active (even hung) streams are ended ("aborted"; a hung one stays "hung") and their handlers
@@ -464,7 +413,7 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
         out["generations"] = [g.record() for g in self._generations]
         out["violations"] = list(self._violations)
         out.update(self._busy_stats())
-        out.update(self._capacity_stats())
+        out.update(self._capacity.stats())
         out["noise"] = dict(self._personas.counts)
         return out
 
@@ -549,7 +498,7 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
 
     async def _h_chat(self, request: web.Request) -> web.Response:
         account = self._account(request)
-        if (challenge := self._challenge_page(account)) is not None:
+        if (challenge := self._capacity.challenge_page(account)) is not None:
             return challenge
         if account is None:
             if self.config.login_redirect:
@@ -557,7 +506,7 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             return self._page("logged_out.html")
         return self._page("chat.html", 200, account=html.escape(account, quote=True),
                           answer_style=self.config.answer_style, transport=self.config.transport,
-                          **self._page_modes(request), **self._personas.page_values())
+                          **self._page_modes.page_values(request), **self._personas.page_values())
 
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
@@ -594,7 +543,9 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
         meanwhile is refused with ``message`` (default: :data:`BUSY_MESSAGE_WAIT` when a wait is
         stated, else :data:`BUSY_MESSAGE`; ``{wait}`` in it is replaced by the stated wait).
         ``wait_s``: the wait the notice states, in seconds, ``"remaining"`` (what is left of the
-        period, rounded up), or None for none. ``style``: how the page shows it (``BUSY_STYLES``)."""
+        period, rounded up), or None for none. ``style``: how the page shows it (``BUSY_STYLES``): a
+        429 ``{"error": "busy", "message", "style", "retry_after_s"}`` shown as a banner or an error
+        message, or (``"answer"``) the notice streamed as the answer. Refusals count on ``/stats``."""
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < math.inf:
             raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
         if style not in BUSY_STYLES:
@@ -700,7 +651,7 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
             return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
         if not isinstance(prompt, str) or not prompt.strip():
             return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
-        if (refused := self._capacity_refusal(account)) is not None:  # challenge, usage limit, model error
+        if (refused := self._capacity.refusal(account)) is not None:  # challenge, usage limit, model error
             return refused
         if (busy := self._busy_window(account)) is not None:  # refused before any generation starts
             return await self._refuse_busy(request, account, prompt, busy)
@@ -878,13 +829,21 @@ class WebSimServer(_CapacityModes, _PageModes, LocalServer):
         await asyncio.gather(self._transports.close(), self._personas.close())
         await super().stop()
 
+    def _cut_streams(self) -> None:
+        """Abort every answer stream under way (a site going down)."""
+        for gens in self._active.values():
+            for gen in gens:
+                transport = None if gen.request is None else gen.request.transport
+                if transport is not None:
+                    transport.abort()
 
-    # ----------------------------------------------------------------------------- page modes
-    # Overlay dialogs, a blocked send handler, code widgets and the role-only page (see the module
-    # docstring). Kept apart from the generation code: they only change what the page shows.
-
-
-# The page modes (overlay, a blocking send handler, code widgets, /plain) are in _web_page_modes.py.
+    def _close_port(self) -> None:
+        """Stop listening and reset every open connection, keep-alive ones included (a browser would
+        reuse them)."""
+        self.close_listener()
+        server = None if self._runner is None else self._runner.server
+        for transport in list(getattr(server, "_connections", {}).values()):
+            transport.abort()
 
 
 @dataclass(frozen=True)

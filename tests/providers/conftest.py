@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from mediadesk.core.log_lines import LogText
+
 
 @dataclass
 class RecordingContext:
@@ -16,8 +18,8 @@ class RecordingContext:
     evidence_dir: Path
     lines: list[str] = field(default_factory=list)
 
-    def log(self, message: str) -> None:
-        self.lines.append(message)
+    def log(self, text: LogText) -> None:
+        self.lines.append(text.english())
 
 
 @pytest.fixture

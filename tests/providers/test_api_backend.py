@@ -16,6 +16,7 @@ from keyring.backend import KeyringBackend
 
 from mediadesk.core.backend import CheckVerdict, LaneBackend, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.log_lines import LogText
 from mediadesk.providers.api import ApiBackend
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for
 from tests.support import until
@@ -29,7 +30,7 @@ class Ctx(Protocol):
     lines: list[str]
     beats: int
 
-    def log(self, message: str) -> None: ...
+    def log(self, text: LogText) -> None: ...
     def beat(self) -> None: ...
 
 
@@ -110,15 +111,13 @@ async def test_need_empty_prompt_sends_no_system_message(
     assert stats["system_messages"] == 0
 
 
-def test_is_a_lane_backend_with_settable_capacity() -> None:
-    backend = ApiBackend(name="w", base_url="http://127.0.0.1:1/v1", model="m", concurrency=3)
+def test_is_a_lane_backend() -> None:
+    """How many requests run at once is the endpoint's gate's (scheduler/capacity.py), not the backend's."""
+    backend = ApiBackend(name="w", base_url="http://127.0.0.1:1/v1", model="m")
     assert isinstance(backend, LaneBackend)
-    assert backend.capacity == 3
-    backend.capacity = 5
-    assert backend.capacity == 5
+    assert not hasattr(backend, "capacity")
     assert backend.available()
-    with pytest.raises(ValueError, match=r"^concurrency must be >= 1, got 0$"):
-        ApiBackend(name="w", base_url="http://x/v1", model="m", concurrency=0)
+    assert (backend.check_adapter, backend.resolve_challenge, backend.challenge_screenshot) == (None, None, None)
     with pytest.raises(ValueError, match=r"^api_key_keyring must be 'service:username', got 'no-colon'$"):
         ApiBackend(name="w", base_url="http://x/v1", model="m", api_key_keyring="no-colon")
 

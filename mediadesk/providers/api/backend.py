@@ -1,22 +1,11 @@
 """The API lane's backend: one OpenAI-compatible endpoint, one shared httpx client.
 
-Why one client per backend: building an ``httpx.AsyncClient`` costs ~60 ms (SSL context) and a
-shared client keeps connections alive between tasks; it is made in ``start()`` and closed in
-``stop()``. The lane owns *how many* attempts run at once (``capacity``); this class owns *how*
-one attempt talks to the endpoint and how each failure is classified for the retry policy.
-
-Secrets: the API key is read at request time (env var or OS keyring, named in the profile), so a
-rotated key applies to the next attempt, and it is scrubbed from every message the lane makes,
-including server error bodies that echo request headers (:mod:`mediadesk.providers.api.failures`,
-which also classifies each failure for the retry policy).
-
-Hostile servers: nothing a server sends is read without a bound. Answer text is counted as it
-arrives and reading stops (the connection is closed) past ``max_answer_chars``; a non-streamed
-body, an SSE line and an error body are capped in bytes before they are parsed. ``timeout_s`` is
-the longest silence (httpx's read timeout); ``max_run_s`` ends an attempt that keeps sending for
-too long. A stream must end with ``[DONE]`` or a ``finish_reason``: one that just stops is a
-retryable ``truncated_stream``; ``finish_reason: "length"`` is a success marked truncated. The
-bounded readers are in :mod:`mediadesk.providers.api.reading`.
+One client per backend (made in ``start()``, closed in ``stop()``): building one is costly (SSL context) and a
+shared one keeps connections alive between tasks. The lane owns how many attempts run at once; this class owns
+how one attempt talks to the endpoint. The API key is read at request time, so a rotated key applies to the
+next attempt, and it is scrubbed from every message (:mod:`mediadesk.providers.api.failures`). Nothing a server
+sends is read without a bound (:mod:`mediadesk.providers.api.reading`); a stream that stops without ``[DONE]``
+or a ``finish_reason`` is a retryable ``truncated_stream``, ``finish_reason: "length"`` a truncated success.
 """
 
 from __future__ import annotations
@@ -33,6 +22,8 @@ import httpx
 from mediadesk import __version__
 from mediadesk.core.backend import Answer, CheckVerdict, HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.gate import MAX_LIMIT
+from mediadesk.core.log_lines import LOG, LogText, LogValue
 from mediadesk.core.token_rate import rate_hints
 from mediadesk.core.usage import Usage, usage_of_json
 from mediadesk.providers.api.failures import (
@@ -71,6 +62,10 @@ class ApiBackend:
     #: No interactive login, and no reason to give beyond its health: an endpoint answers or not.
     login: None = None
     unavailable_reason: None = None
+    #: No browser: no adapter check, no bot check.
+    check_adapter: None = None
+    resolve_challenge: None = None
+    challenge_screenshot: None = None
 
     def __init__(
         self,
@@ -78,7 +73,6 @@ class ApiBackend:
         name: str,
         base_url: str,
         model: str,
-        concurrency: int = 3,
         api_key_env: str | None = None,
         api_key_keyring: str | None = None,
         stream: bool = False,
@@ -90,8 +84,6 @@ class ApiBackend:
         stream_usage: bool = True,
         max_tokens: int | None = None,
     ) -> None:
-        if concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         if max_answer_chars < 1:
             raise ValueError(f"max_answer_chars must be >= 1, got {max_answer_chars}")
         if not max_run_s > 0:
@@ -103,8 +95,6 @@ class ApiBackend:
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.model = model
-        #: Attempts the lane may run at once; the operator may change it at runtime (1..5).
-        self.capacity = concurrency
         self.api_key_env = api_key_env or None
         self.api_key_keyring = api_key_keyring or None
         self.stream = stream
@@ -130,12 +120,13 @@ class ApiBackend:
     async def start(self) -> None:
         if self._client is not None:
             return
-        # Built in a thread: the ~60 ms SSL setup would otherwise freeze the GUI loop.
+        # Built in a thread: the SSL setup would otherwise freeze the GUI loop.
         self._client = await asyncio.to_thread(
             httpx.AsyncClient,
             timeout=httpx.Timeout(self.timeout_s, connect=self.connect_timeout_s),
-            # No hard cap here: the lane enforces capacity, and the operator may raise it at runtime.
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=max(5, self.capacity)),
+            # No hard cap here: the endpoint's gate bounds the requests, and the operator may change it
+            # at runtime; keep as many connections alive as a gate ever lets run at once.
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=MAX_LIMIT),
             # identity: a compressed answer could inflate far past max_answer_chars inside one network
             # chunk before it is counted (answers are small; compression buys little here).
             headers={"User-Agent": f"MediaDesk/{__version__}", "Accept-Encoding": "identity"},
@@ -180,11 +171,11 @@ class ApiBackend:
         if client is None:
             raise RuntimeError(f"ApiBackend {self.name!r} is not started")
         att = Attempt()
-        what = f"POST {_ENDPOINT} stream={int(self.stream)}"
+        what = LOG.api_request(path=_ENDPOINT, flag=int(self.stream))
         try:
             key = await self._api_key()
         except TaskFailure as exc:
-            ctx.log(f"{what} -> not sent: {exc.message}")
+            ctx.log(LOG.api_not_sent(request=what, error=exc.message))
             self._last_error = f"{exc.kind.value}: {exc.message}"
             raise
         scrub = Scrubber(key)
@@ -212,7 +203,7 @@ class ApiBackend:
             )
         except asyncio.CancelledError:
             # httpx has closed the request/stream while unwinding; say so, then let the lane finish.
-            ctx.log(f"{what} -> cancelled after {att.elapsed():.2f} s")
+            ctx.log(LOG.api_cancelled(request=what, seconds=f"{att.elapsed():.2f}"))
             raise
         except TaskFailure as exc:
             failure = exc
@@ -220,25 +211,27 @@ class ApiBackend:
             failure = transport_failure(exc, scrub, att)
         else:
             self._last_error = None
-            note = " (truncated: finish_reason=length)" if text.truncated else ""
-            note += f"; {_usage_note(text.usage)}"
-            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s, {len(text)} chars{note}")
+            note: tuple[LogValue, ...] = (LOG.truncated_finish_reason(),) if text.truncated else ()
+            ctx.log(LOG.api_answered(request=what, status=str(att.status), seconds=f"{att.elapsed():.2f}",
+                                     chars=len(text), more=(*note, _usage_note(text.usage))))
             clean = scrub(text)
             if clean != text:  # the server echoed the request's Authorization header into its answer
-                ctx.log("the answer quoted the API key (the server echoed the Authorization header): "
-                        "stored with *** in its place")
+                ctx.log(LOG.key_quoted())
                 text = Answer(clean, truncated=text.truncated, usage=text.usage, hints=text.hints)
             return text
         # Not chained: the cause may carry request details; the message already says what happened.
         raise self._failed(ctx, what, att, failure) from None
 
-    def _failed(self, ctx: RunContext, what: str, att: Attempt, failure: TaskFailure) -> TaskFailure:
+    def _failed(self, ctx: RunContext, what: LogText, att: Attempt, failure: TaskFailure) -> TaskFailure:
         """Log one line for a failed attempt and remember the error for ``health()``."""
-        retry = f", retry after {failure.retry_after_s:g} s" if failure.retry_after_s is not None else ""
+        retry: LogValue = (LOG.retry_after(seconds=f"{failure.retry_after_s:g}")
+                           if failure.retry_after_s is not None else "")
+        seconds = f"{att.elapsed():.2f}"
         if att.status is None:  # no HTTP status: timeout, reset, refused
-            ctx.log(f"{what} -> {failure.kind.value} after {att.elapsed():.2f} s{retry}")
+            ctx.log(LOG.api_failed(request=what, kind=failure.kind.value, seconds=seconds, more=retry))
         else:
-            ctx.log(f"{what} -> {att.status} in {att.elapsed():.2f} s ({failure.kind.value}{retry})")
+            ctx.log(LOG.api_http_failed(request=what, status=att.status, seconds=seconds, kind=failure.kind.value,
+                                        more=retry))
         self._last_error = f"{failure.kind.value}: {failure.message}"
         return failure
 
@@ -254,16 +247,16 @@ class ApiBackend:
         messages.append({"role": "user", "content": task.prompt})
         return messages
 
-    async def probe(self) -> tuple[bool, str]:
+    async def probe(self) -> tuple[bool, LogText]:
         """A cheap health check for the endpoint's circuit breaker: ``GET /models``, or a one-token
         completion where the server has no such route. Returns (healthy, what was seen)."""
         client = self._client
         if client is None:
-            return False, "not started"
+            return False, LOG.probe_not_started()
         try:
             key = await self._api_key()
         except TaskFailure as exc:
-            return False, exc.message
+            return False, LOG.as_is(text=exc.message)
         scrub = Scrubber(key)
         headers = {**self.extra_headers}
         if key:
@@ -275,12 +268,12 @@ class ApiBackend:
                     body = {"model": self.model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
                     status, text, resp_headers = await self._probe_call(client, "POST", self._url, headers, body)
         except TimeoutError:
-            return False, f"no answer within {self.max_run_s:g} s"
+            return False, LOG.no_answer_within(seconds=f"{self.max_run_s:g}")
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            return False, transport_failure(exc, scrub, Attempt()).message
+            return False, LOG.as_is(text=transport_failure(exc, scrub, Attempt()).message)
         if 200 <= status < 300:
-            return True, f"HTTP {status}"
-        return False, http_failure(status, text, resp_headers, scrub).message
+            return True, LOG.http_status(status=status)
+        return False, LOG.as_is(text=http_failure(status, text, resp_headers, scrub).message)
 
     async def check(self) -> tuple[CheckVerdict, str]:
         """The setup editor's Test and the operator's Resume: ONE authenticated request that proves the
@@ -458,11 +451,13 @@ class ApiBackend:
         return _checked(secret.strip(), f"keyring ({service}:{username})")
 
 
-def _usage_note(usage: Usage | None) -> str:
+def _usage_note(usage: Usage | None) -> LogText:
     if usage is None:
-        return "no usage reported (estimated from characters)"
-    cached = f" ({usage.cached_tokens} cached)" if usage.cached_tokens else ""
-    return f"usage {usage.prompt_tokens} in{cached} / {usage.completion_tokens} out"
+        return LOG.usage_estimated()
+    if usage.cached_tokens:
+        return LOG.usage_cached(prompt=str(usage.prompt_tokens), cached=usage.cached_tokens,
+                                completion=str(usage.completion_tokens))
+    return LOG.usage(prompt=str(usage.prompt_tokens), completion=str(usage.completion_tokens))
 
 
 def _checked(key: str, source: str) -> str:

@@ -5,93 +5,9 @@ A site changes its DOM far more often than we release, so the knowledge of a sit
 is checked when the file is loaded, and a mistake is reported as one :class:`AdapterError` naming
 the file, the key and what is wrong -- an operator edits these files, so no traceback.
 
-Keys (``resources/sites/EXAMPLE.toml.txt`` is the commented reference; ``docs/web-lane-adapters.md``
-the operator's guide). Every selector key (``logged_in``, ``logged_out``, ``prompt``, ``send``,
-``answer``, ``busy``, ``stop``, ``new_chat``, ``error``, ``busy_selector``, ``dismiss``) takes one CSS
-selector or a list of them: the first selector that matches on the page is used.
-
-Required
-    ``url``        the chat page (http/https).
-
-Found by role when absent (``fallbacks = true``, the default; see ``js/helpers.js``)
-    ``logged_in``  CSS selector present only when logged in. Absent: logged in = a prompt box is
-                   there and no password field shows.
-    ``prompt``     the prompt box: a ``textarea``/``input`` or a ``contenteditable`` element.
-                   Absent or not matching: the visible text box / ``role=textbox`` nearest the
-                   bottom of the page.
-    ``answer``     selector of assistant answers; the LAST match that appeared after sending is
-                   this run's answer. Absent: the element that grew after sending (not the prompt
-                   box, not the user's own turn); set but not matching: the same, once busy came
-                   and went (or ``start_timeout_s`` ran out) with no match.
-    ``busy``       selector visible while the site is generating. Absent: a visible stop button
-                   (aria-label/title/text "Stop"/"停止") or ``[aria-busy=true]``. Set, it is never
-                   replaced: many sites render their busy element only while generating.
-    ``send`` or ``send_key``  at most one: a selector clicked to send, or a key pressed in the
-                   prompt box (e.g. ``"Enter"``). Neither, or ``send`` not matching: the submit
-                   button of the prompt box's form or a button labelled Send/发送 beside it; Enter
-                   when there is none.
-
-Optional (default)
-    ``name`` (file stem)          display name.
-    ``settle_ms`` (800)           done = busy gone and the answer unchanged this long (50..60000),
-                                  measured from the answer's last change.
-    ``max_run_s`` (600)           hard limit for one run.
-    ``start_timeout_s`` (20)      longest wait for the answer to start or busy to appear; also
-                                  the longest wait for the logged-in check.
-    ``page_load_timeout_s`` (30)  navigation timeout.
-    ``login_url`` (url)           where the operator logs in.
-    ``new_chat`` (none)           selector clicked to start a clean conversation; absent -> the
-                                  driver navigates to ``url``.
-    ``error`` (none)              selector; a NEW visible match during a run fails the run with
-                                  its text (a retryable site error).
-    ``logged_out`` (none)         selector whose presence proves logged out (e.g. a login
-                                  button); makes the login check fail fast instead of waiting.
-    ``answer_format`` ("text")    "text" = innerText, "html" = innerHTML of the answer,
-                                  "markdown" = its innerHTML converted to Markdown (bold, lists,
-                                  headings, links, tables, code fences with their language;
-                                  buttons, SVG and comments dropped; see ``markdown.py``).
-    ``instructions_mode`` ("prepend")  when instructions are sent: "prepend" = instructions,
-                                  a blank line, then the content; "none" = never type them.
-    ``stop`` (busy)               selector clicked to stop generation on cancel or timeout.
-    ``busy_selector`` (none)      selector; a NEW visible match after sending means the site REFUSED
-                                  the run because the account is busy or rate limited (a banner
-                                  such as "too many requests"): not a failure, the run costs no
-                                  attempt and the account pauses (for the wait its text states).
-                                  Not to be confused with ``busy`` (generating).
-    ``busy_text`` ([])            extra regular expressions (Python syntax, case-insensitive) for
-                                  busy wordings, added to the built-in English and Chinese ones
-                                  (``busy.BUILTIN_BUSY_TEXT``). A new ``error`` text matching one
-                                  is a refusal, not a site error; so is an answer that is nothing
-                                  but such a notice (see ``busy.BusyMatcher.is_busy_answer``).
-    ``busy_text_builtin`` (true)  false: use only this adapter's ``busy_text``.
-    ``dismiss`` ([])              selectors of things to click away whenever they show before the
-                                  prompt is typed or the send button is clicked (a "What's new"
-                                  dialog's close button, a cookie banner's "Accept").
-    ``send_click`` ("direct")     how the send button is clicked: "direct" = checked in the page
-                                  (visible, enabled, not covered at its centre), then one trusted
-                                  mouse press there (fast); "checked" = Playwright's actionability-
-                                  checked click (waits for the button to be stable; ~100 ms slower).
-    ``fallbacks`` (true)          false: no role-based fallbacks; a missing or non-matching key is
-                                  an adapter mismatch (strict adapters, adapter tests).
-    ``final_error_text`` ([])     extra regular expressions for error texts that are FINAL: a new
-                                  ``error`` text matching one fails the task at once
-                                  (``bad_request``, not retried), e.g. the model behind the site
-                                  refused the prompt. Added to ``signals.BUILTIN_FINAL_ERROR_TEXT``
-                                  ("400", "invalid request", "context length exceeded", "model not
-                                  found", "content policy", ...). Busy wordings win over these.
-    ``final_error_text_builtin`` (true)  false: use only this adapter's ``final_error_text``.
-    ``challenge_text`` ([])       extra regular expressions for bot-check wordings, added to
-                                  ``signals.BUILTIN_CHALLENGE_TEXT``; reCAPTCHA / hCaptcha /
-                                  Turnstile frames are recognised without any. A challenge pauses
-                                  the account (``challenge``) until a person has solved it.
-    ``stream_url`` ([])           the request (or WebSocket) that streams the answer: a glob
-                                  (``*/api/chat/completions*``) or a part of its URL; one or a
-                                  list. Without it, the answer's stream is the request (or socket)
-                                  that carries the prompt; no other stream ends a run (``stream_watch.py``).
-    ``login_user``, ``login_password``, ``login_submit`` (none)  all three or none: the user and
-                                  password fields of the form at ``login_url`` and its submit
-                                  button, for accounts with stored credentials (they log
-                                  themselves in again when logged out).
+Every key with its default and meaning: ``docs/site-adapters.md`` ("Every adapter key"); the parts
+found by role, selector lists and overlays: ``docs/web-lane-adapters.md``; a commented adapter to
+copy: ``resources/sites/EXAMPLE.toml.txt``.
 """
 
 from __future__ import annotations

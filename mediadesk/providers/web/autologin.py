@@ -1,17 +1,11 @@
 """An account logs itself in again with stored credentials (optional, per account).
 
-The config names where the user and password are (``login_user_env`` / ``login_password_env``: an
-environment variable; ``login_user_keyring`` / ``login_password_keyring``: an OS keyring entry
-``service:username``; the environment first, as for API keys), never the values. When a run, a probe
-or the prewarm finds the account logged out, the backend fills the adapter's ``login_user`` and
-``login_password`` fields on ``login_url``, clicks ``login_submit`` and checks the chat page is logged
-in -- at most once per ``login_cooldown_s`` (success or not: a site that keeps logging us out must not
-be hammered with logins). Otherwise, or when that fails, the account stays ``needs_login`` for the
-operator with the reason.
-
-Secrets: the values are read when needed and dropped after the attempt; every message of this module
-names the sources only, and is scrubbed of the values anyway (Playwright puts a filled value into its
-errors' call log, so only the first line of such an error is ever used).
+The config names where the user and password are (``login_*_env`` environment variables or ``login_*_keyring``
+OS keyring entries, the environment first), never the values. When the account is found logged out, the backend
+fills the adapter's login fields on ``login_url``, submits and checks the chat page, at most once per
+``login_cooldown_s`` (a site that keeps logging us out must not be hammered); otherwise the account stays
+``needs_login``. Secrets are read when needed, never logged, and scrubbed from messages (Playwright puts a
+filled value into its errors' call log, so only an error's first line is used).
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """The web lane's backend: one account, one owned warm Chromium, ONE run at a time.
 
-Why one: a chat account allows exactly one generation at a time; a second one at the same moment
-breaks both (measured in production: doubling the workers raised web failures from 7 % to 34 %).
-So this is a constant, not a setting; web throughput grows by adding accounts. It is guarded three
-times: the lane's capacity (``capacity`` below), an in-process ``asyncio.Lock`` around every run,
-and the on-disk account lock (filelock, path hashed from the OS user, the account and its profile
-dir) held for as long as this backend drives the profile, so two processes or two app instances
-can never drive one profile.
-
-Each failure becomes a ``TaskFailure`` through :func:`task_failure`, so the error's kind alone decides
-the retry. A later turn of a conversation continues its chat thread (``threads``); :meth:`probe` is a
-one-page-load readiness check for a circuit breaker.
-
-Logged out: the account is ``needs_login`` until the operator logs in, unless it has stored
-credentials (``autologin``): then it logs itself in again, at most once per cooldown, and a run
-that found it logged out before sending goes on.
-
-The backend is built in layers beside this module: its state and browser (``backend_browser.py``),
-login and bot checks (``backend_login.py``), failures and capacity signals (``backend_capacity.py``).
-Here: the lane's view (capacity, availability, health), the run step and the construction.
+A chat account allows one generation at a time (a second one breaks both), so this is a constant, not a
+setting: web throughput grows by adding accounts. It is guarded three times: the lane's capacity, an
+in-process ``asyncio.Lock`` around every run, and the on-disk account lock, so two processes never drive one
+profile. The parts: health (``backend_state``), browser (``backend_browser``), login and bot checks
+(``backend_login``) and what a failure says about capacity (``backend_capacity``).
 """
 from __future__ import annotations
 
@@ -30,30 +16,31 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-from mediadesk.config.model import AccountConfig, AppConfig, ConfigError, ProfileConfig
+from mediadesk.config.model import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
-from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.providers.web.adapter import compose_prompt
-from mediadesk.providers.web.autologin import (
-    CredentialSource,
-)
-from mediadesk.providers.web.backend_browser import _clock_time
-from mediadesk.providers.web.backend_capacity import _AccountSignals
+from mediadesk.core.log_lines import LOG, LogText
+from mediadesk.providers.web.adapter import SiteAdapter, compose_prompt
+from mediadesk.providers.web.autologin import CredentialSource
+from mediadesk.providers.web.backend_browser import AccountBrowser
+from mediadesk.providers.web.backend_capacity import AccountFailures, task_failure
+from mediadesk.providers.web.backend_login import AccountLogin
+from mediadesk.providers.web.backend_state import AccountState, clock_time
+from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import (
-    AnswerNotFound,
     ChallengeShown,
     NeedsLogin,
-    SiteBusy,
     SiteDown,
     WebLaneError,
 )
 from mediadesk.providers.web.login import interactive_login, login_with_form
 from mediadesk.providers.web.playwright_hub import PlaywrightHub
+from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.signals import reach
 from mediadesk.providers.web.sites import adapter_for
-from mediadesk.providers.web.threads import replay
+from mediadesk.providers.web.threads import ThreadBook, replay
 
 if TYPE_CHECKING:
     from mediadesk.providers.web.check import AdapterCheckResult
@@ -64,29 +51,55 @@ __all__ = [
     "build_web_backend",
     "interactive_login",  # lives in .login; still importable from here for older callers
     "login_with_form",  # idem
-    "task_failure",
+    "task_failure",  # lives in .backend_capacity; the lane's view of a web-lane error
 ]
 
 log = logging.getLogger(__name__)
 
 #: One generation per account, ever. Not configurable: see the module docstring.
 RUNS_PER_ACCOUNT = 1
-#: Busy notices as the WHOLE answer to one task on one account before it counts as a failure of the task.
-BUSY_ANSWERS_PER_TASK = 3
-#: "Answer not found" for one task on one account (each uncharged) before it is charged.
-NOT_FOUND_PER_TASK = 3
 
 
-def task_failure(err: WebLaneError) -> TaskFailure:
-    """The lane's view of any web-lane error. The error's kind alone decides retries
-    (``ErrorKind.retryable``): a missing browser (``config``) is final, a crashed one is retried.
-    ``not_started`` and ``retry_after_s`` pass through (profile in use: not charged, wait)."""
-    return TaskFailure(err.kind, str(err), retry_after_s=err.retry_after_s, not_started=err.not_started,
-                       unavailable=err.unavailable)
-
-
-class WebAccountBackend(_AccountSignals):
+class WebAccountBackend:
     """A :class:`~mediadesk.core.backend.LaneBackend` for one web account."""
+
+    def __init__(
+        self,
+        *,
+        account: str,
+        adapter: SiteAdapter,
+        browser: BrowserConfig,
+        profile_dir: Path,
+        lock_dir: Path | None = None,
+        kill_grace_s: float = 3.0,
+        credentials: CredentialSource | None = None,
+        login_cooldown_s: float = 600.0,
+        evidence_dir: Path | None = None,
+    ) -> None:
+        self.account = account
+        self.adapter = adapter
+        self.state = AccountState(account)
+        self.browser = AccountBrowser(account=account, profile_dir=profile_dir,
+                                      lock=AccountLock(account, profile_dir, lock_dir), config=browser,
+                                      kill_grace_s=kill_grace_s)
+        # the driver's own CDP connection reaches our pages through the browser's debug port
+        self.driver = PageDriver(adapter, cdp_port=self.browser.debug_port)
+        self._run_lock = asyncio.Lock()
+        self._threads = ThreadBook(adapter.url)
+        self.account_login = AccountLogin(
+            account=account, adapter=adapter, driver=self.driver, browser=self.browser, state=self.state,
+            run_lock=self._run_lock, page_moved=self._threads.page_moved, credentials=credentials,
+            cooldown_s=login_cooldown_s, evidence_dir=evidence_dir,
+        )
+        self.failures = AccountFailures(account=account, adapter=adapter, driver=self.driver,
+                                        browser=self.browser, state=self.state, login=self.account_login)
+        #: The operator's login (the lane's ``login`` ability) and the bot check solved by a person.
+        self.login = self.account_login.login
+        self.resolve_challenge = self.account_login.resolve_challenge
+        #: Backstop for the lane; the driver enforces max_run_s itself.
+        self.attempt_deadline_s = adapter.max_run_s + adapter.page_load_timeout_s + adapter.start_timeout_s + 60
+        #: The site's host name: its ``[rates.per_domain]`` bucket counts this account's runs.
+        self.domain = urlsplit(adapter.url).hostname
 
     # ------------------------------------------------------------------ LaneBackend
     @property
@@ -97,186 +110,164 @@ class WebAccountBackend(_AccountSignals):
     def capacity(self, _value: int) -> None:
         raise AttributeError("a web account runs exactly one task at a time; add accounts instead")
 
+    #: Not an API endpoint: no authenticated endpoint check.
+    check: None = None
+
+    @property
+    def max_run_s(self) -> float:
+        """The site adapter's limit on one whole run (team mode holds the account's lease that long)."""
+        return self.adapter.max_run_s
+
+    @property
+    def challenge_screenshot(self) -> Path | None:
+        """The screenshot of the bot check while the account waits for a person, else None."""
+        return self.state.challenge_shot if self.state.health == HealthStatus.CHALLENGE else None
+
+    @property
+    def challenge(self) -> str | None:
+        """What the bot check said while the account waits for a person, else None."""
+        return self.state.challenge if self.state.health == HealthStatus.CHALLENGE else None
+
     def available(self) -> bool:
-        if self._stopped or self._logging_in:
+        state = self.state
+        if state.stopped or state.logging_in:
             return False
-        if self._health == HealthStatus.NEEDS_LOGIN:
-            self._maybe_relogin()
+        if state.health == HealthStatus.NEEDS_LOGIN:
+            self.account_login.maybe_relogin()
             return False
-        if self._health == HealthStatus.CHALLENGE or self._resting():
+        if state.health == HealthStatus.CHALLENGE or state.resting():
             return False
-        return not (self._health == HealthStatus.ERROR and time.monotonic() < self._rest_until)
+        return not (state.health == HealthStatus.ERROR and time.monotonic() < state.rest_until)
 
     def health(self) -> tuple[str, str | None]:
-        self._resting()  # a rest that is over ends here too, so the console sees it come back
-        return self._health, self._last_error
-
-    def _resting(self) -> bool:
-        """True while a usage limit's rest lasts; the first call after it ends makes the account ready."""
-        if self._health != HealthStatus.RESTING:
-            return False
-        if self._resting_until is not None and time.time() < self._resting_until:
-            return True
-        self._resting_until = None
-        self._health, self._last_error = HealthStatus.READY, None
-        log.info("%s: usage limit reset; the account takes tasks again", self.account)
-        return False
+        self.state.resting()  # a rest that is over ends here too, so the console sees it come back
+        return self.state.health, self.state.last_error
 
     async def start(self) -> None:
         """Take the account lock and prewarm the browser; failures become health, not exceptions."""
-        self._pw = await PlaywrightHub.acquire()
+        self.browser.pw = await PlaywrightHub.acquire()
         try:
             async with self._run_lock:
-                await self._prewarm()
+                await self.account_login.prewarm()
         except Exception as exc:  # never let one account stop the app from starting
-            self._set_error(f"start failed: {exc}")
+            self.state.set_error(f"start failed: {exc}")
+
     async def stop(self) -> None:
-        self._stopped = True
-        relogin, self._relogin = self._relogin, None
-        if relogin is not None and not relogin.done():
-            relogin.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await relogin
+        self.state.stopped = True
+        await self.account_login.stop_relogin()
         async with self._run_lock:
-            await self._close_browser()
-            self.lock.release()
-        if self._pw is not None:
-            self._pw = None
+            await self.browser.close()
+            self.browser.lock.release()
+        if self.browser.pw is not None:
+            self.browser.pw = None
             await PlaywrightHub.release()
 
     async def run(self, task: TaskSpec, ctx: RunContext) -> str:
+        state, browser = self.state, self.browser
         async with self._run_lock:  # the in-process guard: one run per account
-            notes, self._notes = self._notes, []
+            notes, state.notes = state.notes, []
             for note in notes:
-                ctx.log(f"(at lane start) {note}")
+                ctx.log(LOG.at_lane_start(line=note))
             page = None
             login_tried = False
             try:
-                await self._ensure_browser(ctx.log)
-                assert self._browser is not None
-                ctx.log(f"account {self.account}: chromium pid {self._browser.pid}, debug port {self._browser.port}")
-                page = await self._ensure_page()
+                await browser.ensure(ctx.log)
+                assert browser.browser is not None
+                ctx.log(LOG.account_browser(account=self.account, pid=str(browser.browser.pid),
+                                            port=str(browser.browser.port)))
+                page = await browser.ensure_page()
                 try:
                     text = await self._open_for(task, page, ctx)
                 except NeedsLogin as exc:  # nothing sent yet: with stored credentials, log in and go on
                     login_tried = True
-                    if not await self._log_in_again(page, exc, ctx.log):
+                    if not await self.account_login.log_in_again(page, exc, ctx.log):
                         raise
                     text = await self._open_for(task, page, ctx)
-                self._health = HealthStatus.READY
-                self._needs_login_since = None
-                result = await self._run_watched(page, text, ctx)
+                state.health = HealthStatus.READY
+                state.needs_login_since = None
+                result = await self.failures.run_watched(page, text, ctx)
                 self._threads.after_turn(page, page.url, task.route_key)
             except asyncio.CancelledError:
                 # The driver has clicked stop. Close the page; a browser that does not answer is killed.
-                await self._abandon_page(ctx)
+                await browser.abandon_page(ctx)
                 raise
             except Exception as exc:
-                err = await self._after_error(exc, page, ctx, task, may_log_in=not login_tried)
-                err = self._after_capacity_signal(err, ctx)
-                failure = task_failure(err)
-                if isinstance(err, SiteBusy) and err.where == "answer":
-                    failure = self._busy_answer_guard(task.task_id, failure, ctx)
-                elif isinstance(err, AnswerNotFound):
-                    failure = self._not_found_guard(task.task_id, failure, ctx)
-                raise failure from None
+                raise await self.failures.failure(exc, page, ctx, task, may_log_in=not login_tried) from None
             for warning in result.warnings:  # e.g. an adapter key that stopped matching (found by role)
-                ctx.log(f"warning: {warning}")
-            self._last_error = "; ".join(result.warnings) or None  # the account's health text says so
-            await self._keep_cookies()  # debounced; a crash later still finds the session in the jar
-            self._tasks_on_browser += 1
+                ctx.log(LOG.warning(warning=warning))
+            state.last_error = "; ".join(result.warnings) or None  # the account's health text says so
+            await browser.keep_cookies()  # debounced; a crash later still finds the session in the jar
+            browser.tasks += 1
             t = result.timings
             why = t.done_why(self.adapter.settle_ms)
-            ctx.log(f"done: {why}")
-            ctx.log(f"answer {len(result.answer)} chars; driver overhead {result.timings.overhead_ms:.0f} ms")
-            if self._tasks_on_browser >= self.browser_config.recycle_after:
-                ctx.log(f"recycling the browser after {self._tasks_on_browser} tasks")
-                await self._close_browser()
+            ctx.log(LOG.done(why=why))
+            ctx.log(LOG.web_answer(chars=len(result.answer), ms=f"{result.timings.overhead_ms:.0f}"))
+            if browser.tasks >= browser.config.recycle_after:
+                ctx.log(LOG.recycling_browser(n=browser.tasks))
+                await browser.close()
             return result.answer
-
-    def _not_found_guard(self, task_id: str, failure: TaskFailure, ctx: RunContext) -> TaskFailure:
-        """An answer not found goes back uncharged, but not for ever: after ``NOT_FOUND_PER_TASK`` times for
-        one task on this account it is charged (``answer_not_found``, retried, then failed for a person)."""
-        n = _counted(self._not_found, task_id, NOT_FOUND_PER_TASK)
-        if n is None:
-            return failure
-        ctx.log(f"no answer was found for this prompt {n} times: counted as a failure of the task")
-        return TaskFailure(ErrorKind.ANSWER_NOT_FOUND, f"{failure.message}; {n} times in a row")
-
-    def _busy_answer_guard(self, task_id: str, failure: TaskFailure, ctx: RunContext) -> TaskFailure:
-        """A site whose only "answer" to THIS prompt is a busy notice, again and again, is not speaking
-        of its capacity: after ``BUSY_ANSWERS_PER_TASK`` such answers on this account the refusal becomes
-        a charged ``site_error`` (retried, then failed for a person), so one odd prompt cannot hold an
-        account for ever. Banner and error refusals are never turned: they are the site's own signal."""
-        n = _counted(self._busy_answers, task_id, BUSY_ANSWERS_PER_TASK)
-        if n is None:
-            return failure
-        ctx.log(f"the site answered this prompt with only a busy notice {n} times: counted as a failure of the task")
-        return TaskFailure(ErrorKind.SITE_ERROR,
-                           f"{failure.message}; the same busy notice was the whole answer {n} times in a row")
 
     async def _open_for(self, task: TaskSpec, page: Any, ctx: RunContext) -> str:
         """Bring the page to where ``task`` belongs and return the text to type.
 
-        A later turn of a conversation (``history`` non-empty) goes into the chat thread of its
-        previous turn on this account, without a new chat and without the instructions again (the
-        thread has them). Anything else starts a new chat. A later turn whose thread cannot be
-        reopened here gets its earlier turns replayed in the new chat, so its context is not lost."""
+        A later turn of a conversation goes into the chat thread of its previous turn on this
+        account, without a new chat and without the instructions again (the thread has them); one
+        whose thread cannot be reopened here gets its earlier turns replayed in a new chat. Anything
+        else starts a new chat."""
         key = task.route_key
         thread = self._threads.url(key) if key is not None and task.history else None
         if key is not None and thread is not None:
             here = self._threads.shows(page, key) and page.url == thread
             if here or self._threads.addressable(thread):
-                ctx.log(f"conversation {key}: turn {len(task.history) + 1} in its chat thread"
-                        + ("" if here else f" (reopening {thread})"))
+                turn = len(task.history) + 1
+                ctx.log(LOG.turn_in_thread(conversation=key, turn=turn) if here
+                        else LOG.turn_reopening(conversation=key, turn=turn, url=thread))
                 await self.driver.open(page, thread, reload=not here)
                 return task.prompt
         self._threads.page_moved()
         prompt = task.prompt
         if task.history:
-            ctx.log(f"conversation {key}: its chat thread cannot be reopened on this account; "
-                    f"replaying {len(task.history)} earlier turn(s) in a new chat")
+            ctx.log(LOG.turns_replayed(conversation=str(key), n=len(task.history)))
             prompt = replay(task.history, task.prompt)
         text = compose_prompt(self.adapter, prompt, task.effective_instructions())
         await self.driver.prepare(page, text)  # the text goes in with the readiness check (one round trip)
         return text
 
-    async def probe(self) -> tuple[bool, str]:
+    async def probe(self) -> tuple[bool, LogText]:
         """Could this account run a task now? For a circuit breaker's health probe: the warm page
-        reloads the chat page and must show the logged-in marker and the prompt box (one page load,
-        no generation); a browser that is not running is started first. Never raises; the health
-        the console shows follows the answer."""
-        if self._stopped:
-            return False, "stopped"
-        if self._logging_in:
-            return False, "an operator is logging in"
+        reloads the chat page and must show the logged-in marker and the prompt box (no generation);
+        a browser that is not running is started first. Never raises; the health follows the answer."""
+        state = self.state
+        if state.stopped:
+            return False, LOG.probe_stopped()
+        if state.logging_in:
+            return False, LOG.operator_logging_in()
         if self._run_lock.locked():
-            return True, "a run is in progress"
+            return True, LOG.run_in_progress()
         seen = await reach(self.adapter.url)  # one plain GET first: no browser work while the site is down
         if not seen.up:
-            self._last_error = f"site unreachable ({seen.what}); the breaker probes it"
-            return False, f"site unreachable: {seen.what}"
+            state.last_error = f"site unreachable ({seen.what}); the breaker probes it"
+            return False, LOG.site_unreachable(error=seen.what)
         async with self._run_lock:
             try:
-                await self._reload_home()
+                await self.account_login.reload_home()
             except NeedsLogin as exc:
-                self._set_needs_login(str(exc))
-                return False, f"needs login: {exc}"
+                self.account_login.set_needs_login(str(exc))
+                return False, LOG.needs_login(error=str(exc))
             except ChallengeShown as exc:
-                await self._challenge_seen(str(exc), self._page)
-                return False, str(exc)
+                await self.account_login.challenge_seen(str(exc), self.browser.page)
+                return False, LOG.as_is(text=str(exc))
             except SiteDown as exc:
-                self._last_error = f"{exc}; the breaker probes it"
-                return False, str(exc)
+                state.last_error = f"{exc}; the breaker probes it"
+                return False, LOG.as_is(text=str(exc))
             except Exception as exc:  # whatever it is, the account cannot run now
-                if not self._browser_alive():
-                    await self._close_browser()
-                self._set_error(f"probe: {exc}")
-                return False, str(exc)
-            self._health, self._last_error = HealthStatus.READY, None
-            self._needs_login_since = None
-            await self._keep_cookies()
-            return True, "logged in, prompt box ready"
+                if not self.browser.alive():
+                    await self.browser.close()
+                state.set_error(f"probe: {exc}")
+                return False, LOG.as_is(text=str(exc))
+            state.set_ready()
+            await self.browser.keep_cookies()
+            return True, LOG.logged_in_ready()
 
     async def check_adapter(
         self, *, prompt: str | None, out_dir: Path, progress: Callable[[str], None] = log.info
@@ -287,13 +278,14 @@ class WebAccountBackend(_AccountSignals):
         Raises :class:`WebLaneError` when the browser cannot be started."""
         from mediadesk.providers.web.check import check_page
 
+        browser = self.browser
         async with self._run_lock:
-            if self._stopped or self._pw is None:
+            if self.state.stopped or browser.pw is None:
                 raise WebLaneError(f"account {self.account}: its lane is not running")
-            await self._ensure_browser(progress)
-            await self._ensure_page()  # the warm tab stays open: closing the last one drops session cookies
-            assert self._browser is not None
-            page = await self._browser.context.new_page()
+            await browser.ensure(lambda line: progress(str(line)))  # the check's progress takes plain text
+            await browser.ensure_page()  # the warm tab stays open: closing the last one drops session cookies
+            assert browser.browser is not None
+            page = await browser.browser.context.new_page()
             stem = f"{(self.adapter.name or 'site').replace('/', '_')}-{self.account}-{time.strftime('%Y%m%d-%H%M%S')}"
             try:
                 result = await check_page(page, self.adapter, out_dir=out_dir, stem=stem, prompt=prompt,
@@ -306,33 +298,23 @@ class WebAccountBackend(_AccountSignals):
     def unavailable_reason(self) -> tuple[str, str] | None:
         """Why this account takes no task now, and what would change it: (reason, action) with
         action one of "login", "wait", "fix"; None when it can take one."""
-        if self._stopped:
+        state = self.state
+        if state.stopped:
             return "stopped", "fix"
-        if self._logging_in:
+        if state.logging_in:
             return "an operator is logging in", "wait"
-        if self._health == HealthStatus.NEEDS_LOGIN:
-            since = f" since {_clock_time(self._needs_login_since)}" if self._needs_login_since else ""
-            reason = f"needs login{since} ({self._last_error})" if self._last_error else f"needs login{since}"
+        if state.health == HealthStatus.NEEDS_LOGIN:
+            since = f" since {clock_time(state.needs_login_since)}" if state.needs_login_since else ""
+            reason = f"needs login{since} ({state.last_error})" if state.last_error else f"needs login{since}"
             return reason, "login"
-        if self._health == HealthStatus.CHALLENGE:
-            return f"{self._last_error}", "login"
-        if self._resting():
-            return f"{self._last_error}", "wait"
-        if self._health == HealthStatus.ERROR and time.monotonic() < self._rest_until:
-            again = time.time() + (self._rest_until - time.monotonic())
-            return f"{self._last_error} (tries again at {_clock_time(again)})", "wait"
+        if state.health == HealthStatus.CHALLENGE:
+            return f"{state.last_error}", "login"
+        if state.resting():
+            return f"{state.last_error}", "wait"
+        if state.health == HealthStatus.ERROR and time.monotonic() < state.rest_until:
+            again = time.time() + (state.rest_until - time.monotonic())
+            return f"{state.last_error} (tries again at {clock_time(again)})", "wait"
         return None
-
-
-def _counted(counts: dict[str, int], task_id: str, limit: int) -> int | None:
-    """Count one more uncharged outcome of ``task_id``: the count once it reaches ``limit`` (and the count
-    starts again), else None (still uncharged)."""
-    n = counts.get(task_id, 0) + 1
-    if n < limit:
-        counts[task_id] = n
-        return None
-    counts.pop(task_id, None)
-    return n
 
 
 # ---------------------------------------------------------------------- construction

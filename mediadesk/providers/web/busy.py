@@ -1,26 +1,9 @@
 """Telling a chat site's "busy" refusal from a failure: pure text rules, no page, no clock.
 
-A chat account refuses a run when it is busy (another generation of this account is running
-elsewhere) or rate limited ("too many messages", "try again in 20 seconds", "请求过于频繁，请稍后再试").
-That is the site's capacity speaking, not a failure of the task: the run must cost no attempt and the
-account must pause. The driver sees the refusal as text -- a banner (the adapter's
-``busy_selector``), an error message (``error``) or, on some sites, the assistant's "answer" itself --
-and asks a :class:`BusyMatcher`:
-
-* :meth:`BusyMatcher.matches`: a banner or error text that matches any busy pattern is a refusal
-  (these elements say nothing else, so one matching phrase is enough);
-* :meth:`BusyMatcher.is_busy_answer`: an ANSWER is a refusal only when the whole of it is a busy
-  notice: short (at most :data:`MAX_BUSY_ANSWER_CHARS`), matching a pattern, and with almost nothing
-  left once the busy phrases, a stated wait and filler words ("sorry", "please", "you've", "请", ...)
-  are taken out (at most :data:`MAX_LEFT_SHARE` of its letters). So "Please wait for the paint to dry
-  before the second coat." is an answer, while "Sorry, you've sent too many messages. Please try again
-  in 2 minutes." is a refusal. An answer that merely quotes such a phrase inside real content is never
-  refused;
-* :func:`parse_wait`: the wait the site states ("in 20 seconds", "2 minutes", "20 秒后"), if any;
-* :func:`parse_reset` / :func:`rest_until`: when a usage limit resets ("resets at 14:30", "try again in
-  3 hours", "额度已用完，明天再来"): a reset at least :data:`REST_MIN_S` away makes the account REST
-  until then (it takes nothing meanwhile) instead of pausing for the refusal backoff.
-
+A busy or rate-limited account ("too many messages", "请求过于频繁") is the site's capacity speaking: the run
+costs no attempt and the account pauses. The driver reads the refusal from a banner (``busy_selector``), an
+error text or the "answer" itself and asks a :class:`BusyMatcher`; :func:`parse_wait` reads a stated wait,
+:func:`rest_until` a usage limit's reset far enough away to make the account rest until then.
 Patterns are Python regular expressions, matched case-insensitively anywhere in the text.
 """
 
@@ -270,8 +253,10 @@ class BusyMatcher:
         return bool(text) and any(p.search(text or "") for p in self._compiled)
 
     def is_busy_answer(self, text: str | None) -> bool:
-        """The whole answer is a busy notice (see the module docstring); a real answer that mentions
-        a busy phrase is not."""
+        """The whole answer is a busy notice: short (<= :data:`MAX_BUSY_ANSWER_CHARS`), matching a pattern, and
+        with at most :data:`MAX_LEFT_SHARE` of its letters left once busy phrases, a stated wait and filler words
+        are taken out. "Sorry, you've sent too many messages. Please try again in 2 minutes." is one; a real answer
+        that merely mentions a busy phrase is not."""
         t = _SPACE.sub(" ", text or "").strip()
         if not t or len(t) > MAX_BUSY_ANSWER_CHARS or not self.matches(t):
             return False

@@ -1,22 +1,11 @@
 """A CDP connection of our own to one page, beside Playwright's, for the driver's hot path.
 
-Why: each page round trip through Playwright goes Python -> Playwright's driver process (Node) ->
-Chromium -> the page and back. Chromium serves several DevTools clients per page target, so the
-driver can speak to the page directly over the browser's debug port (``ws://127.0.0.1:PORT/
-devtools/page/TARGET``): one process hop fewer per round trip. Measured on a warm page on this
-machine: an ``evaluate`` 1.8-2.7 ms instead of 8.6, a trusted press 6-7 ms instead of 12-13
-(``bench web`` shows the effect on a whole task).
-
-Only what the driver's hot path needs goes this way: calling one of its page scripts with a JSON
-argument (``Runtime.evaluate`` of ``(script)(arg)``, awaiting its promise, returning by value) and
-trusted mouse input (``Input.dispatchMouseEvent``). Everything else (navigation, keyboard, locators,
-screenshots, network events) stays with Playwright. Failures come back as Playwright's own
-:class:`~playwright.async_api.Error` with the wording Playwright uses (a replaced document:
-"Execution context was destroyed"; a page gone or crashed: "... has been closed" / "Target
-crashed"), so the driver translates both paths with one rule.
-
-Only browsers MediaDesk started itself have a debug port we know (``OwnedBrowser.port``, bound to
-127.0.0.1); for any other page, or when the connection cannot be made, the driver uses Playwright.
+Why: a Playwright call goes through its Node driver process; Chromium serves several DevTools clients per
+page, so the driver can talk to the page directly over the debug port, one process hop fewer per call. Only
+the hot path goes this way (page script calls, trusted mouse input); everything else stays with Playwright.
+Failures come back as Playwright's own :class:`~playwright.async_api.Error` with its wording, so the driver
+translates both paths with one rule. Only browsers MediaDesk started have a debug port we know
+(``OwnedBrowser.port``); otherwise, or when the connection fails, the driver uses Playwright.
 """
 
 from __future__ import annotations
@@ -114,10 +103,9 @@ class DirectPage:
     async def call(self, script: str, arg: Any = None) -> Any:
         """``page.evaluate(script, arg)`` for a function ``script`` and a JSON ``arg``: awaited, by value.
 
-        A long script (the driver's page scripts are up to ~35 KB) is sent and compiled once per
-        document: it is kept in the page as a function (``window.__mediadeskFns``) and later calls send
-        only its name and the argument (measured: 3.1 ms -> 1.6 ms a call for the largest). A new
-        document does not have it: that call sends the script again."""
+        A long script is sent and compiled once per document: it is kept in the page as a function
+        (``window.__mediadeskFns``) and later calls send only its name and the argument. A new document does
+        not have it: that call sends the script again."""
         json_arg = "undefined" if arg is None else json.dumps(arg)
         if len(script) < _KEEP_SCRIPTS_FROM:
             return await self._evaluate(f"({script})({json_arg})")

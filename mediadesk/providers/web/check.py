@@ -1,22 +1,10 @@
 """``mediadesk adapter check``: does a site adapter still fit its site? Look, show, then try once.
 
-Selectors rot when a site updates, and a failing task says little about which key broke. The check
-opens the site on an account's own profile (its login) in a real Chromium, the way a lane does
-(account lock, self-check, owned browser), and reports each key of the adapter:
-
-* ``found``: the selector matches a visible element (for ``answer``: after the test prompt);
-* ``missing``: nothing matches (or nothing visible);
-* ``ambiguous``: several visible matches where the driver takes the first (prompt, send, ...);
-* ``covered``: found, but the element at its centre is another one (a dialog, a banner): a click
-  there would land on that element;
-* ``invalid``: the browser rejects the selector;
-* ``not shown``: a key that appears only at times (busy, error, logged_out...) is not on the page now.
-
-It saves a screenshot in which each element found is outlined and labelled (an overlay injected for
-the shot and removed again), then sends one test prompt through the real :class:`PageDriver` and
-reports the answer and which completion rule decided ("stream ended" / "page settled"), with a second
-screenshot showing the answer. Everything the page says is returned as data: whoever prints it must
-escape it (it comes from a web page).
+Selectors rot when a site updates, and a failing task says little about which key broke. The check opens the
+site on an account's profile the way a lane does (account lock, self-check, owned browser), reports each key's
+status (:class:`KeyReport`: found, missing, ambiguous, covered, invalid, not shown), saves a screenshot with the
+elements found outlined, then sends one test prompt through the real :class:`PageDriver`. Everything the page
+says is returned as data: whoever prints it must escape it (it comes from a web page).
 """
 
 from __future__ import annotations
@@ -294,12 +282,14 @@ async def check_site(
     try:
         await asyncio.to_thread(ensure_private_dir, profile_dir, what="browser profile")
         kill_grace_s = config.scheduler.kill_grace_s
-        await asyncio.to_thread(self_check, profile_dir, lock, progress, kill_grace_s, lock_was_free=True)
+        await asyncio.to_thread(self_check, profile_dir, lock, lambda t: progress(t.english()), kill_grace_s,
+                                lock_was_free=True)
         pw = await PlaywrightHub.acquire()
         try:
             info = await asyncio.to_thread(find_browser, config.browser.executable, probe_version=False)
             browser = OwnedBrowser(pw, info.path, profile_dir, headless=True,
-                                   extra_args=list(config.browser.extra_args), log=progress)  # fmt: skip
+                                   extra_args=list(config.browser.extra_args),
+                                   log=lambda t: progress(t.english()))  # fmt: skip
             await browser.start()
             try:
                 page = await browser.context.new_page()

@@ -1,23 +1,11 @@
 """The account's SESSION cookies, kept across our own browser restarts.
 
-Many sites keep the login in a session cookie (no Expires/Max-Age). Chromium drops those whenever the
-browser closes -- after ``mediadesk login``, on every recycle, after a crash -- so without help such an
-account is logged out for ever. The jar keeps them: a private file in the account's profile dir
-(:data:`JAR_NAME`, 0600, written to a fresh temp file opened with ``O_EXCL|O_NOFOLLOW`` and renamed into
-place, read with ``O_NOFOLLOW``), saved after a successful login check, after runs (debounced: cookies
-are read at most every :data:`SAVE_MIN_INTERVAL_S` and the file is written only when they changed) and
-when the browser is closed; put back with ``context.add_cookies`` right after a launch, before the first
-navigation. Only session cookies are kept: Chromium persists the others itself, and a copy of ours must
-not overwrite a newer value it stored.
-
-Why not Chromium's own session restore (``session.restore_on_startup = 1`` in the profile's
-Preferences)? Measured on this Chromium: it keeps session cookies over a clean close, but after a
-SIGKILL only what its cookie store had flushed (it writes every ~30 s: a login made just before the
-crash is lost), it reopens the last tabs at start (extra pages that load the site before we look), and
-Preferences is Chromium's internal file, rewritten by Chromium itself on exit. The jar is ours: it
-holds exactly what we saw at our last check, whatever way the browser ended.
-
-Cookie values are secrets: they are never logged (messages name counts and domains only).
+Chromium drops session cookies (no Expires/Max-Age) whenever it closes, so a site that keeps its login in one
+would log the account out on every recycle. The jar (:data:`JAR_NAME`, a private file in the profile, written
+atomically) is saved after a login check, after runs (debounced) and at close, and put back right after a
+launch, before the first navigation. Only session cookies: Chromium persists the others, and our copy must not
+overwrite a newer value. Not Chromium's own session restore: it loses what it had not flushed when the browser
+is killed, and reopens old tabs. Cookie values are secrets: never logged.
 """
 
 from __future__ import annotations
@@ -35,6 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from mediadesk.core.log_lines import LOG, LogText
 
 __all__ = ["JAR_NAME", "SAVE_MIN_INTERVAL_S", "CookieJar", "read_jar", "session_cookies", "write_jar"]
 
@@ -151,7 +141,7 @@ class CookieJar:
     def path(self) -> Path:
         return self.profile_dir / JAR_NAME
 
-    async def restore(self, context: Any, say: Callable[[str], None]) -> int:
+    async def restore(self, context: Any, say: Callable[[LogText], None]) -> int:
         """Put the saved session cookies into ``context`` (before its first navigation); how many."""
         cookies = await asyncio.to_thread(read_jar, self.profile_dir)
         self._read_at = self._clock()
@@ -160,13 +150,13 @@ class CookieJar:
         try:
             await context.add_cookies(cookies)
         except Exception as exc:  # a malformed entry: better logged out than no browser
-            say(f"session cookies: could not restore {len(cookies)} from {self.path.name}: {type(exc).__name__}")
+            say(LOG.cookies_not_restored(n=len(cookies), file=self.path.name, error=type(exc).__name__))
             return 0
         self._saved = _fingerprint(cookies)
-        say(f"session cookies: restored {len(cookies)} ({_domains(cookies)}) from {self.path.name}")
+        say(LOG.cookies_restored(n=len(cookies), domains=_domains(cookies), file=self.path.name))
         return len(cookies)
 
-    async def save(self, context: Any, say: Callable[[str], None], *, force: bool = False) -> bool:
+    async def save(self, context: Any, say: Callable[[LogText], None], *, force: bool = False) -> bool:
         """Read the context's session cookies and write them when they changed; True if written.
         Without ``force`` the browser is asked at most every :data:`SAVE_MIN_INTERVAL_S`."""
         now = self._clock()
@@ -181,7 +171,7 @@ class CookieJar:
         try:
             await asyncio.to_thread(write_jar, self.profile_dir, cookies)  # an fsync: off the event loop
         except OSError as exc:
-            say(f"session cookies: could not save {self.path}: {exc.strerror or exc}")
+            say(LOG.cookies_not_saved_to(file=str(self.path), error=str(exc.strerror or exc)))
             return False
         self._saved = fingerprint
         log.debug("saved %d session cookie(s) (%s) to %s", len(cookies), _domains(cookies), self.path)

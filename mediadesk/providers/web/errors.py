@@ -1,15 +1,10 @@
 """Every error of the web lane, in one hierarchy under :class:`WebLaneError`.
 
-Each class carries the :class:`~mediadesk.core.errors.ErrorKind` the task row should say, and the
-kind alone decides whether the lane retries (``ErrorKind.retryable``): the backend turns any of
-these into a ``TaskFailure`` with one function (``backend.task_failure``), never with a lookup
-table or a per-call-site choice. So a missing browser (``CONFIG``) ends the task at once, while a
-browser that crashed (``BROWSER_CRASH``) is retried on a fresh one.
-
-Two hints ride along where they matter: ``not_started`` (the work never began, e.g. someone else
-holds the profile: the attempt is not charged) and ``retry_after_s`` (how long to wait first; for a
-busy site, the wait it stated). A ``rate_limited`` kind (:class:`SiteBusy`) makes the failure a
-*refusal* (``TaskFailure.refusal``): never charged, the account pauses.
+Each class carries the :class:`~mediadesk.core.errors.ErrorKind` the task row should say, and the kind alone
+decides whether the lane retries: the backend turns any of these into a ``TaskFailure`` with one function
+(``backend.task_failure``), never a per-call-site choice. Hints: ``not_started`` (the work never began: not
+charged) and ``retry_after_s`` (how long to wait first). :class:`SiteBusy` (``rate_limited``) is a *refusal*:
+never charged, the account pauses.
 """
 
 from __future__ import annotations

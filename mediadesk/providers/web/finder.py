@@ -3,7 +3,7 @@
 Order: the configured path (the operator chose it), Playwright's managed Chromium (the build Playwright
 is tested with), then the system's. Playwright's path is computed from the ``browsers.json`` its driver
 ships (the same rule the driver uses), so nothing is launched to find it: starting the Node driver just
-to ask costs ~0.5 s and cannot run inside a live event loop with the sync API. A caller that already has
+to ask is slow and cannot run inside a live event loop with the sync API. A caller that already has
 a running Playwright can pass it instead.
 """
 
@@ -170,7 +170,7 @@ def playwright_chromium_path(playwright: Playwright | None = None) -> tuple[Path
 
 @functools.lru_cache(maxsize=16)
 def browser_version(path: Path) -> str | None:
-    """``chromium --version`` (~40 ms), cached per path; None when it fails. Launches no browser."""
+    """``chromium --version``, cached per path; None when it fails. Launches no browser."""
     try:
         out = subprocess.run(
             [str(path), "--version"],

@@ -1,23 +1,11 @@
 """An owned Chromium per account: we start the process, know its pid, and end its whole tree.
 
-Why not ``playwright.chromium.launch_persistent_context``: it exposes no pid, and after a crash of ours
-nothing tells the self-check which processes were ours. Owning the process gives the pid for the task
-log, a record on the profile for the self-check (``.mediadesk-browser.json``: who launched which pid),
-and a tree we can always end.
-
-Traps of Chromium driven over CDP, handled here:
-- ``browser.close()`` on a CDP connection only disconnects; Chromium keeps running. Closing = CDP
-  ``Browser.close``, wait, then SIGTERM/SIGKILL the tree collected BEFORE the first signal, then reap.
-- A SIGKILLed MediaDesk would leave its browsers running; ``PR_SET_PDEATHSIG`` ends them with us. The
-  kernel ties that signal to the *thread* that forked, so ``spawn_chromium`` must run on a thread that
-  lives as long as the browser: the event-loop thread (``start`` does exactly that).
-- A second Chromium on a profile in use exits with code 21.
-- Chromium drops session cookies whenever it closes; the account's session cookies are put back from
-  the profile's jar right after connecting and saved again before closing (``cookies.py``).
-
-Why one module: start, record and close/kill are one state machine over one process tree (a failed
-start must kill exactly what close would), and splitting it would spread that state over several files.
-The process-tree primitives it shares with the self-check already live in ``_proctree.py``.
+``launch_persistent_context`` exposes no pid, so after a crash of ours nothing would tell the self-check which
+processes were ours; owning the process gives the pid, a record on the profile (``.mediadesk-browser.json``)
+and a tree we can always end. Over CDP ``browser.close()`` only disconnects: closing is CDP ``Browser.close``,
+then SIGTERM/SIGKILL of the tree collected before the first signal. ``PR_SET_PDEATHSIG`` ends the browser
+with us, but the kernel ties it to the thread that forked, so ``spawn_chromium`` must run on a thread that
+lives as long as the browser (the event-loop thread).
 """
 
 from __future__ import annotations
@@ -39,6 +27,7 @@ from typing import IO, TYPE_CHECKING
 
 import psutil
 
+from mediadesk.core.log_lines import LOG, LogText, LogValue
 from mediadesk.files.safe import ensure_private_dir, open_private_for_writing
 from mediadesk.providers.web._proctree import (
     KILL_WAIT_S,
@@ -202,7 +191,7 @@ class OwnedBrowser:
         headless: bool = True,
         extra_args: Sequence[str] = (),
         start_timeout_s: float = 20.0,
-        log: Callable[[str], None] | None = None,
+        log: Callable[[LogText], None] | None = None,
         keep_session_cookies: bool = True,
     ) -> None:
         self._pw = playwright
@@ -282,7 +271,7 @@ class OwnedBrowser:
         LIVE_OWNED[self._proc.pid] = str(self.profile_dir)
         if not self._record_names_live_other():
             self._write_record()  # at once: a crash of ours from here on leaves attributable residue
-        self._log(f"browser: started chromium pid {self._proc.pid} on {self.profile_dir}")
+        self._log(LOG.browser_started(pid=self._proc.pid, path=str(self.profile_dir)))
         try:
             self._port = await self._wait_for_port()
             endpoint = f"http://127.0.0.1:{self._port}"
@@ -296,7 +285,7 @@ class OwnedBrowser:
             self._kill_tree_now()
             raise
         self._write_record()
-        self._log(f"browser: chromium pid {self._proc.pid} listening on port {self._port} (CDP connected)")
+        self._log(LOG.browser_listening(pid=self._proc.pid, port=str(self._port)))
         if self.cookie_jar is not None:
             try:  # before anything navigates: the first page load must already carry the login
                 await asyncio.wait_for(self.cookie_jar.restore(self.context, self._log), self.start_timeout_s)
@@ -316,7 +305,7 @@ class OwnedBrowser:
         try:
             return await asyncio.wait_for(self.cookie_jar.save(self.context, self._log, force=force), timeout_s)
         except Exception as exc:
-            self._log(f"session cookies: not saved ({type(exc).__name__})")
+            self._log(LOG.cookies_not_saved(error=type(exc).__name__))
             return False
 
     async def _wait_for_port(self) -> int:
@@ -396,7 +385,7 @@ class OwnedBrowser:
         try:
             write_browser_record(self.profile_dir, record)
         except OSError as exc:
-            self._log(f"browser: could not write {self.profile_dir}/.mediadesk-browser.json: {exc}")
+            self._log(LOG.browser_record_not_written(path=str(self.profile_dir), error=str(exc)))
 
     # --- close / kill ----------------------------------------------------------------------------------
 
@@ -535,7 +524,7 @@ class OwnedBrowser:
         deadline = t0 + max(0.0, grace_s)
         procs = self._tree()
         report = CloseReport(pids=[p.pid for p in procs])
-        self._log(f"browser: closing chromium pid {self._proc.pid} ({len(procs)} processes, grace {grace_s:g} s)")
+        self._log(LOG.browser_closing(pid=self._proc.pid, n=len(procs), seconds=f"{grace_s:g}"))
         # Chromium forgets session cookies as it closes: keep them first (bounded by half the grace).
         await self.save_session_cookies(force=True, timeout_s=max(0.1, grace_s / 2))
         if self._poll() is None:
@@ -555,11 +544,9 @@ class OwnedBrowser:
         procs += await self._sweep_late_children(procs, report)
         await self._disconnect()
         self._finish(report, procs, t0)
-        how = "gracefully" if report.graceful else ("after SIGKILL" if report.killed else "after SIGTERM")
-        msg = f"browser: chromium pid {self._proc.pid} closed {how} ({len(report.pids)} processes)"
-        if report.survivors:
-            msg += f"; STILL RUNNING: {report.survivors}"
-        self._log(msg)
+        how = LOG.gracefully() if report.graceful else (LOG.after_sigkill() if report.killed else LOG.after_sigterm())
+        more: LogValue = LOG.still_running(pids=str(report.survivors)) if report.survivors else ""
+        self._log(LOG.browser_closed(pid=self._proc.pid, how=how, n=len(report.pids), more=more))
         return report
 
     async def kill(self) -> CloseReport:
@@ -574,7 +561,7 @@ class OwnedBrowser:
         procs += await self._sweep_late_children(procs, report)
         await self._disconnect()
         self._finish(report, procs, t0)
-        self._log(f"browser: chromium pid {self._proc.pid} killed ({len(report.pids)} processes)")
+        self._log(LOG.browser_killed(pid=self._proc.pid, n=len(report.pids)))
         return report
 
     def _kill_tree_now(self) -> None:

@@ -60,7 +60,7 @@ async def visible_login(
         # a visible first start (font cache, GPU fallback) can take far longer than a headless one,
         # and right after the headless browser closed it occasionally exits at once: retry once
         browser = OwnedBrowser(pw, info.path, profile_dir, headless=False, start_timeout_s=90,
-                               extra_args=list(browser_config.extra_args), log=say)
+                               extra_args=list(browser_config.extra_args), log=lambda t: say(t.english()))
         try:
             await browser.start()
             break

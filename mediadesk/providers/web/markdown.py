@@ -1,35 +1,9 @@
 """An answer's HTML as Markdown (``answer_format = "markdown"``).
 
-Chat sites render the model's Markdown to HTML; ``innerText`` loses the markup (bold, lists, code
-fences) and ``innerHTML`` carries the site's chrome with it (copy buttons, SVG icons, framework
-comments and attributes). This turns the answer element's HTML back into Markdown:
-
-1. **Clean** (BeautifulSoup): drop comments, ``button``, ``svg``, ``script``/``style`` and other
-   non-content elements, and every attribute but the few that carry meaning (``href``, ``src``,
-   ``alt``, ``title``, table spans, a list's ``start``). A code block (``pre``) keeps only its
-   ``code`` element: sites put a header with the language name and a copy button inside ``pre``, and
-   that text must not end up in the code. The language is read first, from ``language-xxx`` /
-   ``lang-xxx`` classes or a ``data-language`` attribute on the ``pre``/``code``.
-   **Code editor widgets** come first: sites show code in an editor (CodeMirror 6 ``.cm-content`` >
-   ``.cm-line``, CodeMirror 5 ``pre.CodeMirror-line``, Monaco ``.view-lines`` > ``.view-line``) or in a
-   ``pre`` whose lines are spans with line numbers (highlight.js line-numbers tables, Prism, Shiki
-   ``span.line``). Each becomes a plain ``<pre><code>`` with its language and its exact text: one line
-   per editor line, leading indentation kept (Monaco's no-break spaces turned back into spaces), line
-   numbers and gutters left out. A table cell's alignment (``align`` or ``text-align``) is kept.
-   **A code block's header is not content**: sites draw one beside the ``pre`` (before or after it, in
-   the block's wrapper) or inside it, holding a language label and controls (Copy, Copy code, Run,
-   Edit, Download, 复制 ..., with icons). An element there is a header only if the wrapper holds nothing
-   else beside the code, it is short (<= 40 characters) and its text is at most one language-like word
-   plus control words; it is dropped, and its label (text, or ``data-language``/``aria-label``) goes on
-   the fence when the code names no language. A paragraph beside a code block always stays.
-   **Bold and italic drawn by CSS** (``<span class="font-semibold">``): the page-side reader marks such
-   elements with ``data-md-bold="1"`` / ``data-md-italic="1"`` (:data:`BOLD_ATTR`, :data:`ITALIC_ATTR`);
-   their content becomes ``strong``/``em`` (a block's content run by run), never inside code, never
-   inside an element that is already bold/italic.
-2. **Convert** with `markdownify <https://pypi.org/project/markdownify/>`_ (MIT, maintained, typed):
-   ATX headings, ``-`` bullets, ``**``/``*`` emphasis, pipe tables (with ``:---``/``---:``/``:---:``
-   alignment), fenced code with its language.
-
+Chat sites render the model's Markdown to HTML; ``innerText`` loses the markup and ``innerHTML`` carries the
+site's chrome (copy buttons, icons, framework attributes). This cleans the answer's HTML first (chrome, code
+editor widgets and code block headers out, CSS-drawn bold/italic back to ``strong``/``em``), then converts it
+with markdownify (ATX headings, ``-`` bullets, pipe tables, fenced code with its language).
 Pure function of its input; no I/O.
 """
 

@@ -1,6 +1,6 @@
 """One Playwright driver process shared by every web lane of this process.
 
-Why shared: each Playwright instance is a Node process (~0.5 s to start, tens of MB); one per account
+Why shared: each Playwright instance is a Node process, slow to start and memory-hungry; one per account
 would multiply both for nothing, since every browser is reached over its own CDP connection anyway.
 Reference-counted: the driver stops when the last user releases it.
 """

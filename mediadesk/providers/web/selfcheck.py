@@ -1,21 +1,10 @@
 """Before a launch: is anything still running on this account's profile, and is it ours to end?
 
-Residue or holder? The account lock decides:
-- RESIDUE of a crash, ended (grace, then kill the tree):
-  * a Chromium we recorded ourselves (``.mediadesk-browser.json``: pid + start time, written by a MediaDesk
-    that is this process or is dead);
-  * while the account lock was free (nobody alive claims the account): a Chromium launched the way
-    MediaDesk launches (``--remote-debugging-port=0``) whose launcher is gone (orphaned) or is this process
-    (and no open ``OwnedBrowser`` has it);
-  * a Chromium child process (``--type=...``) whose parent is gone: it serves no browser.
-- A HOLDER, reported (pid, name) and left alone: anything while another live process holds the account
-  lock, a browser recorded by another live MediaDesk, and whatever we cannot attribute, e.g. a browser the
-  operator opened by hand on the profile (no debug port 0, a live parent) even when the lock was free.
-When in doubt we do not kill; we explain.
-
-Matching is by the exact, resolved ``--user-data-dir`` argument (``/p/acct-a`` never matches
-``/p/acct-ab``). A recorded debug port is checked too, but a process found only by port is ended only when
-it is exactly the recorded process (pid AND start time): ephemeral ports are reused by anything.
+Residue of a crash (a browser recorded by us or by a dead MediaDesk, one launched the MediaDesk way while
+nobody held the account lock, an orphaned Chromium child) is ended; anything else is a HOLDER, reported and
+left alone: when in doubt we do not kill, we explain (rules: :func:`_classify`). Matching is by the exact,
+resolved ``--user-data-dir`` (``/p/acct-a`` never matches ``/p/acct-ab``); a process found only by the
+recorded debug port is ended only when it is exactly the recorded one (pid and start time): ports are reused.
 """
 
 from __future__ import annotations
@@ -32,6 +21,7 @@ from pathlib import Path
 
 import psutil
 
+from mediadesk.core.log_lines import LOG, LogText, LogValue
 from mediadesk.files.safe import write_private_file
 from mediadesk.providers.web._proctree import (
     LIVE_OWNED,
@@ -276,7 +266,7 @@ class SelfCheckResult:
     survivors: list[int] = field(default_factory=list)
     holders: list[ProcInfo] = field(default_factory=list)
     removed_files: list[str] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
+    messages: list[LogText] = field(default_factory=list)
 
     @property
     def holder(self) -> ProcInfo | None:
@@ -323,37 +313,39 @@ def _classify(
     record: BrowserRecord | None,
     account_lock: AccountLock,
     lock_was_free: bool,
-) -> tuple[bool, str]:
-    """(is_residue, reason)."""
+) -> tuple[bool, LogText]:
+    """(is_residue, reason). Residue: a browser recorded (pid + start time) by us or by a MediaDesk now gone; with
+    the account lock free, one launched with ``--remote-debugging-port=0`` whose launcher is gone or is us (and
+    no open ``OwnedBrowser`` has it); a Chromium child (``--type=...``) whose parent is gone. Anything else, and
+    anything while another live process holds the account lock, is a holder."""
     if root.pid in LIVE_OWNED:
-        return False, "an open browser of this MediaDesk uses it"
+        return False, LOG.in_use_by_open_browser()
     if root.matched_by == "singleton-host":
-        return False, ("Chromium's SingletonLock says another computer uses this profile; if that is stale, "
-                       "delete the SingletonLock file in the profile")
+        return False, LOG.singleton_other_computer()
     if root.matched_by == "singleton-lock":
-        return False, "Chromium's SingletonLock names it and its command line cannot be read"
+        return False, LOG.singleton_unreadable()
     if not account_lock.held:
         other = account_lock.holder_pid()
         if other is not None and other != os.getpid():
-            return False, f"the account lock is held by pid {other}"
+            return False, LOG.lock_held_by(pid=other)
     if root.process_type is not None and _parent_gone(root.ppid):
-        return True, f"an orphaned chromium {root.process_type} process whose browser is gone"
+        return True, LOG.orphaned_process(type=root.process_type)
     recorded = record is not None and record.pid == root.pid and _same_start(record.create_time, root.create_time)
     if recorded and record is not None:
         if record.owner_pid == os.getpid() and _alive_as(record.owner_pid, record.owner_create_time):
-            return True, "recorded by this MediaDesk"
+            return True, LOG.recorded_by_us()
         if not _alive_as(record.owner_pid, record.owner_create_time):
-            return True, f"recorded by MediaDesk pid {record.owner_pid}, which is gone"
-        return False, f"it belongs to MediaDesk pid {record.owner_pid}, which is still running"
+            return True, LOG.recorded_by_gone(pid=record.owner_pid)
+        return False, LOG.belongs_to_running(pid=record.owner_pid)
     if root.matched_by == "port":
-        return False, "it only holds our recorded debug port; not on our profile, not ours"
+        return False, LOG.holds_our_port_only()
     if account_lock.held and lock_was_free and root.debug_port == 0:
         # Launched the way MediaDesk launches (debug port 0), and nobody alive claims the account.
         if root.ppid == os.getpid():
-            return True, "the account lock was free and this MediaDesk started it but no longer has it open"
+            return True, LOG.started_by_us_not_open()
         if _parent_gone(root.ppid):
-            return True, "the account lock was free and the MediaDesk that started it is gone"
-    return False, "it was not started by MediaDesk and cannot be attributed"
+            return True, LOG.started_by_gone()
+    return False, LOG.not_attributable()
 
 
 def _remove_stale_files(profile_dir: Path, record: BrowserRecord | None) -> list[str]:
@@ -373,7 +365,7 @@ def _remove_stale_files(profile_dir: Path, record: BrowserRecord | None) -> list
 def self_check(
     profile_dir: Path,
     account_lock: AccountLock,
-    log: Callable[[str], None],
+    log: Callable[[LogText], None],
     grace_s: float = 3.0,
     *,
     lock_was_free: bool = False,
@@ -409,9 +401,8 @@ def self_check(
         if not still and singleton_holder(profile_dir) is None:
             result.removed_files = _remove_stale_files(profile_dir, record)
         if not seen:
-            msg = "self-check: clean"
-            if result.removed_files:
-                msg += f" (removed stale {', '.join(result.removed_files)})"
+            more: LogValue = LOG.removed_stale(files=", ".join(result.removed_files)) if result.removed_files else ""
+            msg = LOG.selfcheck_clean(more=more)
             result.messages.append(msg)
             log(msg)
     return result
@@ -425,7 +416,7 @@ def _handle(
     account_lock: AccountLock,
     lock_was_free: bool,
     grace_s: float,
-    log: Callable[[str], None],
+    log: Callable[[LogText], None],
     result: SelfCheckResult,
 ) -> None:
     """Classify one process group (a browser and its children) and act: end it, or report it."""
@@ -433,12 +424,10 @@ def _handle(
     is_residue, reason = _classify(root, record, account_lock, lock_was_free)
     if not is_residue:
         if root.matched_by == "port":
-            msg = (f"self-check: our recorded port {port} is used by {root.describe()}, not on this "
-                   "profile: left alone")
+            msg = LOG.selfcheck_port_not_ours(port=str(port), process=root.describe())
         else:
             result.holders.append(root)
-            msg = (f"self-check: profile {profile_dir} is in use by {root.describe()}; close it or wait "
-                   f"({reason})")
+            msg = LOG.selfcheck_profile_in_use(path=str(profile_dir), process=root.describe(), reason=reason)
         result.messages.append(msg)
         log(msg)
         return
@@ -448,11 +437,11 @@ def _handle(
     result.ended_pids += report.pids
     result.killed_pids += report.killed
     result.survivors += report.survivors
-    outcome = "terminated" if not report.killed else f"killed after {grace_s:g} s grace"
+    outcome = LOG.terminated() if not report.killed else LOG.killed_after_grace(seconds=f"{grace_s:g}")
     if report.survivors:
-        outcome = f"could NOT end pids {report.survivors}"
-    msg = (f"self-check: found residue {root.name} pid {root.pid} on {profile_dir}: {outcome} "
-           f"({len(report.pids)} processes); {reason}")
+        outcome = LOG.could_not_end(pids=str(report.survivors))
+    msg = LOG.selfcheck_residue(name=root.name, pid=root.pid, path=str(profile_dir), outcome=outcome,
+                                n=len(report.pids), reason=reason)
     result.messages.append(msg)
     log(msg)
 

@@ -1,21 +1,11 @@
 """What a chat site says about its own capacity, read from its signals before anything is guessed.
 
-Four kinds of signal end a web run without it being the task's fault, or end it for good:
-
-* **The site is down** (:func:`connection_failure`, :func:`reach`): a page load or a request that
-  failed at the connection level (``net::ERR_CONNECTION_REFUSED``, reset, name not resolved,
-  unreachable, a stream cut mid-body) or a gateway/5xx page served instead of the chat page. That is
-  the site's capacity speaking: the account's breaker opens, the task goes back uncharged, and a
-  cheap probe (one plain HTTP GET of the chat URL, :func:`reach`) decides when it is back.
-* **A final error** (:class:`FinalErrorMatcher`): the model behind the site refused the prompt itself
-  ("400", "invalid request", "context length exceeded", "model not found", "content policy"):
-  another attempt would get the same answer, so the task fails at once (``bad_request``).
-* **A challenge** (:data:`CHALLENGE_JS`, :class:`ChallengeMatcher`): a bot check or CAPTCHA
-  (reCAPTCHA, hCaptcha, Cloudflare Turnstile frames, "verify you are human", "unusual activity",
-  "确认您是真人"): no automatic solving; the account pauses until a person has solved it.
-* **A usage limit with a reset time** (``busy.parse_reset``): the account rests until then.
-
-Everything here is pure text rules, except :func:`reach` (one HTTP request) and the page script.
+The site is down (:func:`connection_failure`, a gateway/5xx page): the account's breaker opens, the task goes
+back uncharged and a cheap probe (:func:`reach`, one GET of the chat URL) says when it is back. A final error
+(:class:`FinalErrorMatcher`: "context length exceeded", "content policy"...): a retry would get the same
+answer, so the task fails at once (``bad_request``). A challenge (:class:`ChallengeMatcher`,
+:data:`CHALLENGE_JS`: a CAPTCHA, "verify you are human"): never solved automatically; the account pauses for
+a person. Pure text rules, except :func:`reach` (one HTTP request) and the page script.
 """
 
 from __future__ import annotations
@@ -89,7 +79,7 @@ class Reach:
 
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
-    """Made once: building a client's SSL context blocks the event loop ~60-150 ms each time."""
+    """Made once: building a client's SSL context is slow and blocks the event loop."""
     return httpx.create_ssl_context()
 
 

@@ -1,40 +1,11 @@
 """Watch a chat page's network for the stream that carries THIS run's answer (the completion's second signal).
 
-Why: a text plateau is a weak completion signal. A model that pauses longer than ``settle_ms`` is cut,
-and a short ``settle_ms`` cannot be chosen safely. Chat sites stream their answer over the network (SSE
-``text/event-stream``, a chunked NDJSON/text fetch, or WebSocket frames), and the end of that stream is
-the site's own "done". But a page has many streams: long-polls, telemetry, presence sockets that close and
-reconnect. **Only our stream counts**: one that started after the run was armed and is
-
-* a request to the adapter's ``stream_url`` (a glob or a substring of the URL), or
-* a request whose body carries our prompt, or
-* a WebSocket on which the page sent our prompt (its later frames are the answer's).
-
-Every other stream is ignored: its end never ends a run and it never holds one. The aggregate state:
-
-* ``"none"``: no stream of ours (the page rule decides: busy gone, answer unchanged for ``settle_ms``);
-* ``"open"``: a stream of ours is running: the answer is NEVER done, whatever the DOM shows;
-* ``"ended"``: every stream of ours has ended: the page may call it done after a short settle window;
-* ``"cut"``: a stream of ours broke (the connection failed, or a socket opened before our send closed
-  mid-answer): the site, the socket or the page went away. Never an end: the run is cut (uncharged).
-
-HTTP streams end on ``requestfinished`` or ``requestfailed``: ``net::ERR_ABORTED`` is the page closing its own
-EventSource or fetch (an end); any other failure (reset, incomplete chunked body) is a cut. A WebSocket has no
-end of its own per answer: its stream ends on a terminal frame (``{"done": true}``, ``{"type": "done"}``,
-``[DONE]``, a ``finish_reason``...), keep-alive frames are not activity, and a socket that carried JSON content
-for ``ws_quiet_s`` without a terminal frame no longer counts, and is remembered as one whose ends we cannot read
-(its later runs go by the page rule at once). Frames of a format we cannot read at all (binary, not JSON) never
-hold a run: on such an unknown transport the page rule decides from the first frame, with no fixed wait. Frames
-after an end frame (a site's title or tag events) reopen the stream only while they keep coming (0.5 s); a
-finish reason of ``tool_calls`` is no end.
-
-Our HTTP streams still open when a run ends (a run stopped early, a cancel) are kept as *lingering*: the next
-run waits for them to end before it types (:meth:`StreamWatch.wait_idle`): never a second generation while the
-site may still be generating the first. A stream the page decided past (a push channel the site keeps open
-across answers) is not lingering.
-
-Listeners are attached once per page (a socket opened at page load must be seen), and the watcher
-only counts what starts after :meth:`StreamWatch.arm`.
+A text plateau is a weak "done"; the end of the site's own answer stream (SSE, chunked fetch, WebSocket) is
+a strong one. Only OUR stream counts: one started after :meth:`StreamWatch.arm` that goes to the adapter's
+``stream_url``, carries our prompt in its body, or is a WebSocket the page sent our prompt on. States:
+``"none"`` (the page rule decides), ``"open"`` (never done, whatever the DOM shows), ``"ended"`` (done after
+a short settle), ``"cut"`` (a stream of ours broke: the run is cut, uncharged). HTTP streams of ours still
+open when a run ends linger, and the next run waits for them (:meth:`StreamWatch.wait_idle`).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from typing import Any
 from aiohttp import web
 from playwright.async_api import Browser, Page
 
+from mediadesk.core.log_lines import LogText
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer, login_context
 
 
@@ -47,8 +48,8 @@ class RecordingCtx:
         self.evidence_dir = evidence_dir
         self.lines: list[str] = []
 
-    def log(self, message: str) -> None:
-        self.lines.append(message)
+    def log(self, text: LogText) -> None:
+        self.lines.append(text.english())
 
 
 @contextlib.asynccontextmanager

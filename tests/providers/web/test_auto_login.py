@@ -226,11 +226,13 @@ async def test_wrong_credentials_leave_needs_login_and_are_tried_once_per_cooldo
             assert blocked["acct-a"].action == "login"
             assert "automatic login failed" in blocked["acct-a"].reason
             # once the cooldown has passed the account tries again by itself (and fails again)
-            clock = backend.login_cooldown._clock
-            monkeypatch.setattr(backend.login_cooldown, "_clock", lambda: clock() + backend.login_cooldown.cooldown_s)
+            cooldown = backend.account_login.cooldown
+            clock = cooldown._clock
+            monkeypatch.setattr(cooldown, "_clock", lambda: clock() + cooldown.cooldown_s)
             await until(lambda: sim.stats()["login_failures"] == 2, "a second attempt after the cooldown",
                         limit_s=60)
-            await until(lambda: backend._relogin is not None and backend._relogin.done(), "the attempt to end")
+            login = backend.account_login
+            await until(lambda: login.relogin is not None and login.relogin.done(), "the attempt to end")
             assert backend.health()[0] == "needs_login"
             assert sim.stats()["login_failures"] == 2
     t1 = tasks_of(workspace)["t1"]

@@ -26,6 +26,11 @@ class StillBackend:
     probe = None
     login = None
     unavailable_reason = None
+    max_run_s = None
+    check = None
+    check_adapter = None
+    resolve_challenge = None
+    challenge_screenshot = None
 
     def __init__(self, health: str, error: str | None = None) -> None:
         self._health = (health, error)

@@ -24,7 +24,8 @@ from mediadesk.providers.web.cdp_direct import DirectPage
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import AdapterMismatch, PageGone
 from mediadesk.providers.web.launcher import OwnedBrowser
-from mediadesk.providers.web.page_base import _NEXT_JS, _Navigated
+from mediadesk.providers.web.page_scripts import NEXT_JS
+from mediadesk.providers.web.page_session import Navigated
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer, answer_tokens, login_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -55,10 +56,7 @@ async def owned(pw_module: Playwright, chromium_exe: Path, profile_root: Path,
 
 def driver_for(sim: WebSimServer, browser: OwnedBrowser | None) -> PageDriver:
     adapter = dataclasses.replace(with_url(load_adapter(SIMCHAT), sim.chat_url), settle_ms=150)
-    driver = PageDriver(adapter)
-    if browser is not None:
-        driver.cdp_port = lambda _page: browser.port
-    return driver
+    return PageDriver(adapter, cdp_port=None if browser is None else lambda _page: browser.port)
 
 
 def spy_playwright_evaluate(page: Page) -> list[str]:
@@ -75,7 +73,7 @@ def spy_playwright_evaluate(page: Page) -> list[str]:
 
 
 async def direct_of(driver: PageDriver, page: Page) -> DirectPage | None:
-    return await driver._direct_page(page)
+    return await driver.session.direct_page(page)
 
 
 async def test_runs_go_over_the_drivers_own_connection(owned: OwnedBrowser, sim: WebSimServer) -> None:
@@ -89,7 +87,7 @@ async def test_runs_go_over_the_drivers_own_connection(owned: OwnedBrowser, sim:
         assert result.answer == "".join(answer_tokens(prompt, TOKENS))
     direct = await direct_of(driver, page)
     assert direct is not None and direct.usable
-    assert _NEXT_JS not in through_playwright  # the answer wait went over the direct connection
+    assert NEXT_JS not in through_playwright  # the answer wait went over the direct connection
     assert len([g for g in sim.stats()["generations"] if g["prompt"].startswith("direct prompt")]) == 3
 
 
@@ -101,20 +99,20 @@ async def test_a_browser_without_a_known_port_uses_playwright(owned: OwnedBrowse
     result = await driver.run(page, "by playwright")
     assert result.answer == "".join(answer_tokens("by playwright", TOKENS))
     assert await direct_of(driver, page) is None
-    assert _NEXT_JS in through_playwright
+    assert NEXT_JS in through_playwright
 
 
 async def test_a_replaced_document_is_a_navigation(owned: OwnedBrowser, sim: WebSimServer) -> None:
     driver = driver_for(sim, owned)
     page = await owned.context.new_page()
     await page.goto(sim.chat_url)
-    pending = asyncio.ensure_future(driver._eval(page, "() => new Promise(() => {})"))
+    pending = asyncio.ensure_future(driver.session.evaluate(page, "() => new Promise(() => {})"))
     assert await direct_of(driver, page) is not None
     await asyncio.sleep(0)
     await page.goto(sim.chat_url + "?again")
-    with pytest.raises(_Navigated):
+    with pytest.raises(Navigated):
         await asyncio.wait_for(pending, STUCK_S)
-    assert await driver._eval(page, "(x) => x + 1", 41) == 42  # the connection serves the new document
+    assert await driver.session.evaluate(page, "(x) => x + 1", 41) == 42  # the connection serves the new document
 
 
 async def a_pending_call(owned: OwnedBrowser, sim: WebSimServer) -> tuple[PageDriver, Page, asyncio.Future[Any]]:
@@ -123,7 +121,7 @@ async def a_pending_call(owned: OwnedBrowser, sim: WebSimServer) -> tuple[PageDr
     page = await owned.context.new_page()
     await page.goto(sim.chat_url)
     assert await direct_of(driver, page) is not None
-    pending = asyncio.ensure_future(driver._eval(page, "() => new Promise(() => {})"))
+    pending = asyncio.ensure_future(driver.session.evaluate(page, "() => new Promise(() => {})"))
     await asyncio.sleep(0.05)
     return driver, page, pending
 
@@ -134,7 +132,7 @@ async def test_a_closed_page_fails_its_pending_call_at_once(owned: OwnedBrowser,
     with pytest.raises(PageGone):
         await asyncio.wait_for(pending, STUCK_S)
     with pytest.raises(PageGone):
-        await driver._eval(page, "() => 1")
+        await driver.session.evaluate(page, "() => 1")
 
 
 async def test_a_crashed_page_fails_its_pending_call(owned: OwnedBrowser, sim: WebSimServer) -> None:
@@ -154,11 +152,12 @@ async def test_page_script_errors_read_as_on_playwrights_path(owned: OwnedBrowse
     page = await owned.context.new_page()
     await page.goto(sim.chat_url)
     with pytest.raises(AdapterMismatch, match="invalid CSS selector 'div>>>'"):
-        await driver._eval(page, "() => { throw new Error('MEDIADESK_BAD_SELECTOR div>>>') }")
-    assert await driver._eval(page, "(a) => [a.t, a.n * 2, undefined, 'é\\u{1F600}']", {"t": "中文", "n": 2}) == \
+        await driver.session.evaluate(page, "() => { throw new Error('MEDIADESK_BAD_SELECTOR div>>>') }")
+    evaluate = driver.session.evaluate
+    assert await evaluate(page, "(a) => [a.t, a.n * 2, undefined, 'é\\u{1F600}']", {"t": "中文", "n": 2}) == \
         ["中文", 4, None, "é\U0001F600"]
-    assert await driver._eval(page, "() => undefined") is None
-    assert await driver._eval(page, "async () => { await new Promise(r => setTimeout(r, 10)); return 'late'; }") \
+    assert await evaluate(page, "() => undefined") is None
+    assert await evaluate(page, "async () => { await new Promise(r => setTimeout(r, 10)); return 'late'; }") \
         == "late"
     await page.close()
 
@@ -181,15 +180,15 @@ async def test_a_long_script_is_sent_once_per_document(owned: OwnedBrowser, sim:
     direct.send = spy  # type: ignore[method-assign]
     padding = "/*" + "x" * 4000 + "*/"
     script = f"(a) => {{ {padding} if (a.bad) throw new Error('MEDIADESK_BAD_SELECTOR p>>>'); return a.n + 1; }}"
-    assert await driver._eval(page, script, {"n": 1}) == 2  # not kept yet: asked, then sent whole
+    assert await driver.session.evaluate(page, script, {"n": 1}) == 2  # not kept yet: asked, then sent whole
     assert [len(e) > 4000 for e in sent] == [False, True]
     sent.clear()
-    assert await driver._eval(page, script, {"n": 2}) == 3
+    assert await driver.session.evaluate(page, script, {"n": 2}) == 3
     assert [len(e) > 4000 for e in sent] == [False]  # only its name and the argument
     with pytest.raises(AdapterMismatch, match="invalid CSS selector 'p>>>'"):
-        await driver._eval(page, script, {"bad": True})
+        await driver.session.evaluate(page, script, {"bad": True})
     await page.goto(sim.chat_url + "?another-document")
     sent.clear()
-    assert await driver._eval(page, script, {"n": 40}) == 41
+    assert await driver.session.evaluate(page, script, {"n": 40}) == 41
     assert [len(e) > 4000 for e in sent] == [False, True]
     await page.close()

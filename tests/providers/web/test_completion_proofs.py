@@ -116,7 +116,7 @@ async def test_nothing_that_qualifies_is_answer_not_found_uncharged(
         try:
             first = TaskSpec(task_id="t1", profile="chat", prompt="first", attempt=1, instructions=None)
             assert await backend.run(first, ctx) == expected("first")
-            page = await backend._ensure_page()
+            page = await backend.browser.ensure_page()
             await page.evaluate(_MARKUP_CHANGED)
             second = TaskSpec(task_id="t2", profile="chat", prompt="second", attempt=1, instructions=None)
             with pytest.raises(TaskFailure) as info:
@@ -156,7 +156,8 @@ async def test_the_lane_waits_for_the_site_to_finish_before_it_types(browser: Br
         result = await asyncio.wait_for(_open_and_run(driver, page, adapter.url, "ours, after it"), 60)
         assert result.answer == expected("ours, after it")
         waits = driver.take_notes(page)  # what the account writes into the task log: no silent wait
-        assert any(n.startswith("the site was still generating (its busy indicator showed): waited") for n in waits)
+        busy = [n for n in waits if n.id == "waited_site_busy"]
+        assert busy and busy[0].english().startswith("the site was still generating (its busy indicator showed)")
     ledger = sim.ledger()
     assert ledger["violations"] == []
     first, ours = sorted(ledger["generations"], key=lambda g: g["started"])

@@ -49,7 +49,7 @@ async def test_visible_login_on_a_session_cookie_site_sticks(xdisplay: str, work
             assert not any("trying once more" in s for s in statuses), statuses
             # the visible window is closed; the headless browser after it is logged in by the jar alone
             assert backend.health()[0] == "ready", backend.health()
-            said = statuses + backend._notes
+            said = [str(s) for s in statuses + backend.state.notes]
             assert any("session cookies: restored 1" in s for s in said), said
             assert sim.stats()["logins"] == 1
         finally:

@@ -14,7 +14,7 @@ from playwright.async_api import Page
 
 from mediadesk.providers.web.adapter import SiteAdapter, load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
-from mediadesk.providers.web.page_base import _NEW_CHAT_JS, _NEW_CHAT_TYPE_JS
+from mediadesk.providers.web.page_scripts import NEW_CHAT_JS, NEW_CHAT_TYPE_JS
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -38,15 +38,19 @@ class Spy(PageDriver):
         self.scripts: list[str] = []
         self.presses = 0
         if reacts:
-            self.new_chat_effect_ms = 60_000.0
+            self.ready.new_chat_effect_ms = 60_000.0
+        evaluate, press = self.session.evaluate, self.session.press
 
-    async def _eval(self, page: Page, script: str, arg: Any = None) -> Any:
-        self.scripts.append(script)
-        return await super()._eval(page, script, arg)
+        async def spy_evaluate(page: Page, script: str, arg: Any = None) -> Any:
+            self.scripts.append(script)
+            return await evaluate(page, script, arg)
 
-    async def _press(self, page: Page, x: float, y: float) -> None:
-        self.presses += 1
-        await super()._press(page, x, y)
+        async def spy_press(page: Page, x: float, y: float) -> None:
+            self.presses += 1
+            await press(page, x, y)
+
+        self.session.evaluate = spy_evaluate  # type: ignore[method-assign]
+        self.session.press = spy_press  # type: ignore[method-assign]
 
 
 async def thread_size(page: Page) -> int:
@@ -61,8 +65,8 @@ async def test_new_chat_is_one_page_script_and_its_effect_is_proven(server: str,
     driver.presses = 0
     await driver.prepare(page, "second")  # warm: the page holds the first run's turns
     # One round trip: lookup, scripted click, its effect (the thread cleared 40 ms later), ready, typed.
-    assert driver.scripts == [_NEW_CHAT_TYPE_JS] and driver.presses == 0
-    assert driver._scripted_new_chat is True
+    assert driver.scripts == [NEW_CHAT_TYPE_JS] and driver.presses == 0
+    assert driver.ready.scripted_new_chat is True
     assert await thread_size(page) == 0  # typed only once the old turns were gone
     assert await page.evaluate("document.getElementById('box').value") == "second"
     assert (await driver.run(page, "second")).answer == "Echo: second | done."
@@ -78,7 +82,7 @@ async def test_a_site_that_ignores_scripted_clicks_gets_the_trusted_press(server
     await driver.prepare(page, "two")
     # The scripted click did nothing (the old turn stayed): nothing was typed into the old chat; the
     # trusted press started the new chat, and this driver remembers it.
-    assert driver._scripted_new_chat is False
+    assert driver.ready.scripted_new_chat is False
     assert driver.presses == 1
     assert await page.evaluate("window.newChatClicks") == 2  # the scripted click and the press
     assert await thread_size(page) == 0
@@ -86,7 +90,7 @@ async def test_a_site_that_ignores_scripted_clicks_gets_the_trusted_press(server
     driver.scripts.clear()
     driver.presses = 0
     await driver.prepare(page, "three")  # no second try: straight to the press
-    assert _NEW_CHAT_TYPE_JS not in driver.scripts and _NEW_CHAT_JS in driver.scripts
+    assert NEW_CHAT_TYPE_JS not in driver.scripts and NEW_CHAT_JS in driver.scripts
     assert driver.presses == 1
     assert (await driver.run(page, "three")).answer == "Echo: three | done."
     assert await page.evaluate("window.received") == ["one", "two", "three"]
@@ -97,7 +101,7 @@ async def test_a_scripted_new_chat_that_loads_a_page(server: str, page: Page) ->
     await driver.prepare(page, "one")
     await driver.run(page, "one")
     await driver.prepare(page, "two")
-    assert driver._scripted_new_chat is True
+    assert driver.ready.scripted_new_chat is True
     assert (await driver.run(page, "two")).answer == "Echo: two | done."
     assert await page.evaluate("window.received") == ["two"]  # a fresh document
 
@@ -109,5 +113,5 @@ async def test_nothing_to_prove_the_effect_by_means_a_trusted_press(server: str,
     await driver.prepare(page)  # the page loaded, no answer on it
     assert driver.presses == 0
     await driver.prepare(page, "first")
-    assert driver.presses == 1 and driver._scripted_new_chat is None
+    assert driver.presses == 1 and driver.ready.scripted_new_chat is None
     assert (await driver.run(page, "first")).answer == "Echo: first | done."

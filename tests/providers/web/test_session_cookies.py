@@ -59,15 +59,15 @@ async def test_session_cookie_login_survives_close_recycle_and_a_killed_browser(
             assert (await backend.run(spec("t1", "first after login"), ctx)).startswith("好的")
             # recycle_after = 2: the browser is closed cleanly after this task; the next one gets a new browser
             assert (await backend.run(spec("t2", "before a recycle"), ctx)).startswith("好的")
-            assert backend._browser is None and len(backend.browser_pids) == 1
+            assert backend.browser.browser is None and len(backend.browser.pids) == 1
             assert (await backend.run(spec("t3", "after a recycle"), ctx)).startswith("好的")
-            assert len(backend.browser_pids) == 2
+            assert len(backend.browser.pids) == 2
             # a crash: the browser is SIGKILLed between tasks, nothing is saved at close
-            assert backend._browser is not None
-            os.kill(backend._browser.pid, signal.SIGKILL)
-            await until(lambda: not backend._browser_alive(), 10, "the killed browser to be noticed")
+            assert backend.browser.browser is not None
+            os.kill(backend.browser.browser.pid, signal.SIGKILL)
+            await until(lambda: not backend.browser.alive(), 10, "the killed browser to be noticed")
             assert (await backend.run(spec("t4", "after a crash"), ctx)).startswith("好的")
-            assert len(backend.browser_pids) == 3
+            assert len(backend.browser.pids) == 3
         finally:
             await backend.stop()
         stats = sim.stats()

@@ -103,7 +103,7 @@ async def test_a_pause_is_never_cut_when_the_news_of_the_stream_comes_late(brows
     DOM rule's window is 1 s, the pause 3 s): the driver takes the page's early decision back."""
     async with pausing_site(browser, "sse") as (page, adapter):
         driver = PageDriver(adapter)
-        push = driver._push_stream
+        push = driver.answers.push_stream
         late: list[asyncio.Task[None]] = []
 
         def push_late(page_: object, watch: object, state: str) -> None:
@@ -113,7 +113,7 @@ async def test_a_pause_is_never_cut_when_the_news_of_the_stream_comes_late(brows
 
             late.append(asyncio.ensure_future(later()))
 
-        driver._push_stream = push_late  # type: ignore[method-assign]
+        driver.answers.push_stream = push_late  # type: ignore[method-assign]
         await driver.prepare(page)
         result = await driver.run(page, "think a while")
         assert result.answer == "".join(answer_tokens("think a while", 10))
@@ -129,7 +129,7 @@ async def test_the_page_sees_an_http_stream_end_itself(browser: Browser, transpo
     run is still done within the stream rule's short window (before: it waited for that news)."""
     async with streaming_site(browser, transport) as (sim, page):
         driver = PageDriver(sim_adapter(sim, settle_ms=5000))
-        push = driver._push_stream
+        push = driver.answers.push_stream
         held: list[asyncio.Task[None]] = []
 
         def hold_the_end(page_: object, watch: object, state: str) -> None:
@@ -143,7 +143,7 @@ async def test_the_page_sees_an_http_stream_end_itself(browser: Browser, transpo
 
             held.append(asyncio.ensure_future(later()))
 
-        driver._push_stream = hold_the_end  # type: ignore[method-assign]
+        driver.answers.push_stream = hold_the_end  # type: ignore[method-assign]
         for prompt in ("first", "second 第二"):
             t = await run_whole(driver, page, prompt)
             assert t.done_ms is not None and t.last_change_ms is not None

@@ -168,7 +168,7 @@ async def test_a_prompt_answered_only_by_busy_notices_fails_for_a_person_instead
     """A site that answers THIS prompt with nothing but a busy notice, every time, is not speaking of
     its capacity: after BUSY_ANSWERS_PER_TASK such answers the attempt is charged (site_error), so the
     task ends failed for a person to judge instead of holding the account for ever."""
-    from mediadesk.providers.web.backend import BUSY_ANSWERS_PER_TASK
+    from mediadesk.providers.web.backend_capacity import BUSY_ANSWERS_PER_TASK
 
     cfg = make_config(
         [{"name": "chat", "kind": "web", "site": "simchat", "url": sim.chat_url}],

@@ -78,7 +78,8 @@ async def test_simulator_turns_share_a_thread_while_the_page_shows_it(workspace:
         ctx = RecordingCtx(workspace.data_dir / "ev")
         await backend.start()
         try:
-            assert await backend.probe() == (True, "logged in, prompt box ready")
+            ok, why = await backend.probe()
+            assert (ok, str(why)) == (True, "logged in, prompt box ready")
             a1 = await backend.run(turn("first turn", "conv"), ctx)
             a2 = await backend.run(turn("second turn", "conv", (("first turn", a1),), 2), ctx)
             gens = sim.stats()["generations"]
@@ -96,6 +97,6 @@ async def test_simulator_turns_share_a_thread_while_the_page_shows_it(workspace:
             # The probe sees a logout the warm page's old DOM would still hide.
             sim.logout("acct-a")
             ok, why = await backend.probe()
-            assert not ok and why.startswith("needs login") and backend.health()[0] == "needs_login"
+            assert not ok and str(why).startswith("needs login") and backend.health()[0] == "needs_login"
         finally:
             await backend.stop()

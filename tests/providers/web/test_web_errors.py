@@ -105,7 +105,7 @@ async def test_backend_with_a_missing_browser_fails_as_config(workspace: Workspa
             await backend.run(spec, RecordingCtx(tmp_path / "ev"))
         assert (info.value.kind, info.value.retryable) == (ErrorKind.CONFIG, False)
         assert "no-such-chromium" in info.value.message
-        assert backend.browser_pids == []
+        assert backend.browser.pids == []
     finally:
         await backend.stop()
 

@@ -102,7 +102,7 @@ async def test_a_failure_never_leaves_the_browser_without_a_tab(
         assert await backend.run(spec("still logged in?", 2), ctx) == "Echo: still logged in? | done."
         assert session_site.by_cookie[-1] is True
         assert backend.health()[0] == "ready"
-        assert len(backend.browser_pids) == 1  # the same browser: nothing was relaunched
+        assert len(backend.browser.pids) == 1  # the same browser: nothing was relaunched
     finally:
         await backend.stop()
 

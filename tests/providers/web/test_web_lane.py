@@ -168,10 +168,10 @@ async def test_browser_killed_mid_run_is_retried_on_fresh_browser(workspace: Wor
         assert isinstance(backend, WebAccountBackend)
         s.intake.submit([s.intake.new_task("k", "chat", "long one [[sim:slow=400]]")])  # 2 s at this time scale
         await until(lambda: sim.stats()["generations_started"] > 0, 60, "the generation to start")
-        first_pid = backend.browser_pids[-1]
+        first_pid = backend.browser.pids[-1]
         os.kill(first_pid, signal.SIGKILL)
         await asyncio.wait_for(s.wait_idle(), 90)
-        pids = list(backend.browser_pids)
+        pids = list(backend.browser.pids)
     t = tasks_of(workspace)["k"]
     assert (t.state, t.attempt) == ("success", 2), (t.error_kind, t.error_message)
     assert len(set(pids)) >= 2 and pids[0] == first_pid

@@ -20,6 +20,7 @@ import pytest_asyncio
 from aiohttp import web
 from playwright.async_api import Playwright
 
+from mediadesk.core.log_lines import LogText
 from mediadesk.providers.web import (
     AccountLock,
     BrowserStartError,
@@ -73,7 +74,7 @@ async def test_launch_open_page_close_leaves_nothing(
 ) -> None:
     prof = profile_root / "acct-a"
     lines: list[str] = []
-    browser = make_browser(prof, log=lines.append)
+    browser = make_browser(prof, log=lambda t: lines.append(t.english()))
     await browser.start()
     assert stat.S_IMODE(prof.stat().st_mode) == 0o700
     assert browser.is_alive()
@@ -126,8 +127,8 @@ async def test_cancelled_close_still_ends_the_tree(
     prof = profile_root / "acct-a"
     closing_started = asyncio.Event()
 
-    def log(line: str) -> None:
-        if line.startswith("browser: closing chromium"):
+    def log(line: LogText) -> None:
+        if line.english().startswith("browser: closing chromium"):
             closing_started.set()
 
     browser = make_browser(prof, log=log)
@@ -212,7 +213,7 @@ async def test_kill_ends_the_tree_at_once(
     make_browser: Callable[..., OwnedBrowser], profile_root: Path
 ) -> None:
     lines: list[str] = []
-    browser = make_browser(profile_root / "acct-a", log=lines.append)
+    browser = make_browser(profile_root / "acct-a", log=lambda t: lines.append(t.english()))
     await browser.start()
     report = await browser.kill()
     assert report.kill_needed and browser.pid in report.killed and report.clean
@@ -252,7 +253,7 @@ async def test_self_check_never_ends_an_open_browser_of_this_process(
         lock = AccountLock("acct-a", prof, lock_dir)
         assert lock.try_acquire()
         lines: list[str] = []
-        result = self_check(prof, lock, lines.append, grace_s=1.0, lock_was_free=True)
+        result = self_check(prof, lock, lambda t: lines.append(t.english()), grace_s=1.0, lock_was_free=True)
         assert result.holder is not None and result.holder.pid == browser.pid
         assert browser.is_alive()
         lock.release()
@@ -271,7 +272,7 @@ async def test_recorded_residue_of_this_process_is_ended(
     assert lock.try_acquire()
     lines: list[str] = []
     try:
-        result = self_check(prof, lock, lines.append, grace_s=3.0, lock_was_free=False)
+        result = self_check(prof, lock, lambda t: lines.append(t.english()), grace_s=3.0, lock_was_free=False)
         assert result.residue[0].pid == pid
         assert "recorded by this MediaDesk" in lines[0]
         assert not _running(pid)

@@ -126,7 +126,7 @@ def test_residue_is_ended_when_the_account_lock_was_free(
     lock = AccountLock("acct-a", prof, lock_dir)
     assert lock.try_acquire()
     lines: list[str] = []
-    result = self_check(prof, lock, lines.append, grace_s=3.0, lock_was_free=True)
+    result = self_check(prof, lock, lambda t: lines.append(t.english()), grace_s=3.0, lock_was_free=True)
     assert result.ok and not result.clean
     assert result.residue[0].pid == proc.pid
     # a browser ended while still starting may leave a freshly spawned child: ended too, reported apart
@@ -157,7 +157,7 @@ def test_orphaned_browser_of_a_crashed_mediadesk_is_residue(
     lock = AccountLock("acct-a", prof, lock_dir)
     assert lock.try_acquire()
     lines: list[str] = []
-    result = self_check(prof, lock, lines.append, grace_s=3.0, lock_was_free=True)
+    result = self_check(prof, lock, lambda t: lines.append(t.english()), grace_s=3.0, lock_was_free=True)
     assert result.ok and result.residue[0].pid == pid
     assert not _running(pid)
     assert "the MediaDesk that started it is gone" in lines[0], lines
@@ -180,7 +180,7 @@ def test_browser_opened_by_hand_is_a_holder_even_when_the_lock_was_free(
         lock = AccountLock("acct-a", prof, lock_dir)
         assert lock.try_acquire()
         lines: list[str] = []
-        result = self_check(prof, lock, lines.append, grace_s=1.0, lock_was_free=True)
+        result = self_check(prof, lock, lambda t: lines.append(t.english()), grace_s=1.0, lock_was_free=True)
         assert not result.ok and result.residue == []
         assert result.holder is not None and result.holder.pid == by_hand.pid
         assert by_hand.poll() is None
@@ -207,7 +207,7 @@ def test_recorded_residue_of_a_dead_mediadesk_is_ended_even_if_we_held_the_lock(
     lock = AccountLock("acct-a", prof, lock_dir)
     assert lock.try_acquire()
     lines: list[str] = []
-    result = self_check(prof, lock, lines.append, grace_s=3.0, lock_was_free=False)
+    result = self_check(prof, lock, lambda t: lines.append(t.english()), grace_s=3.0, lock_was_free=False)
     assert result.residue[0].pid == proc.pid
     # a browser ended while still starting may leave a freshly spawned child: ended too, reported apart
     assert all(r.process_type is not None for r in result.residue[1:])
@@ -228,7 +228,7 @@ def test_unattributed_browser_is_a_holder_when_the_lock_was_not_free(
     lock = AccountLock("acct-a", prof, lock_dir)
     assert lock.try_acquire()
     lines: list[str] = []
-    result = self_check(prof, lock, lines.append, grace_s=1.0, lock_was_free=False)
+    result = self_check(prof, lock, lambda t: lines.append(t.english()), grace_s=1.0, lock_was_free=False)
     assert not result.ok
     assert result.holder is not None and result.holder.pid == proc.pid
     assert _running(proc.pid)
@@ -253,7 +253,7 @@ def test_holder_of_another_process_is_left_alone_and_reported(
     lines: list[str] = []
     # Even a caller that wrongly claims the lock was free must not kill another process's browser.
     for lock_was_free in (False, True):
-        result = self_check(prof, ours, lines.append, grace_s=1.0, lock_was_free=lock_was_free)
+        result = self_check(prof, ours, lambda t: lines.append(t.english()), grace_s=1.0, lock_was_free=lock_was_free)
         assert not result.ok and result.residue == []
         assert result.holder is not None and result.holder.pid == helper.chromium_pid
         assert result.holder.name == "chromium"
@@ -274,7 +274,7 @@ def test_clean_profile_removes_stale_singleton_files(profile_root: Path, lock_di
     lock = AccountLock("acct-a", prof, lock_dir)
     assert lock.try_acquire()
     lines: list[str] = []
-    result = self_check(prof, lock, lines.append, lock_was_free=True)
+    result = self_check(prof, lock, lambda t: lines.append(t.english()), lock_was_free=True)
     assert result.clean and result.ok
     assert not os.path.lexists(prof / "SingletonLock")
     assert not os.path.lexists(prof / "SingletonCookie")
@@ -289,7 +289,7 @@ def test_singleton_lock_of_another_host_is_a_holder(profile_root: Path, lock_dir
     lock = AccountLock("acct-a", prof, lock_dir)
     assert lock.try_acquire()
     lines: list[str] = []
-    result = self_check(prof, lock, lines.append, lock_was_free=True)
+    result = self_check(prof, lock, lambda t: lines.append(t.english()), lock_was_free=True)
     assert not result.ok
     assert result.holder is not None and result.holder.pid == 4242
     assert "another computer" in lines[0]
@@ -330,7 +330,7 @@ def test_residue_is_attributed_from_the_command_line_that_matched_it(
     monkeypatch.setattr(psutil, "process_iter", process_iter)
     monkeypatch.setattr(psutil.Process, "cmdline", cmdline)
     lines: list[str] = []
-    result = self_check(prof, lock, lines.append, grace_s=3.0, lock_was_free=True)
+    result = self_check(prof, lock, lambda t: lines.append(t.english()), grace_s=3.0, lock_was_free=True)
     monkeypatch.undo()
     assert result.ok and result.residue and result.residue[0].pid == proc.pid, lines
     assert proc.wait(timeout=10) is not None
