@@ -135,7 +135,7 @@ async def live_batch(url: str, tmp: Path, n_tasks: int, concurrency: int) -> dic
         t0 = time.perf_counter()
         rows = [BatchRow(line=i + 1, profile="writer", prompt=f"bench prompt {i}", id=f"g{i:06d}", system=None,
                          priority=0, route_key=None) for i in range(n_tasks)]
-        await window.submit_rows_async(rows, batch="bench")
+        await window.submission.submit_rows_async(rows, batch="bench")
         t_submit = time.perf_counter() - t0
         panel = window.api_panel
         await wait_for(lambda: panel.progress.maximum() == n_tasks and panel.progress.value() == n_tasks,
@@ -211,7 +211,7 @@ async def submit_batch(url: str, tmp: Path, n_tasks: int, fresh_workspace: bool 
         rss0 = rss_mb()
         mon.start()
         t0 = time.perf_counter()
-        dlg = window.open_batch_dialog(path)
+        dlg = window.submission.open_batch_dialog(path)
         await wait_for(lambda d=dlg: not d.is_busy() and len(d.rows()) == n_tasks, limit_s=300)
         t_parse = time.perf_counter() - t0
         mon.stop()

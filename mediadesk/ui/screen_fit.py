@@ -1,17 +1,10 @@
-"""Every window fits the screen it opens on: the main window (first run or a restored layout), the
-staging dialog, the Setup editor, the welcome panel, every question and message box.
+"""Every window fits the screen it opens on: main window, dialogs, editors, message boxes.
 
-:func:`fit_to_screen` clamps one top-level widget to its screen's available geometry
-(``QScreen.availableGeometry``: the screen without the task bar and docks), frame included:
-it shrinks the window to the room there is (never below its own minimum size, which the layouts
-keep small enough for 1024x640) and moves it so that the title bar and the buttons are on screen.
-:class:`ScreenFit` does it for every window the application shows, once installed on the
-application (:func:`install_screen_fit`); so a dialog needs no code of its own. A maximized or
-full-screen window is left to the window manager.
-
-Before the window manager has framed a window, its frame is not known: a usual title bar and
-border (:data:`FRAME_GUESS`) is reserved, and the fit is checked again with the real frame once
-the window is up.
+:func:`fit_to_screen` clamps a top-level widget, frame included, to its screen's available geometry
+(never below its minimum size) so the title bar and buttons stay on screen. :class:`ScreenFit`,
+installed on the application (:func:`install_screen_fit`), does it for every window, so dialogs need
+no code of their own; maximized or full-screen windows are left alone. Before a window is framed,
+:data:`FRAME_GUESS` is reserved and the fit is redone with the real frame.
 """
 
 from __future__ import annotations

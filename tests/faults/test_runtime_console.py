@@ -39,9 +39,9 @@ def test_the_window_says_the_database_file_was_deleted(
     try:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
-        qtbot.waitUntil(lambda: "was deleted or replaced" in w.last_message, timeout=10_000)
-        assert str(db) in w.last_message and "restore the file" in w.last_message
-        assert w.statusBar().currentMessage() == w.last_message  # stays in the status bar
+        qtbot.waitUntil(lambda: "was deleted or replaced" in w.status_line.last_message, timeout=10_000)
+        assert str(db) in w.status_line.last_message and "restore the file" in w.status_line.last_message
+        assert w.statusBar().currentMessage() == w.status_line.last_message  # stays in the status bar
         boxes = [b for b in w.findChildren(QMessageBox) if b.isVisible()]
         assert len(boxes) == 1 and str(db) in boxes[0].text()
         assert all(not lane.can_dispatch() for lane in console_scheduler.lanes)  # dispatch halted
@@ -68,10 +68,10 @@ def test_actions_after_the_database_is_gone_raise_nothing_and_keep_the_message(
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         rows = [BatchRow(line=1, profile="writer", prompt="after the loss", id=None, system=None, priority=0,
                          route_key=None)]
-        assert w.submit_rows(rows) is None
-        assert arun(w.submit_rows_async(rows)) is None
-        qtbot.waitUntil(lambda: "was deleted or replaced" in w.last_message, timeout=10_000)
-        message = w.last_message
+        assert w.submission.submit_rows(rows) is None
+        assert arun(w.submission.submit_rows_async(rows)) is None
+        qtbot.waitUntil(lambda: "was deleted or replaced" in w.status_line.last_message, timeout=10_000)
+        message = w.status_line.last_message
         assert w.statusBar().currentMessage() == message
         for box in w.findChildren(QMessageBox):
             box.close()

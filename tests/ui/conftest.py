@@ -43,6 +43,7 @@ from PySide6.QtWidgets import QApplication
 from mediadesk.config.model import AccountConfig, AppConfig, ProfileConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import HealthStatus, LaneBackend, RunContext, TaskSpec
+from mediadesk.core.log_lines import LOG
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.backends import default_backend
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer
@@ -232,6 +233,11 @@ class FakeWebBackend:
     domain = None
     probe = None
     unavailable_reason = None
+    max_run_s = None
+    check = None
+    check_adapter = None
+    resolve_challenge = None
+    challenge_screenshot = None
 
     def __init__(self, account: str, delay_s: float = 0.05) -> None:
         # A web account runs one task at a time, always (one browser session); the lane reads this.
@@ -264,7 +270,7 @@ class FakeWebBackend:
 
     async def run(self, task: TaskSpec, ctx: RunContext) -> str:
         self.runs.append(task.task_id)
-        ctx.log(f"fake browser: prompt sent ({len(task.prompt)} chars)")
+        ctx.log(LOG.as_is(text=f"fake browser: prompt sent ({len(task.prompt)} chars)"))
         await asyncio.sleep(self.delay_s)
         return f"web answer to {task.prompt}"
 

@@ -73,8 +73,9 @@ def record(out: dict[str, Any], name: str, w: QWidget) -> None:
 
 def outside_parts(w: MainWindow) -> list[str]:
     """The folded window's parts that are not wholly inside it (cut off at its edge)."""
-    parts: dict[str, QWidget] = {"search": w.filter_bar.search, "status": w.status_label,
-                                 "totals": w.totals_label, "table": w.table, "web": w.web_panel, "api": w.api_panel}
+    parts: dict[str, QWidget] = {"search": w.filter_bar.search, "status": w.status_line.status_label,
+                                 "totals": w.status_line.totals_label, "table": w.table, "web": w.web_panel,
+                                 "api": w.api_panel}
     for act in w.main_toolbar.actions():
         button = w.main_toolbar.widgetForAction(act)
         if button is not None and act.isVisible() and not act.isSeparator():
@@ -135,7 +136,7 @@ async def probe(workdir: Path) -> dict[str, Any]:
     record(out, "main restored", w)
     out["main restored"]["outside"] = outside_parts(w)
 
-    dlg = w.open_batch_dialog(resources_dir() / "demo" / "batch.jsonl")
+    dlg = w.submission.open_batch_dialog(resources_dir() / "demo" / "batch.jsonl")
     await settle()
     record(out, "batch dialog", dlg)
     dlg.close()
@@ -144,7 +145,7 @@ async def probe(workdir: Path) -> dict[str, Any]:
     await settle()
     record(out, "setup editor", editor)
     editor.close()
-    box = w.notify("Title", "A notice " * 40)
+    box = w.status_line.notify("Title", "A notice " * 40)
     await settle()
     record(out, "notice box", box)
     box.close()

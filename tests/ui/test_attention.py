@@ -54,12 +54,12 @@ def test_a_finished_batch_and_a_stopped_endpoint_stay_until_cleared(
         attended: tuple[MainWindow, TrayController], console_env: ConsoleEnv, arun: ARun, qtbot: Any) -> None:
     w, tray = attended
     view = w.notices_view
-    assert w.submit_rows_from_text("a\nb", "writer") is not None
+    assert w.submission.submit_rows_from_text("a\nb", "writer") is not None
     qtbot.waitUntil(lambda: any("Batch finished: 2 succeeded" in r[1] for r in view.row_texts()), timeout=20_000)
     assert w.attention_count == 1 and tray.state == "attention"
 
     console_env.sim.set_outage("503", retry_after_s=None)  # unavailable: the breaker opens at once
-    assert w.submit_rows_from_text("x", "writer") is not None
+    assert w.submission.submit_rows_from_text("x", "writer") is not None
     qtbot.waitUntil(lambda: any("stopped taking tasks" in r[1] for r in view.row_texts()), timeout=20_000)
     assert w.attention_count == 2 and w.windowTitle().startswith("(2) ")
 

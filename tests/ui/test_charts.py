@@ -62,7 +62,7 @@ def test_charts_follow_the_lanes_live_and_survive_a_restart(window: MainWindow, 
     window.charts_dock.raise_()
     qtbot.waitUntil(view.is_shown, timeout=5_000)
     assert view.range.key == "5m"
-    window.submit_rows(rows("writer", 30, "w") + rows("chat", 6, "c"), batch="first")
+    window.submission.submit_rows(rows("writer", 30, "w") + rows("chat", 6, "c"), batch="first")
     wait_progressing(qtbot, lambda: all_done(console_env, 36), lambda: finished(console_env), "36 tasks")
     qtbot.waitUntil(lambda: finished_in_chart(view, "api:writer") == 30, timeout=10_000)
     qtbot.waitUntil(lambda: (finished_in_chart(view, "web:acct-a") + finished_in_chart(view, "web:acct-b")) == 6,
@@ -78,7 +78,7 @@ def test_charts_follow_the_lanes_live_and_survive_a_restart(window: MainWindow, 
     assert data.distributions["web:acct-a"].n + data.distributions["web:acct-b"].n == 6
     assert "api:writer: 30 done, 0 failed" in view.summary.text()
     # more work: the partial reads (newest buckets only) pick it up
-    window.submit_rows(rows("writer", 12, "more"), batch="second")
+    window.submission.submit_rows(rows("writer", 12, "more"), batch="second")
     wait_progressing(qtbot, lambda: all_done(console_env, 48), lambda: finished(console_env), "48 tasks")
     qtbot.waitUntil(lambda: finished_in_chart(view, "api:writer") == 42, timeout=10_000)
     assert view.cache.reads[1] > 0, "expected partial reads between full ones"
@@ -123,7 +123,7 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
     window.batches_dock.raise_()
     qtbot.waitUntil(view.is_shown, timeout=5_000)
     assert view.hint.isVisible()
-    window.submit_rows(rows("chat", 6, "warm"), batch="warm-up")
+    window.submission.submit_rows(rows("chat", 6, "warm"), batch="warm-up")
     wait_progressing(qtbot, lambda: all_done(console_env, 6), lambda: finished(console_env), "6 tasks")
     qtbot.waitUntil(lambda: (r := view.row_of("warm-up")) is not None and r.is_done, timeout=10_000)
     warm = view.row_of("warm-up")
@@ -132,8 +132,8 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
     assert not view.hint.isVisible()
 
     # the web lanes paused: a queued batch cannot move, and says so
-    window.set_paused("web", True)
-    window.submit_rows(rows("chat", 4, "slow"), batch="slow")
+    window.task_actions.set_paused("web", True)
+    window.submission.submit_rows(rows("chat", 4, "slow"), batch="slow")
     qtbot.waitUntil(lambda: (r := view.row_of("slow")) is not None and r.pending == 4 and r.blocked, timeout=10_000)
     assert view.rows[0].batch == "slow"  # newest first
     assert "no lane can take it" in view.table.item(0, 9).text()
@@ -141,7 +141,7 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
     # running again, slowly: a numeric ETA while it runs (run times known from the warm-up batch)
     for b in console_env.web_backends.values():
         b.delay_s = 3.0
-    window.set_paused("web", False)
+    window.task_actions.set_paused("web", False)
     qtbot.waitUntil(lambda: (r := view.row_of("slow")) is not None and r.running > 0 and r.eta is not None,
                     timeout=10_000)
     assert view.table.item(0, 9).text().startswith("p50")
@@ -152,21 +152,22 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
 
 
 def test_status_bar_totals_combine_the_lanes(window: MainWindow, console_env: ConsoleEnv, qtbot: Any) -> None:
-    window.set_paused("web", True)
-    window.submit_rows(rows("writer", 20, "t") + rows("chat", 4, "u"), batch="totals")
+    window.task_actions.set_paused("web", True)
+    window.submission.submit_rows(rows("writer", 20, "t") + rows("chat", 4, "u"), batch="totals")
     wait_progressing(qtbot, lambda: window.api_panel.counts()["success"] == 20,
                      lambda: window.api_panel.counts()["success"], "20 API tasks")
     # web work queued on paused lanes: the overall ETA says so, whatever the API lane's is
-    qtbot.waitUntil(lambda: "no lane can take the queued tasks" in window.totals_label.text(), timeout=10_000)
-    window.set_paused("web", False)
+    qtbot.waitUntil(lambda: "no lane can take the queued tasks" in window.status_line.totals_label.text(),
+                    timeout=10_000)
+    window.task_actions.set_paused("web", False)
     wait_progressing(qtbot, lambda: all_done(console_env, 24), lambda: finished(console_env), "24 tasks")
-    qtbot.waitUntil(lambda: "idle" in window.totals_label.text(), timeout=10_000)  # the 1 s tick
+    qtbot.waitUntil(lambda: "idle" in window.status_line.totals_label.text(), timeout=10_000)  # the 1 s tick
     # A rate over a second-long span moves with the clock: read the label and the lanes at one instant.
     now = window.api_panel._clock()
     for panel in (window.api_panel, window.web_panel):
         panel._clock = lambda: now
-    window._update_totals()
-    text = window.totals_label.text()
+    window.status_line.update_totals()
+    text = window.status_line.totals_label.text()
     rate = float(text.split("all lanes: ")[1].split(" tasks/min")[0])
     assert rate > 0
     assert rate == pytest.approx(window.api_panel.throughput() + window.web_panel.throughput(), abs=0.1)

@@ -89,7 +89,7 @@ def test_close_with_work_asks_and_each_answer_does_what_it_says(
     run = qloop.create_task(console_main(qapp, cfg, on_window=on_window, tray_available=True))
     qtbot.waitUntil(lambda: "w" in seen and seen["w"].feed.is_loaded, timeout=20_000)
     w: MainWindow = seen["w"]
-    res = w.submit_rows_from_text("one\ntwo\nthree", "writer")
+    res = w.submission.submit_rows_from_text("one\ntwo\nthree", "writer")
     assert res is not None and len(res.added) == 3
     qtbot.waitUntil(lambda: work_in_progress(w.scheduler) == (2, 1), timeout=20_000)
 
@@ -103,7 +103,7 @@ def test_close_with_work_asks_and_each_answer_does_what_it_says(
     qtbot.waitUntil(lambda: not w.isVisible(), timeout=5_000)
     assert not run.done() and w.scheduler.started
     assert work_in_progress(w.scheduler) == (2, 1)
-    assert "keeps running" in w.last_message
+    assert "keeps running" in w.status_line.last_message
 
     w.show()
     w.close()  # Quit: the scheduler stops; running tasks go back to the queue
@@ -187,15 +187,15 @@ def test_batch_finished_is_said_once_with_its_counts(tray_window: tuple[MainWind
                                                       arun: ARun) -> None:
     w, tray = tray_window
     sent = tray.watcher.sent
-    assert w.submit_rows_from_text("a\nb", "writer") is not None
-    assert w.submit_rows_from_text("c", "chat") is not None
+    assert w.submission.submit_rows_from_text("a\nb", "writer") is not None
+    assert w.submission.submit_rows_from_text("c", "chat") is not None
     arun(until(lambda: any(t == "Batch finished" for t, _ in sent), "the batch-finished notice"), timeout=20)
     _ticks(w, arun, 2)  # idle stats keep coming: said once all the same
     done = [text for title, text in sent if title == "Batch finished"]
     assert done == ["2 succeeded, 1 failed"]
     assert tray.tray is not None and "0 running, 0 pending" in tray.tooltip()
 
-    assert w.submit_rows_from_text("d", "writer") is not None  # the next batch: its own counts
+    assert w.submission.submit_rows_from_text("d", "writer") is not None  # the next batch: its own counts
     arun(until(lambda: len([t for t, _ in sent if t == "Batch finished"]) == 2, "the second notice"), timeout=20)
     assert [text for title, text in sent if title == "Batch finished"][1] == "1 succeeded, 0 failed"
 
@@ -207,7 +207,7 @@ def test_needs_login_and_breaker_open_are_said_once_each(tray_window: tuple[Main
     console_env.web_backends["acct-a"].health_status = HealthStatus.NEEDS_LOGIN
     arun(until(lambda: any(t == "Login needed" for t, _ in sent), "the login notice"), timeout=20)
     console_env.sim.set_outage("503", retry_after_s=None)  # unavailable: the breaker opens at once
-    assert w.submit_rows_from_text("x", "writer") is not None
+    assert w.submission.submit_rows_from_text("x", "writer") is not None
     arun(until(lambda: any(t == "Breaker open" for t, _ in sent), "the breaker notice"), timeout=20)
     _ticks(w, arun, 2)
     logins = [text for title, text in sent if title == "Login needed"]
@@ -251,7 +251,7 @@ def test_without_a_tray_the_question_offers_no_tray(slow_sim: ApiSimServer, tmp_
     w.show()
     try:
         assert tray.tray is None
-        assert w.submit_rows_from_text("one", "writer") is not None
+        assert w.submission.submit_rows_from_text("one", "writer") is not None
         qtbot.waitUntil(lambda: work_in_progress(s) == (1, 0), timeout=20_000)
         asked: list[CloseQuestion] = []
 

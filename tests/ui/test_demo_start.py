@@ -89,11 +89,11 @@ def test_try_the_demo_shows_what_is_starting_then_a_window_whose_accounts_log_th
 
         async def when_ready() -> None:
             await w.scheduler.wait_ready()
-            while "Demo ready" not in w.last_message:  # noqa: ASYNC110 - the console says it once it has seen it
+            while "Demo ready" not in w.status_line.last_message:  # noqa: ASYNC110 - the console says it once it has seen it
                 await asyncio.sleep(0.02)
             lanes = [lane for lane in w.scheduler.lanes if lane.account]
             seen["health"] = {lane.account: lane.backend.health()[0] for lane in lanes}
-            seen["status"] = w.last_message
+            seen["status"] = w.status_line.last_message
             _close_when_loaded(w)
 
         asyncio.get_running_loop().create_task(when_ready())

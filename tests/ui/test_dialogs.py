@@ -66,6 +66,11 @@ class Backend:
     probe = None
     login = None
     unavailable_reason = None
+    max_run_s = None
+    check = None
+    check_adapter = None
+    resolve_challenge = None
+    challenge_screenshot = None
 
     def __init__(self, capacity: int, delay_s: float = 0.03) -> None:
         self.capacity = capacity

@@ -142,13 +142,13 @@ def test_tab_follows_a_retry_from_the_main_table(window: MainWindow, console_env
     fail_tasks(failing_scheduler, qtbot, console_env, ["r1", "r2"])
     qtbot.waitUntil(lambda: view.task_ids() == ["r1", "r2"], timeout=5_000)
     qtbot.waitUntil(lambda: window.model.state_of("r1") == "failed", timeout=5_000)
-    window.set_paused("web", True)
+    window.task_actions.set_paused("web", True)
     select_in_main_table(window, ["r1"])
-    assert window.retry_selected() == 1
+    assert window.task_actions.retry_selected() == 1
     assert db_record(console_env, "r1").state == "pending"
     qtbot.waitUntil(lambda: view.task_ids() == ["r2"], timeout=5_000)
     assert window.exceptions_dock.windowTitle() == "Exceptions (1)"
     # back on the lane it fails again, and is listed again
-    window.set_paused("web", False)
+    window.task_actions.set_paused("web", False)
     qtbot.waitUntil(lambda: view.task_ids() == ["r1", "r2"], timeout=15_000)
     qtbot.waitUntil(lambda: not view.busy, timeout=5_000)

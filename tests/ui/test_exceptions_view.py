@@ -12,6 +12,7 @@ from PySide6.QtCore import QSettings
 
 from mediadesk.core.backend import RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.core.log_lines import LOG
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
 from mediadesk.store.taskstore import TaskRecord
@@ -25,7 +26,7 @@ class FailingWebBackend(FakeWebBackend):
     async def run(self, task: TaskSpec, ctx: RunContext) -> str:
         if "[[fail]]" in task.prompt:
             self.runs.append(task.task_id)
-            ctx.log("fake browser: the chat page showed an error")
+            ctx.log(LOG.as_is(text="fake browser: the chat page showed an error"))
             raise TaskFailure(ErrorKind.SITE_ERROR, "the chat page showed an error", retryable=False)
         return await super().run(task, ctx)
 

@@ -223,7 +223,7 @@ def test_try_the_demo_opens_the_demo_workspace(fresh_home: Path, tmp_path: Path,
     seen: dict[str, Any] = {}
 
     def on_window(w: MainWindow) -> None:
-        seen["demo_batch"] = w.demo_batch
+        seen["demo_batch"] = w.submission.demo_batch
         seen["profiles"] = sorted(w.scheduler.profile_names())
         _close_when_loaded(w)
 

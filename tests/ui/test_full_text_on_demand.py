@@ -27,11 +27,11 @@ def window(console_scheduler: Scheduler, qtbot: Any, arun: ARun, tmp_path: Path)
 
 
 def test_a_10000_character_prompt_is_whole_in_the_detail_pane(window: MainWindow, qtbot: Any) -> None:
-    window.set_paused("api", True)  # stays pending: nothing else changes while we look
+    window.task_actions.set_paused("api", True)  # stays pending: nothing else changes while we look
     prompt = "".join(f"line {i:04d} of a long prompt\n" for i in range(400))[:10_000]
     assert len(prompt) == 10_000
-    window.submit_rows([BatchRow(line=1, profile="writer", prompt=prompt, id="long-1", system=None, priority=0,
-                                 route_key=None)], batch="long")
+    window.submission.submit_rows([BatchRow(line=1, profile="writer", prompt=prompt, id="long-1", system=None,
+                                            priority=0, route_key=None)], batch="long")
     qtbot.waitUntil(lambda: window.model.row_of("long-1") is not None, timeout=10_000)
     row = window.model.row_of("long-1")
     assert row is not None

@@ -145,16 +145,16 @@ def test_a_batch_row_selects_its_tasks_for_cancel_and_retry(window: MainWindow, 
     sel = tree.selectionModel()
     beta = batch_index(m, "beta")
     sel.select(beta, sel.SelectionFlag.ClearAndSelect | sel.SelectionFlag.Rows)
-    assert sorted(window.selected_task_ids()) == ["f0", "f1", "f2", "p0", "p1"]
+    assert sorted(window.task_actions.selected_task_ids()) == ["f0", "f1", "f2", "p0", "p1"]
     # a child selected as well is counted once
     tree.expand(beta)
     sel.select(m.index(0, 0, beta), sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
-    assert len(window.selected_task_ids()) == 5
-    assert window.retry_selected() == 3  # the failed ones
+    assert len(window.task_actions.selected_task_ids()) == 5
+    assert window.task_actions.retry_selected() == 3  # the failed ones
     wait_states(qtbot, console_env, {"f0": "failed", "f1": "failed", "f2": "failed"}, timeout=20_000)
     beta = batch_index(m, "beta")
     sel.select(beta, sel.SelectionFlag.ClearAndSelect | sel.SelectionFlag.Rows)
-    assert window.cancel_selected() == 2  # the pending ones
+    assert window.task_actions.cancel_selected() == 2  # the pending ones
     wait_states(qtbot, console_env, {"p0": "canceled", "p1": "canceled"})
     qtbot.waitUntil(lambda: m.index(batch_index(m, "beta").row(), Col.STATE).data() == "5/5", timeout=10_000)
     # Ctrl+C in the tree copies the batch's tasks as rows of the flat table

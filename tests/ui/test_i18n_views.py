@@ -120,7 +120,7 @@ def test_a_real_task_log_reads_in_chinese_in_the_detail_pane_and_the_log_dock(
         tmp_path: Path) -> None:
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     with open_window(console_scheduler, arun, settings) as window:
-        res = window.submit_rows_from_text("你好 detail", "writer")
+        res = window.submission.submit_rows_from_text("你好 detail", "writer")
         assert res is not None and len(res.added) == 1
         tid = res.added[0]
         d = window.detail

@@ -96,7 +96,7 @@ def test_submit_batch_through_dialog_runs_to_100_percent(window: MainWindow, con
     rows += [{"profile": "reasoner", "prompt": f"think {i}", "id": f"r-{i}"} for i in range(10)]
     rows += [{"profile": "chat", "prompt": f"网页问题 {i}"} for i in range(6)]
     path = write_jsonl(tmp_path / "batch.jsonl", rows)
-    dlg = window.open_batch_dialog(path)
+    dlg = window.submission.open_batch_dialog(path)
     qtbot.waitUntil(lambda: not dlg.is_busy() and len(dlg.rows()) == 46, timeout=10_000)
     dlg.accept()
     api, web = window.api_panel, window.web_panel
@@ -111,7 +111,7 @@ def test_submit_batch_through_dialog_runs_to_100_percent(window: MainWindow, con
     assert window.model.rowCount() == 46
     runs = console_env.web_backends
     assert len(runs["acct-a"].runs) + len(runs["acct-b"].runs) == 6  # web rows went to the web lane only
-    assert "Submitted 46 tasks" in window.last_message
+    assert "Submitted 46 tasks" in window.status_line.last_message
     # the log dock carries lane prefixes
     qtbot.waitUntil(lambda: any("[api:writer]" in ln for ln in window.log_dock.lines()), timeout=5_000)
     # after the first runs the ETA is idle/0 and the throughput is positive
@@ -121,7 +121,7 @@ def test_submit_batch_through_dialog_runs_to_100_percent(window: MainWindow, con
 
 
 def test_detail_pane_shows_result_and_live_log(window: MainWindow, console_env: ConsoleEnv, qtbot: Any) -> None:
-    res = window.submit_rows_from_text("hello detail", "writer")
+    res = window.submission.submit_rows_from_text("hello detail", "writer")
     assert res is not None and len(res.added) == 1
     tid = res.added[0]
     wait_states(qtbot, console_env, {tid: "success"})
@@ -152,7 +152,7 @@ def test_cancel_pending_and_running_from_the_table(window: MainWindow, console_e
                     timeout=10_000)
     qtbot.waitUntil(lambda: window.model.counts(profile="reasoner")["running"] == 2, timeout=5_000)
     select_tasks(window, ids)
-    assert sorted(window.selected_task_ids()) == ids
+    assert sorted(window.task_actions.selected_task_ids()) == ids
     window.act_cancel.trigger()
     wait_states(qtbot, console_env, dict.fromkeys(ids, "canceled"))
     qtbot.waitUntil(lambda: window.model.counts(profile="reasoner")["canceled"] == 3, timeout=5_000)
@@ -171,7 +171,7 @@ def test_retry_selected_failed_goes_pending_then_success(window: MainWindow, con
     window.bridge.taskChanged.connect(lambda ev: seen.append(ev.state) if ev.task_id == "f1" else None)
     select_tasks(window, ["f1", "ok1"])
     window.act_retry.trigger()
-    assert "Queued 1 tasks again" in window.last_message  # the success was not re-queued
+    assert "Queued 1 tasks again" in window.status_line.last_message  # the success was not re-queued
     wait_states(qtbot, console_env, {"f1": "success", "ok1": "success"})
     assert seen[0] == "pending" and seen[-1] == "success"
     qtbot.waitUntil(lambda: window.model.state_of("f1") == "success", timeout=5_000)
@@ -225,7 +225,7 @@ def test_pause_api_stops_dispatch_and_resume_continues(window: MainWindow, conso
     window.act_pause_api.trigger()
     assert all(lane.paused for lane in console_scheduler.lanes if lane.kind == "api")
     assert window.act_pause_api.text() == "Resume API"
-    res = window.submit_rows_from_text("a\nb\nc", "writer")
+    res = window.submission.submit_rows_from_text("a\nb\nc", "writer")
     assert res is not None
     # The positive event: a web task submitted after them has run to the end. The API lane was
     # woken by the earlier submit and runs on the same loop, so it has had its chance to dispatch.
@@ -255,12 +255,12 @@ def test_filters_and_search(window: MainWindow, console_env: ConsoleEnv, console
     assert window.proxy.task_ids(range(window.proxy.rowCount())) == ["bad"]
     window.filter_bar.state_combo.setCurrentIndex(0)
     window.filter_bar.search.setText("BANANA 1")
-    window.apply_filters()
+    window.filter_bar.apply()
     assert window.proxy.task_ids(range(window.proxy.rowCount())) == ["b1"]
-    assert "1 of 9 tasks shown" in window.status_label.text()
+    assert "1 of 9 tasks shown" in window.status_line.status_label.text()
     window.filter_bar.search.setText("")
     window.filter_bar.kind_combo.setCurrentIndex(window.filter_bar.kind_combo.findData("web"))
-    window.apply_filters()
+    window.filter_bar.apply()
     assert window.proxy.rowCount() == 0
 
 
@@ -271,11 +271,11 @@ def test_export_writes_results_off_the_gui_thread(window: MainWindow, console_en
     s.intake.submit([s.intake.new_task(f"e{i}", "writer", f"export {i}") for i in range(4)])
     wait_states(qtbot, console_env, {f"e{i}": "success" for i in range(4)})
     out = tmp_path / "out.jsonl"
-    assert arun(window.export_to(out, "jsonl")) == 4
+    assert arun(window.task_actions.export_to(out, "jsonl")) == 4
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert {r["task_id"]: r["result"] for r in rows}["e2"] == "答复: export 2 ✅"
     out_csv = tmp_path / "out.csv"
-    assert arun(window.export_to(out_csv, "csv")) == 4
+    assert arun(window.task_actions.export_to(out_csv, "csv")) == 4
     assert out_csv.read_text(encoding="utf-8").splitlines()[0].startswith("task_id,")
     assert not (tmp_path / "out.csv.part").exists()
 
@@ -287,7 +287,7 @@ def test_drop_a_batch_file_opens_the_staging_dialog(window: MainWindow, qtbot: A
     ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
                     Qt.KeyboardModifier.NoModifier)
     window.dropEvent(ev)
-    dlg = window.batch_dialog
+    dlg = window.submission.dialog
     assert dlg is not None
     qtbot.waitUntil(lambda: not dlg.is_busy() and len(dlg.rows()) == 1, timeout=5_000)
     assert dlg.rows()[0].prompt == "dropped"
@@ -517,14 +517,14 @@ def test_need_empty_prompt_toggle_changes_what_the_api_simulator_receives(
 ) -> None:
     """The operator flips the toggle in the Profiles editor; the real simulator sees the difference."""
     sim = console_env.sim
-    first = window.submit_rows_from_text("with instructions", "writer")
+    first = window.submission.submit_rows_from_text("with instructions", "writer")
     assert first is not None
     wait_states(qtbot, console_env, {first.added[0]: "success"})
     switch = window.profiles_editor.need_empty_prompt_switch("writer")
     assert not switch.isChecked()
     qtbot.mouseClick(switch, Qt.MouseButton.LeftButton)
     assert switch.isChecked()
-    second = window.submit_rows_from_text("content only", "writer")
+    second = window.submission.submit_rows_from_text("content only", "writer")
     assert second is not None
     wait_states(qtbot, console_env, {second.added[0]: "success"})
     per_task = sim.stats()["per_task"]
@@ -539,7 +539,7 @@ def test_log_in_button_goes_through_the_scheduler_and_restores_the_account(
     backend.health_status, backend.error = "needs_login", "logged out"
     panel = window.accounts_panel
     qtbot.waitUntil(lambda: "login" in panel.status_text("acct-a").lower(), timeout=5_000)
-    res = window.submit_rows_from_text("web after login", "chat")
+    res = window.submission.submit_rows_from_text("web after login", "chat")
     assert res is not None
     qtbot.mouseClick(panel.login_button("acct-a"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: getattr(backend, "logins", 0) == 1, timeout=5_000)
@@ -575,11 +575,11 @@ def test_batch_for_a_profile_with_an_unset_key_variable_is_refused_once(
     profiles = tuple(p.model_copy(update={"api_key_env": env_name}) if p.name == "writer" else p
                      for p in cfg.profiles)
     monkeypatch.setattr(window.scheduler, "config", cfg.model_copy(update={"profiles": profiles}))
-    assert window.submit_rows_from_text("one\ntwo\nthree", "writer") is None
-    assert env_name in window.last_message and "writer" in window.last_message
-    assert f"export {env_name}=" in window.last_message
+    assert window.submission.submit_rows_from_text("one\ntwo\nthree", "writer") is None
+    assert env_name in window.status_line.last_message and "writer" in window.status_line.last_message
+    assert f"export {env_name}=" in window.status_line.last_message
     assert db_states(console_env) == {}  # nothing submitted, nothing attempted
-    res = window.submit_rows_from_text("fine", "reasoner")  # its key source is fine: not refused
+    res = window.submission.submit_rows_from_text("fine", "reasoner")  # its key source is fine: not refused
     assert res is not None and len(res.added) == 1
 
 
@@ -609,7 +609,7 @@ def test_big_submit_lets_the_loop_run_while_tasks_are_built_and_added(window: Ma
 
         watcher = asyncio.ensure_future(watch())
         try:
-            return await window.submit_rows_async(rows, batch="big", chunk=1000)
+            return await window.submission.submit_rows_async(rows, batch="big", chunk=1000)
         finally:
             watcher.cancel()
 

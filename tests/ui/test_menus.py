@@ -83,7 +83,7 @@ def test_quit_asks_only_with_work_and_never_offers_the_tray(
     assert isinstance(guard, CloseGuard)
     answers = [CloseChoice.CANCEL, CloseChoice.QUIT]
     guard.ask = lambda q: answers.pop(0)
-    assert w.submit_rows_from_text("one", "writer") is not None
+    assert w.submission.submit_rows_from_text("one", "writer") is not None
     qtbot.waitUntil(lambda: work_in_progress(w.scheduler) == (1, 0), timeout=20_000)
     w.activateWindow()
     qtbot.keyClick(w.table, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)  # Ctrl+Q: Cancel
@@ -118,8 +118,8 @@ def test_tools_adapter_check_opens_setup_on_the_web_profile(window: MainWindow, 
     window.menus.act_adapter_check.trigger()
     editor = window.setup_editor
     assert editor is not None and editor.isVisible()
-    assert editor.tabs.currentWidget() is editor.page("profiles")
-    assert editor.page("profiles").list.currentItem().text() == "chat"
+    assert editor.tabs.currentWidget() is editor.pages["profiles"]
+    assert editor.pages["profiles"].list.currentItem().text() == "chat"
     editor.close()
 
 
@@ -131,7 +131,7 @@ def test_the_language_choice_is_kept_for_the_next_start(window: MainWindow) -> N
     assert window.settings.value(LANGUAGE_KEY) == "zh_CN"
     locale = chosen_locale(window.settings)
     assert locale is not None and locale.language() == QLocale.Language.Chinese
-    assert "next start" in window.last_message
+    assert "next start" in window.status_line.last_message
     box = window.findChild(QMessageBox)
     if box is not None:
         box.close()

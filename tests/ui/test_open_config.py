@@ -150,7 +150,7 @@ def test_switch_from_a_with_tasks_to_b_shows_b_tasks_lanes_and_tabs_and_b_runs(
     c = Console(qapp, qloop, qtbot, cfg_a)
     w, sw = c.w, c.switcher
     a_sched = w.scheduler
-    res = w.submit_rows_from_text("a one\na two\na three", "writer")
+    res = w.submission.submit_rows_from_text("a one\na two\na three", "writer")
     assert res is not None
     a_ids = set(res.added)
     qtbot.waitUntil(lambda: all(w.model.state_of(t) == "success" for t in a_ids), timeout=20_000)
@@ -174,10 +174,10 @@ def test_switch_from_a_with_tasks_to_b_shows_b_tasks_lanes_and_tabs_and_b_runs(
     qtbot.waitUntil(lambda: w.batches_view.row_of("seed") is not None, timeout=10_000)
     assert w.profiles_dock.widget() is not None and w.batches_dock.widget() is not None
     assert w.isEnabled() and "b.toml" in w.windowTitle()
-    assert "Opened" in w.last_message
+    assert "Opened" in w.status_line.last_message
 
     # the window works on B: a task submitted now runs on B's lane and lands in B's database
-    res_b = w.submit_rows_from_text("b three", "drafter")
+    res_b = w.submission.submit_rows_from_text("b three", "drafter")
     assert res_b is not None and len(res_b.added) == 1
     qtbot.waitUntil(lambda: w.model.state_of(res_b.added[0]) == "success", timeout=20_000)
     assert set(tasks_of(Workspace.resolve(data_dir=tmp_path / "data-b"))) == b_ids | set(res_b.added)
@@ -194,7 +194,7 @@ def test_a_bad_config_leaves_a_running_untouched_and_names_the_key(
     c = Console(qapp, qloop, qtbot, cfg_a)
     w, sw = c.w, c.switcher
     a_sched = w.scheduler
-    w.submit_rows_from_text("one\ntwo\nthree", "writer")
+    w.submission.submit_rows_from_text("one\ntwo\nthree", "writer")
     qtbot.waitUntil(lambda: work_in_progress(a_sched) == (2, 1), timeout=20_000)
 
     def never(q: SwitchQuestion) -> bool:
@@ -203,7 +203,7 @@ def test_a_bad_config_leaves_a_running_untouched_and_names_the_key(
     sw.ask = never
     assert arun(sw.open_config(bad)) is False
     assert "concurency" in sw.last_error and "bad.toml" in sw.last_error
-    assert "concurency" in w.last_message  # shown in the window (a message box and the status bar)
+    assert "concurency" in w.status_line.last_message  # shown in the window (a message box and the status bar)
     assert w.scheduler is a_sched and a_sched.started and work_in_progress(a_sched) == (2, 1)
     assert w.isEnabled() and "a.toml" in w.windowTitle()
     assert recent_configs(QSettings())[0] == cfg_a.resolve()
@@ -219,7 +219,7 @@ def test_switching_with_pending_work_asks_and_cancel_keeps_a(
     c = Console(qapp, qloop, qtbot, cfg_a)
     w, sw = c.w, c.switcher
     a_sched = w.scheduler
-    w.submit_rows_from_text("one\ntwo\nthree", "writer")
+    w.submission.submit_rows_from_text("one\ntwo\nthree", "writer")
     qtbot.waitUntil(lambda: work_in_progress(a_sched) == (2, 1), timeout=20_000)
     asked: list[SwitchQuestion] = []
 
@@ -231,7 +231,7 @@ def test_switching_with_pending_work_asks_and_cancel_keeps_a(
     assert arun(sw.open_config(cfg_b)) is False
     assert [(q.running, q.pending) for q in asked] == [(2, 1)] and str(cfg_b) in asked[0].target
     assert w.scheduler is a_sched and a_sched.started and work_in_progress(a_sched) == (2, 1)
-    assert "a.toml" in w.windowTitle() and "Nothing changed" in w.last_message
+    assert "a.toml" in w.windowTitle() and "Nothing changed" in w.status_line.last_message
     assert c.close() == EXIT_OK
 
 
@@ -244,7 +244,7 @@ def test_after_switching_back_to_a_its_pending_tasks_are_still_there_and_run(
     cfg_b = _config(tmp_path / "b.toml", api_sim.base_url, tmp_path / "data-b", "drafter")
     c = Console(qapp, qloop, qtbot, cfg_a)
     w, sw = c.w, c.switcher
-    res = w.submit_rows_from_text("one\ntwo\nthree", "writer")
+    res = w.submission.submit_rows_from_text("one\ntwo\nthree", "writer")
     assert res is not None
     a_ids = set(res.added)
     qtbot.waitUntil(lambda: work_in_progress(w.scheduler) == (2, 1), timeout=20_000)
@@ -290,9 +290,9 @@ def test_recent_configs_are_remembered_and_the_title_names_the_config(
     assert [a.isEnabled() for a in entries] == [True, True, False]
     assert "not found" in entries[2].text()
     assert sw.open_recent(gone.resolve()) is None  # a file no longer there: removed, with a note
-    assert "no longer there" in w.last_message
+    assert "no longer there" in w.status_line.last_message
     assert recent_configs(QSettings()) == [cfg_b.resolve(), cfg_a.resolve()]
-    assert arun(sw.open_config(cfg_b)) is False and "already open" in w.last_message
+    assert arun(sw.open_config(cfg_b)) is False and "already open" in w.status_line.last_message
     assert w.window_actions.open_config.shortcut().toString() == "Ctrl+Shift+O"
     assert c.close() == EXIT_OK
 
@@ -320,7 +320,7 @@ def test_a_workspace_that_cannot_start_says_so_and_the_previous_one_is_reopened(
     cfg_b = _config(tmp_path / "b.toml", api_sim.base_url, data_b, "drafter")
     c = Console(qapp, qloop, qtbot, cfg_a)
     w, sw = c.w, c.switcher
-    res = w.submit_rows_from_text("one\ntwo\nthree", "writer")
+    res = w.submission.submit_rows_from_text("one\ntwo\nthree", "writer")
     assert res is not None
     qtbot.waitUntil(lambda: work_in_progress(w.scheduler) == (2, 1), timeout=20_000)
     sw.ask = lambda q: True
@@ -383,7 +383,7 @@ def test_the_real_switch_question_says_the_counts_and_cancel_is_the_default(
     c = Console(qapp, qloop, qtbot, cfg_a)
     w = c.w
     a_sched = w.scheduler
-    w.submit_rows_from_text("one\ntwo\nthree", "writer")
+    w.submission.submit_rows_from_text("one\ntwo\nthree", "writer")
     qtbot.waitUntil(lambda: work_in_progress(a_sched) == (2, 1), timeout=20_000)
     seen: dict[str, Any] = {}
 
@@ -457,9 +457,9 @@ def test_the_window_does_not_close_halfway_through_a_switch(
         switch = sw.open_later(cfg_b)
         assert switch is not None
         qtbot.waitUntil(lambda: len(sw.failures) == 1, timeout=20_000)
-    assert sw.open_later(cfg_b) is None and "already under way" in w.last_message
+    assert sw.open_later(cfg_b) is None and "already under way" in w.status_line.last_message
     w.close()  # A is stopped, B did not start: closing now would leave nothing to reopen
-    assert w.isVisible() and not c.run.done() and "Wait until" in w.last_message
+    assert w.isVisible() and not c.run.done() and "Wait until" in w.status_line.last_message
     decided.set_result(StartFailedChoice.REOPEN)
     qtbot.waitUntil(switch.done, timeout=20_000)
     assert switch.result() is False and w.scheduler.started and w.scheduler.workspace.data_dir == data_a.resolve()
@@ -474,7 +474,7 @@ def test_from_the_demo_to_a_config_stops_the_demo_and_its_simulators(
     c = Console(qapp, qloop, qtbot, None, demo=True, data_dir=tmp_path / "demo")
     w, sw = c.w, c.switcher
     demo_sched = w.scheduler
-    assert w.act_demo.isVisible() and w.batch_dialog is not None
+    assert w.act_demo.isVisible() and w.submission.dialog is not None
     assert sorted(_lanes(w)) == ["reasoner", "writer"] and recent_configs(QSettings()) == []
     demo_api = load_config(tmp_path / "demo" / "config.toml").profiles[0].base_url
     assert demo_api is not None
@@ -493,7 +493,7 @@ def test_from_the_demo_to_a_config_stops_the_demo_and_its_simulators(
     assert arun(sw.open_config(cfg_b), timeout=60) is True
     assert not demo_sched.started and arun(reachable(demo_api)) is False  # the demo's API simulator stopped
     assert _lanes(w) == ["drafter"] and w.web_panel.row_texts() == []
-    assert not w.act_demo.isVisible() and w.batch_dialog is None and "b.toml" in w.windowTitle()
+    assert not w.act_demo.isVisible() and w.submission.dialog is None and "b.toml" in w.windowTitle()
     assert recent_configs(QSettings()) == [cfg_b.resolve()]  # the demo is not a config to come back to
     assert c.close() == EXIT_OK
 
@@ -509,10 +509,10 @@ def test_setup_with_unsaved_edits_keeps_the_workspace_until_it_is_saved_or_close
     a_sched = w.scheduler
     editor = w.open_setup_editor()
     assert editor is not None
-    editor.add_entry("profiles")  # an edit not saved yet
+    editor.entries.add_entry("profiles")  # an edit not saved yet
     assert editor.dirty
     assert arun(sw.open_config(cfg_b)) is False
-    assert "not saved" in w.last_message and w.scheduler is a_sched and a_sched.started
+    assert "not saved" in w.status_line.last_message and w.scheduler is a_sched and a_sched.started
     assert w.setup_editor is editor and editor.isVisible()
 
     editor.confirm_discard = lambda: True  # the operator closes Setup, discarding the edit
@@ -565,8 +565,8 @@ def test_setup_restart_lanes_applies_a_profile_change_without_closing_the_window
     dlg = w.open_setup_editor()
     assert dlg is not None and dlg.can_restart_lanes
     dlg.select("profiles", "writer")
-    dlg.duplicate_entry("profiles")  # "writer-copy": a lane the running scheduler does not have
-    assert dlg.save()
+    dlg.entries.duplicate_entry("profiles")  # "writer-copy": a lane the running scheduler does not have
+    assert dlg.saver.save()
     assert "Restart lanes" in dlg.status.text() and "writer-copy" in dlg.status.text(), dlg.status.text()
     assert dlg.restart_button.isVisible()
     dlg.restart_button.click()
@@ -574,8 +574,8 @@ def test_setup_restart_lanes_applies_a_profile_change_without_closing_the_window
     assert not before.started and w.scheduler.started
     assert sorted(w.scheduler.profile_names()) == ["writer", "writer-copy"]
     assert _lanes(w) == ["writer", "writer-copy"]
-    assert "Lanes restarted" in w.last_message
-    res = w.submit_rows_from_text("on the new lane", "writer-copy")
+    assert "Lanes restarted" in w.status_line.last_message
+    res = w.submission.submit_rows_from_text("on the new lane", "writer-copy")
     assert res is not None
     qtbot.waitUntil(lambda: w.model.state_of(res.added[0]) == "success", timeout=20_000)
     assert c.close() == EXIT_OK

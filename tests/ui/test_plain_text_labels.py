@@ -34,7 +34,7 @@ def row(tid: str, prompt: str) -> BatchRow:
 def test_an_html_error_body_is_shown_as_text_in_the_detail_pane(window: MainWindow, qtbot: Any) -> None:
     """Before: the error label guessed the format (AutoText) and rendered the 400 body as HTML: a big
     heading, and an image loaded from a local file."""
-    window.submit_rows([row("html-400", "[[sim:html_400]]")], batch="hostile")
+    window.submission.submit_rows([row("html-400", "[[sim:html_400]]")], batch="hostile")
     qtbot.waitUntil(lambda: window.model.row_of("html-400") is not None, timeout=10_000)
     d = window.detail
     d.show_task("html-400")
@@ -47,9 +47,9 @@ def test_an_html_error_body_is_shown_as_text_in_the_detail_pane(window: MainWind
 
 
 def test_a_task_id_that_looks_like_html_stays_text_in_the_header(window: MainWindow, qtbot: Any) -> None:
-    window.set_paused("api", True)  # stays pending: the header is all we look at
+    window.task_actions.set_paused("api", True)  # stays pending: the header is all we look at
     tid = "<h1>big</h1><img src=file:///etc/passwd>"
-    window.submit_rows([row(tid, "hello")], batch="hostile")
+    window.submission.submit_rows([row(tid, "hello")], batch="hostile")
     qtbot.waitUntil(lambda: window.model.row_of(tid) is not None, timeout=10_000)
     d = window.detail
     d.show_task(tid)
@@ -67,8 +67,8 @@ def test_every_label_and_box_that_shows_outside_text_is_plain(window: MainWindow
                       panel.summary_label):
             assert label.textFormat() is Qt.TextFormat.PlainText, label
     assert window.exceptions_view.error_view.textFormat() is Qt.TextFormat.PlainText
-    assert window.status_label.textFormat() is Qt.TextFormat.PlainText
-    box = window.notify("<b>title</b>", "<h1>server said</h1>", error=True)
+    assert window.status_line.status_label.textFormat() is Qt.TextFormat.PlainText
+    box = window.status_line.notify("<b>title</b>", "<h1>server said</h1>", error=True)
     try:
         assert isinstance(box, QMessageBox) and box.textFormat() is Qt.TextFormat.PlainText
     finally:

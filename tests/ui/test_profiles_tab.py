@@ -35,6 +35,11 @@ class ScriptedApi:
     probe = None
     login = None
     unavailable_reason = None
+    max_run_s = None
+    check = None
+    check_adapter = None
+    resolve_challenge = None
+    challenge_screenshot = None
 
     def __init__(self, capacity: int, gates: dict[str, asyncio.Event], refuse_once: set[str]) -> None:
         self.capacity = capacity

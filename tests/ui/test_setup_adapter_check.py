@@ -73,7 +73,7 @@ def open_editor(path: Path, ws: Workspace, qtbot: Any, scheduler: Scheduler | No
 
 
 def run_check(dlg: SetupEditor, section: str, arun: ARun) -> AdapterCheckDialog:
-    task = dlg.check_adapter(section)  # type: ignore[arg-type]
+    task = dlg.checker.start(section)  # type: ignore[arg-type]
     assert task is not None
     assert not dlg.check_buttons[section].isEnabled()  # type: ignore[index]
     arun(asyncio.wait_for(asyncio.shield(task), 150), timeout=160)

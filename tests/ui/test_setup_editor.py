@@ -61,8 +61,8 @@ def editor(cfg_file: Path, tmp_path: Path, qtbot: Any) -> SetupEditor:
 
 def test_add_api_profile_through_the_form_and_save(editor: SetupEditor, cfg_file: Path) -> None:
     before = cfg_file.read_text(encoding="utf-8")
-    idx = editor.add_entry("profiles")
-    assert editor.current_index("profiles") == idx == 1
+    idx = editor.entries.add_entry("profiles")
+    assert editor.entries.current_index("profiles") == idx == 1
     # a new api profile needs a model: the loader's entry-level message shows above the form
     assert "an api profile needs" in editor.error_text("profiles")
     assert not editor.save_btn.isEnabled()
@@ -73,14 +73,14 @@ def test_add_api_profile_through_the_form_and_save(editor: SetupEditor, cfg_file
     editor.set_field("profiles", "stream", True)
     assert editor.error_text("profiles") == ""
     assert editor.save_btn.isEnabled()
-    assert editor.save()
+    assert editor.saver.save()
     cfg = load_config(cfg_file)
     p = cfg.profile("summarizer")
     assert (p.kind, p.endpoint, p.model, p.concurrency, p.stream) == ("api", "sim", "sim-model", 2, True)
     after = cfg_file.read_text(encoding="utf-8")
     assert after.startswith(before)  # every line the operator wrote, comments included, untouched
     assert "Saved" in editor.status.text()
-    assert editor.page("profiles").list.item(1).text() == "summarizer"
+    assert editor.pages["profiles"].list.item(1).text() == "summarizer"
 
 
 def test_invalid_concurrency_shows_the_loaders_message_inline_and_refuses_save(
@@ -97,13 +97,13 @@ def test_invalid_concurrency_shows_the_loaders_message_inline_and_refuses_save(
         load_config(cfg_file.with_name("check.toml"))
     assert not editor.save_btn.isEnabled()
     assert "problem" in editor.status.text()
-    assert not editor.save()
+    assert not editor.saver.save()
     assert cfg_file.read_text(encoding="utf-8") == before
     editor.set_field("profiles", "concurrency", "three")
     assert 'expected an integer, got a string ("three")' in editor.error_text("profiles", "concurrency")
     editor.set_field("profiles", "concurrency", "4")
     assert editor.error_text("profiles", "concurrency") == ""
-    assert editor.save()
+    assert editor.saver.save()
     text = cfg_file.read_text(encoding="utf-8")
     assert 'model = "sim-model"   # cheap\nconcurrency = 4\n' in text
     assert load_config(cfg_file).profile("writer").concurrency == 4
@@ -111,25 +111,25 @@ def test_invalid_concurrency_shows_the_loaders_message_inline_and_refuses_save(
 
 def test_duplicate_and_remove(editor: SetupEditor, cfg_file: Path) -> None:
     editor.select("profiles", "writer")
-    new = editor.duplicate_entry("profiles")
-    assert [editor.page("profiles").list.item(i).text() for i in range(2)] == ["writer", "writer-copy"]
-    assert editor.current_index("profiles") == new
+    new = editor.entries.duplicate_entry("profiles")
+    assert [editor.pages["profiles"].list.item(i).text() for i in range(2)] == ["writer", "writer-copy"]
+    assert editor.entries.current_index("profiles") == new
     # renaming the copy to an existing name: the loader's duplicate message, on the name field
     editor.set_field("profiles", "name", "writer")
     assert "duplicate profile name 'writer'" in editor.error_text("profiles", "name")
-    assert not editor.save()
+    assert not editor.saver.save()
     editor.set_field("profiles", "name", "writer-2")
     editor.select("endpoints", "sim")
-    editor.duplicate_entry("endpoints")
-    editor.remove_entry("endpoints")  # the copy goes again
+    editor.entries.duplicate_entry("endpoints")
+    editor.entries.remove_entry("endpoints")  # the copy goes again
     assert editor.doc.names("endpoints") == ["sim"]
-    assert editor.save()
+    assert editor.saver.save()
     cfg = load_config(cfg_file)
     assert [p.name for p in cfg.profiles] == ["writer", "writer-2"]
     assert cfg.profile("writer-2").endpoint == "sim"
     editor.select("profiles", "writer")
-    editor.remove_entry("profiles")
-    assert editor.save()
+    editor.entries.remove_entry("profiles")
+    assert editor.saver.save()
     assert [p.name for p in load_config(cfg_file).profiles] == ["writer-2"]
     assert "# operator's config: keep this comment" in cfg_file.read_text(encoding="utf-8")
 
@@ -140,9 +140,9 @@ def test_web_profile_form_and_site_picker(editor: SetupEditor, cfg_file: Path, t
     (user_sites / "mychat.toml").write_text("# a user adapter\n", encoding="utf-8")
     names = dict(site_choices(None, editor.workspace))
     assert names["simchat"] == "built-in" and names["mychat"] == "user"
-    editor.add_entry("profiles")
+    editor.entries.add_entry("profiles")
     editor.set_field("profiles", "kind", "web")
-    form = editor.page("profiles").form
+    form = editor.pages["profiles"].form
     assert not form.editors["model"].isVisibleTo(form) and form.editors["site"].isVisibleTo(form)
     combo = form.editors["site"]
     labels = [combo.itemText(i) for i in range(combo.count())]  # type: ignore[attr-defined]
@@ -150,15 +150,15 @@ def test_web_profile_form_and_site_picker(editor: SetupEditor, cfg_file: Path, t
     assert "a web profile needs site" in editor.error_text("profiles")
     editor.set_field("profiles", "site", "simchat")
     editor.set_field("profiles", "name", "chat")
-    editor.add_entry("accounts")
+    editor.entries.add_entry("accounts")
     assert editor.doc.entry("accounts", 0)["profile"] == "chat"
-    assert editor.save()
+    assert editor.saver.save()
     cfg = load_config(cfg_file)
     assert cfg.profile("chat").site == "simchat" and cfg.accounts_of("chat")[0].name == "account-1"
     # the account form: enabled unchecked writes enabled = false; checked again writes true
     editor.select("accounts", 0)
     editor.set_field("accounts", "enabled", False)
-    assert editor.save()
+    assert editor.saver.save()
     assert load_config(cfg_file).accounts[0].enabled is False
 
 
@@ -168,13 +168,13 @@ def test_change_on_disk_is_not_overwritten_silently(editor: SetupEditor, cfg_fil
     other = cfg_file.read_text(encoding="utf-8").replace("max_retries = 1", "max_retries = 3")
     cfg_file.write_text(other, encoding="utf-8")
     asked: list[str] = []
-    editor.confirm_overwrite = lambda message: asked.append(message) is not None  # says no
-    assert not editor.save()
+    editor.saver.confirm_overwrite = lambda message: asked.append(message) is not None  # says no
+    assert not editor.saver.save()
     assert asked and "changed on disk" in asked[0]
     assert cfg_file.read_text(encoding="utf-8") == other
     assert "changed on disk" in editor.status.text()
-    editor.confirm_overwrite = lambda message: True
-    assert editor.save()
+    editor.saver.confirm_overwrite = lambda message: True
+    assert editor.saver.save()
     assert load_config(cfg_file).profile("writer").concurrency == 2
 
 
@@ -186,7 +186,7 @@ def _closed_port() -> int:
 
 def test_endpoint_test_shows_latency_or_the_error(editor: SetupEditor, arun: ARun, api_sim: ApiSimServer) -> None:
     editor.select("endpoints", "sim")
-    task = editor.test_current("endpoints")
+    task = editor.tester.test_current("endpoints")
     assert task is not None
     assert not editor.test_buttons["endpoints"].isEnabled()  # one test at a time
     arun(asyncio.wait_for(asyncio.shield(task), 20))
@@ -195,7 +195,7 @@ def test_endpoint_test_shows_latency_or_the_error(editor: SetupEditor, arun: ARu
     assert editor.test_buttons["endpoints"].isEnabled()
     # a closed port: the connection error, named
     editor.set_field("endpoints", "base_url", f"http://127.0.0.1:{_closed_port()}/v1")
-    task = editor.test_current("endpoints")
+    task = editor.tester.test_current("endpoints")
     assert task is not None
     arun(asyncio.wait_for(asyncio.shield(task), 20))
     text = editor.test_results["endpoints"].text()
@@ -206,7 +206,7 @@ def test_endpoint_test_shows_latency_or_the_error(editor: SetupEditor, arun: ARu
     # the API profile's Test goes through its endpoint
     editor.set_field("endpoints", "base_url", api_sim.base_url)
     editor.select("profiles", "writer")
-    task = editor.test_current("profiles")
+    task = editor.tester.test_current("profiles")
     assert task is not None
     arun(asyncio.wait_for(asyncio.shield(task), 20))
     said = editor.test_results["profiles"].text()
@@ -233,7 +233,7 @@ def test_a_wrong_key_is_rejected_where_models_answers_anyone(
         said = []
         for value in ("sk-ui-wrong", key):
             monkeypatch.setenv("MD_UI_KEY", value)
-            task = dlg.test_current("endpoints")
+            task = dlg.tester.test_current("endpoints")
             assert task is not None
             arun(asyncio.wait_for(asyncio.shield(task), 20))
             said.append(dlg.test_results["endpoints"].text())
@@ -273,7 +273,7 @@ def test_web_account_test_reports_logged_out_then_logged_in(
         qtbot.addWidget(dlg)
         dlg.show()
         dlg.select("accounts", "acct-a")
-        task = dlg.test_current("accounts")
+        task = dlg.tester.test_current("accounts")
         assert task is not None
         arun(asyncio.wait_for(asyncio.shield(task), 90), timeout=100)
         out = dlg.test_results["accounts"].text()
@@ -285,7 +285,7 @@ def test_web_account_test_reports_logged_out_then_logged_in(
         dlg.set_field("accounts", "login_user_env", "MD_TEST_SITE_USER")
         dlg.set_field("accounts", "login_password_env", "MD_TEST_SITE_PASSWORD")
         assert dlg.error_text("accounts") == ""
-        task = dlg.test_current("accounts")
+        task = dlg.tester.test_current("accounts")
         assert task is not None
         arun(asyncio.wait_for(asyncio.shield(task), 90), timeout=100)
         out = dlg.test_results["accounts"].text()
@@ -319,10 +319,10 @@ def test_main_window_setup_applies_live_changes_and_names_restart_ones(
     dlg.select("profiles", "writer")
     dlg.set_field("profiles", "concurrency", "1")
     dlg.select("profiles", "reasoner")
-    dlg.duplicate_entry("profiles")
+    dlg.entries.duplicate_entry("profiles")
     dlg.select("accounts", "acct-b")
     dlg.set_field("accounts", "enabled", False)
-    assert dlg.save()
+    assert dlg.saver.save()
     assert console_scheduler.profile_view("writer").concurrency == 1
     assert console_scheduler.account_states()["acct-b"][0] is False
     status = dlg.status.text()
@@ -399,7 +399,7 @@ def test_setup_shows_the_values_in_effect_and_applies_the_empty_prompt_live(
     # an empty-prompt switch in Setup is applied now, not "at the next start"
     dlg.select("profiles", "reasoner")
     dlg.set_field("profiles", "need_empty_prompt", False)
-    assert dlg.save()
+    assert dlg.saver.save()
     assert s.profile_view("reasoner").need_empty_prompt is False
     status = dlg.status.text()
     assert "reasoner empty prompt off" in status and "next start" not in status, status

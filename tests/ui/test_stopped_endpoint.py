@@ -33,9 +33,9 @@ def test_a_rejected_key_is_shown_listed_and_resumed(window: MainWindow, console_
     watcher = WorkWatcher(w.scheduler, w.bridge)
     view = w.exceptions_view
     assert not view.stopped.isVisibleTo(view) and w.exceptions_dock.windowTitle() == "Exceptions (0)"
-    assert w.submit_rows_from_text("first [[sim:fail=401x1]]", "writer") is not None
+    assert w.submission.submit_rows_from_text("first [[sim:fail=401x1]]", "writer") is not None
     arun(until(lambda: bool(view.stopped.stops), "the Exceptions tab to list the stopped endpoint"), timeout=30)
-    assert w.submit_rows_from_text("\n".join(f"later {i}" for i in range(5)), "writer") is not None
+    assert w.submission.submit_rows_from_text("\n".join(f"later {i}" for i in range(5)), "writer") is not None
 
     [stop] = view.stopped.stops
     assert view.stopped.isVisibleTo(view) and w.exceptions_dock.windowTitle() == "Exceptions (1)"

@@ -96,23 +96,23 @@ def settle(qtbot: Any, w: MainWindow, ids: list[str], states: dict[str, str] | N
 def test_row_menu_retry_and_cancel_are_the_toolbar_actions(window: MainWindow, console_env: ConsoleEnv,
                                                           console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
-    window.set_paused("api", True)
+    window.task_actions.set_paused("api", True)
     s.intake.submit([s.intake.new_task(f"p{i}", "writer", f"pending {i}") for i in range(3)])
     settle(qtbot, window, ["p0", "p1", "p2"])
     select_tasks(window, ["p0", "p1"])
     # Right-click on a row outside the selection selects that row alone (as file managers do).
     menu = window.table_menu.row_menu(proxy_row(window, "p2"))
-    assert window.selected_task_ids() == ["p2"]
+    assert window.task_actions.selected_task_ids() == ["p2"]
     assert menu_action(menu, "actCancel") is window.act_cancel
     assert menu_action(menu, "actRetry") is window.act_retry
     menu.close()
     # Right-click inside the selection keeps it.
     select_tasks(window, ["p0", "p1"])
     menu = window.table_menu.row_menu(proxy_row(window, "p1"))
-    assert window.selected_task_ids() == ["p0", "p1"]
+    assert window.task_actions.selected_task_ids() == ["p0", "p1"]
     menu_action(menu, "actCancel").trigger()
     wait_states(qtbot, console_env, {"p0": "canceled", "p1": "canceled", "p2": "pending"})
-    assert "Cancel requested for 2 of 2" in window.last_message
+    assert "Cancel requested for 2 of 2" in window.status_line.last_message
     menu.close()
 
 
@@ -138,14 +138,14 @@ def test_copy_id_prompt_and_result_from_the_row_menu(window: MainWindow, console
     assert clip.text() == "c1\nc2"
     menu_action(menu, "menuCopyResult").trigger()
     qtbot.waitUntil(lambda: clip.text() == f"答复: {LONG_PROMPT} ✅\n\n答复: short one ✅", timeout=5_000)
-    assert "Copied 2 results" in window.last_message
+    assert "Copied 2 results" in window.status_line.last_message
     menu.close()
 
 
 def test_ctrl_c_copies_selected_rows_as_tab_separated_text(window: MainWindow, console_env: ConsoleEnv,
                                                             console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
-    window.set_paused("api", True)
+    window.task_actions.set_paused("api", True)
     s.intake.submit([s.intake.new_task("k1", "writer", "one\tcell"), s.intake.new_task("k2", "reasoner", "two"),
               s.intake.new_task("k3", "writer", "three")])
     settle(qtbot, window, ["k1", "k2", "k3"])
@@ -169,7 +169,7 @@ def test_ctrl_c_copies_selected_rows_as_tab_separated_text(window: MainWindow, c
 def test_cancel_above_20_rows_asks_first(window: MainWindow, console_env: ConsoleEnv,
                                          console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
-    window.set_paused("api", True)
+    window.task_actions.set_paused("api", True)
     ids = [f"m{i:02d}" for i in range(25)]
     s.intake.submit([s.intake.new_task(t, "writer", t) for t in ids])
     settle(qtbot, window, ids)
@@ -181,12 +181,12 @@ def test_cancel_above_20_rows_asks_first(window: MainWindow, console_env: Consol
         assert finished == 0
         return answer[0]
 
-    window.confirm_cancel = confirm
+    window.task_actions.confirm_cancel = confirm
     select_tasks(window, ids)
     window.act_cancel.trigger()
     assert asked == [25]
     assert set(db_states(console_env).values()) == {"pending"}  # declined: nothing canceled
-    assert "Nothing canceled" in window.last_message
+    assert "Nothing canceled" in window.status_line.last_message
     answer[0] = True
     window.act_cancel.trigger()
     assert asked == [25, 25]
@@ -208,7 +208,7 @@ def test_cancel_counts_only_what_can_still_be_canceled(window: MainWindow, conso
     from mediadesk.ui.window.table_menu import cancel_many_text
 
     s = console_scheduler
-    window.set_paused("api", True)
+    window.task_actions.set_paused("api", True)
     done = [f"d{i:02d}" for i in range(30)]
     s.intake.submit([s.intake.new_task(t, "writer", t) for t in done])
     settle(qtbot, window, done)
@@ -223,19 +223,19 @@ def test_cancel_counts_only_what_can_still_be_canceled(window: MainWindow, conso
         asked.append((n, finished))
         return True
 
-    window.confirm_cancel = confirm
+    window.task_actions.confirm_cancel = confirm
     select_tasks(window, done + open_)
     window.act_cancel.trigger()
     assert asked == [(10, 30)]
     wait_states(qtbot, console_env, dict.fromkeys(open_, "canceled"))
-    assert "10 of 40" in window.last_message
+    assert "10 of 40" in window.status_line.last_message
     text = cancel_many_text(10, 30)
     assert text.startswith("Cancel 10 tasks? (30 already finished are left as they are)"), text
     # only finished rows selected: nothing to ask, nothing to cancel
     select_tasks(window, done)
     window.act_cancel.trigger()
     assert asked == [(10, 30)]
-    assert "all finished" in window.last_message
+    assert "all finished" in window.status_line.last_message
 
 
 def test_open_evidence_folder(window: MainWindow, console_env: ConsoleEnv, console_scheduler: Scheduler,
@@ -348,7 +348,7 @@ def test_filters_and_sort_are_remembered(make_window: WindowFactory, console_env
     fb = w1.filter_bar
     fb.profile_combo.setCurrentIndex(fb.profile_combo.findData("writer"))
     fb.search.setText("alpha")
-    w1.apply_filters()
+    w1.filter_bar.apply()
     w1.table.horizontalHeader().setSortIndicator(Col.ID, Qt.SortOrder.DescendingOrder)
     assert shown_ids(w1) == ["s4", "s3", "s2", "s1", "s0", "bad"]
     w1.close()
@@ -360,13 +360,13 @@ def test_filters_and_sort_are_remembered(make_window: WindowFactory, console_env
     hh = w2.table.horizontalHeader()
     assert (hh.sortIndicatorSection(), hh.sortIndicatorOrder()) == (Col.ID, Qt.SortOrder.DescendingOrder)
     assert shown_ids(w2) == ["s4", "s3", "s2", "s1", "s0", "bad"]  # filtered and sorted after the load
-    assert "6 of 9 tasks shown" in w2.status_label.text()
+    assert "6 of 9 tasks shown" in w2.status_line.status_label.text()
 
 
 def test_sorted_view_keeps_the_selection_while_rows_change(window: MainWindow, console_env: ConsoleEnv,
                                                            console_scheduler: Scheduler, qtbot: Any) -> None:
     s = console_scheduler
-    window.set_paused("api", True)
+    window.task_actions.set_paused("api", True)
     ids = [f"q{i:02d}" for i in range(12)]
     s.intake.submit([s.intake.new_task(t, "writer" if i % 2 else "reasoner", f"prompt {t}") for i, t in enumerate(ids)])
     settle(qtbot, window, ids)
@@ -376,22 +376,22 @@ def test_sorted_view_keeps_the_selection_while_rows_change(window: MainWindow, c
     window.table.selectionModel().setCurrentIndex(window.proxy.index(proxy_row(window, "q08"), 0),
                                                   QItemSelectionModel.SelectionFlag.NoUpdate)
     select_tasks(window, chosen)
-    before = sorted(window.selected_task_ids())
+    before = sorted(window.task_actions.selected_task_ids())
     assert before == sorted(chosen)
     # Rows change under the sorted view: new tasks arrive, every task runs and finishes.
     s.intake.submit([s.intake.new_task(f"z{i}", "writer", f"late {i}") for i in range(5)])
-    window.set_paused("api", False)
+    window.task_actions.set_paused("api", False)
     every = [*ids, *(f"z{i}" for i in range(5))]
     wait_states(qtbot, console_env, dict.fromkeys(every, "success"))
     settle(qtbot, window, every, dict.fromkeys(every, "success"))
-    assert sorted(window.selected_task_ids()) == before
+    assert sorted(window.task_actions.selected_task_ids()) == before
     # A re-sort by another column, while selected: still the same tasks.
     window.table.horizontalHeader().setSortIndicator(Col.PROFILE, Qt.SortOrder.AscendingOrder)
-    assert sorted(window.selected_task_ids()) == before
+    assert sorted(window.task_actions.selected_task_ids()) == before
     s.intake.submit([s.intake.new_task("z9", "reasoner", "one more")])
     wait_states(qtbot, console_env, {"z9": "success"})
     settle(qtbot, window, ["z9"], {"z9": "success"})
-    assert sorted(window.selected_task_ids()) == before
+    assert sorted(window.task_actions.selected_task_ids()) == before
 
 
 # --------------------------------------------------------------------------------------------- export
@@ -408,20 +408,20 @@ def test_export_all_filtered_and_selected(window: MainWindow, console_env: Conso
     window.filter_bar.profile_combo.setCurrentIndex(window.filter_bar.profile_combo.findData("reasoner"))
     select_tasks(window, ["f1"])
     out = tmp_path / "sel.jsonl"
-    assert arun(window.export_to(out, "jsonl", "selected")) == 1
+    assert arun(window.task_actions.export_to(out, "jsonl", "selected")) == 1
     assert [json.loads(x)["task_id"] for x in out.read_text(encoding="utf-8").splitlines()] == ["f1"]
     out = tmp_path / "filtered.md"
-    assert arun(window.export_to(out, "md", "filtered")) == 2
+    assert arun(window.task_actions.export_to(out, "md", "filtered")) == 2
     assert [ln.split(" | ")[0] for ln in out.read_text(encoding="utf-8").splitlines()[2:]] == ["| f0", "| f1"]
     out = tmp_path / "all.xlsx"
-    assert arun(window.export_to(out, "xlsx", "all")) == 6
+    assert arun(window.task_actions.export_to(out, "xlsx", "all")) == 6
     sheet = openpyxl.load_workbook(out).active
     assert sheet is not None and sheet.max_row == 7
-    assert "Exported 6 tasks" in window.last_message
+    assert "Exported 6 tasks" in window.status_line.last_message
     window.table.clearSelection()
-    assert arun(window.export_to(tmp_path / "none.csv", "csv", "selected")) == 0
+    assert arun(window.task_actions.export_to(tmp_path / "none.csv", "csv", "selected")) == 0
     assert not (tmp_path / "none.csv").exists()  # nothing selected: no file, and it says so
-    assert "Nothing selected" in window.last_message
+    assert "Nothing selected" in window.status_line.last_message
 
 
 def test_export_menu_offers_the_three_scopes(window: MainWindow) -> None:

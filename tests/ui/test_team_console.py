@@ -74,7 +74,7 @@ def test_console_on_postgresql_reads_the_shared_database(team_scheduler: Schedul
     with open_window(team_scheduler, arun, QSettings()) as w:
         assert w.location == team_scheduler.workspace.location
         long_prompt = "a long prompt for the detail pane " + "x" * 500
-        res = w.submit_rows(_rows("writer", [long_prompt, "two", "three"]), batch="pg-batch")
+        res = w.submission.submit_rows(_rows("writer", [long_prompt, "two", "three"]), batch="pg-batch")
         assert res is not None and len(res.added) == 3
         qtbot.waitUntil(lambda: _done(team_env.workspace, 3), timeout=15_000)
         qtbot.waitUntil(lambda: all(w.model.state_of(t) == "success" for t in res.added), timeout=10_000)
@@ -131,15 +131,15 @@ def test_desktops_tab_lists_every_desktop_and_marks_one_gone(team_scheduler: Sch
             assert "(this desktop)" not in view.table.item(other_row, 0).text()
             assert view.table.item(other_row, 5).text() == "working"
             assert view.table.item(other_row, 1).text() == rows[other.owner].operator
-            w._update_status()
-            assert "2 desktops" in w.status_label.text()
+            w.status_line.update_status()
+            assert "2 desktops" in w.status_line.status_label.text()
         finally:
             arun(other.stop(), timeout=20.0)
         qtbot.waitUntil(lambda: not listed()[other.owner].alive, timeout=10_000)
         other_row = [d.owner for d in view.rows].index(other.owner)
         assert view.table.item(other_row, 5).text() == "gone"
-        w._update_status()
-        assert "1 desktops" in w.status_label.text() or "1 desktop" in w.status_label.text()
+        w.status_line.update_status()
+        assert "1 desktops" in w.status_line.status_label.text() or "1 desktop" in w.status_line.status_label.text()
 
 
 def test_no_desktops_tab_and_no_desktop_column_on_sqlite(console_scheduler: Scheduler, arun: ARun) -> None:
@@ -147,7 +147,7 @@ def test_no_desktops_tab_and_no_desktop_column_on_sqlite(console_scheduler: Sche
     with open_window(console_scheduler, arun, QSettings()) as w:
         assert w.desktops_view is None
         assert w.table.isColumnHidden(Col.DESKTOP)
-        assert "desktops" not in w.status_label.text()
+        assert "desktops" not in w.status_line.status_label.text()
 
 
 def test_desktop_column_shows_whose_desktop_ran_each_task(team_env: ConsoleEnv, pg_url: str, tmp_path: Path,
@@ -166,7 +166,7 @@ def test_desktop_column_shows_whose_desktop_ran_each_task(team_env: ConsoleEnv, 
     try:
         with open_window(here, arun, QSettings()) as w:
             assert not w.table.isColumnHidden(Col.DESKTOP)  # shown in team mode
-            res = w.submit_rows(_rows("writer", ["run here"]))
+            res = w.submission.submit_rows(_rows("writer", ["run here"]))
             assert res is not None
             a1 = res.added[0]
             qtbot.waitUntil(lambda: w.model.state_of(a1) == "success", timeout=15_000)
@@ -208,7 +208,7 @@ def test_console_opens_the_postgresql_queue_of_db_url_or_db(how: str, console_en
     w = seen["w"]
     assert w.location == PgLocation(pg_url) and w.scheduler.team is not None
     assert w.desktops_view is not None
-    res = w.submit_rows(_rows("writer", ["through the console"]))
+    res = w.submission.submit_rows(_rows("writer", ["through the console"]))
     assert res is not None
     qtbot.waitUntil(lambda: w.model.state_of(res.added[0]) == "success", timeout=15_000)
     w.close()

@@ -49,7 +49,7 @@ def test_a_tray_that_appears_later_gets_the_icon_and_the_close_question_offers_i
     panel["tray"] = True
     qtbot.waitUntil(lambda: tray.tray is not None, timeout=20_000)
     assert tray.tray is not None and tray.tray.isVisible()
-    assert w.submit_rows_from_text("one", "writer") is not None
+    assert w.submission.submit_rows_from_text("one", "writer") is not None
     qtbot.waitUntil(lambda: work_in_progress(w.scheduler) == (1, 0), timeout=20_000)
     w.close()
     assert asked == [CloseQuestion(1, 0, True)]  # "Keep running in the tray" offered
@@ -81,7 +81,7 @@ def test_a_paused_lane_stays_paused_after_the_console_restarts(
     w = seen[1]
     qtbot.waitUntil(lambda: w.api_panel.state_label.text() == "paused (kept from last session)", timeout=10_000)
     assert w.act_pause_api.isChecked() and w.act_pause_api.text() == "Resume API"
-    assert w.submit_rows_from_text("a\nb\nc", "writer") is not None
+    assert w.submission.submit_rows_from_text("a\nb\nc", "writer") is not None
     lane = w.scheduler.lanes[0]
     qtbot.waitUntil(lambda: sum(n for _, n in lane.stats().backlog) == 3, timeout=10_000)  # the lane has seen them
     qtbot.waitUntil(lambda: "3 pending" in w.api_panel.summary_text(), timeout=10_000)

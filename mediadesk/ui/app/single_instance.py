@@ -1,16 +1,9 @@
 """One console per data directory: a second start hands over to the first and exits.
 
-Two consoles on one data directory would fight over the database lock and the browser profiles;
-the database lock already refuses the second scheduler, but an operator who double-clicks the
-icon wants the window they already have, not an error. So the first instance listens on a local
-socket named from the data directory (and the OS user), and a second one connects, sends
-``activate`` and quits.
-
-A SIGKILLed instance leaves its socket file behind and ``listen()`` then fails with "address in
-use" until ``QLocalServer.removeServer(name)`` is called (measured on Linux, offscreen). We remove
-the stale name and retry, but only after a probe connection fails: removing the name of a *live*
-instance would let two consoles run at once. (The database lock remains the hard guard; this is
-the friendly front door.)
+The first instance listens on a local socket named from the data directory and OS user; a second
+connects, sends ``activate`` and quits (friendlier than the database lock's refusal, which stays the
+hard guard). A SIGKILLed instance leaves its socket name behind, so a failed ``listen()`` removes it
+and retries, but only after a probe connection fails: never remove a live instance's name.
 """
 
 from __future__ import annotations

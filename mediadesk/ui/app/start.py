@@ -1,28 +1,11 @@
 """Start the console: one QApplication, one asyncio loop (qasync), the scheduler inside the app.
 
-Order matters and each step has a reason:
-1. QApplication, style, translators (Qt's own + ``resources/i18n/mediadesk_<locale>.qm``).
-2. Config: none found (first run) or one that does not load opens the welcome panel
-   (:mod:`mediadesk.ui.dialogs.welcome`: demo / open a config / create a workspace), the error shown there
-   with its key; without a screen (offscreen, ``MEDIADESK_NO_DIALOGS``) the error goes to stderr and
-   we exit 2, as the CLI does. Never a traceback.
-3. Single instance (per data dir): a second start hands over to the first window and exits.
-4. ``scheduler.start()``: a :class:`DatabaseBusyError` (a headless ``mediadesk run`` holds the
-   database) or another lock error (one holds the data dir with another ``--db``) is shown clearly and we
-   exit non-zero. So is a workspace that cannot be used (:class:`StoreOpenError`: not a database, another
-   program's, damaged, newer; a full or read-only disk; a planted link), caught in :func:`console_main`.
-5. Window (with its tray icon, notices and close question: :mod:`mediadesk.ui.window.tray`, and File >
-   Open config… / Recent configs: :class:`~mediadesk.ui.app.workspace_switch.WorkspaceSwitcher`);
-   ``await window.start()`` loads the table in a thread; wait until the window closes (closing with
-   work in progress asks first); then stop the scheduler of the workspace it shows then (running
-   attempts go back to pending, attempt refunded).
-
-Steps 3 and 4 are :meth:`WorkspaceSession.start <mediadesk.ui.app.workspace_session.WorkspaceSession.start>`,
-shared with switching workspaces in the running window; the welcome panel's "Open a config..." and
-File > Open config… load the config with the same :func:`~mediadesk.ui.app.workspace_session.load_workspace`.
-
-The app does not quit on "last window closed" by itself: the main coroutine decides, so the
-scheduler is always stopped inside the loop it runs on.
+Order matters: QApplication and translators; the config (none or unloadable: the welcome panel, or
+stderr and exit 2 without a screen; never a traceback); single instance and ``scheduler.start()`` (a
+busy database or unusable workspace is shown, exit non-zero; shared with workspace switching via
+:class:`~mediadesk.ui.app.workspace_session.WorkspaceSession`); the window, until it closes; then
+the scheduler stops (running attempts back to pending, refunded). The app never quits on "last
+window closed": the main coroutine stops the scheduler inside its own loop.
 """
 
 from __future__ import annotations
@@ -244,11 +227,11 @@ async def _say_when_lanes_ready(window: MainWindow, session: WorkspaceSession) -
     """The demo's window is up before its accounts are: say what they are doing until every lane
     has started (browsers warm, the accounts logged in by themselves), then that the demo is ready."""
     accounts = ", ".join(a.name for a in session.config.accounts) if session.config is not None else ""
-    window.show_status(QCoreApplication.translate(
+    window.status_line.show_status(QCoreApplication.translate(
         "Console", "Demo: the accounts ({accounts}) are logging in and their browsers warming up; "
                    "the API lane is ready.").format(accounts=accounts), 0)
     await session.scheduler.wait_ready()
-    window.show_status(QCoreApplication.translate(
+    window.status_line.show_status(QCoreApplication.translate(
         "Console", "Demo ready: both lanes can take tasks. Submit the staged batch to see them work."))
 
 
@@ -291,13 +274,13 @@ async def _run_window(
             await window.start()
             for advice in missing_fonts():  # text would show as empty boxes: say what to install
                 log.warning("%s", advice)
-                window.show_status(advice, 0)
+                window.status_line.show_status(advice, 0)
             if open_setup:  # "Create a workspace": its fresh config, in the Setup editor
                 window.open_setup_editor(window.config_path)
             if session.demo_batch is not None:
                 # a new user sees both lanes work within a minute: the demo batch is staged, one
                 # click on Submit runs it
-                window.open_batch_dialog(session.demo_batch)
+                window.submission.open_batch_dialog(session.demo_batch)
             await closed.wait()
             await switcher.cancel_switch()  # the app quits mid-switch: what it started is stopped
         finally:

@@ -1,26 +1,11 @@
 """Switching the running console to another workspace (:class:`WorkspaceSwitcher`: File > Open
-config…, File > Recent configs), and the questions a switch asks.
+config…, File > Recent configs, Setup's "Restart lanes"), and the questions a switch asks.
 
-A switch, in this order, so that nothing is lost and the window always has a workspace:
-
-1. the chosen config is loaded with the real loader (:func:`load_workspace`): an error (naming the
-   file and the key) is shown and the current workspace keeps running, untouched;
-2. another console already holding that data folder is brought to the front instead;
-3. with work running or pending, the operator is asked first ("N running, M pending": Switch /
-   Cancel), as closing the window asks;
-4. the current workspace stops the way closing the window stops it: the window's background jobs
-   end (:meth:`MainWindow.aclose`), then the scheduler (running attempts go back to pending, their
-   attempt refunded: they resume when that workspace is opened again);
-5. the new workspace starts in the same window (:meth:`MainWindow.rebind_workspace`). When it
-   cannot (its database is held by another MediaDesk, a newer schema, a disk error...), the reason
-   is shown and the previous workspace is offered again (or another config, or quit).
-
-Setup's "Restart lanes" is the same switch to the same workspace, from its saved config.
-
-Why one module: opening another config, reopening the previous one after a failed start and
-restarting the lanes are one sequence (stop the current session, start the next, rebind the window,
-offer a way back) over the same switcher state (busy flag, current session, tray); split, each
-part would reach into the others' state.
+Order, so nothing is lost and the window always has a workspace: load the new config (an error
+keeps the current one running); defer to another console holding that data folder; ask if work is
+running or pending; stop the current workspace as closing does; start the new one in the same
+window, or offer the previous one again if it cannot start. One module because these steps share
+one switcher state (busy flag, current session, tray).
 """
 
 from __future__ import annotations
@@ -236,7 +221,7 @@ class WorkspaceSwitcher(QObject):
     def _spawn(self, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool] | None:
         if self.busy:
             coro.close()
-            self.window.show_status(self.tr("A workspace switch is already under way"))
+            self.window.status_line.show_status(self.tr("A workspace switch is already under way"))
             return None
         self._task = task = asyncio.get_running_loop().create_task(coro, name="console:switch")
         task.add_done_callback(self._switch_done)
@@ -249,7 +234,7 @@ class WorkspaceSwitcher(QObject):
         log.error("console: the workspace switch failed", exc_info=exc)
         if shiboken6.isValid(self.window):
             self.window.setEnabled(True)
-            self.window.notify(self.tr("Config not opened"), str(exc), error=True)
+            self.window.status_line.notify(self.tr("Config not opened"), str(exc), error=True)
 
     async def cancel_switch(self) -> None:
         """The app is quitting (the window refuses to close during a switch, so: the system's
@@ -265,7 +250,7 @@ class WorkspaceSwitcher(QObject):
     async def open_config(self, path: Path) -> bool:
         """Switch this window to the config at ``path``; True when it now shows it."""
         if self._busy:
-            self.window.show_status(self.tr("A workspace switch is already under way"))
+            self.window.status_line.show_status(self.tr("A workspace switch is already under way"))
             return False
         self._busy = True
         try:
@@ -279,7 +264,7 @@ class WorkspaceSwitcher(QObject):
         except ConfigError as exc:
             self.last_error = str(exc)
             self._forget_if_gone(path)
-            self.window.notify(self.tr("Config not opened"), self.tr(
+            self.window.status_line.notify(self.tr("Config not opened"), self.tr(
                 "The configuration could not be loaded:\n{error}\n\nFix that key in the file and open it "
                 "again. {current} keeps running.").format(error=config_error_text(exc),
                                                           current=self.session.spec.label()),
@@ -288,13 +273,13 @@ class WorkspaceSwitcher(QObject):
         self.last_error = ""
         current = self.session.workspace
         if current is not None and workspace.data_dir == current.data_dir and self._same_file(path):
-            self.window.show_status(self.tr("{path} is already open").format(path=path))
+            self.window.status_line.show_status(self.tr("{path} is already open").format(path=path))
             return False
         editor = self.window.setup_editor
         if editor is not None and editor.dirty:  # closing it would ask, and edits another workspace's config
             editor.show()
             editor.raise_()
-            self.window.notify(self.tr("Config not opened"), self.tr(
+            self.window.status_line.notify(self.tr("Config not opened"), self.tr(
                 "Setup has changes not saved to {path}: save or close it first. {current} keeps running.").format(
                     path=editor.path, current=self.session.spec.label()), error=True)
             return False
@@ -302,7 +287,7 @@ class WorkspaceSwitcher(QObject):
             probe = SingleInstance(instance_key(workspace.data_dir))
             try:
                 if probe.activate_existing():
-                    self.window.notify(self.tr("Config not opened"), self.tr(
+                    self.window.status_line.notify(self.tr("Config not opened"), self.tr(
                         "Another MediaDesk console already has {dir} open; it was brought to the front. "
                         "{current} keeps running here.").format(dir=workspace.data_dir,
                                                                  current=self.session.spec.label()))
@@ -315,7 +300,7 @@ class WorkspaceSwitcher(QObject):
             q = SwitchQuestion(running, pending, str(path))
             self.asked.append(q)
             if not await _answer(self.ask(q)):
-                self.window.show_status(self.tr("Nothing changed: {current} keeps running").format(
+                self.window.status_line.show_status(self.tr("Nothing changed: {current} keeps running").format(
                     current=self.session.spec.label()))
                 return False
         nxt = WorkspaceSession(WorkspaceSpec(path), config=config, workspace=workspace,
@@ -336,7 +321,7 @@ class WorkspaceSwitcher(QObject):
             try:
                 config, workspace = load_workspace(spec.config_path, spec.data_dir, spec.db)
             except ConfigError as exc:
-                self.window.notify(self.tr("Lanes not restarted"), self.tr(
+                self.window.status_line.notify(self.tr("Lanes not restarted"), self.tr(
                     "The saved configuration could not be loaded:\n{error}\n\nThe lanes keep running as they "
                     "are.").format(error=config_error_text(exc)), error=True)
                 return False
@@ -345,7 +330,7 @@ class WorkspaceSwitcher(QObject):
                 q = SwitchQuestion(running, pending, self.tr("the same workspace, restarted with the saved setup"))
                 self.asked.append(q)
                 if not await _answer(self.ask(q)):
-                    self.window.show_status(self.tr("Lanes not restarted"))
+                    self.window.status_line.show_status(self.tr("Lanes not restarted"))
                     return False
             editor = self.window.setup_editor
             if editor is not None and not editor.dirty:
@@ -354,7 +339,7 @@ class WorkspaceSwitcher(QObject):
                                    scheduler_factory=self.scheduler_factory)
             done = await self._switch(nxt)
             if done:
-                self.window.show_status(self.tr("Lanes restarted with the saved setup"))
+                self.window.status_line.show_status(self.tr("Lanes restarted with the saved setup"))
             return done
         finally:
             self._busy = False
@@ -376,7 +361,7 @@ class WorkspaceSwitcher(QObject):
         (or another config, or quit) until the window has a workspace again or the operator quits."""
         wanted = nxt
         previous: WorkspaceSpec | None = self.session.spec
-        self.window.show_status(self.tr("Opening {target}…").format(target=nxt.spec.label()), 0)
+        self.window.status_line.show_status(self.tr("Opening {target}…").format(target=nxt.spec.label()), 0)
         await self._stop_current()
         while True:
             try:
@@ -395,7 +380,7 @@ class WorkspaceSwitcher(QObject):
                 spec = await self._after_failure(failure, previous)
                 if spec is None:
                     self.gave_up = True
-                    self.window.show_status(self.tr("No workspace is open"), 0)
+                    self.window.status_line.show_status(self.tr("No workspace is open"), 0)
                     self.window.close_guard = None
                     self.window.close()
                     return False
@@ -430,7 +415,7 @@ class WorkspaceSwitcher(QObject):
         await self.session.stop()
 
     def _refuse_close(self) -> bool:
-        self.window.show_status(self.tr("Wait until the workspace switch is done"))
+        self.window.status_line.show_status(self.tr("Wait until the workspace switch is done"))
         return False
 
     async def _bind(self, session: WorkspaceSession) -> None:
@@ -445,7 +430,7 @@ class WorkspaceSwitcher(QObject):
             remember_config(self.settings, session.spec.config_path)
         self.fill_recent_menu()
         await self.window.start()
-        self.window.show_status(self.tr("Opened {target}").format(target=session.spec.label()))
+        self.window.status_line.show_status(self.tr("Opened {target}").format(target=session.spec.label()))
 
     # ------------------------------------------------------------------ recent configs
     def fill_recent_menu(self) -> None:
@@ -479,7 +464,7 @@ class WorkspaceSwitcher(QObject):
         if not path.is_file():
             forget_config(self.settings, path)
             self.fill_recent_menu()
-            self.window.show_status(self.tr("{path} is no longer there; removed from the recent configs")
+            self.window.status_line.show_status(self.tr("{path} is no longer there; removed from the recent configs")
                                     .format(path=path))
             return None
         return self.open_later(path)

@@ -3,7 +3,7 @@
 The operator hands us a JSONL/CSV file (button or drag-and-drop) or pastes prompts, sees every
 row with its line number and either "OK" or what is wrong with it, and submits only the valid
 rows. Parsing runs on a worker thread (:class:`~mediadesk.ui.jobs.workers.TaskJobs`, the console's one
-way off the GUI thread): a 50 MB file must not freeze the window, and the lanes (which share the
+way off the GUI thread): a big file must not freeze the window, and the lanes (which share the
 GUI thread under qasync) must keep dispatching while it parses. A result that arrives after the
 operator moved on (another file, edited text) is dropped by generation number; one that arrives
 after the dialog is gone is not delivered at all.

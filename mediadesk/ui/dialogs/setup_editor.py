@@ -1,33 +1,17 @@
 """Setup in the window: endpoints, profiles and accounts of config.toml, edited in place.
 
-Three lists (add / duplicate / remove) and a form per entry. Every change goes into a round-trip
-document (:class:`mediadesk.config.edit.ConfigDoc`) at once and the WHOLE document is validated by
-the real loader, whose messages show under the field they name (or above the form, for the entry as
-a whole); Save is refused while any remains. The file stays the source of truth: Save writes it
-keeping the operator's comments and order, and refuses to overwrite a file changed on disk meanwhile
-unless the operator says so. With a running scheduler the editor shows the values in effect (what
-the console changed without the file: :mod:`~mediadesk.ui.dialogs.setup.in_effect`), applies at once
-what can change live (API concurrency of a profile or an endpoint, need_empty_prompt, account on/off)
-and offers "Restart lanes" for the rest (the window stops the lanes cleanly and starts them again
-from the saved file).
-
-"Test" (through :class:`mediadesk.scheduler.checks.Checks`): an endpoint (or an API profile) sends
-one cheap request and shows the latency or the error; a web account opens its site in a real
-Chromium on its own profile and says logged in or logged out. "Check adapter" (a web account, or a
-web profile through its first account) checks the site adapter there and shows the report
-(``setup/adapter_checker``).
-
-This module is the dialog: its pages, queries and validation. The parts are in
-:mod:`mediadesk.ui.dialogs.setup`: the field model (``fields``), the per-entry forms (``forms``),
-the entry lists (``entries``), the Test runner (``tester``) and the write-through (``write_through``).
+Three lists and a form per entry over a round-trip document (:class:`mediadesk.config.edit.ConfigDoc`),
+validated whole by the real loader after every change; its messages show under the field they name and
+Save is refused while any remains. With a running scheduler the editor shows the values in effect,
+applies at once what can change live and offers "Restart lanes" for the rest. This module is the
+dialog (its pages, queries and validation); its parts, each built here with what it needs, are in
+:mod:`mediadesk.ui.dialogs.setup`.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
@@ -38,6 +22,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QTabWidget,
     QVBoxLayout,
@@ -45,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.config.edit import ConfigDoc, FieldError, Section
+from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.dialogs.setup.adapter_checker import AdapterChecker
@@ -86,13 +72,8 @@ class SetupEditor(QDialog):
         #: The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`).
         self.can_restart_lanes = False
         self.errors: list[FieldError] = []
-        self.entries = EntryLists(self)
-        self.tester = SetupTester(self)
-        self.checker = AdapterChecker(self)
-        #: Saves; restart-needed changes are measured against what the running app uses.
-        self.saver = SetupSaver(self, scheduler.config if scheduler is not None else self.doc.validate()[0])
-        #: Asked before overwriting a file changed on disk: (message) -> overwrite?
-        self.confirm_overwrite: Callable[[str], bool] = self._ask_overwrite
+        # restart-needed changes are measured against what the running app uses
+        baseline = scheduler.config if scheduler is not None else self.doc.validate()[0]
         #: Asked before closing with unsaved edits: () -> discard them?
         self.confirm_discard: Callable[[], bool] = self._ask_discard
         self.dirty = False
@@ -104,7 +85,6 @@ class SetupEditor(QDialog):
         self._build_pages()
         self.save_btn = QPushButton(self.tr("Save"), self)
         self.save_btn.setObjectName("saveButton")
-        self.save_btn.clicked.connect(self.save)
         self.close_btn = QPushButton(self.tr("Close"), self)
         self.close_btn.clicked.connect(self.close)
         self.restart_button = QPushButton(self.tr("Restart lanes"), self)
@@ -126,8 +106,23 @@ class SetupEditor(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(self.tabs, 1)
         lay.addLayout(bottom)
+
+        self.entries = EntryLists(
+            self.doc, self.pages, test_buttons=self.test_buttons, test_results=self.test_results,
+            workspace=self.workspace, config_dir=self.path.parent, show_errors=self._show_errors,
+            edited=self._edited)
+        self.tester = SetupTester(
+            self.doc, self.entries.current_index, buttons=self.test_buttons, results=self.test_results,
+            workspace=self.workspace, scheduler=scheduler)
+        self.checker = AdapterChecker(
+            self.doc, self.entries.current_index, buttons=self.check_buttons, results=self.test_results,
+            workspace=self.workspace, scheduler=scheduler, parent=self)
+        self.saver = SetupSaver(
+            self.doc, baseline=baseline, scheduler=scheduler, status=self.status, offer_restart=self._offer_restart,
+            revalidate=self._revalidate, saved=self._saved, parent=self)
+        self._connect()
         for section in self.pages:
-            self._reload_list(section)
+            self.entries.reload_list(section)
         self._revalidate()
         if self.in_effect and not self.errors:
             self.status.setText(self.tr(
@@ -135,7 +130,7 @@ class SetupEditor(QDialog):
                 "Save writes them to the file.").format(what=", ".join(self.in_effect)))
 
     def _restart_clicked(self) -> None:
-        if self.dirty and not self.save():
+        if self.dirty and not self.saver.save():
             return
         self.restart_button.setVisible(False)
         self.restart_lanes.emit()
@@ -193,11 +188,6 @@ class SetupEditor(QDialog):
             page = _SectionPage(section, form, self)  # type: ignore[arg-type]
             self.pages[section] = page  # type: ignore[index]
             self.tabs.addTab(page, titles[section])
-            form.changed.connect(lambda key, value, s=section: self._field_changed(s, key, value))
-            page.list.currentRowChanged.connect(lambda _row, s=section: self._show_entry(s))
-            page.add_btn.clicked.connect(lambda _=False, s=section: self.add_entry(s))
-            page.dup_btn.clicked.connect(lambda _=False, s=section: self.duplicate_entry(s))
-            page.remove_btn.clicked.connect(lambda _=False, s=section: self.remove_entry(s))
         # Test buttons and their result lines
         self.test_results: dict[Section, QLabel] = {}
         self.test_buttons: dict[Section, QPushButton] = {}
@@ -212,7 +202,6 @@ class SetupEditor(QDialog):
             result.setWordWrap(True)
             form.buttons.addWidget(btn)
             form.buttons.addWidget(result, 1)
-            btn.clicked.connect(lambda _=False, s=section: self.test_current(s))
             self.test_buttons[section] = btn  # type: ignore[index]
             self.test_results[section] = result  # type: ignore[index]
         # "Check adapter" on web accounts and web profiles: the site adapter on the account's profile
@@ -225,16 +214,23 @@ class SetupEditor(QDialog):
                                      "key (found, missing, covered...) with an outlined screenshot, then sends one "
                                      "test prompt and shows how completion was decided"))
             form.buttons.insertWidget(1, check)
-            check.clicked.connect(lambda _=False, s=section: self.check_adapter(s))
             self.check_buttons[section] = check  # type: ignore[index]
 
+    def _connect(self) -> None:
+        """The pages' signals to the parts that act on them."""
+        self.save_btn.clicked.connect(self.saver.save)
+        for section, page in self.pages.items():
+            page.form.changed.connect(lambda key, value, s=section: self.entries.field_changed(s, key, value))
+            page.list.currentRowChanged.connect(lambda _row, s=section: self.entries.show_entry(s))
+            page.add_btn.clicked.connect(lambda _=False, s=section: self.entries.add_entry(s))
+            page.dup_btn.clicked.connect(lambda _=False, s=section: self.entries.duplicate_entry(s))
+            page.remove_btn.clicked.connect(lambda _=False, s=section: self.entries.remove_entry(s))
+        for section, btn in self.test_buttons.items():
+            btn.clicked.connect(lambda _=False, s=section: self.tester.test_current(s))
+        for section, check in self.check_buttons.items():
+            check.clicked.connect(lambda _=False, s=section: self.checker.start(s))
+
     # ------------------------------------------------------------------ queries (tests, callers)
-    def page(self, section: Section) -> _SectionPage:
-        return self.pages[section]
-
-    def current_index(self, section: Section) -> int:
-        return self.pages[section].list.currentRow()
-
     def select(self, section: Section, name_or_index: str | int) -> None:
         idx = name_or_index if isinstance(name_or_index, int) else self.doc.index_of(section, name_or_index)
         self.tabs.setCurrentWidget(self.pages[section])
@@ -266,23 +262,9 @@ class SetupEditor(QDialog):
             editor.editingFinished.emit()
 
     # ------------------------------------------------------------------ editing
-    def _reload_list(self, section: Section, select: int | None = None) -> None:
-        self.entries.reload_list(section, select)
-
-    def _show_entry(self, section: Section) -> None:
-        self.entries.show_entry(section)
-
-    def _field_changed(self, section: Section, key: str, value: Any) -> None:
-        self.entries.field_changed(section, key, value)
-
-    def add_entry(self, section: Section) -> int:
-        return self.entries.add_entry(section)
-
-    def duplicate_entry(self, section: Section) -> int:
-        return self.entries.duplicate_entry(section)
-
-    def remove_entry(self, section: Section) -> None:
-        self.entries.remove_entry(section)
+    def _edited(self) -> None:
+        self.dirty = True
+        self._revalidate()
 
     # ------------------------------------------------------------------ validation
     def _revalidate(self) -> None:
@@ -309,34 +291,23 @@ class SetupEditor(QDialog):
                                           if e.section == section and e.index == row))
 
     # ------------------------------------------------------------------ saving
-    def _ask_overwrite(self, message: str) -> bool:
-        return self.saver.ask_overwrite(message)
+    def _saved(self, cfg: AppConfig) -> None:
+        self.dirty = False
+        self.saved.emit(cfg)
+
+    def _offer_restart(self) -> bool:
+        self.restart_button.setVisible(self.can_restart_lanes)
+        return self.can_restart_lanes
 
     def _ask_discard(self) -> bool:
-        return self.saver.ask_discard()
+        answer = QMessageBox.question(
+            self, self.tr("Unsaved changes"),
+            self.tr("Close Setup and discard the changes not saved to {path}?").format(path=self.path),
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.dirty and not self.confirm_discard():
             event.ignore()
             return
         super().closeEvent(event)
-
-    def save(self) -> bool:
-        """Write the file (:meth:`SetupSaver.save <mediadesk.ui.dialogs.setup.write_through.SetupSaver.save>`);
-        False (nothing written) when refused."""
-        return self.saver.save()
-
-    # ------------------------------------------------------------------ testing
-    def test_current(self, section: Section) -> asyncio.Task[None] | None:
-        """Start the current entry's test on the running asyncio loop; its result shows beside the
-        button. Returns the task (tests await it)."""
-        return self.tester.test_current(section)
-
-    def running_tests(self) -> set[asyncio.Task[None]]:
-        return self.tester.running_tests() | self.checker.running()
-
-    def check_adapter(self, section: Section) -> asyncio.Task[None] | None:
-        """Check the site adapter of the current web account (or web profile: its first account) in a
-        real Chromium on the account's profile; progress and report in :attr:`checker`'s dialog.
-        Returns the task running on the asyncio loop (tests await it)."""
-        return self.checker.start(section)

@@ -1,16 +1,9 @@
 """The welcome panel: what the console shows when it has no workspace to open.
 
-Shown when no config is found (first run) or the config cannot be loaded (its error, key and
-what to do are shown here, never in an exit-on-OK box). Three ways on:
-
-- **Try the demo**: the bundled demo workspace (the ``--demo`` path);
-- **Open a config...**: a file dialog (``choose_file``, injectable), then the console opens with it;
-- **Create a workspace**: the commented template written (0600, never over an existing file) to
-  ``<data dir>/config.toml``, opened in an editor (``open_editor``, injectable: the system editor
-  until the in-window editor connects here), then the console opens with it.
-
-The panel decides nothing about the scheduler: it resolves :attr:`choice` and emits
-:attr:`chosen`; the app (``mediadesk.ui.app.start``) opens the window.
+Shown on first run or when the config cannot be loaded (its error shown here). Three ways on: try
+the demo, open a config (``choose_file``, injectable), or create a workspace (the template written
+0600, never over an existing file, then opened with ``open_editor``, injectable). The panel decides
+nothing about the scheduler: it resolves :attr:`choice` and emits :attr:`chosen`; the app opens the window.
 """
 
 from __future__ import annotations

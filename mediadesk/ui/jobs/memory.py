@@ -8,8 +8,7 @@ import sys
 
 def release_free_memory() -> None:
     """Hand the heap's free pages back to the system (glibc ``malloc_trim``; nothing elsewhere).
-    After a big batch went in, its freed rows and tasks otherwise stay in the resident set
-    (~90 MB for 100k tasks); the call takes ~10 ms."""
+    After a big batch went in, its freed rows and tasks otherwise stay in the resident set."""
     if not sys.platform.startswith("linux"):
         return
     try:

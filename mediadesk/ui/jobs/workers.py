@@ -1,14 +1,11 @@
 """Work off the GUI thread (database reads, export writes, batch parsing), and the feed that keeps
 the task model live.
 
-Why threads: under qasync the asyncio loop IS the GUI thread, so a 100k-row read or a 50 MB
-batch parse there would freeze the window (and the lanes, which share the loop). The console has
-one mechanism for that: :class:`TaskJobs` runs a coroutine on the loop that awaits
-``asyncio.to_thread(...)``, keeps a reference to it, logs its failure, and - for
-:meth:`TaskJobs.in_thread` - hands the result back on the GUI thread only while the owning
-widget still exists. Each database job opens its own read-only :class:`TaskReader` in the
-worker thread (a SQLite connection is cheap to open, ~0.1 ms) and hands plain rows back. The
-scheduler's own short writes stay on the loop.
+Under qasync the asyncio loop IS the GUI thread (and the lanes' loop), so large reads or parses
+must not run on it. :class:`TaskJobs` awaits ``asyncio.to_thread(...)``, keeps a reference, logs
+failures, and (:meth:`TaskJobs.in_thread`) hands results back only while the owning widget exists.
+Each database job opens its own read-only :class:`TaskReader` in the worker thread and returns plain
+rows; the scheduler's own short writes stay on the loop.
 """
 
 from __future__ import annotations
@@ -63,11 +60,9 @@ _gc_pause = {"users": 0, "was_on": False}
 
 @contextlib.contextmanager
 def cyclic_gc_paused() -> Iterator[None]:
-    """No automatic cyclic-GC pass while a big batch is parsed or goes in. Its 100k short-lived
-    row and task objects (freed by reference counting: no cycles) would otherwise set off full
-    collections of the whole heap, each holding the GIL, so freezing the GUI thread, for
-    100-400 ms; paused, they never reach the older generations. Overlapping uses (any thread)
-    nest: the GC is back as it was once the last one ends."""
+    """No automatic cyclic-GC pass while a big batch is parsed or goes in: its many short-lived,
+    cycle-free objects would otherwise set off full collections that hold the GIL and freeze the GUI
+    thread. Overlapping uses (any thread) nest: the GC is back as it was once the last one ends."""
     with _gc_lock:
         if _gc_pause["users"] == 0:
             _gc_pause["was_on"] = gc.isenabled()
@@ -90,10 +85,10 @@ FAST_SWITCH_S = 0.0005
 
 @contextlib.contextmanager
 def gil_handed_over_often() -> Iterator[None]:
-    """For a worker thread running pure Python for a long time (a 100k-row parse): the GUI thread
-    waits up to the switch interval for the GIL at each of its many Python calls (each paint calls
-    the models), so with the default 5 ms a 1 s parse froze the console up to ~200 ms. A shorter
-    interval meanwhile; overlapping uses nest, the last one restores the interval."""
+    """For a worker thread running pure Python for a long time (a big parse): the GUI thread waits up
+    to the switch interval for the GIL at each of its many Python calls, so the default interval
+    freezes the console noticeably. A shorter interval meanwhile; overlapping uses nest, the last one
+    restores the interval."""
     with _switch_lock:
         if _switch["users"] == 0:
             _switch["was"] = sys.getswitchinterval()
@@ -298,7 +293,7 @@ class TaskFeed(QObject):
 
     async def load(self, chunk: int = 5000) -> LoadStats:
         """Read every task in a worker thread, then insert them ``chunk`` rows at a time, yielding
-        to the loop in between (one insert of 100k rows would freeze the window for ~0.7 s)."""
+        to the loop in between (one insert of everything would freeze the window)."""
         t0 = time.perf_counter()
         self._read_from = time.time()
         columns = await asyncio.to_thread(read_all_columns, self.location)

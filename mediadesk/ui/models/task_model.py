@@ -1,14 +1,10 @@
 """The task table: a thin Qt model over :class:`mediadesk.viewmodel.task_rows.TaskRows`.
 
-The mirror (storage, versions, counts, coalescing, sort and filter logic) has no Qt in it; this
-module maps its callbacks to ``beginInsertRows``/``dataChanged`` (never a reset), runs the
-coalescing timer, and answers Qt's ``data()`` calls.
-
-Why the model sorts and the proxy only filters: a model ``data()`` call costs ~8 µs from C++
-(measured, PySide6 6.11), so ``QSortFilterProxyModel``'s own sort (3.2 M ``data()`` calls for
-100k rows) took 188 s, and a Python ``lessThan`` 45 s. The mirror keeps a display order and sorts
-it with one ``sorted(key=...)`` (tens of ms); a sort is applied only when the operator asks for
-one (a header click), so a row the operator is about to cancel never jumps away under the mouse.
+The Qt-free mirror holds storage, versions, counts, coalescing, sort and filter; this module maps its
+callbacks to ``beginInsertRows``/``dataChanged`` (never a reset), runs the coalescing timer and
+answers ``data()``. The model sorts and the proxy only filters: ``data()`` calls from C++ are costly,
+so a proxy sort over a big table is far too slow. A sort is applied only on a header click, so a row
+never jumps away under the operator's mouse.
 """
 
 from __future__ import annotations
@@ -50,7 +46,7 @@ __all__ = [
 
 
 class Col:
-    """Column numbers (plain ints: an IntEnum comparison costs ~1 µs per data() call)."""
+    """Column numbers (plain ints: an IntEnum comparison is costly on every data() call)."""
 
     ID = 0
     LANE = 1
@@ -195,8 +191,8 @@ class TaskTableModel(QAbstractTableModel):
         return None
 
     def multiData(self, index: QModelIndex | QPersistentModelIndex, roleDataSpan: Any) -> None:
-        """All roles of one cell in one Python call: Qt 6's item delegate asks for seven roles per
-        painted cell through this, so overriding it cuts the calls from Python by 7x."""
+        """All roles of one cell in one Python call: Qt 6's item delegate asks for several roles per
+        painted cell through this, so overriding it saves one Python call per role."""
         if not index.isValid():
             return
         s = self.rows.order[index.row()]
@@ -448,7 +444,7 @@ class TaskFilterProxy(QSortFilterProxyModel):
 
     def multiData(self, index: QModelIndex | QPersistentModelIndex, roleDataSpan: Any) -> None:
         """Forward the delegate's one-call-per-cell request to the source (Qt's proxy would
-        split it into seven ``data()`` calls)."""
+        split it into one ``data()`` call per role)."""
         if self._src is not None and index.isValid():
             self._src.multiData(self.mapToSource(index), roleDataSpan)
 
@@ -460,7 +456,7 @@ class TaskFilterProxy(QSortFilterProxyModel):
     # helpers ---------------------------------------------------------------
     def visible_task_ids(self) -> list[str]:
         """Task ids of every row the filter lets through, in display order (read from the mirror:
-        100k ``mapToSource`` calls would cost far more)."""
+        one ``mapToSource`` call per row would cost far more)."""
         src = self._src
         assert src is not None
         rows, ids = src.rows, src.rows.cols.task_id

@@ -1,17 +1,10 @@
 """The Charts tab: per-lane throughput and run-time distribution over 5 min / 1 h / 24 h, live.
 
 Everything drawn comes from the task table (:class:`~mediadesk.store.metrics.MetricsReader`), so a
-restart loses nothing. Reads run in a worker thread (:meth:`TaskJobs.in_thread`) every 2 s while
-the tab is visible, one at a time; :class:`~mediadesk.viewmodel.series.SeriesCache` asks for the
-newest buckets only between full reads. The plots are pyqtgraph, chosen over Qt Charts with the
-measurements in ``bench gui`` (docs/benchmarks.md, "Charts"): Qt Charts is deprecated since Qt 6.10 and needs
-PySide6-Addons (~420 MB); at our per-minute buckets it draws faster (about 2x), but one refresh of
-this tab costs under 20 ms every 2 s; at per-second data pyqtgraph is ~7x faster (downsampling).
-
-pyqtgraph (and numpy under it) is imported when the plots are first drawn on screen, not with this
-module: the two cost ~40 MB of the console's resident memory (measured, ``bench gui --part
-submit``), and an operator who never opens the tab never pays it. Until then the tab reads the
-store as before and keeps what it read; the plots are built and drawn once it is shown.
+restart loses nothing; reads run in a worker thread, one at a time, while the tab is visible. The
+plots are pyqtgraph rather than the deprecated Qt Charts (which needs PySide6-Addons and is slower
+on per-second data; see docs/benchmarks.md, "Charts"). pyqtgraph and numpy are imported only when
+the plots are first shown: they cost resident memory an operator who never opens the tab should not pay.
 """
 
 from __future__ import annotations
@@ -70,7 +63,7 @@ def lane_color(index: int, dark: bool) -> QColor:
 
 def tune_curve(item: pg.PlotDataItem) -> pg.PlotDataItem:
     """Draw only what the pixels can show: peak downsampling and clipping to the visible range
-    (the difference between pyqtgraph and Qt Charts at 24 h of per-second data, ``bench gui``)."""
+    (what keeps pyqtgraph fast on long per-second series)."""
     item.setDownsampling(auto=True, method="peak")
     item.setClipToView(True)
     return item

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.config.location import StoreLocation
+from mediadesk.core.log_lines import LogText
 from mediadesk.scheduler.events import TaskChanged, TaskLogLine
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
@@ -59,10 +60,10 @@ def linkify_paths(text: str) -> str:
     return "".join(out)
 
 
-def format_log_html(ts: float, lane: str, message: str) -> str:
+def format_log_html(ts: float, lane: str, message: str, text: LogText | None = None) -> str:
     stamp = fmt_stamp(ts, millis=True)
     return (f'<span style="color:gray">{stamp}</span> <b>[{html.escape(lane)}]</b> '
-            f"{linkify_paths(shown_log_message(message))}")
+            f"{linkify_paths(shown_log_message(message, text))}")
 
 
 class FlatLabel(QLabel):
@@ -294,8 +295,9 @@ class DetailPane(QWidget):
     def _merge_logs(self, logs: list[LogLine]) -> None:
         """Add stored and buffered lines not shown yet; if one is older than the newest shown (the
         store's batched lines can arrive after live ones), re-render the log in time order."""
-        lines = [(ln.ts, ln.lane, ln.message) for ln in logs]
-        lines += [(ev.ts, ev.lane, ev.message) for ev in self._buffer]
+        # each line in the console's language from here on (the same line stored and live renders alike)
+        lines = [(ln.ts, ln.lane, shown_log_message(ln.message, ln.text)) for ln in logs]
+        lines += [(ev.ts, ev.lane, shown_log_message(ev.message, ev.text)) for ev in self._buffer]
         self._buffer.clear()
         fresh = sorted({(round(ts, 6), msg): (ts, lane, msg) for ts, lane, msg in lines
                         if (round(ts, 6), msg) not in self._shown_log}.values())
@@ -312,8 +314,8 @@ class DetailPane(QWidget):
             for ln in fresh:
                 self.log_view.append(format_log_html(*ln))
 
-    def _append(self, ts: float, lane: str, message: str) -> None:
-        self._merge_logs([LogLine("", ts, lane, message)])
+    def _append(self, ts: float, lane: str, message: str, text: LogText | None = None) -> None:
+        self._merge_logs([LogLine("", ts, lane, message, text)])
 
     # ------------------------------------------------------------------ live events
     def _on_log(self, ev: TaskLogLine) -> None:
@@ -322,7 +324,7 @@ class DetailPane(QWidget):
         if self._loading is not None:
             self._buffer.append(ev)
         else:
-            self._append(ev.ts, ev.lane, ev.message)
+            self._append(ev.ts, ev.lane, ev.message, ev.text)
 
     def _on_changed(self, ev: TaskChanged) -> None:
         # State, attempt, result and the store's own log lines (claim, success, retry) are read

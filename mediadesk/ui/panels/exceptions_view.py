@@ -1,18 +1,10 @@
-"""The Exceptions tab: failed tasks a person must judge (see ``Scheduler.exceptions``), with their
-evidence, and the operator's decision on each (retry, re-route, answer by hand, drop). Above them,
-while there are any, the API endpoints stopped until the operator acts (their key rejected, a TLS
-error), with Resume (:mod:`~mediadesk.ui.panels.stopped_endpoints`), and the accounts that wait for
-a person (a bot check), from :mod:`~mediadesk.ui.panels.account_exceptions`.
+"""The Exceptions tab: failed tasks a person must judge (``Scheduler.exceptions``) with their evidence
+and the operator's decision (retry, re-route, answer by hand, drop; Drop asks first); above them,
+stopped API endpoints with Resume and accounts waiting for a person.
 
-The list comes from ``Scheduler.exceptions()`` (a short indexed query, run on the loop thread);
-the task log and the evidence directory listing are read in a worker thread via :class:`TaskJobs`.
-A task entering ``failed``, or a listed task changing (e.g. retried from the main table), triggers
-one coalesced refresh (``bridge.taskChanged``). The scheduler's events are enough, no store poll is
-needed: a task leaves ``failed`` only through a scheduler (retry, re-route, answer), and another
-process needs the database lock this console's scheduler holds to run one (``mediadesk cancel``
-works beside the console but touches only pending and running tasks).
-
-Retry, re-route and drop apply to every selected row; Drop asks first, naming how many tasks.
+The list is read on the loop thread, logs and evidence in a worker (:class:`TaskJobs`). Scheduler
+events alone drive coalesced refreshes, no store poll: a task leaves ``failed`` only through a
+scheduler, and this console's scheduler holds the database lock.
 """
 
 from __future__ import annotations
@@ -368,7 +360,7 @@ class ExceptionsView(QWidget):
             self.evidence_view.setText(self.tr("Evidence: {links}").format(links=links))
         else:
             self.evidence_view.setText(self.tr("No evidence files."))
-        self.log_view.setHtml("".join(f"<div>{format_log_html(ln.ts, ln.lane, ln.message)}</div>"
+        self.log_view.setHtml("".join(f"<div>{format_log_html(ln.ts, ln.lane, ln.message, ln.text)}</div>"
                                       for ln in sorted(logs, key=lambda ln: ln.ts)))
         self.detailLoaded.emit(tid)
 

@@ -1,8 +1,8 @@
 """All task-log lines, with lane prefixes, capped and filterable.
 
-Lines are buffered and appended every 200 ms in one call: at a few hundred lines a second (a
-zero-latency API batch) one ``appendPlainText`` per line would cost more than the lanes do. The
-widget keeps the last ``max_lines`` (5,000) lines; the filter re-renders from that same ring.
+Lines are buffered and appended every ``flush_ms`` in one call: in a fast batch one
+``appendPlainText`` per line would cost more than the lanes do. The widget keeps the last
+``max_lines`` lines; the filter re-renders from that same ring.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mediadesk.core.log_lines import LogText
 from mediadesk.scheduler.events import Notice, TaskLogLine
 from mediadesk.ui.format import fmt_stamp
-from mediadesk.viewmodel.log_phrases import CONTEXT as LOG_CONTEXT
-from mediadesk.viewmodel.log_phrases import translate_line
+from mediadesk.viewmodel.log_text import CONTEXT as LOG_CONTEXT
+from mediadesk.viewmodel.log_text import shown_line
 
 __all__ = ["LogDock", "format_log_line", "shown_log_message"]
 
@@ -33,15 +34,15 @@ def _translate_template(template: str) -> str:
     return QCoreApplication.translate(LOG_CONTEXT, template)
 
 
-def shown_log_message(message: str) -> str:
-    """A stored (English) task-log message in the console's language: the phrase translated, its
-    values (ids, numbers, paths, servers' error texts) as stored; a line of no known phrase as is."""
-    return translate_line(message, _translate_template)
+def shown_log_message(message: str, text: LogText | None = None) -> str:
+    """A task-log line in the console's language: its phrase translated, its values (ids, numbers,
+    paths, servers' error texts) as stored; a line without a known phrase as its stored English."""
+    return shown_line(message, text, _translate_template)
 
 
 def format_log_line(ev: TaskLogLine) -> str:
     stamp = fmt_stamp(ev.ts)
-    return f"{stamp} [{ev.lane}] {ev.task_id}: {shown_log_message(ev.message)}"
+    return f"{stamp} [{ev.lane}] {ev.task_id}: {shown_log_message(ev.message, ev.text)}"
 
 
 class LogDock(QDockWidget):
@@ -88,7 +89,7 @@ class LogDock(QDockWidget):
 
     def on_notice(self, ev: Notice) -> None:
         """A callee's state changed (breaker opened, probe failed): shown among the task lines."""
-        self._pending.append(f"{fmt_stamp(ev.ts)} [capacity] {shown_log_message(ev.message)}")
+        self._pending.append(f"{fmt_stamp(ev.ts)} [capacity] {shown_log_message(ev.message, ev.text)}")
         if not self._timer.isActive():
             self._timer.start()
 
@@ -108,7 +109,7 @@ class LogDock(QDockWidget):
                 bar.setValue(bar.maximum())
 
     def set_filter(self, text: str) -> None:
-        """Apply a filter now (the line edit applies it 200 ms after the last keystroke)."""
+        """Apply a filter now (the line edit applies it shortly after the last keystroke)."""
         if self.filter_edit.text() != text:
             self.filter_edit.blockSignals(True)
             self.filter_edit.setText(text)

@@ -1,17 +1,10 @@
 """Model profiles grouped by the endpoint whose quota they share; the ``need_empty_prompt`` toggle and
 API concurrency, edited live.
 
-A tree: one node per API endpoint (a declared ``[[endpoints]]`` entry, or the implicit one that
-profiles giving the same ``base_url`` and key source share), with its gate (the configured
-concurrency, and what the scheduler learned from the provider's refusals), and its profiles under
-it, each with its share of that gate. Web profiles are top-level rows. The grouping is the config's
-(``AppConfig.api_endpoints``), the gates the scheduler's (``Scheduler.endpoint_limit``,
-``capacity_views`` and the ``callee`` of lane stats): nothing is worked out again here.
-
-Both settings are persisted by the scheduler and resolved per dispatch, so an edit applies to the
-next task a lane starts (never to one already running). Web profiles have no concurrency knob on
-purpose: a chat account allows exactly one generation at a time, and the row says so instead of
-offering a control that would break both runs.
+A tree: one node per API endpoint with its gate (configured and learned concurrency) and its
+profiles' shares; web profiles are top-level rows. Grouping comes from ``AppConfig.api_endpoints``,
+gates from the scheduler: nothing is recomputed here. Edits apply to the next task a lane starts.
+Web profiles get no concurrency knob on purpose: a chat account runs one generation at a time.
 """
 
 from __future__ import annotations

@@ -13,19 +13,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
-from PySide6.QtWidgets import QDockWidget, QToolButton
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolButton
 
 from mediadesk.scheduler.events import AccountChanged, LaneStats, StorageFailed, TaskChanged
+from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.panels.notices_view import NoticesView
 from mediadesk.ui.screen_fit import scrolling
 from mediadesk.viewmodel.attention import AttentionBoard
-
-if TYPE_CHECKING:
-    from mediadesk.ui.app.bridge import SchedulerBridge
-    from mediadesk.ui.window.main_window import MainWindow
 
 __all__ = ["Attention", "attention_title", "build_notices", "show_attention"]
 
@@ -35,59 +33,64 @@ def attention_title(count: int) -> str:
         else QCoreApplication.translate("MainWindow", "Notices")
 
 
-def build_notices(w: MainWindow) -> None:
-    """The Notices dock (a tab beside the log) and the status bar's "N need you" button."""
-    w.notices_view = NoticesView(w)
-    dock = QDockWidget(attention_title(0), w)
+def build_notices(window: QMainWindow, beside: QDockWidget) -> tuple[NoticesView, QDockWidget, QToolButton]:
+    """The Notices dock (a tab ``beside`` the log) and the status bar's "N need you" button."""
+    view = NoticesView(window)
+    dock = QDockWidget(attention_title(0), window)
     dock.setObjectName("noticesDock")
-    dock.setWidget(scrolling(w.notices_view))
-    w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    w.tabifyDockWidget(w.log_dock, dock)
-    w.log_dock.raise_()
-    w.notices_dock = dock
-    button = QToolButton(w)
+    dock.setWidget(scrolling(view))
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    window.tabifyDockWidget(beside, dock)
+    beside.raise_()
+    button = QToolButton(window)
     button.setObjectName("attentionButton")
     button.setAutoRaise(True)
     button.setStyleSheet("QToolButton#attentionButton { color: #c0392b; font-weight: bold; }")
     button.setToolTip(QCoreApplication.translate("MainWindow", "Show the notices that need you"))
-    button.clicked.connect(lambda: show_notices(w))
+    button.clicked.connect(lambda: _show_dock(dock))
     button.hide()
-    w.statusBar().insertPermanentWidget(0, button)
-    w.attention_button = button
-    w.attention_count = 0
+    window.statusBar().insertPermanentWidget(0, button)
+    return view, dock, button
 
 
-def show_notices(w: MainWindow) -> None:
-    w.notices_dock.show()
-    w.notices_dock.raise_()
+def _show_dock(dock: QDockWidget) -> None:
+    dock.show()
+    dock.raise_()
 
 
-def show_attention(w: MainWindow, count: int) -> None:
-    """The count in the title, the status bar and the dock's tab."""
-    w.attention_count = count
-    w.show_workspace_title()
-    w.notices_dock.setWindowTitle(attention_title(count))
+def show_attention(dock: QDockWidget, button: QToolButton, count: int) -> None:
+    """The count on the dock's tab and the status bar's button."""
+    dock.setWindowTitle(attention_title(count))
     if count:
-        w.attention_button.setText(QCoreApplication.translate("MainWindow", "⚑ {n} need you").format(n=count))
-    w.attention_button.setVisible(count > 0)
+        button.setText(QCoreApplication.translate("MainWindow", "⚑ {n} need you").format(n=count))
+    button.setVisible(count > 0)
 
 
 class Attention(QObject):
-    """The board of one workspace, fed by its bridge; ``changed(count)`` after every change."""
+    """The board of one workspace, fed by its bridge and shown in ``view``; ``changed(count)``
+    after every change (``show_count`` shows it in the window first).
+
+    A row's button does what it says: ``login`` an account, ``open_setup`` (a stopped endpoint, a
+    rejected key) or ``export_all`` (a finished batch)."""
 
     changed = Signal(int)
 
-    def __init__(self, window: MainWindow, bridge: SchedulerBridge, parent: QObject | None = None) -> None:
+    def __init__(self, view: NoticesView, bridge: SchedulerBridge, *, show_count: Callable[[int], None],
+                 login: Callable[[str], Coroutine[Any, Any, None]], open_setup: Callable[[], object],
+                 export_all: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.w = window
         self.board = AttentionBoard()
+        self._view = view
+        self._show_count = show_count
+        self._login = login
+        self._open_setup = open_setup
+        self._export_all = export_all
         self._tasks: set[asyncio.Future[None]] = set()
         self._bridge = bridge
         bridge.accountChanged.connect(self._on_account)
         bridge.laneStats.connect(self._on_stats)
         bridge.taskChanged.connect(self._on_task)
         bridge.storageFailed.connect(self._on_storage)
-        view = window.notices_view
         view.markAllSeen.connect(self.mark_all_seen)
         view.clearSeen.connect(self.clear_seen)
         view.actionRequested.connect(self.act)
@@ -95,7 +98,7 @@ class Attention(QObject):
 
     def close(self) -> None:
         """Stop feeding the window (the workspace is going; its bridge may be gone already)."""
-        view = self.w.notices_view
+        view = self._view
         pairs = ((self._bridge.accountChanged, self._on_account), (self._bridge.laneStats, self._on_stats),
                  (self._bridge.taskChanged, self._on_task), (self._bridge.storageFailed, self._on_storage),
                  (view.markAllSeen, self.mark_all_seen), (view.clearSeen, self.clear_seen),
@@ -113,8 +116,8 @@ class Attention(QObject):
             self._refresh()
 
     def _refresh(self) -> None:
-        self.w.notices_view.show_items(self.board.items())
-        show_attention(self.w, self.board.count())
+        self._view.show_items(self.board.items())
+        self._show_count(self.board.count())
         self.changed.emit(self.board.count())
 
     def _on_account(self, ev: AccountChanged) -> None:
@@ -153,10 +156,10 @@ class Attention(QObject):
             return
         self._changed(self.board.mark_seen([key]))
         if item.kind in ("login", "challenge"):
-            task = asyncio.ensure_future(self.w.login_account(item.subject))
+            task = asyncio.ensure_future(self._login(item.subject))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         elif item.kind in ("stopped", "key_rejected"):
-            self.w.open_setup_editor()
+            self._open_setup()
         elif item.kind == "batch_done":
-            self.w.export_dialog("all")
+            self._export_all()

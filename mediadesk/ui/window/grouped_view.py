@@ -1,34 +1,35 @@
-"""The task table's "Group by batch" view (JDownloader's packages): a tree beside the flat table,
-one collapsible row per batch with its progress, its tasks under it with the flat table's columns.
+"""The task table's "Group by batch" view: a tree beside the flat table, one collapsible row per
+batch with its progress, its tasks under it with the flat table's columns.
 
 A toggle in the filter toolbar and in the table's row menu switches the two (the choice is
-remembered). Both views show the same rows: the tree's model (:class:`TaskGroupModel`) groups
-the flat model's mirror in its display order, with the filter bar's filter, so a header click
-sorts inside the groups and the filters narrow them. Selecting a batch row selects every task it
-shows for Cancel, Retry, Copy and Export. The tree model follows the flat one only while the tree
-is shown: the flat view costs nothing more.
+remembered). The tree's model (:class:`TaskGroupModel`) groups the flat model's mirror in its display
+order with the filter bar's filter, so a header click sorts inside the groups and the filters narrow
+them. Selecting a batch row selects every task it shows. The tree model follows the flat one only
+while the tree is shown.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, QObject, QPoint, Qt
+from PySide6.QtCore import QCoreApplication, QModelIndex, QObject, QPoint, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QStackedWidget, QTreeView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QStackedWidget, QTableView, QTreeView
 
 from mediadesk.store.metrics import MetricsReader
 from mediadesk.ui.jobs.workers import TaskJobs
 from mediadesk.ui.models.group_model import ProgressDelegate, TaskGroupModel
-from mediadesk.ui.models.task_model import Col
+from mediadesk.ui.models.task_model import Col, TaskFilterProxy, TaskTableModel
 from mediadesk.ui.style import icon
-from mediadesk.ui.window.table_menu import tsv_cell
+from mediadesk.ui.window.actions import WindowActions
+from mediadesk.ui.window.filter_bar import FilterBar
+from mediadesk.ui.window.status_line import ShowStatus
+from mediadesk.ui.window.table_menu import TableMenu, tsv_cell
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from mediadesk.config.location import StoreLocation
-    from mediadesk.ui.window.main_window import MainWindow
 
 __all__ = ["GROUPED_KEY", "GroupedTable", "read_batch_times"]
 
@@ -45,33 +46,46 @@ def read_batch_times(location: StoreLocation | Path) -> dict[str | None, float]:
 
 
 class GroupedTable(QObject):
-    """Owns the tree, its model and the toggle; ``stack`` holds the flat table and the tree."""
+    """Owns the tree, its model and the toggle; ``stack`` holds the flat ``table`` and the tree.
 
-    def __init__(self, w: MainWindow, stack: QStackedWidget) -> None:
-        super().__init__(w)
-        self.w = w
+    The task model and the store are one workspace's (:meth:`rebind` on a switch)."""
+
+    #: The tree's current row is this task (the detail pane shows it).
+    taskChosen = Signal(str)
+
+    def __init__(self, stack: QStackedWidget, table: QTableView, proxy: TaskFilterProxy, model: TaskTableModel,
+                 location: StoreLocation | Path, *, actions: WindowActions, filter_bar: FilterBar,
+                 table_menu: TableMenu, settings: QSettings, show_status: ShowStatus, parent: QObject) -> None:
+        super().__init__(parent)
         self.stack = stack
-        self.model = TaskGroupModel(w.model, self)
+        self._table = table
+        self._proxy = proxy
+        self._location = location
+        self._actions = actions
+        self._table_menu = table_menu
+        self._settings = settings
+        self._show_status = show_status
+        self.model = TaskGroupModel(model, self)
         self.tree = self._build_tree()
         stack.addWidget(self.tree)
         self._jobs = TaskJobs(owner=self)
         self._times_pending = False
-        self.action = QAction(icon("group"), translate("GroupedTable", "Group by batch"), w)
+        self.action = QAction(icon("group"), translate("GroupedTable", "Group by batch"), parent)
         self.action.setObjectName("actGroupByBatch")
         self.action.setCheckable(True)
         self.action.setToolTip(translate("GroupedTable", "Show the tasks grouped under their batch, each batch "
                                                          "with its progress (click again for the flat list)"))
         self.action.toggled.connect(self.set_grouped)
-        w.filter_bar.addAction(self.action)
-        w.table_menu.extra_actions.append(self.action)
+        filter_bar.addAction(self.action)
+        table_menu.extra_actions.append(self.action)
         self.copy_action = QAction(translate("GroupedTable", "Copy rows"), self.tree)
         self.copy_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Copy))
         self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.copy_action.triggered.connect(self.copy_rows)
         self.tree.addAction(self.copy_action)
-        self.tree.addAction(w.window_actions.cancel)  # Del, as in the flat table
-        w.filter_bar.changed.connect(lambda: self.model.set_filter(w.filter_bar.row_filter()))
-        self.model.set_filter(w.filter_bar.row_filter())
+        self.tree.addAction(actions.cancel)  # Del, as in the flat table
+        filter_bar.changed.connect(lambda: self.model.set_filter(filter_bar.row_filter()))
+        self.model.set_filter(filter_bar.row_filter())
         self.model.rowsInserted.connect(self._on_groups_inserted)
 
     def _build_tree(self) -> QTreeView:
@@ -102,32 +116,32 @@ class GroupedTable(QObject):
 
     def set_grouped(self, on: bool) -> None:
         """Show the grouped tree (True) or the flat table; remembered in the settings."""
-        w = self.w
         if self.action.isChecked() != on:
             self.action.setChecked(on)  # toggled -> here again
             return
-        w.settings.setValue(GROUPED_KEY, on)
+        self._settings.setValue(GROUPED_KEY, on)
         if on == self.model.active:
             return
-        flat, tree = w.table.horizontalHeader(), self.tree.header()
+        flat, tree = self._table.horizontalHeader(), self.tree.header()
         _copy_header(*((flat, tree) if on else (tree, flat)))
         self.model.set_active(on)
-        self.stack.setCurrentWidget(self.tree if on else w.table)
+        self.stack.setCurrentWidget(self.tree if on else self._table)
         if on:
             self.read_batch_times()
 
     def restore(self) -> None:
         """Show the view the operator chose last time (after the flat header was restored)."""
-        self.set_grouped(_truthy(self.w.settings.value(GROUPED_KEY, False)))
+        self.set_grouped(_truthy(self._settings.value(GROUPED_KEY, False)))
 
     def sync_flat_header(self) -> None:
         """Before the layout is saved: the flat header takes the tree's widths, order and sort."""
         if self.active:
-            _copy_header(self.tree.header(), self.w.table.horizontalHeader())
+            _copy_header(self.tree.header(), self._table.horizontalHeader())
 
-    def rebind(self) -> None:
+    def rebind(self, model: TaskTableModel, location: StoreLocation | Path) -> None:
         """The window shows another workspace: group its model."""
-        self.model.set_source(self.w.model)
+        self._location = location
+        self.model.set_source(model)
         if self.active:
             self.read_batch_times()
 
@@ -139,23 +153,22 @@ class GroupedTable(QObject):
     def _show_current(self, index: QModelIndex) -> None:
         task_id = index.data(TaskGroupModel.TaskIdRole) if index.isValid() else None
         if task_id is not None:
-            self.w.detail.show_task(task_id)
+            self.taskChosen.emit(task_id)
 
     def _on_sort(self, column: int, order: Qt.SortOrder) -> None:
         """A header click sorts the mirror (inside every group); the flat header shows the same."""
-        hh = self.w.table.horizontalHeader()
+        hh = self._table.horizontalHeader()
         hh.blockSignals(True)
         hh.setSortIndicator(column, order)
         hh.blockSignals(False)
-        self.w.proxy.sort(column, order)
+        self._proxy.sort(column, order)
 
     def copy_rows(self) -> int:
         """Ctrl+C: the selected tasks as tab-separated rows (the flat table's visible columns)."""
-        w = self.w
         header = self.tree.header()
         cols = [header.logicalIndex(v) for v in range(header.count())]
         cols = [c for c in cols if not header.isSectionHidden(c)]
-        model = w.model
+        model = self.model.source
         lines = []
         for tid in self.selected_task_ids():
             row = model.row_of(tid)
@@ -163,7 +176,7 @@ class GroupedTable(QObject):
                 lines.append("\t".join(tsv_cell(model.index(row, c).data()) for c in cols))
         if lines:
             QGuiApplication.clipboard().setText("\n".join(lines))
-            w.show_status(translate("GroupedTable", "Copied {n} rows").format(n=len(lines)))
+            self._show_status(translate("GroupedTable", "Copied {n} rows").format(n=len(lines)))
         return len(lines)
 
     def _on_menu(self, pos: QPoint) -> None:
@@ -175,7 +188,7 @@ class GroupedTable(QObject):
 
     def menu(self) -> QMenu:
         """The tree's row menu: the table actions, expand or collapse every batch, the toggle."""
-        a = self.w.window_actions
+        a = self._actions
         menu = QMenu(self.tree)
         menu.setObjectName("taskTreeMenu")
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
@@ -183,7 +196,7 @@ class GroupedTable(QObject):
         menu.addAction(a.cancel)
         ids = self.selected_task_ids()
         copy_ids = menu.addAction(translate("GroupedTable", "Copy {n} ids").format(n=len(ids)))
-        copy_ids.triggered.connect(lambda: self.w.table_menu.copy_ids(ids))
+        copy_ids.triggered.connect(lambda: self._table_menu.copy_ids(ids))
         copy_ids.setEnabled(bool(ids))
         menu.addAction(self.copy_action)
         menu.addSeparator()
@@ -206,7 +219,7 @@ class GroupedTable(QObject):
         if self._times_pending:
             return
         self._times_pending = True
-        location = self.w.location
+        location = self._location
 
         def done(times: dict[str | None, float]) -> None:
             self._times_pending = False

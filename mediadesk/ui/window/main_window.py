@@ -9,17 +9,15 @@ task's detail, exports).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QHeaderView,
-    QLabel,
     QMainWindow,
-    QMessageBox,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -27,15 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from mediadesk.config.model import ConfigError
-from mediadesk.core.batch import BatchRow
 from mediadesk.files.safe import UnsafePathError
-from mediadesk.scheduler.events import StorageFailed
-from mediadesk.scheduler.intake import SUBMIT_CHUNK
 from mediadesk.scheduler.scheduler import Scheduler
-from mediadesk.store.taskstore import AddResult
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.app.single_instance import bring_to_front
-from mediadesk.ui.dialogs.batch_dialog import BatchDialog
+from mediadesk.ui.dialogs.close_question import CloseGuard
 from mediadesk.ui.dialogs.config_text import config_error_text
 from mediadesk.ui.dialogs.setup_editor import SetupEditor
 from mediadesk.ui.jobs.workers import TaskFeed, TaskJobs
@@ -51,16 +45,15 @@ from mediadesk.ui.panels.log_dock import LogDock
 from mediadesk.ui.panels.notices_view import NoticesView
 from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from mediadesk.ui.window.actions import WindowActions
-from mediadesk.ui.window.attention import build_notices
+from mediadesk.ui.window.attention import build_notices, show_attention
 from mediadesk.ui.window.filter_bar import FilterBar
 from mediadesk.ui.window.grouped_view import GroupedTable
 from mediadesk.ui.window.menus import WindowMenus
-from mediadesk.ui.window.panes import build_chart_docks, build_docks, build_panels, build_table
-from mediadesk.ui.window.rebind import rebind_workspace
+from mediadesk.ui.window.panes import add_dock, build_table, exceptions_title, lane_panels, lane_splitter, rescroll
 from mediadesk.ui.window.small_screen import SmallScreenLayout, scrolling
 from mediadesk.ui.window.status_line import StatusLine
 from mediadesk.ui.window.submission import BatchSubmission
-from mediadesk.ui.window.table_menu import TableMenu, ask_cancel_many
+from mediadesk.ui.window.table_menu import TableMenu
 from mediadesk.ui.window.task_actions import TaskActions
 from mediadesk.ui.window.window_state import (
     restore_table_filters,
@@ -78,16 +71,15 @@ BATCH_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 class MainWindow(QMainWindow):
     """The console. ``await window.start()`` once the qasync loop runs (it loads the table).
 
-    The window owns the widgets; what they do is in collaborators it composes: the panes are
-    built in :mod:`~mediadesk.ui.window.panes`, the table actions are :attr:`task_actions`, batch
-    submission is :attr:`submission`, the status bar and notices are :attr:`status_line`, and a
-    workspace switch is :mod:`~mediadesk.ui.window.rebind`.
+    The window owns the widgets and lays them out; what they do is in parts it builds and hands
+    what they need: :attr:`task_actions` (the table's actions), :attr:`submission` (batches),
+    :attr:`status_line` (the status bar and message boxes), :attr:`table_menu`, :attr:`grouped`
+    (the tree by batch) and :attr:`menus`. It is long because it also makes anew, on a workspace
+    switch (:meth:`rebind_workspace`), every widget bound to a scheduler.
     """
 
-    # The widgets, made by the builders in ui/window/panes.py and the status line.
     web_panel: LanePanel
     api_panel: LanePanel
-    lane_splitter: QSplitter
     log_dock: LogDock
     accounts_panel: AccountsPanel
     accounts_dock: QDockWidget
@@ -101,14 +93,11 @@ class MainWindow(QMainWindow):
     batches_dock: QDockWidget
     desktops_view: DesktopsView | None
     desktops_dock: QDockWidget | None
-    status_label: QLabel
-    totals_label: QLabel
     notices_view: NoticesView
     notices_dock: QDockWidget
     attention_button: QToolButton
     #: Notices that need the operator (unseen): shown in the title, the status bar and the tray.
     attention_count: int = 0
-    spend_label: QLabel
 
     #: The window was closed by the operator (the app then stops the scheduler and quits).
     closed = Signal()
@@ -129,18 +118,12 @@ class MainWindow(QMainWindow):
         self.bridge = bridge
         self.settings = settings if settings is not None else QSettings()
         self.location = scheduler.workspace.location
-        self.last_message = ""
-        self.batch_dialog: BatchDialog | None = None
-        self.demo_batch = demo_batch
         #: The config file this console runs (Setup… edits it); None: <data dir>/config.toml.
         self.config_path: Path | None = None
         self.setup_editor: SetupEditor | None = None
         #: Whether Setup may offer "Restart lanes" (set by whoever answers restartLanesRequested).
         self.can_restart_lanes = False
         self._jobs = TaskJobs()
-        self.task_actions = TaskActions(self)
-        self.submission = BatchSubmission(self)
-        self.status_line = StatusLine(self)
         self.setObjectName("mainWindow")
         self.setWindowTitle(self.tr("MediaDesk — {dir}").format(dir=scheduler.workspace.data_dir))
         self.setAcceptDrops(True)
@@ -150,11 +133,10 @@ class MainWindow(QMainWindow):
         self.model.rows.own_owner = scheduler.owner
         self.proxy = TaskFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.feed = TaskFeed(self.location, self.model, bridge, self)
-        self.feed.loaded.connect(lambda st: self._update_status())
-        self.feed.loaded.connect(lambda st: self.apply_sort())  # a remembered sort, once the rows are in
+        self.feed = self._new_feed()
 
-        build_panels(self)
+        self.web_panel, self.api_panel = lane_panels(scheduler, self.model, self)
+        self.lane_splitter = lane_splitter(self.web_panel, self.api_panel)
         self.table = build_table(self.proxy)
         self.detail = DetailPane(self.location, bridge, self)
         self.main_splitter = QSplitter(Qt.Orientation.Vertical)
@@ -170,26 +152,43 @@ class MainWindow(QMainWindow):
         self.main_splitter.setStretchFactor(2, 1)
         self.main_splitter.setSizes([190, 460, 200])
         self.setCentralWidget(self.main_splitter)
-        build_docks(self)
-        build_chart_docks(self)
-        build_notices(self)  # what needs the operator, kept until seen (fed by ui/window/attention.py)
+        self._build_docks()
+        self._build_chart_docks()
+        # what needs the operator, kept until seen (fed by ui/window/attention.py)
+        self.notices_view, self.notices_dock, self.attention_button = build_notices(self, self.log_dock)
         self._build_actions()
         self._build_toolbar()
-        self.status_line.build()
+        self.status_line = StatusLine(self.statusBar(), self, scheduler, self.model, self.proxy,
+                                      (self.web_panel, self.api_panel))
+        show_status, notify = self.status_line.show_status, self.status_line.notify
+        self.table_menu = TableMenu(self, self.location, scheduler.workspace.evidence_dir,
+                                    selected=lambda: self.task_actions.selected_task_ids(), show_status=show_status)
+        self.grouped = GroupedTable(self.table_stack, self.table, self.proxy, self.model, self.location,
+                                    actions=self.window_actions, filter_bar=self.filter_bar,
+                                    table_menu=self.table_menu, settings=self.settings, show_status=show_status,
+                                    parent=self)
+        self.grouped.taskChosen.connect(lambda task_id: self.detail.show_task(task_id))
+        self.task_actions = TaskActions(scheduler, self.model, self.proxy, self.table, self.grouped,
+                                        self.window_actions, self._jobs, show_status=show_status, notify=notify,
+                                        parent=self)
+        self.submission = BatchSubmission(scheduler, self, self.window_actions.demo, self._jobs,
+                                          show_status=show_status, notify=notify)
         self._connect()
-        self.table_menu = TableMenu(self, self.location, scheduler.workspace.evidence_dir)
-        self.grouped = GroupedTable(self, self.table_stack)
-        #: Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows:
-        #: (tasks to cancel, finished ones left as they are) -> go ahead?
-        self.confirm_cancel: Callable[[int, int], bool] = lambda n, finished: ask_cancel_many(self, n, finished)
+        self._wire_actions()
         #: Asked before the window closes: () -> close now? (the app installs the close question)
         self.close_guard: Callable[[], bool] | None = None
         self.small_screen = SmallScreenLayout(self, (self.web_panel, self.api_panel), self.lane_splitter,
                                               self.main_splitter, self.table, self.main_toolbar, self.filter_bar)
         self.filter_bar.changed.connect(lambda: self.small_screen.fit())  # the scope button takes room
-        self.menus = WindowMenus(self)  # File, View, Tools, Help (the defaults Reset layout goes back to)
+        # File, View, Tools, Help (the defaults Reset layout goes back to)
+        self.menus = WindowMenus(
+            self, main_splitter=self.main_splitter, lane_splitter=self.lane_splitter,
+            header=self.table.horizontalHeader(), toolbars=(self.main_toolbar, self.filter_bar),
+            actions=self.window_actions, setup=self.act_setup, settings=self.settings, quit=self.quit,
+            adapter_check=self.open_adapter_check, data_dir=lambda: self.scheduler.workspace.data_dir,
+            notify=notify, show_status=show_status)
         if demo_batch is not None:
-            self.set_demo_batch(demo_batch)
+            self.submission.set_demo_batch(demo_batch)
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._on_tick)
@@ -197,30 +196,113 @@ class MainWindow(QMainWindow):
         self.restore_settings()
         self._show_desktop_column()
 
+    def _new_feed(self) -> TaskFeed:
+        feed = TaskFeed(self.location, self.model, self.bridge, self)
+        feed.loaded.connect(lambda st: self.status_line.update_status())
+        feed.loaded.connect(lambda st: self.apply_sort())  # a remembered sort, once the rows are in
+        return feed
+
     def _show_desktop_column(self) -> None:
         """The Desktop column (whose desktop ran each task) is shown in team mode, hidden on SQLite
         (one desktop; the column menu can show it)."""
         self.table.setColumnHidden(Col.DESKTOP, self.scheduler.team is None)
 
+    def _build_docks(self) -> None:
+        self.log_dock = LogDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
+        self.accounts_panel = AccountsPanel(self.scheduler, self.bridge, self, login=self.login_account)
+        self.accounts_dock = add_dock(
+            self, QCoreApplication.translate("MainWindow", "Accounts"), "accountsDock", self.accounts_panel)
+        self.profiles_editor = ProfilesEditor(self.scheduler, self.bridge, self)
+        self.profiles_dock = add_dock(
+            self, QCoreApplication.translate("MainWindow", "Profiles"), "profilesDock", self.profiles_editor)
+        self.tabifyDockWidget(self.log_dock, self.accounts_dock)
+        self.exceptions_view = ExceptionsView(self.scheduler, self.bridge, self)
+        self.exceptions_dock = add_dock(self, exceptions_title(self.exceptions_view.count), "exceptionsDock",
+                                        self.exceptions_view)
+        self._follow_exceptions_count()
+        self.tabifyDockWidget(self.accounts_dock, self.profiles_dock)
+        self.tabifyDockWidget(self.profiles_dock, self.exceptions_dock)
+        self.log_dock.raise_()
+        self.resizeDocks([self.log_dock], [150], Qt.Orientation.Vertical)
+
+    def _follow_exceptions_count(self) -> None:
+        self.exceptions_view.countChanged.connect(lambda n: self.exceptions_dock.setWindowTitle(exceptions_title(n)))
+
+    def _build_chart_docks(self) -> None:
+        """Charts (throughput and run times per lane, from the store) and Batches, as two more
+        tabs of the bottom dock area."""
+        lanes = self.scheduler.lanes
+        self.charts_view = ChartsView(self.location, [lane.name for lane in lanes], self)
+        self.charts_dock = add_dock(
+            self, QCoreApplication.translate("MainWindow", "Charts"), "chartsDock", self.charts_view)
+        self.batches_view = BatchesView(self.location, lanes, self.bridge, self)
+        self.batches_dock = add_dock(
+            self, QCoreApplication.translate("MainWindow", "Batches"), "batchesDock", self.batches_view)
+        self.tabifyDockWidget(self.exceptions_dock, self.batches_dock)
+        self.tabifyDockWidget(self.batches_dock, self.charts_dock)
+        # a dock tab brought to the front is not "shown" again (tabs are moved off-screen): read now
+        self.charts_dock.visibilityChanged.connect(lambda on: on and self.charts_view.refresh(force=True))
+        self.batches_dock.visibilityChanged.connect(lambda on: on and self.batches_view.refresh(force=True))
+        self.desktops_view = None
+        self.desktops_dock = None
+        self._bind_desktops()
+        self.log_dock.raise_()
+
+    def _bind_desktops(self) -> None:
+        """Team mode (a PostgreSQL queue shared by several desktops): the Desktops tab, next to
+        Charts; on SQLite there is none (one desktop)."""
+        s = self.scheduler
+        if s.team is None:
+            if self.desktops_dock is not None:  # a switch from a team workspace
+                was = rescroll(self.desktops_dock.widget(), QWidget())
+                if was is not None:
+                    was.deleteLater()
+                self.desktops_dock.hide()
+                self.desktops_dock.toggleViewAction().setVisible(False)
+            self.desktops_view = None
+            return
+        view = DesktopsView(s.desktops, s.owner, self)
+        self.desktops_view = view
+        if self.desktops_dock is None:
+            self.desktops_dock = add_dock(
+                self, QCoreApplication.translate("MainWindow", "Desktops"), "desktopsDock", view)
+            self.tabifyDockWidget(self.charts_dock, self.desktops_dock)
+            self.desktops_dock.visibilityChanged.connect(self._desktops_shown)
+        else:
+            was = rescroll(self.desktops_dock.widget(), view)
+            if was is not None:
+                was.deleteLater()
+            self.desktops_dock.toggleViewAction().setVisible(True)
+            self.desktops_dock.show()
+
+    def _desktops_shown(self, on: bool) -> None:
+        if on and self.desktops_view is not None:  # a tab brought to the front: read now
+            self.desktops_view.refresh()
+
     def _build_actions(self) -> None:
         self.window_actions = a = WindowActions(self, self.table)
         self.act_submit, self.act_pause_web, self.act_pause_api = a.submit, a.pause_web, a.pause_api
         self.act_cancel, self.act_retry, self.act_export, self.act_demo = a.cancel, a.retry, a.export, a.demo
-        a.submit.triggered.connect(lambda: self.open_batch_dialog())
-        a.pause_web.toggled.connect(lambda on: self.set_paused("web", on))
-        a.pause_api.toggled.connect(lambda on: self.set_paused("api", on))
-        a.cancel.triggered.connect(self.cancel_selected)
-        a.retry.triggered.connect(self.retry_selected)
-        a.export.triggered.connect(lambda: self.export_dialog("all"))
-        a.export_all.triggered.connect(lambda: self.export_dialog("all"))
-        a.export_filtered.triggered.connect(lambda: self.export_dialog("filtered"))
-        a.export_selected.triggered.connect(lambda: self.export_dialog("selected"))
-        a.find.triggered.connect(self._focus_search)
-        a.demo.triggered.connect(lambda: self.demo_batch and self.open_batch_dialog(self.demo_batch))
         self.act_setup = QAction(self.tr("Setup…"), self)
         self.act_setup.setObjectName("actSetup")
         self.act_setup.setToolTip(self.tr("Edit endpoints, profiles and accounts in the config file"))
         self.act_setup.triggered.connect(lambda: self.open_setup_editor())
+
+    def _wire_actions(self) -> None:
+        """The actions to the parts that do them."""
+        a, ta, sub = self.window_actions, self.task_actions, self.submission
+        a.submit.triggered.connect(lambda: sub.open_batch_dialog())
+        a.pause_web.toggled.connect(lambda on: ta.set_paused("web", on))
+        a.pause_api.toggled.connect(lambda on: ta.set_paused("api", on))
+        a.cancel.triggered.connect(ta.cancel_selected)
+        a.retry.triggered.connect(ta.retry_selected)
+        a.export.triggered.connect(lambda: ta.export_dialog("all"))
+        a.export_all.triggered.connect(lambda: ta.export_dialog("all"))
+        a.export_filtered.triggered.connect(lambda: ta.export_dialog("filtered"))
+        a.export_selected.triggered.connect(lambda: ta.export_dialog("selected"))
+        a.find.triggered.connect(self.filter_bar.focus_search)
+        a.demo.triggered.connect(sub.open_demo_batch)
 
     def _build_toolbar(self) -> None:
         self.main_toolbar = self.window_actions.main_toolbar()
@@ -243,8 +325,8 @@ class MainWindow(QMainWindow):
             b.profileChanged.connect(panel.on_profile_changed)
         b.taskLog.connect(self.log_dock.on_log)
         b.notice.connect(self.log_dock.on_notice)
-        b.storageFailed.connect(self._on_storage_failed)
-        b.laneStats.connect(self._sync_pause_actions)
+        b.storageFailed.connect(self.status_line.on_storage_failed)
+        b.laneStats.connect(self.task_actions.sync_pause_actions)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -252,7 +334,7 @@ class MainWindow(QMainWindow):
         await self.feed.load()
         if self.scheduler.team is not None:  # the other desktops' work shows up too
             self.feed.follow_others()
-        self._update_status()
+        self.status_line.update_status()
 
     async def aclose(self) -> None:
         """Stop background work (the app stops the scheduler after this)."""
@@ -279,15 +361,30 @@ class MainWindow(QMainWindow):
             event.ignore()  # Cancel, or kept running in the tray
             return
         self.save_settings()
-        if self.batch_dialog is not None:
-            self.batch_dialog.close()
+        self.submission.close_dialog()
         event.accept()
         self.closed.emit()
+
+    def quit(self) -> None:
+        """File > Quit: asks first only when work is in progress (not "Keep running in the tray":
+        the operator chose to quit)."""
+        guard = self.close_guard
+        if isinstance(guard, CloseGuard) and not guard.confirm_quit():
+            return
+        self.close_or_finish()
+
+    def close_or_finish(self) -> None:
+        """Close; a window hidden in the tray gets no close event, so do what closing does."""
+        if self.isVisible():
+            self.close()
+        else:
+            self.save_settings()
+            self.closed.emit()
 
     def bring_to_front(self) -> None:
         bring_to_front(self)
 
-    # ------------------------------------------------------------------ workspace switch
+    # ------------------------------------------------------------------ title and notices
     def show_workspace_title(self) -> None:
         """The title names the config file (when known) and the data folder."""
         data_dir = self.scheduler.workspace.data_dir
@@ -297,14 +394,83 @@ class MainWindow(QMainWindow):
             title = self.tr("MediaDesk — {config} ({dir})").format(config=self.config_path.name, dir=data_dir)
         self.setWindowTitle(f"({self.attention_count}) {title}" if self.attention_count else title)
 
+    def show_attention(self, count: int) -> None:
+        """The notices that need the operator: in the title, the status bar and the dock's tab."""
+        self.attention_count = count
+        self.show_workspace_title()
+        show_attention(self.notices_dock, self.attention_button, count)
+
+    # ------------------------------------------------------------------ workspace switch
     def rebind_workspace(self, scheduler: Scheduler, bridge: SchedulerBridge, *,
                          demo_batch: Path | None = None) -> None:
         """Show another workspace in this window (File > Open config…). Call after :meth:`aclose`
-        (the old workspace's jobs have ended) and before :meth:`start` (it loads the new table).
-        What is bound to a scheduler is made anew (model, feed, lane panels, detail pane, the
-        accounts, profiles, exceptions, batches and charts tabs); the layout, the toolbars, the
-        actions and the log stay. The filters are cleared (the profiles differ)."""
-        rebind_workspace(self, scheduler, bridge, demo_batch=demo_batch)
+        and before :meth:`start`. What is bound to a scheduler is made anew (model, feed, lane
+        panels, detail pane, the dock tabs); the layout, toolbars, actions and log stay. The
+        filters are cleared (the profiles differ)."""
+        self.submission.close_dialog()
+        if self.setup_editor is not None:
+            self.setup_editor.close()
+        self.scheduler, self.bridge = scheduler, bridge
+        self.location = scheduler.workspace.location
+        old: list[QWidget | QObject | None] = [self.model, self.feed, self.web_panel, self.api_panel]
+        self.model = TaskTableModel(heartbeat_interval_s=scheduler.config.heartbeat.interval_s, parent=self)
+        self.model.rows.own_owner = scheduler.owner
+        self.proxy.setSourceModel(self.model)
+        self.grouped.rebind(self.model, self.location)
+        self.feed = self._new_feed()
+        self.web_panel, self.api_panel = lane_panels(scheduler, self.model, self)
+        self.lane_splitter.replaceWidget(0, self.web_panel)
+        self.lane_splitter.replaceWidget(1, self.api_panel)
+        self.small_screen.panels = [self.web_panel, self.api_panel]
+        for panel in self.small_screen.panels:
+            panel.set_compact(self.small_screen.compact)
+        self.status_line.rebind(scheduler, self.model, (self.web_panel, self.api_panel))
+        self.task_actions.rebind(scheduler, self.model)
+        self.submission.rebind(scheduler)
+        detail_state = self.detail.splitter.saveState()
+        self.detail = DetailPane(self.location, bridge, self)
+        self.detail.splitter.restoreState(detail_state)
+        old.append(rescroll(self.main_splitter.widget(2), self.detail))
+        self.accounts_panel = AccountsPanel(scheduler, bridge, self, login=self.login_account)
+        self.profiles_editor = ProfilesEditor(scheduler, bridge, self)
+        self.exceptions_view = ExceptionsView(scheduler, bridge, self)
+        self._follow_exceptions_count()
+        self.exceptions_dock.setWindowTitle(exceptions_title(self.exceptions_view.count))
+        lanes = scheduler.lanes
+        self.charts_view = ChartsView(self.location, [lane.name for lane in lanes], self)
+        self.batches_view = BatchesView(self.location, lanes, bridge, self)
+        for dock, view in ((self.accounts_dock, self.accounts_panel), (self.profiles_dock, self.profiles_editor),
+                           (self.exceptions_dock, self.exceptions_view), (self.charts_dock, self.charts_view),
+                           (self.batches_dock, self.batches_view)):
+            old.append(rescroll(dock.widget(), view))
+        self.table_menu.location = self.location
+        self._bind_desktops()
+        self._show_desktop_column()
+        self.table_menu.evidence_dir = scheduler.workspace.evidence_dir
+        combo = self.filter_bar.profile_combo
+        combo.blockSignals(True)
+        while combo.count() > 1:
+            combo.removeItem(1)
+        for name in scheduler.profile_names():
+            combo.addItem(name, name)
+        combo.blockSignals(False)
+        self.filter_bar.clear_all()
+        self._on_filters_changed()
+        self._connect_bridge()
+        self.submission.set_demo_batch(demo_batch)
+        if demo_batch is None:
+            self.statusBar().clearMessage()
+        for gone in old:
+            if gone is None:
+                continue
+            if isinstance(gone, QWidget):
+                gone.hide()
+            gone.deleteLater()
+        self.task_actions.sync_pause_actions(None)
+        self.show_workspace_title()
+        self.status_line.update_status()
+        self.status_line.update_totals()
+        self._tick.start()
 
     # ------------------------------------------------------------------ settings
     def _layout_parts(self) -> tuple[dict[str, QSplitter], QHeaderView]:
@@ -333,12 +499,7 @@ class MainWindow(QMainWindow):
         if hh.sortIndicatorSection() >= 0:
             self.proxy.sort(hh.sortIndicatorSection(), hh.sortIndicatorOrder())
 
-    # ------------------------------------------------------------------ batch submit
-    def open_batch_dialog(self, path: Path | str | None = None) -> BatchDialog:
-        """Open the staging dialog (:meth:`BatchSubmission.open_batch_dialog
-        <mediadesk.ui.window.submission.BatchSubmission.open_batch_dialog>`)."""
-        return self.submission.open_batch_dialog(path)
-
+    # ------------------------------------------------------------------ Setup and login
     def open_setup_editor(self, path: Path | str | None = None) -> SetupEditor | None:
         """The Setup editor (endpoints, profiles, accounts) of ``path``, else of this console's
         config; one at a time (a second call brings it to front). None when the file cannot be
@@ -353,7 +514,7 @@ class MainWindow(QMainWindow):
         try:
             dlg = SetupEditor(target, scheduler=self.scheduler, parent=self)
         except (ConfigError, UnsafePathError, OSError) as exc:
-            self.notify(self.tr("Setup"), config_error_text(exc), error=True)
+            self.status_line.notify(self.tr("Setup"), config_error_text(exc), error=True)
             return None
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dlg.destroyed.connect(lambda: setattr(self, "setup_editor", None))
@@ -386,64 +547,10 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().showMessage(self.tr("Login for {0} was not completed").format(account))
 
-    def submit_rows(self, rows: Sequence[BatchRow], *, batch: str | None = None) -> AddResult | None:
-        """Submit staged rows in one transaction (:meth:`BatchSubmission.submit_rows
-        <mediadesk.ui.window.submission.BatchSubmission.submit_rows>`)."""
-        return self.submission.submit_rows(rows, batch=batch)
-
-    async def submit_rows_async(self, rows: Sequence[BatchRow], *, batch: str | None = None,
-                                chunk: int = SUBMIT_CHUNK) -> AddResult | None:
-        """Submit staged rows in chunks (:meth:`BatchSubmission.submit_rows_async
-        <mediadesk.ui.window.submission.BatchSubmission.submit_rows_async>`)."""
-        return await self.submission.submit_rows_async(rows, batch=batch, chunk=chunk)
-
-    def submit_rows_from_text(self, text: str, profile: str, priority: int = 0) -> AddResult | None:
-        """One prompt per line for ``profile`` (the dialog's paste path without the dialog)."""
-        return self.submission.submit_rows_from_text(text, profile, priority)
-
-    def set_demo_batch(self, path: Path) -> None:
-        self.submission.set_demo_batch(path)
-
-    # ------------------------------------------------------------------ table actions
-    def selected_task_ids(self) -> list[str]:
-        return self.task_actions.selected_task_ids()
-
-    def cancel_selected(self) -> int:
-        return self.task_actions.cancel_selected()
-
-    def retry_selected(self) -> int:
-        return self.task_actions.retry_selected()
-
-    def set_paused(self, kind: str, paused: bool) -> None:
-        self.task_actions.set_paused(kind, paused)
-
-    def _sync_pause_actions(self, ev: object) -> None:
-        self.task_actions.sync_pause_actions(ev)
-
-    # ------------------------------------------------------------------ export
-    def export_dialog(self, scope: str = "all") -> None:
-        """Ask for a file and export ``scope``: "all", "filtered" or "selected" rows."""
-        self.task_actions.export_dialog(scope)
-
-    def export_ids(self, scope: str) -> list[str] | None:
-        """Task ids of ``scope`` in table order; None for "all" (every task in the database)."""
-        return self.task_actions.export_ids(scope)
-
-    async def export_to(self, path: Path, fmt: str, scope: str = "all") -> int:
-        """Write the export in a worker thread; returns the number of tasks written."""
-        return await self.task_actions.export_to(path, fmt, scope)
-
     # ------------------------------------------------------------------ filters, selection, status
-    def apply_filters(self) -> None:
-        """Apply the filter bar now (without waiting for the search box's typing pause)."""
-        self.filter_bar.apply()
-
-    def _focus_search(self) -> None:
-        self.filter_bar.focus_search()
-
     def _on_filters_changed(self) -> None:
         self.proxy.set_row_filter(self.filter_bar.row_filter())
-        self._update_status()
+        self.status_line.update_status()
 
     def _show_current(self, proxy_row: int) -> None:
         ids = self.proxy.task_ids([proxy_row]) if proxy_row >= 0 else []
@@ -451,24 +558,8 @@ class MainWindow(QMainWindow):
 
     def _on_tick(self) -> None:
         self.model.refresh_running()
-        self._update_status()
-        self._update_totals()
-
-    def _update_status(self) -> None:
         self.status_line.update_status()
-
-    def _update_totals(self) -> None:
         self.status_line.update_totals()
-
-    def show_status(self, text: str, timeout_ms: int = 8000) -> None:
-        self.status_line.show_status(text, timeout_ms)
-
-    def _on_storage_failed(self, ev: StorageFailed) -> None:
-        self.status_line.on_storage_failed(ev)
-
-    def notify(self, title: str, text: str, *, error: bool = False) -> QMessageBox:
-        """A non-blocking message box (``open()``: the lanes keep running behind it)."""
-        return self.status_line.notify(title, text, error=error)
 
     # ------------------------------------------------------------------ drag and drop
     @staticmethod
@@ -493,4 +584,4 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         event.acceptProposedAction()
-        self.open_batch_dialog(path)
+        self.submission.open_batch_dialog(path)

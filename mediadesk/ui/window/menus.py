@@ -12,25 +12,22 @@ from __future__ import annotations
 
 import platform
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QByteArray, QObject, Qt, QUrl, qVersion
+from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QUrl, qVersion
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMenu, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QHeaderView, QMainWindow, QMenu, QMessageBox, QSplitter, QToolBar
 
 from mediadesk import __version__
 from mediadesk.config.workspace import resources_dir
 from mediadesk.ui.app.log_file import logs_dir
-from mediadesk.ui.dialogs.close_question import CloseGuard
 from mediadesk.ui.language import LANGUAGES, chosen_language, set_language
 from mediadesk.ui.plain import plain
 from mediadesk.ui.screen_fit import fit_to_screen
-
-if TYPE_CHECKING:
-    from mediadesk.ui.window.main_window import MainWindow
+from mediadesk.ui.window.actions import WindowActions
+from mediadesk.ui.window.status_line import Notify, ShowStatus
 
 __all__ = ["DEFAULT_SIZE", "WindowMenus", "docs_dir"]
 
@@ -45,17 +42,35 @@ def docs_dir() -> Path:
 
 
 class WindowMenus(QObject):
-    """Builds ``window``'s menu bar; texts keep the ``WindowMenus`` translation context."""
+    """Builds ``window``'s menu bar; texts keep the ``WindowMenus`` translation context.
 
-    def __init__(self, window: MainWindow) -> None:
+    Reset layout puts back the state ``window``, its splitters and the table's ``header`` have now.
+    ``data_dir`` is the workspace's data folder (it changes on a workspace switch)."""
+
+    def __init__(self, window: QMainWindow, *, main_splitter: QSplitter, lane_splitter: QSplitter,
+                 header: QHeaderView, toolbars: Sequence[QToolBar], actions: WindowActions, setup: QAction,
+                 settings: QSettings, quit: Callable[[], None], adapter_check: Callable[[], object],
+                 data_dir: Callable[[], Path], notify: Notify, show_status: ShowStatus) -> None:
         super().__init__(window)
         self.w = window
+        self._main_splitter = main_splitter
+        self._lane_splitter = lane_splitter
+        self._header = header
+        self._toolbars = tuple(toolbars)
+        self._actions = actions
+        self._setup = setup
+        self._settings = settings
+        self._quit = quit
+        self._adapter_check = adapter_check
+        self._data_dir = data_dir
+        self._notify = notify
+        self._show_status = show_status
         #: Opens a folder or a document (the system's handler); tests replace it.
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
         self._default_state = window.saveState()
         self._default_splitters: dict[str, QByteArray] = {
-            "main": window.main_splitter.saveState(), "lanes": window.lane_splitter.saveState()}
-        self._default_header = window.table.horizontalHeader().saveState()
+            "main": main_splitter.saveState(), "lanes": lane_splitter.saveState()}
+        self._default_header = header.saveState()
         bar = window.menuBar()
         self.file_menu = bar.addMenu(self._file_menu())
         self.view_menu = self._menu(self.tr("&View"), "viewMenu")
@@ -84,28 +99,16 @@ class WindowMenus(QObject):
 
     # ------------------------------------------------------------------ File
     def _file_menu(self) -> QMenu:
-        self.act_quit = self._action(self.tr("&Quit"), "actQuit", self.quit,
+        self.act_quit = self._action(self.tr("&Quit"), "actQuit", self._quit,
                                      QKeySequence(QKeySequence.StandardKey.Quit),
                                      self.tr("Stop the lanes and close MediaDesk (Ctrl+Q)"))
         if self.act_quit.shortcut().isEmpty():  # some platforms have no standard Quit key
             self.act_quit.setShortcut(QKeySequence("Ctrl+Q"))
         self.act_quit.setMenuRole(QAction.MenuRole.QuitRole)
-        menu = self.w.window_actions.file_menu([self.w.act_setup])
+        menu = self._actions.file_menu([self._setup])
         menu.addSeparator()
         menu.addAction(self.act_quit)
         return menu
-
-    def quit(self) -> None:
-        """File > Quit: asks first only when work is in progress."""
-        w = self.w
-        guard = w.close_guard
-        if isinstance(guard, CloseGuard) and not guard.confirm_quit():
-            return
-        if w.isVisible():
-            w.close()
-        else:  # hidden in the tray: a hidden window gets no close event, do what closing does
-            w.save_settings()
-            w.closed.emit()
 
     # ------------------------------------------------------------------ View
     def fill_view_menu(self) -> None:
@@ -116,7 +119,7 @@ class WindowMenus(QObject):
             if dock.parent() is self.w:
                 menu.addAction(dock.toggleViewAction())
         menu.addSeparator()
-        for bar in (self.w.main_toolbar, self.w.filter_bar):
+        for bar in self._toolbars:
             menu.addAction(bar.toggleViewAction())
         status = QAction(self.tr("Status bar"), menu)
         status.setObjectName("actStatusBar")
@@ -139,9 +142,9 @@ class WindowMenus(QObject):
         w.showNormal()
         w.statusBar().show()
         w.restoreState(self._default_state)
-        w.main_splitter.restoreState(self._default_splitters["main"])
-        w.lane_splitter.restoreState(self._default_splitters["lanes"])
-        w.table.horizontalHeader().restoreState(self._default_header)
+        self._main_splitter.restoreState(self._default_splitters["main"])
+        self._lane_splitter.restoreState(self._default_splitters["lanes"])
+        self._header.restoreState(self._default_header)
         w.resize(*DEFAULT_SIZE)
         fit_to_screen(w)
 
@@ -149,7 +152,7 @@ class WindowMenus(QObject):
         menu = QMenu(self.tr("Language"), parent)
         menu.setObjectName("languageMenu")
         group = QActionGroup(menu)
-        current = chosen_language(self.w.settings)
+        current = chosen_language(self._settings)
         for code, name in (("", self.tr("System default")), *LANGUAGES):
             act = QAction(name, menu)
             act.setObjectName(f"actLanguage_{code or 'system'}")
@@ -162,20 +165,20 @@ class WindowMenus(QObject):
 
     def choose_language(self, code: str) -> None:
         """Keep the choice; it applies at the next start (the console's texts are made once)."""
-        if code == chosen_language(self.w.settings):
+        if code == chosen_language(self._settings):
             return
-        set_language(self.w.settings, code)
+        set_language(self._settings, code)
         name = dict(LANGUAGES).get(code, self.tr("the system's language"))
-        self.w.notify(self.tr("Language"), self.tr(
+        self._notify(self.tr("Language"), self.tr(
             "MediaDesk will be in {language} from its next start. Close it and start it again to "
             "switch now (the lanes' work is kept).").format(language=name))
 
     # ------------------------------------------------------------------ Tools
     def _tools_menu(self) -> QMenu:
         menu = self._menu(self.tr("&Tools"), "toolsMenu")
-        menu.addAction(self.w.act_setup)
+        menu.addAction(self._setup)
         self.act_adapter_check = self._action(
-            self.tr("Adapter check…"), "actAdapterCheck", lambda: self.w.open_adapter_check(),
+            self.tr("Adapter check…"), "actAdapterCheck", self._adapter_check,
             tip=self.tr("Check that a chat site's adapter still finds the page's parts (in Setup: a web profile)"))
         menu.addAction(self.act_adapter_check)
         return menu
@@ -187,7 +190,7 @@ class WindowMenus(QObject):
                                      QKeySequence(QKeySequence.StandardKey.HelpContents),
                                      self.tr("Open the documentation folder (the operator guide first)"))
         self.act_data_dir = self._action(self.tr("Open the data folder"), "actDataDir",
-                                         lambda: self.open_folder(self.w.scheduler.workspace.data_dir),
+                                         lambda: self.open_folder(self._data_dir()),
                                          tip=self.tr("The workspace: database, browser profiles, evidence"))
         self.act_logs_dir = self._action(self.tr("Open the logs folder"), "actLogsDir",
                                          lambda: self.open_folder(logs_dir()),
@@ -203,11 +206,11 @@ class WindowMenus(QObject):
     def open_folder(self, path: Path) -> bool:
         """Open ``path`` in the system's file manager; a missing folder is said, not opened."""
         if not path.exists():
-            self.w.show_status(self.tr("{path} does not exist yet").format(path=path))
+            self._show_status(self.tr("{path} does not exist yet").format(path=path))
             return False
         ok = self.open_url(QUrl.fromLocalFile(str(path)))
         if not ok:
-            self.w.show_status(self.tr("No program could open {path}").format(path=path))
+            self._show_status(self.tr("No program could open {path}").format(path=path))
         return ok
 
     def about_text(self) -> str:
@@ -215,7 +218,7 @@ class WindowMenus(QObject):
             self.tr("MediaDesk {version}").format(version=__version__),
             self.tr("Batch text generation through chat sites and OpenAI-compatible endpoints."),
             "",
-            self.tr("Data folder: {path}").format(path=self.w.scheduler.workspace.data_dir),
+            self.tr("Data folder: {path}").format(path=self._data_dir()),
             self.tr("Logs: {path}").format(path=logs_dir()),
             f"Qt {qVersion()} · PySide6 {pyside_version} · Python {platform.python_version()} · {sys.platform}",
         ])

@@ -1,55 +1,52 @@
-"""Building the window's panes: the two lane panels, the task table, and the bottom docks (log,
-accounts, profiles, exceptions, batches, charts and, in team mode, desktops).
+"""The window's panes: the two lane panels, the task table, and the bottom docks' helpers.
 
-The window owns every widget made here (each is an attribute of it); titles keep the
-``MainWindow`` translation context.
+The window owns every widget made here; titles keep the ``MainWindow`` translation context.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QScrollArea, QSplitter, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QHeaderView,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QWidget,
+)
 
-from mediadesk.ui.models.task_model import Col, TaskFilterProxy
-from mediadesk.ui.panels.accounts_panel import AccountsPanel
-from mediadesk.ui.panels.batches_view import BatchesView
-from mediadesk.ui.panels.charts import ChartsView
-from mediadesk.ui.panels.desktops_view import DesktopsView
-from mediadesk.ui.panels.exceptions_view import ExceptionsView
+from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.ui.models.task_model import Col, TaskFilterProxy, TaskTableModel
 from mediadesk.ui.panels.lane_panel import LanePanel
-from mediadesk.ui.panels.log_dock import LogDock
-from mediadesk.ui.panels.profiles_editor import ProfilesEditor
 from mediadesk.ui.window.small_screen import scrolling
 
-if TYPE_CHECKING:
-    from mediadesk.ui.window.main_window import MainWindow
-
-__all__ = ["build_chart_docks", "build_docks", "build_panels", "build_table", "lane_panels", "rescroll"]
+__all__ = ["add_dock", "build_table", "exceptions_title", "lane_panels", "lane_splitter", "rescroll"]
 
 COLUMN_WIDTHS = {Col.ID: 170, Col.LANE: 110, Col.PROFILE: 90, Col.ACCOUNT: 80, Col.STATE: 80, Col.ATTEMPT: 60,
                  Col.STARTED: 75, Col.HEARTBEAT: 75, Col.DURATION: 75, Col.PROMPT: 380, Col.DESKTOP: 110}
 
 
-def build_panels(w: MainWindow) -> None:
-    w.web_panel, w.api_panel = lane_panels(w)
-    w.lane_splitter = QSplitter(Qt.Orientation.Horizontal)
-    w.lane_splitter.setObjectName("laneSplitter")
-    w.lane_splitter.addWidget(w.web_panel)
-    w.lane_splitter.addWidget(w.api_panel)
-
-
-def lane_panels(w: MainWindow) -> tuple[LanePanel, LanePanel]:
-    views = [w.scheduler.profile_view(n) for n in w.scheduler.profile_names()]
-    web, api = LanePanel("web", w.model, w), LanePanel("api", w.model, w)
+def lane_panels(scheduler: Scheduler, model: TaskTableModel, parent: QWidget) -> tuple[LanePanel, LanePanel]:
+    """The web and API lane panels of ``scheduler``'s lanes, with their first stats."""
+    views = [scheduler.profile_view(n) for n in scheduler.profile_names()]
+    web, api = LanePanel("web", model, parent), LanePanel("api", model, parent)
     for panel in (web, api):
-        panel.set_lanes(w.scheduler.lanes, views)
-    for lane in w.scheduler.lanes:  # the first stats now, not at the next 2 s tick
+        panel.set_lanes(scheduler.lanes, views)
+    for lane in scheduler.lanes:  # the first stats now, not at the next 2 s tick
         st = lane.stats()
         web.on_lane_stats(st)
         api.on_lane_stats(st)
     return web, api
+
+
+def lane_splitter(web: LanePanel, api: LanePanel) -> QSplitter:
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    splitter.setObjectName("laneSplitter")
+    splitter.addWidget(web)
+    splitter.addWidget(api)
+    return splitter
 
 
 def build_table(proxy: TaskFilterProxy) -> QTableView:
@@ -64,7 +61,7 @@ def build_table(proxy: TaskFilterProxy) -> QTableView:
     t.setShowGrid(False)
     t.setAlternatingRowColors(True)
     # Uniform row heights and no row header: a vertical header keeps per-row state and made
-    # each insert into a 100k-row view several times slower (measured).
+    # each insert into a 100k-row view several times slower.
     vh = t.verticalHeader()
     vh.setVisible(False)
     vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -82,85 +79,15 @@ def build_table(proxy: TaskFilterProxy) -> QTableView:
     return t
 
 
-def build_docks(w: MainWindow) -> None:
-    w.log_dock = LogDock(w)
-    w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, w.log_dock)
-    w.accounts_panel = AccountsPanel(w.scheduler, w.bridge, w, login=w.login_account)
-    w.accounts_dock = add_dock(w, QCoreApplication.translate("MainWindow", "Accounts"), "accountsDock",
-                               w.accounts_panel)
-    w.profiles_editor = ProfilesEditor(w.scheduler, w.bridge, w)
-    w.profiles_dock = add_dock(w, QCoreApplication.translate("MainWindow", "Profiles"), "profilesDock",
-                               w.profiles_editor)
-    w.tabifyDockWidget(w.log_dock, w.accounts_dock)
-    w.exceptions_view = ExceptionsView(w.scheduler, w.bridge, w)
-    w.exceptions_dock = add_dock(w, exceptions_title(w.exceptions_view.count), "exceptionsDock", w.exceptions_view)
-    w.exceptions_view.countChanged.connect(lambda n: w.exceptions_dock.setWindowTitle(exceptions_title(n)))
-    w.tabifyDockWidget(w.accounts_dock, w.profiles_dock)
-    w.tabifyDockWidget(w.profiles_dock, w.exceptions_dock)
-    w.log_dock.raise_()
-    w.resizeDocks([w.log_dock], [150], Qt.Orientation.Vertical)
-
-
-def build_chart_docks(w: MainWindow) -> None:
-    """Charts (throughput and run times per lane, from the store) and Batches, as two more
-    tabs of the bottom dock area."""
-    lanes = w.scheduler.lanes
-    w.charts_view = ChartsView(w.location, [lane.name for lane in lanes], w)
-    w.charts_dock = add_dock(w, QCoreApplication.translate("MainWindow", "Charts"), "chartsDock", w.charts_view)
-    w.batches_view = BatchesView(w.location, lanes, w.bridge, w)
-    w.batches_dock = add_dock(w, QCoreApplication.translate("MainWindow", "Batches"), "batchesDock", w.batches_view)
-    w.tabifyDockWidget(w.exceptions_dock, w.batches_dock)
-    w.tabifyDockWidget(w.batches_dock, w.charts_dock)
-    # a dock tab brought to the front is not "shown" again (tabs are moved off-screen): read now
-    w.charts_dock.visibilityChanged.connect(lambda on: on and w.charts_view.refresh(force=True))
-    w.batches_dock.visibilityChanged.connect(lambda on: on and w.batches_view.refresh(force=True))
-    w.desktops_view = None
-    w.desktops_dock = None
-    bind_desktops(w)
-    w.log_dock.raise_()
-
-
-def bind_desktops(w: MainWindow) -> None:
-    """Team mode (a PostgreSQL queue shared by several desktops): the Desktops tab, next to
-    Charts; on SQLite there is none (one desktop)."""
-    s = w.scheduler
-    if s.team is None:
-        if w.desktops_dock is not None:  # a switch from a team workspace
-            was = rescroll(w.desktops_dock.widget(), QWidget())
-            if was is not None:
-                was.deleteLater()
-            w.desktops_dock.hide()
-            w.desktops_dock.toggleViewAction().setVisible(False)
-        w.desktops_view = None
-        return
-    view = DesktopsView(s.desktops, s.owner, w)
-    w.desktops_view = view
-    if w.desktops_dock is None:
-        w.desktops_dock = add_dock(w, QCoreApplication.translate("MainWindow", "Desktops"), "desktopsDock", view)
-        w.tabifyDockWidget(w.charts_dock, w.desktops_dock)
-        w.desktops_dock.visibilityChanged.connect(lambda on: _desktops_shown(w, on))
-    else:
-        was = rescroll(w.desktops_dock.widget(), view)
-        if was is not None:
-            was.deleteLater()
-        w.desktops_dock.toggleViewAction().setVisible(True)
-        w.desktops_dock.show()
-
-
-def _desktops_shown(w: MainWindow, on: bool) -> None:
-    if on and w.desktops_view is not None:  # a tab brought to the front: read now
-        w.desktops_view.refresh()
-
-
 def exceptions_title(count: int) -> str:
     return QCoreApplication.translate("MainWindow", "Exceptions ({n})").format(n=count)
 
 
-def add_dock(w: MainWindow, title: str, name: str, widget: QWidget) -> QDockWidget:
-    dock = QDockWidget(title, w)
+def add_dock(window: QMainWindow, title: str, name: str, widget: QWidget) -> QDockWidget:
+    dock = QDockWidget(title, window)
     dock.setObjectName(name)
     dock.setWidget(scrolling(widget))  # the exceptions view alone needs ~420 px: scroll, not a taller window
-    w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     return dock
 
 

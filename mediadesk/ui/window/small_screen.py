@@ -1,15 +1,11 @@
 """The console on a small screen (a 1024x640 laptop, a window beside another): the task table
 keeps at least :data:`MIN_TABLE_ROWS` visible rows and the search box stays on screen.
 
-Below :data:`COMPACT_BELOW_HEIGHT` the lane panels fold to one-line summaries and the table gets
-a minimum height of that many rows (the detail pane and the docks give way, and scroll). When the
-main toolbar with its texts and the filter toolbar do not fit side by side, the main toolbar shows
-icons only (its texts are tooltips); when even that does not fit, the search box narrows. (A
-second toolbar line was tried: it changes the window's height while a resize is applied, which
-made the window end up taller than asked.) Each
-layout keeps its own splitter sizes (saved as ``mainSplitter`` and ``mainSplitterCompact``): a
-larger window gets the full layout back as it was, and a restart on a large screen never comes
-back squeezed.
+Below :data:`COMPACT_BELOW_HEIGHT` the lane panels fold to one-line summaries and the detail pane
+and docks give way (they scroll). When the two toolbars do not fit side by side, the main toolbar
+shows icons only, then the search box narrows (not a second toolbar line: that changes the
+window's height while a resize is applied). Each layout keeps its own splitter sizes (saved as
+``mainSplitter`` and ``mainSplitterCompact``), so a restart on a large screen never comes back squeezed.
 """
 
 from __future__ import annotations

@@ -8,63 +8,82 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QWidget
 
 from mediadesk.core.batch import BatchRow, parse_pasted
 from mediadesk.scheduler.intake import SUBMIT_CHUNK, MissingApiKeysError
+from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.errors import StorageError
 from mediadesk.store.taskstore import AddResult
 from mediadesk.ui.dialogs.batch_dialog import BatchDialog
-from mediadesk.ui.jobs.workers import cyclic_gc_paused, release_free_memory
-
-if TYPE_CHECKING:
-    from mediadesk.ui.window.main_window import MainWindow
+from mediadesk.ui.jobs.workers import TaskJobs, cyclic_gc_paused, release_free_memory
+from mediadesk.ui.window.status_line import Notify, ShowStatus
 
 __all__ = ["BatchSubmission"]
 
 
 class BatchSubmission:
-    """Submits batches for ``window`` (which keeps the open dialog as ``batch_dialog``; the texts
-    keep the ``MainWindow`` translation context)."""
+    """Submits batches to ``scheduler`` (``rebind`` on a workspace switch); keeps the open staging
+    :attr:`dialog` (a child of ``parent``) and the :attr:`demo_batch` that ``demo_action`` stages.
+    Texts keep the ``MainWindow`` translation context."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self.w = window
+    def __init__(self, scheduler: Scheduler, parent: QWidget, demo_action: QAction, jobs: TaskJobs, *,
+                 show_status: ShowStatus, notify: Notify) -> None:
+        self.scheduler = scheduler
+        self._parent = parent
+        self._demo_action = demo_action
+        self._jobs = jobs
+        self._show_status = show_status
+        self._notify = notify
+        #: The staging dialog while it is open.
+        self.dialog: BatchDialog | None = None
+        #: The bundled demo batch ("Load demo batch"), when this workspace is the demo.
+        self.demo_batch: Path | None = None
+
+    def rebind(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
 
     def open_batch_dialog(self, path: Path | str | None = None) -> BatchDialog:
         """Open the staging dialog (non-modal to the loop: ``open()``, not ``exec()``); its
         accepted rows are submitted. ``path``: pre-load a file (drag-and-drop, demo)."""
-        w = self.w
-        if w.batch_dialog is not None:
-            w.batch_dialog.close()
-        names = w.scheduler.profile_names()
-        dlg = BatchDialog([w.scheduler.profile_view(n) for n in names], w, known_profiles=names)
+        self.close_dialog()
+        names = self.scheduler.profile_names()
+        dlg = BatchDialog([self.scheduler.profile_view(n) for n in names], self._parent, known_profiles=names)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dlg.accepted.connect(lambda: self._submit_accepted(dlg))
         dlg.destroyed.connect(lambda *_: self._dialog_gone(dlg))
         if path is not None:
             dlg.load_file(Path(path))
-        w.batch_dialog = dlg
+        self.dialog = dlg
         dlg.open()
         return dlg
 
+    def open_demo_batch(self) -> None:
+        if self.demo_batch is not None:
+            self.open_batch_dialog(self.demo_batch)
+
+    def close_dialog(self) -> None:
+        if self.dialog is not None:
+            self.dialog.close()
+
     def _dialog_gone(self, dlg: BatchDialog) -> None:
-        if self.w.batch_dialog is dlg:
-            self.w.batch_dialog = None
+        if self.dialog is dlg:
+            self.dialog = None
 
     @staticmethod
     def _batch_name(batch: str | None) -> str:
         return batch or time.strftime("console-%Y%m%d-%H%M%S")
 
     def submit_rows(self, rows: Sequence[BatchRow], *, batch: str | None = None) -> AddResult | None:
-        """Turn staged rows into tasks (deterministic ids, as the CLI does) and submit them in one
-        transaction, through the scheduler's intake (caps and key check as for the CLI). For big
-        batches prefer :meth:`submit_rows_async` (the dialog does)."""
+        """Staged rows to tasks in one transaction, through the scheduler's intake (caps and key
+        check as for the CLI). Big batches go through :meth:`submit_rows_async`."""
         if not rows:
             return None
         try:
-            res = self.w.scheduler.intake.submit_rows(rows, self._batch_name(batch)).result
+            res = self.scheduler.intake.submit_rows(rows, self._batch_name(batch)).result
         except StorageError:  # the scheduler halted; its StorageFailed event shows the box and status
             return None
         except ValueError as exc:
@@ -75,18 +94,15 @@ class BatchSubmission:
 
     async def submit_rows_async(self, rows: Sequence[BatchRow], *, batch: str | None = None,
                                 chunk: int = SUBMIT_CHUNK) -> AddResult | None:
-        """The intake's chunked submit (:meth:`Intake.submit_rows_async
-        <mediadesk.scheduler.intake.Intake.submit_rows_async>`): tasks built in slices and added in
-        transactions of at most ``chunk``, the loop run between them (a 10k-row submit in one go
-        blocks the GUI thread, which is also the lanes' loop, for ~0.25 s), all on the GUI thread (a
-        worker thread doing pure Python starves the GUI thread of the GIL); the cyclic GC is paused
-        meanwhile (see :func:`~mediadesk.ui.jobs.workers.cyclic_gc_paused`)."""
+        """The intake's chunked submit, on the GUI thread with the loop run between chunks (a
+        worker thread doing pure Python would starve the GUI thread of the GIL); the cyclic GC is
+        paused meanwhile (:func:`~mediadesk.ui.jobs.workers.cyclic_gc_paused`)."""
         if not rows:
             return None
         done = None
         with cyclic_gc_paused():
             try:
-                done = await self.w.scheduler.intake.submit_rows_async(
+                done = await self.scheduler.intake.submit_rows_async(
                     rows, self._batch_name(batch), chunk=chunk, progress=self._submit_progress)
             except StorageError:  # halted; the StorageFailed event shows the box and status
                 pass
@@ -98,16 +114,20 @@ class BatchSubmission:
         self._report_submit(done.result)
         return done.result
 
+    def submit_rows_from_text(self, text: str, profile: str, priority: int = 0) -> AddResult | None:
+        """One prompt per line for ``profile`` (the dialog's paste path without the dialog)."""
+        return self.submit_rows(parse_pasted(text, profile=profile, priority=priority).rows)
+
     def _submit_progress(self, done: int, total: int) -> None:
-        self.w.show_status(QCoreApplication.translate("MainWindow", "Submitting… {n} of {m}").format(n=done, m=total),
-                           0)
+        self._show_status(QCoreApplication.translate("MainWindow", "Submitting… {n} of {m}").format(
+            n=done, m=total), 0)
 
     def _refused(self, exc: ValueError) -> None:
         """A batch refused whole (nothing submitted): caps, unknown profile, or an API key variable
         that is unset (one message naming it, instead of one ``auth`` failure per task; the
         console's environment is fixed when it starts, so the operator sets it and starts again)."""
         if not isinstance(exc, MissingApiKeysError):
-            self.w.notify(QCoreApplication.translate("MainWindow", "Batch not submitted"), str(exc), error=True)
+            self._notify(QCoreApplication.translate("MainWindow", "Batch not submitted"), str(exc), error=True)
             return
         lines = [
             QCoreApplication.translate(
@@ -121,30 +141,26 @@ class BatchSubmission:
             "Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give "
             "those profiles api_key_keyring, then start it again."
         ).format(env=exc.missing[0].env))
-        self.w.notify(QCoreApplication.translate("MainWindow", "Batch not submitted"), "\n".join(lines), error=True)
+        self._notify(QCoreApplication.translate("MainWindow", "Batch not submitted"), "\n".join(lines), error=True)
 
     def _submit_accepted(self, dlg: BatchDialog) -> None:
-        w = self.w
         rows, batch = dlg.rows(), dlg.source_name()
         if len(rows) <= SUBMIT_CHUNK:
-            w.submit_rows(rows, batch=batch)
+            self.submit_rows(rows, batch=batch)
         else:
-            w._jobs.spawn(w.submit_rows_async(rows, batch=batch), "console:submit")
+            self._jobs.spawn(self.submit_rows_async(rows, batch=batch), "console:submit")
 
     def _report_submit(self, res: AddResult) -> None:
         msg = QCoreApplication.translate("MainWindow", "Submitted {added} tasks").format(added=len(res.added))
         if res.existing:
             msg += QCoreApplication.translate("MainWindow", " ({n} already present, left unchanged)").format(
                 n=len(res.existing))
-        self.w.show_status(msg)
+        self._show_status(msg)
 
-    def submit_rows_from_text(self, text: str, profile: str, priority: int = 0) -> AddResult | None:
-        """One prompt per line for ``profile`` (the dialog's paste path without the dialog)."""
-        return self.w.submit_rows(parse_pasted(text, profile=profile, priority=priority).rows)
-
-    def set_demo_batch(self, path: Path) -> None:
-        w = self.w
-        w.demo_batch = path
-        w.act_demo.setVisible(True)
-        w.show_status(QCoreApplication.translate(
-            "MainWindow", "Demo mode: press “Load demo batch” to stage the demo tasks."), 0)
+    def set_demo_batch(self, path: Path | None) -> None:
+        """The demo batch "Load demo batch" stages; None: no demo (the action is hidden)."""
+        self.demo_batch = path
+        self._demo_action.setVisible(path is not None)
+        if path is not None:
+            self._show_status(QCoreApplication.translate(
+                "MainWindow", "Demo mode: press “Load demo batch” to stage the demo tasks."), 0)

@@ -25,6 +25,7 @@ from mediadesk.ui.jobs.workers import TaskJobs
 from mediadesk.ui.models.task_model import TaskFilterProxy, TaskTableModel
 from mediadesk.ui.window.actions import WindowActions
 from mediadesk.ui.window.filter_bar import FilterBar
+from mediadesk.ui.window.status_line import ShowStatus
 from mediadesk.viewmodel.columns import Row
 
 __all__ = [
@@ -48,17 +49,13 @@ _SUFFIX_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".xlsx"
 
 
 class TableHost(Protocol):
-    """What the menus need of the main window."""
+    """What the menus need of the main window (its ``model`` is the workspace's shown now)."""
 
     table: QTableView
     proxy: TaskFilterProxy
     model: TaskTableModel
     window_actions: WindowActions
     filter_bar: FilterBar
-
-    def selected_task_ids(self) -> list[str]: ...
-
-    def show_status(self, text: str, timeout_ms: int = 8000) -> None: ...
 
 
 def fetch_texts(location: StoreLocation | Path, task_ids: Sequence[str], field: str) -> list[str]:
@@ -78,14 +75,17 @@ def tsv_cell(value: object) -> str:
 
 
 class TableMenu(QObject):
-    """Installs the row and header menus and the Ctrl+C action on ``host.table``.
+    """Installs the row and header menus and the Ctrl+C action on ``host.table``; ``selected``
+    gives the selected tasks.
 
     ``opener`` opens the evidence folder (the desktop's file manager); replaceable in tests."""
 
-    def __init__(self, host: TableHost, location: StoreLocation | Path, evidence_dir: Path,
-                 parent: QObject | None = None) -> None:
+    def __init__(self, host: TableHost, location: StoreLocation | Path, evidence_dir: Path, *,
+                 selected: Callable[[], list[str]], show_status: ShowStatus, parent: QObject | None = None) -> None:
         super().__init__(parent if parent is not None else host.table)
         self.host = host
+        self._selected = selected
+        self._show_status = show_status
         self.location = location
         self.evidence_dir = evidence_dir
         self.opener: Callable[[QUrl], object] = QDesktopServices.openUrl
@@ -135,7 +135,7 @@ class TableMenu(QObject):
         if not sel.isRowSelected(proxy_row):
             sel.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
                                 | QItemSelectionModel.SelectionFlag.Rows)
-        ids = host.selected_task_ids()
+        ids = self._selected()
         row = self._row(proxy_row)
         n = len(ids)
         a = host.window_actions
@@ -220,7 +220,7 @@ class TableMenu(QObject):
     # ------------------------------------------------------------------ what the entries do
     def copy_ids(self, ids: Sequence[str]) -> None:
         QGuiApplication.clipboard().setText("\n".join(ids))
-        self.host.show_status(self.tr("Copied {n} ids").format(n=len(ids)))
+        self._show_status(self.tr("Copied {n} ids").format(n=len(ids)))
 
     def copy_texts(self, ids: Sequence[str], field: str) -> None:
         """Full prompts or results (read in a worker thread), separated by a blank line."""
@@ -229,12 +229,12 @@ class TableMenu(QObject):
         def done(texts: list[str]) -> None:
             QGuiApplication.clipboard().setText("\n\n".join(texts))
             if field == "prompt":
-                self.host.show_status(self.tr("Copied {n} prompts").format(n=len(texts)))
+                self._show_status(self.tr("Copied {n} prompts").format(n=len(texts)))
             else:
-                self.host.show_status(self.tr("Copied {n} results").format(n=len(texts)))
+                self._show_status(self.tr("Copied {n} results").format(n=len(texts)))
 
         def failed(exc: BaseException) -> None:
-            self.host.show_status(self.tr("Could not read the tasks: {error}").format(error=exc))
+            self._show_status(self.tr("Could not read the tasks: {error}").format(error=exc))
 
         self._jobs.in_thread(lambda: fetch_texts(self.location, ids, field), f"console:copy-{field}", done, failed)
 
@@ -250,12 +250,12 @@ class TableMenu(QObject):
         lines = ["\t".join(tsv_cell(proxy.index(r, c).data()) for c in cols) for r in rows]
         if lines:
             QGuiApplication.clipboard().setText("\n".join(lines))
-            self.host.show_status(self.tr("Copied {n} rows").format(n=len(lines)))
+            self._show_status(self.tr("Copied {n} rows").format(n=len(lines)))
         return len(lines)
 
     def open_evidence(self, folder: Path | None) -> None:
         if folder is None or not folder.is_dir():
-            self.host.show_status(self.tr("No evidence folder for this task"))
+            self._show_status(self.tr("No evidence folder for this task"))
             return
         self.opener(QUrl.fromLocalFile(str(folder)))
 

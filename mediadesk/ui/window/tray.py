@@ -1,24 +1,20 @@
 """The tray icon (progress, show / pause / quit) and the operator's notices.
 
-:class:`WorkWatcher` turns the bridge's events into notices, each once:
-- **batch finished**: the queue ran dry (no lane runs or holds a task, and the database agrees)
-  after tasks ended; counts of succeeded / failed (/ canceled) since the last such notice;
-- **an account needs login**: once each time an account's health becomes ``needs_login``;
-- **a breaker opened**: once each time a callee's breaker leaves ``closed`` for ``open`` (its
-  half-open probes do not repeat it; it may be said again after it closed).
-Notices go to ``notify`` (the tray's balloon, else the status bar) and are kept in :attr:`sent`.
-
-:class:`TrayController` puts it together for a window: the tray icon (hidden when the system has
-none), the close question (:mod:`mediadesk.ui.dialogs.close_question`) and the notices.
+:class:`WorkWatcher` turns bridge events into notices, each once: a batch finished (queue dry, with
+counts since the last notice), an account needs login, a breaker opened (probes do not repeat it).
+Notices go to ``notify`` (tray balloon, else status bar) and are kept in :attr:`sent`.
+:class:`TrayController` wires the icon (hidden without a system tray), the close question and the notices.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QIcon
-from PySide6.QtWidgets import QMenu, QStyle, QSystemTrayIcon
+from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QSystemTrayIcon
 
 from mediadesk.config.workspace import resources_dir
 from mediadesk.scheduler.events import AccountChanged, LaneStats, TaskChanged
@@ -26,10 +22,12 @@ from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.dialogs.close_question import CloseGuard
 from mediadesk.ui.format import plain_error, stopped_text
+from mediadesk.ui.panels.notices_view import NoticesView
 from mediadesk.ui.window.attention import Attention
-from mediadesk.ui.window.main_window import MainWindow
+from mediadesk.ui.window.status_line import StatusLine
+from mediadesk.ui.window.task_actions import TaskActions
 
-__all__ = ["TRAY_STATES", "TrayController", "WorkWatcher", "tray_state"]
+__all__ = ["TRAY_STATES", "ConsoleWindow", "TrayController", "WorkWatcher", "tray_state"]
 
 
 class WorkWatcher(QObject):
@@ -147,6 +145,25 @@ def tray_state(attention: int, running: int, all_paused: bool) -> str:
     return "running" if running else "idle"
 
 
+class ConsoleWindow(Protocol):
+    """What the tray needs of the console window, besides it being a QMainWindow."""
+
+    close_guard: Callable[[], bool] | None
+    notices_view: NoticesView
+    status_line: StatusLine
+    task_actions: TaskActions
+
+    def bring_to_front(self) -> None: ...
+
+    def close_or_finish(self) -> None: ...
+
+    def show_attention(self, count: int) -> None: ...
+
+    async def login_account(self, account: str) -> None: ...
+
+    def open_setup_editor(self, path: Path | str | None = None) -> object: ...
+
+
 class TrayController(QObject):
     """Tray icon + close question + notices for one console window.
 
@@ -158,8 +175,9 @@ class TrayController(QObject):
     #: How often a console without a tray looks whether one has appeared (Qt has no signal for it).
     TRAY_POLL_MS = 5000
 
-    def __init__(self, window: MainWindow, scheduler: Scheduler, bridge: SchedulerBridge, *,
+    def __init__(self, window: ConsoleWindow, scheduler: Scheduler, bridge: SchedulerBridge, *,
                  tray_available: bool | Callable[[], bool] | None = None) -> None:
+        assert isinstance(window, QMainWindow)  # the tray's menu and question are its children
         super().__init__(window)
         self.window = window
         self.scheduler = scheduler
@@ -178,7 +196,9 @@ class TrayController(QObject):
         #: The tray icon's state (one of TRAY_STATES), kept also while there is no tray.
         self.state = ""
         self._tooltip = ""
-        self.attention = Attention(window, bridge, self)
+        self.attention = Attention(window.notices_view, bridge, show_count=window.show_attention,
+                                   login=window.login_account, open_setup=window.open_setup_editor,
+                                   export_all=lambda: window.task_actions.export_dialog("all"), parent=self)
         self.watcher.batchDone.connect(self.attention.on_batch_done)
         self.attention.changed.connect(self._on_attention)
         bridge.laneStats.connect(self._on_stats)  # paused, running
@@ -263,15 +283,11 @@ class TrayController(QObject):
     def quit(self) -> None:
         """The tray's Quit: no question (the operator chose it where the progress is shown)."""
         self.guard.quit_now()
-        if self.window.isVisible():
-            self.window.close()
-        else:  # a hidden window gets no close event: do what closing does
-            self.window.save_settings()
-            self.window.closed.emit()
+        self.window.close_or_finish()
 
     def _pause_all(self, paused: bool) -> None:
         for kind in ("web", "api"):
-            self.window.set_paused(kind, paused)
+            self.window.task_actions.set_paused(kind, paused)
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
@@ -290,7 +306,7 @@ class TrayController(QObject):
     def _show_notice(self, title: str, text: str) -> None:
         if self.tray is not None and self.tray.isVisible() and QSystemTrayIcon.supportsMessages():
             self.tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 10_000)
-        self.window.show_status(f"{title}: {text}")
+        self.window.status_line.show_status(f"{title}: {text}")
 
     def close(self) -> None:
         self._tray_poll.stop()

@@ -1,14 +1,9 @@
 """The Setup editor's "Check adapter" (web accounts and web profiles), through
 :func:`mediadesk.scheduler.adapter_check.check_account`: the site adapter checked on the account's own
-profile, in a real Chromium, as ``mediadesk adapter check`` does.
-
-It runs as a task on the app's asyncio loop (the browser never blocks the window). With the console's
-scheduler running the account, the check runs in that account's own browser and respects the one-run
-rule: the account stops taking new tasks, a task it is running is finished first (the dialog says so),
-and it takes tasks again afterwards. The dialog shows the progress ("opening the site...", "sending the
-test prompt..."), then the report: each key found / missing / ambiguous / covered / not shown, how
-completion was decided, the answer, and the outlined screenshots (scaled; each opens full size).
-Everything that came from the page is shown as plain text.
+profile in a real Chromium, as ``mediadesk adapter check`` does, as a task on the app's asyncio loop.
+With the console's scheduler running the account, the check runs in that account's own browser and
+keeps the one-run rule (a running task is finished first, and the dialog says so). The dialog shows the
+progress, then the report; everything that came from the page is shown as plain text.
 """
 
 from __future__ import annotations
@@ -16,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mediadesk.config.edit import Section
+from mediadesk.config.edit import ConfigDoc, Section
 from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.text import printable
@@ -45,7 +40,7 @@ from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
 from mediadesk.ui.plain import plain, plain_tip
 
 if TYPE_CHECKING:
-    from mediadesk.ui.dialogs.setup_editor import SetupEditor
+    from mediadesk.scheduler.scheduler import Scheduler
 
 log = logging.getLogger("mediadesk.ui.dialogs.setup_editor")
 
@@ -228,10 +223,28 @@ class AdapterCheckDialog(QDialog):
 
 
 class AdapterChecker:
-    """Runs the editor's "Check adapter" and shows its dialog; keeps the running tasks."""
+    """Runs "Check adapter" on the current entry of ``doc`` (``current``: a section's current index)
+    and shows its report in a dialog over ``parent``; the short verdict goes to the section's line in
+    ``results``. Keeps the running tasks."""
 
-    def __init__(self, editor: SetupEditor) -> None:
-        self.e = editor
+    def __init__(
+        self,
+        doc: ConfigDoc,
+        current: Callable[[Section], int],
+        *,
+        buttons: Mapping[Section, QWidget],
+        results: Mapping[Section, QLabel],
+        workspace: Workspace | None,
+        scheduler: Scheduler | None,
+        parent: QWidget,
+    ) -> None:
+        self.doc = doc
+        self.current = current
+        self.buttons = buttons
+        self.results = results
+        self.workspace = workspace
+        self.scheduler = scheduler
+        self.parent = parent
         self.dialog: AdapterCheckDialog | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -243,10 +256,9 @@ class AdapterChecker:
 
     def start(self, section: Section) -> asyncio.Task[None] | None:
         """Check the current entry's adapter; returns the task (tests await it)."""
-        e = self.e
-        result = e.test_results[section]
-        cfg, errors = e.doc.validate()
-        idx = e.current_index(section)
+        result = self.results[section]
+        cfg, errors = self.doc.validate()
+        idx = self.current(section)
         if idx < 0:
             return None
         say_error = self._say_error(result)
@@ -256,7 +268,7 @@ class AdapterChecker:
                     first=errors[0].line
                 )
             )
-        name = str(e.doc.entry(section, idx).get("name", ""))
+        name = str(self.doc.entry(section, idx).get("name", ""))
         if section == "profiles" and cfg.profile(name).kind != "web":
             return say_error(
                 QCoreApplication.translate("AdapterCheckDialog", "Check adapter is for web profiles and their accounts")
@@ -279,7 +291,7 @@ class AdapterChecker:
         if self.dialog is not None:
             self.dialog.close()
             self.dialog.deleteLater()
-        self.dialog = dlg = AdapterCheckDialog(account, e)
+        self.dialog = dlg = AdapterCheckDialog(account, self.parent)
         dlg.show()
         dlg.say(
             QCoreApplication.translate("AdapterCheckDialog", "Checking the site adapter on account {account}…").format(
@@ -292,7 +304,7 @@ class AdapterChecker:
                 account=account
             )
         )
-        e.check_buttons[section].setEnabled(False)
+        self.buttons[section].setEnabled(False)
         task = loop.create_task(self._run(section, cfg, account, dlg))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -307,8 +319,7 @@ class AdapterChecker:
         return say
 
     async def _run(self, section: Section, cfg: AppConfig, account: str, dlg: AdapterCheckDialog) -> None:
-        e = self.e
-        workspace = e.workspace if e.workspace is not None else Workspace.resolve(data_dir=cfg.data_dir)
+        workspace = self.workspace if self.workspace is not None else Workspace.resolve(data_dir=cfg.data_dir)
         short: str
         ok = False
         try:
@@ -316,7 +327,7 @@ class AdapterChecker:
                 cfg,
                 workspace,
                 account,
-                scheduler=e.scheduler,
+                scheduler=self.scheduler,
                 say=lambda m: dlg.say(progress_text(m)),
                 on_busy=lambda ids: dlg.say(
                     QCoreApplication.translate(
@@ -342,8 +353,8 @@ class AdapterChecker:
             with contextlib.suppress(RuntimeError):
                 dlg.fail(short)
         with contextlib.suppress(RuntimeError):  # the editor was closed meanwhile
-            e.check_buttons[section].setEnabled(True)
-            label = e.test_results[section]
+            self.buttons[section].setEnabled(True)
+            label = self.results[section]
             label.setStyleSheet("" if ok else ERROR_STYLE)
             label.setText(short)
 

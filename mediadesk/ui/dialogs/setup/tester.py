@@ -1,9 +1,8 @@
 """The Setup editor's Test buttons, through :class:`mediadesk.scheduler.checks.Checks`: an endpoint
 (or an API profile) sends one authenticated one-token completion, which proves the key (``GET
-/models`` would not: many servers list their models to anyone), and says "the key works", "key
-rejected" or the error; a web account opens its site in a real Chromium on its own profile and
-says logged in or logged out. Both run as tasks on the app's asyncio loop (network and browser
-waits never block the window).
+/models`` would not: many servers list their models to anyone); a web account opens its site in a
+real Chromium on its own profile and says logged in or logged out. Both run as tasks on the app's
+asyncio loop, so network and browser waits never block the window.
 """
 
 from __future__ import annotations
@@ -11,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QLabel, QWidget
 
-from mediadesk.config.edit import Section
+from mediadesk.config.edit import ConfigDoc, Section
 from mediadesk.config.model import AppConfig
+from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import HealthStatus
 from mediadesk.scheduler.checks import Checks, Verdict
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
@@ -24,7 +26,7 @@ from mediadesk.ui.format import key_source_text, plain_error
 from mediadesk.ui.plain import plain_tip
 
 if TYPE_CHECKING:
-    from mediadesk.ui.dialogs.setup_editor import SetupEditor
+    from mediadesk.scheduler.scheduler import Scheduler
 
 log = logging.getLogger("mediadesk.ui.dialogs.setup_editor")
 
@@ -55,20 +57,34 @@ def _key_source(cfg: AppConfig, section: Section, name: str) -> str:
 
 
 class SetupTester:
-    """Runs ``editor``'s tests and shows their results beside the buttons (texts keep the
-    ``SetupEditor`` context); keeps the running tasks."""
+    """Tests the current entry of ``doc`` (``current``: a section's current index) and shows the
+    result beside its button (texts keep the ``SetupEditor`` context); keeps the running tasks.
+    ``scheduler``: the running one, whose lanes answer for the accounts they run."""
 
-    def __init__(self, editor: SetupEditor) -> None:
-        self.e = editor
+    def __init__(
+        self,
+        doc: ConfigDoc,
+        current: Callable[[Section], int],
+        *,
+        buttons: Mapping[Section, QWidget],
+        results: Mapping[Section, QLabel],
+        workspace: Workspace | None,
+        scheduler: Scheduler | None,
+    ) -> None:
+        self.doc = doc
+        self.current = current
+        self.buttons = buttons
+        self.results = results
+        self.workspace = workspace
+        self.scheduler = scheduler
         self._tests: set[asyncio.Task[None]] = set()
 
     def test_current(self, section: Section) -> asyncio.Task[None] | None:
         """Start the current entry's test on the running asyncio loop; its result shows beside the
         button. Returns the task (tests await it)."""
-        e = self.e
-        result = e.test_results[section]
-        cfg, errors = e.doc.validate()
-        idx = e.current_index(section)
+        result = self.results[section]
+        cfg, errors = self.doc.validate()
+        idx = self.current(section)
         if idx < 0:
             return None
         if cfg is None:
@@ -76,7 +92,7 @@ class SetupTester:
             result.setText(QCoreApplication.translate("SetupEditor", "Fix the problems first: {first}").format(
                 first=errors[0].line))
             return None
-        entry = e.doc.entry(section, idx)
+        entry = self.doc.entry(section, idx)
         name = str(entry.get("name", ""))
         try:
             loop = asyncio.get_running_loop()
@@ -86,7 +102,7 @@ class SetupTester:
                 "SetupEditor", "Test needs the console's event loop; open Setup from the console"))
             return None
         coro = self._test_account(cfg, name) if section == "accounts" else self._test_api(cfg, section, name)
-        btn = e.test_buttons[section]
+        btn = self.buttons[section]
         btn.setEnabled(False)
         result.setStyleSheet("")
         result.setText(QCoreApplication.translate("SetupEditor", "Testing {name}…").format(name=name))
@@ -103,8 +119,8 @@ class SetupTester:
             ok, text = False, str(exc) or type(exc).__name__
         said = plain_error(text)  # the operator's words; what the check saw, one hover away
         with contextlib.suppress(RuntimeError):  # the dialog was closed meanwhile
-            self.e.test_buttons[section].setEnabled(True)
-            label = self.e.test_results[section]
+            self.buttons[section].setEnabled(True)
+            label = self.results[section]
             label.setStyleSheet("" if ok else ERROR_STYLE)
             label.setText(said.summary)
             label.setToolTip(plain_tip(QCoreApplication.translate("SetupEditor", "Details: {detail}").format(
@@ -112,7 +128,7 @@ class SetupTester:
 
     def _checks(self, cfg: AppConfig) -> Checks:
         """The edited config's checks; a running scheduler's lanes answer for the accounts they run."""
-        return Checks(cfg, self.e.workspace, self.e.scheduler)
+        return Checks(cfg, self.workspace, self.scheduler)
 
     async def _test_api(self, cfg: AppConfig, section: Section, name: str) -> tuple[bool, str]:
         checks = self._checks(cfg)

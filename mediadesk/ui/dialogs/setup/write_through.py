@@ -8,19 +8,20 @@ stops the lanes cleanly and starts them again from the saved file).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
-from mediadesk.config.edit import ConfigChangedOnDisk, ConfigInvalid, live_changes
+from mediadesk.config.edit import ConfigChangedOnDisk, ConfigDoc, ConfigInvalid, live_changes
 from mediadesk.config.model import AppConfig, ConfigError
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.ui.dialogs.config_text import config_error_text
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
 
 if TYPE_CHECKING:
-    from mediadesk.ui.dialogs.setup_editor import SetupEditor
+    from mediadesk.scheduler.scheduler import Scheduler
 
 log = logging.getLogger("mediadesk.ui.dialogs.setup_editor")
 
@@ -28,55 +29,70 @@ __all__ = ["SetupSaver"]
 
 
 class SetupSaver:
-    """Saves ``editor``'s document (texts keep the ``SetupEditor`` context). ``baseline``: what the
-    running app uses (restart-needed changes are measured against it)."""
+    """Saves ``doc`` and applies what ``scheduler`` (the running one, if any) can change live; says
+    what it did on ``status`` (texts keep the ``SetupEditor`` context).
 
-    def __init__(self, editor: SetupEditor, baseline: AppConfig | None) -> None:
-        self.e = editor
+    ``baseline``: what the running app uses (restart-needed changes are measured against it).
+    ``offer_restart`` shows "Restart lanes" where the window can restart them and says whether it
+    can; ``revalidate`` shows why an invalid document was refused; ``saved`` gets the config now on
+    disk. ``parent``: the window the overwrite question belongs to."""
+
+    def __init__(
+        self,
+        doc: ConfigDoc,
+        *,
+        baseline: AppConfig | None,
+        scheduler: Scheduler | None,
+        status: QLabel,
+        offer_restart: Callable[[], bool],
+        revalidate: Callable[[], None],
+        saved: Callable[[AppConfig], None],
+        parent: QWidget,
+    ) -> None:
+        self.doc = doc
         self.baseline = baseline
+        self.scheduler = scheduler
+        self.status = status
+        self.offer_restart = offer_restart
+        self.revalidate = revalidate
+        self.saved = saved
+        self.parent = parent
+        #: Asked before overwriting a file changed on disk: (message) -> overwrite?
+        self.confirm_overwrite: Callable[[str], bool] = self.ask_overwrite
 
     def ask_overwrite(self, message: str) -> bool:
         answer = QMessageBox.question(
-            self.e, QCoreApplication.translate("SetupEditor", "Config changed on disk"),
+            self.parent, QCoreApplication.translate("SetupEditor", "Config changed on disk"),
             QCoreApplication.translate(
                 "SetupEditor", "{message}\n\nOverwrite the file with the edits made here?").format(message=message),
-        )
-        return answer == QMessageBox.StandardButton.Yes
-
-    def ask_discard(self) -> bool:
-        answer = QMessageBox.question(
-            self.e, QCoreApplication.translate("SetupEditor", "Unsaved changes"),
-            QCoreApplication.translate(
-                "SetupEditor", "Close Setup and discard the changes not saved to {path}?").format(path=self.e.path),
         )
         return answer == QMessageBox.StandardButton.Yes
 
     def save(self) -> bool:
         """Write the file (validated first); apply what the running app can apply live; say what
         waits for a restart. False (nothing written) when refused."""
-        e = self.e
+        path = self.doc.path
         try:
             try:
-                cfg = e.doc.save()
+                cfg = self.doc.save()
             except ConfigChangedOnDisk as exc:
-                if not e.confirm_overwrite(str(exc)):
+                if not self.confirm_overwrite(str(exc)):
                     self.say(QCoreApplication.translate(
                         "SetupEditor", "Not saved: {path} changed on disk. Close and reopen Setup to see "
-                        "that change.").format(path=e.path), error=True)
+                        "that change.").format(path=path), error=True)
                     return False
-                cfg = e.doc.save(force=True)
+                cfg = self.doc.save(force=True)
         except ConfigInvalid:
-            e._revalidate()
+            self.revalidate()
             return False
         except (ConfigError, UnsafePathError, OSError) as exc:
             self.say(QCoreApplication.translate("SetupEditor", "Not saved: {error}").format(
                 error=config_error_text(exc)), error=True)
             return False
-        e.dirty = False
-        parts = [QCoreApplication.translate("SetupEditor", "Saved {path}.").format(path=e.path)]
+        parts = [QCoreApplication.translate("SetupEditor", "Saved {path}.").format(path=path)]
         parts += self._apply_live(cfg)
         self.say(" ".join(parts))
-        e.saved.emit(cfg)
+        self.saved(cfg)
         return True
 
     def _apply_live(self, cfg: AppConfig) -> list[str]:
@@ -85,7 +101,7 @@ class SetupSaver:
         changes = live_changes(self.baseline, cfg)
         out: list[str] = []
         applied: list[str] = []
-        scheduler = self.e.scheduler
+        scheduler = self.scheduler
         if scheduler is not None:
             known = set(scheduler.profile_names())
             for profile, conc in changes.concurrency:
@@ -121,14 +137,13 @@ class SetupSaver:
                     what=", ".join(applied)))
             if changes.restart:
                 what = "; ".join(self._describe(*change) for change in changes.restart)
-                if self.e.can_restart_lanes:
+                if self.offer_restart():
                     out.append(QCoreApplication.translate(
                         "SetupEditor", "Applies when the lanes restart: {what}. Use “Restart lanes” to do it now "
                         "(running tasks go back to the queue uncharged and resume).").format(what=what))
                 else:
                     out.append(QCoreApplication.translate("SetupEditor", "Applies at the next start: {what}.").format(
                         what=what))
-                self.e.restart_button.setVisible(self.e.can_restart_lanes)
         else:
             self.baseline = cfg
         return out
@@ -149,5 +164,5 @@ class SetupSaver:
         return texts.get((what, change), f"{what} {{name}} {change}").format(name=name)
 
     def say(self, text: str, *, error: bool = False) -> None:
-        self.e.status.setStyleSheet(ERROR_STYLE if error else "")
-        self.e.status.setText(text)
+        self.status.setStyleSheet(ERROR_STYLE if error else "")
+        self.status.setText(text)
