@@ -121,7 +121,7 @@ async def run_shared_pool(cfg: AppConfig, ws: Workspace, items: list[Item]) -> O
     """The old design: 8 workers, one FIFO queue, no lanes."""
     api_prof = cfg.profile("api")
     assert api_prof.base_url is not None and api_prof.model is not None
-    api = ApiBackend(name="api", base_url=api_prof.base_url, model=api_prof.model, concurrency=API_CONCURRENCY)
+    api = ApiBackend(name="api", base_url=api_prof.base_url, model=api_prof.model)
     webs = [build_web_backend(cfg, ws, cfg.profile("web"), a) for a in cfg.accounts]
     await api.start()
     for w in webs:

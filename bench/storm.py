@@ -46,13 +46,16 @@ class ChargedRefusals:
     probe = None
     login = None
     unavailable_reason = None
+    max_run_s = None
+    check = None
+    check_adapter = None
+    resolve_challenge = None
+    challenge_screenshot = None
 
     def __init__(self, inner: ApiBackend) -> None:
         self.inner = inner
-        self.capacity = inner.capacity
 
     async def start(self) -> None:
-        self.inner.capacity = self.capacity
         await self.inner.start()
 
     async def stop(self) -> None:

@@ -182,14 +182,13 @@ async def floor(base: str, rounds: int) -> dict[str, list[float]]:
     async with lane_started_page(base, "floor") as (browser, page):
         await page.goto(f"{base}/chat")
         through = PageDriver(SiteAdapter(url=f"{base}/chat"))  # no debug port known: Playwright's path
-        own = PageDriver(SiteAdapter(url=f"{base}/chat"))
-        own.cdp_port = lambda _page: browser.port
+        own = PageDriver(SiteAdapter(url=f"{base}/chat"), cdp_port=lambda _page: browser.port)
         for _ in range(rounds):
             for name, driver in (("Playwright", through), ("own CDP", own)):
                 t0 = time.perf_counter()
-                await driver._eval(page, "() => 0")
+                await driver.session.evaluate(page, "() => 0")
                 t1 = time.perf_counter()
-                await driver._press(page, 2, 2)  # an empty spot: nothing reacts
+                await driver.session.press(page, 2, 2)  # an empty spot: nothing reacts
                 t2 = time.perf_counter()
                 out[f"evaluate, {name}"].append((t1 - t0) * 1e3)
                 out[f"trusted press, {name}"].append((t2 - t1) * 1e3)

@@ -30,7 +30,7 @@ from typing import Any
 from playwright.async_api import Page
 
 from bench.common import lane_started_page, sim_process, table
-from mediadesk.providers.web import page_base
+from mediadesk.providers.web import page_scripts
 from mediadesk.providers.web.adapter import load_adapter, with_url
 from mediadesk.providers.web.driver import PageDriver
 
@@ -39,9 +39,9 @@ SIMCHAT = ROOT / "resources" / "sites" / "simchat.toml"
 SETTLE_MS = 100
 _CLOCK_JS = "() => [performance.now(), window.__mediadeskWatch.sentAt]"
 
-#: Script constants of page_base -> a step name.
-_NAMES = {getattr(page_base, k): k.strip("_").removesuffix("_JS").lower()
-          for k in dir(page_base) if k.endswith("_JS") and isinstance(getattr(page_base, k), str)}
+#: Script constants of page_scripts -> a step name.
+_NAMES = {getattr(page_scripts, k): k.strip("_").removesuffix("_JS").lower()
+          for k in dir(page_scripts) if k.endswith("_JS") and isinstance(getattr(page_scripts, k), str)}
 
 
 def load() -> str:
@@ -55,6 +55,16 @@ class StepDriver(PageDriver):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.steps: list[tuple[str, float]] = []
+        evaluate, press = self.session.evaluate, self.session.press
+
+        async def timed_evaluate(page: Page, script: str, arg: Any = None) -> Any:
+            return await self._timed("eval " + _NAMES.get(script, "other"), evaluate(page, script, arg))
+
+        async def timed_press(page: Page, x: float, y: float) -> None:
+            await self._timed("trusted press", press(page, x, y))
+
+        self.session.evaluate = timed_evaluate  # type: ignore[method-assign]
+        self.session.press = timed_press  # type: ignore[method-assign]
 
     async def _timed(self, name: str, aw: Awaitable[Any]) -> Any:
         t0 = time.perf_counter()
@@ -63,19 +73,13 @@ class StepDriver(PageDriver):
         finally:
             self.steps.append((name, (time.perf_counter() - t0) * 1e3))
 
-    async def _eval(self, page: Page, script: str, arg: Any = None) -> Any:
-        return await self._timed("eval " + _NAMES.get(script, "other"), super()._eval(page, script, arg))
-
-    async def _press(self, page: Page, x: float, y: float) -> None:
-        await self._timed("trusted press", super()._press(page, x, y))
-
 
 async def floor(page: Page, driver: PageDriver) -> dict[str, float]:
     """One empty evaluate and one trusted press on an empty spot (nothing reacts), timed."""
     t0 = time.perf_counter()
     await page.evaluate("() => 0")
     t1 = time.perf_counter()
-    await driver._press(page, 2, 2)
+    await driver.session.press(page, 2, 2)
     t2 = time.perf_counter()
     return {"floor: one evaluate": (t1 - t0) * 1e3, "floor: one trusted press": (t2 - t1) * 1e3}
 
@@ -130,7 +134,7 @@ async def main_async(args: argparse.Namespace, paths: dict[str, tuple[Callable[[
                 make, own_cdp = paths[name]
                 driver = make(adapter)
                 if own_cdp:  # as the lane sets it for its own browsers
-                    driver.cdp_port = lambda _page: browser.port
+                    driver.session.cdp_port = lambda _page: browser.port
                 results[name] = summary(await measure(page, driver, args.tasks, name))
     names = list(results)
     keys = sorted({k for s in results.values() for k in s})

@@ -1,16 +1,10 @@
 """The bundled demo workspace: both simulators on 127.0.0.1, two web accounts, two API profiles.
 
-Works with no account and no network. Run times are the real distributions scaled down (web
-31 s..6 min -> about 1..12 s, API 8..20 s -> about 0.8..2 s) so both lanes visibly work in a minute.
-
-The demo accounts log themselves in (the automatic login of ``login_user_env`` /
-``login_password_env``, with the simulator's demo credentials put in this process's environment):
-their lanes do it while warming up their browsers, after the console's window is up. Logging in
-first (``login=True``, what ``mediadesk demo`` does) costs a Chromium start per account before
-anything can be shown.
-
-A data dir given by the caller may be in use by another MediaDesk (a second "demo" started on the
-same folder): its lock is checked before anything is written there (:func:`demo_environment`).
+Works with no account and no network. The simulators' run times are scaled down so both lanes visibly work
+within a minute. The demo accounts log themselves in (automatic login, with the simulator's demo credentials
+put in this process's environment) while their lanes warm up, after the console's window is up;
+``login=True`` (``mediadesk demo``) logs in first, at the cost of a Chromium start per account. A data dir
+given by the caller may be in use by another MediaDesk: its lock is checked first (:func:`demo_environment`).
 """
 
 from __future__ import annotations

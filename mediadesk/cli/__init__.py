@@ -1,15 +1,9 @@
 """The headless face: ``mediadesk run | export | cancel | sim | demo | exceptions | init | login``.
 
-The command line is in :mod:`~mediadesk.cli.parser`, ``run`` and ``demo`` in :mod:`~mediadesk.cli.run`
-(with :mod:`~mediadesk.cli.progress` and :mod:`~mediadesk.cli.summary`), the other commands in
-:mod:`~mediadesk.cli.commands`, exit codes and user errors in :mod:`~mediadesk.cli.errors`.
-
-Same store, same scheduler as the console. User errors (bad config, bad batch rows, a database in
-use) print a clear message and exit non-zero, never a traceback.
-
-Exit codes of ``run``: 0 every task of the batch succeeded; 1 a task failed or was canceled (or
-could not be served); 2 usage / config / database error; 3 all submitted tasks succeeded but some
-batch rows were rejected; 130 interrupted (running tasks go back to pending and resume next time).
+Same store, same scheduler as the console. The command line is in :mod:`~mediadesk.cli.parser`, ``run`` and
+``demo`` in :mod:`~mediadesk.cli.run`, the other commands in :mod:`~mediadesk.cli.commands`. User errors (bad
+config, bad batch rows, a database in use) print a clear message and exit non-zero, never a traceback; exit
+codes are in :mod:`~mediadesk.cli.errors`.
 """
 
 from __future__ import annotations

@@ -67,19 +67,11 @@ async def run_batch(
     resume: bool = False,
     budget: str | None = None,
 ) -> int:
-    """Run one batch file headless until every task of it is terminal; returns the exit code.
-    ``mediadesk run`` and ``mediadesk demo`` both come here.
+    """Run one batch file headless until all its tasks are terminal; returns the exit code.
 
-    Nothing is reported that is not in the database file: the counts are read back from it, after
-    checking (again after the scheduler has stopped) that the file at the path is still the one the
-    run wrote. A storage fault (file deleted or replaced, disk full, I/O error) ends the run with
-    its message and exit code 2.
-
-    SIGINT, SIGTERM and SIGHUP stop it gracefully at any moment (exit code 130), and the summary
-    (``--summary-json`` too) is written all the same.
-
-    A lane paused in an earlier session stays paused (its tasks wait; the run says so and ends when
-    nothing else can run); ``resume`` (``--resume``) resumes every lane first."""
+    ``mediadesk run`` and ``mediadesk demo`` both come here. Counts are read back from the database file, once
+    checked to be still the one the run wrote (a storage fault: exit 2). SIGINT, SIGTERM and SIGHUP stop it
+    gracefully (130), the summary written all the same. Lanes paused earlier stay paused unless ``resume``."""
     stop = _StopSignals()
     stop.install()  # from here on a signal ends the run the graceful way, whatever it is doing
     try:

@@ -1,14 +1,11 @@
 """Editing the config file in place: endpoints, profiles and accounts, keeping the operator's text.
 
-The TOML file stays the source of truth. :class:`ConfigDoc` wraps a round-trip (tomlkit) document, so
-an edit changes only the lines it must: comments, key order, blank lines and the formatting of every
-untouched value come back byte for byte. Before anything is written the WHOLE resulting document is
-validated by the real loader (:func:`mediadesk.config.model.parse_config`), and its messages are mapped back
-to the entry and key they name, for inline display (:class:`FieldError`). The save is atomic and
-private (:func:`mediadesk.files.safe.write_private_file`: a temp file renamed over, 0600, a symlink
-refused), and it refuses to overwrite a file that changed on disk since it was loaded.
-
-Qt-free on purpose: the console's Setup editor and the CLI use it alike.
+The TOML file stays the source of truth. :class:`ConfigDoc` wraps a round-trip (tomlkit) document,
+so untouched comments, order and formatting come back byte for byte. The WHOLE result is validated by
+the real loader (:func:`mediadesk.config.model.parse_config`) before writing, its messages mapped to
+entries and keys (:class:`FieldError`). Saves are atomic and private
+(:func:`mediadesk.files.safe.write_private_file`) and refuse a file changed on disk since loading.
+Qt-free: the Setup editor and the CLI share it.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Config error messages as data: a template and its values, in English or in the console's language.
 
-The loader (:mod:`mediadesk.config.model`) says what is wrong with a key as a :class:`Msg`: an English
-*template* (its id, and the source text translators see, context :data:`CONTEXT`) and the values
-that go in. ``Msg.english()`` is the text the CLI prints and ``str(ConfigError)`` holds, word for
-word; ``Msg.render(tr)`` is the same message through a translate function (the console passes
-``QCoreApplication.translate`` with :data:`CONTEXT`). A value may be a :class:`Msg` itself (the
-"an integer" in "expected an integer, got ..."), translated in turn; plain values (key names, file
-names, numbers, the operator's own text, library texts) are never translated.
-
-Qt-free: the CLI imports it. ``QT_TRANSLATE_NOOP`` marks every template for ``pyside6-lupdate``
-(``packaging/i18n.py`` reads this file too); ``tests/core/test_config_messages.py`` fails when the
-loader uses a template that is not in :data:`TEMPLATES`.
+The loader (:mod:`mediadesk.config.model`) reports a :class:`Msg`: an English template (its id and
+translators' source, context :data:`CONTEXT`) plus values. ``Msg.english()`` is what the CLI prints
+and ``str(ConfigError)`` holds; ``Msg.render(tr)`` translates it. Nested :class:`Msg` values are
+translated too; plain values never are. Qt-free. ``QT_TRANSLATE_NOOP`` marks every template for
+``pyside6-lupdate``; a test fails when the loader uses a template missing from :data:`TEMPLATES`.
 """
 
 from __future__ import annotations

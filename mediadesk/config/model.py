@@ -27,12 +27,13 @@ from mediadesk.config.errors import KeyProblem, issues_of, problem
 from mediadesk.config.messages import ConfigIssue, Msg, msg
 from mediadesk.config.remote import RemoteConfig
 from mediadesk.config.spend import BudgetConfig, PriceConfig
+from mediadesk.core.gate import MAX_LIMIT
 from mediadesk.core.hours import ActiveHours, HoursError
 from mediadesk.core.policy import RetryPolicy
 from mediadesk.core.spend import Price
 
 #: An API endpoint allows at most this many concurrent requests (provider quotas); default 3.
-API_CONCURRENCY_MAX = 5
+API_CONCURRENCY_MAX = MAX_LIMIT  # the gate's own bound (core/gate.py)
 API_CONCURRENCY_DEFAULT = 3
 #: Longest answer an API profile accepts unless it sets ``max_answer_chars`` (characters).
 MAX_ANSWER_CHARS_DEFAULT = 200_000

@@ -1,17 +1,11 @@
 """One kernel file lock that names its holder: the primitive behind "one scheduler per database",
 "one MediaDesk per data directory" and "one driver per browser profile".
 
-Why a kernel lock (``flock`` via filelock): the kernel drops it when its holder dies, even by SIGKILL, so a
-crash never leaves anything locked and a free lock proves that no live process holds it. The lock file
-itself belongs to filelock; who holds it goes in a sidecar ``<lock>.owner`` (pid, process start time, host,
-label). That record is advisory: the kernel decides whether the lock is held, and the record only names a
-holder whose pid is alive *and* started at the recorded time, because pids are reused.
-
-Lock files may sit in directories that others can write (a shared temp dir, a data dir on a shared disk):
-a symlink at the lock or owner path is refused, never followed nor replaced, and every file and directory
-we create is private (0600 / 0700) whatever the umask.
-
-Lock objects are not thread-bound: one thread may acquire and another release.
+A kernel lock (``flock`` via filelock) dies with its holder, even on SIGKILL, so a free lock proves no
+live holder. A sidecar ``<lock>.owner`` (pid, start time, host, label) only names the holder, trusted
+when that pid is alive and started at the recorded time (pids are reused). Lock files may sit in
+shared directories: symlinks are refused, and everything created is private (0600 / 0700). Lock
+objects are not thread-bound: one thread may acquire, another release.
 """
 
 from __future__ import annotations

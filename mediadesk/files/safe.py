@@ -1,17 +1,10 @@
 """Every file and directory MediaDesk creates is private and is never reached through a planted link.
 
-Why: a workspace holds prompts, results, evidence screenshots and browser profiles (cookies). A data dir,
-a ``--db`` or an export may sit in a directory others can write (a shared temp dir, a shared disk); there a
-symlink planted at a name we are about to create would make us write, truncate or chmod the file it points
-to. So, whatever the umask (000 and 077 give the same result):
-
-- a new file is created with ``O_CREAT | O_EXCL | O_NOFOLLOW`` at 0600 and then ``fchmod``-ed to 0600;
-- a file we rewrite goes to a fresh private temp file beside it that is renamed over it (readers never see
-  half a file, and a rename replaces a path without following it); a link already there is refused;
-- a directory we create is 0700 (parents we create too); one of ours that exists is tightened to 0700;
-  a symlink where one of our directories belongs is refused, as is one owned by another user.
-
-This module sits below ``locking`` (it imports nothing of MediaDesk) so every layer can use it.
+Workspaces hold prompts, results and cookies, and may sit in directories others can write, where a
+planted symlink would redirect our writes. So, whatever the umask: new files are ``O_EXCL |
+O_NOFOLLOW`` and 0600; rewrites go to a private temp file renamed over the target (a link there is
+refused); our directories are 0700, and a symlink or another user's directory in their place is
+refused. Imports nothing of MediaDesk, so every layer can use it.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Events out: the scheduler's bus turned into the few events an operator wires to notifications.
 
-============================  =================================================================
-``batch_done``                the last task of a batch became terminal (counts by state)
-``task_failed``               a task failed to the exception queue (a person must judge it)
-``account_needs_person``      a web account needs a login by hand
-``endpoint_stopped``          an API endpoint's breaker opened (no task goes to it until a probe), or it was
-                              stopped until the operator acts (its key rejected, a TLS error)
-``budget_reached``            a budget cap stopped a lane (its tasks stay pending): which cap, how to raise it
-============================  =================================================================
-
-Each is one JSON envelope ``{"id", "event", "ts", "data"}``. Batch and task events need the task's
-row (its batch and profile are not on the bus), so terminal task ids are collected and looked up
-together on the reading thread, a burst of endings costing one query.
+``batch_done`` (a batch's last task became terminal), ``task_failed`` (a task needs a person's judgement),
+``account_needs_person`` (a web account needs a login by hand), ``endpoint_stopped`` (an API endpoint's
+breaker opened, or it is stopped until the operator acts) and ``budget_reached`` (a budget cap stopped a lane).
+Each is one JSON envelope ``{"id", "event", "ts", "data"}``. Batch and task events need the task's row, so
+terminal task ids are collected and looked up together on the reading thread.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The stream carries the webhook events (``batch_done``, ``task_failed``, ``accoun
 kind). It opens with an ``event: ready`` line once the subscription is live, so a script can act
 (submit a batch) without missing what follows; ``limit`` ends it after that many events (``0``:
 only ``ready``). A client too slow to read gets ``event: overflow`` and the end of the stream,
-never a growing queue; a comment line every 15 s keeps idle proxies from closing it.
+never a growing queue; a comment line every :data:`KEEPALIVE_S` keeps idle proxies from closing it.
 """
 
 from __future__ import annotations

@@ -38,6 +38,11 @@ class DeskWebBackend:
     probe = None
     login = None
     unavailable_reason = None
+    max_run_s = None
+    check = None
+    check_adapter = None
+    resolve_challenge = None
+    challenge_screenshot = None
 
     def __init__(self) -> None:
         self.state: tuple[str, str | None] = ("ready", None)
