@@ -21,6 +21,21 @@ from tests.support import require
 _WI_PATCH = pytest.StashKey[pytest.MonkeyPatch]()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--all", action="store_true", dest="run_nightly",
+                     help="run the nightly tests too (`./dev test --all`): the slow end-to-end cases whose "
+                          "claims a faster test of the default run also proves")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("run_nightly"):
+        return
+    nightly = [item for item in items if item.get_closest_marker("nightly") is not None]
+    if nightly:
+        config.hook.pytest_deselected(items=nightly)
+        items[:] = [item for item in items if item.get_closest_marker("nightly") is None]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", wi.MARKER_HELP)
     # Before any fixture: simulators made by session- and module-scoped fixtures are tracked too.

@@ -28,7 +28,9 @@ from tests.support import require, skip_here
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / "build" / "packaged"
 
-pytestmark = [pytest.mark.packaging, pytest.mark.browser, pytest.mark.timeout(900)]
+# Nightly: a clean clone builds the app (~100 s); `./dev package` builds it too, and
+# tests/packaging/test_frozen_resources.py proves the frozen lookups in the default run.
+pytestmark = [pytest.mark.packaging, pytest.mark.browser, pytest.mark.nightly, pytest.mark.timeout(900)]
 
 
 def _source_hash() -> str:

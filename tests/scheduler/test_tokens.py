@@ -65,13 +65,13 @@ async def test_a_server_without_usage_gets_an_estimate_marked_so(workspace: Work
 
 
 async def _tpm_batch(ws: Workspace, *, tpm_declared: float, rate_headers: bool) -> dict[str, Any]:
-    """16 long prompts (~150-300 tokens each way) against a provider that allows 4000 tokens a
-    minute: about 1.7 minutes' worth, so the bucket runs dry after the first quarter of the batch."""
+    """12 long prompts (~150-300 tokens each way) against a provider that allows 4000 tokens a
+    minute: about 1.2 minutes' worth (~4,800 tokens), so the bucket runs dry before the batch ends."""
     sim_cfg = ApiSimConfig(latency=(0.05, 0.05), tpm=4000, retry_after_s=1.0)
     async with ApiSimServer(sim_cfg) as sim:
         cfg = endpoint_config(sim, tpm=tpm_declared, rate_headers=rate_headers)
         async with Scheduler(cfg, ws) as s:
-            await run_all(s, [(f"t{i}", "w", long_prompt(i, 100 + (i * 37) % 100)) for i in range(16)], 300)
+            await run_all(s, [(f"t{i}", "w", long_prompt(i, 100 + (i * 37) % 100)) for i in range(12)], 300)
         return sim.stats()
 
 
