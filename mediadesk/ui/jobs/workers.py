@@ -201,20 +201,23 @@ class TaskJobs:
                 finished.set()
 
         async def job() -> None:
-            try:
-                value = await asyncio.to_thread(run)
-            except BaseException:
-                with lock:
-                    if not took["started"]:
-                        took["dropped"] = True
-                        finished.set()
-                raise
+            value = await asyncio.to_thread(run)
             if not self._owner_alive():
                 log.debug("console job %s: owner gone, result dropped", name)
                 return
             on_result(value)
 
-        return self.spawn(job(), name, on_error)
+        def ended(_task: asyncio.Task[Any]) -> None:
+            # Cancelled before the thread took it (even before the coroutine's first step, where no
+            # except clause of it runs): the thread never will, so the job is finished here.
+            with lock:
+                if not took["started"]:
+                    took["dropped"] = True
+                    finished.set()
+
+        task = self.spawn(job(), name, on_error)
+        task.add_done_callback(ended)
+        return task
 
     def _owner_alive(self) -> bool:
         if self._owner is None:

@@ -288,6 +288,7 @@ class ChartsView(QWidget):
     def close_jobs(self) -> None:
         self._timer.stop()
         self._jobs.cancel_all()
+        self._busy = False  # a cancelled read calls back neither done nor failed: none is under way now
 
     async def drain_jobs(self) -> None:
         """After :meth:`close_jobs`: wait for the worker threads still running (window close)."""
