@@ -12,7 +12,7 @@ They are judged after EVERY test by the autouse fixture ``web_invariants`` in ``
 
 2. **A success stores what the site generated.** Every successful ``PageDriver.run`` of the test is
    recorded (page URL, typed text, answer, the adapter's ``answer_format``). A success on a page of a
-   tracked simulator (same scheme://host:port as its ``base_url`` when the run returned) must have an
+   tracked simulator (same scheme://host:port as its ``base_url`` while it serves, when the run returned) must have an
    answer equal, after ``.strip()``, to the answer of one of the simulator's "completed" generations
    for that prompt (the prompt the simulator received equals the typed text, whitespace normalised).
    A success for a prompt the simulator completed nothing for fails the test. No normalisation of the
@@ -83,6 +83,8 @@ def _origin(url: str) -> str:
 
 
 def _sim_origin(sim: WebSimServer) -> str:
+    if not sim.started:  # stopped: its old port may serve another test's page now
+        return ""
     try:
         return _origin(sim.base_url)
     except RuntimeError:  # not started (no port yet)

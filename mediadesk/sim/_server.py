@@ -52,6 +52,11 @@ class LocalServer(ABC):
     def _before_stop(self) -> None:
         """Wake or end requests that would otherwise keep the server from stopping."""
 
+    @property
+    def started(self) -> bool:
+        """Started and not stopped since (its port is ours; a stopped server's port may be anyone's)."""
+        return self._runner is not None
+
     async def start(self) -> None:
         if self._runner is not None:
             raise RuntimeError(f"{type(self).__name__} already started")
