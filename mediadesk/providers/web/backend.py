@@ -186,7 +186,8 @@ class WebAccountBackend:
                 state.health = HealthStatus.READY
                 state.needs_login_since = None
                 result = await self.failures.run_watched(page, text, ctx)
-                self._threads.after_turn(page, page.url, task.route_key)
+                url = page.url if task.route_key is None else await self.driver.location(page)
+                self._threads.after_turn(page, url, task.route_key)
             except asyncio.CancelledError:
                 # The driver has clicked stop. Close the page; a browser that does not answer is killed.
                 await browser.abandon_page(ctx)

@@ -37,6 +37,7 @@ from mediadesk.providers.web.errors import (
     SiteError,
     StreamCut,
     UsageLimit,
+    WebLaneError,
 )
 from mediadesk.providers.web.markdown import html_to_markdown
 from mediadesk.providers.web.page_evidence import save_evidence
@@ -201,6 +202,15 @@ class PageDriver:
     def take_notes(self, page: Page) -> list[LogText]:
         """What getting ``page`` ready waited for since the last call (for the task log)."""
         return self.session.take_notes(page)
+
+    async def location(self, page: Page) -> str:
+        """The address the page shows now, asked of the page itself: Playwright's ``page.url`` learns of a
+        ``history.replaceState`` from an event that may still be on its way when a run has ended."""
+        try:
+            href = await self.session.evaluate(page, "() => location.href")
+        except WebLaneError:
+            return page.url
+        return href if isinstance(href, str) and href else page.url
 
     async def evidence(self, page: Page, dir: Path, stem: str) -> list[Path]:
         """Save what a failed run on ``page`` leaves for the operator (see :func:`save_evidence`); never raises."""
