@@ -184,7 +184,7 @@ async def test_sigkill_mid_batch_then_rerun_loses_and_duplicates_nothing(tmp_pat
     async with ApiSimServer(ApiSimConfig(latency=(0.1, 0.4), quota=3, seed=9)) as sim:
         cfg = write_config(tmp_path, sim.base_url)
         batch = tmp_path / "b.jsonl"
-        n = 40
+        n = 24  # the kill comes after 8: 16 left for the rerun
         batch.write_text("".join(json.dumps({"id": f"t{i}", "profile": "writer", "prompt": f"q{i}"}) + "\n"
                                  for i in range(n)), encoding="utf-8")
         db = tmp_path / "t.db"

@@ -21,6 +21,8 @@ from mediadesk.store.export import export_tasks
 from tests.support import log_messages, make_config, skip_unless, tasks_of
 
 ROOT = Path(__file__).resolve().parents[2]
+#: A profile name for each way an answer comes: streamed (SSE) or plain (one JSON body).
+STREAMED = {"streamed": True, "plain": False}
 #: Peak resident memory allowed to a ``mediadesk run`` that meets an endless answer.
 RSS_LIMIT_MB = 200
 
@@ -76,27 +78,32 @@ async def measured_run(tmp: Path, cfg: Path, batch: Path, env: dict[str, str] | 
 
 # ------------------------------------------------------------------------ 13: size cap
 @skip_unless(sys.platform != "win32", "peak RSS is read with resource.getrusage (POSIX only)")
-@pytest.mark.parametrize("stream", [True, False])
-async def test_endless_answer_fails_too_large_with_bounded_memory(tmp_path: Path, stream: bool) -> None:
+async def test_endless_answer_fails_too_large_with_bounded_memory(tmp_path: Path) -> None:
     """Before: the endless answer was read into memory until the lane's deadline (timeout_s + 5 s)
-    ended it as a timeout, with hundreds of MB resident."""
+    ended it as a timeout, with hundreds of MB resident. One run, both ways at once: a streamed and a
+    plain endless answer (the peak RSS bounds both together)."""
     async with ApiSimServer(ApiSimConfig(hostile="endless")) as sim:
-        cfg = write_config(tmp_path, f'[[profiles]]\nname = "writer"\nkind = "api"\nbase_url = "{sim.base_url}"\n'
-                                     f'model = "m"\nstream = {str(stream).lower()}\ntimeout_s = 1\n')
+        profiles = "".join(
+            f'[[profiles]]\nname = "{name}"\nkind = "api"\nbase_url = "{sim.base_url}"\n'
+            f'model = "m"\nstream = {str(stream).lower()}\ntimeout_s = 1\n'
+            for name, stream in STREAMED.items())
+        cfg = write_config(tmp_path, profiles)
         batch = tmp_path / "b.jsonl"
-        batch.write_text(json.dumps({"id": "t", "profile": "writer", "prompt": "go on forever"}) + "\n",
-                         encoding="utf-8")
+        batch.write_text("".join(json.dumps({"id": name, "profile": name, "prompt": "go on forever"}) + "\n"
+                                 for name in STREAMED), encoding="utf-8")
         rc, peak_mb, out, err = await measured_run(tmp_path, cfg, batch)
         stats = sim.stats()
     assert rc == 1, (out, err)
     assert "answer_too_large" in out, out
     assert peak_mb < RSS_LIMIT_MB, f"peak RSS {peak_mb} MB"
-    assert stats["hostile_answers"] == {"endless": 1}  # one attempt: not retried
-    assert stats["hostile_closed_by_client"] == 1  # we stopped reading and closed the connection
+    assert stats["hostile_answers"] == {"endless": 2}  # one attempt each: not retried
+    assert stats["hostile_closed_by_client"] == 2  # we stopped reading and closed the connections
     ws = Workspace.resolve(data_dir=tmp_path / "data", db_path=tmp_path / "t.db")
-    t = tasks_of(ws)["t"]
-    assert (t.state, t.error_kind, t.result, t.attempt) == ("failed", "answer_too_large", None, 1)
-    assert "max_answer_chars=200000" in (t.error_message or "")
+    tasks = tasks_of(ws)
+    for name in STREAMED:
+        t = tasks[name]
+        assert (t.state, t.error_kind, t.result, t.attempt) == ("failed", "answer_too_large", None, 1), name
+        assert "max_answer_chars=200000" in (t.error_message or ""), name
 
 
 @pytest.mark.parametrize("stream", [True, False])
@@ -179,19 +186,21 @@ class _Sink:
 
 
 # ------------------------------------------------------------------------ 15: silence vs whole run
-@pytest.mark.parametrize("stream", [True, False])
-async def test_steady_answer_longer_than_timeout_s_succeeds(
-    workspace: Workspace, sim: ApiSimServer, stream: bool
-) -> None:
+async def test_steady_answer_longer_than_timeout_s_succeeds(workspace: Workspace, sim: ApiSimServer) -> None:
     """timeout_s is the longest silence. Before: the lane also ended any attempt at timeout_s + 5 s,
     so an answer streaming steadily for 7 s failed with timeout_s = 1.5 (chunks every 0.1 s: a
-    silence limit 15x the gap, so a loaded machine's late chunk is no silence)."""
+    silence limit 15x the gap, so a loaded machine's late chunk is no silence). Both ways at once (a
+    profile each): a streamed and a plain answer. The heartbeat is not under test: its staleness is
+    one a loaded machine's stall cannot reach (the fast 0.5 s could, over two 7 s attempts)."""
     prompt = "take your time [[sim:steady=7]]"
-    cfg = make_config([api_profile("w", sim, stream=stream, timeout_s=1.5)], retry={"max_retries": 0})
+    cfg = make_config([api_profile(name, sim, stream=stream, timeout_s=1.5) for name, stream in STREAMED.items()],
+                      retry={"max_retries": 0}, heartbeat={"interval_s": 0.1, "stale_after_s": 3.0})
     async with Scheduler(cfg, workspace) as s:
-        await run_items(s, [("slow", "w", prompt)])
-    t = tasks_of(workspace)["slow"]
-    assert (t.state, t.attempt, t.result) == ("success", 1, answer_for(prompt)), t.error_message
+        await run_items(s, [(name, name, prompt) for name in STREAMED])
+    tasks = tasks_of(workspace)
+    for name in STREAMED:
+        t = tasks[name]
+        assert (t.state, t.attempt, t.result) == ("success", 1, answer_for(prompt)), (name, t.error_message)
 
 
 @pytest.mark.parametrize("stream", [True, False])

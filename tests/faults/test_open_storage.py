@@ -1,9 +1,10 @@
 """A database that cannot be used is a clear message and exit 2 from every command and from the console,
 never a traceback, and a file that is not ours is never changed.
 
-Real files; the console, the demo and runs as another user are real ``python -m mediadesk`` processes,
-the other commands run through the same ``cli.main`` in-process (set MEDIADESK_FAULTS_SUBPROCESS=1 to
-run them all as processes). The storage
+Real files; the demo and runs as another user are real ``python -m mediadesk`` processes, the console
+runs in a child process (one for the module, a command after another), the other commands run through
+the same ``cli.main`` in-process (tests/faults/commands.py; set MEDIADESK_FAULTS_SUBPROCESS=1 to run
+them all as processes of their own). The storage
 faults are real too: a small tmpfs (full, or remounted read-only), and a database of another user opened
 as ``nobody``; those need root and are skipped with the reason otherwise.
 """
@@ -12,61 +13,31 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
-import logging
 import os
 import shutil
 import sqlite3
 import subprocess
 import tempfile
-import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from mediadesk import cli
 from mediadesk.store import TaskReader, TaskStore
 from mediadesk.store.taskstore import NewTask
+from tests.faults.commands import ConsoleServer, mediadesk
 from tests.support import Result, skip_unless
-from tests.support import mediadesk as run_mediadesk
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------------------ helpers
-#: Commands that open a window or run as another user always get their own process; the others run
-#: in-process (the same ``cli.main`` the entry point calls, ~1 s of interpreter start saved per call,
-#: which keeps this ~100-command suite inside CI's budget). ``MEDIADESK_FAULTS_SUBPROCESS=1`` runs
-#: every command as a real ``python -m mediadesk`` process instead.
-_OWN_PROCESS = {"console", "demo"}
-
-
-def mediadesk(*args: str | Path, user: str | None = None, cwd: Path = ROOT, timeout: float = 120) -> Result:
-    argv = [str(a) for a in args]
-    if user is None and argv[0] not in _OWN_PROCESS and not os.environ.get("MEDIADESK_FAULTS_SUBPROCESS"):
-        return _in_process(argv)
-    return run_mediadesk(*argv, env={"QT_QPA_PLATFORM": "offscreen", "MEDIADESK_NO_DIALOGS": "1",
-                                     "PYTHONDONTWRITEBYTECODE": "1"}, cwd=cwd, timeout=timeout, user=user)
-
-
-def _in_process(argv: list[str]) -> Result:
-    """``mediadesk ARGV`` through ``cli.main`` with captured output; an escaping exception is reported
-    as the traceback the entry point would have printed."""
-    out, err = io.StringIO(), io.StringIO()
-    root_handlers = logging.getLogger().handlers[:]
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli.main(argv)
-        except SystemExit as exc:  # argparse
-            rc = exc.code if isinstance(exc.code, int) else 2
-        except BaseException:
-            err.write(traceback.format_exc())
-            rc = 1
-        finally:
-            logging.getLogger().handlers[:] = root_handlers  # cli.main's basicConfig: keep pytest's
-    return Result(rc, out.getvalue(), err.getvalue())
+@pytest.fixture(scope="module", autouse=True)
+def _console_server() -> Iterator[None]:
+    """The console commands of this module run one after another in one child process (commands.py)."""
+    yield
+    ConsoleServer.close_shared()
 
 
 def write_config(where: Path, data_dir: Path) -> Path:

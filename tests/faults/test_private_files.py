@@ -20,7 +20,8 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskStore, migrate
 from mediadesk.store.export import export_to_file
 from mediadesk.store.taskstore import NewTask
-from tests.support import Result, make_config, mediadesk, require
+from tests.faults.commands import mediadesk
+from tests.support import Result, make_config, require
 
 ROOT = Path(__file__).resolve().parents[2]
 API = [{"name": "writer", "kind": "api", "base_url": "http://127.0.0.1:9/v1", "model": "m"}]
@@ -62,6 +63,8 @@ async def async_failure_of(call: Awaitable[object]) -> Exception | None:
 
 
 def cli(*args: str | Path, umask_value: int = 0o022) -> Result:
+    """``mediadesk ARGS`` under the umask ``umask_value``: in-process through ``cli.main`` (set and
+    restored around it), or a process of its own with MEDIADESK_FAULTS_SUBPROCESS=1 (tests/faults/commands.py)."""
     return mediadesk(*args, umask=umask_value)
 
 
@@ -122,7 +125,7 @@ def test_a_database_given_with_db_is_private_and_its_folder_is_left_as_is(tmp_pa
 
 
 def test_a_cli_run_leaves_only_private_files(tmp_path: Path) -> None:
-    """``mediadesk cancel`` on a new database under umask 000 (a real process; nothing to run)."""
+    """``mediadesk cancel`` on a new database under umask 000 (nothing to run)."""
     db = tmp_path / "fresh" / "t.db"
     res = cli("cancel", "nothing", "--db", db, umask_value=0o000)
     assert res.rc == 2 and "database not found" in res.err  # cancel never creates one
@@ -335,13 +338,15 @@ async def test_evidence_is_private_and_never_follows_a_planted_link(
         await b.close()
 
 
-@pytest.mark.browser
 async def test_the_demo_workspace_files_are_private(tmp_path: Path) -> None:
+    """What the demo writes itself. Its accounts' logins are left to their lanes (``login=False``, as
+    the console's demo starts): a browser profile's privacy is the test above, and the profiles
+    folder is made (0700) before any login could."""
     from mediadesk.demo import demo_environment
 
     old = os.umask(0o022)
     try:
-        async with demo_environment(tmp_path / "demo") as env:
+        async with demo_environment(tmp_path / "demo", login=False) as env:
             files = [env.config_path, env.batch_path]
             assert modes(files) == {str(p): "0o600" for p in files}
             assert mode(env.workspace.data_dir) == 0o700

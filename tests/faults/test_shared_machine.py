@@ -1,7 +1,10 @@
 """Files and other users on a shared machine (issue 19, items 11-14): a shared folder named as an
 account's ``profile_dir``, a ``--db`` file of another user, a database password on the command line,
-a batch "file" that is a FIFO. Real ``python -m mediadesk`` processes, real files; the other user is
-``nobody`` (files chowned to it), which needs root: those tests are skipped with the reason otherwise.
+a batch "file" that is a FIFO. Real files; the other user is ``nobody`` (files chowned to it), which
+needs root: those tests are skipped with the reason otherwise. The commands run as in
+tests/faults/commands.py (the headless ones in-process through ``cli.main``, the console in a child
+process; MEDIADESK_FAULTS_SUBPROCESS=1: each in a process of its own); the FIFO's ``run``, which hung
+for ever before, always gets a real ``python -m mediadesk`` process (killed after its time).
 """
 
 from __future__ import annotations
@@ -10,31 +13,31 @@ import json
 import os
 import stat
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mediadesk.store import TaskStore
 from mediadesk.store.taskstore import NewTask
-from tests.support import skip_unless
+from tests.faults.commands import PROCESS_ENV, ConsoleServer, mediadesk
+from tests.support import Result, skip_unless
+from tests.support import mediadesk as run_mediadesk
 
 ROOT = Path(__file__).resolve().parents[2]
 NOBODY = 65534
 _NOT_ROOT = "needs root to give a file to another user" if not hasattr(os, "geteuid") or os.geteuid() else None
 
 
-def mediadesk(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mediadesk", *map(str, args)], capture_output=True, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "QT_QPA_PLATFORM": "offscreen",
-             "MEDIADESK_NO_DIALOGS": "1"},
-        timeout=timeout, check=False,
-    )
+@pytest.fixture(scope="module", autouse=True)
+def _console_server() -> Iterator[None]:
+    """The console commands of this module run one after another in one child process (commands.py)."""
+    yield
+    ConsoleServer.close_shared()
 
 
-def refused(res: subprocess.CompletedProcess[str], words: str) -> bool:
-    return res.returncode == 2 and "Traceback" not in res.stderr and words.lower() in res.stderr.lower()
+def refused(res: Result, words: str) -> bool:
+    return res.rc == 2 and "Traceback" not in res.err and words.lower() in res.err.lower()
 
 
 def write_config(tmp: Path, body: str = "") -> Path:
@@ -59,8 +62,8 @@ def test_a_shared_folder_named_as_profile_dir_is_refused_and_left_as_it_is(tmp_p
         '[[profiles]]\nname = "chat"\nkind = "web"\nsite = "simchat"\nurl = "http://127.0.0.1:9/chat"\n'
         f'[[accounts]]\nname = "acct"\nprofile = "chat"\nprofile_dir = "{shared}"\n'))
     res = mediadesk("login", "acct", "--config", cfg)
-    assert refused(res, "every user of this machine may write"), (res.returncode, res.stdout, res.stderr)
-    assert str(shared) in res.stderr
+    assert refused(res, "every user of this machine may write"), res
+    assert str(shared) in res.err
     assert mode(shared) == 0o1777  # not chmod-ed
     assert list(shared.iterdir()) == []  # and nothing written into it
 
@@ -88,7 +91,7 @@ def test_a_profile_dir_of_another_user_is_refused(tmp_path: Path) -> None:
         '[[profiles]]\nname = "chat"\nkind = "web"\nsite = "simchat"\nurl = "http://127.0.0.1:9/chat"\n'
         f'[[accounts]]\nname = "acct"\nprofile = "chat"\nprofile_dir = "{theirs}"\n'))
     res = mediadesk("login", "acct", "--config", cfg)
-    assert refused(res, "belongs to another user"), (res.returncode, res.stdout, res.stderr)
+    assert refused(res, "belongs to another user"), res
     assert os.stat(theirs).st_uid == NOBODY and mode(theirs) == 0o700 and list(theirs.iterdir()) == []
 
 
@@ -116,8 +119,8 @@ def test_a_world_writable_database_of_another_user_is_refused(tmp_path: Path) ->
                                         ["cancel", "t1", "--db", db], ["exceptions", "list", "--db", db]]
     for args in commands:
         res = mediadesk(*args)
-        assert refused(res, "belongs to another user"), (args, res.returncode, res.stderr)
-        assert "uid 65534" in res.stderr or "nobody" in res.stderr
+        assert refused(res, "belongs to another user"), (args, res)
+        assert "uid 65534" in res.err or "nobody" in res.err
     assert db.read_bytes() == before  # never written
     assert (os.stat(db).st_uid, mode(db)) == (NOBODY, 0o666)
 
@@ -131,7 +134,7 @@ def test_a_sidecar_of_another_user_is_refused(tmp_path: Path) -> None:
     os.chown(wal, NOBODY, NOBODY)
     os.chmod(wal, 0o666)
     res = mediadesk("export", "--db", db)
-    assert refused(res, "belongs to another user") and "t.db-wal" in res.stderr, (res.returncode, res.stderr)
+    assert refused(res, "belongs to another user") and "t.db-wal" in res.err, res
     assert wal.read_bytes() == b""
 
 
@@ -143,9 +146,9 @@ def test_a_password_in_a_db_url_on_the_command_line_is_refused(url: str, command
     """Before: the run went on with the password visible to every local user in ``ps`` for its whole
     length. Now nothing is connected to; the message names the ways libpq takes a password."""
     res = mediadesk(command, "--db", url, timeout=60)
-    assert refused(res, "PGPASSWORD") and "~/.pgpass" in res.stderr, (res.returncode, res.stderr)
-    assert "s3cr3t-pw" not in res.stderr + res.stdout
-    assert "visible to every user" in res.stderr
+    assert refused(res, "PGPASSWORD") and "~/.pgpass" in res.err, res
+    assert "s3cr3t-pw" not in res.err + res.out
+    assert "visible to every user" in res.err
 
 
 # ------------------------------------------------------------------------ 14: a FIFO as batch file
@@ -156,14 +159,14 @@ def test_a_fifo_as_batch_file_is_refused_instead_of_hanging(tmp_path: Path) -> N
     os.mkfifo(fifo)
     cfg = write_config(tmp_path)
     try:
-        res = mediadesk("run", fifo, "--config", cfg, "--db", tmp_path / "t.db", timeout=60)
+        res = run_mediadesk("run", fifo, "--config", cfg, "--db", tmp_path / "t.db", env=PROCESS_ENV, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail("mediadesk run hung on a FIFO")
-    assert refused(res, "is not a regular file") and "FIFO" in res.stderr, (res.returncode, res.stderr)
+    assert refused(res, "is not a regular file") and "FIFO" in res.err, res
     assert not (tmp_path / "t.db").exists()  # refused before anything was opened
 
 
 def test_a_device_as_batch_file_is_refused(tmp_path: Path) -> None:
     """Before: /dev/zero was read up to the size limit and refused as too big (a FIFO hung)."""
     res = mediadesk("run", "/dev/zero", "--config", write_config(tmp_path), "--db", tmp_path / "t.db", timeout=60)
-    assert refused(res, "is not a regular file") and "character device" in res.stderr, (res.returncode, res.stderr)
+    assert refused(res, "is not a regular file") and "character device" in res.err, res

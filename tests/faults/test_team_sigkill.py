@@ -148,6 +148,11 @@ async def test_two_desktops_with_sigkills(tmp_path: Path, pg_url: str) -> None:
     check(pg_url, api_stats, web_stats, 66)
 
 
+# Nightly: the same claims end to end are test_two_desktops_with_sigkills's (above, default run, with the
+# shared web account too); more than two processes contending for the slots and the leases are
+# tests/team/test_slots.py::test_processes_together_never_exceed_the_endpoint_limit and
+# tests/team/test_leases.py::test_account_leases_are_exclusive_under_contention (four worker processes each).
+@pytest.mark.nightly
 async def test_four_desktops_with_sigkills(tmp_path: Path, pg_url: str) -> None:
     api_stats, _ = await team_run(tmp_path, pg_url, desktops=4, kills=5, api_tasks=100, web_tasks=0, seed=12)
     check(pg_url, api_stats, None, 100)

@@ -181,18 +181,26 @@ async def test_two_desktops_share_the_endpoints_requests_per_minute(
         await asyncio.gather(a.stop(), b.stop())
     times = sorted(t["first_request_at"] for t in api_sim.stats()["per_task"].values())
     assert len(times) == 7
-    # 2 requests a second, 1 banked: any k+1 consecutive requests span at least (k - 1) / 2 s
+    # 2 requests a second, 1 banked: any k+1 consecutive requests span at least (k - 1) / 2 s. The times
+    # are the simulator's, a hop after the bucket's take: a loaded machine delays one request more than
+    # the next, so a pair may look up to `hop` closer than the bucket spaced them. A bucket per desktop
+    # (the defect) sends twice as fast: the 7 requests span ~1.25 s instead of ~2.5 s, which fails.
+    hop = 0.5
     for i in range(len(times)):
         for j in range(i + 1, len(times)):
-            assert (j - i) <= 1 + (times[j] - times[i]) * 2.0 + 0.1, (i, j, times)
+            assert (j - i) <= 1 + (times[j] - times[i] + hop) * 2.0, (i, j, times)
     owners = {o for _, o in states(pg_url).values()}
     assert owners <= {a.owner, b.owner}
 
 
 async def test_two_desktops_share_one_tokens_per_minute_bucket(tmp_path: Path, pg_url: str) -> None:
     """An endpoint's ``tpm`` is one bucket for all desktops (a row of ``rate_bucket``): two desktops,
-    each of which alone would spend the whole minute, together stay within the provider's limit. The
-    headers are ignored here, so only the shared bucket can hold it."""
+    each of which alone stays well within the minute, together need more than the provider's limit
+    and still stay within it. The headers are ignored here, so only the shared bucket can hold it.
+
+    28 short prompts of ~170 tokens a request, prompt and answer (~4,800 tokens against 4,000 a
+    minute): the batch overshoots the bucket by ~4 requests (two desktops with a bucket each got 6
+    to 9 429s in trials), and only those ~800 tokens wait for the refill (~12 s)."""
     from tests.scheduler.test_tokens import long_prompt
 
     def config(sim: ApiSimServer, profile: str) -> AppConfig:
@@ -209,8 +217,8 @@ async def test_two_desktops_share_one_tokens_per_minute_bucket(tmp_path: Path, p
         try:
             await b.start()
             try:
-                a.intake.submit([a.intake.new_task(f"a{i}", "pa", long_prompt(i, 150)) for i in range(8)])
-                b.intake.submit([b.intake.new_task(f"b{i}", "pb", long_prompt(100 + i, 150)) for i in range(8)])
+                a.intake.submit([a.intake.new_task(f"a{i}", "pa", long_prompt(i, 60)) for i in range(14)])
+                b.intake.submit([b.intake.new_task(f"b{i}", "pb", long_prompt(100 + i, 60)) for i in range(14)])
                 await until(lambda: all(s == "success" for s, _ in states(pg_url).values()), "every task done",
                             limit_s=300)
             finally:
