@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import random
+import ssl
 import tomllib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -37,6 +38,10 @@ from mediadesk.sim.web_server import (
     serve_from_args,
 )
 from tests.support import require, until
+
+#: The simulators speak plain HTTP; httpx builds a TLS context for every client (~0.2 s each on a loaded
+#: machine) unless given one: this one serves them all.
+TLS = ssl.create_default_context()
 
 
 def _find_chromium() -> str:
@@ -80,9 +85,15 @@ async def browser() -> AsyncIterator[Browser]:
             await b.close()
 
 
-async def chat_page(browser: Browser, sim: WebSimServer, account: str) -> Page:
+async def chat_page(browser: Browser, sim: WebSimServer, account: str, *, by_form: bool = False) -> Page:
+    """The chat page in a fresh context, logged in as ``account``: on the login form's page (``by_form``),
+    else by the form's POST sent by the context itself (the same session cookie, without a page)."""
     ctx = await browser.new_context()
-    await login_context(ctx, sim.base_url, account)
+    if by_form:
+        await login_context(ctx, sim.base_url, account)
+    else:
+        resp = await ctx.request.post(sim.login_url, form={"account": account, "password": "x"}, max_redirects=0)
+        assert resp.status == 303 and resp.headers["location"] == "/chat", resp.status
     page = await ctx.new_page()
     await page.goto(sim.chat_url)
     return page
@@ -102,6 +113,7 @@ async def first_token(page: Page) -> None:
         "() => { const c = document.querySelectorAll('.msg.assistant .content');"
         " return c.length > 0 && c[c.length - 1].textContent.length > 0; }",
         timeout=15_000,
+        polling=50,  # not on animation frames: a page behind another tab gets none
     )
 
 
@@ -154,7 +166,7 @@ async def test_run_time_distribution_is_clipped_and_fixed_run_is_exact() -> None
 async def test_login_password_cookie_and_logout_over_http() -> None:
     async with (
         WebSimServer(WebSimConfig(time_scale=0.01, password="pw")) as sim,
-        httpx.AsyncClient(base_url=sim.base_url) as c,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c,
     ):
         assert (await c.post("/login", data={"account": "a", "password": "nope"})).status_code == 401
         assert (await c.post("/login", data={"account": "", "password": "pw"})).status_code == 400
@@ -175,7 +187,7 @@ async def test_login_password_cookie_and_logout_over_http() -> None:
 async def test_stream_protocol_concurrency_rule_and_reset_over_http() -> None:
     async with (
         WebSimServer(WebSimConfig(time_scale=0.01, fixed_run_s=30, answer_tokens=12)) as sim,
-        httpx.AsyncClient(base_url=sim.base_url) as c,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c,
     ):
         await c.post("/login", data={"account": "acct", "password": "x"})
         tokens: list[str] = []
@@ -205,7 +217,7 @@ async def test_stream_protocol_concurrency_rule_and_reset_over_http() -> None:
 async def test_http_disconnect_during_hang_ends_the_generation_and_admin_logout() -> None:
     async with (
         WebSimServer(WebSimConfig(time_scale=0.01, fixed_run_s=10, hang_rate=1.0, seed=3)) as sim,
-        httpx.AsyncClient(base_url=sim.base_url) as c,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c,
     ):
         await c.post("/login", data={"account": "acct", "password": "x"})
         async with c.stream("POST", "/api/generate", json={"prompt": "no marker, hang by rate"}) as resp:
@@ -224,7 +236,7 @@ async def test_http_disconnect_during_hang_ends_the_generation_and_admin_logout(
 async def test_stop_is_prompt_with_a_hung_stream() -> None:
     sim = WebSimServer(WebSimConfig(time_scale=0.01))
     await sim.start()
-    async with httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         await c.post("/login", data={"account": "acct", "password": "x"})
         async with c.stream("POST", "/api/generate", json={"prompt": "[[sim:hang]]"}):
             await until(lambda: gen(sim)["status"] == "hung", "the generation to hang")
@@ -249,7 +261,7 @@ async def test_serve_from_args_prints_the_url_and_runs_until_cancelled(capsys: p
         await until(printed, "the simulator to print its URL")
         url = out.split("Chat simulator on ", 1)[1].split()[0]
         assert url.endswith("/chat")
-        async with httpx.AsyncClient() as c:
+        async with httpx.AsyncClient(verify=TLS) as c:
             r = await c.post(url.replace("/chat", "/login"), data={"account": "a", "password": "bad"})
             assert r.status_code == 401  # --password was applied
     finally:
@@ -268,7 +280,7 @@ async def test_login_form_and_logged_out_page(sim: WebSimServer, browser: Browse
     assert await page.locator('a[href="/login"]').count() == 1
     await anon.close()
 
-    page = await chat_page(browser, sim, "acct-中")
+    page = await chat_page(browser, sim, "acct-中", by_form=True)
     assert await page.locator(".avatar").text_content() == "acct-中"
     cookies = {c["name"]: c for c in await page.context.cookies()}
     assert cookies[SESSION_COOKIE]["httpOnly"] is True
@@ -338,6 +350,7 @@ async def test_two_generations_on_one_session_second_is_refused(sim: WebSimServe
     st = sim.stats()
     assert st["concurrent_violations"] == 1 and st["violations_per_account"] == {"acct": 1}
     assert st["max_concurrent_per_session"] == 1 and st["generations_started"] == 1
+    await first.bring_to_front()  # a click waits for the button to be stable, over animation frames
     await first.click("button.stop")
     await runs_ended(first, 1)
     await first.context.close()
@@ -453,7 +466,8 @@ async def test_killed_browser_is_noticed_and_retry_is_not_a_violation(
         async with async_playwright() as pw:
             owned = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
             ctx = owned.contexts[0]
-            await login_context(ctx, sim.base_url, "acct")
+            resp = await ctx.request.post(sim.login_url, form={"account": "acct", "password": "x"}, max_redirects=0)
+            assert resp.status == 303, resp.status  # the session cookie is the browser's now
             page = await ctx.new_page()
             await page.goto(sim.chat_url)
             await send(page, "[[sim:hang]] then the browser dies")

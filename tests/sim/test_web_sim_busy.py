@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import ssl
 
 import httpx
 import pytest
 from playwright.async_api import async_playwright
 
 from mediadesk.providers.web import BrowserNotFoundError, find_browser
-from mediadesk.sim.web_server import BUSY_MESSAGE, WebSimConfig, WebSimServer, answer_tokens, login_context
+from mediadesk.sim.web_server import BUSY_MESSAGE, WebSimConfig, WebSimServer, answer_tokens
 from tests.support import require, until
+
+#: The simulators speak plain HTTP; httpx builds a TLS context for every client (~0.2 s each on a loaded
+#: machine) unless given one: this one serves them all.
+TLS = ssl.create_default_context()
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -18,8 +23,8 @@ pytestmark = pytest.mark.timeout(60)
 async def test_busy_period_refuses_sends_then_ends() -> None:
     async with (
         WebSimServer(WebSimConfig(time_scale=0.01, fixed_run_s=10, answer_tokens=6)) as sim,
-        httpx.AsyncClient(base_url=sim.base_url) as c,
-        httpx.AsyncClient(base_url=sim.base_url) as other,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as other,
     ):
         await c.post("/login", data={"account": "acct-a", "password": "x"})
         await other.post("/login", data={"account": "acct-b", "password": "x"})
@@ -57,7 +62,7 @@ async def test_busy_period_refuses_sends_then_ends() -> None:
 
 
 async def test_busy_admin_rejects_bad_bodies() -> None:
-    async with WebSimServer() as sim, httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with WebSimServer() as sim, httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         for body, fragment in [
             ({}, "'seconds' is required"),
             ({"seconds": -1}, "seconds must be a number >= 0"),
@@ -83,7 +88,9 @@ async def test_the_page_shows_a_busy_banner_instead_of_generating() -> None:
         browser = await pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"], headless=True)
         try:
             ctx = await browser.new_context()
-            await login_context(ctx, sim.base_url, "acct")
+            # the login form's POST, sent by the context itself (the form on a page: test_web_sim.py)
+            resp = await ctx.request.post(sim.login_url, form={"account": "acct", "password": "x"}, max_redirects=0)
+            assert resp.status == 303, resp.status
             page = await ctx.new_page()
             await page.goto(sim.chat_url)
             sim.set_busy(60, wait_s=20)

@@ -4,6 +4,7 @@ page), a bot check, a usage limit with a reset time, and a final model error."""
 from __future__ import annotations
 
 import json
+import ssl
 import time
 
 import httpx
@@ -11,6 +12,10 @@ import pytest
 
 from mediadesk.sim.web_server import CHALLENGE_MESSAGE, MODEL_ERROR_MESSAGE, WebSimConfig, WebSimServer
 from tests.support import until
+
+#: The simulators speak plain HTTP; httpx builds a TLS context for every client (~0.2 s each on a loaded
+#: machine) unless given one: this one serves them all.
+TLS = ssl.create_default_context()
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -22,7 +27,7 @@ def sim_config() -> WebSimConfig:
 async def test_refuse_outage_closes_the_port_and_reopens_it_on_the_same_one() -> None:
     async with WebSimServer(sim_config()) as sim:
         port = sim.port
-        async with httpx.AsyncClient(base_url=sim.base_url) as c:
+        async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
             await c.post("/login", data={"account": "acct-a", "password": "x"})
             # a stream under way is cut when the site goes down
             async with c.stream("POST", "/api/generate", json={"prompt": "[[sim:slow=500]] long"}) as resp:
@@ -37,19 +42,19 @@ async def test_refuse_outage_closes_the_port_and_reopens_it_on_the_same_one() ->
             assert sim.port == port
             assert (await c.get("/chat")).status_code == 200
         # over HTTP: it needs a duration (the admin route is on the closed port) and ends by itself
-        async with httpx.AsyncClient(base_url=sim.base_url) as c:
+        async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
             assert (await c.post("/admin/outage", json={"mode": "refuse"})).status_code == 400
             assert (await c.post("/admin/outage", json={"mode": "refuse", "seconds": 0.5})).status_code == 200
         await until(lambda: not sim.listening, "the outage to start (just after the answer went out)")
         await until(lambda: sim.listening, "the port to reopen by itself")
-        async with httpx.AsyncClient(base_url=sim.base_url) as c:
+        async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
             assert (await c.get("/admin/outage")).json() == {"outage": None}
         st = sim.stats()
     assert st["generations"][0]["status"] == "disconnected"
 
 
 async def test_gateway_outage_serves_502_pages_but_not_the_admin_routes() -> None:
-    async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         await c.post("/login", data={"account": "acct-a", "password": "x"})
         assert (await c.post("/admin/outage", json={"mode": "502"})).status_code == 200
         await until(lambda: sim.stats()["outage"] == "502", "the outage (in force just after the answer)")
@@ -64,7 +69,7 @@ async def test_gateway_outage_serves_502_pages_but_not_the_admin_routes() -> Non
 
 
 async def test_challenge_page_and_refused_sends_until_solved() -> None:
-    async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         await c.post("/login", data={"account": "acct-a", "password": "x"})
         r = await c.post("/admin/challenge", json={"kind": "turnstile", "account": "acct-a"})
         assert r.json() == {"challenge": {"acct-a": "turnstile"}}
@@ -81,7 +86,7 @@ async def test_challenge_page_and_refused_sends_until_solved() -> None:
 
 
 async def test_usage_limit_banner_names_its_reset_time_then_ends_by_itself() -> None:
-    async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         await c.post("/login", data={"account": "acct-a", "password": "x"})
         reset = time.time() + 0.5
         sim.set_limit(reset)
@@ -99,7 +104,7 @@ async def test_usage_limit_banner_names_its_reset_time_then_ends_by_itself() -> 
 
 
 async def test_model_error_is_a_400_until_turned_off() -> None:
-    async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with WebSimServer(sim_config()) as sim, httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         await c.post("/login", data={"account": "acct-a", "password": "x"})
         assert (await c.post("/admin/model_error", json={})).json() == {"model_error": MODEL_ERROR_MESSAGE}
         r = await c.post("/api/generate", json={"prompt": "x"})

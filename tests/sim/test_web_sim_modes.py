@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import ssl
 
 import httpx
 import pytest
@@ -19,12 +20,16 @@ from mediadesk.sim.web_server import (
     markdown_tokens,
 )
 
+#: The simulators speak plain HTTP; httpx builds a TLS context for every client (~0.2 s each on a loaded
+#: machine) unless given one: this one serves them all.
+TLS = ssl.create_default_context()
+
 
 @pytest.mark.parametrize("session", [True, False])
 async def test_login_cookie_is_a_session_cookie_only_in_that_mode(session: bool) -> None:
     async with (
         WebSimServer(WebSimConfig(time_scale=0.01, session_cookie=session)) as sim,
-        httpx.AsyncClient(base_url=sim.base_url) as c,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c,
     ):
         r = await c.post("/login", data={"account": "a", "password": "pw"})
         header = r.headers["set-cookie"].lower()
@@ -35,7 +40,7 @@ async def test_login_cookie_is_a_session_cookie_only_in_that_mode(session: bool)
 async def test_login_redirect_and_failed_logins_are_counted() -> None:
     async with (
         WebSimServer(WebSimConfig(time_scale=0.01, password="right", login_redirect=True)) as sim,
-        httpx.AsyncClient(base_url=sim.base_url) as c,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c,
     ):
         r = await c.get("/chat")
         assert (r.status_code, r.headers["location"]) == (303, "/login")
@@ -53,7 +58,7 @@ async def test_markdown_answers_stream_their_source_and_the_page_renders_it() ->
     assert "".join(markdown_tokens(prompt)) == source
     async with (
         WebSimServer(WebSimConfig(time_scale=0.001, answer_style="markdown")) as sim,
-        httpx.AsyncClient(base_url=sim.base_url) as c,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c,
     ):
         await c.post("/login", data={"account": "a", "password": "pw"})
         assert 'data-answer-style="markdown"' in (await c.get("/chat")).text

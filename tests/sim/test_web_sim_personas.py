@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import ssl
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -35,10 +36,13 @@ from mediadesk.sim.web_server import (
     config_from_args,
     decode_frame,
     encode_frame,
-    login_context,
     markdown_answer,
 )
 from tests.support import require, until
+
+#: The simulators speak plain HTTP; httpx builds a TLS context for every client (~0.2 s each on a loaded
+#: machine) unless given one: this one serves them all.
+TLS = ssl.create_default_context()
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.asyncio(loop_scope="module")]
 
@@ -71,7 +75,7 @@ async def site(**overrides: Any) -> AsyncIterator[WebSimServer]:
 
 
 async def login(sim: WebSimServer, account: str = "acct") -> str:
-    async with httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         r = await c.post("/login", data={"account": account, "password": "pw"})
         return r.cookies[SESSION_COOKIE]
 
@@ -96,7 +100,10 @@ async def browser() -> AsyncIterator[Browser]:
 async def chat(browser: Browser, sim: WebSimServer, account: str = "acct") -> AsyncIterator[Page]:
     ctx = await browser.new_context()
     try:
-        await login_context(ctx, sim.base_url, account)
+        # the login form's POST, sent by the context itself: its session cookie without a page to fill the
+        # form (the form on a page: tests/sim/test_web_sim.py)
+        resp = await ctx.request.post(sim.login_url, form={"account": account, "password": "pw"}, max_redirects=0)
+        assert resp.status == 303, resp.status
         page = await ctx.new_page()
         await page.goto(sim.chat_url)
         yield page
@@ -186,7 +193,7 @@ async def test_persona_options_cli_and_validation() -> None:
 
 
 async def test_personas_switch_at_runtime_and_over_admin() -> None:
-    async with site() as sim, httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with site() as sim, httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         await c.post("/login", data={"account": "a", "password": "pw"})
         assert 'data-personas=""' in (await c.get("/chat")).text
         sim.set_personas("footer, noise", start_delay_ms=250)
@@ -257,7 +264,7 @@ async def test_binary_socket_frames_carry_no_json() -> None:
 async def test_start_delay_keeps_the_run_active_and_can_be_stopped() -> None:
     async with (
         WebSimServer(WebSimConfig(**BASE, start_delay_ms=30_000)) as sim,
-        httpx.AsyncClient(base_url=sim.base_url) as c,
+        httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c,
     ):
         await c.post("/login", data={"account": "acct", "password": "pw"})
         async with c.stream("POST", "/api/generate", json={"prompt": "wait for it", "request_id": "r1"}) as resp:
@@ -276,7 +283,7 @@ async def test_start_delay_keeps_the_run_active_and_can_be_stopped() -> None:
 
 
 async def test_noise_endpoints_are_counted_and_never_generate() -> None:
-    async with site() as sim, httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with site() as sim, httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         t0 = time.monotonic()
         r = await c.get("/api/poll")
         assert time.monotonic() - t0 >= 0.3  # held (a lower bound)
@@ -304,7 +311,7 @@ async def test_noise_endpoints_are_counted_and_never_generate() -> None:
 async def test_ledger_survives_reset_and_restart_on_the_same_port_with_sockets_closed() -> None:
     async with site(transport="websocket", personas=("noise",)) as sim:
         port = sim.port
-        async with httpx.AsyncClient(base_url=sim.base_url, timeout=20) as c:
+        async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url, timeout=20) as c:
             await c.post("/login", data={"account": "acct", "password": "pw"})
             r = await c.post("/api/generate", json={"prompt": "before"})
             assert r.status_code == 200

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import ssl
 import time
 
 import aiohttp
@@ -21,9 +22,13 @@ from mediadesk.sim.web_server import (
     config_from_args,
 )
 
+#: The simulators speak plain HTTP; httpx builds a TLS context for every client (~0.2 s each on a loaded
+#: machine) unless given one: this one serves them all.
+TLS = ssl.create_default_context()
+
 
 async def login(sim: WebSimServer) -> str:
-    async with httpx.AsyncClient(base_url=sim.base_url) as c:
+    async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as c:
         r = await c.post("/login", data={"account": "a", "password": "pw"})
         return r.cookies[SESSION_COOKIE]
 
@@ -31,13 +36,13 @@ async def login(sim: WebSimServer) -> str:
 async def test_sse_carries_the_answer_as_data_events() -> None:
     async with WebSimServer(WebSimConfig(time_scale=0.01, fixed_run_s=10, answer_tokens=6, transport="sse")) as sim:
         token = await login(sim)
-        async with httpx.AsyncClient(base_url=sim.base_url, cookies={SESSION_COOKIE: token}) as c:
+        async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url, cookies={SESSION_COOKIE: token}) as c:
             r = await c.post("/api/generate/sse", json={"prompt": "sse please", "request_id": "r1"})
             assert r.headers["content-type"].startswith("text/event-stream")
             events = [json.loads(line[6:]) for line in r.text.split("\n\n") if line.startswith("data: ")]
         assert events[0]["t"] == "start" and events[-1] == {"t": "done"}
         assert "".join(e["d"] for e in events if e["t"] == "token") == "".join(answer_tokens("sse please", 6))
-        async with httpx.AsyncClient(base_url=sim.base_url) as anon:  # no session: the same 401
+        async with httpx.AsyncClient(verify=TLS, base_url=sim.base_url) as anon:  # no session: the same 401
             r = await anon.post("/api/generate/sse", json={"prompt": "x"})
             assert r.status_code == 401 and r.json()["error"] == "session_expired"
         assert sim.stats()["generations_completed"] == 1

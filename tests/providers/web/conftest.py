@@ -77,6 +77,21 @@ async def pw_module() -> AsyncIterator[Playwright]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def playwright_hub() -> AsyncIterator[None]:
+    """The product's shared Playwright driver (``PlaywrightHub``) held for the whole module: the logins and
+    lanes of its tests then reuse one driver process instead of starting and stopping one each (a Node
+    process: 1-3 s per start on a loaded machine). Only for modules whose tests run in the module's loop
+    (``pytest.mark.asyncio(loop_scope="module")``): the driver is bound to the loop it started in."""
+    from mediadesk.providers.web.playwright_hub import PlaywrightHub
+
+    await PlaywrightHub.acquire()
+    try:
+        yield
+    finally:
+        await PlaywrightHub.release()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser(chromium_exe: Path) -> AsyncIterator[Browser]:
     """One Chromium per test module, found the way the lane finds it, with the lane's flags (Playwright
     adds its own headless flag; a fresh context per test keeps the tests apart)."""

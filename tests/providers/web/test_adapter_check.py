@@ -1,27 +1,30 @@
-"""``adapter check`` on real Chromium: against the simulator through the scheduler facade and the CLI,
-and against a small page with a covered button and two prompt boxes."""
+"""``adapter check`` on real Chromium: against the simulator through the scheduler facade and the CLI
+(on one profile logged in once for the module), and against small pages (in a fresh context of the
+module's Chromium) with a covered button and two prompt boxes, or a send button shown only for text."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 from aiohttp import web
-from playwright.async_api import async_playwright
+from playwright.async_api import Page
 
 from mediadesk.config.model import AppConfig, parse_config
 from mediadesk.config.workspace import Workspace
+from mediadesk.providers.web import find_our_residue
+from mediadesk.providers.web._proctree import collect_tree, end_processes
 from mediadesk.providers.web.adapter import parse_adapter
 from mediadesk.providers.web.check import check_page
-from mediadesk.providers.web.finder import chromium_flags
 from mediadesk.providers.web.login import login_with_form
 from mediadesk.scheduler.adapter_check import AdapterCheckError, check_adapter
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
+from tests.providers.web.helpers import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -53,7 +56,9 @@ async def sim() -> AsyncIterator[WebSimServer]:
         yield server
 
 
-async def workspace_for(sim: WebSimServer, root: Path, send: str = "button.send") -> tuple[AppConfig, Workspace, Path]:
+def site_config(sim: WebSimServer, root: Path, send: str = "button.send") -> AppConfig:
+    """The test's own sites dir (its ``simcheck.toml``, with ``send`` as the send selector) and a config
+    naming it, with one account ``acct`` on it."""
     sites = root / "sites"
     sites.mkdir(parents=True)
     (sites / "simcheck.toml").write_text(SITE.format(url=sim.chat_url, login=sim.login_url, send=send))
@@ -62,10 +67,40 @@ async def workspace_for(sim: WebSimServer, root: Path, send: str = "button.send"
         "profiles": [{"name": "chat", "kind": "web", "site": "simcheck"}],
         "accounts": [{"name": "acct", "profile": "chat"}],
     }
-    cfg = parse_config(raw)
+    return parse_config(raw)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def logged_in_data(sim: WebSimServer, tmp_path_factory: pytest.TempPathFactory, playwright_hub: None) -> Path:
+    """A data dir whose account ``acct`` logged in to the simulator once (a browser on its profile, filling
+    the login form). The checks only read the page: they share this profile, one after the other (and one
+    Playwright driver, ``playwright_hub``)."""
+    root = tmp_path_factory.mktemp("adapter-check")
+    cfg = site_config(sim, root)
     ws = Workspace.resolve(data_dir=root / "data").ensure()
     await login_with_form(cfg, ws, "acct", sim.login_url, fields={"#account": "acct", "#password": "x"},
                           submit="button.login", logged_in=".avatar")  # fmt: skip
+    return ws.data_dir
+
+
+@pytest.fixture
+def data_dir(logged_in_data: Path) -> Iterator[Path]:
+    """The logged-in data dir; as for the test's own ``tmp_path`` (conftest's leak guard), no process
+    started on its profile may outlive the test."""
+    yield logged_in_data
+    left = find_our_residue(logged_in_data)
+    if left:
+        report = end_processes(collect_tree(p.pid for p in left), grace_s=0)
+        pytest.fail(f"processes left running on the shared profile: {[p.describe() for p in left]} "
+                    f"(killed now; survivors {report.survivors})")
+
+
+async def workspace_for(sim: WebSimServer, root: Path, data_dir: Path,
+                        send: str = "button.send") -> tuple[AppConfig, Workspace, Path]:
+    """The test's config (in ``root``) on the logged-in ``data_dir``, and that config as a file."""
+    cfg = site_config(sim, root, send)
+    sites = root / "sites"
+    ws = Workspace.resolve(data_dir=data_dir).ensure()
     config_file = root / "config.toml"
     config_file.write_text(
         f'[browser]\nsites_dir = "{sites}"\n\n[[profiles]]\nname = "chat"\nkind = "web"\nsite = "simcheck"\n\n'
@@ -74,8 +109,8 @@ async def workspace_for(sim: WebSimServer, root: Path, send: str = "button.send"
     return cfg, ws, config_file
 
 
-async def test_a_fitting_adapter_is_all_found(sim: WebSimServer, tmp_path: Path) -> None:
-    cfg, ws, _ = await workspace_for(sim, tmp_path)
+async def test_a_fitting_adapter_is_all_found(sim: WebSimServer, data_dir: Path, tmp_path: Path) -> None:
+    cfg, ws, _ = await workspace_for(sim, tmp_path, data_dir)
     said: list[str] = []
     result = await check_adapter(cfg, ws, "simcheck", out_dir=tmp_path / "shots", say=said.append)
     status = {k.key: k.status for k in result.keys}
@@ -92,8 +127,8 @@ async def test_a_fitting_adapter_is_all_found(sim: WebSimServer, tmp_path: Path)
     assert sim.stats()["concurrent_violations"] == 0
 
 
-async def test_a_broken_selector_is_missing(sim: WebSimServer, tmp_path: Path) -> None:
-    cfg, ws, _ = await workspace_for(sim, tmp_path, send="button.no-such-send")
+async def test_a_broken_selector_is_missing(sim: WebSimServer, data_dir: Path, tmp_path: Path) -> None:
+    cfg, ws, _ = await workspace_for(sim, tmp_path, data_dir, send="button.no-such-send")
     result = await check_adapter(cfg, ws, "simcheck", out_dir=tmp_path / "shots")
     status = {k.key: k.status for k in result.keys}
     assert status["send"] == "missing" and status["prompt"] == "found"
@@ -107,7 +142,9 @@ async def test_a_broken_selector_is_missing(sim: WebSimServer, tmp_path: Path) -
 async def test_a_locked_account_is_refused(sim: WebSimServer, tmp_path: Path) -> None:
     from mediadesk.providers.web.profile_lock import AccountLock
 
-    cfg, ws, _ = await workspace_for(sim, tmp_path)
+    # the lock is checked before the browser starts: an account never logged in is refused the same way
+    cfg = site_config(sim, tmp_path)
+    ws = Workspace.resolve(data_dir=tmp_path / "data").ensure()
     lock = AccountLock("acct", ws.account_profile_dir("acct"))
     assert lock.try_acquire()
     try:
@@ -117,8 +154,8 @@ async def test_a_locked_account_is_refused(sim: WebSimServer, tmp_path: Path) ->
         lock.release()
 
 
-async def test_cli_prints_the_report_with_page_text_escaped(sim: WebSimServer, tmp_path: Path) -> None:
-    _, ws, config_file = await workspace_for(sim, tmp_path)
+async def test_cli_prints_the_report_with_page_text_escaped(sim: WebSimServer, data_dir: Path, tmp_path: Path) -> None:
+    _, ws, config_file = await workspace_for(sim, tmp_path, data_dir)
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "mediadesk", "adapter", "check", "simcheck", "--account", "acct",
         "--config", str(config_file), "--data-dir", str(ws.data_dir), "--prompt", "say \x1b[2J hi",
@@ -144,27 +181,21 @@ COVERED_PAGE = """<!doctype html><meta charset=utf-8>
 <div class=thread></div>"""
 
 
-async def test_covered_and_ambiguous_keys(chromium_exe: Path, tmp_path: Path) -> None:
+def one_page_app(html: str) -> web.Application:
     async def page_handler(_: web.Request) -> web.Response:
-        return web.Response(text=COVERED_PAGE, content_type="text/html")
+        return web.Response(text=html, content_type="text/html")
 
     app = web.Application()
     app.router.add_get("/chat", page_handler)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    url = f"http://127.0.0.1:{runner.addresses[0][1]}/chat"
-    adapter = parse_adapter({"url": url, "logged_in": ".avatar", "prompt": "textarea.box", "send": "button.send",
-                             "answer": ".thread .a", "busy": ".stop"}, "covered.toml")  # fmt: skip
-    pw = await async_playwright().start()
-    browser = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=False))
-    try:
-        page = await browser.new_page()
+    return app
+
+
+async def test_covered_and_ambiguous_keys(page: Page, tmp_path: Path) -> None:
+    async with serve(one_page_app(COVERED_PAGE)) as base:
+        adapter = parse_adapter({"url": f"{base}/chat", "logged_in": ".avatar", "prompt": "textarea.box",
+                                 "send": "button.send", "answer": ".thread .a", "busy": ".stop"},
+                                "covered.toml")  # fmt: skip
         result = await check_page(page, adapter, out_dir=tmp_path, stem="covered", prompt=None)
-    finally:
-        await browser.close()
-        await pw.stop()
-        await runner.cleanup()
     by_key = {k.key: k for k in result.keys}
     assert by_key["send"].status == "covered" and "div.dialog" in by_key["send"].detail
     assert by_key["prompt"].status == "ambiguous"
@@ -189,27 +220,12 @@ send.addEventListener('click', () => {
 </script>"""
 
 
-async def test_a_send_button_shown_only_once_there_is_text_is_found(chromium_exe: Path, tmp_path: Path) -> None:
-    async def page_handler(_: web.Request) -> web.Response:
-        return web.Response(text=SEND_WHEN_TYPED_PAGE, content_type="text/html")
-
-    app = web.Application()
-    app.router.add_get("/chat", page_handler)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    url = f"http://127.0.0.1:{runner.addresses[0][1]}/chat"
-    adapter = parse_adapter({"url": url, "logged_in": ".avatar", "prompt": "textarea.box", "send": "button.send",
-                             "answer": ".thread .a", "settle_ms": 200, "start_timeout_s": 10}, "typed.toml")
-    pw = await async_playwright().start()
-    browser = await pw.chromium.launch(executable_path=str(chromium_exe), args=chromium_flags(headless=True))
-    try:
-        page = await browser.new_page()
+async def test_a_send_button_shown_only_once_there_is_text_is_found(page: Page, tmp_path: Path) -> None:
+    async with serve(one_page_app(SEND_WHEN_TYPED_PAGE)) as base:
+        adapter = parse_adapter({"url": f"{base}/chat", "logged_in": ".avatar", "prompt": "textarea.box",
+                                 "send": "button.send", "answer": ".thread .a", "settle_ms": 200,
+                                 "start_timeout_s": 10}, "typed.toml")  # fmt: skip
         result = await check_page(page, adapter, out_dir=tmp_path, stem="typed", prompt="hello there")
-    finally:
-        await browser.close()
-        await pw.stop()
-        await runner.cleanup()
     by_key = {k.key: k for k in result.keys}
     assert by_key["send"].status == "found", result
     assert "only once the prompt box has text" in by_key["send"].detail

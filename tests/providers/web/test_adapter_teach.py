@@ -14,7 +14,7 @@ from playwright.async_api import Browser, Page, async_playwright
 from mediadesk.providers.web.check import check_page
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.teach import TEACH_PROMPT, teach_page
-from mediadesk.sim.web_server import WebSimConfig, WebSimServer, answer_tokens, login_context
+from mediadesk.sim.web_server import WebSimConfig, WebSimServer, answer_tokens
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -41,7 +41,11 @@ async def test_teach_mode_writes_an_adapter_that_works(browser: Browser, tmp_pat
     async with WebSimServer(config) as sim:
         ctx = await browser.new_context()
         try:
-            await login_context(ctx, sim.base_url, "acct-a")
+            # the login form's POST, sent by the context itself (teach mode starts on a logged-in page; the
+            # form on a page: tests/sim/test_web_sim.py)
+            resp = await ctx.request.post(sim.login_url, form={"account": "acct-a", "password": "x"},
+                                          max_redirects=0)
+            assert resp.status == 303, resp.status
             page = await ctx.new_page()
             said: list[str] = []
             clicks = asyncio.ensure_future(operator(page))
@@ -67,6 +71,7 @@ async def test_teach_mode_writes_an_adapter_that_works(browser: Browser, tmp_pat
             await ctx.close()
 
 
+@pytest.mark.usefixtures("playwright_hub")  # the login's browser and teach mode's: one driver
 async def test_adapter_new_through_the_facade_on_the_account_profile(tmp_path: Path) -> None:
     """The whole command: the account's own browser (its login), the clicks, the TOML written to the
     sites dir, the check of it. The test reaches that browser over its debug port to click."""

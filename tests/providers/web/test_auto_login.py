@@ -155,6 +155,8 @@ def test_config_and_adapter_keys_are_checked(workspace: Workspace, tmp_path: Pat
 
 
 @pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")  # the module's browser tests share one loop, so one driver
+@pytest.mark.usefixtures("playwright_hub")
 async def test_an_account_that_loses_its_session_logs_itself_in_again(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -190,6 +192,8 @@ async def test_an_account_that_loses_its_session_logs_itself_in_again(
 
 
 @pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")  # the module's browser tests share one loop, so one driver
+@pytest.mark.usefixtures("playwright_hub")
 async def test_wrong_credentials_leave_needs_login_and_are_tried_once_per_cooldown(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -245,6 +249,8 @@ async def test_wrong_credentials_leave_needs_login_and_are_tried_once_per_cooldo
 
 
 @pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")  # the module's browser tests share one loop, so one driver
+@pytest.mark.usefixtures("playwright_hub")
 async def test_a_task_that_opens_a_logged_out_page_logs_in_and_goes_on(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -19,6 +19,7 @@ import pytest_asyncio
 from playwright.async_api import Page, Playwright
 
 from mediadesk.config.workspace import resources_dir
+from mediadesk.providers.web import find_our_residue
 from mediadesk.providers.web.adapter import load_adapter, with_url
 from mediadesk.providers.web.cdp_direct import DirectPage
 from mediadesk.providers.web.driver import PageDriver
@@ -42,16 +43,21 @@ async def sim() -> AsyncIterator[WebSimServer]:
         yield server
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def owned(pw_module: Playwright, chromium_exe: Path, profile_root: Path,
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def owned(pw_module: Playwright, chromium_exe: Path, tmp_path_factory: pytest.TempPathFactory,
                 sim: WebSimServer) -> AsyncIterator[OwnedBrowser]:
-    browser = OwnedBrowser(pw_module, chromium_exe, profile_root / "acct-direct")
+    """One browser for the module (each test opens its own pages and its own driver, so its own direct
+    connections); nothing of it may outlive the module."""
+    root = tmp_path_factory.mktemp("cdp-direct")
+    browser = OwnedBrowser(pw_module, chromium_exe, root / "acct-direct")
     await browser.start()
     try:
         await login_context(browser.context, sim.base_url, "direct")
         yield browser
     finally:
         await browser.close(grace_s=0)
+        left = find_our_residue(root)
+        assert not left, f"processes left running on the module's profile: {[p.describe() for p in left]}"
 
 
 def driver_for(sim: WebSimServer, browser: OwnedBrowser | None) -> PageDriver:
@@ -89,6 +95,7 @@ async def test_runs_go_over_the_drivers_own_connection(owned: OwnedBrowser, sim:
     assert direct is not None and direct.usable
     assert NEXT_JS not in through_playwright  # the answer wait went over the direct connection
     assert len([g for g in sim.stats()["generations"] if g["prompt"].startswith("direct prompt")]) == 3
+    await page.close()
 
 
 async def test_a_browser_without_a_known_port_uses_playwright(owned: OwnedBrowser, sim: WebSimServer) -> None:
@@ -100,6 +107,7 @@ async def test_a_browser_without_a_known_port_uses_playwright(owned: OwnedBrowse
     assert result.answer == "".join(answer_tokens("by playwright", TOKENS))
     assert await direct_of(driver, page) is None
     assert NEXT_JS in through_playwright
+    await page.close()
 
 
 async def test_a_replaced_document_is_a_navigation(owned: OwnedBrowser, sim: WebSimServer) -> None:
@@ -113,6 +121,7 @@ async def test_a_replaced_document_is_a_navigation(owned: OwnedBrowser, sim: Web
     with pytest.raises(Navigated):
         await asyncio.wait_for(pending, STUCK_S)
     assert await driver.session.evaluate(page, "(x) => x + 1", 41) == 42  # the connection serves the new document
+    await page.close()
 
 
 async def a_pending_call(owned: OwnedBrowser, sim: WebSimServer) -> tuple[PageDriver, Page, asyncio.Future[Any]]:

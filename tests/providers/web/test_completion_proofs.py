@@ -39,7 +39,9 @@ from mediadesk.sim.web_server import WebSimConfig, WebSimServer, answer_tokens, 
 from tests.providers.web.helpers import RecordingCtx, sim_site
 from tests.support import log_messages, make_config, tasks_of
 
-pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+#: One event loop for the module's tests: one Chromium (``browser``) and one Playwright driver for the lanes
+#: (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 SIMCHAT = Path(__file__).resolve().parents[3] / "resources" / "sites" / "simchat.toml"
 TOKENS = 12
@@ -277,10 +279,12 @@ async def test_a_batch_on_a_foreign_framework_with_a_url_only_adapter(workspace:
         cfg = make_config([{"name": "foreign", "kind": "web", "site": "foreign"}],
                           [{"name": a, "profile": "foreign"} for a in accounts],
                           browser={"sites_dir": str(sites)})
-        for a in accounts:
-            await login_with_form(cfg, workspace, a, sim.login_url, fields={"#account": a, "#password": "pw"},
-                                  submit="button.login", logged_in=".avatar")
-        prompts = {f"p{i}": f"foreign framework prompt {i} 第{i}个" for i in range(6)}
+        await asyncio.gather(*(
+            login_with_form(cfg, workspace, a, sim.login_url, fields={"#account": a, "#password": "pw"},
+                            submit="button.login", logged_in=".avatar")
+            for a in accounts
+        ))
+        prompts = {f"p{i}": f"foreign framework prompt {i} 第{i}个" for i in range(4)}  # more tasks than accounts
         async with Scheduler(cfg, workspace) as s:
             s.intake.submit([s.intake.new_task(t, "foreign", p) for t, p in prompts.items()])
             await asyncio.wait_for(s.wait_idle(), 240)

@@ -239,7 +239,8 @@ async def test_a_key_that_stopped_matching_falls_back_and_says_so(server: str, p
     assert any("'prompt' '#renamed-box' matches nothing" in w for w in result.warnings), result.warnings
     assert any("'send' 'button.renamed' matches nothing" in w for w in result.warnings), result.warnings
     # The answer key went stale too: once busy came and went with no match, the element that grew is read.
-    stale = PageDriver(site(server, "site_a", answer=".assistant .renamed-content"))
+    # (Here the run reads it once start_timeout_s has passed with no match: 1.5 s, not site A's 3 s.)
+    stale = PageDriver(site(server, "site_a", answer=".assistant .renamed-content", start_timeout_s=1.5))
     await stale.prepare(page)
     late = await stale.run(page, "stale answer key")
     assert late.answer == "Echo: stale answer key | done."

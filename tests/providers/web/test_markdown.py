@@ -125,6 +125,8 @@ def test_adapter_accepts_markdown_and_rejects_other_formats() -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.usefixtures("playwright_hub")  # its login and its lane share one Playwright driver
 async def test_markdown_answer_from_a_site_that_renders_markdown(workspace: Workspace, tmp_path: Path) -> None:
     """The simulator renders its answer from Markdown (bold, list, a fenced code block with a copy
     button and an SVG icon, framework comments); the stored result is the Markdown it was made from."""

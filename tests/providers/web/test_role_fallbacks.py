@@ -19,7 +19,8 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer, answer_tokens
 from tests.support import log_messages, make_config, tasks_of
 
-pytestmark = [pytest.mark.browser]
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 TOKENS = 10
 

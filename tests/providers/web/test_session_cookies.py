@@ -23,7 +23,8 @@ from mediadesk.sim.web_server import SESSION_COOKIE, WebSimConfig, WebSimServer
 from tests.providers.web.helpers import RecordingCtx, until
 from tests.support import make_config
 
-pytestmark = pytest.mark.browser
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 
 def spec(tid: str, prompt: str) -> TaskSpec:

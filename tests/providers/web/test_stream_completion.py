@@ -64,25 +64,27 @@ async def test_stream_end_decides_done_on_every_transport(browser: Browser, tran
 
 
 @contextlib.asynccontextmanager
-async def pausing_site(browser: Browser, transport: str) -> AsyncIterator[tuple[Page, SiteAdapter]]:
-    """A logged-in page of a simulator whose answers pause 3 s in the middle, with an adapter that has no
-    busy indicator and a 1 s settle window (the DOM rule alone would cut at the pause)."""
+async def pausing_site(
+    browser: Browser, transport: str, *, pause_s: float = 3.0, settle_ms: int = 1000
+) -> AsyncIterator[tuple[Page, SiteAdapter]]:
+    """A logged-in page of a simulator whose answers pause ``pause_s`` in the middle, with an adapter that
+    has no busy indicator and a ``settle_ms`` settle window (the DOM rule alone would cut at the pause)."""
     config = WebSimConfig(time_scale=0.01, fixed_run_s=10.0, answer_tokens=10, transport=transport,
-                          pause_mid_s=3.0)  # fmt: skip
+                          pause_mid_s=pause_s)  # fmt: skip
     async with WebSimServer(config) as sim:
         ctx = await browser.new_context()
         try:
             await login_context(ctx, sim.base_url, "acct-a")
-            yield await ctx.new_page(), sim_adapter(sim, settle_ms=1000, busy=".no-busy-indicator-here")
+            yield await ctx.new_page(), sim_adapter(sim, settle_ms=settle_ms, busy=".no-busy-indicator-here")
         finally:
             await ctx.close()
 
 
 @pytest.mark.parametrize("transport", READABLE)
 async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str) -> None:
-    """A site with no visible busy indicator that pauses 3 s mid-answer: the DOM rule (settle 1 s)
+    """A site with no visible busy indicator that pauses 1.5 s mid-answer: the DOM rule (settle 0.5 s)
     cuts the answer; with the stream rule the whole answer arrives."""
-    async with pausing_site(browser, transport) as (page, adapter):
+    async with pausing_site(browser, transport, pause_s=1.5, settle_ms=500) as (page, adapter):
         full = "".join(answer_tokens("think a while", 10))
         driver = PageDriver(adapter)
         await driver.prepare(page)
@@ -93,7 +95,7 @@ async def test_a_pause_mid_stream_is_never_cut(browser: Browser, transport: str)
         # cut answer stored as a success is what the suite-wide invariant catches, so it is not run here).
         t = result.timings
         assert t.first_change_ms is not None and t.last_change_ms is not None
-        assert t.last_change_ms - t.first_change_ms >= 3000
+        assert t.last_change_ms - t.first_change_ms >= 3 * adapter.settle_ms  # the 1.5 s pause
 
 
 async def test_a_pause_is_never_cut_when_the_news_of_the_stream_comes_late(browser: Browser) -> None:
@@ -299,12 +301,13 @@ async def test_a_stream_left_open_by_the_site_does_not_hold_the_run_forever(
     from mediadesk.providers.web.adapter import parse_adapter
 
     url = f"http://127.0.0.1:{runner.addresses[0][1]}/chat"
-    # settle_ms at its default (800): the page must have heard of the open stream before the DOM rule
-    # could decide, and that news travels Chromium -> Playwright -> us -> the page; on a loaded machine
-    # it took longer than a 100 ms window twice (the page then decided by the DOM rule, unheld).
+    # settle_ms 400: the page must have heard of the open stream before the DOM rule could decide, and that
+    # news travels Chromium -> Playwright -> us -> the page; on a loaded machine it took longer than a 100 ms
+    # window twice (the page then decided by the DOM rule, unheld; the driver now takes such a decision back
+    # when it sees the stream open itself). The hold is max(_STREAM_HOLD_MIN_MS, 10 x settle_ms) = 4 s.
     # The answer travels on the channel, not on a request that carries the prompt: the adapter names it.
     keys = {"url": url, "logged_in": ".avatar", "prompt": "textarea", "send": "button.send", "answer": ".a",
-            "busy": ".stop", "settle_ms": 800, "max_run_s": 60, "stream_url": "*/events"}
+            "busy": ".stop", "settle_ms": 400, "max_run_s": 60, "stream_url": "*/events"}
     adapter = parse_adapter(keys, "push.toml")
     ctx = await browser.new_context()
     try:

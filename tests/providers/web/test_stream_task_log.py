@@ -14,7 +14,8 @@ from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from tests.providers.web.helpers import RecordingCtx
 from tests.support import make_config
 
-pytestmark = pytest.mark.browser
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 
 @pytest.mark.parametrize("transport", ["sse", "websocket"])

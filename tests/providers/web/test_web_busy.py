@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import psutil
 import pytest
+import pytest_asyncio
 
 from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
@@ -23,7 +23,8 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import BUSY_MESSAGE, WebSimConfig, WebSimServer
 from tests.support import log_messages, make_config, tasks_of, until
 
-pytestmark = pytest.mark.browser
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 
 def busy_config(sim: WebSimServer, accounts: list[str]) -> AppConfig:
@@ -43,7 +44,7 @@ async def login_all(cfg: AppConfig, ws: Workspace, sim: WebSimServer) -> None:
                               submit="button.login", logged_in=".avatar")
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def sim() -> AsyncIterator[WebSimServer]:
     async with WebSimServer(WebSimConfig(time_scale=0.005, seed=5, answer_tokens=12)) as server:
         yield server
@@ -81,8 +82,8 @@ async def test_busy_account_pauses_and_the_task_succeeds_after_it_uncharged(
     cfg = busy_config(sim, ["acct-a"])
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        # The site is busy for this account until the test ends it; it says "try again in 2 seconds".
-        sim.set_busy(120, wait_s=2, account="acct-a", style="banner")
+        # The site is busy for this account until the test ends it; it says "try again in 1 seconds".
+        sim.set_busy(120, wait_s=1, account="acct-a", style="banner")
         s.intake.submit([s.intake.new_task("first", "chat", "first question"),
                          s.intake.new_task("second", "chat", "second question")])
         await until(lambda: sim.stats()["busy_refusals"] >= 1, "the site to refuse a run", limit_s=60)
@@ -100,8 +101,8 @@ async def test_busy_account_pauses_and_the_task_succeeds_after_it_uncharged(
     assert refused == ["first"], refused  # the head of the queue was refused and kept its place
     log = log_messages(workspace, "first")
     line = next(m for m in log if "refused by the callee" in m)
-    assert "attempt not charged" in line and "rate_limited" in line and "try again in 2 seconds" in line
-    assert "it asks to wait 2 s" in line and "account paused 2.0 s" in line
+    assert "attempt not charged" in line and "rate_limited" in line and "try again in 1 seconds" in line
+    assert "it asks to wait 1 s" in line and "account paused 1.0 s" in line
     assert any(m.startswith("evidence: ") and "attempt1.png" in m for m in log)
     assert log[-1].startswith("success")
     # No send reached the account while it was paused: after each refusal, the next send came no
@@ -118,36 +119,42 @@ async def test_busy_account_pauses_and_the_task_succeeds_after_it_uncharged(
     assert st["concurrent_violations"] == 0
 
 
-@pytest.mark.parametrize(
-    ("style", "message", "wait_s", "logged"),
-    [
-        ("error", "请求过于频繁，请 {wait} 秒后再试", 1,
-         ["请求过于频繁", "it asks to wait 1 s", "account paused 1.0 s"]),
-        ("answer", None, None, ["(answer: 'Another response is already being generated", "account paused"]),
-    ],
-    ids=["error-message-zh", "notice-as-answer"],
-)
-async def test_busy_error_or_answer_is_a_refusal_never_stored(
-    workspace: Workspace, sim: WebSimServer, style: str, message: str | None, wait_s: Any, logged: list[str]
-) -> None:
+#: The other ways a site says it is busy: (the notice's style, its message, its stated wait, what the task
+#: log's refusal line says).
+OTHER_BUSY_STYLES = {
+    "error-message-zh": ("error", "请求过于频繁，请 {wait} 秒后再试", 1,
+                         ["请求过于频繁", "it asks to wait 1 s", "account paused 1.0 s"]),
+    "notice-as-answer": ("answer", None, None, ["(answer: 'Another response is already being generated",
+                                                "account paused"]),
+}
+
+
+async def test_busy_error_or_answer_is_a_refusal_never_stored(workspace: Workspace, sim: WebSimServer) -> None:
+    """Each style of :data:`OTHER_BUSY_STYLES` in turn, on one scheduler: the refusal is handed back
+    uncharged, logged as such, never stored, and the task succeeds on its first attempt afterwards."""
     cfg = busy_config(sim, ["acct-a"])
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        sim.set_busy(120, wait_s=wait_s, style=style, message=message)
-        s.intake.submit([s.intake.new_task("t", "chat", "what is the capital of France?")])
-        await until(lambda: sim.stats()["busy_refusals"] >= 1, "the site to refuse a run", limit_s=60)
-        sim.set_busy(0)
-        await asyncio.wait_for(s.wait_idle(), 120)
-    t = tasks_of(workspace)["t"]
-    assert (t.state, t.attempt) == ("success", 1), (t.error_kind, t.error_message)
-    assert t.result == answers_by_prompt(sim)["what is the capital of France?"]
-    assert t.result != BUSY_MESSAGE
-    log = log_messages(workspace, "t")
-    refusals = [m for m in log if "refused by the callee" in m]
-    assert len(refusals) == sim.stats()["busy_refusals"]  # every refusal, and only those, was handed back
-    for fragment in logged:
-        assert fragment in refusals[0], (fragment, refusals[0])
-    assert not any("failed (" in m for m in log)  # nothing was charged
+        for case, (style, message, wait_s, logged) in OTHER_BUSY_STYLES.items():
+            refusals_before = sim.stats()["busy_refusals"]
+            prompt = f"what is the capital of France? ({case})"
+            sim.set_busy(120, wait_s=wait_s, style=style, message=message)
+            s.intake.submit([s.intake.new_task(case, "chat", prompt)])
+            await until(lambda before=refusals_before: sim.stats()["busy_refusals"] > before,
+                        f"the site to refuse a run ({case})", limit_s=60)
+            sim.set_busy(0)
+            await asyncio.wait_for(s.wait_idle(), 120)
+            t = tasks_of(workspace)[case]
+            assert (t.state, t.attempt) == ("success", 1), (case, t.error_kind, t.error_message)
+            assert t.result == answers_by_prompt(sim)[prompt], case
+            assert t.result != BUSY_MESSAGE, case
+            log = log_messages(workspace, case)
+            refusals = [m for m in log if "refused by the callee" in m]
+            # every refusal, and only those, was handed back
+            assert len(refusals) == sim.stats()["busy_refusals"] - refusals_before, (case, refusals)
+            for fragment in logged:
+                assert fragment in refusals[0], (case, fragment, refusals[0])
+            assert not any("failed (" in m for m in log), (case, log)  # nothing was charged
 
 
 async def test_a_real_answer_saying_please_wait_is_a_success(workspace: Workspace, sim: WebSimServer) -> None:

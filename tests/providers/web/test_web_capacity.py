@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import psutil
 import pytest
+import pytest_asyncio
 
 from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
@@ -23,7 +24,8 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from tests.support import log_messages, make_config, tasks_of, until
 
-pytestmark = pytest.mark.browser
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 
 def cap_config(sim: WebSimServer, accounts: list[str]) -> AppConfig:
@@ -38,12 +40,15 @@ def cap_config(sim: WebSimServer, accounts: list[str]) -> AppConfig:
 
 
 async def login_all(cfg: AppConfig, ws: Workspace, sim: WebSimServer) -> None:
-    for acc in cfg.accounts:
-        await login_with_form(cfg, ws, acc.name, sim.login_url, fields={"#account": acc.name, "#password": "pw"},
-                              submit="button.login", logged_in=".avatar")
+    """Every account logged in on its own profile, all at once (each under its own account lock)."""
+    await asyncio.gather(*(
+        login_with_form(cfg, ws, acc.name, sim.login_url, fields={"#account": acc.name, "#password": "pw"},
+                        submit="button.login", logged_in=".avatar")
+        for acc in cfg.accounts
+    ))
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def sim() -> AsyncIterator[WebSimServer]:
     async with WebSimServer(WebSimConfig(time_scale=0.005, seed=7, answer_tokens=12)) as server:
         yield server
@@ -68,44 +73,53 @@ def charged(ws: Workspace, task_id: str) -> list[str]:
     return [m for m in log_messages(ws, task_id) if " failed (" in m]
 
 
-@pytest.mark.parametrize("mode", ["refuse", "502"])
 async def test_site_down_at_dispatch_costs_no_attempt_and_the_batch_completes_once_it_is_back(
-    workspace: Workspace, sim: WebSimServer, mode: str
+    workspace: Workspace, sim: WebSimServer
 ) -> None:
+    """Each way a site is down ("refuse": its port closed, "502": a gateway page) in turn, on one scheduler
+    of two accounts: a batch submitted while it is down costs no attempt and completes once it is back."""
     cfg = cap_config(sim, ["acct-a", "acct-b"])
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
         caps = [s.capacities["account:acct-a"], s.capacities["account:acct-b"]]
         for lane in s.lanes:
             await lane.started.wait()
-        sim.set_outage(mode)
-        s.intake.submit([s.intake.new_task(f"t{i}", "chat", f"question {i}") for i in range(4)])
-        # each account tried once, found the site down, opened its breaker; probes keep asking
-        await until(lambda: all(c.breaker.state.value == "open" for c in caps), "both breakers to open", limit_s=60)
-        await until(lambda: sum(c.probes_sent for c in caps) >= 4, "probes while the site is down", limit_s=60)
-        assert all(c.breaker.state.value == "open" for c in caps)  # the probes did not close them
-        probes = sum(c.probes_sent for c in caps)
-        sim.set_outage(None)
-        await asyncio.wait_for(s.wait_idle(), 120)
-        health = {lane.account: lane.backend.health()[0] for lane in s.lanes}
-    tasks = tasks_of(workspace)
-    assert {t: (x.state, x.attempt) for t, x in tasks.items()} == {f"t{i}": ("success", 1) for i in range(4)}
-    for tid in tasks:
-        assert charged(workspace, tid) == [], log_messages(workspace, tid)
-    down = [m for tid in tasks for m in log_messages(workspace, tid) if "could not reach the callee" in m]
-    assert 1 <= len(down) <= 2 + 2, down  # one per account (and a half-open trial at most), never per retry
-    assert all("attempt not charged" in m and "site" in m for m in down)
-    assert probes >= 4 and set(health.values()) <= {"ready", "busy"}, health
-    st = sim.stats()
-    assert st["concurrent_violations"] == 0 and st["generations_completed"] == 4
+        for mode in ("refuse", "502"):
+            ids = [f"{mode}-t{i}" for i in range(4)]
+            probes_before = sum(c.probes_sent for c in caps)
+            completed_before = sim.stats()["generations_completed"]
+            sim.set_outage(mode)
+            s.intake.submit([s.intake.new_task(tid, "chat", f"question {tid}") for tid in ids])
+            # each account tried once, found the site down, opened its breaker; probes keep asking
+            await until(lambda: all(c.breaker.state.value == "open" for c in caps), f"both breakers to open ({mode})",
+                        limit_s=60)
+            await until(lambda before=probes_before: sum(c.probes_sent for c in caps) - before >= 4,
+                        f"probes while the site is down ({mode})", limit_s=60)
+            assert all(c.breaker.state.value == "open" for c in caps), mode  # the probes did not close them
+            probes = sum(c.probes_sent for c in caps) - probes_before
+            sim.set_outage(None)
+            await asyncio.wait_for(s.wait_idle(), 120)
+            health = {lane.account: lane.backend.health()[0] for lane in s.lanes}
+            tasks = {tid: t for tid, t in tasks_of(workspace).items() if tid in ids}
+            assert {t: (x.state, x.attempt) for t, x in tasks.items()} == {tid: ("success", 1) for tid in ids}, mode
+            for tid in tasks:
+                assert charged(workspace, tid) == [], log_messages(workspace, tid)
+            down = [m for tid in tasks for m in log_messages(workspace, tid) if "could not reach the callee" in m]
+            # one per account (and a half-open trial at most), never per retry
+            assert 1 <= len(down) <= 2 + 2, (mode, down)
+            assert all("attempt not charged" in m and "site" in m for m in down), (mode, down)
+            assert probes >= 4 and set(health.values()) <= {"ready", "busy"}, (mode, health)
+            st = sim.stats()
+            assert st["concurrent_violations"] == 0 and st["generations_completed"] - completed_before == 4, mode
 
 
 async def test_an_outage_mid_run_is_noticed_at_once_and_not_charged(workspace: Workspace, sim: WebSimServer) -> None:
     cfg = cap_config(sim, ["acct-a"])
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
-        # 600 s nominal x 0.005 = 3 s of generation; max_run_s (600 s) would be the only end without signals
-        s.intake.submit([s.intake.new_task("long", "chat", "[[sim:slow=600]] a long answer")])
+        # 100 s nominal x 0.005 = 0.5 s of generation (the outage cuts it as soon as it is under way, with no
+        # await in between); max_run_s (600 s) would be the only end without signals
+        s.intake.submit([s.intake.new_task("long", "chat", "[[sim:slow=100]] a long answer")])
         await until(lambda: sim.stats()["active_generations"] == 1, "the generation to start", limit_s=60)
         cut_at = time.monotonic()
         sim.set_outage("refuse")

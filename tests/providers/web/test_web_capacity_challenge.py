@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler import Scheduler
@@ -25,13 +26,15 @@ from tests.providers.web.test_web_capacity import no_browser_left as no_browser_
 from tests.providers.web.xserver import xvfb
 from tests.support import log_messages, mediadesk_async, tasks_of, until
 
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.usefixtures("_needs_xvfb"),
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.usefixtures("_needs_xvfb", "playwright_hub"),
 ]
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def sim() -> AsyncIterator[WebSimServer]:
     async with WebSimServer(WebSimConfig(time_scale=0.005, seed=9, answer_tokens=12)) as server:
         yield server

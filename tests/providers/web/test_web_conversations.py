@@ -21,12 +21,13 @@ from mediadesk.sim.web_server import WebSimConfig, WebSimServer
 from tests.providers.web.helpers import RecordingCtx
 from tests.support import make_config
 
-pytestmark = pytest.mark.browser
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 PAGES = Path(__file__).parent / "pages"
 
 
-@pytest_asyncio.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def pages_server() -> AsyncIterator[str]:
     app = web.Application()
     app.router.add_static("/", PAGES)

@@ -94,6 +94,8 @@ def missing_browser_config(tmp_path: Path) -> AppConfig:
     )
 
 
+@pytest.mark.asyncio(loop_scope="module")  # both share one loop, so one Playwright driver
+@pytest.mark.usefixtures("playwright_hub")
 async def test_backend_with_a_missing_browser_fails_as_config(workspace: Workspace, tmp_path: Path) -> None:
     cfg = missing_browser_config(tmp_path)
     backend = build_web_backend(cfg, workspace, cfg.profiles[0], cfg.accounts[0])
@@ -110,6 +112,8 @@ async def test_backend_with_a_missing_browser_fails_as_config(workspace: Workspa
         await backend.stop()
 
 
+@pytest.mark.asyncio(loop_scope="module")  # both share one loop, so one Playwright driver
+@pytest.mark.usefixtures("playwright_hub")
 async def test_lane_with_a_missing_browser_fails_the_task_once_as_config(
     workspace: Workspace, tmp_path: Path
 ) -> None:

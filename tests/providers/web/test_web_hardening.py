@@ -22,11 +22,13 @@ from aiohttp import web
 from mediadesk.config.model import BrowserConfig
 from mediadesk.core.backend import TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
+from mediadesk.providers.web import page_send
 from mediadesk.providers.web.adapter import load_adapter, with_url
 from mediadesk.providers.web.backend import WebAccountBackend
 from tests.providers.web.helpers import RecordingCtx
 
-pytestmark = pytest.mark.browser
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 PAGES = Path(__file__).parent / "pages"
 COOKIE = "sid"
@@ -46,7 +48,7 @@ class SessionSite:
         return f"{self.base}/chat?magic={self.magic}"
 
 
-@pytest_asyncio.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def session_site() -> AsyncIterator[SessionSite]:
     page = (PAGES / "site_a.html").read_text(encoding="utf-8")
     state = SessionSite(base="", magic=secrets.token_hex(8))
@@ -108,8 +110,11 @@ async def test_a_failure_never_leaves_the_browser_without_a_tab(
 
 
 async def test_a_send_that_does_nothing_fails_fast_with_evidence(
-    session_site: SessionSite, chromium_exe: Path, profile_root: Path, lock_dir: Path, tmp_path: Path
+    session_site: SessionSite, chromium_exe: Path, profile_root: Path, lock_dir: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # nothing ever shows the prompt left: the whole confirm window is waited out, so it is shortened
+    monkeypatch.setattr(page_send, "_SEND_CONFIRM_MS", 1000)
     adapter = dataclasses.replace(
         with_url(load_adapter(PAGES / "site_a.toml"), session_site.chat_url + "&deadsend=1"), start_timeout_s=30.0
     )

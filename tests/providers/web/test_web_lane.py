@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+import pytest_asyncio
 
 from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
@@ -26,7 +27,8 @@ from mediadesk.store import TaskReader
 from tests.providers.web.helpers import until
 from tests.support import make_config
 
-pytestmark = pytest.mark.browser
+#: One event loop for the module's tests, so they share one Playwright driver (``playwright_hub``).
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("playwright_hub")]
 
 
 def web_config(sim: WebSimServer, accounts: list[str], **profile: object) -> AppConfig:
@@ -39,9 +41,12 @@ def web_config(sim: WebSimServer, accounts: list[str], **profile: object) -> App
 
 
 async def login_all(cfg: AppConfig, ws: Workspace, sim: WebSimServer) -> None:
-    for acc in cfg.accounts:
-        await login_with_form(cfg, ws, acc.name, sim.login_url, fields={"#account": acc.name, "#password": "pw"},
-                              submit="button.login", logged_in=".avatar")
+    """Every account logged in on its own profile, all at once (each under its own account lock)."""
+    await asyncio.gather(*(
+        login_with_form(cfg, ws, acc.name, sim.login_url, fields={"#account": acc.name, "#password": "pw"},
+                        submit="button.login", logged_in=".avatar")
+        for acc in cfg.accounts
+    ))
 
 
 def tasks_of(ws: Workspace) -> dict:
@@ -86,9 +91,10 @@ def lane_rounds(lane: Lane) -> asyncio.Event:
     return event
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def sim() -> AsyncIterator[WebSimServer]:
-    async with WebSimServer(WebSimConfig(time_scale=0.005, seed=3, answer_tokens=12)) as server:
+    # time_scale 0.0025: drawn runs of ~0.1-0.9 s, [[sim:slow=N]] lasts N / 400 s
+    async with WebSimServer(WebSimConfig(time_scale=0.0025, seed=3, answer_tokens=12)) as server:
         yield server
 
 
@@ -143,7 +149,7 @@ async def test_need_empty_prompt_types_only_the_content(workspace: Workspace, si
 
 
 async def test_hang_is_caught_by_time_limit_and_retried(workspace: Workspace, sim: WebSimServer) -> None:
-    cfg = web_config(sim, ["acct-a"], max_run_s=2.5)
+    cfg = web_config(sim, ["acct-a"], max_run_s=2.0)
     await login_all(cfg, workspace, sim)
     async with Scheduler(cfg, workspace) as s:
         s.intake.submit([s.intake.new_task("h", "chat", "stall [[sim:hang]]"),
@@ -166,7 +172,7 @@ async def test_browser_killed_mid_run_is_retried_on_fresh_browser(workspace: Wor
     async with Scheduler(cfg, workspace) as s:
         backend = s.lanes[0].backend
         assert isinstance(backend, WebAccountBackend)
-        s.intake.submit([s.intake.new_task("k", "chat", "long one [[sim:slow=400]]")])  # 2 s at this time scale
+        s.intake.submit([s.intake.new_task("k", "chat", "long one [[sim:slow=400]]")])  # 1 s at this time scale
         await until(lambda: sim.stats()["generations_started"] > 0, 60, "the generation to start")
         first_pid = backend.browser.pids[-1]
         os.kill(first_pid, signal.SIGKILL)
