@@ -22,6 +22,10 @@ Fixtures:
   compared with those before the test; a widget already deleted, or hidden with a deleteLater
   pending (gone at the next DeferredDelete pass), is not a leak. Not checked after a failed test
   (its traceback holds the widgets).
+- ``_frozen_heap`` (autouse, module scope) with ``_no_leaked_widgets``: what lived before the test is
+  moved out of the cyclic collector's sight (``gc.freeze``) after a collection, so the ``gc.collect()``
+  calls of the teardowns walk only what this test made (measured: about 0.2-0.5 s per teardown saved;
+  a full collection walks every imported module's objects). The heap is unfrozen when the module ends.
 """
 
 from __future__ import annotations
@@ -105,6 +109,7 @@ def _no_leaked_widgets(qapp: Any, request: pytest.FixtureRequest) -> Iterator[No
     owner was an already torn-down fixture value (pyqtgraph's parent-less plot menus under a closed
     window) is freed rather than counted. What is left is held by Qt itself or by something that
     outlives the test (a module, a class, a running task): a leak."""
+    _freeze_what_lives_now()
     before = {id(w): w for w in QApplication.topLevelWidgets()}
     yield
     if request.node.stash.get(_FAILED, False):
@@ -124,6 +129,28 @@ def _no_leaked_widgets(qapp: Any, request: pytest.FixtureRequest) -> Iterator[No
             w.deleteLater()
         QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         pytest.fail(f"top-level widgets leaked by this test: {names}", pytrace=False)
+
+
+def _freeze_what_lives_now() -> None:
+    """Collect what is garbage now, then freeze what is left (``gc.freeze``): later ``gc.collect()``
+    calls of this module skip it. Only objects that lived before the test are frozen: everything the
+    test makes stays collectable, so the teardowns' collections (and the leak check) see it as before.
+    The collection here walks only what is not frozen yet (the previous tests' survivors and leftovers):
+    garbage left after the previous teardown is freed here, not frozen."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _frozen_heap() -> Iterator[None]:
+    """One full collection per module, then the heap frozen (see ``_freeze_what_lives_now``); unfrozen
+    at the module's end, so other directories' tests (the same worker process) run with the collector
+    as Python sets it up."""
+    _freeze_what_lives_now()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @pytest.fixture

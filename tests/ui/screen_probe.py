@@ -2,10 +2,13 @@
 (``QT_QPA_PLATFORM=offscreen:configfile=...``: the screen size is fixed when the application
 starts, so each size needs a process): opens the console's windows as the console does (the
 screen fit installed as ``run_console`` installs it, the real translator for the locale) and prints
-one JSON object: per window, its frame, its screen's available geometry, whether it fits, and, for
-the folded main window, which of its parts lie outside it.
+one JSON object: per locale, per window, its frame, its screen's available geometry, whether it fits,
+and, for the folded main window, which of its parts lie outside it.
 
-``python -m tests.ui.screen_probe LOCALE WORKDIR``
+``python -m tests.ui.screen_probe LOCALE[,LOCALE...] WORKDIR``: the locales one after the other in
+this process (the screen is what needs a process of its own), each with its own translator installed
+before any of its windows is made and removed after, in a folder of its own (nothing saved: a first
+run), as a console started in that locale would.
 """
 
 from __future__ import annotations
@@ -166,15 +169,28 @@ async def probe(workdir: Path) -> dict[str, Any]:
     return out
 
 
+async def probe_each(app: QApplication, locales: list[str], workdir: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for locale in locales:
+        translators = install_translator(app, QLocale(locale))
+        try:
+            folder = workdir / locale
+            folder.mkdir()
+            out[locale] = await probe(folder)
+        finally:
+            for tr in translators:
+                app.removeTranslator(tr)
+    return out
+
+
 def main() -> int:
-    locale, workdir = sys.argv[1], Path(sys.argv[2])
+    locales, workdir = sys.argv[1].split(","), Path(sys.argv[2])
     app = QApplication([sys.argv[0]])
     app.setQuitOnLastWindowClosed(False)  # as run_console does
     apply_style(app)
-    translators = install_translator(app, QLocale(locale))
     fit = install_screen_fit(app)
-    result = qasync.run(probe(workdir))
-    del translators, fit
+    result = qasync.run(probe_each(app, locales, workdir))
+    del fit
     print(json.dumps(result))
     return 0
 

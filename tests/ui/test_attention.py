@@ -11,18 +11,27 @@ from typing import Any
 import pytest
 from PySide6.QtGui import QPalette
 
+from mediadesk.config.model import BreakerConfig
 from mediadesk.core.backend import HealthStatus
 from mediadesk.ui.style import is_dark, state_color
 from mediadesk.ui.window.main_window import MainWindow
 from mediadesk.ui.window.tray import TrayController
 from tests.support import until
 from tests.ui.conftest import ARun, ConsoleEnv
-from tests.ui.test_close_and_tray import settings, tray_window  # noqa: F401 (fixtures)
+from tests.ui.test_close_and_tray import publish_soon, settings, tray_window  # noqa: F401 (fixtures)
 
 
 @pytest.fixture
 def attended(tray_window: tuple[MainWindow, TrayController]) -> tuple[MainWindow, TrayController]:  # noqa: F811
     return tray_window
+
+
+@pytest.fixture
+def quick_probes(console_env: ConsoleEnv) -> None:
+    """An open breaker probes its endpoint every 0.3 s, not every 10 s (the default): the endpoint's
+    row goes as soon as the endpoint answers again, not at the next of the default's probes. Requested
+    before the window's scheduler is made from ``console_env.config``."""
+    console_env.config = console_env.config.model_copy(update={"breaker": BreakerConfig(probe_interval_s=0.3)})
 
 
 def test_a_logged_out_account_stays_listed_and_counted_until_it_is_ready(
@@ -32,6 +41,7 @@ def test_a_logged_out_account_stays_listed_and_counted_until_it_is_ready(
     assert w.attention_count == 0 and not w.windowTitle().startswith("(")
     assert tray.state == "idle"
     console_env.web_backends["acct-a"].health_status = HealthStatus.NEEDS_LOGIN
+    publish_soon(w)
     qtbot.waitUntil(lambda: w.attention_count == 1, timeout=20_000)
     assert w.windowTitle().startswith("(1) MediaDesk")
     assert w.attention_button.isVisible() and "1 need you" in w.attention_button.text()
@@ -46,13 +56,16 @@ def test_a_logged_out_account_stays_listed_and_counted_until_it_is_ready(
     assert len(view.row_texts()) == 1 and not w.attention_button.isVisible()
 
     console_env.web_backends["acct-a"].health_status = HealthStatus.READY  # handled: the row goes
+    publish_soon(w)
     qtbot.waitUntil(lambda: view.row_texts() == [], timeout=20_000)
     assert view.empty.isVisibleTo(view) and not view.tree.isVisibleTo(view)
 
 
 def test_a_finished_batch_and_a_stopped_endpoint_stay_until_cleared(
-        attended: tuple[MainWindow, TrayController], console_env: ConsoleEnv, arun: ARun, qtbot: Any) -> None:
+        quick_probes: None, attended: tuple[MainWindow, TrayController], console_env: ConsoleEnv, arun: ARun,
+        qtbot: Any) -> None:
     w, tray = attended
+    assert w.scheduler.config.breaker.probe_interval_s == 0.3
     view = w.notices_view
     assert w.submission.submit_rows_from_text("a\nb", "writer") is not None
     qtbot.waitUntil(lambda: any("Batch finished: 2 succeeded" in r[1] for r in view.row_texts()), timeout=20_000)
@@ -91,12 +104,14 @@ def test_a_healthy_accounts_last_error_is_shown_as_past(attended: tuple[MainWind
     panel = w.accounts_panel
     backend = console_env.web_backends["acct-a"]
     backend.health_status, backend.error = HealthStatus.NEEDS_LOGIN, "logged out at 09:12"
+    publish_soon(w)
     arun(until(lambda: panel.status_text("acct-a") != "" and panel.last_error_text("acct-a") != "",
                "the error in the accounts tab"), timeout=20)
     item = panel._table.item(panel._rows["acct-a"].row, 4)  # the Last error column
     red = state_color("failed", is_dark(panel.palette()))
     arun(until(lambda: item.foreground().color() == red, "the error in red"), timeout=20)
     backend.health_status = HealthStatus.READY  # healthy again, the error kept as it was
+    publish_soon(w)
     arun(until(lambda: item.text().startswith("earlier: "), "the error shown as past"), timeout=20)
     assert item.text() == "earlier: logged out at 09:12"
     assert item.foreground().color() == panel.palette().color(QPalette.ColorRole.PlaceholderText)

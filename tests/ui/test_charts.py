@@ -13,8 +13,10 @@ from PySide6.QtCore import QSettings
 from mediadesk.core.batch import BatchRow
 from mediadesk.scheduler import Scheduler
 from mediadesk.store import TaskReader
+from mediadesk.ui.panels.batches_view import BatchesView
 from mediadesk.ui.panels.charts import ChartsView, SecondsLogAxis
 from mediadesk.ui.window.main_window import MainWindow
+from mediadesk.viewmodel.batches import BatchRow as BatchesRow
 from tests.support import wait_progressing
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
 
@@ -118,6 +120,13 @@ def test_hidden_charts_do_not_read_the_store(window: MainWindow, qtbot: Any) -> 
     qtbot.waitUntil(lambda: len(view.read_times) > reads, timeout=5_000)
 
 
+def row_now(view: BatchesView, batch: str) -> BatchesRow | None:
+    """``batch``'s row as the view shows it, the view asked to read the store again (what its 2 s timer
+    does; no second read while one is under way): a wait sees a change at the next read, not the next tick."""
+    view.refresh()
+    return view.row_of(batch)
+
+
 def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: ConsoleEnv, qtbot: Any) -> None:
     view = window.batches_view
     window.batches_dock.raise_()
@@ -125,7 +134,7 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
     assert view.hint.isVisible()
     window.submission.submit_rows(rows("chat", 6, "warm"), batch="warm-up")
     wait_progressing(qtbot, lambda: all_done(console_env, 6), lambda: finished(console_env), "6 tasks")
-    qtbot.waitUntil(lambda: (r := view.row_of("warm-up")) is not None and r.is_done, timeout=10_000)
+    qtbot.waitUntil(lambda: (r := row_now(view, "warm-up")) is not None and r.is_done, timeout=10_000)
     warm = view.row_of("warm-up")
     assert warm is not None and (warm.total, warm.succeeded, warm.fraction) == (6, 6, 1.0)
     assert view.table.item(0, 9).text().startswith("done at")
@@ -134,7 +143,7 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
     # the web lanes paused: a queued batch cannot move, and says so
     window.task_actions.set_paused("web", True)
     window.submission.submit_rows(rows("chat", 4, "slow"), batch="slow")
-    qtbot.waitUntil(lambda: (r := view.row_of("slow")) is not None and r.pending == 4 and r.blocked, timeout=10_000)
+    qtbot.waitUntil(lambda: (r := row_now(view, "slow")) is not None and r.pending == 4 and r.blocked, timeout=10_000)
     assert view.rows[0].batch == "slow"  # newest first
     assert "no lane can take it" in view.table.item(0, 9).text()
 
@@ -142,11 +151,11 @@ def test_batches_tab_counts_eta_and_done_time(window: MainWindow, console_env: C
     for b in console_env.web_backends.values():
         b.delay_s = 3.0
     window.task_actions.set_paused("web", False)
-    qtbot.waitUntil(lambda: (r := view.row_of("slow")) is not None and r.running > 0 and r.eta is not None,
+    qtbot.waitUntil(lambda: (r := row_now(view, "slow")) is not None and r.running > 0 and r.eta is not None,
                     timeout=10_000)
     assert view.table.item(0, 9).text().startswith("p50")
     window.scheduler.cancel([f"slow-{i}" for i in range(4)])
-    qtbot.waitUntil(lambda: (r := view.row_of("slow")) is not None and r.is_done, timeout=15_000)
+    qtbot.waitUntil(lambda: (r := row_now(view, "slow")) is not None and r.is_done, timeout=15_000)
     slow = view.row_of("slow")
     assert slow is not None and slow.canceled == 4 and slow.done_at is not None
 

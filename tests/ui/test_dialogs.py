@@ -510,8 +510,10 @@ def test_health_updates_from_events_and_never_flips_the_switch(env: Env, qtbot: 
     qtbot.addWidget(panel)
     assert panel.status_text("acct-a") == "ready"
     err = "logged out at 12:03: the site shows its login page again " + "(details) " * 20
+    lane = _lane(s, "web:acct-a")
     env.backends["acct-a"].health_status = "needs_login"
     env.backends["acct-a"].error = err
+    lane.on_stats_dirty(lane)  # its health is read at the next quarter-second tick, not the idle 2 s refresh
     qtbot.waitUntil(lambda: panel.status_text("acct-a") == "needs login", timeout=10_000)
     assert panel.last_error_text("acct-a") == err  # full text in the tooltip
     assert panel.switch("acct-a").isChecked()  # health is not the operator's switch
@@ -519,6 +521,7 @@ def test_health_updates_from_events_and_never_flips_the_switch(env: Env, qtbot: 
 
     env.backends["acct-a"].health_status = "ready"
     env.backends["acct-a"].error = None
+    lane.on_stats_dirty(lane)
     qtbot.waitUntil(lambda: panel.status_text("acct-a") == "ready", timeout=10_000)
     assert panel.last_error_text("acct-a") == ""
 

@@ -7,7 +7,9 @@ none of its parts.
 
 The screen size is fixed when Qt starts, so each size runs in a process of its own on an
 offscreen screen of that size (``tests/ui/screen_probe.py``), with the screen fit installed as the
-console installs it.
+console installs it; both locales run in that process, one after the other, each with its own
+translator and a folder of its own (measured: the same frames, sizes and findings as a process per
+locale, in either order).
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ import pytest
 from tests.support import ROOT
 
 SIZES = [(1024, 640), (1024, 600), (1600, 1000)]
+LOCALES = ["en", "zh_CN"]
 WINDOWS = {"welcome", "main first run", "main maximized", "main restored", "batch dialog", "setup editor",
            "notice box", "close question"}
 
 
-def probe(tmp_path: Path, size: tuple[int, int], locale: str) -> dict[str, dict]:
+def probe(tmp_path: Path, size: tuple[int, int], locales: list[str]) -> dict[str, dict[str, dict]]:
+    """Per locale, per window: what ``tests/ui/screen_probe.py`` found on a screen of ``size``."""
     screen = {"screens": [{"name": "probe", "x": 0, "y": 0, "width": size[0], "height": size[1],
                            "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}
     config = tmp_path / "screen.json"
@@ -35,21 +39,24 @@ def probe(tmp_path: Path, size: tuple[int, int], locale: str) -> dict[str, dict]
     env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}"}
     work = tmp_path / "work"
     work.mkdir()
-    proc = subprocess.run([sys.executable, "-m", "tests.ui.screen_probe", locale, str(work)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "tests.ui.screen_probe", ",".join(locales), str(work)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("locale", ["en", "zh_CN"])
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_window_fits_the_screen(tmp_path: Path, size: tuple[int, int], locale: str) -> None:
-    seen = probe(tmp_path, size, locale)
-    assert set(seen) == WINDOWS
-    for name, w in seen.items():
-        assert w["available"] == [0, 0, *size], name
-        assert w["fits"], f"{name}: frame {w['frame']} is not inside the screen {w['available']}"
-        assert w["buttons_cut_off"] == [], f"{name}: buttons cut off at its edge: {w['buttons_cut_off']}"
-        assert w["min"][0] <= size[0] and w["min"][1] <= size[1], f"{name}: its minimum {w['min']} exceeds the screen"
-    for name in ("main first run", "main maximized", "main restored"):
-        assert seen[name]["outside"] == [], f"{name}: parts cut off: {seen[name]['outside']}"
+def test_every_window_fits_the_screen(tmp_path: Path, size: tuple[int, int]) -> None:
+    by_locale = probe(tmp_path, size, LOCALES)
+    assert set(by_locale) == set(LOCALES)
+    for locale, seen in by_locale.items():
+        assert set(seen) == WINDOWS, locale
+        for name, w in seen.items():
+            where = f"{locale}, {name}"
+            assert w["available"] == [0, 0, *size], where
+            assert w["fits"], f"{where}: frame {w['frame']} is not inside the screen {w['available']}"
+            assert w["buttons_cut_off"] == [], f"{where}: buttons cut off at its edge: {w['buttons_cut_off']}"
+            assert w["min"][0] <= size[0] and w["min"][1] <= size[1], \
+                f"{where}: its minimum {w['min']} exceeds the screen"
+        for name in ("main first run", "main maximized", "main restored"):
+            assert seen[name]["outside"] == [], f"{locale}, {name}: parts cut off: {seen[name]['outside']}"

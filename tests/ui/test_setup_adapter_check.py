@@ -46,6 +46,7 @@ profile = "chat"
 @pytest.fixture
 def sim(arun: ARun) -> Iterator[WebSimServer]:
     # every answer pauses 2 s (real) in the middle: a task is still running when the check is asked for
+    # (a test may turn the pause off once that is seen: ``sim.config.pause_mid_s`` is read per answer)
     server = WebSimServer(WebSimConfig(time_scale=0.005, seed=3, answer_tokens=12, pause_mid_s=2.0))
     arun(server.start())
     try:
@@ -72,10 +73,18 @@ def open_editor(path: Path, ws: Workspace, qtbot: Any, scheduler: Scheduler | No
     return dlg
 
 
-def run_check(dlg: SetupEditor, section: str, arun: ARun) -> AdapterCheckDialog:
+def start_check(dlg: SetupEditor, section: str) -> asyncio.Task[None]:
     task = dlg.checker.start(section)  # type: ignore[arg-type]
     assert task is not None
     assert not dlg.check_buttons[section].isEnabled()  # type: ignore[index]
+    return task
+
+
+def run_check(dlg: SetupEditor, section: str, arun: ARun,
+              task: asyncio.Task[None] | None = None) -> AdapterCheckDialog:
+    """Run the check of ``section`` (or finish ``task``, one :func:`start_check` started) to its report."""
+    if task is None:
+        task = start_check(dlg, section)
     arun(asyncio.wait_for(asyncio.shield(task), 150), timeout=160)
     assert dlg.check_buttons[section].isEnabled()  # type: ignore[index]
     report = dlg.checker.dialog
@@ -134,7 +143,14 @@ def test_check_adapter_in_the_console_waits_for_the_accounts_running_task(
                         timeout=120_000)
         dlg = open_editor(path, ws, qtbot, scheduler=s)
         dlg.select("accounts", "acct-a")
-        report = run_check(dlg, "accounts", arun)
+        task = start_check(dlg, "accounts")
+        report = dlg.checker.dialog
+        assert report is not None
+        qtbot.waitUntil(lambda: "busy running task q" in report.progress.toPlainText(), timeout=120_000)
+        # the check waits for q (still running: it is in its 2 s pause or before it); what follows needs
+        # no pause: the check's own answer and q2 stream straight through
+        sim.config.pause_mid_s = 0.0
+        assert run_check(dlg, "accounts", arun, task) is report
         progress = report.progress.toPlainText()
         assert ("Account acct-a is busy running task q; the check waits until it has ended (the account takes "
                 "no new task meanwhile).") in progress, progress
