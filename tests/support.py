@@ -30,7 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 FAST = {
     "retry": {"max_retries": 2, "backoff_base_s": 0.01, "backoff_max_s": 0.2},
-    "heartbeat": {"interval_s": 0.05, "stale_after_s": 0.5},
+    # stale_after_s: a lane reaps its OWN attempt whose heartbeat is that old (a hung run), so it is a
+    # wall-clock budget: at 0.5 s a loaded machine's stalled loop exhausted it and a prompt went twice.
+    # Tests of reaping set an old heartbeat or their own value.
+    "heartbeat": {"interval_s": 0.05, "stale_after_s": 3.0},
     "scheduler": {"poll_interval_s": 0.05, "kill_grace_s": 1.0},
 }
 
