@@ -22,10 +22,12 @@ Fixtures:
   compared with those before the test; a widget already deleted, or hidden with a deleteLater
   pending (gone at the next DeferredDelete pass), is not a leak. Not checked after a failed test
   (its traceback holds the widgets).
-- ``_frozen_heap`` (autouse, module scope) with ``_no_leaked_widgets``: what lived before the test is
-  moved out of the cyclic collector's sight (``gc.freeze``) after a collection, so the ``gc.collect()``
-  calls of the teardowns walk only what this test made (measured: about 0.2-0.5 s per teardown saved;
-  a full collection walks every imported module's objects). The heap is unfrozen when the module ends.
+- The heap frozen (``_no_leaked_widgets``'s setup, see ``_freeze_what_lives_now``): what lived before
+  the test is moved out of the cyclic collector's sight (``gc.freeze``) after a collection, so the
+  ``gc.collect()`` calls of the teardowns walk only what this test made (measured: about 0.2-0.5 s per
+  teardown saved; a full collection walks every imported module's objects). Unfrozen after the last
+  test of this directory in a row (``pytest_runtest_teardown``): other tests run with the collector as
+  Python sets it up.
 """
 
 from __future__ import annotations
@@ -133,24 +135,28 @@ def _no_leaked_widgets(qapp: Any, request: pytest.FixtureRequest) -> Iterator[No
 
 def _freeze_what_lives_now() -> None:
     """Collect what is garbage now, then freeze what is left (``gc.freeze``): later ``gc.collect()``
-    calls of this module skip it. Only objects that lived before the test are frozen: everything the
-    test makes stays collectable, so the teardowns' collections (and the leak check) see it as before.
-    The collection here walks only what is not frozen yet (the previous tests' survivors and leftovers):
-    garbage left after the previous teardown is freed here, not frozen."""
+    calls skip it. Only objects that lived before the test are frozen: everything the test makes stays
+    collectable, so the teardowns' collections (and the leak check) see it as before. The collection
+    here walks only what is not frozen yet (the previous test's survivors and leftovers; everything at
+    the first test of a run of this directory's tests): garbage left after the previous teardown is
+    freed here, not frozen."""
     gc.collect()
     gc.freeze()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _frozen_heap() -> Iterator[None]:
-    """One full collection per module, then the heap frozen (see ``_freeze_what_lives_now``); unfrozen
-    at the module's end, so other directories' tests (the same worker process) run with the collector
-    as Python sets it up."""
-    _freeze_what_lives_now()
+_HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """Once the test's fixtures are torn down: unfreeze the heap unless the next test is one of this
+    directory's too (its setup collects what is new and freezes again: one full collection per run of
+    this directory's tests, not one per test). Tests elsewhere in this process run unfrozen."""
     try:
-        yield
+        return (yield)
     finally:
-        gc.unfreeze()
+        if nextitem is None or _HERE not in nextitem.path.resolve().parents:
+            gc.unfreeze()
 
 
 @pytest.fixture
