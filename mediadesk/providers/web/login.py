@@ -32,6 +32,12 @@ __all__ = ["interactive_login", "login_with_form", "visible_login"]
 
 log = logging.getLogger(__name__)
 
+#: The close grace once the operator has logged in (or solved a check): Chromium writes its cookie
+#: store as it shuts down cleanly, and a kill before that loses the login just made. Not a wait in
+#: the normal case (the window closes as soon as Chromium has written it); the setting's grace
+#: (``scheduler.kill_grace_s``) still bounds a window closed without a login.
+LOGGED_IN_CLOSE_GRACE_S = 30.0
+
 
 async def visible_login(
     pw: Any,
@@ -93,7 +99,7 @@ async def visible_login(
                 break
             await asyncio.sleep(1.0)  # the operator types: a second is plenty
     finally:
-        await browser.close(kill_grace_s)
+        await browser.close(max(kill_grace_s, LOGGED_IN_CLOSE_GRACE_S) if ok else kill_grace_s)
     return ok
 
 

@@ -41,8 +41,10 @@ def xdisplay(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
 
 async def test_visible_login_then_ready(xdisplay: str, workspace: Workspace) -> None:
     async with WebSimServer(WebSimConfig(time_scale=0.005)) as sim:
+        # a grace far shorter than Chromium's clean shutdown, as a loaded machine makes the 1 s one:
+        # the login just made must still be on disk for the headless browser after it
         cfg = make_config([{"name": "chat", "kind": "web", "site": "simchat", "url": sim.chat_url}],
-                          [{"name": "acct-a", "profile": "chat"}])
+                          [{"name": "acct-a", "profile": "chat"}], scheduler={"kill_grace_s": 0.01})
         backend = build_web_backend(cfg, workspace, cfg.profiles[0], cfg.accounts[0])
         await backend.start()
         try:
