@@ -24,7 +24,7 @@ from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.core.log_lines import LOG, LogText
 from mediadesk.providers.web.adapter import SiteAdapter, compose_prompt
 from mediadesk.providers.web.autologin import CredentialSource
-from mediadesk.providers.web.backend_browser import AccountBrowser
+from mediadesk.providers.web.backend_browser import AccountBrowser, AccountSite
 from mediadesk.providers.web.backend_capacity import AccountFailures, task_failure
 from mediadesk.providers.web.backend_login import AccountLogin
 from mediadesk.providers.web.backend_state import AccountState, clock_time
@@ -86,13 +86,12 @@ class WebAccountBackend:
         self.driver = PageDriver(adapter, cdp_port=self.browser.debug_port)
         self._run_lock = asyncio.Lock()
         self._threads = ThreadBook(adapter.url)
+        site = AccountSite(self.state, adapter, self.driver, self.browser)
         self.account_login = AccountLogin(
-            account=account, adapter=adapter, driver=self.driver, browser=self.browser, state=self.state,
-            run_lock=self._run_lock, page_moved=self._threads.page_moved, credentials=credentials,
+            site, run_lock=self._run_lock, page_moved=self._threads.page_moved, credentials=credentials,
             cooldown_s=login_cooldown_s, evidence_dir=evidence_dir,
         )
-        self.failures = AccountFailures(account=account, adapter=adapter, driver=self.driver,
-                                        browser=self.browser, state=self.state, login=self.account_login)
+        self.failures = AccountFailures(site, login=self.account_login)
         #: The operator's login (the lane's ``login`` ability) and the bot check solved by a person.
         self.login = self.account_login.login
         self.resolve_challenge = self.account_login.resolve_challenge
@@ -154,13 +153,15 @@ class WebAccountBackend:
 
     async def stop(self) -> None:
         self.state.stopped = True
-        await self.account_login.stop_relogin()
-        async with self._run_lock:
-            await self.browser.close()
-            self.browser.lock.release()
-        if self.browser.pw is not None:
-            self.browser.pw = None
-            await PlaywrightHub.release()
+        try:
+            await self.account_login.stop_relogin()
+            async with self._run_lock:
+                await self.browser.close()
+                self.browser.lock.release()
+        finally:  # a stop cancelled half-way still gives the shared driver back
+            if self.browser.pw is not None:
+                self.browser.pw = None
+                await PlaywrightHub.release()
 
     async def run(self, task: TaskSpec, ctx: RunContext) -> str:
         state, browser = self.state, self.browser
