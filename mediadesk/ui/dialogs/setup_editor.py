@@ -34,6 +34,7 @@ from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.dialogs.setup.adapter_checker import AdapterChecker
+from mediadesk.ui.dialogs.setup.context import SetupContext
 from mediadesk.ui.dialogs.setup.entries import EntryLists
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE, Field, field_error_line, field_error_text, site_choices
 from mediadesk.ui.dialogs.setup.forms import _EntryForm, _SectionPage
@@ -111,12 +112,9 @@ class SetupEditor(QDialog):
             self.doc, self.pages, test_buttons=self.test_buttons, test_results=self.test_results,
             workspace=self.workspace, config_dir=self.path.parent, show_errors=self._show_errors,
             edited=self._edited)
-        self.tester = SetupTester(
-            self.doc, self.entries.current_index, buttons=self.test_buttons, results=self.test_results,
-            workspace=self.workspace, scheduler=scheduler)
-        self.checker = AdapterChecker(
-            self.doc, self.entries.current_index, buttons=self.check_buttons, results=self.test_results,
-            workspace=self.workspace, scheduler=scheduler, parent=self)
+        setup = SetupContext(self.doc, self.entries.current_index, self.workspace, scheduler)
+        self.tester = SetupTester(setup, buttons=self.test_buttons, results=self.test_results)
+        self.checker = AdapterChecker(setup, buttons=self.check_buttons, results=self.test_results, parent=self)
         self.saver = SetupSaver(
             self.doc, baseline=baseline, scheduler=scheduler, status=self.status, offer_restart=self._offer_restart,
             revalidate=self._revalidate, saved=self._saved, parent=self)

@@ -31,16 +31,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mediadesk.config.edit import ConfigDoc, Section
+from mediadesk.config.edit import Section
 from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.text import printable
 from mediadesk.scheduler.adapter_check import check_account
+from mediadesk.ui.dialogs.setup.context import SetupContext
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
 from mediadesk.ui.plain import plain, plain_tip
 
 if TYPE_CHECKING:
-    from mediadesk.scheduler.scheduler import Scheduler
+    pass
 
 log = logging.getLogger("mediadesk.ui.dialogs.setup_editor")
 
@@ -223,27 +224,20 @@ class AdapterCheckDialog(QDialog):
 
 
 class AdapterChecker:
-    """Runs "Check adapter" on the current entry of ``doc`` (``current``: a section's current index)
-    and shows its report in a dialog over ``parent``; the short verdict goes to the section's line in
-    ``results``. Keeps the running tasks."""
+    """Runs "Check adapter" on a section's current entry and shows its report in a dialog over
+    ``parent``; the short verdict goes to the section's line in ``results``. Keeps the running tasks."""
 
     def __init__(
         self,
-        doc: ConfigDoc,
-        current: Callable[[Section], int],
+        setup: SetupContext,
         *,
         buttons: Mapping[Section, QWidget],
         results: Mapping[Section, QLabel],
-        workspace: Workspace | None,
-        scheduler: Scheduler | None,
         parent: QWidget,
     ) -> None:
-        self.doc = doc
-        self.current = current
+        self.setup = setup
         self.buttons = buttons
         self.results = results
-        self.workspace = workspace
-        self.scheduler = scheduler
         self.parent = parent
         self.dialog: AdapterCheckDialog | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -257,10 +251,10 @@ class AdapterChecker:
     def start(self, section: Section) -> asyncio.Task[None] | None:
         """Check the current entry's adapter; returns the task (tests await it)."""
         result = self.results[section]
-        cfg, errors = self.doc.validate()
-        idx = self.current(section)
-        if idx < 0:
+        entry = self.setup.current_entry(section)
+        if entry is None:
             return None
+        cfg, errors, name = entry.cfg, entry.errors, entry.name
         say_error = self._say_error(result)
         if cfg is None:
             return say_error(
@@ -268,7 +262,6 @@ class AdapterChecker:
                     first=errors[0].line
                 )
             )
-        name = str(self.doc.entry(section, idx).get("name", ""))
         if section == "profiles" and cfg.profile(name).kind != "web":
             return say_error(
                 QCoreApplication.translate("AdapterCheckDialog", "Check adapter is for web profiles and their accounts")
@@ -319,7 +312,7 @@ class AdapterChecker:
         return say
 
     async def _run(self, section: Section, cfg: AppConfig, account: str, dlg: AdapterCheckDialog) -> None:
-        workspace = self.workspace if self.workspace is not None else Workspace.resolve(data_dir=cfg.data_dir)
+        workspace = self.setup.workspace or Workspace.resolve(data_dir=cfg.data_dir)
         short: str
         ok = False
         try:
@@ -327,7 +320,7 @@ class AdapterChecker:
                 cfg,
                 workspace,
                 account,
-                scheduler=self.scheduler,
+                scheduler=self.setup.scheduler,
                 say=lambda m: dlg.say(progress_text(m)),
                 on_busy=lambda ids: dlg.say(
                     QCoreApplication.translate(

@@ -10,23 +10,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QWidget
 
-from mediadesk.config.edit import ConfigDoc, Section
+from mediadesk.config.edit import Section
 from mediadesk.config.model import AppConfig
-from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import HealthStatus
 from mediadesk.scheduler.checks import Checks, Verdict
+from mediadesk.ui.dialogs.setup.context import SetupContext
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE
 from mediadesk.ui.format import key_source_text, plain_error
 from mediadesk.ui.plain import plain_tip
 
 if TYPE_CHECKING:
-    from mediadesk.scheduler.scheduler import Scheduler
+    pass
 
 log = logging.getLogger("mediadesk.ui.dialogs.setup_editor")
 
@@ -57,43 +57,30 @@ def _key_source(cfg: AppConfig, section: Section, name: str) -> str:
 
 
 class SetupTester:
-    """Tests the current entry of ``doc`` (``current``: a section's current index) and shows the
-    result beside its button (texts keep the ``SetupEditor`` context); keeps the running tasks.
-    ``scheduler``: the running one, whose lanes answer for the accounts they run."""
+    """Tests a section's current entry and shows the result beside its button (texts keep the
+    ``SetupEditor`` context); keeps the running tasks."""
 
     def __init__(
-        self,
-        doc: ConfigDoc,
-        current: Callable[[Section], int],
-        *,
-        buttons: Mapping[Section, QWidget],
-        results: Mapping[Section, QLabel],
-        workspace: Workspace | None,
-        scheduler: Scheduler | None,
+        self, setup: SetupContext, *, buttons: Mapping[Section, QWidget], results: Mapping[Section, QLabel]
     ) -> None:
-        self.doc = doc
-        self.current = current
+        self.setup = setup
         self.buttons = buttons
         self.results = results
-        self.workspace = workspace
-        self.scheduler = scheduler
         self._tests: set[asyncio.Task[None]] = set()
 
     def test_current(self, section: Section) -> asyncio.Task[None] | None:
         """Start the current entry's test on the running asyncio loop; its result shows beside the
         button. Returns the task (tests await it)."""
         result = self.results[section]
-        cfg, errors = self.doc.validate()
-        idx = self.current(section)
-        if idx < 0:
+        entry = self.setup.current_entry(section)
+        if entry is None:
             return None
+        cfg, errors, name = entry.cfg, entry.errors, entry.name
         if cfg is None:
             result.setStyleSheet(ERROR_STYLE)
             result.setText(QCoreApplication.translate("SetupEditor", "Fix the problems first: {first}").format(
                 first=errors[0].line))
             return None
-        entry = self.doc.entry(section, idx)
-        name = str(entry.get("name", ""))
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no asyncio loop runs the window (not the console): nothing to run it on
@@ -128,7 +115,7 @@ class SetupTester:
 
     def _checks(self, cfg: AppConfig) -> Checks:
         """The edited config's checks; a running scheduler's lanes answer for the accounts they run."""
-        return Checks(cfg, self.workspace, self.scheduler)
+        return Checks(cfg, self.setup.workspace, self.setup.scheduler)
 
     async def _test_api(self, cfg: AppConfig, section: Section, name: str) -> tuple[bool, str]:
         checks = self._checks(cfg)
