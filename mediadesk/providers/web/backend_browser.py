@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -13,6 +14,9 @@ from mediadesk.config.model import BrowserConfig
 from mediadesk.core.backend import RunContext
 from mediadesk.core.log_lines import LOG, LogText
 from mediadesk.files.safe import ensure_private_dir
+from mediadesk.providers.web.adapter import SiteAdapter
+from mediadesk.providers.web.backend_state import AccountState
+from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import ProfileInUseError
 from mediadesk.providers.web.finder import find_browser
 from mediadesk.providers.web.launcher import OwnedBrowser
@@ -142,3 +146,18 @@ class AccountBrowser:
         if browser is not None:
             with contextlib.suppress(Exception):
                 await asyncio.shield(browser.close(self.kill_grace_s))
+
+
+@dataclass(frozen=True)
+class AccountSite:
+    """What the account's login and failure parts both work on: its state, its site adapter, the
+    page driver and the browser (one of each per account, built by the backend)."""
+
+    state: AccountState
+    adapter: SiteAdapter
+    driver: PageDriver
+    browser: AccountBrowser
+
+    @property
+    def account(self) -> str:
+        return self.state.account

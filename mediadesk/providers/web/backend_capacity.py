@@ -15,10 +15,8 @@ from urllib.parse import urlsplit
 from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.log_lines import LOG, LogText
-from mediadesk.providers.web.adapter import SiteAdapter
-from mediadesk.providers.web.backend_browser import AccountBrowser
-from mediadesk.providers.web.backend_state import AccountState, clock_time
-from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.backend_browser import AccountSite
+from mediadesk.providers.web.backend_state import clock_time
 from mediadesk.providers.web.errors import (
     AnswerNotFound,
     ChallengeShown,
@@ -64,15 +62,10 @@ class Relogin(Protocol):
 class AccountFailures:
     """Reads a run's failure into the account's health and the task's :class:`TaskFailure`."""
 
-    def __init__(
-        self, *, account: str, adapter: SiteAdapter, driver: PageDriver, browser: AccountBrowser,
-        state: AccountState, login: Relogin,
-    ) -> None:
-        self.account = account
-        self.adapter = adapter
-        self.driver = driver
-        self.browser = browser
-        self.state = state
+    def __init__(self, site: AccountSite, *, login: Relogin) -> None:
+        self.site = site
+        self.account, self.state = site.account, site.state
+        self.adapter, self.driver, self.browser = site.adapter, site.driver, site.browser
         self.login = login
         self._busy_answers: dict[str, int] = {}  # task id -> busy notices given as its whole answer
         self._not_found: dict[str, int] = {}  # task id -> runs whose answer was not found (uncharged)

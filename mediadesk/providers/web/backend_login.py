@@ -14,7 +14,6 @@ from typing import Any
 
 from mediadesk.core.backend import HealthStatus
 from mediadesk.core.log_lines import LOG, LogText, LogValue, english
-from mediadesk.providers.web.adapter import SiteAdapter
 from mediadesk.providers.web.autologin import (
     CredentialError,
     CredentialSource,
@@ -23,9 +22,8 @@ from mediadesk.providers.web.autologin import (
     read_credentials,
     scrub,
 )
-from mediadesk.providers.web.backend_browser import AccountBrowser
-from mediadesk.providers.web.backend_state import AccountState, clock_time
-from mediadesk.providers.web.driver import PageDriver
+from mediadesk.providers.web.backend_browser import AccountSite
+from mediadesk.providers.web.backend_state import clock_time
 from mediadesk.providers.web.errors import (
     ChallengeShown,
     NeedsLogin,
@@ -44,27 +42,21 @@ class AccountLogin:
 
     def __init__(
         self,
+        site: AccountSite,
         *,
-        account: str,
-        adapter: SiteAdapter,
-        driver: PageDriver,
-        browser: AccountBrowser,
-        state: AccountState,
         run_lock: asyncio.Lock,
         page_moved: Callable[[], None],
         credentials: CredentialSource | None,
         cooldown_s: float,
         evidence_dir: Path | None,
     ) -> None:
-        self.account = account
-        self.adapter = adapter
-        self.driver = driver
-        self.browser = browser
-        self.state = state
+        self.site = site
+        self.account, self.state = site.account, site.state
+        self.adapter, self.driver, self.browser = site.adapter, site.driver, site.browser
         self.run_lock = run_lock
         self.page_moved = page_moved
         #: Stored credentials (names only) and the once-per-cooldown rule of automatic logins.
-        self.credentials = credentials if credentials is not None and adapter.has_login_form else None
+        self.credentials = credentials if credentials is not None and site.adapter.has_login_form else None
         self.cooldown = LoginCooldown(cooldown_s)
         #: The account's own evidence folder (the screenshot of a bot check it waits on); None: none kept.
         self.evidence_dir = evidence_dir
