@@ -16,6 +16,8 @@ Fixtures:
   (in-process, capacity 1 - no browser), a config TOML file written to disk, and
   ``env.make_scheduler()``.
 - ``console_scheduler``: ``console_env.make_scheduler()`` started on ``qloop``, stopped after.
+- ``zh_translator``: the shipped ``resources/i18n/mediadesk_zh_CN.qm`` installed for the test
+  (``installed_zh()`` is the same as a context manager, for a test that reads both languages).
 - ``qsettings_tmp`` (autouse): QSettings (IniFormat) under a tmp dir so no test touches ~/.config.
 - ``_no_leaked_widgets`` (autouse): fails a test that leaves a top-level widget behind (as napari's
   ``make_napari_viewer`` does): the top-level widgets after every other fixture's teardown are
@@ -43,7 +45,7 @@ from typing import Any
 import pytest
 import qasync
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QTranslator
 from PySide6.QtWidgets import QApplication
 
 from mediadesk.config.model import AccountConfig, AppConfig, ProfileConfig
@@ -59,6 +61,26 @@ from mediadesk.ui.window.main_window import MainWindow
 from tests.support import make_config
 
 ARun = Callable[..., Any]
+
+SHIPPED_ZH_QM = Path(__file__).resolve().parents[2] / "resources" / "i18n" / "mediadesk_zh_CN.qm"
+
+
+@contextlib.contextmanager
+def installed_zh() -> Iterator[QTranslator]:
+    """The shipped Chinese translation installed on the application while the block runs."""
+    tr = QTranslator()
+    assert tr.load(str(SHIPPED_ZH_QM)), f"{SHIPPED_ZH_QM} does not load"
+    QCoreApplication.installTranslator(tr)
+    try:
+        yield tr
+    finally:
+        QCoreApplication.removeTranslator(tr)
+
+
+@pytest.fixture
+def zh_translator(qapp: Any) -> Iterator[QTranslator]:
+    with installed_zh() as tr:
+        yield tr
 
 
 @contextlib.contextmanager

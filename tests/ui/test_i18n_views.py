@@ -7,12 +7,11 @@ written by the real store. Stored data and the CLI's text stay English; only the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings, QTranslator
+from PySide6.QtCore import QSettings, QTranslator
 
 from mediadesk.config.model import ConfigError, load_config
 from mediadesk.config.workspace import Workspace
@@ -22,8 +21,6 @@ from mediadesk.ui.app.start import EXIT_OK, console_main
 from mediadesk.ui.dialogs.setup_editor import SetupEditor
 from mediadesk.ui.dialogs.welcome import WelcomePanel
 from tests.ui.conftest import ARun, ConsoleEnv, open_window
-
-QM = Path(__file__).resolve().parents[2] / "resources" / "i18n" / "mediadesk_zh_CN.qm"
 
 BAD_CONFIG = """\
 [retry]
@@ -36,17 +33,6 @@ base_url = "http://127.0.0.1:9"
 model = "m"
 concurency = 2
 """
-
-
-@pytest.fixture
-def zh(qapp: Any) -> Iterator[QTranslator]:
-    tr = QTranslator()
-    assert tr.load(str(QM)), f"{QM} does not load"
-    QCoreApplication.installTranslator(tr)
-    try:
-        yield tr
-    finally:
-        QCoreApplication.removeTranslator(tr)
 
 
 @pytest.fixture
@@ -68,7 +54,7 @@ def test_the_cli_text_of_a_config_error_stays_english(bad_config: Path) -> None:
 
 
 def test_welcome_panel_shows_a_bad_key_in_chinese_naming_the_key(
-        zh: QTranslator, bad_config: Path, tmp_path: Path, qtbot: Any) -> None:
+        zh_translator: QTranslator, bad_config: Path, tmp_path: Path, qtbot: Any) -> None:
     panel = WelcomePanel(tmp_path / "data" / "config.toml")
     qtbot.addWidget(panel)
     panel.show()
@@ -83,7 +69,7 @@ def test_welcome_panel_shows_a_bad_key_in_chinese_naming_the_key(
 
 
 def test_console_start_with_a_bad_config_shows_it_in_chinese(
-        zh: QTranslator, bad_config: Path, qapp: Any, arun: ARun, qtbot: Any) -> None:
+        zh_translator: QTranslator, bad_config: Path, qapp: Any, arun: ARun, qtbot: Any) -> None:
     seen: list[str] = []
 
     def on_welcome(panel: WelcomePanel) -> None:
@@ -98,7 +84,7 @@ def test_console_start_with_a_bad_config_shows_it_in_chinese(
 
 
 def test_setup_editor_shows_field_errors_in_chinese(
-        zh: QTranslator, tmp_path: Path, qtbot: Any) -> None:
+        zh_translator: QTranslator, tmp_path: Path, qtbot: Any) -> None:
     cfg = tmp_path / "setup.toml"
     cfg.write_text('[[profiles]]\nname = "writer"\nkind = "api"\nbase_url = "http://127.0.0.1:9"\nmodel = "m"\n',
                    encoding="utf-8")
@@ -116,7 +102,7 @@ def test_setup_editor_shows_field_errors_in_chinese(
 
 
 def test_a_real_task_log_reads_in_chinese_in_the_detail_pane_and_the_log_dock(
-        zh: QTranslator, console_scheduler: Scheduler, console_env: ConsoleEnv, arun: ARun, qtbot: Any,
+        zh_translator: QTranslator, console_scheduler: Scheduler, console_env: ConsoleEnv, arun: ARun, qtbot: Any,
         tmp_path: Path) -> None:
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     with open_window(console_scheduler, arun, settings) as window:
@@ -142,7 +128,7 @@ def test_a_real_task_log_reads_in_chinese_in_the_detail_pane_and_the_log_dock(
     assert any(m.startswith("success in ") for m in stored), stored
 
 
-def test_library_and_cross_entry_messages_in_chinese(zh: QTranslator) -> None:
+def test_library_and_cross_entry_messages_in_chinese(zh_translator: QTranslator) -> None:
     """pydantic's own checks and our checks across entries, through the console's renderer."""
     from mediadesk.config.model import parse_config
     from mediadesk.ui.dialogs.config_text import config_error_text

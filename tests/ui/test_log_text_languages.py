@@ -7,12 +7,10 @@ English text (exports, the CLI) is the same either way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from PySide6.QtCore import QCoreApplication, QTranslator
+from PySide6.QtCore import QTranslator
 
 from mediadesk.core.log_lines import LOG
 from mediadesk.core.states import TaskState
@@ -20,19 +18,7 @@ from mediadesk.scheduler.events import TaskLogLine
 from mediadesk.store import NewTask, TaskReader, TaskStore
 from mediadesk.store.record import LogLine
 from mediadesk.ui.panels.log_dock import format_log_line, shown_log_message
-
-QM = Path(__file__).resolve().parents[2] / "resources" / "i18n" / "mediadesk_zh_CN.qm"
-
-
-@pytest.fixture
-def zh_translator(qapp: Any) -> Iterator[QTranslator]:
-    tr = QTranslator()
-    assert tr.load(str(QM)), f"{QM} does not load"
-    QCoreApplication.installTranslator(tr)
-    try:
-        yield tr
-    finally:
-        QCoreApplication.removeTranslator(tr)
+from tests.ui.conftest import installed_zh
 
 
 def _stored_line(tmp_path: Path) -> LogLine:
@@ -56,15 +42,10 @@ def test_one_stored_line_reads_in_english_and_in_chinese(qapp: Any, tmp_path: Pa
     assert line.message == english and line.text is not None
     assert shown_log_message(line.message, line.text) == english  # no translator installed
 
-    tr = QTranslator()
-    assert tr.load(str(QM)), f"{QM} does not load"
-    QCoreApplication.installTranslator(tr)
-    try:
+    with installed_zh():
         # the server's error text stays as it came; our words, nested ones included, are Chinese
         assert shown_log_message(line.message, line.text) == (
             "第 1 次尝试失败（timeout: attempt exceeded 60 s）；1.3 秒后第 1/2 次重试")
-    finally:
-        QCoreApplication.removeTranslator(tr)
     assert shown_log_message(line.message, line.text) == english
 
 
