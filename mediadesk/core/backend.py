@@ -86,18 +86,25 @@ class Answer(str):
     its output limit (``finish_reason: "length"``); a success, but not the whole answer, and marked
     so in the task table, the console and exports. ``usage``: the tokens the provider counted (None:
     it reported none; the lane then stores an estimate). ``hints``: the provider's ``x-ratelimit-*``
-    headers, for the callee's token gate. A backend may return a plain ``str``."""
+    headers, for the callee's token gate. ``reasoning``: the model's thinking, kept apart from the
+    answer (None: none was seen). ``source``: what gave the text (a web run: ``"stream"`` or
+    ``"page"``). A backend may return a plain ``str``."""
 
     truncated: bool
     usage: Usage | None
     hints: RateHints | None
+    reasoning: str | None
+    source: str | None
 
     def __new__(cls, text: str, *, truncated: bool = False, usage: Usage | None = None,
-                hints: RateHints | None = None) -> Answer:
+                hints: RateHints | None = None, reasoning: str | None = None,
+                source: str | None = None) -> Answer:
         obj = super().__new__(cls, text)
         obj.truncated = truncated
         obj.usage = usage
         obj.hints = hints
+        obj.reasoning = reasoning
+        obj.source = source
         return obj
 
 
@@ -113,6 +120,12 @@ def answer_usage(answer: str, task: TaskSpec) -> Usage:
     if isinstance(usage, Usage):
         return usage
     return estimate_usage(task.prompt, str(answer), system=task.effective_instructions(), history=task.history)
+
+
+def answer_reasoning(answer: str) -> str | None:
+    """The thinking an :class:`Answer` carries apart from its text (None: none)."""
+    reasoning = getattr(answer, "reasoning", None)
+    return reasoning if isinstance(reasoning, str) and reasoning else None
 
 
 def answer_hints(answer: str) -> RateHints | None:
