@@ -19,7 +19,7 @@ from mediadesk.providers.web.backend_state import AccountState
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import ProfileInUseError
 from mediadesk.providers.web.finder import find_browser
-from mediadesk.providers.web.launcher import OwnedBrowser
+from mediadesk.providers.web.launcher import LOGGED_IN_CLOSE_GRACE_S, OwnedBrowser
 from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
 
@@ -42,6 +42,8 @@ class AccountBrowser:
         #: Tasks run on the current browser (it is recycled after ``config.recycle_after``).
         self.tasks = 0
         self.pids: list[int] = []  # every browser started for this account (tests, evidence)
+        #: A login was made in the current browser (it closes with the longer grace, see close()).
+        self.logged_in_here = False
 
     def debug_port(self, _page: Any) -> int | None:
         """The debug port of this account's browser (its pages are the only ones the driver sees)."""
@@ -82,6 +84,7 @@ class AccountBrowser:
         self.pids.append(browser.pid)
         self.tasks = 0
         self.page = None
+        self.logged_in_here = False
 
     async def ensure_page(self) -> Any:
         """One page per account, reused: ``prepare`` brings it back to a new conversation. Replaced
@@ -143,9 +146,12 @@ class AccountBrowser:
     async def close(self) -> None:
         browser, self.browser = self.browser, None
         self.page = None
+        # a login made in this browser is on disk only once Chromium has shut down cleanly
+        grace = max(self.kill_grace_s, LOGGED_IN_CLOSE_GRACE_S) if self.logged_in_here else self.kill_grace_s
+        self.logged_in_here = False
         if browser is not None:
             with contextlib.suppress(Exception):
-                await asyncio.shield(browser.close(self.kill_grace_s))
+                await asyncio.shield(browser.close(grace))
 
 
 @dataclass(frozen=True)

@@ -205,6 +205,7 @@ class AccountLogin:
             return False
         say(LOG.autologin_done(account=self.account))
         self.page_moved()
+        self.browser.logged_in_here = True
         await self.browser.keep_cookies(force=True)
         return True
 

@@ -60,6 +60,11 @@ if TYPE_CHECKING:
 EXIT_PROFILE_IN_USE = 21
 _PR_SET_PDEATHSIG = 1
 _POLL_S = 0.025
+#: The close grace for a browser in which a login was just made (by the operator or by the stored
+#: credentials): Chromium writes its cookie store as it shuts down cleanly (else only every ~30 s),
+#: and a kill before that loses the login. Not a wait in the normal case (the browser exits as soon
+#: as it has written it); ``scheduler.kill_grace_s`` still bounds every other close.
+LOGGED_IN_CLOSE_GRACE_S = 30.0
 
 
 def _pdeathsig_preexec() -> Callable[[], None] | None:

@@ -22,7 +22,7 @@ from mediadesk.providers.web.adapter import SiteAdapter
 from mediadesk.providers.web.driver import PageDriver
 from mediadesk.providers.web.errors import BrowserStartError
 from mediadesk.providers.web.finder import find_browser
-from mediadesk.providers.web.launcher import OwnedBrowser
+from mediadesk.providers.web.launcher import LOGGED_IN_CLOSE_GRACE_S, OwnedBrowser
 from mediadesk.providers.web.playwright_hub import PlaywrightHub
 from mediadesk.providers.web.profile_lock import AccountLock
 from mediadesk.providers.web.selfcheck import self_check
@@ -31,12 +31,6 @@ from mediadesk.providers.web.sites import adapter_for
 __all__ = ["interactive_login", "login_with_form", "visible_login"]
 
 log = logging.getLogger(__name__)
-
-#: The close grace once the operator has logged in (or solved a check): Chromium writes its cookie
-#: store as it shuts down cleanly, and a kill before that loses the login just made. Not a wait in
-#: the normal case (the window closes as soon as Chromium has written it); the setting's grace
-#: (``scheduler.kill_grace_s``) still bounds a window closed without a login.
-LOGGED_IN_CLOSE_GRACE_S = 30.0
 
 
 async def visible_login(

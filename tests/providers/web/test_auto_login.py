@@ -34,12 +34,13 @@ from tests.support import log_messages, make_config, tasks_of, until
 USER_ENV, PASSWORD_ENV = "MEDIADESK_TEST_SITE_USER", "MEDIADESK_TEST_SITE_PASSWORD"
 
 
-def site_config(sim: WebSimServer, **account: Any) -> AppConfig:
+def site_config(sim: WebSimServer, *, scheduler: dict[str, Any] | None = None, **account: Any) -> AppConfig:
     return make_config(
         [{"name": "chat", "kind": "web", "site": "simchat", "url": sim.chat_url}],
         [{"name": "acct-a", "profile": "chat", "login_user_env": USER_ENV, "login_password_env": PASSWORD_ENV,
           **account}],
         heartbeat={"interval_s": 0.2, "stale_after_s": 30},
+        scheduler=scheduler or {},
     )
 
 
@@ -166,7 +167,9 @@ async def test_an_account_that_loses_its_session_logs_itself_in_again(
     monkeypatch.setenv(PASSWORD_ENV, password)
     async with WebSimServer(WebSimConfig(time_scale=0.005, answer_tokens=8, password=password,
                                          login_redirect=True)) as sim:
-        cfg = site_config(sim)
+        # a close grace far shorter than Chromium's clean shutdown, as a loaded machine makes the tests'
+        # 1 s: the login made at start must still be on disk for the next process
+        cfg = site_config(sim, scheduler={"kill_grace_s": 0.01})
         # never logged in: the account logs itself in at start
         async with Scheduler(cfg, workspace) as s:
             await asyncio.wait_for(s.wait_ready(), 60)
