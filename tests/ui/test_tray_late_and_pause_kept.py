@@ -80,7 +80,8 @@ def test_a_paused_lane_stays_paused_after_the_console_restarts(
     qtbot.waitUntil(lambda: len(seen) == 2 and seen[1].feed.is_loaded, timeout=20_000)
     w = seen[1]
     qtbot.waitUntil(lambda: w.api_panel.state_label.text() == "paused (kept from last session)", timeout=10_000)
-    assert w.act_pause_api.isChecked() and w.act_pause_api.text() == "Resume API"
+    # the toolbar says so too, by the same tick at the latest
+    qtbot.waitUntil(lambda: w.act_pause_api.isChecked() and w.act_pause_api.text() == "Resume API", timeout=5_000)
     assert w.submission.submit_rows_from_text("a\nb\nc", "writer") is not None
     lane = w.scheduler.lanes[0]
     qtbot.waitUntil(lambda: sum(n for _, n in lane.stats().backlog) == 3, timeout=10_000)  # the lane has seen them

@@ -560,6 +560,9 @@ class MainWindow(QMainWindow):
         self.model.refresh_running()
         self.status_line.update_status()
         self.status_line.update_totals()
+        # the lane panels' "paused" is refreshed on this tick: the pause actions follow on the same one
+        # (a lane's stats can reach the panels before the window has its lanes to read)
+        self.task_actions.sync_pause_actions()
 
     # ------------------------------------------------------------------ drag and drop
     @staticmethod
