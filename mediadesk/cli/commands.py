@@ -131,9 +131,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UserError("xlsx is a binary format: pass --out FILE.xlsx (or pipe the output into a file)")
     if args.out is None:
         # text formats on stdout may reach a terminal: control characters of answers shown escaped
-        n = export_tasks(ws.location, sys.stdout, args.format, args.state, for_terminal=True)
+        n = export_tasks(ws.location, sys.stdout, args.format, args.state, for_terminal=True,
+                         with_reasoning=args.with_reasoning)
     else:
-        n = export_to_file(ws.location, args.out, args.format, args.state)
+        n = export_to_file(ws.location, args.out, args.format, args.state, with_reasoning=args.with_reasoning)
         print(f"exported {n} task(s) to {args.out}", file=sys.stderr)
     return EXIT_OK
 

@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", type=Path, help="output file (default: stdout)")
     e.add_argument("--state", action="append", choices=[s.value for s in TaskState],
                    help="only tasks in this state (repeatable; default: all)")
+    e.add_argument("--with-reasoning", action="store_true",
+                   help="also export the model's thinking and its token count (columns reasoning_tokens, reasoning)")
 
     k = sub.add_parser("cancel", help="cancel tasks by id (works while another process runs them)")
     k.add_argument("task_ids", nargs="+")

@@ -33,6 +33,7 @@ class ErrorKind(str, Enum):
     CHALLENGE = "challenge"                # a bot check on the site: the account waits for a person
     ANSWER_NOT_FOUND = "answer_not_found"  # the site answered, but nothing on the page proved to be the answer
     EMPTY_ANSWER = "empty_answer"          # the site's answer holds no text
+    ANSWER_CUT = "answer_cut"              # finish_reason length with no answer: max_tokens all spent thinking
 
     @property
     def retryable(self) -> bool:

@@ -25,6 +25,8 @@ class Usage:
     #: The part of ``prompt_tokens`` the provider served from its prompt cache.
     cached_tokens: int | None = None
     estimated: bool = False
+    #: The part of ``completion_tokens`` the model spent thinking (``completion_tokens_details.reasoning_tokens``).
+    reasoning_tokens: int | None = None
 
     @property
     def total(self) -> int:
@@ -63,7 +65,8 @@ def _count(value: Any) -> int | None:
 
 def usage_of_json(obj: Any) -> Usage | None:
     """The provider's ``usage`` object (OpenAI style) as a :class:`Usage`; None when it is absent or
-    holds no count. Cached tokens from ``prompt_tokens_details.cached_tokens``."""
+    holds no count. Cached tokens from ``prompt_tokens_details.cached_tokens``, thinking tokens from
+    ``completion_tokens_details.reasoning_tokens``."""
     if not isinstance(obj, dict):
         return None
     prompt, completion = _count(obj.get("prompt_tokens")), _count(obj.get("completion_tokens"))
@@ -71,4 +74,7 @@ def usage_of_json(obj: Any) -> Usage | None:
         return None
     details = obj.get("prompt_tokens_details")
     cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else None
-    return Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached)
+    out_details = obj.get("completion_tokens_details")
+    reasoning = _count(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else None
+    return Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached,
+                 reasoning_tokens=reasoning)

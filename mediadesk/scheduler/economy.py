@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from mediadesk.core.backend import TaskSpec, answer_usage
+from mediadesk.core.backend import TaskSpec, answer_reasoning, answer_usage
 from mediadesk.core.economy import BatchApi, BatchLine, BatchStatus, next_poll_s
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.log_lines import LOG, LogText
@@ -238,7 +238,7 @@ class EconomyChannel:
                 usage = answer_usage(line.answer, self._resolve(rec))
                 self._done(rec, self._store.finish(
                     rec, TaskState.SUCCESS, result=line.answer, truncated=line.answer.truncated, usage=usage, now=now,
-                    log=LOG.economy_success(batch=status.batch_id)))
+                    reasoning=answer_reasoning(line.answer), log=LOG.economy_success(batch=status.batch_id)))
             else:
                 failure = line.failure if line is not None and line.failure is not None else TaskFailure(
                     ErrorKind.SERVER_ERROR, f"provider batch {status.batch_id} ended {status.status} with no line "

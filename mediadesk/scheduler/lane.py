@@ -21,7 +21,15 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mediadesk.core.backend import LaneBackend, TaskSpec, answer_hints, answer_usage, effective_health, is_truncated
+from mediadesk.core.backend import (
+    LaneBackend,
+    TaskSpec,
+    answer_hints,
+    answer_reasoning,
+    answer_usage,
+    effective_health,
+    is_truncated,
+)
 from mediadesk.core.errors import ErrorKind, TaskFailure
 from mediadesk.core.hours import ActiveHours, opens_at
 from mediadesk.core.log_lines import LOG, LogText
@@ -662,7 +670,7 @@ class Lane:
             new = self._store.finish(
                 rec, TaskState.SUCCESS, result=text, log=LOG.success(seconds=f"{now - run.started:.2f}", more=note),
                 now=now,
-                truncated=cut, usage=usage,
+                truncated=cut, usage=usage, reasoning=answer_reasoning(text),
             )
             if new is not None:
                 self.completed += 1

@@ -52,9 +52,14 @@ def prompt_usage(messages: list[Any], seen_systems: set[str]) -> tuple[int, int]
     return total, cached
 
 
-def usage_body(prompt: int, completion: int, cached: int) -> dict[str, Any]:
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
-            "prompt_tokens_details": {"cached_tokens": cached}}
+def usage_body(prompt: int, completion: int, cached: int, reasoning: int | None = None) -> dict[str, Any]:
+    """An OpenAI ``usage`` object; ``reasoning``: the part of ``completion`` spent thinking (None: a model
+    that does not think, and no ``completion_tokens_details``)."""
+    body: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                            "total_tokens": prompt + completion, "prompt_tokens_details": {"cached_tokens": cached}}
+    if reasoning is not None:
+        body["completion_tokens_details"] = {"reasoning_tokens": reasoning}
+    return body
 
 
 def duration_text(seconds: float) -> str:

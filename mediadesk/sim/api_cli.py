@@ -13,7 +13,7 @@ import sys
 
 from mediadesk.sim._api_hostile import HOSTILE_HUGE_CHARS, HOSTILE_MODES, HOSTILE_STEADY_S
 from mediadesk.sim._api_outages import OUTAGE_MODES
-from mediadesk.sim.api_config import ApiSimConfig
+from mediadesk.sim.api_config import REASONING_MODES, ApiSimConfig
 from mediadesk.sim.api_server import ApiSimServer
 
 __all__ = ["add_arguments", "config_from_args", "serve_from_args"]
@@ -66,6 +66,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return value
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
     return value
 
 
@@ -146,6 +156,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"size of a huge answer (default {HOSTILE_HUGE_CHARS})")
     parser.add_argument("--hostile-seconds", type=_positive_float, default=HOSTILE_STEADY_S, metavar="S",
                         help=f"duration of a steady answer (default {HOSTILE_STEADY_S:g})")
+    parser.add_argument(
+        "--reasoning", choices=REASONING_MODES, default="none",
+        help="think before answering, as reasoning models do: field (reasoning_content), think_tag "
+        "(<think>...</think> at the start of the content) or none (default)",
+    )
+    parser.add_argument(
+        "--think-tokens", type=_nonneg_int, default=0, metavar="N",
+        help="tokens the thinking takes (default 0: counted from its text); a request with a smaller "
+        "max_tokens ends with finish_reason length and no answer",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> ApiSimConfig:
@@ -180,6 +200,8 @@ def config_from_args(args: argparse.Namespace) -> ApiSimConfig:
         hostile=getattr(args, "hostile", None),
         hostile_chars=getattr(args, "hostile_chars", HOSTILE_HUGE_CHARS),
         hostile_seconds=getattr(args, "hostile_seconds", HOSTILE_STEADY_S),
+        reasoning=getattr(args, "reasoning", "none"),
+        think_tokens=getattr(args, "think_tokens", 0),
     )
 
 

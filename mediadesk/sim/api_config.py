@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from mediadesk.sim._api_hostile import HOSTILE_HUGE_CHARS, HOSTILE_STEADY_S, Hostile, HostileMode
 from mediadesk.sim._api_outages import OUTAGE_MODES, OutageMode
 
-__all__ = ["ApiSimConfig"]
+__all__ = ["REASONING_MODES", "ApiSimConfig", "ReasoningMode"]
+
+#: How the simulator's model thinks before it answers (``ApiSimConfig.reasoning``).
+ReasoningMode = Literal["none", "field", "think_tag"]
+REASONING_MODES: tuple[ReasoningMode, ...] = ("none", "field", "think_tag")
 
 
 @dataclass
@@ -61,6 +66,14 @@ class ApiSimConfig:
     batch_fail_every: int = 0
     batch_expire: bool = False
     batch_api: bool = True
+    #: A reasoning model's thinking before each chat answer: "none"; "field": ``reasoning_content`` (deltas
+    #: before the content deltas when streamed, ``message.reasoning_content`` when not); "think_tag": a
+    #: ``<think>…</think>`` block at the start of the content. Either reports its tokens in
+    #: ``usage.completion_tokens_details.reasoning_tokens``.
+    reasoning: ReasoningMode = "none"
+    #: Tokens the thinking takes (0: counted from its text). A request whose ``max_tokens`` is below them
+    #: ends with ``finish_reason: "length"`` and no answer, the thinking cut where the limit fell.
+    think_tokens: int = 0
 
     def __post_init__(self) -> None:
         lo, hi = self.latency
@@ -91,6 +104,10 @@ class ApiSimConfig:
                 raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
         if self.chunks < 1:
             raise ValueError(f"chunks must be >= 1, got {self.chunks!r}")
+        if self.reasoning not in REASONING_MODES:
+            raise ValueError(f"reasoning must be one of {', '.join(REASONING_MODES)}, got {self.reasoning!r}")
+        if self.think_tokens < 0:
+            raise ValueError(f"think_tokens must be >= 0, got {self.think_tokens!r}")
         if self.hostile is not None:
             Hostile(self.hostile, self.hostile_chars, self.hostile_seconds)  # raises ValueError if bad
 

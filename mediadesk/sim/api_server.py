@@ -4,8 +4,9 @@ Real providers cannot be made to fail on demand (429 + Retry-After, 5xx, hangs, 
 answers), so this one does, and counts what it saw so a test can check the scheduler from the callee's
 side. ``stats()`` and ``GET /stats`` return the same dict (counters: :mod:`mediadesk.sim._api_stats`).
 The answer is always :func:`answer_for` of the last user message (Chinese and an emoji: UTF-8 is checked
-end to end). Markers: :mod:`~mediadesk.sim._api_requests`; live quota/outage changes:
-:mod:`~mediadesk.sim._api_controls`, :mod:`~mediadesk.sim._api_outages`.
+end to end); with ``reasoning`` set, :func:`thought_for` comes before it as a reasoning model's thinking.
+Markers: :mod:`~mediadesk.sim._api_requests`; live quota/outage changes: :mod:`~mediadesk.sim._api_controls`,
+:mod:`~mediadesk.sim._api_outages`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import math
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -27,15 +29,16 @@ from mediadesk.sim._api_hostile import HOSTILE_MODES, Hostile, HostileAnswerMixi
 from mediadesk.sim._api_outages import OUTAGE_MODES, Outage, OutageControl
 from mediadesk.sim._api_requests import MODEL_ID, NO_MARKERS, Markers, parse_body, parse_markers, split
 from mediadesk.sim._api_stats import ChatStats
-from mediadesk.sim._api_tokens import TokenLimits, usage_body
+from mediadesk.sim._api_tokens import TokenLimits, count_tokens, usage_body
 from mediadesk.sim._server import LocalServer
-from mediadesk.sim.api_config import ApiSimConfig
+from mediadesk.sim.api_config import REASONING_MODES, ApiSimConfig, ReasoningMode
 
 # ApiSimConfig and the mode names are re-exported: every caller builds a server from a config.
 __all__ = [
     "HOSTILE_MODES",
     "MODEL_ID",
     "OUTAGE_MODES",
+    "REASONING_MODES",
     "TASK_HEADER",
     "ApiSimConfig",
     "ApiSimServer",
@@ -43,6 +46,7 @@ __all__ = [
     "answer_for",
     "key_hash",
     "prompt_key",
+    "thought_for",
 ]
 
 #: Request header naming the MediaDesk task; stats are keyed by it when present.
@@ -58,6 +62,37 @@ _NO_CREDIT_MESSAGE = (
 def answer_for(prompt: str) -> str:
     """The deterministic answer to ``prompt`` (the last user message)."""
     return f"答复: {prompt} ✅"
+
+
+def thought_for(prompt: str) -> str:
+    """The deterministic thinking before the answer to ``prompt`` (``ApiSimConfig.reasoning`` set)."""
+    return f"The user asks: {prompt}. 先想一想，再简短回答 🤔"
+
+
+@dataclass(frozen=True)
+class _Thinking:
+    """The thinking of one chat answer: its text as sent (cut where ``max_tokens`` fell), the tokens
+    reported for it, and whether the limit ended the answer before any of it was written."""
+
+    mode: ReasoningMode
+    text: str
+    tokens: int
+    cut: bool
+
+    @property
+    def finish(self) -> str:
+        return "length" if self.cut else "stop"
+
+    @property
+    def field(self) -> str | None:
+        """``reasoning_content`` (mode ``field``)."""
+        return self.text if self.mode == "field" else None
+
+    def content(self, answer: str) -> str:
+        """The content: the answer (none when cut), after a ``<think>`` block in mode ``think_tag``."""
+        if self.mode != "think_tag":
+            return "" if self.cut else answer
+        return f"<think>\n{self.text}" if self.cut else f"<think>\n{self.text}\n</think>\n\n{answer}"
 
 
 def prompt_key(prompt: str) -> str:
@@ -314,13 +349,16 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
                 429, f"quota of {per_key} concurrent requests for this API key exceeded", "rate_limit_error"
             )
         usage = self._tokens.usage(body["messages"], answer_for(prompt))
+        thinking = self._thinking(prompt, body.get("max_tokens"))
+        if thinking is not None:  # the thinking is completion too; cut, nothing but (part of) it was written
+            usage = (usage[0], thinking.tokens + (0 if thinking.cut else usage[1]), usage[2])
         refused = self._tokens.admit(usage[0] + usage[1])
         if refused is not None:
             resp = self._error(429, refused[0], "rate_limit_error", code="rate_limit_exceeded",
                                retry_after=str(math.ceil(refused[1])))
             resp.headers.update(self._tokens.headers())
             return resp
-        task["last_max_tokens"] = body.get("max_tokens")  # recorded, not enforced
+        task["last_max_tokens"] = body.get("max_tokens")  # recorded, enforced only on the thinking
         options = body.get("stream_options")
         include_usage = isinstance(options, dict) and options.get("include_usage") is True
         st.in_flight += 1
@@ -332,7 +370,8 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
         if key_in_flight > st.max_in_flight_per_key.get(label, 0):
             st.max_in_flight_per_key[label] = key_in_flight
         try:
-            return await self._generate(request, prompt, key, stream, model, markers, usage, include_usage)
+            return await self._generate(request, prompt, key, stream, model, markers, usage, include_usage,
+                                        thinking)
         finally:
             # The stats object may have been replaced by reset_stats(); decrement the live one.
             self._st.in_flight -= 1
@@ -345,7 +384,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
 
     async def _generate(
         self, request: web.Request, prompt: str, key: str, stream: bool, model: str, markers: Markers,
-        usage: tuple[int, int, int], include_usage: bool,
+        usage: tuple[int, int, int], include_usage: bool, thinking: _Thinking | None = None,
     ) -> web.StreamResponse:
         cfg, rng = self.config, self._rng
         if markers.reset or (cfg.reset_rate and rng.random() < cfg.reset_rate):
@@ -371,7 +410,7 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
                 return self._abort(request)
             if fail:
                 return self._error(500, "simulated server error", "server_error")
-            self._record(key, answer, usage)
+            self._record(key, answer, usage, thinking)
             body: dict[str, Any] = {
                 "id": cid,
                 "object": "chat.completion",
@@ -379,8 +418,13 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
                 "model": model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
             }
+            if thinking is not None:
+                message: dict[str, Any] = {"role": "assistant", "content": thinking.content(answer) or None}
+                if thinking.field is not None:
+                    message["reasoning_content"] = thinking.field
+                body["choices"] = [{"index": 0, "message": message, "finish_reason": thinking.finish}]
             if cfg.report_usage:
-                body["usage"] = usage_body(*usage)
+                body["usage"] = _usage_body(usage, thinking)
             return web.Response(text=json.dumps(body, ensure_ascii=False),
                                 headers={**JSON_HEADERS, **self._tokens.headers()})
 
@@ -389,8 +433,14 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
                      **self._tokens.headers()}
         )
         await resp.prepare(request)
-        pieces = split(answer, cfg.chunks)
-        step = delay / len(pieces)
+        content = answer if thinking is None else thinking.content(answer)
+        deltas: list[dict[str, str]] = []
+        if thinking is not None and thinking.field:  # the thinking first, in deltas of its own
+            deltas += [{"reasoning_content": p} for p in split(thinking.field, cfg.chunks)]
+        if content:
+            deltas += [{"content": p} for p in split(content, cfg.chunks)]
+        deltas[0] = {"role": "assistant", **deltas[0]}
+        step = delay / len(deltas)
         created = int(time.time())
 
         def event(delta: dict[str, str], finish: str | None) -> str:
@@ -405,32 +455,45 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
 
         # A comment first, as real providers send keep-alives: clients must ignore it.
         out = [": sim keep-alive\n\n"]
-        for i, piece in enumerate(pieces):
-            delta = {"role": "assistant", "content": piece} if i == 0 else {"content": piece}
+        for delta in deltas:
             if step > 0:
                 await resp.write("".join(out).encode())
                 out.clear()
                 if not await self._pause(step):
                     return self._abort(request)
             out.append(event(delta, None))
-        out.append(event({}, "stop"))
+        out.append(event({}, "stop" if thinking is None else thinking.finish))
         if include_usage and cfg.stream_usage:  # the last chunk: no choices, the usage of the whole answer
             last = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
-                    "choices": [], "usage": usage_body(*usage)}
+                    "choices": [], "usage": _usage_body(usage, thinking)}
             out.append("data: " + json.dumps(last) + "\n\n")
         out.append("data: [DONE]\n\n")
         await resp.write("".join(out).encode())
         await resp.write_eof()
-        self._record(key, answer, usage)
+        self._record(key, answer, usage, thinking)
         return resp
 
-    def _record(self, key: str, answer: str, usage: tuple[int, int, int]) -> None:
+    def _thinking(self, prompt: str, max_tokens: Any) -> _Thinking | None:
+        """The thinking before the answer to ``prompt`` (None: ``reasoning`` is "none"); a ``max_tokens``
+        below its tokens cuts it there, and no answer follows."""
+        mode = self.config.reasoning
+        if mode == "none":
+            return None
+        text = thought_for(prompt)
+        tokens = self.config.think_tokens or count_tokens(text)
+        if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and 0 < max_tokens < tokens:
+            return _Thinking(mode, text[:max(1, len(text) * max_tokens // tokens)], max_tokens, cut=True)
+        return _Thinking(mode, text, tokens, cut=False)
+
+    def _record(self, key: str, answer: str, usage: tuple[int, int, int], thinking: _Thinking | None = None) -> None:
         self._count("200")
         task = self._st.per_task.get(key)
         if task is not None:  # None only if reset_stats() ran meanwhile
-            task["last_answer"] = answer
-            task["last_usage"] = usage_body(*usage)
+            task["last_answer"] = answer if thinking is None or not thinking.cut else ""
+            task["last_usage"] = _usage_body(usage, thinking)
             task["answered"] += 1
+            if thinking is not None:
+                task["last_reasoning"] = thinking.text
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
         """The model list; clients use it as a health probe, so it follows ``refuse``/``503`` outages."""
@@ -447,6 +510,10 @@ class ApiSimServer(FaultControlMixin, HostileAnswerMixin, BatchApiMixin, LocalSe
     async def _reset_handler(self, request: web.Request) -> web.Response:
         self.reset_stats()
         return web.Response(text='{"ok": true}', headers=JSON_HEADERS)
+
+
+def _usage_body(usage: tuple[int, int, int], thinking: _Thinking | None) -> dict[str, Any]:
+    return usage_body(*usage, reasoning=None if thinking is None else thinking.tokens)
 
 
 def _resolve(fut: asyncio.Future[bool]) -> None:

@@ -36,6 +36,14 @@ EXPORT_FIELDS = (
     # what it cost at its profile's price (an estimate when usage_estimated), in currency
     "cost", "currency",
 )
+#: Added at the end by ``with_reasoning``: a reasoning model's thinking, kept apart from ``result``, and
+#: the tokens the provider counted for it (off by default: the thinking is often longer than the answer).
+REASONING_FIELDS = ("reasoning_tokens", "reasoning")
+
+
+def export_fields(*, with_reasoning: bool = False) -> tuple[str, ...]:
+    """The exported columns, in order."""
+    return EXPORT_FIELDS + REASONING_FIELDS if with_reasoning else EXPORT_FIELDS
 
 
 class ExportError(Exception):
@@ -43,14 +51,15 @@ class ExportError(Exception):
 
 
 def export_tasks(db: StoreLocation | Path, out: TextIO, fmt: str, states: Sequence[str] | None = None, *,
-                 task_ids: Sequence[str] | None = None, for_terminal: bool = False) -> int:
+                 task_ids: Sequence[str] | None = None, for_terminal: bool = False,
+                 with_reasoning: bool = False) -> int:
     """Write the tasks of ``db`` to ``out``; returns the row count. ``states``: only tasks in these
     states; ``task_ids``: only these tasks, in this order (the console's selected or filtered
     rows; ids not in the database are skipped). XLSX is written to ``out.buffer`` (a file opened by
     :func:`export_to_file`, or a piped stdout). ``for_terminal`` (stdout): no control character
     of a prompt or an answer reaches the terminal: CSV cells show them escaped (see
     :func:`mediadesk.core.text.printable`), JSONL writes them as ``\\uXXXX`` (the same data once
-    parsed); Markdown always escapes them."""
+    parsed); Markdown always escapes them. ``with_reasoning``: the :data:`REASONING_FIELDS` too."""
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
     binary = _binary_target(out) if fmt == "xlsx" else None
@@ -64,22 +73,23 @@ def export_tasks(db: StoreLocation | Path, out: TextIO, fmt: str, states: Sequen
             raise
         migrate(loc.path)  # an older MediaDesk's database lacks newer columns: upgrade it once (backup kept)
         reader = TaskReader(loc)
+    fields = export_fields(with_reasoning=with_reasoning)
     try:
-        rows = (export_row(rec) for rec in _export_records(reader, states, task_ids))
+        rows = (export_row(rec, fields) for rec in _export_records(reader, states, task_ids))
         if binary is not None:
             out.flush()
-            return write_xlsx(rows, binary)
+            return write_xlsx(rows, binary, fields)
         if fmt == "md":
-            return write_markdown(rows, out)
+            return write_markdown(rows, out, fields)
         if fmt == "csv":
-            return write_csv(rows, out, for_terminal=for_terminal)
+            return write_csv(rows, out, for_terminal=for_terminal, fields=fields)
         return write_jsonl(rows, out, for_terminal=for_terminal)
     finally:
         reader.close()
 
 
 def export_to_file(db: StoreLocation | Path, path: Path, fmt: str, states: Sequence[str] | None = None, *,
-                   task_ids: Sequence[str] | None = None) -> int:
+                   task_ids: Sequence[str] | None = None, with_reasoning: bool = False) -> int:
     """Export into ``path`` through a private temp file that is renamed into place, so a failed
     export never leaves half a file under the chosen name. The file is created 0600 (results can be
     confidential) whatever the umask; a symlink at ``path`` is refused (never followed nor replaced)."""
@@ -95,7 +105,7 @@ def export_to_file(db: StoreLocation | Path, path: Path, fmt: str, states: Seque
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
-            n = export_tasks(db, fh, fmt, states, task_ids=task_ids)
+            n = export_tasks(db, fh, fmt, states, task_ids=task_ids, with_reasoning=with_reasoning)
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -125,9 +135,9 @@ def iso_time(ts: float | None) -> str | None:
     return f"{time.strftime('%Y-%m-%dT%H:%M:%S', lt)}.{ms:03d}{sign}{off // 60:02d}:{off % 60:02d}"
 
 
-def export_row(rec: TaskRecord) -> dict[str, object]:
-    """One task as exported: :data:`EXPORT_FIELDS`, timestamps as ISO-8601 text."""
-    row: dict[str, object] = {f: getattr(rec, f) for f in EXPORT_FIELDS}
+def export_row(rec: TaskRecord, fields: Sequence[str] = EXPORT_FIELDS) -> dict[str, object]:
+    """One task as exported: ``fields`` (:data:`EXPORT_FIELDS`), timestamps as ISO-8601 text."""
+    row: dict[str, object] = {f: getattr(rec, f) for f in fields}
     for f in TIME_FIELDS.intersection(row):
         value = row[f]
         row[f] = iso_time(value) if isinstance(value, int | float) else value
@@ -185,8 +195,9 @@ def csv_cell(value: object, *, for_terminal: bool = False) -> object:
     return value
 
 
-def write_csv(rows: Iterable[Mapping[str, object]], out: TextIO, *, for_terminal: bool = False) -> int:
-    writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS)
+def write_csv(rows: Iterable[Mapping[str, object]], out: TextIO, *, for_terminal: bool = False,
+              fields: Sequence[str] = EXPORT_FIELDS) -> int:
+    writer = csv.DictWriter(out, fieldnames=fields)
     writer.writeheader()
     n = 0
     for row in rows:
@@ -208,13 +219,13 @@ def markdown_cell(value: object) -> str:
     return printable(_NEWLINES.sub("<br>", str(value).translate(_MD_ESCAPES)), multiline=False)
 
 
-def write_markdown(rows: Iterable[Mapping[str, object]], out: TextIO) -> int:
+def write_markdown(rows: Iterable[Mapping[str, object]], out: TextIO, fields: Sequence[str] = EXPORT_FIELDS) -> int:
     """A GitHub-flavoured Markdown table, one line per task."""
-    out.write("| " + " | ".join(EXPORT_FIELDS) + " |\n")
-    out.write("|" + "---|" * len(EXPORT_FIELDS) + "\n")
+    out.write("| " + " | ".join(fields) + " |\n")
+    out.write("|" + "---|" * len(fields) + "\n")
     n = 0
     for row in rows:
-        out.write("| " + " | ".join(markdown_cell(row.get(f)) for f in EXPORT_FIELDS) + " |\n")
+        out.write("| " + " | ".join(markdown_cell(row.get(f)) for f in fields) + " |\n")
         n += 1
     return n
 
@@ -225,7 +236,7 @@ XLSX_CELL_MAX = 32_767
 #: Control characters the XLSX format cannot hold (tab, newline and carriage return are allowed).
 _XLSX_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _XLSX_WIDTHS = {"task_id": 28, "prompt": 60, "result": 60, "error_message": 40, "created_at": 30,
-                "started_at": 30, "finished_at": 30, "resolution_note": 30}
+                "started_at": 30, "finished_at": 30, "resolution_note": 30, "reasoning": 60}
 
 
 def xlsx_text(text: str) -> str:
@@ -238,7 +249,7 @@ def xlsx_text(text: str) -> str:
     return text[:XLSX_CELL_MAX - len(note)] + note
 
 
-def write_xlsx(rows: Iterable[Mapping[str, object]], out: BinaryIO) -> int:
+def write_xlsx(rows: Iterable[Mapping[str, object]], out: BinaryIO, fields: Sequence[str] = EXPORT_FIELDS) -> int:
     """One sheet, a bold frozen header row, one row per task. Every text is a string cell, never
     a formula: a prompt that starts with ``=`` must not run in the operator's spreadsheet."""
     from openpyxl import Workbook  # imported here: only this format needs it (~0.2 s)
@@ -249,11 +260,11 @@ def write_xlsx(rows: Iterable[Mapping[str, object]], out: BinaryIO) -> int:
     wb = Workbook(write_only=True)
     ws = wb.create_sheet("tasks")
     ws.freeze_panes = "A2"
-    for i, name in enumerate(EXPORT_FIELDS, start=1):
+    for i, name in enumerate(fields, start=1):
         ws.column_dimensions[get_column_letter(i)].width = _XLSX_WIDTHS.get(name, 14)
     bold = Font(bold=True)
     header = []
-    for name in EXPORT_FIELDS:
+    for name in fields:
         cell = WriteOnlyCell(ws, value=name)
         cell.font = bold
         header.append(cell)
@@ -261,7 +272,7 @@ def write_xlsx(rows: Iterable[Mapping[str, object]], out: BinaryIO) -> int:
     n = 0
     for row in rows:
         cells = []
-        for f in EXPORT_FIELDS:
+        for f in fields:
             value = row.get(f)
             if isinstance(value, str):
                 cell = WriteOnlyCell(ws, value=xlsx_text(value))

@@ -5,7 +5,8 @@ revisions alone (``migrations/versions/``), and those are history, never derived
 
 The ``task`` table is built from :class:`~mediadesk.store.record.TaskRecord` (the one definition of
 its columns, see :mod:`mediadesk.store.record` for why): a column's type and nullability come from
-its annotation, the primary key and server defaults from the field's metadata. The small tables
+its annotation (TEXT where the field's metadata says ``long_text``), the primary key and server
+defaults from the field's metadata. The small tables
 that no record mirrors are declared here with SQLModel.
 """
 
@@ -20,7 +21,7 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from mediadesk.core.states import TaskState
-from mediadesk.store.record import PRIMARY_KEY, SERVER_DEFAULT, TaskRecord
+from mediadesk.store.record import LONG_TEXT, PRIMARY_KEY, SERVER_DEFAULT, TaskRecord
 
 __all__ = ["AccountState", "BudgetCap", "ProfileSetting", "Task", "TaskLog", "task_columns", "task_table"]
 
@@ -39,8 +40,9 @@ def task_columns(record: type[Any] = TaskRecord) -> list[sa.Column[Any]]:
         args = typing.get_args(hint)
         nullable = isinstance(hint, types.UnionType) and type(None) in args
         base = next(a for a in args if a is not type(None)) if nullable else hint
+        sql_type = sa.Text() if f.metadata.get(LONG_TEXT) else _SQL_TYPES[base]()
         out.append(sa.Column(
-            f.name, _SQL_TYPES[base](), primary_key=bool(f.metadata.get(PRIMARY_KEY)),
+            f.name, sql_type, primary_key=bool(f.metadata.get(PRIMARY_KEY)),
             nullable=nullable, server_default=f.metadata.get(SERVER_DEFAULT)))
     return out
 

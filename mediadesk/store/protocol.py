@@ -63,7 +63,7 @@ class Store(Protocol):
         self, rec: TaskRecord, dst: TaskState, *, result: str | None = None, error_kind: str | None = None,
         error_message: str | None = None, not_before: float = 0.0, log: LogText | None = None,
         refund_attempt: bool = False, now: float | None = None, served_by: str | None = None,
-        crashed: bool = False, truncated: bool = False, usage: Usage | None = None,
+        crashed: bool = False, truncated: bool = False, usage: Usage | None = None, reasoning: str | None = None,
     ) -> TaskRecord | None: ...
     def break_conversation(self, rec: TaskRecord, now: float | None = None) -> list[TaskRecord]: ...
     def reroute(

@@ -22,6 +22,8 @@ __all__ = ["TASK_COLUMNS", "TASK_COLUMNS_SQL", "AddResult", "LogLine", "NewTask"
 PRIMARY_KEY = "primary_key"
 #: ``field(metadata=...)`` key: the column's SQL server default (for INSERTs that do not name it).
 SERVER_DEFAULT = "server_default"
+#: ``field(metadata=...)`` key: a ``str`` column typed TEXT (a long text) instead of VARCHAR.
+LONG_TEXT = "long_text"
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,11 @@ class TaskRecord:
     cost: float | None = None
     #: The currency of ``cost`` (costs in different currencies are never added together).
     currency: str | None = None
+    # --- revision 0007_reasoning: a reasoning model's thinking, kept apart from the answer ---
+    #: The thinking of the attempt that succeeded (None: none was seen, or not a success).
+    reasoning: str | None = field(default=None, metadata={LONG_TEXT: True})
+    #: The part of ``completion_tokens`` the provider counted as thinking (summed over attempts).
+    reasoning_tokens: int | None = None
 
     @property
     def attempts_in_budget(self) -> int:

@@ -48,6 +48,7 @@ def usage_values(rec: TaskRecord, usage: Usage) -> dict[str, Any]:
     return {"prompt_tokens": _add(rec.prompt_tokens, usage.prompt_tokens),
             "completion_tokens": _add(rec.completion_tokens, usage.completion_tokens),
             "cached_tokens": _add(rec.cached_tokens, usage.cached_tokens),
+            "reasoning_tokens": _add(rec.reasoning_tokens, usage.reasoning_tokens),
             "usage_estimated": bool(rec.usage_estimated or usage.estimated)}
 
 
@@ -456,12 +457,14 @@ class TaskStore:
         crashed: bool = False,
         truncated: bool = False,
         usage: Usage | None = None,
+        reasoning: str | None = None,
     ) -> TaskRecord | None:
         """End an attempt: success / failed / canceled, or pending again for a deferred retry.
         ``crashed`` counts the attempt toward quarantine (it crashed the browser or timed out);
         ``truncated`` marks a success whose answer the provider cut at its length limit; ``usage``:
-        the tokens the attempt used, added to what earlier attempts of the task used (see
-        :func:`usage_values`)."""
+        the tokens the attempt used (its reasoning tokens too), added to what earlier attempts of the
+        task used (see :func:`usage_values`); ``reasoning``: a success's thinking, kept apart from
+        ``result``."""
         now = time.time() if now is None else now
         # An answer (or a server's error text) may hold what no database stores as text: a lone
         # surrogate from a JSON "\ud800", a NUL. Kept with U+FFFD in their place, and the log says so.
@@ -470,6 +473,10 @@ class TaskStore:
             result, n = storable(result)
             if n:
                 replaced.append(f"{n} character(s) of the answer")
+        if reasoning is not None:
+            reasoning, n = storable(reasoning)
+            if n:
+                replaced.append(f"{n} character(s) of the thinking")
         if error_message is not None:
             error_message, n = storable(error_message)
             if n:
@@ -485,7 +492,7 @@ class TaskStore:
             values.update(cost_values(rec, values, self.prices.get(rec.profile)))
         if dst is TaskState.SUCCESS:
             values.update(result=result, finished_at=now, error_kind=None, error_message=None,
-                          served_by=served_by or rec.profile, truncated=bool(truncated))
+                          served_by=served_by or rec.profile, truncated=bool(truncated), reasoning=reasoning)
         elif dst is TaskState.PENDING:
             values.update(not_before=not_before, finished_at=None)
             if refund_attempt:

@@ -193,6 +193,8 @@ def error_kind_labels() -> dict[str, str]:
         ErrorKind.CHALLENGE: QCoreApplication.translate("Format", "the site asks for a person (bot check)"),
         ErrorKind.ANSWER_NOT_FOUND: QCoreApplication.translate("Format", "no answer found on the page"),
         ErrorKind.EMPTY_ANSWER: QCoreApplication.translate("Format", "the site's answer was empty"),
+        ErrorKind.ANSWER_CUT: QCoreApplication.translate(
+            "Format", "no answer: the model spent its whole token limit thinking"),
     }
     assert set(labels) == {k.value for k in ErrorKind}
     return {str(k.value if isinstance(k, ErrorKind) else k): v for k, v in labels.items()}

@@ -96,7 +96,7 @@ def test_revisions_list_matches_alembic_scripts() -> None:
     cfg = Config()
     cfg.set_main_option("script_location", "mediadesk.store:migrations")
     walked = [s.revision for s in ScriptDirectory.from_config(cfg).walk_revisions()]
-    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0006_log_ids"
+    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0007_reasoning"
 
 
 def test_a_release_v3_file_upgrades_to_head_keeping_every_row(tmp_path: Path) -> None:
@@ -166,9 +166,11 @@ def test_a_new_sqlite_database_has_exactly_the_release_schema_plus_team_tables(t
 
     new, release = schema(tmp_path / "new.db"), schema(FIXTURE)
     team = {name for name in new if name not in release}
-    # the release's task table with the columns later revisions added (0003_usage, 0004_spend) at its end
+    # the release's task table with the columns later revisions added (0003_usage, 0004_spend,
+    # 0007_reasoning) at its end
     usage = (", prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER,"
-             " usage_estimated BOOLEAN DEFAULT '0' NOT NULL, cost FLOAT, currency VARCHAR")
+             " usage_estimated BOOLEAN DEFAULT '0' NOT NULL, cost FLOAT, currency VARCHAR,"
+             " reasoning TEXT, reasoning_tokens INTEGER")
     assert new["task"].replace(usage, "") == release["task"]
     # the release's task_log with each line's phrase (0006_log_ids) at its end
     assert new["task_log"].replace(", message_id VARCHAR, message_params VARCHAR", "") == release["task_log"]

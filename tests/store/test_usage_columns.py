@@ -87,7 +87,8 @@ def test_an_older_database_gets_empty_usage_columns(tmp_path: Path) -> None:
     s.close()
     con = sqlite3.connect(db)  # back to the revision before usage, as an older MediaDesk left it
     # (and without the columns and tables of later revisions)
-    con.executescript("ALTER TABLE task_log DROP COLUMN message_params; ALTER TABLE task_log DROP COLUMN message_id;"
+    con.executescript("ALTER TABLE task DROP COLUMN reasoning_tokens; ALTER TABLE task DROP COLUMN reasoning;"
+                      " ALTER TABLE task_log DROP COLUMN message_params; ALTER TABLE task_log DROP COLUMN message_id;"
                       " DROP TABLE IF EXISTS economy_batch;"
                       " ALTER TABLE task DROP COLUMN currency; ALTER TABLE task DROP COLUMN cost;"  # 0004_spend
                       " DROP TABLE budget_cap;"

@@ -6,6 +6,9 @@ how one attempt talks to the endpoint. The API key is read at request time, so a
 next attempt, and it is scrubbed from every message (:mod:`mediadesk.providers.api.failures`). Nothing a server
 sends is read without a bound (:mod:`mediadesk.providers.api.reading`); a stream that stops without ``[DONE]``
 or a ``finish_reason`` is a retryable ``truncated_stream``, ``finish_reason: "length"`` a truncated success.
+A reasoning model's thinking (``reasoning_content`` / ``reasoning`` fields, a ``<think>`` block at the very
+start of the content) is kept apart from the answer (``Answer.reasoning``); ``finish_reason: "length"``
+with thinking and no answer is ``answer_cut`` (its ``max_tokens`` all went on thinking), never a success.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from mediadesk.core.usage import Usage, usage_of_json
 from mediadesk.providers.api.failures import (
     Attempt,
     Scrubber,
+    answer_cut,
     excerpt_of,
     http_failure,
     provider_error,
@@ -39,13 +43,16 @@ from mediadesk.providers.api.reading import (
     BYTES_PER_CHAR,
     EventTooLong,
     SseDecoder,
+    ThinkSplitter,
     error_text,
+    joined_reasoning,
     parse_completion,
     read_capped,
+    reasoning_field,
     too_large,
 )
 
-__all__ = ["TASK_HEADER", "ApiBackend"]
+__all__ = ["TASK_HEADER", "ApiBackend", "thought_out"]
 
 #: Sent with every request: harmless for real providers, lets the simulator count per task.
 TASK_HEADER = "X-MediaDesk-Task"
@@ -195,6 +202,9 @@ class ApiBackend:
                     text = await self._run_stream(client, body, headers, ctx, scrub, att)
                 else:
                     text = await self._run_plain(client, body, headers, ctx, scrub, att)
+                cut = thought_out(text, max_tokens)
+                if cut is not None:
+                    raise cut
         except TimeoutError:
             if not deadline.expired():
                 raise
@@ -213,11 +223,12 @@ class ApiBackend:
             self._last_error = None
             note: tuple[LogValue, ...] = (LOG.truncated_finish_reason(),) if text.truncated else ()
             ctx.log(LOG.api_answered(request=what, status=str(att.status), seconds=f"{att.elapsed():.2f}",
-                                     chars=len(text), more=(*note, _usage_note(text.usage))))
+                                     chars=len(text), more=(*note, _usage_note(text.usage), _thinking_note(text))))
             clean = scrub(text)
-            if clean != text:  # the server echoed the request's Authorization header into its answer
+            thought = None if text.reasoning is None else scrub(text.reasoning)
+            if clean != text or thought != text.reasoning:  # the server echoed the Authorization header
                 ctx.log(LOG.key_quoted())
-                text = Answer(clean, truncated=text.truncated, usage=text.usage, hints=text.hints)
+                text = Answer(clean, truncated=text.truncated, usage=text.usage, hints=text.hints, reasoning=thought)
             return text
         # Not chained: the cause may carry request details; the message already says what happened.
         raise self._failed(ctx, what, att, failure) from None
@@ -338,10 +349,11 @@ class ApiBackend:
         raw = await read_capped(resp, self._byte_cap)
         if raw is None:
             raise too_large(self.max_answer_chars, f"the body passed {self._byte_cap} bytes")
-        content, reason, usage = parse_completion(raw, scrub)
-        if len(content) > self.max_answer_chars:
-            raise too_large(self.max_answer_chars, f"{len(content)} chars")
-        return Answer(content, truncated=reason == "length", usage=usage, hints=rate_hints(resp.headers))
+        done = parse_completion(raw, scrub)
+        if len(done.content) > self.max_answer_chars:
+            raise too_large(self.max_answer_chars, f"{len(done.content)} chars")
+        return Answer(done.content, truncated=done.finish_reason == "length", usage=done.usage,
+                      hints=rate_hints(resp.headers), reasoning=done.reasoning)
 
     async def _run_stream(
         self,
@@ -365,6 +377,11 @@ class ApiBackend:
             decoder = SseDecoder(self._byte_cap)
             parts: list[str] = []
             chars = 0
+            #: the thinking: the reasoning deltas, and a <think> block at the start of the content
+            splitter = ThinkSplitter()
+            fielded: list[str] = []
+            tagged: list[str] = []
+            thought_chars = 0
             finished: str | None = None
             usage: Usage | None = None
             done = False
@@ -378,19 +395,28 @@ class ApiBackend:
                         if data.strip() == "[DONE]":
                             done = True
                             break
-                        piece, reason, chunk_usage = self._chunk(data, scrub)
+                        piece, reason, chunk_usage, thinking = self._chunk(data, scrub)
                         usage = chunk_usage or usage
+                        if thinking:
+                            thought_chars += len(thinking)
+                            if thought_chars > cap:
+                                raise too_large(cap, f"{thought_chars} chars of thinking so far")
+                            fielded.append(thinking)
                         if piece:
                             chars += len(piece)
                             if chars > cap:
                                 raise too_large(cap, f"{chars} chars so far")
-                            parts.append(piece)
+                            text, thought = splitter.feed(piece)
+                            if text:
+                                parts.append(text)
+                            if thought:
+                                tagged.append(thought)
                         finished = reason or finished
                     if done:
                         break
             except httpx.TransportError:
                 # The connection died after the provider said it had finished: the answer is whole.
-                if not (parts and finished):
+                if not ((parts or tagged or fielded) and finished):
                     raise
             if not (done or finished):
                 # The server closed the stream cleanly but never said the answer was complete.
@@ -398,13 +424,15 @@ class ApiBackend:
                     ErrorKind.TRUNCATED_STREAM,
                     f"the stream ended without [DONE] and without finish_reason after {chars} chars",
                 )
-            return Answer("".join(parts), truncated=finished == "length", usage=usage,
-                          hints=rate_hints(resp.headers))
+            text, thought = splitter.end()
+            return Answer("".join(parts) + text, truncated=finished == "length", usage=usage,
+                          hints=rate_hints(resp.headers),
+                          reasoning=joined_reasoning("".join(fielded), "".join(tagged) + thought))
 
     @staticmethod
-    def _chunk(data: str, scrub: Scrubber) -> tuple[str | None, str | None, Usage | None]:
-        """(content piece, finish_reason, usage) of one SSE data payload (the usage comes in the last
-        chunk, with no choices, when ``stream_options.include_usage`` was asked for)."""
+    def _chunk(data: str, scrub: Scrubber) -> tuple[str | None, str | None, Usage | None, str | None]:
+        """(content piece, finish_reason, usage, thinking piece) of one SSE data payload (the usage comes
+        in the last chunk, with no choices, when ``stream_options.include_usage`` was asked for)."""
         try:
             obj = json.loads(data)
         except ValueError:
@@ -416,12 +444,13 @@ class ApiBackend:
         usage = usage_of_json(obj.get("usage"))
         choices = obj.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            return None, None, usage  # e.g. the usage-only last chunk
+            return None, None, usage, None  # e.g. the usage-only last chunk
         choice = choices[0]
         delta = choice.get("delta")
         piece = delta.get("content") if isinstance(delta, dict) else None
         reason = choice.get("finish_reason")
-        return (piece if isinstance(piece, str) else None), (reason if isinstance(reason, str) else None), usage
+        return ((piece if isinstance(piece, str) else None), (reason if isinstance(reason, str) else None), usage,
+                reasoning_field(delta))
 
     # ----------------------------------------------------------------- secrets
     async def _api_key(self) -> str | None:
@@ -449,6 +478,27 @@ class ApiBackend:
         if not secret or not secret.strip():
             raise TaskFailure(ErrorKind.AUTH, where)
         return _checked(secret.strip(), f"keyring ({service}:{username})")
+
+
+def thought_out(answer: Answer, max_tokens: int | None) -> TaskFailure | None:
+    """``answer_cut`` for an answer the provider stopped at its length limit with nothing but whitespace
+    written after the model had thought (thinking seen, or reasoning tokens counted); else None. A
+    length-cut answer with text stays a truncated success."""
+    if not answer.truncated or answer.strip():
+        return None
+    tokens = answer.usage.reasoning_tokens if answer.usage is not None else None
+    if answer.reasoning is None and not tokens:
+        return None
+    return answer_cut(max_tokens, tokens)
+
+
+def _thinking_note(answer: Answer) -> LogText | str:
+    if answer.reasoning is None:
+        return ""
+    tokens = answer.usage.reasoning_tokens if answer.usage is not None else None
+    if tokens is None:
+        return LOG.thinking_apart(chars=len(answer.reasoning))
+    return LOG.thinking_apart_tokens(chars=len(answer.reasoning), tokens=tokens)
 
 
 def _usage_note(usage: Usage | None) -> LogText:

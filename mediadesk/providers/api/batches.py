@@ -17,7 +17,7 @@ import httpx
 from mediadesk.core.backend import Answer, TaskSpec
 from mediadesk.core.economy import BatchLine, BatchStatus
 from mediadesk.core.errors import ErrorKind, TaskFailure
-from mediadesk.providers.api.backend import ApiBackend
+from mediadesk.providers.api.backend import ApiBackend, thought_out
 from mediadesk.providers.api.failures import Scrubber, excerpt_of, http_failure
 from mediadesk.providers.api.reading import error_text, parse_completion, read_capped
 
@@ -31,6 +31,9 @@ class ApiBatchClient:
 
     def __init__(self, backend: ApiBackend) -> None:
         self.backend = backend
+        #: The ``max_tokens`` each task's request line asked for (by ``custom_id``), for ``answer_cut``'s
+        #: message; a batch read back by a later process falls back on the profile's.
+        self._max_tokens: dict[str, int | None] = {}
 
     def jsonl(self, tasks: list[TaskSpec]) -> bytes:
         """One request line per task (``custom_id`` = the task id), as the direct request would send it."""
@@ -40,6 +43,7 @@ class ApiBatchClient:
             max_tokens = t.max_tokens if t.max_tokens is not None else self.backend.max_tokens
             if max_tokens is not None:
                 body["max_tokens"] = max_tokens
+            self._max_tokens[t.task_id] = max_tokens
             out.append(json.dumps({"custom_id": t.task_id, "method": "POST", "url": _CHAT, "body": body},
                                   ensure_ascii=False))
         return ("\n".join(out) + "\n").encode("utf-8")
@@ -124,7 +128,13 @@ class ApiBatchClient:
             code = status if isinstance(status, int) else 500
             return BatchLine(cid, failure=http_failure(code, body, httpx.Headers(), scrub))
         try:
-            content, reason, usage = parse_completion(body.encode("utf-8"), scrub)
+            done = parse_completion(body.encode("utf-8"), scrub)
         except TaskFailure as exc:
             return BatchLine(cid, failure=exc)
-        return BatchLine(cid, answer=Answer(scrub(content), truncated=reason == "length", usage=usage))
+        thought = None if done.reasoning is None else scrub(done.reasoning)
+        answer = Answer(scrub(done.content), truncated=done.finish_reason == "length", usage=done.usage,
+                        reasoning=thought)
+        cut = thought_out(answer, self._max_tokens.get(cid, self.backend.max_tokens))
+        if cut is not None:
+            return BatchLine(cid, failure=cut)
+        return BatchLine(cid, answer=answer)

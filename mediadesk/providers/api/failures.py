@@ -20,6 +20,7 @@ __all__ = [
     "EXCERPT_CHARS",
     "Attempt",
     "Scrubber",
+    "answer_cut",
     "excerpt_of",
     "http_failure",
     "key_rejected",
@@ -121,6 +122,18 @@ def key_rejected(status: int, excerpt: str = "") -> TaskFailure:
     error does) and the task goes back to pending uncharged. The message never quotes the key."""
     said = f": {excerpt}" if excerpt else ""
     return TaskFailure(ErrorKind.AUTH, f"key rejected (HTTP {status}){said}", unavailable=True)
+
+
+def answer_cut(max_tokens: int | None, reasoning_tokens: int | None = None) -> TaskFailure:
+    """``finish_reason: "length"`` with no answer after the model thought: its whole ``max_tokens`` went
+    on thinking. Not a truncated success (there is nothing to keep) and not worth another attempt (the
+    same limit ends the same way): only the operator can help, by raising ``max_tokens``."""
+    limit = f"max_tokens ({max_tokens})" if max_tokens is not None else "max_tokens (the server's default)"
+    spent = f" ({reasoning_tokens} reasoning tokens)" if reasoning_tokens else ""
+    return TaskFailure(
+        ErrorKind.ANSWER_CUT,
+        f"the model spent its whole {limit} thinking{spent} and wrote no answer: raise max_tokens for this profile",
+    )
 
 
 _OUT_OF_CREDIT = re.compile(r"insufficient_quota|insufficient[ _]balance|billing_hard_limit|quota_exceeded", re.I)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -18,11 +19,16 @@ __all__ = [
     "BODY_SLACK",
     "BYTES_PER_CHAR",
     "ERROR_BODY_BYTES",
+    "Completion",
     "EventTooLong",
     "SseDecoder",
+    "ThinkSplitter",
     "error_text",
+    "joined_reasoning",
     "parse_completion",
     "read_capped",
+    "reasoning_field",
+    "split_think",
     "too_large",
 ]
 
@@ -36,9 +42,20 @@ BODY_SLACK = 1024 * 1024
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
 
 
-def parse_completion(raw: bytes, scrub: Scrubber) -> tuple[str, str | None, Usage | None]:
-    """(``choices[0].message.content``, ``finish_reason``, ``usage``) of a non-streamed answer; anything
-    malformed is a server error (a missing or malformed ``usage`` is None: the lane estimates it)."""
+class Completion(NamedTuple):
+    """A non-streamed answer: its text (without a leading ``<think>`` block), why it ended, the provider's
+    usage, and the model's thinking (``message.reasoning_content`` / ``reasoning`` and the block; None: none)."""
+
+    content: str
+    finish_reason: str | None
+    usage: Usage | None
+    reasoning: str | None
+
+
+def parse_completion(raw: bytes, scrub: Scrubber) -> Completion:
+    """``choices[0].message.content`` of a non-streamed answer, split from the model's thinking, with
+    its ``finish_reason`` and ``usage``; anything malformed is a server error (a missing or malformed
+    ``usage`` is None: the lane estimates it)."""
     text = raw.decode("utf-8", errors="replace")
     try:
         obj = json.loads(text)
@@ -48,15 +65,117 @@ def parse_completion(raw: bytes, scrub: Scrubber) -> tuple[str, str | None, Usag
         raise provider_error(obj["error"], scrub)
     try:
         choice = obj["choices"][0]
-        content = choice["message"]["content"]
+        message = choice["message"]
+        content = message["content"]
     except (KeyError, IndexError, TypeError):
-        content = None
+        message = content = None
+    if content is None and isinstance(message, dict) and reasoning_field(message) is not None:
+        content = ""  # a reasoning model cut while thinking: no content at all, only its thinking
     if not isinstance(content, str):
         raise TaskFailure(
             ErrorKind.SERVER_ERROR, f"answer has no choices[0].message.content: {excerpt_of(text, scrub)}"
         )
     reason = choice.get("finish_reason") if isinstance(choice, dict) else None
-    return content, (reason if isinstance(reason, str) else None), usage_of_json(obj.get("usage"))
+    answer, thought = split_think(content)
+    return Completion(answer, (reason if isinstance(reason, str) else None), usage_of_json(obj.get("usage")),
+                      joined_reasoning(reasoning_field(message), thought))
+
+
+def reasoning_field(message: Any) -> str | None:
+    """The thinking a message or a stream delta carries in its own field (``reasoning_content``, as
+    DeepSeek and vLLM send it, or ``reasoning``, as OpenRouter and Ollama do); None: none."""
+    if not isinstance(message, dict):
+        return None
+    for name in ("reasoning_content", "reasoning"):
+        value = message.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def joined_reasoning(*parts: str | None) -> str | None:
+    """The thinking from its sources (a field, a ``<think>`` block) as one text, blank lines around each
+    left out; None when there is none."""
+    found = [p.strip() for p in parts if p and p.strip()]
+    return "\n\n".join(found) if found else None
+
+
+#: The tags of a reasoning model's thinking at the start of its content (DeepSeek-R1, QwQ, Qwen3 served
+#: by vLLM or llama.cpp without a reasoning parser).
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+
+
+class ThinkSplitter:
+    """A ``<think>…</think>`` block at the very start of an answer's content (whitespace before it
+    allowed), taken apart from the answer as the content streams in: a tag may be split across chunks,
+    so what could still be the start of one is held back until the next piece says. A ``<think>``
+    anywhere later is the model's own text and stays. A block never closed (the model was cut while
+    thinking) is all thinking."""
+
+    __slots__ = ("_held", "_state")
+
+    def __init__(self) -> None:
+        #: start: nothing but whitespace and part of "<think>" seen; think: inside the block; gap: after
+        #: "</think>", whitespace dropped; text: the answer, passed through.
+        self._state = "start"
+        self._held = ""
+
+    @property
+    def thinking(self) -> bool:
+        """Inside a block not (yet) closed."""
+        return self._state == "think"
+
+    def feed(self, piece: str) -> tuple[str, str]:
+        """(answer text, thinking) that ``piece`` releases."""
+        if self._state == "text":
+            return piece, ""
+        buf, self._held = self._held + piece, ""
+        thought = ""
+        if self._state == "start":
+            head = buf.lstrip()
+            if THINK_OPEN.startswith(head):  # only whitespace so far, or part of the tag: wait
+                self._held = buf
+                return "", ""
+            if not head.startswith(THINK_OPEN):
+                self._state = "text"
+                return buf, ""
+            self._state, buf = "think", head[len(THINK_OPEN):]
+        if self._state == "think":
+            end = buf.find(THINK_CLOSE)
+            if end < 0:
+                keep = _partial_suffix(buf, THINK_CLOSE)
+                self._held = buf[len(buf) - keep:]
+                return "", buf[:len(buf) - keep]
+            thought, buf, self._state = buf[:end], buf[end + len(THINK_CLOSE):], "gap"
+        rest = buf.lstrip()  # gap: the blank lines between the block and the answer are neither
+        if rest:
+            self._state = "text"
+        return rest, thought
+
+    def end(self) -> tuple[str, str]:
+        """(answer text, thinking) held back when the content ends."""
+        held, self._held = self._held, ""
+        if self._state == "start":
+            self._state = "text"
+            return held, ""
+        return "", (held if self._state == "think" else "")
+
+
+def _partial_suffix(text: str, tag: str) -> int:
+    """The length of the longest end of ``text`` that is a beginning of ``tag`` (shorter than ``tag``)."""
+    for n in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:n]):
+            return n
+    return 0
+
+
+def split_think(content: str) -> tuple[str, str]:
+    """(answer, thinking) of a whole content: a leading ``<think>…</think>`` block taken apart."""
+    splitter = ThinkSplitter()
+    text, thought = splitter.feed(content)
+    more_text, more_thought = splitter.end()
+    return text + more_text, thought + more_thought
 
 
 def too_large(cap: int, what: str) -> TaskFailure:
