@@ -490,8 +490,14 @@ class Lane:
         self._last_reap = now
         for rec in self._store.select_stale(self.profiles, now - self._timing.stale_after_s):
             run = self._running.get(rec.task_id)
+            if run is not None and run.task is not None and not run.task.done():
+                # Our own attempt, alive: its heartbeat is old because this process's loop stalled (a
+                # loaded desktop), not because the attempt died (max_run_s bounds a hang). Failing it
+                # would send its prompt again while the first may still be generating: beat instead.
+                self._beat(run, now)
+                continue
             if run is not None:
-                run.request_stop(StopReason.LOST)  # our own attempt hung: end it, write nothing more
+                run.request_stop(StopReason.LOST)  # our own attempt, already ending: write nothing more
             age = now - (rec.heartbeat_at or now)
             if rec.cancel_requested:  # as start-up recovery does: a canceled task is not retried
                 self._published(self._store.finish(
@@ -605,16 +611,20 @@ class Lane:
                     return
                 if now >= next_beat:
                     next_beat = now + hb
-                    beat = self._store.heartbeat(run.rec, now)
-                    if beat is HeartbeatResult.LOST:
-                        run.request_stop(StopReason.LOST)
-                    elif beat is HeartbeatResult.CANCEL_REQUESTED:
-                        run.request_stop(StopReason.OPERATOR_CANCEL)
-                    else:
-                        run.rec = _with_hb(run.rec, now)
-                        self.on_stats_dirty(self)
+                    self._beat(run, now)
         finally:
             stop_wait.cancel()
+
+    def _beat(self, run: _Run, now: float) -> None:
+        """Write the attempt's heartbeat; the answer may say it was taken from us or canceled."""
+        beat = self._store.heartbeat(run.rec, now)
+        if beat is HeartbeatResult.LOST:
+            run.request_stop(StopReason.LOST)
+        elif beat is HeartbeatResult.CANCEL_REQUESTED:
+            run.request_stop(StopReason.OPERATOR_CANCEL)
+        else:
+            run.rec = _with_hb(run.rec, now)
+            self.on_stats_dirty(self)
 
     async def _end_work(self, work: asyncio.Task[str]) -> None:
         """Cancel the backend's work and wait until it has really stopped (it kills what it must)."""

@@ -290,6 +290,31 @@ async def test_stale_heartbeat_is_reaped_and_retried(workspace: Workspace) -> No
     assert any(k in ln.message for ln in logs for k in kinds), [ln.message for ln in logs]
 
 
+async def test_a_stalled_loop_never_reaps_its_own_live_attempt(workspace: Workspace) -> None:
+    """This process's loop stalled longer than stale_after_s (a loaded desktop): the attempt's stored
+    heartbeat is old, but the attempt is alive here. It is not failed, and its prompt is not sent again."""
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def held(task: TaskSpec) -> str:
+        started.set()
+        await release.wait()
+        return "the one answer"
+
+    backend = ScriptedBackend(held, capacity=1)
+    async with sched(workspace, backend, heartbeat={"interval_s": 0.2, "stale_after_s": 1.0}) as s:
+        s.intake.submit([s.intake.new_task("a", "p", "x")])
+        await asyncio.wait_for(started.wait(), 10)
+        lane = s.lanes[0]
+        time.sleep(1.5)  # noqa: ASYNC251 - the loop stalls (the point): no heartbeat is written meanwhile
+        lane._last_reap = 0.0
+        lane._reap(lane._clock())  # the lane's first step after the stall
+        release.set()
+        await asyncio.wait_for(s.wait_idle(), 10)
+    t = rows(workspace)["a"]
+    assert (t.state, t.attempt, t.result) == ("success", 1, "the one answer")
+    assert [spec.task_id for spec in backend.seen] == ["a"]  # sent once
+
+
 async def test_shutdown_mid_run_requeues_and_refunds(workspace: Workspace) -> None:
     started = asyncio.Event()
 
