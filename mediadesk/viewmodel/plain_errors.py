@@ -51,6 +51,11 @@ RULES: tuple[tuple[str, str], ...] = (
      QT_TRANSLATE_NOOP("PlainErrors", "the service closed the connection in the middle of an answer")),
     (r"\bReadError\b:?[^;)\n]*",
      QT_TRANSLATE_NOOP("PlainErrors", "the connection broke while the answer was being read")),
+    # ---- a reasoning model that thought its whole budget away (providers/api/failures.py answer_cut)
+    (r"the model spent its whole max_tokens \((?P<limit>[^)]*)\) thinking(?: \((?P<spent>\d+) reasoning tokens\))? "
+     r"and wrote no answer: raise max_tokens for this profile",
+     QT_TRANSLATE_NOOP("PlainErrors", "the model used up its whole answer budget (max_tokens = {limit}) thinking and "
+                                      "wrote no answer: raise this profile's max_tokens in config.toml")),
     # ---- the web lane's login checks (providers/web/page_ready.py, backend.py)
     (r"not logged in \(the page shows logged_out [^)]*\)",
      QT_TRANSLATE_NOOP("PlainErrors", "not logged in (the site shows its login link)")),

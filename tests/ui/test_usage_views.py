@@ -65,3 +65,33 @@ def test_the_detail_pane_says_what_a_task_used(tmp_path: Path, qtbot: Any, qloop
         qtbot.waitUntil(lambda t=tid: pane.record is not None and pane.record.task_id == t, timeout=5_000)
         assert pane.usage_label.text() == text
         assert pane.usage_label.isVisible() is bool(text)
+
+
+def test_the_detail_pane_folds_the_reasoning_above_the_answer(
+        tmp_path: Path, qtbot: Any, qloop: asyncio.AbstractEventLoop) -> None:
+    db = tmp_path / "t.db"
+    store = open_store(db)
+    thinking = "The user asks for 2+2.\nAdd them: 4."
+    try:
+        store.add_tasks([NewTask("thought", "writer", "api", "2+2?"), NewTask("plain", "writer", "api", "q")])
+        running = {r.task_id: r for r in store.claim(["writer"], 2, lane="x", account=None, owner="me")}
+        store.finish(running["thought"], TaskState.SUCCESS, result="**4**", reasoning=thinking)
+        store.finish(running["plain"], TaskState.SUCCESS, result="a")
+    finally:
+        store.close()
+    pane = DetailPane(db, SchedulerBridge(EventBus()))
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.show_task("thought")
+    qtbot.waitUntil(lambda: pane.record is not None and pane.record.task_id == "thought", timeout=5_000)
+    assert pane.result_view.toPlainText() == "**4**"  # the answer alone
+    assert pane.reasoning_button.isVisible() and not pane.reasoning_view.isVisible()  # folded
+    assert pane.reasoning_button.text() == f"Reasoning ({len(thinking)} characters)"
+    pane.reasoning_button.click()
+    assert pane.reasoning_view.isVisible() and pane.reasoning_view.toPlainText() == thinking
+    # above the answer, in the answer's column
+    assert pane.reasoning_view.mapTo(pane, pane.reasoning_view.rect().topLeft()).y() < \
+        pane.result_view.mapTo(pane, pane.result_view.rect().topLeft()).y()
+    pane.show_task("plain")  # a task without thinking: no fold, and the next one opens closed
+    qtbot.waitUntil(lambda: pane.record is not None and pane.record.task_id == "plain", timeout=5_000)
+    assert not pane.reasoning_button.isVisible() and not pane.reasoning_view.isVisible()

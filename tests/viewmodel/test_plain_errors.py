@@ -21,6 +21,9 @@ from mediadesk.viewmodel.plain_errors import RULES, explain
     ("ReadTimeout after 30.0 s", "no answer within 30.0 s", "ReadTimeout"),
     ("TLS error ... Check base_url (http:// or https://, the port)", "Check the Base URL", "base_url"),
     ("profile writer: max_pending 100 reached", "“Most pending tasks” 100 reached", "max_pending"),
+    ("the model spent its whole max_tokens (16) thinking (16 reasoning tokens) and wrote no answer: raise max_tokens "
+     "for this profile", "whole answer budget (max_tokens = 16) thinking and wrote no answer: raise this profile's "
+     "max_tokens in config.toml", "spent its whole"),
 ])
 def test_known_fragments_are_reworded_and_the_original_is_the_detail(stored: str, shown: str, gone: str) -> None:
     said = explain(stored)

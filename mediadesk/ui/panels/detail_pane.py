@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTabWidget,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -126,6 +127,21 @@ class DetailPane(QWidget):
         self.result_view = QPlainTextEdit()
         self.result_view.setReadOnly(True)
         self.result_view.setPlaceholderText(self.tr("result"))
+        #: A reasoning model's thinking, folded above the answer (kept apart from it by the lanes);
+        #: the button says how long it is and opens it; both hidden for a task without any.
+        self.reasoning_button = QToolButton()
+        self.reasoning_button.setObjectName("reasoningToggle")
+        self.reasoning_button.setCheckable(True)
+        self.reasoning_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.reasoning_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.reasoning_button.setAutoRaise(True)
+        self.reasoning_button.toggled.connect(self._fold_reasoning)
+        self.reasoning_button.setVisible(False)
+        self.reasoning_view = QPlainTextEdit()
+        self.reasoning_view.setObjectName("reasoningView")
+        self.reasoning_view.setReadOnly(True)
+        self.reasoning_view.setAccessibleName(self.tr("Reasoning"))
+        self.reasoning_view.setVisible(False)
         self.copy_button = QPushButton(self.tr("Copy result"))
         self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self.copy_result)
@@ -149,7 +165,14 @@ class DetailPane(QWidget):
         self.side_tabs.addTab(self.log_view, self.tr("Task log"))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("detailSplitter")
-        self.splitter.addWidget(self.result_view)
+        answer_column = QWidget()
+        column = QVBoxLayout(answer_column)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.reasoning_button)
+        column.addWidget(self.reasoning_view, 1)
+        column.addWidget(self.result_view, 3)
+        self.splitter.addWidget(answer_column)
         self.splitter.addWidget(self.side_tabs)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
@@ -187,6 +210,7 @@ class DetailPane(QWidget):
         self.error_label.setVisible(False)
         self.usage_label.clear()
         self.usage_label.setVisible(False)
+        self._show_reasoning(None)
         self.copy_button.setEnabled(False)
         if task_id is None:
             self.header.setText(self.tr("No task selected."))
@@ -260,6 +284,7 @@ class DetailPane(QWidget):
         if self.result_view.toPlainText() != result:
             self.result_view.setPlainText(result)
         self.copy_button.setEnabled(bool(result))
+        self._show_reasoning(rec.reasoning)
         usage = self.usage_text(rec)
         self.usage_label.setText(usage)
         self.usage_label.setVisible(bool(usage))
@@ -278,6 +303,20 @@ class DetailPane(QWidget):
         else:
             self.error_label.clear()
             self.error_label.setVisible(False)
+
+    def _show_reasoning(self, reasoning: str | None) -> None:
+        """The fold above the answer: shown for a task with thinking, closed for each new task."""
+        text = reasoning or ""
+        if not text:
+            self.reasoning_button.setChecked(False)
+        self.reasoning_button.setVisible(bool(text))
+        self.reasoning_button.setText(self.tr("Reasoning ({n} characters)").format(n=len(text)))
+        if self.reasoning_view.toPlainText() != text:
+            self.reasoning_view.setPlainText(text)
+
+    def _fold_reasoning(self, open_: bool) -> None:
+        self.reasoning_button.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
+        self.reasoning_view.setVisible(open_)
 
     def usage_text(self, rec: TaskRecord) -> str:
         """``tokens: 120 in (20 cached) / 340 out``, marked ``~ estimate`` when MediaDesk estimated
