@@ -220,6 +220,9 @@ class LOG:
     usage_cached = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "; usage {prompt} in ({cached} cached) / {completion} out"))
     usage = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "; usage {prompt} in / {completion} out"))
     usage_estimated = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "; no usage reported (estimated from characters)"))
+    thinking_apart = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "; thinking kept apart: {chars} chars"))
+    thinking_apart_tokens = Phrase(QT_TRANSLATE_NOOP(
+        "LogPhrases", "; thinking kept apart: {chars} chars, {tokens} tokens"))
     rate_limits = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "rate limits: {why}"))
     provider_tpm = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "the provider allows {n} tokens a minute"))
     provider_rpm = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "the provider allows {n} requests a minute"))
@@ -260,6 +263,15 @@ class LOG:
     why_settled = Phrase(QT_TRANSLATE_NOOP(
         "LogPhrases", "page settled: no stream of ours to read the end from, so busy gone and the answer "
         "unchanged for settle_ms = {ms} ms"))
+    answer_from_stream = Phrase(QT_TRANSLATE_NOOP(
+        "LogPhrases", "answer read from the site's stream ({frames} frames): {chars} chars as the model wrote "
+        "them, {reasoning} chars of reasoning kept apart"))
+    answer_from_page = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "answer read from the page, not the stream: {why}"))
+    stream_no_answer = Phrase(QT_TRANSLATE_NOOP(
+        "LogPhrases", "the adapter's stream decoder found no answer in {frames} frames (has the site changed "
+        "its stream's format?)"))
+    stream_not_kept = Phrase(QT_TRANSLATE_NOOP(
+        "LogPhrases", "nothing of our stream could be kept to read the answer from (see the stream's events)"))
     answer_not_found = Phrase(QT_TRANSLATE_NOOP(
         "LogPhrases", "answer not found: {error}; the task goes back uncharged, the account rests"))
     no_answer_counted = Phrase(QT_TRANSLATE_NOOP(

@@ -1,6 +1,16 @@
 """The chat simulator's personas: switchable behaviours that make the chat page act like chat UIs we did not
-write (chat frameworks, Open WebUI, Chainlit, LibreChat-like pages), set by ``WebSimConfig.personas``,
-``POST /admin/persona`` or the CLI's ``--persona``.
+write (chat frameworks, Open WebUI, Chainlit, LibreChat-like pages, DeepSeek's public chat), set by
+``WebSimConfig.personas``, ``POST /admin/persona`` or the CLI's ``--persona``.
+
+``deepseek`` (with ``answer_style = "markdown"``): the page behaves like chat.deepseek.com. It POSTs to
+``/api/v0/chat/completion`` and reads DeepSeek's SSE (patch events on a ``response`` document: a THINK
+fragment, then a RESPONSE fragment, a BATCH setting the status FINISHED, ``event: finish``, ``event: close``),
+shows the thinking in a collapsible block above the answer and renders the answer's Markdown (a table,
+nested lists, a code block with its language) as HTML. Its answers are :func:`web_server.deepseek_answer`
+with a thinking text before them (both recorded per generation). With it: ``ds_new_format`` (the stream
+comes in another format, one a DeepSeek decoder does not know; the page still reads it),
+``ds_page_differs`` (the page shows a sentence the stream never carried) and ``ds_plain`` (its answers are
+:func:`web_server.markdown_answer`, which the page's HTML converts back to exactly).
 
 Most are page-side (``web_assets/personas.js``, ``chat.js``, ``markdown.js``, commented where each acts). The
 server side is :class:`PersonaSite`: the switches (checked by :func:`check_personas`) and the ``noise``
@@ -18,12 +28,17 @@ from typing import Any, Protocol
 import aiohttp
 from aiohttp import web
 
-__all__ = ["PERSONAS", "PersonaSettings", "PersonaSite", "check_personas"]
+__all__ = ["PERSONAS", "SITE_PERSONAS", "PersonaSettings", "PersonaSite", "check_personas"]
 
 #: ``WebSimConfig.personas`` values.
 PERSONAS = ("footer", "icon_avatar", "status_widget", "late_render", "noise", "code_header", "css_bold")
+#: Personas that make the page one real site (``WebSimConfig.personas`` takes them too): ``deepseek`` and
+#: its modifiers.
+SITE_PERSONAS = ("deepseek", "ds_new_format", "ds_page_differs", "ds_plain")
 #: Personas that change how the page renders Markdown (they need ``answer_style = "markdown"``).
-MARKDOWN_PERSONAS = ("code_header", "css_bold")
+MARKDOWN_PERSONAS = ("code_header", "css_bold", "deepseek")
+#: Personas that change the ``deepseek`` persona (they need it).
+DEEPSEEK_MODIFIERS = ("ds_new_format", "ds_page_differs", "ds_plain")
 #: Upper bound of ``start_delay_ms`` / ``render_delay_ms``.
 MAX_DELAY_MS = 60_000
 
@@ -48,20 +63,24 @@ def check_personas(
 ) -> tuple[str, ...]:
     """Validate the persona settings; the personas as a tuple in the order given, without repeats.
 
-    ``personas``: a sequence of names of :data:`PERSONAS`, or one string of names separated by commas."""
+    ``personas``: a sequence of names of :data:`PERSONAS` or :data:`SITE_PERSONAS`, or one string of names
+    separated by commas."""
     if isinstance(personas, str):
         names = [p.strip() for p in personas.split(",") if p.strip()]
     elif isinstance(personas, list | tuple) and all(isinstance(p, str) for p in personas):
         names = list(personas)
     else:
         raise ValueError(f"personas must be a list of names, got {personas!r}")
-    if unknown := [p for p in names if p not in PERSONAS]:
-        raise ValueError(f"unknown persona(s) {', '.join(map(repr, unknown))}; known: {', '.join(PERSONAS)}")
+    if unknown := [p for p in names if p not in PERSONAS + SITE_PERSONAS]:
+        raise ValueError(f"unknown persona(s) {', '.join(map(repr, unknown))}; "
+                         f"known: {', '.join(PERSONAS + SITE_PERSONAS)}")
     out = tuple(dict.fromkeys(names))
     _delay("start_delay_ms", start_delay_ms)
     _delay("render_delay_ms", render_delay_ms)
     if (md := [p for p in out if p in MARKDOWN_PERSONAS]) and answer_style != "markdown":
         raise ValueError(f"persona(s) {', '.join(md)} need answer_style='markdown'")
+    if (mods := [p for p in out if p in DEEPSEEK_MODIFIERS]) and "deepseek" not in out:
+        raise ValueError(f"persona(s) {', '.join(mods)} need the persona 'deepseek'")
     return out
 
 

@@ -1,6 +1,7 @@
 """The chat simulator's other answer transports: SSE (``POST /api/generate/sse``), WebSocket JSON frames
 (``GET /api/ws``) and WebSocket binary frames (``GET /api/wsb``), as real chat sites use them
-(``WebSimConfig.transport``).
+(``WebSimConfig.transport``), and DeepSeek's SSE (``POST /api/v0/chat/completion``, the ``deepseek``
+persona's, see :class:`DeepSeekEvents`).
 
 All three relay the NDJSON generation of ``POST /api/generate`` over loopback with the caller's session
 cookie, so admission, the one-generation rule, faults and stats have one code path. Socket frames carry the
@@ -14,13 +15,14 @@ import asyncio
 import contextlib
 import json
 import struct
+import time
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-__all__ = ["BINARY_OPS", "Transports", "decode_frame", "encode_frame"]
+__all__ = ["BINARY_OPS", "DeepSeekEvents", "Transports", "decode_frame", "encode_frame"]
 
 _PING_LINE = '{"t": "ping"}'
 
@@ -76,6 +78,81 @@ def _json_event(rid: str, event: dict[str, Any]) -> str:
     return json.dumps({**event, "rid": rid}, ensure_ascii=False)
 
 
+def _sse(data: Any, event: str | None = None) -> bytes:
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
+
+
+class DeepSeekEvents:
+    """One run's NDJSON generation events as DeepSeek's chat SSE (as chat.deepseek.com streams it).
+
+    ``event: ready`` first; the answer is a document ``{"response": {...}}`` changed by patch events: the
+    first ``{"v": {"response": ...}}`` is the whole document with a THINK fragment holding the first piece
+    of thinking; ``{"p": "response/fragments/-1/content", "o": "APPEND", "v": "..."}`` appends to the last
+    fragment and a bare ``{"v": "..."}`` continues the last path; a RESPONSE fragment is appended to
+    ``response/fragments`` with the first piece of the answer; the end is a BATCH on ``response`` setting
+    ``status`` to FINISHED (INCOMPLETE when stopped), then ``event: finish``, ``update_session``, ``title``
+    and ``event: close``. ``new_format``: the same run in a format of another shape (``{"choice": {"delta":
+    {"kind": "reasoning" | "answer", "chunk": "..."}}}``, then ``{"choice": {"finished": true}}``), as a site
+    that changed its stream."""
+
+    def __init__(self, *, new_format: bool = False) -> None:
+        self.new_format = new_format
+        self._kind: str | None = None  # the last fragment's type: "THINK" | "RESPONSE"
+        self._path: str | None = None  # the path the last patch event named
+        self._tokens = 0
+
+    def convert(self, event: dict[str, Any]) -> bytes:
+        """The SSE bytes for one generation event (b"" for none)."""
+        kind = event.get("t")
+        if kind == "start":
+            return (_sse({"request_message_id": 1, "response_message_id": 2}, "ready")
+                    + _sse({"updated_at": time.time()}, "update_session"))
+        if kind == "ping":
+            return b": keep-alive\n\n"
+        if kind in ("think", "token"):
+            self._tokens += 1
+            text = str(event.get("d", ""))
+            if self.new_format:
+                delta = {"kind": "reasoning" if kind == "think" else "answer", "chunk": text}
+                return _sse({"choice": {"delta": delta}})
+            return self._piece("THINK" if kind == "think" else "RESPONSE", text)
+        if kind in ("done", "stopped"):
+            if self.new_format:
+                return _sse({"choice": {"finished": kind == "done"}}) + _sse({}, "close")
+            status = "FINISHED" if kind == "done" else "INCOMPLETE"
+            batch = {"p": "response", "o": "BATCH",
+                     "v": [{"p": "accumulated_token_usage", "v": self._tokens}, {"p": "status", "v": status}]}
+            return (_sse(batch) + _sse({}, "finish") + _sse({"updated_at": time.time()}, "update_session")
+                    + _sse({"content": "SimChat"}, "title")
+                    + _sse({"click_behavior": "none", "auto_resume": False}, "close"))
+        if kind == "error":
+            return _sse({"code": event.get("code"), "message": event.get("message")}, "error")
+        return b""
+
+    def _piece(self, kind: str, text: str) -> bytes:
+        content = "response/fragments/-1/content"
+        fragment: dict[str, Any] = {"id": 1 if kind == "THINK" else 2, "type": kind, "content": text,
+                                    "references": [], "stage_id": 1}
+        if kind == "THINK":
+            fragment["elapsed_secs"] = None
+        if self._kind is None:  # the first piece: the whole document
+            self._kind, self._path = kind, None
+            return _sse({"v": {"response": {
+                "message_id": 2, "parent_id": 1, "model": "", "role": "ASSISTANT", "thinking_enabled": True,
+                "ban_edit": False, "ban_regenerate": False, "status": "WIP", "accumulated_token_usage": 0,
+                "files": [], "tips": [], "inserted_at": time.time(), "search_enabled": False,
+                "search_status": None, "search_results": None, "fragments": [fragment]}}})
+        if kind != self._kind:  # the thinking is over: its time, then the answer's fragment
+            self._kind, self._path = kind, "response/fragments"
+            return (_sse({"p": "response/fragments/-1/elapsed_secs", "o": "SET", "v": 1.5})
+                    + _sse({"p": "response/fragments", "o": "APPEND", "v": [fragment]}))
+        if self._path != content:
+            self._path = content
+            return _sse({"p": content, "o": "APPEND", "v": text})
+        return _sse({"v": text})
+
+
 def _client_gone(request: web.Request) -> bool:
     transport = request.transport
     return transport is None or transport.is_closing()
@@ -84,9 +161,12 @@ def _client_gone(request: web.Request) -> bool:
 class Transports:
     """Request handlers of the SSE and WebSocket transports of one simulator."""
 
-    def __init__(self, generate_url: Callable[[], str], cookie_name: str) -> None:
+    def __init__(
+        self, generate_url: Callable[[], str], cookie_name: str, personas: Callable[[], tuple[str, ...]] = tuple
+    ) -> None:
         self._generate_url = generate_url
         self._cookie = cookie_name
+        self._personas = personas
         self._sockets: set[web.WebSocketResponse] = set()
 
     async def close(self) -> None:
@@ -121,6 +201,38 @@ class Transports:
                         break
                     if line:
                         await resp.write(b": ping\n\n" if line == _PING_LINE else f"data: {line}\n\n".encode())
+                await resp.write_eof()
+            return resp
+        finally:
+            up.close()
+            await session.close()
+
+    async def generate_deepseek(self, request: web.Request) -> web.StreamResponse:
+        """``POST /api/v0/chat/completion``: DeepSeek's request (``chat_session_id``, ``prompt``, ...; the
+        page adds ``client_stream_id``, the run's id its stop names) answered in DeepSeek's SSE."""
+        try:
+            asked = json.loads(await request.read())
+        except ValueError:
+            asked = None
+        if not isinstance(asked, dict):
+            return web.json_response({"error": "bad_request", "message": "a JSON object is required"}, status=400)
+        body = {"prompt": asked.get("prompt"), "conversation_id": str(asked.get("chat_session_id") or ""),
+                "request_id": str(asked.get("client_stream_id") or "")}
+        events = DeepSeekEvents(new_format="ds_new_format" in self._personas())
+        session, up = await self._upstream(request, json.dumps(body).encode())
+        try:
+            if up.status != 200:
+                return web.Response(body=await up.read(), status=up.status, content_type="application/json")
+            resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
+                                               "Cache-Control": "no-store"})  # fmt: skip
+            await resp.prepare(request)
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                async for raw in up.content:
+                    line = raw.decode("utf-8").strip()
+                    if _client_gone(request):
+                        break
+                    if line and (out := events.convert(json.loads(line))):
+                        await resp.write(out)
                 await resp.write_eof()
             return resp
         finally:

@@ -44,7 +44,7 @@ from mediadesk.sim._web_page_modes import (
     code_answer,
     code_tokens,
 )
-from mediadesk.sim._web_personas import PERSONAS, PersonaSite, check_personas
+from mediadesk.sim._web_personas import PERSONAS, SITE_PERSONAS, PersonaSite, check_personas
 from mediadesk.sim._web_transports import BINARY_OPS, Transports, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -73,6 +73,9 @@ __all__ = [
     "code_tokens",
     "config_from_args",
     "decode_frame",
+    "deepseek_answer",
+    "deepseek_thinking",
+    "deepseek_tokens",
     "draw_run_seconds",
     "encode_frame",
     "login_context",
@@ -150,7 +153,8 @@ class WebSimConfig:
     send_block_ms: int = 0
     #: "pre" (the default code block) | "codemirror" | "lines"; not "pre": answers are ``code_answer``.
     code_widget: str = "pre"
-    #: Personas (see ``_web_personas``), names of :data:`PERSONAS`; a list is taken as a tuple.
+    #: Personas (see ``_web_personas``), names of :data:`PERSONAS` or ``SITE_PERSONAS`` (``deepseek``...); a list
+    #: is taken as a tuple.
     personas: tuple[str, ...] = ()
     #: REAL milliseconds (not scaled) between a run's admission and its ``start`` event (any persona;
     #: with ``status_widget`` the page shows only its status widget meanwhile).
@@ -236,6 +240,49 @@ def markdown_answer(prompt: str) -> str:
     )
 
 
+def deepseek_answer(prompt: str) -> str:
+    """The deterministic answer of the ``deepseek`` persona, Markdown as a model writes it (not the form an
+    HTML-to-Markdown converter gives back): a heading, a table with aligned columns, an ordered list with
+    ``*`` sub-items, a fenced code block with its language, a closing line. A page that renders it to HTML
+    loses these marks; only the stream carries them."""
+    shown = " ".join(prompt.split())
+    if len(shown) > 40:
+        shown = shown[:40] + "…"
+    shown = re.sub(r"[\\`*_\[\]<>#|~-]", "", shown) or "…"  # no Markdown syntax of the user's in the echo
+    return (
+        f"好的，这是对「{shown}」的回答 🚀\n\n"
+        "### 对比\n\n"
+        "| 项目 | 数值 | 说明 |\n"
+        "|:-----|-----:|:----:|\n"
+        "| alpha | 1 | **粗体** |\n"
+        "| beta | 22 | `code` |\n\n"
+        "1. 第一步\n"
+        "   * 子项 a\n"
+        "   * 子项 b 👍\n"
+        "2. 第二步 *streaming*\n\n"
+        "```python\n"
+        "def answer(x):\n"
+        "    return x * 2  # 完毕\n"
+        "```\n\n"
+        "完毕 ✅"
+    )
+
+
+def deepseek_thinking(prompt: str) -> str:
+    """The thinking the ``deepseek`` persona streams (and shows) before its answer."""
+    shown = " ".join(prompt.split())[:40] or "…"
+    return (f"嗯，用户问的是「{shown}」。我先想想：一张表、一个嵌套列表和一段代码。\n\n"
+            "Let me check the table's columns once more. 好，开始回答。")
+
+
+def deepseek_tokens(prompt: str, *, plain: bool = False) -> tuple[list[str], list[str]]:
+    """(thinking pieces, answer pieces) of the ``deepseek`` persona; ``plain`` (``ds_plain``): the answer
+    is :func:`markdown_answer`."""
+    answer = markdown_answer(prompt) if plain else deepseek_answer(prompt)
+    pieces = re.compile(r"\S+\s*|\s+")
+    return pieces.findall(deepseek_thinking(prompt)), pieces.findall(answer)
+
+
 def markdown_tokens(prompt: str) -> list[str]:
     """:func:`markdown_answer` cut into streamed pieces (words with their following whitespace), so the
     page re-renders half-written Markdown as it arrives, as real sites do."""
@@ -273,6 +320,8 @@ class _Generation:
     ended: float | None = None
     error: str | None = None
     parts: list[str] = field(default_factory=list)
+    #: The thinking streamed before the answer (the ``deepseek`` persona), kept apart from ``parts``.
+    thinking: list[str] = field(default_factory=list)
     stop_event: asyncio.Event = field(default_factory=asyncio.Event)
     stop_reason: str | None = None  # "stop" | "shutdown"
     last_write: float = 0.0
@@ -291,6 +340,7 @@ class _Generation:
             "conversation_id": self.conversation_id,
             "prompt": self.prompt,
             "answer": "".join(self.parts),
+            "thinking": "".join(self.thinking),
             "tokens_sent": len(self.parts),
             "status": self.status,
             "fault": self.fault,
@@ -329,7 +379,8 @@ class WebSimServer(LocalServer):
         self.set_limit = self._capacity.set_limit
         self.set_model_error = self._capacity.set_model_error
         self.set_page_modes = self._page_modes.set_page_modes
-        self._transports = Transports(lambda: f"{self.base_url}/api/generate", SESSION_COOKIE)
+        self._transports = Transports(lambda: f"{self.base_url}/api/generate", SESSION_COOKIE,
+                                      lambda: self.config.personas)
         self._assets["plain.html"] = _asset("plain.html")
         self._assets["personas.js"] = _asset("personas.js")
         self._personas = PersonaSite(lambda: self.config, lambda: self._stopping, TRANSPORTS)
@@ -350,6 +401,7 @@ class WebSimServer(LocalServer):
             web.get("/static/{name}", self._h_static),
             web.post("/api/generate", self._h_generate),
             web.post("/api/generate/sse", self._transports.generate_sse),
+            web.post("/api/v0/chat/completion", self._transports.generate_deepseek),
             web.get("/api/ws", self._transports.websocket),
             web.get("/api/wsb", self._transports.websocket_binary),
             web.post("/api/stop", self._h_stop),
@@ -736,7 +788,10 @@ class WebSimServer(LocalServer):
             tokens = markdown_tokens(gen.prompt)
         if self.config.code_widget != "pre":
             tokens = code_tokens(gen.prompt)
-        interval = gen.run_s / len(tokens)
+        thinking: list[str] = []
+        if "deepseek" in self.config.personas:
+            thinking, tokens = deepseek_tokens(gen.prompt, plain="ds_plain" in self.config.personas)
+        interval = gen.run_s / (len(tokens) + len(thinking))
         fault_at = {"hang": min(3, len(tokens) - 1), "logout": len(tokens) // 2, "error": len(tokens) // 2}
         at = fault_at.get(gen.fault or "", -1)
         if self.config.start_delay_ms > 0:  # admitted (the account is busy), but not started yet
@@ -745,6 +800,13 @@ class WebSimServer(LocalServer):
                 await self._interrupted(gen, resp, reason)
                 return
         await self._send(resp, gen, {"t": "start", "id": gen.id})
+        for tok in thinking:  # the deepseek persona thinks first (a page of another persona ignores "think")
+            reason = await self._wait(gen, request, resp, interval)
+            if reason != "timeout":
+                await self._interrupted(gen, resp, reason)
+                return
+            await self._send(resp, gen, {"t": "think", "d": tok})
+            gen.thinking.append(tok)
         for i, tok in enumerate(tokens):
             if i == len(tokens) // 2 and self.config.pause_mid_s > 0:  # a long think mid-answer
                 reason = await self._wait(gen, request, resp, self.config.pause_mid_s)
@@ -922,7 +984,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pause-mid-s", type=float, default=0.0,
                         help="a pause of this many real seconds in the middle of every answer")
     parser.add_argument("--persona", action="append", type=_persona_list, default=None, metavar="NAMES",
-                        help=f"personas, separated by commas (repeatable): {', '.join(PERSONAS)}")
+                        help=f"personas, separated by commas (repeatable): {', '.join(PERSONAS + SITE_PERSONAS)}")
     parser.add_argument("--start-delay-ms", type=int, default=0,
                         help="real milliseconds between a run's admission and its start event")
     parser.add_argument("--render-delay-ms", type=int, default=0,

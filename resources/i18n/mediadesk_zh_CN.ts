@@ -327,214 +327,214 @@
 <context>
     <name>AdapterCheckDialog</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="57"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="58"/>
         <source>found</source>
         <extracomment>A screenshot&apos;s preview size in the report (it opens full size on its button).</extracomment>
         <translation>找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="58"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="59"/>
         <source>missing</source>
         <translation>缺失</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="59"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="60"/>
         <source>ambiguous</source>
         <translation>不唯一</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="60"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="61"/>
         <source>covered</source>
         <translation>被遮挡</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="61"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="62"/>
         <source>invalid selector</source>
         <translation>选择器无效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="62"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="63"/>
         <source>not shown</source>
         <translation>未显示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="70"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="71"/>
         <source>Opening the site… {url}</source>
         <translation>正在打开网站… {url}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="74"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="75"/>
         <source>Sending the test prompt…</source>
         <translation>正在发送测试提示…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="76"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="77"/>
         <source>The page is not ready: {why}</source>
         <translation>页面未就绪：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="79"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="80"/>
         <source>Browser: {message}</source>
         <translation>浏览器：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="86"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="87"/>
         <source>Completion decided by the site&apos;s own stream: it ended, then the answer stopped changing.</source>
         <translation>由网站自身的数据流判定完成：数据流结束，随后回答不再变化。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="91"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="92"/>
         <source>Completion decided by the page: no stream was seen; the answer stopped changing for the adapter&apos;s settle_ms.</source>
         <translation>由页面判定完成：未发现数据流；回答在适配器的 settle_ms 时间内不再变化。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="97"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="98"/>
         <source>Completion: {reason}</source>
         <translation>完成判定：{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="100"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="101"/>
         <source>No answer: completion was not decided.</source>
         <translation>没有回答：未判定完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="109"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="110"/>
         <source>Adapter check — {account}</source>
         <translation>适配器检查 — {account}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="123"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="124"/>
         <source>Key</source>
         <extracomment>Opens a screenshot full size (the desktop&apos;s image viewer); replaceable in tests.</extracomment>
         <translation>键</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="123"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="124"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="123"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="124"/>
         <source>Selector</source>
         <translation>选择器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="123"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="124"/>
         <source>Seen</source>
         <translation>所见</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="132"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="133"/>
         <source>how completion was decided, the answer, notes</source>
         <translation>完成的判定方式、回答、备注</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="137"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="138"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="158"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="159"/>
         <source>OK: the adapter fits the page.</source>
         <translation>正常：适配器与页面相符。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="160"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="161"/>
         <source>Not OK: {n} key(s) do not fit.</source>
         <translation>不正常：有 {n} 个键不相符。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="163"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="164"/>
         <source>Error: {error}</source>
         <translation>错误：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="164"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="165"/>
         <source>{site} on account {account} ({url})</source>
         <translation>{site}，账号 {account}（{url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="191"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="192"/>
         <source>network: {event}</source>
         <translation>网络：{event}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="192"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="193"/>
         <source>note: {note}</source>
         <translation>备注：{note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="194"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="195"/>
         <source>test prompt: {prompt}</source>
         <translation>测试提示：{prompt}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="196"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="197"/>
         <source>answer ({n} chars):</source>
         <translation>回答（{n} 个字符）：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="207"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="208"/>
         <source>(the screenshot cannot be shown)</source>
         <translation>（无法显示截图）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="215"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="216"/>
         <source>Open full size</source>
         <translation>查看原尺寸</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="267"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="261"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="274"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="267"/>
         <source>Check adapter is for web profiles and their accounts</source>
         <translation>“检查适配器”仅适用于网页配置及其账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="279"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="272"/>
         <source>No account uses profile {name}: add one under Accounts to check its site</source>
         <translation>没有账号使用配置 {name}：请在“账号”中添加一个账号后再检查其网站</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="287"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="280"/>
         <source>Check adapter needs the console&apos;s event loop; open Setup from the console</source>
         <translation>“检查适配器”需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="297"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="290"/>
         <source>Checking the site adapter on account {account}…</source>
         <translation>正在用账号 {account} 检查网站适配器…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="303"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="296"/>
         <source>Checking the adapter on {account}…</source>
         <translation>正在用 {account} 检查适配器…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="333"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="326"/>
         <source>Account {account} is busy running task {ids}; the check waits until it has ended (the account takes no new task meanwhile).</source>
         <translation>账号 {account} 正在执行任务 {ids}；检查将等待该任务结束（在此期间该账号不接收新任务）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="341"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="334"/>
         <source>Done.</source>
         <translation>完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="344"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="337"/>
         <source>Adapter check: OK</source>
         <translation>适配器检查：正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="346"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="339"/>
         <source>Adapter check: not OK (see the report)</source>
         <translation>适配器检查：不正常（见报告）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="350"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="343"/>
         <source>Adapter check failed: {why}</source>
         <translation>适配器检查失败：{why}</translation>
     </message>
@@ -721,37 +721,37 @@
         <translation>预计剩余：根据各通道最近的运行耗时以及排在前面的任务，估算此批次最后一个排队任务完成所需的时间（p50 = 中位情况，p90 = 较慢情况）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="169"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="170"/>
         <source>(no batch)</source>
         <translation>（无批次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="193"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="194"/>
         <source>{mark}{prompt} in / {mark}{completion} out</source>
         <translation>输入 {mark}{prompt} / 输出 {mark}{completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="200"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="201"/>
         <source>no price</source>
         <translation>无价格</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="204"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="205"/>
         <source>done at {t}</source>
         <translation>完成于 {t}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="207"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="208"/>
         <source>— (no lane can take it)</source>
         <translation>—（没有通道能接收）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="209"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="210"/>
         <source>after {need} finished runs of {group} ({have} so far)</source>
         <translation>{group} 完成 {need} 次运行后给出（目前 {have} 次）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="211"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="212"/>
         <source>— (no lane has reported yet)</source>
         <translation>—（还没有通道报告）</translation>
     </message>
@@ -760,7 +760,7 @@
         <translation type="vanished">—（尚无已完成的运行）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/batches_view.py" line="212"/>
+        <location filename="../../mediadesk/ui/panels/batches_view.py" line="213"/>
         <source>p50 {p50} ({at}), p90 {p90}</source>
         <translation>p50 {p50}（{at}），p90 {p90}</translation>
     </message>
@@ -768,79 +768,79 @@
 <context>
     <name>ChartsView</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="115"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="108"/>
         <source>Last 5 minutes</source>
         <extracomment>(light, dark) per lane, in order of appearance; the total is drawn in the text colour. A refresh was drawn (tests, bench). seconds per refresh: the store read (worker thread) and the drawing (GUI thread)</extracomment>
         <translation>最近 5 分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="115"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="108"/>
         <source>Last hour</source>
         <translation>最近 1 小时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="115"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="108"/>
         <source>Last 24 hours</source>
         <translation>最近 24 小时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="120"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="113"/>
         <source>All lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="129"/>
         <source>Range:</source>
         <translation>范围：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="139"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="132"/>
         <source>Lane:</source>
         <translation>通道：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="190"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="183"/>
         <source>Throughput (tasks finished per minute)</source>
         <translation>吞吐量（每分钟完成的任务数）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="191"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="184"/>
         <source>tasks/min</source>
         <translation>任务数/分钟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="199"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="192"/>
         <source>Run-time distribution (successes)</source>
         <translation>运行耗时分布（成功的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="200"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="193"/>
         <source>run time (s, log scale)</source>
         <translation>运行耗时（秒，对数刻度）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="201"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="194"/>
         <source>tasks</source>
         <translation>任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="212"/>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="375"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="205"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="369"/>
         <source>all lanes</source>
         <translation>所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="388"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="382"/>
         <source>{lane}: {ok} done, {bad} failed</source>
         <translation>{lane}：成功 {ok}，失败 {bad}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="390"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="384"/>
         <source> · run time p50 {p50}, p90 {p90}, max {mx}</source>
         <translation> · 运行耗时 p50 {p50}，p90 {p90}，最长 {mx}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/charts.py" line="394"/>
+        <location filename="../../mediadesk/ui/panels/charts.py" line="388"/>
         <source>No lane finished a task in this range.</source>
         <translation>此时间范围内没有通道完成任务。</translation>
     </message>
@@ -848,7 +848,7 @@
 <context>
     <name>CloseQuestion</name>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="81"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="66"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="51"/>
         <source>{running} running, {pending} pending.</source>
         <extracomment>What would be opened.
@@ -867,13 +867,13 @@
         <translation>在托盘中继续运行：窗口隐藏，通道继续工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="122"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="107"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="63"/>
         <source>Work in progress</source>
         <translation>有任务正在进行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="156"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="141"/>
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="66"/>
         <source>Quit</source>
         <translation>退出</translation>
@@ -887,308 +887,308 @@
 <context>
     <name>ConfigIssues</name>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="38"/>
+        <location filename="../../mediadesk/config/messages.py" line="32"/>
         <source>config file not found</source>
         <extracomment>The translation context of every template. Every template the loader uses (the test checks the loader against this list).</extracomment>
         <translation>找不到配置文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="39"/>
+        <location filename="../../mediadesk/config/messages.py" line="33"/>
         <source>cannot read config: {error}</source>
         <translation>无法读取配置：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="40"/>
+        <location filename="../../mediadesk/config/messages.py" line="34"/>
         <source>not UTF-8 text ({reason} at byte {pos})</source>
         <translation>不是 UTF-8 文本（第 {pos} 字节处：{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="41"/>
+        <location filename="../../mediadesk/config/messages.py" line="35"/>
         <source>invalid TOML: {error}</source>
         <translation>TOML 格式无效：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="43"/>
+        <location filename="../../mediadesk/config/messages.py" line="37"/>
         <source>unknown key (check the spelling; see the README for all keys)</source>
         <translation>未知的键（请检查拼写；全部键名见 README）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="44"/>
+        <location filename="../../mediadesk/config/messages.py" line="38"/>
         <source>Field required</source>
         <translation>缺少必填项</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="45"/>
+        <location filename="../../mediadesk/config/messages.py" line="39"/>
         <source>Input should be greater than or equal to {ge}</source>
         <translation>值应大于或等于 {ge}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="46"/>
+        <location filename="../../mediadesk/config/messages.py" line="40"/>
         <source>Input should be greater than {gt}</source>
         <translation>值应大于 {gt}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="47"/>
+        <location filename="../../mediadesk/config/messages.py" line="41"/>
         <source>Input should be less than or equal to {le}</source>
         <translation>值应小于或等于 {le}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="48"/>
+        <location filename="../../mediadesk/config/messages.py" line="42"/>
         <source>Input should be less than {lt}</source>
         <translation>值应小于 {lt}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="49"/>
+        <location filename="../../mediadesk/config/messages.py" line="43"/>
         <source>Input should be {expected}</source>
         <translation>值应为 {expected}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="50"/>
+        <location filename="../../mediadesk/config/messages.py" line="44"/>
         <source>{choices} or {last}</source>
         <translation>{choices} 或 {last}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="51"/>
+        <location filename="../../mediadesk/config/messages.py" line="45"/>
         <source>{message}</source>
         <translation>{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="53"/>
+        <location filename="../../mediadesk/config/messages.py" line="47"/>
         <source>expected {expected}, got {got}{hint}</source>
         <translation>应为{expected}，实际是{got}{hint}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="54"/>
+        <location filename="../../mediadesk/config/messages.py" line="48"/>
         <source>an integer</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="55"/>
+        <location filename="../../mediadesk/config/messages.py" line="49"/>
         <source>a number</source>
         <translation>数字</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="56"/>
+        <location filename="../../mediadesk/config/messages.py" line="50"/>
         <source>true or false</source>
         <translation> true 或 false</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="57"/>
+        <location filename="../../mediadesk/config/messages.py" line="51"/>
         <source>a string</source>
         <translation>字符串</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="58"/>
+        <location filename="../../mediadesk/config/messages.py" line="52"/>
         <source>a path (a string)</source>
         <translation>路径（字符串）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="59"/>
+        <location filename="../../mediadesk/config/messages.py" line="53"/>
         <source>a list</source>
         <translation>列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="60"/>
+        <location filename="../../mediadesk/config/messages.py" line="54"/>
         <source>a table</source>
         <translation>表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="61"/>
+        <location filename="../../mediadesk/config/messages.py" line="55"/>
         <source>a boolean ({value})</source>
         <translation>布尔值（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="62"/>
+        <location filename="../../mediadesk/config/messages.py" line="56"/>
         <source>an integer ({value})</source>
         <translation>整数（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="63"/>
+        <location filename="../../mediadesk/config/messages.py" line="57"/>
         <source>a float ({value})</source>
         <translation>浮点数（{value}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="64"/>
+        <location filename="../../mediadesk/config/messages.py" line="58"/>
         <source>a string (&quot;{value}&quot;)</source>
         <translation>字符串（&quot;{value}&quot;）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="65"/>
+        <location filename="../../mediadesk/config/messages.py" line="59"/>
         <source>a {type}</source>
         <translation> {type} 类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="66"/>
+        <location filename="../../mediadesk/config/messages.py" line="60"/>
         <source> (write the number without quotes)</source>
         <translation>（数字不要加引号）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="67"/>
+        <location filename="../../mediadesk/config/messages.py" line="61"/>
         <source> (write {value} without quotes)</source>
         <translation>（{value} 不要加引号）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="68"/>
+        <location filename="../../mediadesk/config/messages.py" line="62"/>
         <source> (write true or false)</source>
         <translation>（请写 true 或 false）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="69"/>
+        <location filename="../../mediadesk/config/messages.py" line="63"/>
         <source> (write a whole number without a decimal point)</source>
         <translation>（请写不带小数点的整数）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="71"/>
+        <location filename="../../mediadesk/config/messages.py" line="65"/>
         <source>use 1-64 letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, starting with a letter or digit</source>
         <translation>请使用 1-64 个字母、数字、“.”、“_”或“-”，并以字母或数字开头</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="72"/>
+        <location filename="../../mediadesk/config/messages.py" line="66"/>
         <source>must be the NAME of an environment variable (the key itself never goes in the config)</source>
         <translation>必须是环境变量的名称（密钥本身绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="74"/>
+        <location filename="../../mediadesk/config/messages.py" line="68"/>
         <source>must be the NAME of an environment variable (the value itself never goes in the config)</source>
         <translation>必须是环境变量的名称（值本身绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="76"/>
+        <location filename="../../mediadesk/config/messages.py" line="70"/>
         <source>must be a keyring entry &apos;service:username&apos; (the value never goes in the config)</source>
         <translation>必须是密钥环条目“service:username”（值绝不写进配置）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="78"/>
+        <location filename="../../mediadesk/config/messages.py" line="72"/>
         <source>min_calls ({min_calls}) must not exceed window ({window})</source>
         <translation>min_calls（{min_calls}）不能大于 window（{window}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="79"/>
+        <location filename="../../mediadesk/config/messages.py" line="73"/>
         <source>{domain}: requests per minute must be a number &gt;= 0</source>
         <translation>{domain}：每分钟请求数必须是 &gt;= 0 的数字</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="80"/>
+        <location filename="../../mediadesk/config/messages.py" line="74"/>
         <source>base_url must start with http:// or https://</source>
         <translation>base_url 必须以 http:// 或 https:// 开头</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="81"/>
+        <location filename="../../mediadesk/config/messages.py" line="75"/>
         <source>stale_after_s ({stale_after_s}) must be greater than interval_s ({interval_s})</source>
         <translation>stale_after_s（{stale_after_s}）必须大于 interval_s（{interval_s}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="82"/>
+        <location filename="../../mediadesk/config/messages.py" line="76"/>
         <source>{key} belongs to the endpoint {endpoint}; remove it here</source>
         <translation>{key} 属于端点 {endpoint}；请从这里删除</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="83"/>
+        <location filename="../../mediadesk/config/messages.py" line="77"/>
         <source>an api profile needs model</source>
         <translation>api 配置需要 model</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="84"/>
+        <location filename="../../mediadesk/config/messages.py" line="78"/>
         <source>an api profile needs {keys} (or endpoint and model)</source>
         <translation>api 配置需要 {keys}（或 endpoint 加 model）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="85"/>
+        <location filename="../../mediadesk/config/messages.py" line="79"/>
         <source>{key} is for web profiles only</source>
         <translation>{key} 只用于 web 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="86"/>
+        <location filename="../../mediadesk/config/messages.py" line="80"/>
         <source>{key} is for api profiles only</source>
         <translation>{key} 只用于 api 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="87"/>
+        <location filename="../../mediadesk/config/messages.py" line="81"/>
         <source>a web profile needs site (the name of a site adapter)</source>
         <translation>web 配置需要 site（站点适配器的名称）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="88"/>
+        <location filename="../../mediadesk/config/messages.py" line="82"/>
         <source>web profiles run exactly one task per account (a chat account allows one generation at a time); remove concurrency and add accounts instead</source>
         <translation>web 配置每个账号只运行一个任务（聊天账号同一时间只允许一次生成）；请删除 concurrency，改为添加账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="91"/>
+        <location filename="../../mediadesk/config/messages.py" line="85"/>
         <source>fallback must not name the profile itself</source>
         <translation>fallback 不能指向配置自身</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="92"/>
+        <location filename="../../mediadesk/config/messages.py" line="86"/>
         <source>stored credentials need both a user and a password: add {keys}</source>
         <translation>保存的凭据需要同时有用户名和密码：请添加 {keys}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="94"/>
+        <location filename="../../mediadesk/config/messages.py" line="88"/>
         <source>use HH:MM-HH:MM ranges separated by commas, e.g. &quot;22:00-07:00&quot; or &quot;09:00-12:00,14:00-18:00&quot;</source>
         <translation>请使用以逗号分隔的 HH:MM-HH:MM 时段，例如 &quot;22:00-07:00&quot; 或 &quot;09:00-12:00,14:00-18:00&quot;</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="96"/>
+        <location filename="../../mediadesk/config/messages.py" line="90"/>
         <source>{part} is not a range HH:MM-HH:MM (e.g. &quot;22:00-07:00&quot;)</source>
         <translation>{part} 不是 HH:MM-HH:MM 格式的时段（例如 &quot;22:00-07:00&quot;）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="97"/>
+        <location filename="../../mediadesk/config/messages.py" line="91"/>
         <source>{time} is not a time of day (00:00-23:59, or 24:00 as an end)</source>
         <translation>{time} 不是一天中的时间（00:00-23:59，结束时间可写 24:00）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="98"/>
+        <location filename="../../mediadesk/config/messages.py" line="92"/>
         <source>{part} is empty (start equals end); for all day leave active_hours out</source>
         <translation>{part} 为空（开始等于结束）；全天可用请不要写 active_hours</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="100"/>
+        <location filename="../../mediadesk/config/messages.py" line="94"/>
         <source>currency must be a three-letter code such as &quot;USD&quot;, &quot;EUR&quot; or &quot;CNY&quot;</source>
         <translation>currency 必须是三个字母的货币代码，例如 &quot;USD&quot;、&quot;EUR&quot; 或 &quot;CNY&quot;</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="101"/>
+        <location filename="../../mediadesk/config/messages.py" line="95"/>
         <source>a budget names exactly one of endpoint or profile</source>
         <translation>预算必须且只能指定 endpoint 或 profile 之一</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="102"/>
+        <location filename="../../mediadesk/config/messages.py" line="96"/>
         <source>a budget has exactly one of max_cost (money) or max_tokens</source>
         <translation>预算必须且只能设置 max_cost（金额）或 max_tokens 之一</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="104"/>
+        <location filename="../../mediadesk/config/messages.py" line="98"/>
         <source>duplicate profile name {name}</source>
         <translation>配置名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="105"/>
+        <location filename="../../mediadesk/config/messages.py" line="99"/>
         <source>duplicate endpoint name {name}</source>
         <translation>端点名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="106"/>
+        <location filename="../../mediadesk/config/messages.py" line="100"/>
         <source>duplicate account name {name}</source>
         <translation>账号名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="107"/>
+        <location filename="../../mediadesk/config/messages.py" line="101"/>
         <source>no endpoint named {name} ({known})</source>
         <translation>没有名为 {name} 的端点（{known}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="108"/>
+        <location filename="../../mediadesk/config/messages.py" line="102"/>
         <source>none defined</source>
         <translation>一个也未定义</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="109"/>
+        <location filename="../../mediadesk/config/messages.py" line="103"/>
         <source>no profile named {name}</source>
         <translation>没有名为 {name} 的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="110"/>
+        <location filename="../../mediadesk/config/messages.py" line="104"/>
         <source>profile {name} is an api profile; accounts are for web</source>
         <translation>配置 {name} 是 api 配置；账号只用于 web 配置</translation>
     </message>
@@ -1201,35 +1201,35 @@
         <translation>{path}：找不到配置文件（请用 --config FILE 指定，或用 --demo 试用演示）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="170"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="153"/>
         <location filename="../../mediadesk/ui/app/workspace_session.py" line="224"/>
         <location filename="../../mediadesk/ui/app/workspace_session.py" line="231"/>
         <source>MediaDesk: cannot open the workspace</source>
         <translation>MediaDesk：无法打开工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="195"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="178"/>
         <source>MediaDesk: configuration error</source>
         <translation>MediaDesk：配置错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="224"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="207"/>
         <source>Starting the MediaDesk demo</source>
         <translation>正在启动 MediaDesk 演示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="227"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="210"/>
         <source>Starting the demo…</source>
         <translation>正在启动演示…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="247"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="230"/>
         <source>Demo: the accounts ({accounts}) are logging in and their browsers warming up; the API lane is ready.</source>
         <extracomment>The &quot;what is starting&quot; window of a session still starting (closed when its main window shows).</extracomment>
         <translation>演示：账号（{accounts}）正在登录，浏览器正在预热；API 通道已就绪。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/start.py" line="251"/>
+        <location filename="../../mediadesk/ui/app/start.py" line="234"/>
         <source>Demo ready: both lanes can take tasks. Submit the staged batch to see them work.</source>
         <translation>演示已就绪：两条通道都可以接任务了。提交已暂存的批次即可看到它们工作。</translation>
     </message>
@@ -1358,81 +1358,92 @@
 <context>
     <name>DetailPane</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="109"/>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="192"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="110"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="216"/>
         <source>No task selected.</source>
         <extracomment>A file path from the log was clicked (after it was handed to the desktop to open). The record for the current task was (re)loaded. Opens a clicked path (the desktop&apos;s default application); replaceable in tests.</extracomment>
         <translation>未选择任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="125"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="126"/>
         <source>prompt</source>
         <extracomment>What the task used, in tokens (&quot;tokens: 120 in (20 cached) / 340 out&quot;); hidden when unknown.</extracomment>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="128"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="129"/>
         <source>result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="129"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="143"/>
+        <source>Reasoning</source>
+        <extracomment>A reasoning model&apos;s thinking, folded above the answer (kept apart from it by the lanes); the button says how long it is and opens it; both hidden for a task without any.</extracomment>
+        <translation>思考过程</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="145"/>
         <source>Copy result</source>
         <translation>复制结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="152"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="148"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="164"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="269"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="294"/>
         <source>Details: {detail}</source>
         <translation>详情：{detail}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="287"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="313"/>
+        <source>Reasoning ({n} characters)</source>
+        <translation>思考过程（{n} 个字符）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="326"/>
         <source> ({n} cached)</source>
         <translation>（其中 {n} 命中缓存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="288"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="327"/>
         <source>tokens: {prompt} in{cached} / {completion} out</source>
         <translation>令牌：输入 {prompt}{cached} / 输出 {completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="292"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="331"/>
         <source> (~ estimate from characters)</source>
         <translation>（~ 按字符估算）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="143"/>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="144"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="159"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="160"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="149"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="165"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="194"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="218"/>
         <source>{id} — loading…</source>
         <translation>{id} — 正在加载…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="249"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="273"/>
         <source>{id} — not found</source>
         <translation>{id} — 未找到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="254"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="278"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {state} · attempt {attempt} · {profile} · {where}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {state} · 第 {attempt} 次尝试 · {profile} · {where}</translation>
     </message>
@@ -1441,7 +1452,7 @@
         <translation type="vanished">错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="275"/>
+        <location filename="../../mediadesk/ui/panels/detail_pane.py" line="300"/>
         <source>truncated: the provider stopped this answer at its length limit (finish_reason &quot;length&quot;); the result is incomplete</source>
         <translation>已截断：服务方在达到长度上限时停止了此回答（finish_reason &quot;length&quot;）；结果不完整</translation>
     </message>
@@ -1483,162 +1494,162 @@
 <context>
     <name>ExceptionsView</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Task</source>
         <extracomment>Asked before a drop: (task ids) -&gt; go ahead? Replaceable in tests.</extracomment>
         <translation>任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="93"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="109"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="101"/>
         <source>Show resolved</source>
         <translation>显示已处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="112"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="339"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="331"/>
         <source>No exception selected.</source>
         <translation>未选择异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="122"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="114"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="131"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="123"/>
         <source>task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="126"/>
         <source>note (kept with the decision)</source>
         <translation>备注（随处理决定一并保存）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="136"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="128"/>
         <source>the answer, pasted by hand</source>
         <translation>手工粘贴的回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="137"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="129"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="138"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="130"/>
         <source>Re-route to</source>
         <translation>改派到</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="141"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="176"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="133"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="168"/>
         <source>Answer by hand</source>
         <translation>手工回答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="142"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="301"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="134"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="293"/>
         <source>Drop</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="174"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="166"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="175"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="167"/>
         <source>Task log</source>
         <translation>任务日志</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="229"/>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="352"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="221"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="344"/>
         <source>Details: {detail}</source>
         <translation>详情：{detail}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="232"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="224"/>
         <source>resolved: {r}</source>
         <translation>已处理：{r}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="257"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="249"/>
         <source>Select an exception first.</source>
         <translation>请先选择一个异常。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="260"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="252"/>
         <source>Select one exception to answer by hand.</source>
         <translation>请只选择一个异常来手工回答。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="275"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="267"/>
         <source>Could not resolve {id}: {why}</source>
         <translation>无法处理 {id}：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="280"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="272"/>
         <source>{id}: {action} done.</source>
         <translation>{id}：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="282"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="274"/>
         <source>{n} tasks: {action} done.</source>
         <translation>{n} 个任务：{action} 已完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="291"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="283"/>
         <source>Drop task {id}?</source>
         <translation>放弃任务 {id}？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="292"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="284"/>
         <source>Drop {n} tasks?</source>
         <translation>放弃 {n} 个任务？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="295"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="287"/>
         <source>Tasks: {ids}</source>
         <translation>任务：{ids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="296"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="288"/>
         <source>They stay failed, leave this list, and are exported as dropped with your note.</source>
         <translation>这些任务保持失败状态并移出此列表，导出时标记为已放弃并附上您的备注。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="299"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="291"/>
         <source>Drop exceptions</source>
         <translation>放弃异常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="302"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="294"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="344"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="336"/>
         <source>&lt;b&gt;{id}&lt;/b&gt; · {profile} · attempt {attempt}</source>
         <translation>&lt;b&gt;{id}&lt;/b&gt; · {profile} · 第 {attempt} 次尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="347"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="339"/>
         <source>resolved: {r} {note}</source>
         <translation>已处理：{r} {note}</translation>
     </message>
@@ -1647,12 +1658,12 @@
         <translation type="vanished">错误：{kind}：{message}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="368"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="360"/>
         <source>Evidence: {links}</source>
         <translation>证据：{links}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="370"/>
+        <location filename="../../mediadesk/ui/panels/exceptions_view.py" line="362"/>
         <source>No evidence files.</source>
         <translation>没有证据文件。</translation>
     </message>
@@ -1662,7 +1673,7 @@
     <message>
         <location filename="../../mediadesk/ui/window/filter_bar.py" line="28"/>
         <source>Filter</source>
-        <extracomment>Typing pauses this long before the table is filtered (each pass over 100k rows costs ~0.2 s).</extracomment>
+        <extracomment>Typing pauses this long before the table is filtered (a pass over a big table is not free).</extracomment>
         <translation>筛选</translation>
     </message>
     <message>
@@ -1957,7 +1968,12 @@
         <translation>网站的回答为空</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="218"/>
+        <location filename="../../mediadesk/ui/format.py" line="196"/>
+        <source>no answer: the model spent its whole token limit thinking</source>
+        <translation>没有回答：模型把整个令牌上限都用在了思考上</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="220"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
@@ -2255,233 +2271,233 @@
 <context>
     <name>LogPhrases</name>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="157"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="150"/>
         <source>attempt {attempt} started</source>
         <extracomment>The translation context of every template (``QCoreApplication.translate(CONTEXT, template)``). A value in a line: shown as given (str, int), or rendered in turn (a LogText, a tuple joined).</extracomment>
         <translation>第 {attempt} 次尝试开始</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="158"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="151"/>
         <source>canceled while pending</source>
         <translation>等待中被取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="159"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="152"/>
         <source>cancel requested by operator</source>
         <translation>操作员请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="160"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="153"/>
         <source>re-queued by operator</source>
         <translation>操作员已重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="161"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="154"/>
         <source>resolved by operator: {action} ({note})</source>
         <translation>操作员已处理：{action}（{note}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="162"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="155"/>
         <source>resolved by operator: {action}</source>
         <translation>操作员已处理：{action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="163"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="156"/>
         <source>not run: {why}</source>
         <translation>未运行：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="164"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="157"/>
         <source>an earlier turn ({task}) of conversation {conversation} ended {state}</source>
         <translation>会话 {conversation} 的前一轮（{task}）以“{state}”结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="166"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="159"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="167"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="160"/>
         <source>canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="169"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="162"/>
         <source>success in {seconds} s{more}</source>
         <translation>成功，用时 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="170"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="163"/>
         <source> (truncated: the provider stopped at its length limit)</source>
         <translation>（已截断：服务商在长度上限处停止）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="172"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="165"/>
         <source>canceled {who} while running</source>
         <translation>运行中被取消{who}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="173"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="166"/>
         <source>by operator</source>
         <translation>（操作员）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="174"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="167"/>
         <source>(the attempt was cancelled)</source>
         <translation>（本次尝试被取消）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="175"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="168"/>
         <source>attempt abandoned: the task was taken over (stale heartbeat)</source>
         <translation>已放弃本次尝试：任务已被接管（心跳过期）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="177"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="170"/>
         <source>interrupted by shutdown; will resume</source>
         <translation>因关闭而中断；将会继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="178"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="171"/>
         <source>interrupted: the database failed; will resume</source>
         <translation>已中断：数据库出错；将会继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="180"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="173"/>
         <source>recovered after a crash: cancel had been requested</source>
         <translation>崩溃后恢复：此前已请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="182"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="175"/>
         <source>recovered: cancel had been requested</source>
         <translation>已恢复：此前已请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="183"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="176"/>
         <source>failed: {error}</source>
         <translation>失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="185"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="178"/>
         <source>attempt {attempt} failed ({error}); {why}</source>
         <translation>第 {attempt} 次尝试失败（{error}）；{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="186"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="179"/>
         <source>not started ({error}); attempt not charged, back in the queue for {seconds} s{more}</source>
         <translation>未开始（{error}）；本次尝试不计数，重新排队 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="188"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="181"/>
         <source>attempt {attempt} {why} ({error}){more}</source>
         <translation>第 {attempt} 次尝试：{why}（{error}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="189"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="182"/>
         <source>; callee paused {seconds} s{more}</source>
         <translation>；被调用方暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="190"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="183"/>
         <source>; {callee} paused {seconds} s{more}</source>
         <translation>；{callee}暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="191"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="184"/>
         <source>; breaker {breaker} ({reason}){more}</source>
         <translation>；熔断器{breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="192"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="185"/>
         <source>; {callee} stopped, not probed: it waits for the operator</source>
         <translation>；{callee}已停止，不再探测：等待操作员处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="194"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="187"/>
         <source>, next probe in {seconds} s</source>
         <translation>，{seconds} 秒后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="195"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="188"/>
         <source>retry {n}/{max} in {seconds} s</source>
         <translation>{seconds} 秒后第 {n}/{max} 次重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="196"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="189"/>
         <source>not retryable</source>
         <translation>不可重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="197"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="190"/>
         <source>no retries left</source>
         <translation>重试次数已用完</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="198"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="191"/>
         <source>not started; attempt not charged</source>
         <translation>未开始；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="199"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="192"/>
         <source>refused by the callee; attempt not charged</source>
         <translation>被调用方拒绝；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="200"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="193"/>
         <source>could not reach the callee; attempt not charged</source>
         <translation>无法连接被调用方；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="202"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="195"/>
         <source>stopped the callee until the operator fixes it; attempt not charged</source>
         <translation>已停止该被调用方，直到操作员修复；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="204"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="197"/>
         <source>crashed or timed out on {n} attempts: set aside for a person</source>
         <translation>{n} 次尝试崩溃或超时：已搁置，等待人工处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="207"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="200"/>
         <source>expired: {why}</source>
         <translation>已过期：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="208"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="201"/>
         <source>not started within max_wait_s = {limit} s (waited {seconds} s)</source>
         <translation>未在 max_wait_s = {limit} 秒内开始（已等待 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="210"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="203"/>
         <source>fallback exhausted: {why}</source>
         <translation>后备链已用尽：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="211"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="204"/>
         <source>every step of the fallback chain failed; last: {profile} ({kind}: {error})</source>
         <translation>后备链的每一步都失败了；最后一步：{profile}（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="213"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="206"/>
         <source>fallback: {why}; moved to {profile}</source>
         <translation>后备：{why}；已转到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="214"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="207"/>
         <source>fallback: {why}; answered with the rule reply</source>
         <translation>后备：{why}；已用规则回复作答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="215"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="208"/>
         <source>{profile} could not serve it ({kind}: {error})</source>
         <translation>{profile} 无法处理（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="216"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="209"/>
         <source>retry by operator</source>
         <translation>操作员要求重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="217"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="210"/>
         <source>reroute by operator to {profile}</source>
         <translation>操作员改派到 {profile}</translation>
     </message>
@@ -2494,142 +2510,152 @@
         <translation type="vanished">操作员执行 {action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="219"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="212"/>
         <source>{request} -&gt; {status} in {seconds} s, {chars} chars{more}</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒，{chars} 个字符{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="220"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="213"/>
         <source>{request} -&gt; {status} in {seconds} s ({kind}{more})</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒（{kind}{more}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="221"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="214"/>
         <source>{request} -&gt; not sent: {error}</source>
         <translation>{request} -&gt; 未发送：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="222"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="215"/>
         <source>{request} -&gt; cancelled after {seconds} s</source>
         <translation>{request} -&gt; {seconds} 秒后取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="223"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="216"/>
         <source>{request} -&gt; {kind} after {seconds} s{more}</source>
         <translation>{request} -&gt; {seconds} 秒后 {kind}{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="224"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="217"/>
         <source>POST {path} stream={flag}</source>
         <translation>POST {path} stream={flag}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="225"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="218"/>
         <source> (truncated: finish_reason=length)</source>
         <translation>（已截断：finish_reason=length）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="226"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="219"/>
         <source>, retry after {seconds} s</source>
         <translation>，{seconds} 秒后重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="227"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="220"/>
         <source>; usage {prompt} in ({cached} cached) / {completion} out</source>
         <translation>；用量：输入 {prompt}（其中 {cached} 命中缓存）/ 输出 {completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="228"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="221"/>
         <source>; usage {prompt} in / {completion} out</source>
         <translation>；用量：输入 {prompt} / 输出 {completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="229"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="222"/>
         <source>; no usage reported (estimated from characters)</source>
         <translation>；服务商未报告用量（按字符估算）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="230"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="223"/>
+        <source>; thinking kept apart: {chars} chars</source>
+        <translation>；思考过程已单独保存：{chars} 个字符</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="224"/>
+        <source>; thinking kept apart: {chars} chars, {tokens} tokens</source>
+        <translation>；思考过程已单独保存：{chars} 个字符，{tokens} 个令牌</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="226"/>
         <source>rate limits: {why}</source>
         <translation>速率限制：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="231"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="227"/>
         <source>the provider allows {n} tokens a minute</source>
         <translation>服务商每分钟允许 {n} 个令牌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="232"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="228"/>
         <source>the provider allows {n} requests a minute</source>
         <translation>服务商每分钟允许 {n} 个请求</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="233"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="229"/>
         <source>{n} tokens left in the provider&apos;s window: waiting for them</source>
         <translation>服务商窗口内剩余 {n} 个令牌：等待补足</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="235"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="231"/>
         <source>{n} tokens left in the provider&apos;s window: holding {seconds} s</source>
         <translation>服务商窗口内剩余 {n} 个令牌：暂停 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="237"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="233"/>
         <source>no request left in the provider&apos;s window: waiting for one</source>
         <translation>服务商窗口内已无剩余请求：等待下一个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="239"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="235"/>
         <source>no request left in the provider&apos;s window: holding {seconds} s</source>
         <translation>服务商窗口内已无剩余请求：暂停 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="242"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="238"/>
         <source>sent in provider batch {batch} ({n} tasks, economy)</source>
         <translation>已随服务商批次 {batch} 发送（{n} 个任务，经济通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="243"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="239"/>
         <source>provider batch {batch} found again after a restart</source>
         <translation>重启后重新找到服务商批次 {batch}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="244"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="240"/>
         <source>back in the queue, not charged: {reason}</source>
         <translation>已回到队列，不计次数：{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="245"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="241"/>
         <source>canceled by operator; provider batch {batch} ended</source>
         <translation>已被操作员取消；服务商批次 {batch} 已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="246"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="242"/>
         <source>success from provider batch {batch} (economy)</source>
         <translation>由服务商批次 {batch} 成功返回（经济通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="247"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="243"/>
         <source>its provider batch was never created (interrupted)</source>
         <translation>其服务商批次从未创建（被中断）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="249"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="245"/>
         <source>the provider did not take the batch ({kind}: {error})</source>
         <translation>服务商未接受该批次（{kind}：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="252"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="248"/>
         <source>(at lane start) {line}</source>
         <translation>（通道启动时）{line}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="253"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="249"/>
         <source>account {account}: chromium pid {pid}, debug port {port}</source>
         <translation>账号 {account}：chromium 进程 {pid}，调试端口 {port}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="255"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="251"/>
         <source>answer {chars} chars; driver overhead {ms} ms</source>
         <translation>回答 {chars} 个字符；驱动开销 {ms} 毫秒</translation>
     </message>
@@ -2646,353 +2672,373 @@
         <translation type="vanished">完成：页面内容已稳定（回答流仍未关闭）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="256"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="252"/>
         <source>done: {why}</source>
         <translation>完成：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="257"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="253"/>
         <source>waited: {why}</source>
         <translation>已等待：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="258"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="254"/>
         <source>the site was still generating (its busy indicator showed): waited {seconds} s before typing</source>
         <translation>网站仍在生成（忙碌指示仍显示）：输入前等待了 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="260"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="256"/>
         <source>an earlier answer&apos;s stream ({streams}) was still open: waited {seconds} s before typing</source>
         <translation>先前回答的回答流（{streams}）仍未关闭：输入前等待了 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="262"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="258"/>
         <source>stream ended: the stream our send started ended, then the answer was still {ms} ms</source>
         <translation>回答流已结束：我们发送后开启的回答流已结束，随后回答 {ms} 毫秒内未再变化</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="264"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="260"/>
         <source>page settled (stream still open): no busy indicator and the answer unchanged for {seconds} s while a stream of ours stayed open (a channel the site keeps open)</source>
         <translation>页面内容已稳定（回答流仍未关闭）：没有忙碌指示，且回答 {seconds} 秒内未变化，而我们的回答流仍开着（网站一直保持打开的通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="267"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="263"/>
         <source>page settled: no stream of ours to read the end from, so busy gone and the answer unchanged for settle_ms = {ms} ms</source>
         <translation>页面内容已稳定：没有可读出结束的回答流，因此以忙碌指示消失且回答在 settle_ms = {ms} 毫秒内未变化为准</translation>
     </message>
     <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="266"/>
+        <source>answer read from the site&apos;s stream ({frames} frames): {chars} chars as the model wrote them, {reasoning} chars of reasoning kept apart</source>
+        <translation>回答取自网站的回答流（{frames} 帧）：按模型原文共 {chars} 个字符，另有 {reasoning} 个字符的推理过程单独保存</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="269"/>
+        <source>answer read from the page, not the stream: {why}</source>
+        <translation>回答取自页面，而非回答流：{why}</translation>
+    </message>
+    <message>
         <location filename="../../mediadesk/core/log_lines.py" line="270"/>
+        <source>the adapter&apos;s stream decoder found no answer in {frames} frames (has the site changed its stream&apos;s format?)</source>
+        <translation>适配器的回答流解码器在 {frames} 帧中未找到回答（网站是否更改了回答流的格式？）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="273"/>
+        <source>nothing of our stream could be kept to read the answer from (see the stream&apos;s events)</source>
+        <translation>未能保留我们的回答流内容以读取回答（见回答流事件）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="275"/>
         <source>answer not found: {error}; the task goes back uncharged, the account rests</source>
         <translation>未找到回答：{error}；任务退回队列且不计尝试次数，该账号暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="272"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="277"/>
         <source>no answer was found for this prompt {n} times: counted as a failure of the task</source>
         <translation>此提示词已有 {n} 次未找到回答：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="274"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="279"/>
         <source>warning: {warning}</source>
         <translation>警告：{warning}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="275"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="280"/>
         <source>interrupted: another desktop took this account over; will resume</source>
         <translation>已中断：另一台桌面接管了此账号；稍后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="277"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="282"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="278"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="283"/>
         <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
         <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="281"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="286"/>
         <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="283"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="288"/>
         <source>conversation {conversation}: turn {turn} in its chat thread</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="285"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="290"/>
         <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
         <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="288"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="293"/>
         <source>not started: {error}</source>
         <translation>未开始：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="289"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="294"/>
         <source>evidence: {files}</source>
         <translation>证据：{files}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="290"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="295"/>
         <source>canceled: generation stopped and page replaced</source>
         <translation>已取消：已停止生成并替换页面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="291"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="296"/>
         <source>canceled: browser did not answer within {seconds} s; killed it</source>
         <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="294"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="299"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="297"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="302"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="300"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="305"/>
         <source>automatic login: {account} is logged in again</source>
         <translation>自动登录：{account} 已重新登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="301"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="306"/>
         <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
         <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="303"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="308"/>
         <source>automatic login failed: {why}; next try not before {time}</source>
         <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="305"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="310"/>
         <source>still logged out after submitting the login form ({error})</source>
         <translation>提交登录表单后仍未登录（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="308"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="313"/>
         <source>browser: previous chromium is gone; relaunching on a fresh process</source>
         <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="310"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="315"/>
         <source>browser: the page could not be replaced; browser ended</source>
         <translation>浏览器：无法替换页面；浏览器已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="312"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="317"/>
         <source>browser: started chromium pid {pid} on {path}</source>
         <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="313"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="318"/>
         <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
         <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="315"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="320"/>
         <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
         <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="317"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="322"/>
         <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
         <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="319"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="324"/>
         <source>gracefully</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="320"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="325"/>
         <source>after SIGKILL</source>
         <translation>在 SIGKILL 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="321"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="326"/>
         <source>after SIGTERM</source>
         <translation>在 SIGTERM 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="322"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="327"/>
         <source>; STILL RUNNING: {pids}</source>
         <translation>；仍在运行：{pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="323"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="328"/>
         <source>browser: chromium pid {pid} killed ({n} processes)</source>
         <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="324"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="329"/>
         <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
         <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="326"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="331"/>
         <source>session cookies: restored {n} ({domains}) from {file}</source>
         <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="327"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="332"/>
         <source>session cookies: could not restore {n} from {file}: {error}</source>
         <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="329"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="334"/>
         <source>session cookies: could not save {file}: {error}</source>
         <translation>会话 cookie：无法保存 {file}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="330"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="335"/>
         <source>session cookies: not saved ({error})</source>
         <translation>会话 cookie：未保存（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="332"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="337"/>
         <source>self-check: clean{more}</source>
         <translation>自检：正常{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="333"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="338"/>
         <source> (removed stale {files})</source>
         <translation>（已删除过期的 {files}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="334"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="339"/>
         <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
         <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="336"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="341"/>
         <source>terminated</source>
         <translation>已终止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="337"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="342"/>
         <source>killed after {seconds} s grace</source>
         <translation>宽限 {seconds} 秒后已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="338"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="343"/>
         <source>could NOT end pids {pids}</source>
         <translation>无法结束进程 {pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="339"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="344"/>
         <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
         <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="341"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="346"/>
         <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
         <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="343"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="348"/>
         <source>an open browser of this MediaDesk uses it</source>
         <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="344"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="349"/>
         <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
         <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="347"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="352"/>
         <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
         <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="349"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="354"/>
         <source>the account lock is held by pid {pid}</source>
         <translation>账号锁被进程 {pid} 持有</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="350"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="355"/>
         <source>an orphaned chromium {type} process whose browser is gone</source>
         <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="352"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="357"/>
         <source>recorded by this MediaDesk</source>
         <translation>由本 MediaDesk 记录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="353"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="358"/>
         <source>recorded by MediaDesk pid {pid}, which is gone</source>
         <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="354"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="359"/>
         <source>it belongs to MediaDesk pid {pid}, which is still running</source>
         <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="356"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="361"/>
         <source>it only holds our recorded debug port; not on our profile, not ours</source>
         <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="358"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="363"/>
         <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
         <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="360"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="365"/>
         <source>the account lock was free and the MediaDesk that started it is gone</source>
         <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="362"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="367"/>
         <source>it was not started by MediaDesk and cannot be attributed</source>
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="365"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="370"/>
         <source>the answer quoted the API key (the server echoed the Authorization header): stored with *** in its place</source>
         <translation>回答中引用了 API 密钥（服务器回显了 Authorization 请求头）：已以 *** 代替后保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="368"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="373"/>
         <source>stored with U+FFFD in place of {what} that no database can hold as text (a lone surrogate or NUL the provider sent)</source>
         <translation>已保存，{what}以 U+FFFD 代替（提供方发送了数据库无法作为文本保存的孤立代理项或 NUL）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="371"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="376"/>
         <source>{line}; {note}</source>
         <translation>{line}；{note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="373"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="378"/>
         <source>{text}</source>
         <extracomment>someone else&apos;s words (a server&apos;s error text as a probe&apos;s answer): shown as they came</extracomment>
         <translation>{text}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="375"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="380"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="378"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="383"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}){more}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="382"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="387"/>
         <source>{callee} {name}: probe failed ({what}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：探测失败（{what}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="385"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="390"/>
         <source>{callee} {name}: probe failed ({what}){more}</source>
         <translation>{callee} {name}：探测失败（{what}）{more}</translation>
     </message>
@@ -3001,22 +3047,22 @@
         <translation type="vanished">{callee} {name}：{reason}；在修正配置并重启 MediaDesk 之前，不再发送任务，也不再探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="386"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="391"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the key is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：{reason}；在密钥修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="390"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="395"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：{reason}；在配置修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="394"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="399"/>
         <source>{callee} {name}: resumed by the operator (it was stopped: {reason})</source>
         <translation>{callee} {name}：已由操作员恢复（此前停止原因：{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="396"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="401"/>
         <source>stopped: {error}</source>
         <translation>已停止：{error}</translation>
     </message>
@@ -3025,12 +3071,12 @@
         <translation type="vanished">{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="380"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="385"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="381"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="386"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
@@ -3039,137 +3085,137 @@
         <translation type="vanished">{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="397"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="402"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="398"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="403"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="399"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="404"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="400"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="405"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="401"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="406"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="402"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="407"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="403"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="408"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="404"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="409"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="405"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="410"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="406"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="411"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="407"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="412"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="408"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="413"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="410"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="415"/>
         <source>site unreachable: {error}</source>
         <translation>站点无法访问：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="411"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="416"/>
         <source>site down: {error}; the task goes back uncharged and the account&apos;s breaker probes the site</source>
         <translation>站点宕机：{error}；任务退回队列且不计次数，账号的熔断器会探测该站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="413"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="418"/>
         <source>network: {error} and the site does not answer ({answer}): the run is cut</source>
         <translation>网络：{error}，且站点无响应（{answer}）：本次运行已中止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="415"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="420"/>
         <source>network: {error}, but the site answers ({answer}): the run goes on</source>
         <translation>网络：{error}，但站点仍有响应（{answer}）：运行继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="417"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="422"/>
         <source>usage limit: account {account} {rest}; it takes no task until then</source>
         <translation>用量上限：账号 {account} {rest}；在此之前不接任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="419"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="424"/>
         <source>challenge: account {account} needs a person: {error}; resolve it with the account&apos;s &apos;Log in&apos; (a visible browser on its profile); the task goes back uncharged</source>
         <translation>人机验证：账号 {account} 需要人工处理：{error}；请用该账号的“登录”处理（在其配置文件上打开可见浏览器）；任务退回队列且不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="422"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="427"/>
         <source>account {account} needs a person: {error}</source>
         <translation>账号 {account} 需要人工处理：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="424"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="429"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="425"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="430"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="426"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="431"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="427"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="432"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="428"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="433"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="429"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="434"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="430"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="435"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="431"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="436"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -3595,93 +3641,98 @@
 <context>
     <name>PlainErrors</name>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="52"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="44"/>
         <source>could not reach the service (nothing answered at its address: is it running, is the address right?)</source>
         <extracomment>The translation context of every phrase. (fragment pattern, phrase). A phrase&apos;s ``{name}`` takes the pattern&apos;s group of that name, as stored. Most specific first; every match of every rule is replaced.</extracomment>
         <translation>无法连接到服务（该地址没有应答：服务在运行吗？地址正确吗？）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="55"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="47"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内没有应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="57"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="49"/>
         <source>the service took too long to answer</source>
         <translation>服务应答太慢</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="59"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="51"/>
         <source>the service closed the connection in the middle of an answer</source>
         <translation>服务在回答中途关闭了连接</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="61"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="53"/>
         <source>the connection broke while the answer was being read</source>
         <translation>读取回答时连接中断</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="64"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="57"/>
+        <source>the model used up its whole answer budget (max_tokens = {limit}) thinking and wrote no answer: raise this profile&apos;s max_tokens in config.toml</source>
+        <translation>模型把全部回答额度（max_tokens = {limit}）都用在了思考上，没有写出回答：请在 config.toml 中调大该配置的 max_tokens</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="61"/>
         <source>not logged in (the site shows its login link)</source>
         <translation>未登录（网站显示了登录链接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="66"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="63"/>
         <source>not logged in (the page shows no sign of a logged-in account)</source>
         <translation>未登录（页面上看不到已登录账号的迹象）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="68"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="65"/>
         <source>not logged in (the page has no prompt box)</source>
         <translation>未登录（页面上没有输入框）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="70"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="67"/>
         <source>not logged in (the site asks for a password)</source>
         <translation>未登录（网站要求输入密码）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="72"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="69"/>
         <source>logged in and ready for a prompt</source>
         <translation>已登录，可以输入提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="74"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="71"/>
         <source>the Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="75"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="72"/>
         <source>the API key variable</source>
         <translation>API 密钥变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="76"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="73"/>
         <source>“Needs an empty prompt”</source>
         <translation>“需要空指令”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="77"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="74"/>
         <source>“Most pending tasks”</source>
         <translation>“最多待处理任务”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="78"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="75"/>
         <source>“Longest wait”</source>
         <translation>“最长等待时间”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="79"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="76"/>
         <source>“Longest run”</source>
         <translation>“最长运行时间”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="80"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="77"/>
         <source>“Longest answer”</source>
         <translation>“最长回答”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="81"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="78"/>
         <source>“Login cooldown”</source>
         <translation>“登录冷却时间”</translation>
     </message>
@@ -3726,154 +3777,154 @@
         <translation type="vanished">配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="77"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="70"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="77"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="70"/>
         <source>Empty prompt</source>
         <translation>空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="77"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="70"/>
         <source>Endpoint / profile</source>
         <extracomment>Quiet hours: lane -&gt; (its profile, when its next window opens or None).</extracomment>
         <translation>端点 / 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="78"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="78"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
         <source>Gate / share</source>
         <translation>闸门 / 份额</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="78"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="71"/>
         <source>Hours</source>
         <translation>时段</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="79"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="72"/>
         <source>Tokens</source>
         <translation>令牌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="79"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="72"/>
         <source>Spent (today · in all)</source>
         <translation>花费（今日 · 累计）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="90"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="83"/>
         <source>Tokens used so far, prompt in / answer out (a ~ marks a sum that holds estimates: web tasks, servers that report no usage)</source>
         <translation>目前已用的令牌：输入（提示）/ 输出（回答）（~ 表示合计中含估算值：网页任务，或不报告用量的服务器）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="102"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="95"/>
         <source>Raise a budget cap…</source>
         <translation>提高预算上限…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="104"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="97"/>
         <source>A cap stops its endpoint, profile or batch before a task would pass it (its tasks stay pending); raise it to go on at once</source>
         <translation>上限会在任务将超出它之前停止其端点、配置或批次（任务保持待处理）；提高上限即可立即继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="178"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="171"/>
         <source>{mark}{prompt} in / {mark}{completion} out</source>
         <translation>输入 {mark}{prompt} / 输出 {mark}{completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="249"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="242"/>
         <source>{label} (stopping now)</source>
         <translation>{label}（正在停止）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="251"/>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="255"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="244"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="248"/>
         <source>Raise a budget cap</source>
         <translation>提高预算上限</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="251"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="244"/>
         <source>Cap:</source>
         <translation>上限：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="256"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="249"/>
         <source>New cap for {label}:</source>
         <translation>{label} 的新上限：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="276"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="269"/>
         <source>{today} · {total}</source>
         <translation>{today} · {total}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="279"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="272"/>
         <source>{spent} · stopped by its budget</source>
         <translation>{spent} · 已被其预算停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="280"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="273"/>
         <source>stopped by its budget</source>
         <translation>已被其预算停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="287"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="280"/>
         <source>{n} tokens</source>
         <translation>{n} 个 token</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="295"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="288"/>
         <source>Reasoning models: send only the user&apos;s content, no instructions; applies to tasks dispatched after the change</source>
         <translation>推理模型：只发送用户内容，不发送指令；对更改之后派发的任务生效</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="299"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="292"/>
         <source>Endpoint: how many requests it may serve at once for all its profiles together (learned: the lower limit found from the provider&apos;s refusals). Profile: its share, at most this many of its own requests at once, within the endpoint&apos;s gate.</source>
         <translation>端点：它为其所有配置合计可同时处理的请求数（学得：根据服务方的拒绝找到的更低上限）。配置：它的份额，即在端点闸门之内，它自己最多可同时运行的请求数。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="304"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="297"/>
         <source>implicit: {url}</source>
         <translation>隐式：{url}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="306"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="299"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="308"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="301"/>
         <source>Profiles {profiles} give this base URL and key source themselves: they share one implicit endpoint, whose gate is the smallest of their concurrencies.</source>
         <translation>配置 {profiles} 各自指定了此基础 URL 和密钥来源：它们共享一个隐式端点，其闸门取它们并发数中的最小值。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="311"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="304"/>
         <source>Endpoint {name} ({url}) from [[endpoints]]: one gate for {profiles}.</source>
         <translation>来自 [[endpoints]] 的端点 {name}（{url}）：{profiles} 共用一个闸门。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="323"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="316"/>
         <source>web</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="323"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="316"/>
         <source>API</source>
         <translation>API</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="329"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="322"/>
         <source>Empty prompt for {name}</source>
         <translation>{name} 的空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="339"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="332"/>
         <source>How many of this profile&apos;s requests may run at once (1..{max}), within its endpoint&apos;s gate; set it to the provider&apos;s quota</source>
         <translation>此配置可同时运行的请求数（1..{max}），受其端点闸门限制；请按服务商的配额设置</translation>
     </message>
@@ -3882,52 +3933,52 @@
         <translation type="vanished">此端点可同时运行的请求数（1..{max}）；请按服务商的配额设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="347"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="340"/>
         <source>1 per account</source>
         <translation>每账号 1 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="348"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="341"/>
         <source>A chat account allows exactly one generation at a time; a second one at the same moment breaks both. Add accounts to go faster.</source>
         <translation>一个聊天账号同一时间只能进行一次生成；同时进行第二次会让两次都失败。想要更快，请添加账号。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="362"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="355"/>
         <source>gate {n}</source>
         <translation>闸门 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="366"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="359"/>
         <source>learned {n}</source>
         <translation>学得 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="367"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="360"/>
         <source>{n} in flight</source>
         <translation>进行中 {n}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="369"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="362"/>
         <source>stopped: {reason}</source>
         <translation>已停止：{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="371"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="364"/>
         <source>breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="371"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="364"/>
         <source>breaker half-open</source>
         <translation>熔断器半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="379"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="372"/>
         <source>share {share} · up to {n} at once</source>
         <translation>份额 {share} · 最多同时 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="409"/>
+        <location filename="../../mediadesk/ui/panels/profiles_editor.py" line="402"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
@@ -3935,224 +3986,224 @@
 <context>
     <name>SetupEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="80"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="81"/>
         <source>Setup — {path}</source>
         <extracomment>&quot;Restart lanes&quot; was clicked: the window restarts them from the saved file. What the console changed without the file (now shown, and written by Save). The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`). Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
         <translation>设置 — {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="86"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="87"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="88"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="89"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="90"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="91"/>
         <source>Restart lanes</source>
         <translation>重启通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="93"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="94"/>
         <source>Stop the lanes (running tasks go back to the queue uncharged), start them again from the saved setup, and resume</source>
         <translation>停止通道（正在运行的任务回到队列，不计尝试次数），按保存的设置重新启动，然后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="129"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="127"/>
         <source>Showing the values in effect, changed in the console since the file was written: {what}. Save writes them to the file.</source>
         <translation>显示的是当前生效的值，文件写入后已在控制台中更改：{what}。保存会把它们写入文件。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="141"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="172"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="139"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="148"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="170"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="140"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="143"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="154"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="141"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
         <source>API key variable</source>
         <translation>API 密钥环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="144"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
         <source>API key keyring entry</source>
         <translation>API 密钥的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="154"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="144"/>
         <source>Requests per minute</source>
         <translation>每分钟请求数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
         <source>Adaptive</source>
         <translation>自适应</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="149"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
         <source>Endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Stream</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
         <source>Longest answer (chars)</source>
         <translation>最长回答（字符）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
         <source>Site</source>
         <translation>站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
         <source>Chat URL</source>
         <translation>聊天 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
         <source>Needs an empty prompt</source>
         <translation>需要空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
         <source>Timeout (s)</source>
         <translation>超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
         <source>Longest run (s)</source>
         <translation>最长运行时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
         <source>Longest wait (s)</source>
         <translation>最长等待时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
         <source>Most pending tasks</source>
         <translation>最多等待中任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
         <source>Fallback profiles</source>
         <translation>后备配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="168"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
         <source>Rule reply</source>
         <translation>规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="169"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
         <source>Active hours (e.g. 22:00-07:00)</source>
         <translation>活动时段（例如 22:00-07:00）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="171"/>
         <source>Web profile</source>
         <translation>网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="172"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="175"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
         <source>Browser profile folder</source>
         <translation>浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
         <source>Login user variable</source>
         <translation>登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="175"/>
         <source>Login password variable</source>
         <translation>登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
         <source>Login user keyring entry</source>
         <translation>登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
         <source>Login password keyring entry</source>
         <translation>登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
         <source>Login cooldown (s)</source>
         <translation>登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="194"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="192"/>
         <source>Test</source>
         <translation>测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="211"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="209"/>
         <source>Check adapter</source>
         <translation>检查适配器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="213"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="211"/>
         <source>Opens the site on the account&apos;s profile in Chromium, reports each adapter key (found, missing, covered...) with an outlined screenshot, then sends one test prompt and shows how completion was decided</source>
         <translation>在 Chromium 中用该账号的配置文件打开网站，报告适配器的每个键（找到、缺失、被遮挡……）并附带标注了元素的截图，然后发送一条测试提示，显示如何判定回答完成</translation>
     </message>
@@ -4182,12 +4233,12 @@
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="276"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="274"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="280"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="278"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
@@ -4207,12 +4258,12 @@ Overwrite the file with the edits made here?</source>
 要用此处的编辑覆盖该文件吗？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="304"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="302"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="305"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="303"/>
         <source>Close Setup and discard the changes not saved to {path}?</source>
         <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
     </message>
@@ -4344,42 +4395,42 @@ Overwrite the file with the edits made here?</source>
         <translation>用 API 密钥请求一个只含一个 token 的回答：说明密钥是否有效，以及延迟</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="92"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="81"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="101"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="88"/>
         <source>Test needs the console&apos;s event loop; open Setup from the console</source>
         <translation>测试需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="108"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="95"/>
         <source>Testing {name}…</source>
         <translation>正在测试 {name}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="126"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="113"/>
         <source>Details: {detail}</source>
         <translation>详情：{detail}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="139"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="126"/>
         <source>a web profile is tested through its accounts</source>
         <translation>网页配置通过其账号进行测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="142"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="129"/>
         <source>OK: the key works (a one-token answer, {seen}) in {ms:.0f} ms</source>
         <translation>正常：密钥有效（一个 token 的回答，{seen}），用时 {ms:.0f} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="146"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="133"/>
         <source>Key rejected: the endpoint refused the API key from {source} ({seen}). Set the right key there, then test again.</source>
         <translation>密钥被拒绝：端点拒绝了来自 {source} 的 API 密钥（{seen}）。请在那里设置正确的密钥，然后再测试。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="168"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="155"/>
         <source>logged in</source>
         <translation>已登录</translation>
     </message>
@@ -4388,22 +4439,22 @@ Overwrite the file with the edits made here?</source>
         <translation type="vanished">正常：{seen}，用时 {ms:.0f} ms</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="149"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="136"/>
         <source>Failed after {ms:.0f} ms: {seen}</source>
         <translation>{ms:.0f} ms 后失败：{seen}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="157"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="144"/>
         <source>{name}: logged in</source>
         <translation>{name}：已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="159"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="146"/>
         <source>{name}: logged out ({why}); use Log in on the account panel</source>
         <translation>{name}：未登录（{why}）；请在账号面板上点击“登录”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="162"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="149"/>
         <source>{name}: {error}</source>
         <translation>{name}：{error}</translation>
     </message>
@@ -4412,7 +4463,7 @@ Overwrite the file with the edits made here?</source>
         <translation type="vanished">已登录（{seen}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="170"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="157"/>
         <source>logged out ({seen})</source>
         <translation>未登录（{seen}）</translation>
     </message>
@@ -4691,63 +4742,63 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TaskTableModel</name>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="148"/>
         <source>id</source>
         <extracomment>Whose desktop ran the task (its host; the tooltip: the full owner). Team mode. Column names, in column order; they are also the mirror&apos;s sort keys. A burst of at least this many new rows is followed by one release of freed heap memory ... ... once no rows were inserted for this long. Alpha of the state tint behind the state cell: the shared state colours (style.py, light or dark variant) laid translucently on the palette&apos;s own base, so text stays readable in both. Raw state string (&quot;running&quot; even when displayed as stalled). The task id of the row. Emitted after a flush changed any per-profile count. Emitted after rows were inserted (argument: number of new rows). New rows applied per timed flush: a 10k-row submit becomes a few short steps between which the loop paints and runs the lanes, not one long freeze.</extracomment>
         <translation>ID</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="148"/>
         <source>lane</source>
         <translation>通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="148"/>
         <source>profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="148"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="152"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="148"/>
         <source>state</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="153"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="149"/>
         <source>attempt</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="153"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="149"/>
         <source>started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="153"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="149"/>
         <source>heartbeat</source>
         <translation>心跳</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="153"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="149"/>
         <source>duration</source>
         <translation>耗时</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="154"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="150"/>
         <source>prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="154"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="150"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/models/task_model.py" line="154"/>
+        <location filename="../../mediadesk/ui/models/task_model.py" line="150"/>
         <source>desktop</source>
         <translation>桌面</translation>
     </message>
@@ -4755,38 +4806,38 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>TrayController</name>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="234"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="228"/>
         <source>Show window</source>
         <extracomment>The tray icon&apos;s states, most urgent first: something needs the operator; every lane paused; tasks running; nothing to do. How often a console without a tray looks whether one has appeared (Qt has no signal for it). The tray icon&apos;s state (one of TRAY_STATES), kept also while there is no tray.</extracomment>
         <translation>显示窗口</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="236"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="230"/>
         <source>Pause all lanes</source>
         <translation>暂停所有通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="239"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="233"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="282"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="276"/>
         <source>MediaDesk keeps running</source>
         <translation>MediaDesk 仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="283"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="277"/>
         <source>The lanes keep working; the tray icon shows the progress. Its menu brings the window back or quits.</source>
         <translation>通道继续工作；托盘图标显示进度。其菜单可恢复窗口或退出。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="305"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="299"/>
         <source> · {n} need you</source>
         <translation> · {n} 项需要您处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="308"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="302"/>
         <source>MediaDesk: {running} running, {pending} pending, {ended} done</source>
         <translation>MediaDesk：{running} 个运行中，{pending} 个待处理，{ended} 个已结束</translation>
     </message>
@@ -4794,68 +4845,68 @@ Overwrite the file with the edits made here?</source>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="77"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="70"/>
         <source>MediaDesk — welcome</source>
         <extracomment>The operator chose (a :class:`WelcomeChoice`). Where &quot;Create a workspace&quot; writes, and where the console looked for a config. &quot;Open a config...&quot;: () -&gt; the chosen file, or None. Tests replace it. &quot;Create a workspace&quot; opens the written file here: (path) -&gt; None. The in-window config editor replaces it; until then the system&apos;s editor for .toml files. Asked before anything when the template&apos;s place is taken: (path) -&gt; open it instead?</extracomment>
         <translation>MediaDesk — 欢迎</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="84"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="77"/>
         <source>Welcome to MediaDesk</source>
         <translation>欢迎使用 MediaDesk</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="102"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="95"/>
         <source>Try the demo</source>
         <translation>试用演示</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="103"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="96"/>
         <source>A ready workspace with two local simulators (a chat site and an API): no account, no network, both lanes work within a minute.</source>
         <translation>现成的工作区，带两个本地模拟器（一个聊天网站和一个 API）：无需账号、无需网络，一分钟内两个通道都会开始工作。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="99"/>
         <source>Open a config...</source>
         <translation>打开配置...</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="107"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="100"/>
         <source>You already have a MediaDesk config file (TOML): open the console with it.</source>
         <translation>已有 MediaDesk 配置文件（TOML）：用它打开控制台。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="109"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="102"/>
         <source>Create a workspace</source>
         <translation>创建工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="110"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="103"/>
         <source>Write a commented config to {path} and open it for editing; the console opens with an empty workspace.</source>
         <translation>将带注释的配置写入 {path} 并打开编辑；控制台以空工作区打开。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="133"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="126"/>
         <source>From a terminal: “mediadesk demo”, “mediadesk --config FILE”, or “mediadesk init” to write the template.</source>
         <translation>在终端中：“mediadesk demo”、“mediadesk --config FILE”，或用“mediadesk init”写入模板。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="154"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="147"/>
         <source>MediaDesk runs batches of prompts over web chat accounts (in a real browser) and API models, and keeps every task and answer in a database on this computer.</source>
         <translation>MediaDesk 通过网页聊天账号（在真实浏览器中）和 API 模型批量运行提示词，并把每个任务和回答保存在本机的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="156"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="149"/>
         <source>No workspace is open: no configuration was found at {path}.</source>
         <translation>尚未打开工作区：在 {path} 未找到配置。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="157"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="150"/>
         <source>No workspace is open: the configuration could not be used.</source>
         <translation>尚未打开工作区：配置无法使用。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="164"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="157"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -4866,29 +4917,29 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 请在文件中修正该键，然后选择“打开配置...”重新加载，或从演示或新工作区开始。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="203"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="196"/>
         <source>{path} could not be written: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="497"/>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="482"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="209"/>
         <source>Open a MediaDesk config</source>
         <translation>打开 MediaDesk 配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="499"/>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="217"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="484"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="210"/>
         <source>MediaDesk config (*.toml);;All files (*)</source>
         <translation>MediaDesk 配置 (*.toml);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="222"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="215"/>
         <source>A config is already there</source>
         <translation>配置已存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="223"/>
+        <location filename="../../mediadesk/ui/dialogs/welcome.py" line="216"/>
         <source>{path} already exists; it is left as it is. Open it instead?</source>
         <translation>{path} 已存在，将保持不变。改为打开它吗？</translation>
     </message>
@@ -5196,53 +5247,53 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WorkWatcher</name>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="78"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="72"/>
         <source>Endpoint stopped</source>
         <extracomment>(title, text) of a notice. The progress changed: (running, pending, ended since the last batch notice). A batch finished: (succeeded, failed, canceled).</extracomment>
         <translation>端点已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="79"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="73"/>
         <source>{kind} {name} takes no task and is not probed: {what}. Its tasks wait, nothing is charged.</source>
         <translation>{kind} {name} 不接任务，也不探测：{what}。它的任务在等待，不计任何尝试次数。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="83"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="77"/>
         <source>too many failures</source>
         <translation>失败过多</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="84"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="78"/>
         <source>Breaker open</source>
         <translation>熔断器已打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="85"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="79"/>
         <source>{kind} {name} stopped taking tasks ({reason}); it is probed and resumes by itself when it answers again.</source>
         <translation>{kind} {name} 已停止接收任务（{reason}）；系统会探测它，恢复响应后自动继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="97"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="91"/>
         <source>Login needed</source>
         <translation>需要登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="98"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="92"/>
         <source>Account {account} is logged out and takes no task until you log in again (Accounts: Log in).</source>
         <translation>账号 {account} 已登出，重新登录前不接收任务（账号：登录）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="123"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="117"/>
         <source>{ok} succeeded, {failed} failed</source>
         <translation>{ok} 个成功，{failed} 个失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="125"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="119"/>
         <source>, {n} canceled</source>
         <translation>，{n} 个已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/tray.py" line="126"/>
+        <location filename="../../mediadesk/ui/window/tray.py" line="120"/>
         <source>Batch finished</source>
         <translation>批次已完成</translation>
     </message>
@@ -5256,17 +5307,17 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
         <translation>演示工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="83"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="68"/>
         <source>Switch to {target}: this workspace stops; its running tasks go back to the queue and resume when this workspace is opened again.</source>
         <translation>切换到 {target}：当前工作区将停止；其运行中的任务回到队列，再次打开此工作区时继续。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="125"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="110"/>
         <source>Switch</source>
         <translation>切换</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="148"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="133"/>
         <source>{target} could not be opened:
 {error}</source>
         <extracomment>The workspace that can be reopened (None: it could not be reopened either).</extracomment>
@@ -5274,33 +5325,33 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 {error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="152"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="137"/>
         <source>Reopen {previous}</source>
         <translation>重新打开 {previous}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="154"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="139"/>
         <source>Open another config…</source>
         <translation>打开其他配置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="239"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="268"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="224"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="253"/>
         <source>A workspace switch is already under way</source>
         <extracomment>Every switch question asked, and every start failure met (tests read them). The config error of the last refused config (its text names the key), else &quot;&quot;. Set when the operator chose Quit after a failed start: the app closes the window.</extracomment>
         <translation>工作区切换正在进行中</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="252"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="237"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="267"/>
         <location filename="../../mediadesk/ui/app/workspace_switch.py" line="282"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="297"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="305"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="387"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="290"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="372"/>
         <source>Config not opened</source>
         <translation>未打开配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="283"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="268"/>
         <source>The configuration could not be loaded:
 {error}
 
@@ -5311,33 +5362,33 @@ Fix that key in the file and open it again. {current} keeps running.</source>
 请在文件中修正该键后重新打开。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="291"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="276"/>
         <source>{path} is already open</source>
         <translation>{path} 已经打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="298"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="283"/>
         <source>Setup has changes not saved to {path}: save or close it first. {current} keeps running.</source>
         <translation>设置中有尚未保存到 {path} 的更改：请先保存或关闭。{current} 继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="306"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="291"/>
         <source>Another MediaDesk console already has {dir} open; it was brought to the front. {current} keeps running here.</source>
         <translation>另一个 MediaDesk 控制台已打开 {dir}，已将其切换到前台。{current} 在此继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="318"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="303"/>
         <source>Nothing changed: {current} keeps running</source>
         <translation>未做更改：{current} 继续运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="339"/>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="348"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="324"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="333"/>
         <source>Lanes not restarted</source>
         <translation>通道未重启</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="340"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="325"/>
         <source>The saved configuration could not be loaded:
 {error}
 
@@ -5348,52 +5399,52 @@ The lanes keep running as they are.</source>
 通道保持原样继续运行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="345"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="330"/>
         <source>the same workspace, restarted with the saved setup</source>
         <translation>同一个工作区，按保存的设置重启</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="357"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="342"/>
         <source>Lanes restarted with the saved setup</source>
         <translation>通道已按保存的设置重启</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="379"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="364"/>
         <source>Opening {target}…</source>
         <translation>正在打开 {target}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="398"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="383"/>
         <source>No workspace is open</source>
         <translation>没有打开的工作区</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="433"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="418"/>
         <source>Wait until the workspace switch is done</source>
         <translation>请等待工作区切换完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="448"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="433"/>
         <source>Opened {target}</source>
         <translation>已打开 {target}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="460"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="445"/>
         <source>{path} (not found)</source>
         <translation>{path}（未找到）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="468"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="453"/>
         <source>No recent configs</source>
         <translation>没有最近的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="473"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="458"/>
         <source>Clear the list</source>
         <translation>清空列表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="482"/>
+        <location filename="../../mediadesk/ui/app/workspace_switch.py" line="467"/>
         <source>{path} is no longer there; removed from the recent configs</source>
         <translation>{path} 已不存在，已从最近的配置中移除</translation>
     </message>

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from mediadesk.providers.web.busy import BusyMatcher
 from mediadesk.providers.web.signals import ChallengeMatcher, FinalErrorMatcher
+from mediadesk.providers.web.stream_decode import StreamSpec, StreamSpecError, parse_stream_spec
 
 __all__ = [
     "AdapterError",
@@ -89,7 +90,11 @@ class SiteAdapter:
     final_error_text: tuple[str, ...] = ()
     final_error_text_builtin: bool = True
     challenge_text: tuple[str, ...] = ()
+    #: The answer's stream: the top-level ``stream_url`` key or ``url`` in the ``[stream]`` table (one of them).
     stream_url: tuple[str, ...] = ()
+    #: How to read the answer out of that stream (the ``[stream]`` table without its ``url``); None: the
+    #: answer is read from the page only.
+    stream: StreamSpec | None = None
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -116,6 +121,11 @@ class SiteAdapter:
     def challenge_matcher(self) -> ChallengeMatcher:
         """Bot-check wordings of this site: the built-in ones plus ``challenge_text``."""
         return ChallengeMatcher.for_site(self.challenge_text)
+
+    @property
+    def reads_stream(self) -> bool:
+        """The adapter says how to read the answer out of its stream (a text path or a named decoder)."""
+        return self.stream is not None and bool(self.stream.decoder or self.stream.text)
 
     @property
     def has_login_form(self) -> bool:
@@ -172,6 +182,7 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "final_error_text_builtin": ("bool", False),
     "challenge_text": ("regexes", False),
     "stream_url": ("sels", False),
+    "stream": ("table", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "answer_format": ("text", "html", "markdown"),
@@ -190,6 +201,8 @@ def _check_value(key: str, kind: str, value: object) -> str | None:
         return None if isinstance(value, bool) else f"{key!r} must be true or false, got {value!r}"
     if kind == "regexes":
         return _check_regexes(key, value)
+    if kind == "table":  # its keys are checked by _stream_table
+        return None if isinstance(value, dict) else f"{key!r} must be a table ([{key}]), got {value!r}"
     if kind in ("sel", "sels"):
         return _check_selectors(key, value, allow_empty=kind == "sels")
     if kind == "str":
@@ -274,9 +287,13 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
         missing = ", ".join(repr(k) for k in _LOGIN_FORM_KEYS if k not in data)
         problems.append(f"the login form needs all of 'login_user', 'login_password', 'login_submit'; "
                         f"missing {missing}")
+    spec, stream_url = _stream_table(data, problems)
     if problems:
         raise AdapterError(source, problems)
     values = dict(data)
+    values["stream"] = spec
+    if stream_url is not None:
+        values["stream_url"] = stream_url
     for key in ("max_run_s", "start_timeout_s", "page_load_timeout_s"):
         if key in values:
             values[key] = float(values[key])
@@ -290,6 +307,29 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
             values[key] = (values[key],)
     values.setdefault("name", default_name)
     return SiteAdapter(source=source, **values)
+
+
+def _stream_table(data: dict[str, Any], problems: list[str]) -> tuple[StreamSpec | None, Any]:
+    """The ``[stream]`` table: its reading keys as a :class:`StreamSpec` (None when it has none) and its
+    ``url`` (None when not set there), each problem named ``stream.<key>``. The URL has one owner,
+    ``SiteAdapter.stream_url``: set it at the top level or in the table, not in both."""
+    table = data.get("stream")
+    if not isinstance(table, dict):
+        return None, None
+    keys = dict(table)
+    url = keys.pop("url", None)
+    if url is not None:
+        if msg := _check_selectors("stream.url", url, allow_empty=True):
+            problems.append(msg)
+        if "stream_url" in data:
+            problems.append("'stream_url' and 'stream.url' name the same thing: set one of them")
+    if not keys:
+        return None, url
+    try:
+        return parse_stream_spec(keys), url
+    except StreamSpecError as exc:
+        problems.append(f"stream.{exc.key}: {exc.message}")
+        return None, url
 
 
 def load_adapter(path: Path | str) -> SiteAdapter:

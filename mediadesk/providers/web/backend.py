@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from mediadesk.config.model import AccountConfig, AppConfig, BrowserConfig, ConfigError, ProfileConfig
 from mediadesk.config.workspace import Workspace
-from mediadesk.core.backend import HealthStatus, RunContext, TaskSpec
+from mediadesk.core.backend import Answer, HealthStatus, RunContext, TaskSpec
 from mediadesk.core.log_lines import LOG, LogText
 from mediadesk.providers.web.adapter import SiteAdapter, compose_prompt
 from mediadesk.providers.web.autologin import CredentialSource
@@ -203,11 +203,13 @@ class WebAccountBackend:
             t = result.timings
             why = t.done_why(self.adapter.settle_ms)
             ctx.log(LOG.done(why=why))
+            if result.source_note is not None:  # the adapter reads its stream: which source gave the answer
+                ctx.log(result.source_note)
             ctx.log(LOG.web_answer(chars=len(result.answer), ms=f"{result.timings.overhead_ms:.0f}"))
             if browser.tasks >= browser.config.recycle_after:
                 ctx.log(LOG.recycling_browser(n=browser.tasks))
                 await browser.close()
-            return result.answer
+            return Answer(result.answer, reasoning=result.reasoning, source=result.source)
 
     async def _open_for(self, task: TaskSpec, page: Any, ctx: RunContext) -> str:
         """Bring the page to where ``task`` belongs and return the text to type.

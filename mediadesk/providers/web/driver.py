@@ -11,6 +11,7 @@ navigation after sending ends the run. Details: docs/web-lane-completion.md, doc
 from __future__ import annotations
 
 import asyncio
+import difflib
 import html
 import re
 import time
@@ -21,7 +22,7 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from mediadesk.core.log_lines import LogText
+from mediadesk.core.log_lines import LOG, LogText
 from mediadesk.providers.web.adapter import SendClick, SiteAdapter, show_selector
 from mediadesk.providers.web.busy import parse_wait, rest_until
 from mediadesk.providers.web.errors import (
@@ -47,9 +48,10 @@ from mediadesk.providers.web.page_send import _SEND_CLICK_MS, _SEND_CONFIRM_MS, 
 from mediadesk.providers.web.page_session import Navigated, PageSession, quiet
 from mediadesk.providers.web.page_wait import AnswerWait
 from mediadesk.providers.web.signals import ChallengeSeen
-from mediadesk.providers.web.stream_watch import StreamWatch
+from mediadesk.providers.web.stream_decode import Decoded, StreamSpec, decode_body, decode_messages
+from mediadesk.providers.web.stream_watch import Capture, StreamWatch
 
-__all__ = ["PageDriver", "RunResult", "RunTimings"]
+__all__ = ["PageDriver", "RunResult", "RunTimings", "answer_words", "words_differ"]
 
 _POLL_MS = 250  # safety-net re-check interval in the page; events do the real work
 _LOGIN_GRACE_MS = 500  # a re-render may drop the logged-in marker for a moment
@@ -115,8 +117,25 @@ class RunResult:
     answer: str
     timings: RunTimings
     #: What the account should tell its operator: adapter keys that stopped matching and were
-    #: found by role instead, overlays clicked away. Empty on a clean run.
+    #: found by role instead, overlays clicked away, a page that shows another text than the stream.
+    #: Empty on a clean run.
     warnings: tuple[str, ...] = field(default=())
+    #: The model's thinking as the site's stream carried it, kept apart from the answer (None: none read).
+    reasoning: str | None = None
+    #: What gave ``answer``: ``"stream"`` (read out of the site's own stream, as the model wrote it) or
+    #: ``"page"`` (the page's DOM, in the adapter's ``answer_format``).
+    source: str = "page"
+    #: The task log's line on where the answer came from (None: the adapter reads no stream).
+    source_note: LogText | None = None
+
+
+@dataclass(frozen=True)
+class _StreamRead:
+    """The answer read out of a run's captured stream, and what the page's answer says beside it."""
+
+    decoded: Decoded | None  # None: nothing of the stream was kept
+    #: The page's answer disagrees with the stream's (after both are reduced to words): what differs.
+    differs: str | None = None
 
 
 _TAG = re.compile(r"<[^>]*>")
@@ -125,6 +144,77 @@ _TAG = re.compile(r"<[^>]*>")
 def _plain(text: str, fmt: str) -> str:
     """The reader's text of an answer (tags dropped from an ``html`` or ``markdown`` one), for the busy check."""
     return html.unescape(_TAG.sub(" ", text)) if fmt in ("html", "markdown") else text
+
+
+# --- the stream's answer against the page's -------------------------------------------------------------
+
+#: Characters that count one word each (CJK ideographs, kana, hangul, fullwidth forms): no spaces between them.
+_CJK = "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+_WORD = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_LIST_MARK = re.compile(r"^[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t]+", re.MULTILINE)
+_FENCE_LANG = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*([^\s`~]+)", re.MULTILINE)
+_COMPARE_MAX_WORDS = 50_000  # beyond this, differing answers are not diffed word by word (only counted)
+
+
+def answer_words(text: str) -> list[str]:
+    """An answer reduced to its words, to compare a stream's Markdown with a page's text: HTML tags, link
+    targets, list markers and every other mark (Markdown's ``*``, ``|``, ``#``, backticks, punctuation,
+    emoji) and all whitespace dropped, case folded; a CJK character is one word."""
+    text = html.unescape(_HTML_TAG.sub(" ", text))
+    text = _LIST_MARK.sub("", _LINK_TARGET.sub("] ", text))
+    return _WORD.findall(text.casefold())
+
+
+def words_differ(stream_text: str, page_text: str) -> str | None:
+    """None when the page's answer says what the stream's says (word for word, see :func:`answer_words`;
+    a code block's language may show on the page or not); else what differs, for a warning."""
+    a, b = answer_words(stream_text), answer_words(page_text)
+    if a == b:
+        return None
+    if max(len(a), len(b)) > _COMPARE_MAX_WORDS:
+        return f"{len(a)} words in the stream, {len(b)} on the page"
+    langs = {lang.casefold() for lang in _FENCE_LANG.findall(stream_text)}
+    only_stream: list[str] = []
+    only_page: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            only_stream += [w for w in a[i1:i2] if w not in langs]
+            only_page += [w for w in b[j1:j2] if w not in langs]
+    if not only_stream and not only_page:
+        return None
+    return (f"{len(only_stream)} word(s) only in the stream ({_few(only_stream)}), "
+            f"{len(only_page)} only on the page ({_few(only_page)})")
+
+
+def _few(words: list[str]) -> str:
+    return repr(" ".join(words[:8]) + (" ..." if len(words) > 8 else "")) if words else "none"
+
+
+def _decode(spec: StreamSpec, captured: Capture) -> Decoded:
+    """The answer out of what our stream carried: a WebSocket's messages, or each HTTP body (the last
+    that gave text is the answer's stream; the frames of all are counted)."""
+    if not captured.bodies:
+        return decode_messages(spec, captured.messages)
+    best: Decoded | None = None
+    frames = matched = 0
+    for body in captured.bodies:
+        got = decode_body(spec, body)
+        frames, matched = frames + got.frames, matched + got.matched
+        if got.text.strip() or best is None:
+            best = got
+    assert best is not None
+    return Decoded(best.text, best.reasoning, best.ended, frames, matched)
+
+
+def _read_stream(spec: StreamSpec, captured: Capture, page_answer: str) -> _StreamRead:
+    """Decode the stream and set the page's answer beside it (CPU work: run off the event loop)."""
+    if captured.empty:
+        return _StreamRead(None)
+    decoded = _decode(spec, captured)
+    differs = words_differ(decoded.text, page_answer) if decoded.text.strip() else None
+    return _StreamRead(decoded, differs)
 
 
 class PageDriver:
@@ -304,9 +394,12 @@ class PageDriver:
                 how_to_send = await self.sender.type_and_arm(page, text)
         except TimeoutError as exc:
             raise RunTimeout(f"the page did not take the prompt within {pre_send_s:g} s") from exc
-        typed = loop.time()
         watch = self.session.stream_watch(page)
+        if watch is not None and a.reads_stream:  # once per page: the stream's bytes gathered as they come
+            await self.session.capture_streams(page, watch)
+        typed = loop.time()
         first: asyncio.Future[Any] | None = None
+        captured: Capture | None = None  # what our stream carried, when the adapter reads the answer there
         decided_past = False  # the page decided with a stream of ours still open (a push channel)
         try:
             if cancel_event is not None and cancel_event.is_set():
@@ -349,8 +442,11 @@ class PageDriver:
                 if watch.cut is not None:
                     raise self._cut(watch.cut)
             answer = (snap["text"] or "").strip()
+            # The adapter reads the answer out of the stream: what it carried is kept before the watcher
+            # is disarmed (the busy check then applies to whichever answer is stored, below).
+            captured = await watch.capture() if watch is not None and a.reads_stream else None
             plain = _plain(answer, a.answer_format)
-            if self._busy.is_busy_answer(plain):  # the whole "answer" is a busy notice: never stored
+            if captured is None and self._busy.is_busy_answer(plain):  # a busy notice only: never stored
                 raise self._refusal(plain, "answer")
         except Navigated as exc:
             await self.ready.after_navigation(page, exc)
@@ -380,6 +476,40 @@ class PageDriver:
         )
         if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop
             answer = await asyncio.to_thread(html_to_markdown, answer)
-        if not _plain(answer, a.answer_format).strip():
+        reasoning: str | None = None
+        source, note, fmt = "page", None, a.answer_format
+        if captured is not None:
+            answer, reasoning, source, note = await self._stream_answer(page, captured, answer)
+            fmt = "markdown" if source == "stream" else fmt
+            plain = _plain(answer, fmt)
+            if self._busy.is_busy_answer(plain):  # the whole "answer" is a busy notice: never stored
+                raise self._refusal(plain, "answer")
+        if not _plain(answer, fmt).strip():
             raise EmptyAnswer(f"{a.name or a.url}: the site's answer holds no text (after conversion)")
-        return RunResult(answer=answer, timings=timings, warnings=self.session.warnings(page))
+        return RunResult(answer=answer, timings=timings, warnings=self.session.warnings(page), reasoning=reasoning,
+                         source=source, source_note=note)
+
+    async def _stream_answer(
+        self, page: Page, captured: Capture, page_answer: str
+    ) -> tuple[str, str | None, str, LogText]:
+        """(answer, reasoning, source, the task log's line): the stream's answer when the adapter's decoder
+        reads one out of what the stream carried, else the page's (``page_answer``). When both are there
+        and say different things, the stream's is kept and the account is warned."""
+        spec = self.adapter.stream
+        assert spec is not None  # reads_stream
+        read = await asyncio.to_thread(_read_stream, spec, captured, page_answer)
+        decoded = read.decoded
+        if decoded is None:
+            why = LOG.stream_not_kept()
+            return page_answer, None, "page", LOG.answer_from_page(why=why)
+        if not decoded.text.strip():
+            why = LOG.stream_no_answer(frames=decoded.frames)
+            return page_answer, None, "page", LOG.answer_from_page(why=why)
+        if read.differs is not None:
+            self.session.warning(page, f"the page shows another answer than the site's stream carried "
+                                       f"({read.differs}); the stream's answer is kept (check the adapter's "
+                                       f"'answer' key)")
+        reasoning = decoded.reasoning or None
+        note = LOG.answer_from_stream(frames=decoded.frames, chars=len(decoded.text),
+                                      reasoning=len(decoded.reasoning))
+        return decoded.text, reasoning, "stream", note

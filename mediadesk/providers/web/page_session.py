@@ -198,8 +198,19 @@ class PageSession:
             return None
         watch = self._watches.get(page)
         if watch is None:
-            watch = self._watches[page] = StreamWatch(page, stream_urls=self.adapter.stream_url)
+            watch = self._watches[page] = StreamWatch(page, stream_urls=self.adapter.stream_url,
+                                                      capture=self.adapter.reads_stream)
         return watch
+
+    async def capture_streams(self, page: Page, watch: StreamWatch) -> None:
+        """Let ``watch`` gather what streams carry as it comes (an adapter that reads its answer out of the
+        stream; see :meth:`StreamWatch.attach_cdp`). Once per page; never raises."""
+        if not watch.capturing:
+            return
+        try:
+            await watch.attach_cdp(await self._cdp_session(page))
+        except PlaywrightError as exc:
+            log.debug("no CDP session for the stream capture: %s", first_line(exc))
 
     def unwatched(self, page: Page) -> bool:
         """Streams are watched but this page has no watcher yet (it was loaded before one existed)."""

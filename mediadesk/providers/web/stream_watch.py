@@ -6,20 +6,27 @@ a strong one. Only OUR stream counts: one started after :meth:`StreamWatch.arm` 
 ``"none"`` (the page rule decides), ``"open"`` (never done, whatever the DOM shows), ``"ended"`` (done after
 a short settle), ``"cut"`` (a stream of ours broke: the run is cut, uncharged). HTTP streams of ours still
 open when a run ends linger, and the next run waits for them (:meth:`StreamWatch.wait_idle`).
+
+With ``capture`` on, what our stream carried is kept for the driver to read the answer out of it
+(:meth:`StreamWatch.capture`): an HTTP stream's body once its request finished, a WebSocket's messages
+received since arm; up to :data:`CAPTURE_LIMIT` bytes a run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import json
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 from urllib.parse import quote, quote_plus, urlsplit
 
-__all__ = ["StreamWatch", "is_stream_response", "prompt_needles", "ws_frame_kind"]
+__all__ = ["CAPTURE_LIMIT", "Capture", "StreamWatch", "is_stream_response", "prompt_needles", "ws_frame_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +36,40 @@ _CHUNKED_TYPES = ("text/plain", "application/octet-stream")
 _RESOURCE_TYPES = frozenset({"fetch", "xhr", "eventsource", "other"})
 _WS_QUIET_S = 5.0
 _WS_AFTER_END_QUIET_S = 0.5
+#: The most a run's capture keeps (bytes of bodies, or of messages); beyond it, nothing is kept.
+CAPTURE_LIMIT = 8 * 1024 * 1024
+_BODY_WAIT_S = 2.0  # reading one finished stream's body (one round trip to the browser)
+
+
+class _Received:
+    """The bytes of one streaming response as Chromium received them (CDP ``Network.streamResourceContent``):
+    a stream the page closes itself (``ERR_ABORTED``) keeps no body in Chromium, so it is gathered as it comes."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.head = b""  # what Chromium had buffered when streaming was turned on
+        self.chunks: list[bytes] = []
+        self.streaming = False  # streaming is on (else the request had finished first: its body is there)
+        self.used = False
+
+    def body(self) -> bytes:
+        return self.head + b"".join(self.chunks)
+
+
+_CDP_TYPES = {"Fetch": "fetch", "XHR": "xhr", "EventSource": "eventsource", "Other": "other"}
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What our stream carried in one run: the bodies of our HTTP streams (whole, in the order they
+    started) or the messages received on our WebSocket (in order). Empty when nothing could be kept."""
+
+    bodies: tuple[bytes, ...] = ()
+    messages: tuple[str | bytes, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.bodies and not self.messages
 
 _KEEPALIVE_TEXT = re.compile(r"^\s*(?:[23]|[23]probe|ping|pong|heartbeat|keepalive)\s*$", re.I)  # socket.io: 2/3
 _KEEPALIVE_WORDS = frozenset({"ping", "pong", "heartbeat", "keepalive", "keep-alive"})
@@ -167,12 +208,24 @@ class StreamWatch:
     """Follows the streams of one page. ``on_change(state)`` is called on the event loop each time
     the aggregate state changes while armed."""
 
-    def __init__(self, page: Any, *, ws_quiet_s: float = _WS_QUIET_S, stream_urls: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, page: Any, *, ws_quiet_s: float = _WS_QUIET_S, stream_urls: tuple[str, ...] = (), capture: bool = False
+    ) -> None:
         # No reference to the page is kept: the page's listeners hold this watcher, not the reverse,
         # so a driver's weak map of watchers lets closed pages go.
         self.ws_quiet_s = ws_quiet_s
         #: The adapter's ``stream_url`` patterns: a request or socket to one of them is ours.
         self.stream_urls = stream_urls
+        #: Keep what our stream carries (see :meth:`capture`).
+        self.capturing = capture
+        self._responses: list[Any] = []  # responses of our HTTP streams since arm, in order
+        self._finished: set[Any] = set()  # ... whose request finished (not failed)
+        self._messages: list[str | bytes] = []  # messages received on our WebSocket since arm
+        self._message_bytes = 0
+        self._overflow = False  # the run's messages went past CAPTURE_LIMIT: none are kept
+        self._cdp: Any = None  # a CDP session of the page (see attach_cdp)
+        self._received: dict[str, _Received] = {}  # streaming responses since arm, by CDP request id
+        self._received_bytes = 0
         self.on_change: Callable[[str], None] | None = None
         self._armed = False
         self._needles: tuple[bytes, ...] = ()
@@ -238,6 +291,13 @@ class StreamWatch:
         self._news = self.news()
         self._ignored = set()
         self.events = []
+        self._responses = []
+        self._finished = set()
+        self._messages = []
+        self._message_bytes = 0
+        self._overflow = False
+        self._received = {}
+        self._received_bytes = 0
 
     @property
     def lingering(self) -> tuple[str, ...]:
@@ -271,6 +331,119 @@ class StreamWatch:
         finally:
             self._settled = None
         return True
+
+    async def attach_cdp(self, cdp: Any) -> None:
+        """Gather streaming bodies through ``cdp`` (a CDP session of the page) as they arrive: Chromium keeps
+        no body of a stream the page closed itself, though it read it to the end (many sites close their
+        stream once its end event came). Once per watcher; a failure leaves ``response.body()`` alone."""
+        if self._cdp is not None or not self.capturing:
+            return
+        self._cdp = cdp
+        cdp.on("Network.responseReceived", self._on_cdp_response)
+        cdp.on("Network.dataReceived", self._on_cdp_data)
+        try:
+            await cdp.send("Network.enable")
+        except Exception as exc:  # a session of a page that went: body() is all there is
+            log.debug("no CDP stream capture: %s", exc)
+
+    def _on_cdp_response(self, params: dict[str, Any]) -> None:
+        try:
+            if not self._armed or self._cdp is None:
+                return
+            kind = _CDP_TYPES.get(str(params.get("type")))
+            response = params.get("response") or {}
+            headers = {str(k).lower(): str(v) for k, v in (response.get("headers") or {}).items()}
+            if kind is None or not is_stream_response(kind, headers):
+                return
+            request_id = str(params.get("requestId"))
+            self._received[request_id] = _Received(str(response.get("url", "")))
+            task = asyncio.ensure_future(self._stream_content(request_id))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        except Exception:  # a listener must never break the session's event dispatch
+            log.debug("CDP response event", exc_info=True)
+
+    async def _stream_content(self, request_id: str) -> None:
+        received = self._received.get(request_id)
+        if received is None:
+            return
+        try:
+            reply = await self._cdp.send("Network.streamResourceContent", {"requestId": request_id})
+            received.head = base64.b64decode(reply.get("bufferedData") or "")
+            received.streaming = True
+        except Exception as exc:  # it finished before (its body can be read) or the page went
+            log.debug("no streaming of %s: %s", received.url, exc)
+        self._received_bytes += len(received.head)
+
+    def _on_cdp_data(self, params: dict[str, Any]) -> None:
+        received = self._received.get(str(params.get("requestId")))
+        data = params.get("data")
+        if received is None or not isinstance(data, str) or self._received_bytes > CAPTURE_LIMIT:
+            return  # past the limit: _bodies keeps nothing
+        try:
+            chunk = base64.b64decode(data)
+        except (binascii.Error, ValueError):
+            return
+        self._received_bytes += len(chunk)
+        received.chunks.append(chunk)
+
+    def _gathered(self, url: str) -> bytes | None:
+        """The body gathered through CDP for the next response to ``url`` (in order), or None."""
+        for received in self._received.values():
+            if received.url == url and not received.used:
+                received.used = True
+                return received.body() if received.streaming else None
+        return None
+
+    async def capture(self) -> Capture:
+        """What our stream carried in this run (call it after completion, before :meth:`disarm`): the
+        body of each HTTP stream of ours whose request finished (Playwright's ``response.body()``), else
+        the messages received on our WebSocket since :meth:`arm`. Never raises; what could not be kept
+        is said in :attr:`events`. Over :data:`CAPTURE_LIMIT` bytes in all: nothing.
+
+        Measured in this Chromium (156): the body of a streamed ``fetch`` and of an XHR can be read once the
+        request finished. A stream the page closed itself (``ERR_ABORTED``, also when it had read it to the
+        end) and an ``EventSource`` closed by the page keep no body ("No data found for resource"): their
+        bytes are those gathered through CDP as they came (:meth:`attach_cdp`; tested for all three in
+        tests/providers/web/test_stream_answers.py). A stream that ended before streaming could be turned
+        on and was then closed by the page is lost (said in :attr:`events`; the page's answer is used). A
+        stream still open (a channel the site keeps open) is not waited for."""
+        if not self.capturing:
+            return Capture()
+        if self._responses:
+            return await self._bodies()
+        if self._overflow:
+            self.events.append(f"the stream's messages passed {CAPTURE_LIMIT // (1024 * 1024)} MB: none kept")
+            return Capture()
+        return Capture(messages=tuple(self._messages))
+
+    async def _bodies(self) -> Capture:
+        if self._received_bytes > CAPTURE_LIMIT:  # what was gathered is cut: none of it is an answer
+            self.events.append(f"the streams' bytes passed {CAPTURE_LIMIT // (1024 * 1024)} MB: none kept")
+            return Capture()
+        bodies: list[bytes] = []
+        total = 0
+        for response in list(self._responses):
+            request = response.request
+            where = _path(request.url)
+            gathered = self._gathered(request.url)
+            if request not in self._finished:
+                self.events.append(f"stream {where}: still open or broken, its body not read")
+                continue
+            try:
+                body = await asyncio.wait_for(response.body(), _BODY_WAIT_S)
+            except Exception as exc:  # a stream the page closed, an EventSource, a page that went
+                if gathered is None:
+                    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                    self.events.append(f"stream {where}: its body could not be read ({first})")
+                    continue
+                body = gathered
+                self.events.append(f"stream {where}: its body as gathered while it came ({len(body)} bytes)")
+            total += len(body)
+            if total > CAPTURE_LIMIT:
+                self.events.append(f"the stream's bodies passed {CAPTURE_LIMIT // (1024 * 1024)} MB: none kept")
+                return Capture()
+            bodies.append(body)
+        return Capture(bodies=tuple(bodies))
 
     def news(self) -> dict[str, Any]:
         """What the page is told with each change: the state, the open HTTP streams' URLs each with
@@ -339,6 +512,8 @@ class StreamWatch:
             return
         if is_stream_response(request.resource_type, headers):
             self._open.add(request)
+            if self.capturing:
+                self._responses.append(response)
             self.events.append(f"stream {request.method} {_path(request.url)} ({headers.get('content-type', '?')})")
             self._update()
 
@@ -355,6 +530,8 @@ class StreamWatch:
             self.events.append(f"stream {_path(request.url)} " + (f"failed ({failure})" if failure else "finished"))
             if failure and "ERR_ABORTED" not in failure:  # the page closing its own stream is an end
                 self.cut = f"the answer's stream {_path(request.url)} broke ({failure})"
+            else:  # an end: its body can be read (what arrived before the page closed it)
+                self._finished.add(request)
             self._update()
             if not self._open and self._settled is not None:
                 self._settled.set()
@@ -381,6 +558,8 @@ class StreamWatch:
         if not (sock.ours or _url_matches(ws.url, self.stream_urls)):
             self._ignore(f"websocket {_path(ws.url)}")
             return
+        if self.capturing:
+            self._keep(payload)
         kind = ws_frame_kind(payload)
         if kind == "keepalive":
             return
@@ -411,6 +590,17 @@ class StreamWatch:
             quiet = min(self.ws_quiet_s, _WS_AFTER_END_QUIET_S) if sock.ended_once else self.ws_quiet_s
             sock.quiet = asyncio.get_running_loop().call_later(quiet, self._on_ws_quiet, ws)
         self._update()
+
+    def _keep(self, payload: str | bytes) -> None:
+        """One message of our WebSocket, kept for :meth:`capture` (until the run's messages pass the limit)."""
+        if self._overflow:
+            return
+        self._message_bytes += len(payload) if isinstance(payload, bytes) else len(payload.encode("utf-8", "replace"))
+        if self._message_bytes > CAPTURE_LIMIT:
+            self._overflow = True
+            self._messages = []
+            return
+        self._messages.append(payload)
 
     def _on_ws_quiet(self, ws: Any) -> None:
         sock = self._sockets.get(ws)

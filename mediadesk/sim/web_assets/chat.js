@@ -10,7 +10,8 @@
   const newChatBtn = document.querySelector("button.new-chat");
   const runs = new Map(); // request_id -> {requestId, controller, stopRequested, shown, widget, render}
   // Personas (personas.js): a stand-in when it is not loaded.
-  const P = window.simchatPersonas || { has: () => false, avatar: () => null, statusWidget: () => null };
+  const P = window.simchatPersonas || { has: () => false, avatar: () => null, statusWidget: () => null,
+                                        deepseekStream: null, showThinking: () => {}, shownAnswer: (s) => s };
   let conversationId = newId();
   let runsEnded = 0;
 
@@ -97,6 +98,7 @@
     const markdown = (document.body.dataset.answerStyle === "markdown" || (widget !== "pre" && widget[0] !== "$"))
                      && window.simchatMarkdown;
     let source = "";
+    let thinking = ""; // the deepseek persona's "think" events
     let generationId = "";
     // late_render: the whole turn, render_delay_ms after the stream's end (send() awaits it after
     // the page went idle).
@@ -107,7 +109,7 @@
         if (conversation === conversationId && (always || source)) {
           turn();
           if (generationId) msg.dataset.generationId = generationId;
-          if (markdown) content.innerHTML = markdown.render(source); else node.appendData(source);
+          if (markdown) content.innerHTML = markdown.render(P.shownAnswer(source)); else node.appendData(source);
         }
         resolve();
       }, delay));
@@ -129,7 +131,12 @@
           source += ev.d;
           if (late) continue;
           turn();
-          if (markdown) content.innerHTML = markdown.render(source); else node.appendData(ev.d);
+          if (markdown) content.innerHTML = markdown.render(P.shownAnswer(source)); else node.appendData(ev.d);
+        } else if (ev.t === "think") {
+          thinking += ev.d;
+          if (late) continue;
+          turn();
+          P.showThinking(msg, content, thinking);
         } else if (ev.t === "start") {
           generationId = ev.id || "";
           if (!run.shown) { run.shown = true; updateBusy(); }
@@ -238,6 +245,7 @@
   }
 
   async function openStream(run, body) {
+    if (P.deepseekStream) return P.deepseekStream(run, body);
     const init = {
       method: "POST",
       headers: { "Content-Type": "application/json" },

@@ -4,7 +4,9 @@
 // plus the comment markers frameworks leave in the DOM (<!--[-->, <!---->). It renders half-written
 // Markdown too (an unclosed fence is a code block to the end), since it runs again on every token.
 // Personas (<body data-personas>): "code_header" (a code block as a header with the language and a
-// Copy button over a bare <pre><code>), "css_bold" (bold and italics as styled spans, Tailwind-like).
+// Copy button over a bare <pre><code>), "css_bold" (bold and italics as styled spans, Tailwind-like),
+// "deepseek" (DeepSeek's markup: headings, nested and ordered lists, a code block as a banner with the
+// language and buttons over a bare <pre>).
 "use strict";
 window.simchatMarkdown = (() => {
   const persona = (name) => (document.body.dataset.personas || "").split(/[\s,]+/).includes(name);
@@ -67,8 +69,35 @@ window.simchatMarkdown = (() => {
     return "<table>" + head + "<tbody>" + body.join("") + "</tbody></table>";
   }
 
+  // deepseek: a list with nested lists, from its items ({indent, ordered, text}) starting at `at`.
+  function nestedList(items, at) {
+    const indent = items[at].indent;
+    const tag = items[at].ordered ? "ol" : "ul";
+    let html = "<" + tag + ">";
+    let i = at;
+    while (i < items.length && items[i].indent >= indent) {
+      const item = items[i];
+      i += 1;
+      html += "<li>" + inline(item.text);
+      if (i < items.length && items[i].indent > item.indent) {
+        const [sub, next] = nestedList(items, i);
+        html += sub;
+        i = next;
+      }
+      html += "</li>";
+    }
+    return [html + "</" + tag + ">", i];
+  }
+
   function codeBlock(lang, lines) {
     const label = lang || "text";
+    if (persona("deepseek")) {
+      return '<div class="md-code-block"><div class="md-code-block-banner-wrap"><div class="md-code-block-banner">' +
+        '<span class="d813de27">' + esc(label) + '</span><div class="efa13877">' +
+        '<button role="button" class="ds-button">Copy</button><button role="button" class="ds-button">Download</button>' +
+        "</div></div></div><pre>" +
+        esc(lines.join("\n")) + "</pre></div>";
+    }
     const widget = document.body.dataset.codeWidget;
     if (widget === "codemirror") return codeMirror(label, lines);
     if (widget === "lines") return numberedLines(label, lines);
@@ -116,6 +145,25 @@ window.simchatMarkdown = (() => {
         i -= 1;
         if (rows.length >= 2) { html.push(table(rows)); continue; }
         para.push(line);
+        continue;
+      }
+      const deep = persona("deepseek") && line.match(/^(\s*)([-*+]|\d+[.)]) (.*)$/);
+      if (deep) { // DeepSeek: nested and ordered lists, headings
+        flushPara(); flushList();
+        const items = [];
+        let m;
+        while (i < lines.length && (m = lines[i].match(/^(\s*)([-*+]|\d+[.)]) (.*)$/))) {
+          items.push({ indent: m[1].length, ordered: /\d/.test(m[2]), text: m[3] });
+          i += 1;
+        }
+        i -= 1;
+        html.push(nestedList(items, 0)[0]);
+        continue;
+      }
+      const heading = persona("deepseek") && line.match(/^(#{1,6}) (.*)$/);
+      if (heading) {
+        flushPara(); flushList();
+        html.push("<h" + heading[1].length + ">" + inline(heading[2]) + "</h" + heading[1].length + ">");
         continue;
       }
       const item = line.match(/^[-*] (.*)$/);
