@@ -69,6 +69,10 @@ def render(result: Any, out: TextIO) -> None:
             print(f"  | {printable(line, multiline=False)}", file=out)
         if len(lines) > _ANSWER_LINES:
             print(f"  | ... ({len(lines) - _ANSWER_LINES} more lines)", file=out)
+    if result.answer_source == "stream":
+        print("answer source: stream (the adapter's [stream] decoder read it from the site's own stream)", file=out)
+    elif result.answer_source is not None:
+        print("answer source: page (the page's answer element)", file=out)
     if result.done_reason:
         print(f"done: {result.done_reason}", file=out)
     for ev in result.stream_events:

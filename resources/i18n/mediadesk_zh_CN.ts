@@ -454,87 +454,97 @@
         <translation>{site}，账号 {account}（{url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="192"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="193"/>
+        <source>Answer source: the site&apos;s own stream, read by the adapter&apos;s [stream] decoder</source>
+        <translation>回答来源：网站自己的回答流（由适配器的 [stream] 解码器读取）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="195"/>
+        <source>Answer source: the page&apos;s answer element</source>
+        <translation>回答来源：页面上的回答元素</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="196"/>
         <source>network: {event}</source>
         <translation>网络：{event}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="193"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="197"/>
         <source>note: {note}</source>
         <translation>备注：{note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="195"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="199"/>
         <source>test prompt: {prompt}</source>
         <translation>测试提示：{prompt}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="197"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="201"/>
         <source>answer ({n} chars):</source>
         <translation>回答（{n} 个字符）：</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="208"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="212"/>
         <source>(the screenshot cannot be shown)</source>
         <translation>（无法显示截图）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="216"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="220"/>
         <source>Open full size</source>
         <translation>查看原尺寸</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="261"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="265"/>
         <source>Fix the problems first: {first}</source>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="267"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="271"/>
         <source>Check adapter is for web profiles and their accounts</source>
         <translation>“检查适配器”仅适用于网页配置及其账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="272"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="276"/>
         <source>No account uses profile {name}: add one under Accounts to check its site</source>
         <translation>没有账号使用配置 {name}：请在“账号”中添加一个账号后再检查其网站</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="280"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="284"/>
         <source>Check adapter needs the console&apos;s event loop; open Setup from the console</source>
         <translation>“检查适配器”需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="290"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="294"/>
         <source>Checking the site adapter on account {account}…</source>
         <translation>正在用账号 {account} 检查网站适配器…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="296"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="300"/>
         <source>Checking the adapter on {account}…</source>
         <translation>正在用 {account} 检查适配器…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="326"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="330"/>
         <source>Account {account} is busy running task {ids}; the check waits until it has ended (the account takes no new task meanwhile).</source>
         <translation>账号 {account} 正在执行任务 {ids}；检查将等待该任务结束（在此期间该账号不接收新任务）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="334"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="338"/>
         <source>Done.</source>
         <translation>完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="337"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="341"/>
         <source>Adapter check: OK</source>
         <translation>适配器检查：正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="339"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="343"/>
         <source>Adapter check: not OK (see the report)</source>
         <translation>适配器检查：不正常（见报告）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="343"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="347"/>
         <source>Adapter check failed: {why}</source>
         <translation>适配器检查失败：{why}</translation>
     </message>

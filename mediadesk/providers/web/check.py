@@ -79,6 +79,9 @@ class AdapterCheckResult:
     answer: str | None = None
     #: "stream ended" or "page settled" (see driver.RunTimings.done_reason); None without an answer.
     done_reason: str | None = None
+    #: What gave the answer: "stream" (the adapter's [stream] decoder read the site's own stream) or
+    #: "page" (the page's answer element); None without an answer.
+    answer_source: str | None = None
     stream_events: tuple[str, ...] = ()
     #: Why the page could not be opened or the test prompt failed (page text: escape before printing).
     error: str | None = None
@@ -181,7 +184,7 @@ async def check_page(
     shots: list[Path] = []
     if (p := await _shot(page, rows, list(reports.values()), out_dir / f"{stem}.png")) is not None:
         shots.append(p)
-    answer = done_reason = None
+    answer = done_reason = source = None
     events: tuple[str, ...] = ()
     notes: list[str] = []
     if prompt and error is None:
@@ -201,6 +204,7 @@ async def check_page(
         try:
             result = await driver.run(page, prompt)
             answer, done_reason, events = result.answer, result.timings.done_reason, result.timings.stream_events
+            source = result.source
             notes.append(f"answer after {result.timings.total_ms / 1000:.1f} s; done: {done_reason}")
             notes.extend(result.warnings)  # keys that matched nothing and were found by role instead
             _send_shown_when_typed(reports, result.warnings)
@@ -223,7 +227,7 @@ async def check_page(
             shots.append(shot)
     return AdapterCheckResult(
         site=site, account=None, url=page.url, keys=tuple(reports.values()), screenshots=tuple(shots),
-        prompt=prompt, answer=answer, done_reason=done_reason, stream_events=events, error=error,
+        prompt=prompt, answer=answer, done_reason=done_reason, answer_source=source, stream_events=events, error=error,
         notes=tuple(notes),
     )  # fmt: skip
 

@@ -120,6 +120,7 @@ async def test_a_fitting_adapter_is_all_found(sim: WebSimServer, data_dir: Path,
     assert status["error"] == status["busy_selector"] == status["logged_out"] == "not shown"
     assert result.ok and result.error is None and result.account == "acct"
     assert result.answer and result.done_reason == "stream ended"
+    assert result.answer_source == "page"  # no [stream] decoder in this adapter
     assert len(result.screenshots) == 2
     for shot in result.screenshots:
         assert shot.is_file() and shot.read_bytes().startswith(PNG) and shot.parent == tmp_path / "shots"
@@ -167,6 +168,7 @@ async def test_cli_prints_the_report_with_page_text_escaped(sim: WebSimServer, d
     assert proc.returncode == 0, (out, err)
     assert "\x1b" not in out and "\\x1b[2J" in out  # the answer echoes the prompt: escaped
     assert "done: stream ended" in out and "OK: the adapter fits the page" in out
+    assert "answer source: page (the page's answer element)" in out
     shots = [line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("screenshot: ")]
     assert shots
     for shot in shots:
@@ -231,3 +233,18 @@ async def test_a_send_button_shown_only_once_there_is_text_is_found(page: Page, 
     assert "only once the prompt box has text" in by_key["send"].detail
     assert result.answer == "echo: hello there" and result.error is None
     assert result.ok, result
+
+
+async def test_the_report_names_the_stream_when_a_decoder_gave_the_answer() -> None:
+    from io import StringIO
+
+    from mediadesk.cli.adapter_cmd import render
+    from mediadesk.providers.web.check import AdapterCheckResult
+
+    out = StringIO()
+    render(AdapterCheckResult(site="s", account="a", url="http://127.0.0.1:9/", keys=(), prompt="p",
+                              answer="**4**", done_reason="stream ended", answer_source="stream"), out)
+    assert "answer source: stream (the adapter's [stream] decoder read it from the site's own stream)" in out.getvalue()
+    out = StringIO()
+    render(AdapterCheckResult(site="s", account="a", url="http://127.0.0.1:9/", keys=()), out)
+    assert "answer source" not in out.getvalue()  # no test prompt, no answer: nothing to name

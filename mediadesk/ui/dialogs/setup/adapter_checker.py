@@ -189,6 +189,10 @@ class AdapterCheckDialog(QDialog):
                     )
                 self.keys.setItem(row, col, item)
         lines = [done_text(result.done_reason)]
+        if result.answer_source == "stream":
+            lines.append(self.tr("Answer source: the site's own stream, read by the adapter's [stream] decoder"))
+        elif result.answer_source is not None:
+            lines.append(self.tr("Answer source: the page's answer element"))
         lines += [self.tr("network: {event}").format(event=printable(e, multiline=False)) for e in result.stream_events]
         lines += [self.tr("note: {note}").format(note=printable(n, multiline=False)) for n in result.notes]
         if result.prompt:
