@@ -187,7 +187,17 @@ class Transports:
         return session, up
 
     async def generate_sse(self, request: web.Request) -> web.StreamResponse:
-        session, up = await self._upstream(request, await request.read())
+        def event(line: str) -> bytes:
+            return b": ping\n\n" if line == _PING_LINE else f"data: {line}\n\n".encode()
+
+        return await self._relay_sse(request, await request.read(), event)
+
+    async def _relay_sse(
+        self, request: web.Request, body: bytes, event: Callable[[str], bytes | None]
+    ) -> web.StreamResponse:
+        """The upstream's NDJSON answer to ``body`` relayed as SSE: ``event`` turns each line into the
+        bytes to write (None: nothing); an upstream refusal is passed on as it came."""
+        session, up = await self._upstream(request, body)
         try:
             if up.status != 200:
                 return web.Response(body=await up.read(), status=up.status, content_type="application/json")
@@ -199,8 +209,8 @@ class Transports:
                     line = raw.decode("utf-8").strip()
                     if _client_gone(request):
                         break
-                    if line:
-                        await resp.write(b": ping\n\n" if line == _PING_LINE else f"data: {line}\n\n".encode())
+                    if line and (out := event(line)):
+                        await resp.write(out)
                 await resp.write_eof()
             return resp
         finally:
@@ -219,25 +229,7 @@ class Transports:
         body = {"prompt": asked.get("prompt"), "conversation_id": str(asked.get("chat_session_id") or ""),
                 "request_id": str(asked.get("client_stream_id") or "")}
         events = DeepSeekEvents(new_format="ds_new_format" in self._personas())
-        session, up = await self._upstream(request, json.dumps(body).encode())
-        try:
-            if up.status != 200:
-                return web.Response(body=await up.read(), status=up.status, content_type="application/json")
-            resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
-                                               "Cache-Control": "no-store"})  # fmt: skip
-            await resp.prepare(request)
-            with contextlib.suppress(ConnectionError, RuntimeError):
-                async for raw in up.content:
-                    line = raw.decode("utf-8").strip()
-                    if _client_gone(request):
-                        break
-                    if line and (out := events.convert(json.loads(line))):
-                        await resp.write(out)
-                await resp.write_eof()
-            return resp
-        finally:
-            up.close()
-            await session.close()
+        return await self._relay_sse(request, json.dumps(body).encode(), lambda line: events.convert(json.loads(line)))
 
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
         """``GET /api/ws``: JSON text frames."""

@@ -216,16 +216,21 @@ def answer_tokens(prompt: str, n: int) -> list[str]:
     return head + body + tail
 
 
+def _echo(prompt: str) -> str:
+    """The prompt as an answer quotes it: one line, at most 40 characters, no Markdown syntax of the user's."""
+    shown = " ".join(prompt.split())
+    if len(shown) > 40:
+        shown = shown[:40] + "…"
+    return re.sub(r"[\\`*_\[\]<>#|~-]", "", shown) or "…"
+
+
 def markdown_answer(prompt: str) -> str:
     """The deterministic Markdown answer of ``answer_style = "markdown"``: a paragraph with bold and
     italics, a list with inline code, a fenced code block with its language, a closing paragraph.
 
     Written in the canonical form an HTML-to-Markdown converter gives back (``-`` bullets, ``**``/``*``,
     blank lines between blocks), so a test can compare what it read from the page to this text."""
-    shown = " ".join(prompt.split())
-    if len(shown) > 40:
-        shown = shown[:40] + "…"
-    shown = re.sub(r"[\\`*_\[\]<>#|~-]", "", shown) or "…"  # no Markdown syntax of the user's in the echo
+    shown = _echo(prompt)
     return (
         f"好的，这是对「{shown}」的回答 🚀\n\n"
         "**要点**：*模拟* 内容 streaming\n\n"
@@ -245,10 +250,7 @@ def deepseek_answer(prompt: str) -> str:
     HTML-to-Markdown converter gives back): a heading, a table with aligned columns, an ordered list with
     ``*`` sub-items, a fenced code block with its language, a closing line. A page that renders it to HTML
     loses these marks; only the stream carries them."""
-    shown = " ".join(prompt.split())
-    if len(shown) > 40:
-        shown = shown[:40] + "…"
-    shown = re.sub(r"[\\`*_\[\]<>#|~-]", "", shown) or "…"  # no Markdown syntax of the user's in the echo
+    shown = _echo(prompt)
     return (
         f"好的，这是对「{shown}」的回答 🚀\n\n"
         "### 对比\n\n"
