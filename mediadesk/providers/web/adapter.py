@@ -16,6 +16,7 @@ import difflib
 import re
 import tomllib
 from dataclasses import dataclass, fields, replace
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -95,6 +96,16 @@ class SiteAdapter:
     #: How to read the answer out of that stream (the ``[stream]`` table without its ``url``); None: the
     #: answer is read from the page only.
     stream: StreamSpec | None = None
+    #: The date (YYYY-MM-DD) the adapter's knowledge of its site was last revised; "" when not given.
+    version: str = ""
+    #: The site's thinking shown on the page (read apart from the answer and removed from it); None: none.
+    reasoning: Selector | None = None
+    #: A prompt longer than this many characters is attached as a file (``attach``) or refused; None: no limit.
+    paste_limit: int | None = None
+    #: The page's file input (``input[type=file]``) a prompt over ``paste_limit`` is attached through.
+    attach: Selector | None = None
+    #: The line typed in place of a prompt that went as an attached file.
+    attach_note: str = "The full prompt is in the attached file prompt.txt."
     #: Where it was loaded from (for messages); not a TOML key.
     source: str = ""
 
@@ -183,6 +194,11 @@ _KEYS: dict[str, tuple[str, bool]] = {
     "challenge_text": ("regexes", False),
     "stream_url": ("sels", False),
     "stream": ("table", False),
+    "version": ("str", False),
+    "reasoning": ("sel", False),
+    "paste_limit": ("int", False),
+    "attach": ("sel", False),
+    "attach_note": ("str", False),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "answer_format": ("text", "html", "markdown"),
@@ -206,6 +222,8 @@ def _check_value(key: str, kind: str, value: object) -> str | None:
     if kind in ("sel", "sels"):
         return _check_selectors(key, value, allow_empty=kind == "sels")
     if kind == "str":
+        if key == "version" and isinstance(value, date) and not isinstance(value, datetime):
+            return None  # a TOML date (version = 2026-11-30) as well as a string
         if not isinstance(value, str):
             return f"{key!r} must be a string, got {type(value).__name__} {value!r}"
         if not value.strip():
@@ -214,6 +232,8 @@ def _check_value(key: str, kind: str, value: object) -> str | None:
             return f"{key!r} must be one of {', '.join(_CHOICES[key])}, got {value!r}"
         if key in ("url", "login_url"):
             return _check_url(key, value)
+        if key == "version" and not _is_date(value):
+            return f"'version' must be a date as YYYY-MM-DD (when the adapter was last revised), got {value!r}"
         return None
     wrong_float = kind == "int" and isinstance(value, float)
     if isinstance(value, bool) or not isinstance(value, int | float) or wrong_float:
@@ -224,6 +244,14 @@ def _check_value(key: str, kind: str, value: object) -> str | None:
     if number <= 0:
         return f"{key!r} must be greater than 0, got {value}"
     return None
+
+
+def _is_date(value: str) -> bool:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) is not None
 
 
 def _check_selectors(key: str, value: object, *, allow_empty: bool) -> str | None:
@@ -287,6 +315,8 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
         missing = ", ".join(repr(k) for k in _LOGIN_FORM_KEYS if k not in data)
         problems.append(f"the login form needs all of 'login_user', 'login_password', 'login_submit'; "
                         f"missing {missing}")
+    if "attach" in data and "paste_limit" not in data:
+        problems.append("'attach' needs 'paste_limit' (the prompt length above which the prompt is attached)")
     spec, stream_url = _stream_table(data, problems)
     if problems:
         raise AdapterError(source, problems)
@@ -294,6 +324,8 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
     values["stream"] = spec
     if stream_url is not None:
         values["stream_url"] = stream_url
+    if "version" in values:
+        values["version"] = str(values["version"])
     for key in ("max_run_s", "start_timeout_s", "page_load_timeout_s"):
         if key in values:
             values[key] = float(values[key])
