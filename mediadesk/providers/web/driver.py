@@ -247,6 +247,7 @@ class PageDriver:
             "stop": a.selectors("stop") or a.selectors("busy"),
             "refused": a.selectors("busy_selector"),
             "newChat": a.selectors("new_chat"),
+            "reasoning": a.selectors("reasoning"),
             "dismiss": list(a.dismiss),
             "fallbacks": a.fallbacks,
             "checkCover": True,
@@ -476,10 +477,11 @@ class PageDriver:
         )
         if a.answer_format == "markdown":  # a parse of the whole answer: off the event loop
             answer = await asyncio.to_thread(html_to_markdown, answer)
-        reasoning: str | None = None
+        reasoning: str | None = snap.get("reasoning") or None  # the page's thinking block (``reasoning`` key)
         source, note, fmt = "page", None, a.answer_format
         if captured is not None:
-            answer, reasoning, source, note = await self._stream_answer(page, captured, answer)
+            answer, streamed, source, note = await self._stream_answer(page, captured, answer)
+            reasoning = streamed or reasoning  # the stream's thinking wins over the page's
             fmt = "markdown" if source == "stream" else fmt
             plain = _plain(answer, fmt)
             if self._busy.is_busy_answer(plain):  # the whole "answer" is a busy notice: never stored

@@ -81,10 +81,11 @@ def deepseek_config(**overrides: object) -> WebSimConfig:
     return WebSimConfig(**settings)  # type: ignore[arg-type]
 
 
-def site_config(sim: WebSimServer, workspace: Workspace) -> AppConfig:
-    """A web profile on the DeepSeek-like page through the adapter above, written to the user sites dir."""
+def site_config(sim: WebSimServer, workspace: Workspace, site: str = DEEPSEEK_SITE) -> AppConfig:
+    """A web profile on the DeepSeek-like page through ``site`` (the adapter above unless given), written to
+    the user sites dir."""
     workspace.sites_dir.mkdir(parents=True, exist_ok=True)
-    (workspace.sites_dir / "deepseeklike.toml").write_text(DEEPSEEK_SITE, encoding="utf-8")
+    (workspace.sites_dir / "deepseeklike.toml").write_text(site, encoding="utf-8")
     return make_config(
         [{"name": "chat", "kind": "web", "site": "deepseeklike", "url": sim.chat_url}],
         [{"name": "acct-d", "profile": "chat"}],
@@ -107,10 +108,10 @@ def task_logs(workspace: Workspace, tid: str) -> list[str]:
 
 
 async def backend_run(
-    workspace: Workspace, tmp_path: Path, sim: WebSimServer, prompt: str
+    workspace: Workspace, tmp_path: Path, sim: WebSimServer, prompt: str, site: str = DEEPSEEK_SITE
 ) -> tuple[str, RecordingCtx, WebAccountBackend]:
     """One task through the account's backend (the lane's part below the scheduler)."""
-    cfg = site_config(sim, workspace)
+    cfg = site_config(sim, workspace, site)
     await log_in(cfg, workspace, sim)
     backend = build_web_backend(cfg, workspace, cfg.profiles[0], cfg.accounts[0])
     ctx = RecordingCtx(tmp_path / "evidence")
@@ -195,6 +196,26 @@ async def test_a_page_showing_another_text_keeps_the_streams_answer_and_warns(
     assert len(warned) == 1, ctx.lines
     assert "'this sentence is on the page only'" in warned[0]
     assert backend.state.last_error is not None and "the stream's answer is kept" in backend.state.last_error
+
+
+# --- the page's thinking block (the ``reasoning`` key) ----------------------------------------------------
+
+
+async def test_the_reasoning_key_reads_the_pages_thinking_apart(workspace: Workspace, tmp_path: Path) -> None:
+    """No stream decoder: the answer comes from the page, whose assistant message holds the thinking block
+    above the answer. With the ``reasoning`` key the thinking is read into the reasoning (without its
+    "Thought for..." label) and is not in the answer (without the key it leaks into the answer, which the
+    module's invariant check reports as an answer the site never generated)."""
+    page_site = DEEPSEEK_SITE.split("[stream]")[0].replace('answer = ".msg.assistant .content"',
+                                                           'answer = ".msg.assistant"') + 'reasoning = ".ds-think"\n'
+    async with WebSimServer(deepseek_config(personas=("deepseek", "ds_plain"))) as sim:
+        answer, _ctx, _backend = await backend_run(workspace, tmp_path, sim, "think first", page_site)
+        gen = sim.stats()["generations"][-1]
+    assert gen["status"] == "completed" and gen["thinking"] == deepseek_thinking("think first")
+    assert getattr(answer, "source", None) == "page"
+    assert answer == gen["answer"] == markdown_answer("think first")
+    assert getattr(answer, "reasoning", None) == gen["thinking"]
+    assert "Thought for" not in gen["thinking"]
 
 
 # --- keys alone, and what the watcher can keep ----------------------------------------------------------

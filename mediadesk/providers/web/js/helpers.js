@@ -62,9 +62,11 @@ const watchDom = (fn) => {
 // --- what an answer's text is -------------------------------------------------------------------
 // Never part of an answer: hidden and screen-reader-only text, icons (an icon font's ligature is text),
 // controls, and status, toolbar and menu widgets.
+// The site's thinking (the adapter's `reasoning` key) is never part of the answer either.
 const JUNK = '[aria-hidden="true"], [hidden], button, [role="button"], svg, input, textarea, select, ' +
   '[role="status"], [role="toolbar"], [role="progressbar"], [role="tooltip"], [role="menu"], ' +
-  '.sr-only, .visually-hidden, .screen-reader-only, [class*="material-icons"], [class*="material-symbols"]';
+  '.sr-only, .visually-hidden, .screen-reader-only, [class*="material-icons"], [class*="material-symbols"]' +
+  (cfg && cfg.reasoning && cfg.reasoning.length ? ', ' + cfg.reasoning.join(', ') : '');
 // Page chrome no turn of the conversation lives in: footers, navigation, status and alert widgets.
 const CHROME = 'footer, nav, [role="contentinfo"], [role="navigation"], [role="status"], [role="toolbar"], ' +
   '[role="progressbar"], [role="alert"], [role="tooltip"], [role="menu"]';

@@ -2,7 +2,7 @@
 // anything is sent), focus the prompt box and select its content so the inserted text
 // replaces any draft, insert the text and wait until it can be sent.
   checkSelectors(cfg.answer, cfg.busy, cfg.loggedIn, cfg.loggedOut, cfg.prompt, cfg.send,
-                 cfg.error, cfg.stop, cfg.refused, cfg.dismiss);
+                 cfg.error, cfg.stop, cfg.refused, cfg.dismiss, cfg.reasoning);
   const KEY = '__mediadeskWatch';
   if (window[KEY]) window[KEY].dispose();
   const now = () => performance.now();
@@ -57,6 +57,9 @@
     // here (it matched earlier turns: a miss now is a reason to wait, never to guess).
     plain: null, final: null, lastMut: 0, baseTexts: looseTexts(), why: null,
     keyKnown: !!cfg.keyKnown,
+    // The site's thinking blocks (the adapter's `reasoning` key) on the page before the send, and the
+    // text of the newest one after it (set at 'done'; a collapsed block is read by its text content).
+    baseReasoning: new Set(sels(cfg.reasoning).flatMap(qsa)), reasoning: null,
   };
   w.keyKnown = w.keyKnown || w.baseCounts.some((n) => n > 0);
   // Role-based answer: remember every element added or changed from now on (the answer is the
@@ -197,7 +200,7 @@
     state: w.state, version: w.version, length: w.plain === null ? 0 : w.plain.length,
     busy: w.busy, text: w.state === 'done' ? w.final : null, error: w.error, refused: w.refused, why: w.why,
     first: rel(w.firstAt), press: rel(w.pressAt), last: rel(w.lastChange), done: rel(w.doneAt), rule: w.rule, held: w.held, endVia: w.endVia,
-    via: w.via,
+    via: w.via, reasoning: w.state === 'done' ? w.reasoning : null,
   });
   // Waiters are {res, progress}: progress waiters wake on every answer change, the others
   // (a caller without on_progress) only on a final state, saving a round trip per change.
@@ -211,6 +214,13 @@
     if (state === 'done') {
       const el = w.answerNode;
       w.final = !el ? '' : (cfg.format === 'html' ? htmlOf(el) : plainOf(el));
+      const thinking = sels(cfg.reasoning).flatMap(qsa).filter((r) => !w.baseReasoning.has(r));
+      const last = thinking[thinking.length - 1];
+      if (last) { // its text as written (a collapsed block's too), without its "Thought for 12 s" label
+        const copy = last.cloneNode(true);
+        copy.querySelectorAll('summary').forEach((label) => label.remove());
+        w.reasoning = (copy.textContent || '').trim() || null;
+      }
     }
     w.state = state; w.doneAt = now(); w.why = why || null;
     if (w.unwatch) w.unwatch();
