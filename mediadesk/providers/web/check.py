@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.async_api import Page
 
@@ -86,6 +87,12 @@ class AdapterCheckResult:
     #: Why the page could not be opened or the test prompt failed (page text: escape before printing).
     error: str | None = None
     notes: tuple[str, ...] = field(default=())
+    #: The adapter's ``version`` key ("" when none) and the host of the site it opened.
+    version: str = ""
+    host: str = ""
+    #: What kind of failure ``error`` is (an ``ErrorKind`` value: "needs_login" for a logged-out
+    #: account); None without an error.
+    error_kind: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -168,11 +175,12 @@ async def check_page(
     driver = PageDriver(adapter)
     site = adapter.name or adapter.url
     error: str | None = None
+    error_kind: str | None = None
     progress(f"opening {adapter.url}")
     try:
         await driver.prepare(page)
     except WebLaneError as exc:
-        error = f"{type(exc).__name__}: {exc}"
+        error, error_kind = f"{type(exc).__name__}: {exc}", exc.kind.value
         progress(f"the page is not ready: {error}")
     rest_keys = [(k, s) for k, _u in _AT_REST if (s := _selector(adapter, k))]
     times_keys = [(k, s) for k in _AT_TIMES if (s := _selector(adapter, k))]
@@ -209,7 +217,7 @@ async def check_page(
             notes.extend(result.warnings)  # keys that matched nothing and were found by role instead
             _send_shown_when_typed(reports, result.warnings)
         except WebLaneError as exc:
-            error = f"test prompt failed: {type(exc).__name__}: {exc}"
+            error, error_kind = f"test prompt failed: {type(exc).__name__}: {exc}", exc.kind.value
         finally:
             if sampler is not None:
                 sampler.cancel()
@@ -228,7 +236,7 @@ async def check_page(
     return AdapterCheckResult(
         site=site, account=None, url=page.url, keys=tuple(reports.values()), screenshots=tuple(shots),
         prompt=prompt, answer=answer, done_reason=done_reason, answer_source=source, stream_events=events, error=error,
-        notes=tuple(notes),
+        notes=tuple(notes), version=adapter.version, host=urlsplit(adapter.url).hostname or "", error_kind=error_kind,
     )  # fmt: skip
 
 
