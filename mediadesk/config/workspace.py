@@ -99,6 +99,11 @@ class Workspace:
     def sites_dir(self) -> Path:
         return self.data_dir / "sites"
 
+    def user_sites_dir(self, chosen: Path | None) -> Path:
+        """Where the operator's site adapters live: the config's ``browser.sites_dir`` (``chosen``), else
+        :attr:`sites_dir`."""
+        return chosen or self.sites_dir
+
     def account_evidence_dir(self, account: str) -> Path:
         """An account's own evidence (not a task's): the screenshot of the bot check it waits on. The
         ``accounts~`` folder is a name no task's evidence folder can have (see ``evidence_name``)."""

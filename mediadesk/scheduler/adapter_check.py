@@ -41,6 +41,7 @@ __all__ = [
     "check_account",
     "check_adapter",
     "check_all_accounts",
+    "checked_accounts",
     "default_test_prompt",
     "teach_adapter",
     "verified",
@@ -307,6 +308,12 @@ def _failed_row(config: AppConfig, workspace: Workspace, account: str, profile: 
                            detail=" ".join(why.split()), verified=_of_site(verified(workspace, account), site))
 
 
+def checked_accounts(config: AppConfig) -> list[str]:
+    """The accounts :func:`check_all_accounts` checks, in its order: every enabled account of a web profile."""
+    return [a.name for a in config.accounts
+            if a.enabled and config.profile(a.profile).kind == "web" and config.profile(a.profile).site is not None]
+
+
 async def check_all_accounts(
     config: AppConfig,
     workspace: Workspace,
@@ -315,17 +322,17 @@ async def check_all_accounts(
     prompt: str | None = None,
     say: Callable[[str], None] = lambda _m: None,
     on_row: Callable[[AccountCheckRow], None] = lambda _row: None,
+    on_start: Callable[[str], None] = lambda _account: None,
 ) -> list[AccountCheckRow]:
     """:func:`check_account` (with the test prompt) on every enabled web account of ``config``, one
     after another; ``on_row`` is called as each row is ready. One account's failure never stops the
     others: a logged-out account is a row "logged out", a check that could not run (the browser did not
     start, the account is in use) a row "failed" with the reason."""
     rows: list[AccountCheckRow] = []
-    for acct in config.accounts:
-        profile = config.profile(acct.profile)
-        if not acct.enabled or profile.kind != "web" or profile.site is None:
-            continue
-        name = acct.name
+    names = set(checked_accounts(config))
+    for acct in (a for a in config.accounts if a.name in names):
+        name, profile = acct.name, config.profile(acct.profile)
+        on_start(name)
 
         def said(message: str, name: str = name) -> None:
             say(f"{name}: {message}")

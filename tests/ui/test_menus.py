@@ -51,7 +51,7 @@ def test_the_menu_bar_has_file_view_tools_help(window: MainWindow) -> None:
         assert dock.windowTitle() in view
     assert {"Main", "Status bar", "Reset layout", "Language"} <= set(view)
     tools = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Tools")
-    assert texts(tools) == ["Setup…", "Adapter check…"]
+    assert texts(tools) == ["Setup…", "Adapter check…", "Check all accounts…"]
 
 
 def test_view_toggles_a_dock_and_the_status_bar_and_reset_layout_brings_them_back(window: MainWindow,

@@ -12,7 +12,7 @@ from mediadesk.providers.web.adapter import AdapterError, SiteAdapter, load_adap
 
 def site_adapters(config: AppConfig, workspace: Workspace) -> dict[str, SiteAdapter]:
     """Every known adapter by name; a broken adapter file is a config error for the operator."""
-    user_dir = config.browser.sites_dir or workspace.sites_dir
+    user_dir = workspace.user_sites_dir(config.browser.sites_dir)
     try:
         return load_adapters(resources_dir() / "sites", user_dir if user_dir.is_dir() else None)
     except AdapterError as exc:

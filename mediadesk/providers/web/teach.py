@@ -156,7 +156,7 @@ async def teach_site(
     if acct is None:
         raise ConfigError(f"no account {account!r} (accounts: {', '.join(a.name for a in config.accounts) or 'none'})")
     site = name or (urlsplit(url).hostname or "site").replace(".", "-")
-    target = out or (config.browser.sites_dir or workspace.sites_dir) / f"{site}.toml"
+    target = out or workspace.user_sites_dir(config.browser.sites_dir) / f"{site}.toml"
     if target.exists() and not force:
         raise ConfigError(f"{target} exists (pass --force to replace it, or --out another file)")
     profile_dir = workspace.account_profile_dir(acct.name, acct.profile_dir)

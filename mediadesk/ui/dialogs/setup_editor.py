@@ -33,6 +33,7 @@ from mediadesk.config.edit import ConfigDoc, FieldError, Section
 from mediadesk.config.model import AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.ui.dialogs.account_check import verified_line
 from mediadesk.ui.dialogs.setup.adapter_checker import AdapterChecker
 from mediadesk.ui.dialogs.setup.context import SetupContext
 from mediadesk.ui.dialogs.setup.entries import EntryLists
@@ -114,7 +115,8 @@ class SetupEditor(QDialog):
             edited=self._edited)
         setup = SetupContext(self.doc, self.entries.current_index, self.workspace, scheduler)
         self.tester = SetupTester(setup, buttons=self.test_buttons, results=self.test_results)
-        self.checker = AdapterChecker(setup, buttons=self.check_buttons, results=self.test_results, parent=self)
+        self.checker = AdapterChecker(setup, buttons=self.check_buttons, results=self.test_results, parent=self,
+                                      checked=self._show_verified)
         self.saver = SetupSaver(
             self.doc, baseline=baseline, scheduler=scheduler, status=self.status, offer_restart=self._offer_restart,
             revalidate=self._revalidate, saved=self._saved, parent=self)
@@ -213,6 +215,13 @@ class SetupEditor(QDialog):
                                      "test prompt and shows how completion was decided"))
             form.buttons.insertWidget(1, check)
             self.check_buttons[section] = check  # type: ignore[index]
+        # a web account's adapter, its version, and whether this operator verified it on the live site
+        self.verified_label = plain(QLabel(self.pages["accounts"].form))
+        self.verified_label.setObjectName("accountsVerified")
+        self.verified_label.setWordWrap(True)
+        self.verified_label.setToolTip(self.tr("The bundled adapters are written from public descriptions of their "
+                                               "sites: a passing Check adapter on your account verifies one"))
+        self.pages["accounts"].form.form.addRow(self.tr("Adapter"), self.verified_label)
 
     def _connect(self) -> None:
         """The pages' signals to the parts that act on them."""
@@ -223,6 +232,7 @@ class SetupEditor(QDialog):
             page.add_btn.clicked.connect(lambda _=False, s=section: self.entries.add_entry(s))
             page.dup_btn.clicked.connect(lambda _=False, s=section: self.entries.duplicate_entry(s))
             page.remove_btn.clicked.connect(lambda _=False, s=section: self.entries.remove_entry(s))
+        self.pages["accounts"].list.currentRowChanged.connect(lambda _row: self._show_verified())
         for section, btn in self.test_buttons.items():
             btn.clicked.connect(lambda _=False, s=section: self.tester.test_current(s))
         for section, check in self.check_buttons.items():
@@ -276,6 +286,17 @@ class SetupEditor(QDialog):
         else:
             self.status.setStyleSheet("")
             self.status.setText(self.tr("Unsaved changes.") if self.dirty else "")
+        self._show_verified()
+
+    def _show_verified(self) -> None:
+        """The selected account's adapter and whether it was verified on the live site ("" when it is no
+        web account, or the setup has problems)."""
+        entry = self.checker.setup.current_entry("accounts")
+        line = None
+        if entry is not None and entry.cfg is not None:
+            ws = self.workspace or Workspace.resolve(data_dir=entry.cfg.data_dir)
+            line = verified_line(entry.cfg, ws, entry.name)
+        self.verified_label.setText(line or "")
 
     def _show_errors(self) -> None:
         for section, page in self.pages.items():

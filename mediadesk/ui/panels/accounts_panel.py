@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -30,11 +31,13 @@ from PySide6.QtWidgets import (
 
 from mediadesk.config.model import AccountConfig
 from mediadesk.core.backend import HealthStatus, effective_health
+from mediadesk.scheduler.adapter_install import site_versions
 from mediadesk.scheduler.events import AccountChanged, LaneStats
 from mediadesk.scheduler.lane import Lane
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
+from mediadesk.ui.dialogs.account_check import verified_line
 from mediadesk.ui.format import fmt_waits_until, health_label, plain_error
 from mediadesk.ui.panels.disable_question import DisableQuestionBox
 from mediadesk.ui.plain import plain, plain_tip
@@ -79,7 +82,7 @@ def prompt_excerpt(prompt: str, limit: int = PROMPT_EXCERPT) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
-_COL_NAME, _COL_PROFILE, _COL_SWITCH, _COL_STATUS, _COL_ERROR, _COL_LOGIN = range(6)
+_COL_NAME, _COL_PROFILE, _COL_SWITCH, _COL_STATUS, _COL_ERROR, _COL_ADAPTER, _COL_LOGIN = range(7)
 
 
 class _Row:
@@ -109,6 +112,7 @@ class AccountsPanel(QWidget):
         parent: QWidget | None = None,
         *,
         login: Callable[[str], Awaitable[None]] | None = None,
+        check_all: Callable[[], object] | None = None,
     ) -> None:
         super().__init__(parent)
         self._scheduler = scheduler
@@ -122,10 +126,10 @@ class AccountsPanel(QWidget):
         #: The disable question open now (kept up to date as its task ends).
         self._open_question: DisableQuestionBox | None = None
 
-        self._table = QTableWidget(0, 6, self)
+        self._table = QTableWidget(0, 7, self)
         self._table.setHorizontalHeaderLabels([
             self.tr("Account"), self.tr("Profile"), self.tr("Enabled"), self.tr("Status"),
-            self.tr("Last error"), "",
+            self.tr("Last error"), self.tr("Adapter"), "",
         ])
         self._table.verticalHeader().setVisible(False)
         self._table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -140,8 +144,21 @@ class AccountsPanel(QWidget):
         self._message.setWordWrap(True)
         self._message.hide()
 
+        #: "Check all accounts…": every web account's adapter checked on the live site (the window's dialog).
+        self.check_all_button = QPushButton(self.tr("Check all accounts…"), self)
+        self.check_all_button.setObjectName("checkAllAccounts")
+        self.check_all_button.setToolTip(self.tr("Check every web account's site adapter on the live site, one "
+                                                 "after another"))
+        self.check_all_button.setVisible(check_all is not None)
+        if check_all is not None:
+            self.check_all_button.clicked.connect(lambda _c=False: check_all())
+        top = QHBoxLayout()
+        top.addStretch(1)
+        top.addWidget(self.check_all_button)
+
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(top)
         lay.addWidget(self._table)
         lay.addWidget(self._message)
 
@@ -172,6 +189,20 @@ class AccountsPanel(QWidget):
             self._rows[acc.name] = row
             self._build_row(row)
             self._render(row)
+        self.refresh_verified()
+
+    def refresh_verified(self) -> None:
+        """Each web account's adapter, its version, and whether this operator verified it on the live site."""
+        cfg, ws = self._scheduler.config, self._scheduler.workspace
+        try:
+            versions = site_versions(cfg, ws)
+        except OSError as exc:  # the sites folder cannot be read: the versions are unknown
+            log.warning("site adapters cannot be read: %s", exc)
+            versions = {}
+        for name, row in self._rows.items():
+            item = self._table.item(row.row, _COL_ADAPTER)
+            if item is not None:
+                item.setText(verified_line(cfg, ws, name, versions) or "")
 
     def accounts(self) -> list[str]:
         return list(self._rows)
@@ -213,6 +244,7 @@ class AccountsPanel(QWidget):
         t.setItem(row.row, _COL_PROFILE, QTableWidgetItem(row.account.profile))
         t.setItem(row.row, _COL_STATUS, QTableWidgetItem())
         t.setItem(row.row, _COL_ERROR, QTableWidgetItem())
+        t.setItem(row.row, _COL_ADAPTER, QTableWidgetItem())
 
         row.switch = ToggleSwitch()
         row.switch.setToolTip(self.tr("Your switch: when off, no new task is sent to this account. "

@@ -29,6 +29,8 @@ from mediadesk.files.safe import UnsafePathError
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.app.single_instance import bring_to_front
+from mediadesk.ui.dialogs.account_check import AccountCheckDialog
+from mediadesk.ui.dialogs.adapter_drop import ADAPTER_SUFFIXES, open_adapter_file
 from mediadesk.ui.dialogs.close_question import CloseGuard
 from mediadesk.ui.dialogs.config_text import config_error_text
 from mediadesk.ui.dialogs.setup_editor import SetupEditor
@@ -121,6 +123,8 @@ class MainWindow(QMainWindow):
         #: The config file this console runs (Setup… edits it); None: <data dir>/config.toml.
         self.config_path: Path | None = None
         self.setup_editor: SetupEditor | None = None
+        #: "Check all accounts…" (one at a time).
+        self.account_check: AccountCheckDialog | None = None
         #: Whether Setup may offer "Restart lanes" (set by whoever answers restartLanesRequested).
         self.can_restart_lanes = False
         self._jobs = TaskJobs()
@@ -185,7 +189,8 @@ class MainWindow(QMainWindow):
             self, main_splitter=self.main_splitter, lane_splitter=self.lane_splitter,
             header=self.table.horizontalHeader(), toolbars=(self.main_toolbar, self.filter_bar),
             actions=self.window_actions, setup=self.act_setup, settings=self.settings, quit=self.quit,
-            adapter_check=self.open_adapter_check, data_dir=lambda: self.scheduler.workspace.data_dir,
+            adapter_check=self.open_adapter_check, check_all=self.open_check_all,
+            data_dir=lambda: self.scheduler.workspace.data_dir,
             notify=notify, show_status=show_status)
         if demo_batch is not None:
             self.submission.set_demo_batch(demo_batch)
@@ -210,7 +215,8 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.log_dock = LogDock(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
-        self.accounts_panel = AccountsPanel(self.scheduler, self.bridge, self, login=self.login_account)
+        self.accounts_panel = AccountsPanel(self.scheduler, self.bridge, self, login=self.login_account,
+                                            check_all=self.open_check_all)
         self.accounts_dock = add_dock(
             self, QCoreApplication.translate("MainWindow", "Accounts"), "accountsDock", self.accounts_panel)
         self.profiles_editor = ProfilesEditor(self.scheduler, self.bridge, self)
@@ -339,6 +345,8 @@ class MainWindow(QMainWindow):
     async def aclose(self) -> None:
         """Stop background work (the app stops the scheduler after this)."""
         self._tick.stop()
+        if self.account_check is not None:
+            self.account_check.close()  # its checks stop; the account being checked takes tasks again
         self.detail.close_jobs()
         self.table_menu.close_jobs()
         self.grouped.close_jobs()
@@ -410,6 +418,8 @@ class MainWindow(QMainWindow):
         self.submission.close_dialog()
         if self.setup_editor is not None:
             self.setup_editor.close()
+        if self.account_check is not None:
+            self.account_check.close()
         self.scheduler, self.bridge = scheduler, bridge
         self.location = scheduler.workspace.location
         old: list[QWidget | QObject | None] = [self.model, self.feed, self.web_panel, self.api_panel]
@@ -431,7 +441,8 @@ class MainWindow(QMainWindow):
         self.detail = DetailPane(self.location, bridge, self)
         self.detail.splitter.restoreState(detail_state)
         old.append(rescroll(self.main_splitter.widget(2), self.detail))
-        self.accounts_panel = AccountsPanel(scheduler, bridge, self, login=self.login_account)
+        self.accounts_panel = AccountsPanel(scheduler, bridge, self, login=self.login_account,
+                                            check_all=self.open_check_all)
         self.profiles_editor = ProfilesEditor(scheduler, bridge, self)
         self.exceptions_view = ExceptionsView(scheduler, bridge, self)
         self._follow_exceptions_count()
@@ -533,6 +544,26 @@ class MainWindow(QMainWindow):
             editor.select("profiles", web[0] if web else 0)
         return editor
 
+    def open_check_all(self) -> AccountCheckDialog:
+        """Accounts tab and Tools > Check all accounts…: every web account's adapter checked, through the
+        running scheduler; one dialog at a time (a second call brings it to front)."""
+        dlg = self.account_check
+        if dlg is None:
+            dlg = AccountCheckDialog(self.scheduler, self)
+            dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+            dlg.destroyed.connect(lambda: setattr(self, "account_check", None))
+            dlg.checked.connect(lambda: self.accounts_panel.refresh_verified())
+            self.account_check = dlg
+            dlg.start()
+        dlg.show()
+        dlg.raise_()
+        dlg.activateWindow()
+        return dlg
+
+    def open_adapter_file(self, path: Path) -> QWidget:
+        """A site adapter file dropped on the window: validated, checked on an account, installed."""
+        return open_adapter_file(self.scheduler, path, self)
+
     async def login_account(self, account: str) -> None:
         """"Log in" button: a visible browser on the account's profile; the account takes no task
         until the operator is done, then its health is checked again."""
@@ -571,7 +602,7 @@ class MainWindow(QMainWindow):
         if mime is None or not mime.hasUrls():
             return None
         for url in mime.urls():
-            if url.isLocalFile() and Path(url.toLocalFile()).suffix.lower() in BATCH_SUFFIXES:
+            if url.isLocalFile() and Path(url.toLocalFile()).suffix.lower() in BATCH_SUFFIXES + ADAPTER_SUFFIXES:
                 return Path(url.toLocalFile())
         return None
 
@@ -587,4 +618,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         event.acceptProposedAction()
-        self.submission.open_batch_dialog(path)
+        if path.suffix.lower() in ADAPTER_SUFFIXES:
+            self.open_adapter_file(path)
+        else:
+            self.submission.open_batch_dialog(path)

@@ -1,5 +1,5 @@
 """The menu bar an operator expects: File (… Quit Ctrl+Q), View (each dock, the status bar, the
-toolbars, Reset layout, Language), Tools (Setup, Adapter check) and Help (Documentation, the data
+toolbars, Reset layout, Language), Tools (Setup, Adapter check, Check all accounts) and Help (Documentation, the data
 and logs folders, About).
 
 The View menu is filled each time it opens, from the docks the window has then (a workspace switch
@@ -50,7 +50,8 @@ class WindowMenus(QObject):
     def __init__(self, window: QMainWindow, *, main_splitter: QSplitter, lane_splitter: QSplitter,
                  header: QHeaderView, toolbars: Sequence[QToolBar], actions: WindowActions, setup: QAction,
                  settings: QSettings, quit: Callable[[], None], adapter_check: Callable[[], object],
-                 data_dir: Callable[[], Path], notify: Notify, show_status: ShowStatus) -> None:
+                 check_all: Callable[[], object], data_dir: Callable[[], Path], notify: Notify,
+                 show_status: ShowStatus) -> None:
         super().__init__(window)
         self.w = window
         self._main_splitter = main_splitter
@@ -62,6 +63,7 @@ class WindowMenus(QObject):
         self._settings = settings
         self._quit = quit
         self._adapter_check = adapter_check
+        self._check_all = check_all
         self._data_dir = data_dir
         self._notify = notify
         self._show_status = show_status
@@ -181,6 +183,10 @@ class WindowMenus(QObject):
             self.tr("Adapter check…"), "actAdapterCheck", self._adapter_check,
             tip=self.tr("Check that a chat site's adapter still finds the page's parts (in Setup: a web profile)"))
         menu.addAction(self.act_adapter_check)
+        self.act_check_all = self._action(
+            self.tr("Check all accounts…"), "actCheckAllAccounts", self._check_all,
+            tip=self.tr("Check every web account's site adapter on the live site, one after another"))
+        menu.addAction(self.act_check_all)
         return menu
 
     # ------------------------------------------------------------------ Help

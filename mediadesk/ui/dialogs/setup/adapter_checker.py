@@ -238,8 +238,11 @@ class AdapterChecker:
         buttons: Mapping[Section, QWidget],
         results: Mapping[Section, QLabel],
         parent: QWidget,
+        checked: Callable[[], None] = lambda: None,
     ) -> None:
         self.setup = setup
+        #: Called when a check has ended (what it verified is shown anew).
+        self.checked = checked
         self.buttons = buttons
         self.results = results
         self.parent = parent
@@ -354,6 +357,7 @@ class AdapterChecker:
             label = self.results[section]
             label.setStyleSheet("" if ok else ERROR_STYLE)
             label.setText(short)
+            self.checked()
 
     def running(self) -> set[asyncio.Task[None]]:
         return set(self._tasks)

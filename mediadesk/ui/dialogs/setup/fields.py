@@ -35,7 +35,7 @@ def site_choices(config_sites_dir: Path | None, workspace: Workspace | None) -> 
     operator's (``browser.sites_dir``, else ``<data_dir>/sites``), which override a built-in of the
     same name, as :func:`mediadesk.providers.web.sites.site_adapters` loads them."""
     found: dict[str, str] = {}
-    user_dir = config_sites_dir or (workspace.sites_dir if workspace is not None else None)
+    user_dir = workspace.user_sites_dir(config_sites_dir) if workspace is not None else config_sites_dir
     for folder, origin in ((resources_dir() / "sites", "built-in"), (user_dir, "user")):
         if folder is not None and folder.is_dir():
             for f in sorted(folder.glob("*.toml")):
