@@ -12,6 +12,17 @@ comes in another format, one a DeepSeek decoder does not know; the page still re
 ``ds_page_differs`` (the page shows a sentence the stream never carried) and ``ds_plain`` (its answers are
 :func:`web_server.markdown_answer`, which the page's HTML converts back to exactly).
 
+``claude``, ``kimi``, ``chatgpt`` (with ``answer_style = "markdown"``): the page behaves like claude.ai,
+kimi.com, chatgpt.com in the same way: each site's request, route and stream format
+(:mod:`mediadesk.sim._site_streams`), its DOM landmarks (``web_assets/sites.js``), the same answers and
+thinking as ``deepseek``. A site persona's usage-limit banner (``set_limit``) carries the site's landmark.
+
+``paste_limit``: the page has a file input (``input.attach[type=file]``, hidden, as sites hide theirs behind
+a paperclip) beside the prompt box, as sites that take a long prompt only as a file do. The text of the file
+chosen there goes with the next send (``attachment`` in the generate body; the ndjson, sse and websocket
+transports of the plain page) and the model answers that text: the generation's ``prompt`` is the file's
+text, received in full, and its ``typed`` the text typed in the box.
+
 Most are page-side (``web_assets/personas.js``, ``chat.js``, ``markdown.js``, commented where each acts). The
 server side is :class:`PersonaSite`: the switches (checked by :func:`check_personas`) and the ``noise``
 endpoints (a long poll, telemetry beacons, a presence socket; counted on ``/stats``), which never create a
@@ -28,17 +39,20 @@ from typing import Any, Protocol
 import aiohttp
 from aiohttp import web
 
+from mediadesk.sim._site_streams import SITE_STREAMS
+
 __all__ = ["PERSONAS", "SITE_PERSONAS", "PersonaSettings", "PersonaSite", "check_personas"]
 
 #: ``WebSimConfig.personas`` values.
-PERSONAS = ("footer", "icon_avatar", "status_widget", "late_render", "noise", "code_header", "css_bold")
-#: Personas that make the page one real site (``WebSimConfig.personas`` takes them too): ``deepseek`` and
-#: its modifiers.
-SITE_PERSONAS = ("deepseek", "ds_new_format", "ds_page_differs", "ds_plain")
-#: Personas that change how the page renders Markdown (they need ``answer_style = "markdown"``).
-MARKDOWN_PERSONAS = ("code_header", "css_bold", "deepseek")
+PERSONAS = ("footer", "icon_avatar", "status_widget", "late_render", "noise", "code_header", "css_bold", "paste_limit")
 #: Personas that change the ``deepseek`` persona (they need it).
 DEEPSEEK_MODIFIERS = ("ds_new_format", "ds_page_differs", "ds_plain")
+#: Personas that make the page one real site (``WebSimConfig.personas`` takes them too): the sites of
+#: :data:`~mediadesk.sim._site_streams.SITE_STREAMS` (at most one at a time) and ``deepseek``'s modifiers.
+SITES = tuple(SITE_STREAMS)
+SITE_PERSONAS = (*SITES, *DEEPSEEK_MODIFIERS)
+#: Personas that change how the page renders Markdown (they need ``answer_style = "markdown"``).
+MARKDOWN_PERSONAS = ("code_header", "css_bold", *SITES)
 #: Upper bound of ``start_delay_ms`` / ``render_delay_ms``.
 MAX_DELAY_MS = 60_000
 
@@ -81,6 +95,8 @@ def check_personas(
         raise ValueError(f"persona(s) {', '.join(md)} need answer_style='markdown'")
     if (mods := [p for p in out if p in DEEPSEEK_MODIFIERS]) and "deepseek" not in out:
         raise ValueError(f"persona(s) {', '.join(mods)} need the persona 'deepseek'")
+    if len(sites := [p for p in out if p in SITES]) > 1:
+        raise ValueError(f"one site persona at a time, got {', '.join(sites)}")
     return out
 
 

@@ -1,9 +1,9 @@
 """The chat simulator's other answer transports: SSE (``POST /api/generate/sse``), WebSocket JSON frames
 (``GET /api/ws``) and WebSocket binary frames (``GET /api/wsb``), as real chat sites use them
-(``WebSimConfig.transport``), and DeepSeek's SSE (``POST /api/v0/chat/completion``, the ``deepseek``
-persona's, see :class:`DeepSeekEvents`).
+(``WebSimConfig.transport``), and the site personas' streams (``deepseek``, ``claude``...: each site's own
+route and format, see :mod:`mediadesk.sim._site_streams`).
 
-All three relay the NDJSON generation of ``POST /api/generate`` over loopback with the caller's session
+All of them relay the NDJSON generation of ``POST /api/generate`` over loopback with the caller's session
 cookie, so admission, the one-generation rule, faults and stats have one code path. Socket frames carry the
 run's ``rid`` and end a run with ``eof``; a refusal (401, 409, 429...) arrives as ``http_error``. A browser
 that goes away closes the relayed request, which the generation sees as a disconnect.
@@ -15,14 +15,15 @@ import asyncio
 import contextlib
 import json
 import struct
-import time
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-__all__ = ["BINARY_OPS", "DeepSeekEvents", "Transports", "decode_frame", "encode_frame"]
+from mediadesk.sim._site_streams import SSE, SiteStream
+
+__all__ = ["BINARY_OPS", "Transports", "decode_frame", "encode_frame"]
 
 _PING_LINE = '{"t": "ping"}'
 
@@ -78,81 +79,6 @@ def _json_event(rid: str, event: dict[str, Any]) -> str:
     return json.dumps({**event, "rid": rid}, ensure_ascii=False)
 
 
-def _sse(data: Any, event: str | None = None) -> bytes:
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
-
-
-class DeepSeekEvents:
-    """One run's NDJSON generation events as DeepSeek's chat SSE (as chat.deepseek.com streams it).
-
-    ``event: ready`` first; the answer is a document ``{"response": {...}}`` changed by patch events: the
-    first ``{"v": {"response": ...}}`` is the whole document with a THINK fragment holding the first piece
-    of thinking; ``{"p": "response/fragments/-1/content", "o": "APPEND", "v": "..."}`` appends to the last
-    fragment and a bare ``{"v": "..."}`` continues the last path; a RESPONSE fragment is appended to
-    ``response/fragments`` with the first piece of the answer; the end is a BATCH on ``response`` setting
-    ``status`` to FINISHED (INCOMPLETE when stopped), then ``event: finish``, ``update_session``, ``title``
-    and ``event: close``. ``new_format``: the same run in a format of another shape (``{"choice": {"delta":
-    {"kind": "reasoning" | "answer", "chunk": "..."}}}``, then ``{"choice": {"finished": true}}``), as a site
-    that changed its stream."""
-
-    def __init__(self, *, new_format: bool = False) -> None:
-        self.new_format = new_format
-        self._kind: str | None = None  # the last fragment's type: "THINK" | "RESPONSE"
-        self._path: str | None = None  # the path the last patch event named
-        self._tokens = 0
-
-    def convert(self, event: dict[str, Any]) -> bytes:
-        """The SSE bytes for one generation event (b"" for none)."""
-        kind = event.get("t")
-        if kind == "start":
-            return (_sse({"request_message_id": 1, "response_message_id": 2}, "ready")
-                    + _sse({"updated_at": time.time()}, "update_session"))
-        if kind == "ping":
-            return b": keep-alive\n\n"
-        if kind in ("think", "token"):
-            self._tokens += 1
-            text = str(event.get("d", ""))
-            if self.new_format:
-                delta = {"kind": "reasoning" if kind == "think" else "answer", "chunk": text}
-                return _sse({"choice": {"delta": delta}})
-            return self._piece("THINK" if kind == "think" else "RESPONSE", text)
-        if kind in ("done", "stopped"):
-            if self.new_format:
-                return _sse({"choice": {"finished": kind == "done"}}) + _sse({}, "close")
-            status = "FINISHED" if kind == "done" else "INCOMPLETE"
-            batch = {"p": "response", "o": "BATCH",
-                     "v": [{"p": "accumulated_token_usage", "v": self._tokens}, {"p": "status", "v": status}]}
-            return (_sse(batch) + _sse({}, "finish") + _sse({"updated_at": time.time()}, "update_session")
-                    + _sse({"content": "SimChat"}, "title")
-                    + _sse({"click_behavior": "none", "auto_resume": False}, "close"))
-        if kind == "error":
-            return _sse({"code": event.get("code"), "message": event.get("message")}, "error")
-        return b""
-
-    def _piece(self, kind: str, text: str) -> bytes:
-        content = "response/fragments/-1/content"
-        fragment: dict[str, Any] = {"id": 1 if kind == "THINK" else 2, "type": kind, "content": text,
-                                    "references": [], "stage_id": 1}
-        if kind == "THINK":
-            fragment["elapsed_secs"] = None
-        if self._kind is None:  # the first piece: the whole document
-            self._kind, self._path = kind, None
-            return _sse({"v": {"response": {
-                "message_id": 2, "parent_id": 1, "model": "", "role": "ASSISTANT", "thinking_enabled": True,
-                "ban_edit": False, "ban_regenerate": False, "status": "WIP", "accumulated_token_usage": 0,
-                "files": [], "tips": [], "inserted_at": time.time(), "search_enabled": False,
-                "search_status": None, "search_results": None, "fragments": [fragment]}}})
-        if kind != self._kind:  # the thinking is over: its time, then the answer's fragment
-            self._kind, self._path = kind, "response/fragments"
-            return (_sse({"p": "response/fragments/-1/elapsed_secs", "o": "SET", "v": 1.5})
-                    + _sse({"p": "response/fragments", "o": "APPEND", "v": [fragment]}))
-        if self._path != content:
-            self._path = content
-            return _sse({"p": content, "o": "APPEND", "v": text})
-        return _sse({"v": text})
-
-
 def _client_gone(request: web.Request) -> bool:
     transport = request.transport
     return transport is None or transport.is_closing()
@@ -190,19 +116,19 @@ class Transports:
         def event(line: str) -> bytes:
             return b": ping\n\n" if line == _PING_LINE else f"data: {line}\n\n".encode()
 
-        return await self._relay_sse(request, await request.read(), event)
+        return await self._relay_stream(request, await request.read(), event, SSE)
 
-    async def _relay_sse(
-        self, request: web.Request, body: bytes, event: Callable[[str], bytes | None]
+    async def _relay_stream(
+        self, request: web.Request, body: bytes, event: Callable[[str], bytes | None], content_type: str
     ) -> web.StreamResponse:
-        """The upstream's NDJSON answer to ``body`` relayed as SSE: ``event`` turns each line into the
-        bytes to write (None: nothing); an upstream refusal is passed on as it came."""
+        """The upstream's NDJSON answer to ``body`` relayed as a stream of ``content_type`` (SSE, Connect
+        frames...): ``event`` turns each line into the bytes to write (None or b"": nothing); an upstream
+        refusal is passed on as it came."""
         session, up = await self._upstream(request, body)
         try:
             if up.status != 200:
                 return web.Response(body=await up.read(), status=up.status, content_type="application/json")
-            resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
-                                               "Cache-Control": "no-store"})  # fmt: skip
+            resp = web.StreamResponse(headers={"Content-Type": content_type, "Cache-Control": "no-store"})
             await resp.prepare(request)
             with contextlib.suppress(ConnectionError, RuntimeError):
                 async for raw in up.content:
@@ -217,19 +143,15 @@ class Transports:
             up.close()
             await session.close()
 
-    async def generate_deepseek(self, request: web.Request) -> web.StreamResponse:
-        """``POST /api/v0/chat/completion``: DeepSeek's request (``chat_session_id``, ``prompt``, ...; the
-        page adds ``client_stream_id``, the run's id its stop names) answered in DeepSeek's SSE."""
-        try:
-            asked = json.loads(await request.read())
-        except ValueError:
-            asked = None
-        if not isinstance(asked, dict):
-            return web.json_response({"error": "bad_request", "message": "a JSON object is required"}, status=400)
-        body = {"prompt": asked.get("prompt"), "conversation_id": str(asked.get("chat_session_id") or ""),
-                "request_id": str(asked.get("client_stream_id") or "")}
-        events = DeepSeekEvents(new_format="ds_new_format" in self._personas())
-        return await self._relay_sse(request, json.dumps(body).encode(), lambda line: events.convert(json.loads(line)))
+    async def site_stream(self, site: SiteStream, request: web.Request) -> web.StreamResponse:
+        """A site persona's route (:data:`~mediadesk.sim._site_streams.SITE_STREAMS`): the site's request
+        answered in the site's own stream."""
+        body = site.generate_body(await request.read(), request.match_info)
+        if body is None:
+            return web.json_response({"error": "bad_request", "message": "not a request of this site"}, status=400)
+        events = site.converter(self._personas(), body)
+        return await self._relay_stream(request, json.dumps(body).encode(),
+                                        lambda line: events.convert(json.loads(line)), site.content_type)
 
     async def websocket(self, request: web.Request) -> web.WebSocketResponse:
         """``GET /api/ws``: JSON text frames."""

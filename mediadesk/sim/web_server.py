@@ -6,6 +6,8 @@ failures a web run must survive (hangs, forced logouts, site errors, busy period
 A run: ``POST /api/generate`` answers 401 (no session), 409 (another generation of this account), 429 (busy)
 or 200 with NDJSON events (``start``, ``token``..., then one of ``done``/``stopped``/``error``, none on a hang,
 ``ping`` while idle); ``POST /api/stop`` stops a run. The switchable modes live in the ``_web_*`` modules.
+``POST /admin/answers`` queues exact answers that the next generations give instead of their default ones
+(:meth:`WebSimServer.queue_answers`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import hashlib
 import html
 import json
@@ -21,6 +24,7 @@ import random
 import re
 import secrets
 import time
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from mediadesk.sim._server import LocalServer
+from mediadesk.sim._site_streams import SITE_STREAMS
 from mediadesk.sim._web_capacity import (
     CHALLENGE_KINDS,
     CHALLENGE_MESSAGE,
@@ -75,7 +80,6 @@ __all__ = [
     "decode_frame",
     "deepseek_answer",
     "deepseek_thinking",
-    "deepseek_tokens",
     "draw_run_seconds",
     "encode_frame",
     "login_context",
@@ -83,6 +87,7 @@ __all__ = [
     "markdown_tokens",
     "parse_markers",
     "serve_from_args",
+    "site_tokens",
 ]
 
 DEFAULT_PORT = 8002
@@ -246,10 +251,10 @@ def markdown_answer(prompt: str) -> str:
 
 
 def deepseek_answer(prompt: str) -> str:
-    """The deterministic answer of the ``deepseek`` persona, Markdown as a model writes it (not the form an
-    HTML-to-Markdown converter gives back): a heading, a table with aligned columns, an ordered list with
-    ``*`` sub-items, a fenced code block with its language, a closing line. A page that renders it to HTML
-    loses these marks; only the stream carries them."""
+    """The deterministic answer of the site personas (``deepseek``, ``claude``...), Markdown as a model
+    writes it (not the form an HTML-to-Markdown converter gives back): a heading, a table with aligned
+    columns, an ordered list with ``*`` sub-items, a fenced code block with its language, a closing line. A
+    page that renders it to HTML loses these marks; only the stream carries them."""
     shown = _echo(prompt)
     return (
         f"好的，这是对「{shown}」的回答 🚀\n\n"
@@ -271,24 +276,28 @@ def deepseek_answer(prompt: str) -> str:
 
 
 def deepseek_thinking(prompt: str) -> str:
-    """The thinking the ``deepseek`` persona streams (and shows) before its answer."""
+    """The thinking a site persona streams (and shows) before its answer."""
     shown = " ".join(prompt.split())[:40] or "…"
     return (f"嗯，用户问的是「{shown}」。我先想想：一张表、一个嵌套列表和一段代码。\n\n"
             "Let me check the table's columns once more. 好，开始回答。")
 
 
-def deepseek_tokens(prompt: str, *, plain: bool = False) -> tuple[list[str], list[str]]:
-    """(thinking pieces, answer pieces) of the ``deepseek`` persona; ``plain`` (``ds_plain``): the answer
+def site_tokens(prompt: str, *, plain: bool = False) -> tuple[list[str], list[str]]:
+    """(thinking pieces, answer pieces) of a site persona; ``plain`` (``ds_plain``): the answer
     is :func:`markdown_answer`."""
     answer = markdown_answer(prompt) if plain else deepseek_answer(prompt)
-    pieces = re.compile(r"\S+\s*|\s+")
-    return pieces.findall(deepseek_thinking(prompt)), pieces.findall(answer)
+    return text_pieces(deepseek_thinking(prompt)), text_pieces(answer)
 
 
 def markdown_tokens(prompt: str) -> list[str]:
     """:func:`markdown_answer` cut into streamed pieces (words with their following whitespace), so the
     page re-renders half-written Markdown as it arrives, as real sites do."""
-    return re.findall(r"\S+\s*|\s+", markdown_answer(prompt))
+    return text_pieces(markdown_answer(prompt))
+
+
+def text_pieces(text: str) -> list[str]:
+    """``text`` cut into streamed pieces: words with their following whitespace (joined: ``text`` exactly)."""
+    return re.findall(r"\S+\s*|\s+", text)
 
 
 def draw_run_seconds(config: WebSimConfig, rng: random.Random) -> float:
@@ -322,12 +331,15 @@ class _Generation:
     ended: float | None = None
     error: str | None = None
     parts: list[str] = field(default_factory=list)
-    #: The thinking streamed before the answer (the ``deepseek`` persona), kept apart from ``parts``.
+    #: The thinking streamed before the answer (a site persona), kept apart from ``parts``.
     thinking: list[str] = field(default_factory=list)
     stop_event: asyncio.Event = field(default_factory=asyncio.Event)
     stop_reason: str | None = None  # "stop" | "shutdown"
     last_write: float = 0.0
     request: web.Request | None = None
+    #: The text typed in the box. ``prompt`` is what the model answers: the text of the file attached to the
+    #: request when one came (the ``paste_limit`` persona), else this text.
+    typed: str = ""
 
     def request_stop(self, reason: str) -> None:
         if self.stop_reason is None:
@@ -341,6 +353,7 @@ class _Generation:
             "account": self.account,
             "conversation_id": self.conversation_id,
             "prompt": self.prompt,
+            "typed": self.typed,
             "answer": "".join(self.parts),
             "thinking": "".join(self.thinking),
             "tokens_sent": len(self.parts),
@@ -385,11 +398,13 @@ class WebSimServer(LocalServer):
                                       lambda: self.config.personas)
         self._assets["plain.html"] = _asset("plain.html")
         self._assets["personas.js"] = _asset("personas.js")
+        self._assets["sites.js"] = _asset("sites.js")
         self._personas = PersonaSite(lambda: self.config, lambda: self._stopping, TRANSPORTS)
         # The ledger: every generation and violation since this object was made (never reset).
         self._ledger_generations: list[_Generation] = []
         self._ledger_violations: list[dict[str, Any]] = []
         self._ledger_max_concurrent = 0
+        self._answers: deque[str] = deque()  # queue_answers: exact answers of the next generations
         self.reset_stats()
 
     # ----------------------------------------------------------------------------- lifecycle
@@ -403,13 +418,16 @@ class WebSimServer(LocalServer):
             web.get("/static/{name}", self._h_static),
             web.post("/api/generate", self._h_generate),
             web.post("/api/generate/sse", self._transports.generate_sse),
-            web.post("/api/v0/chat/completion", self._transports.generate_deepseek),
+            *(web.post(site.route, functools.partial(self._transports.site_stream, site))
+              for site in SITE_STREAMS.values()),
             web.get("/api/ws", self._transports.websocket),
             web.get("/api/wsb", self._transports.websocket_binary),
             web.post("/api/stop", self._h_stop),
             web.get("/stats", self._h_stats),
             web.post("/stats/reset", self._h_stats_reset),
             web.post("/admin/logout", self._h_admin_logout),
+            web.get("/admin/answers", self._h_admin_answers),
+            web.post("/admin/answers", self._h_admin_answers),
             web.get("/admin/busy", self._h_admin_busy),
             web.post("/admin/busy", self._h_admin_busy),
             *self._page_modes.routes(),
@@ -497,6 +515,19 @@ class WebSimServer(LocalServer):
         self._personas.set(names, start_delay_ms=start_delay_ms, render_delay_ms=render_delay_ms,
                            transport=transport)  # fmt: skip
 
+    def queue_answers(self, answers: Iterable[str]) -> int:
+        """Queue exact answers: each next generation (any account, any persona) streams the first one queued,
+        byte for byte, instead of its default answer (cut into pieces as the default ones are; a thinking
+        persona still thinks first), until the queue is empty; then the default answers again. A run refused
+        before it starts (busy, another generation...) takes none. Same as ``POST /admin/answers``
+        ``{"answers": [...]}``. Returns how many are queued; ValueError (and nothing queued) for an answer
+        that is not a non-empty string."""
+        items = list(answers)
+        if bad := [a for a in items if not isinstance(a, str) or not a.strip()]:
+            raise ValueError(f"answers must be non-empty strings, got {bad[0]!r}")
+        self._answers.extend(items)
+        return len(self._answers)
+
     def logout(self, account: str) -> int:
         """Invalidate every session of ``account`` (as a site does when it logs a user out)."""
         tokens = [t for t, a in self._sessions.items() if a == account]
@@ -565,7 +596,7 @@ class WebSimServer(LocalServer):
     async def _h_static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
         types = {"chat.js": "application/javascript", "chat.css": "text/css", "markdown.js": "application/javascript",
-                 "personas.js": "application/javascript"}  # fmt: skip
+                 "personas.js": "application/javascript", "sites.js": "application/javascript"}  # fmt: skip
         if name not in types:
             raise web.HTTPNotFound()
         return web.Response(text=self._assets[name], content_type=types[name], charset="utf-8")
@@ -582,6 +613,18 @@ class WebSimServer(LocalServer):
         if not account:
             return web.json_response({"error": "account required"}, status=400)
         return web.json_response({"account": account, "sessions_invalidated": self.logout(account)})
+
+    async def _h_admin_answers(self, request: web.Request) -> web.Response:
+        """``POST {"answers": ["...", ...]}``: :meth:`queue_answers`; both: how many are queued."""
+        if request.method == "POST":
+            try:
+                body = await request.json()
+                if not isinstance(body, dict) or set(body) != {"answers"} or not isinstance(body["answers"], list):
+                    raise ValueError('the body must be {"answers": [...]}')
+                self.queue_answers(body["answers"])
+            except ValueError as exc:
+                return web.json_response({"error": str(exc)}, status=400)
+        return web.json_response({"queued": len(self._answers)})
 
     # ----------------------------------------------------------------------------- busy periods
     def set_busy(
@@ -705,6 +748,9 @@ class WebSimServer(LocalServer):
             return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
         if not isinstance(prompt, str) or not prompt.strip():
             return web.json_response({"error": "bad_request", "message": "prompt required"}, status=400)
+        typed = prompt
+        if isinstance(attached := body.get("attachment"), str) and attached:  # a file's text came with it
+            prompt = attached  # (the paste_limit persona): the model answers the file, received in full
         if (refused := self._capacity.refusal(account)) is not None:  # challenge, usage limit, model error
             return refused
         if (busy := self._busy_window(account)) is not None:  # refused before any generation starts
@@ -723,7 +769,7 @@ class WebSimServer(LocalServer):
             self._ledger_violations.append(violation)
             return web.json_response({"error": "concurrent_generation", "message": CONCURRENT_MESSAGE}, status=409)
         gen = self._admit(account, prompt, str(body.get("request_id") or secrets.token_hex(8)), body)
-        gen.request = request
+        gen.request, gen.typed = request, typed
         resp = web.StreamResponse(
             headers={"Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store",
                      "X-Generation-Id": gen.id},
@@ -791,8 +837,10 @@ class WebSimServer(LocalServer):
         if self.config.code_widget != "pre":
             tokens = code_tokens(gen.prompt)
         thinking: list[str] = []
-        if "deepseek" in self.config.personas:
-            thinking, tokens = deepseek_tokens(gen.prompt, plain="ds_plain" in self.config.personas)
+        if any(p in SITE_STREAMS for p in self.config.personas):
+            thinking, tokens = site_tokens(gen.prompt, plain="ds_plain" in self.config.personas)
+        if self._answers:  # queue_answers: an exact answer instead of the default one
+            tokens = text_pieces(self._answers.popleft())
         interval = gen.run_s / (len(tokens) + len(thinking))
         fault_at = {"hang": min(3, len(tokens) - 1), "logout": len(tokens) // 2, "error": len(tokens) // 2}
         at = fault_at.get(gen.fault or "", -1)
@@ -802,7 +850,7 @@ class WebSimServer(LocalServer):
                 await self._interrupted(gen, resp, reason)
                 return
         await self._send(resp, gen, {"t": "start", "id": gen.id})
-        for tok in thinking:  # the deepseek persona thinks first (a page of another persona ignores "think")
+        for tok in thinking:  # a site persona thinks first (a page of another persona ignores "think")
             reason = await self._wait(gen, request, resp, interval)
             if reason != "timeout":
                 await self._interrupted(gen, resp, reason)

@@ -166,7 +166,8 @@ async def timeline(page: Page) -> Timeline:
 
 # ----------------------------------------------------------------------------- config, CLI, admin
 async def test_persona_options_cli_and_validation() -> None:
-    assert PERSONAS == ("footer", "icon_avatar", "status_widget", "late_render", "noise", "code_header", "css_bold")
+    assert PERSONAS == ("footer", "icon_avatar", "status_widget", "late_render", "noise", "code_header", "css_bold",
+                        "paste_limit")
     assert "binary_ws" in TRANSPORTS
     p = argparse.ArgumentParser()
     add_arguments(p)

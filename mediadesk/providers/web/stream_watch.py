@@ -31,7 +31,10 @@ __all__ = ["CAPTURE_LIMIT", "Capture", "StreamWatch", "is_stream_response", "pro
 log = logging.getLogger(__name__)
 
 #: Content types of a streamed answer; a chunked text or binary body counts too.
-_STREAM_TYPES = ("text/event-stream", "ndjson", "jsonl", "json-seq", "jsonlines")
+#: Connect RPC's and gRPC-web's streaming types (``application/connect+json``, ``application/grpc-web+proto``)
+#: are streams of length-prefixed frames (Kimi answers on one).
+_STREAM_TYPES = ("text/event-stream", "ndjson", "jsonl", "json-seq", "jsonlines", "application/connect+",
+                 "application/grpc-web")
 _CHUNKED_TYPES = ("text/plain", "application/octet-stream")
 _RESOURCE_TYPES = frozenset({"fetch", "xhr", "eventsource", "other"})
 _WS_QUIET_S = 5.0
@@ -78,15 +81,17 @@ _TERMINAL_WORDS = frozenset({"done", "end", "finish", "finished", "complete", "c
                              "task_end", "message_end", "response_end", "generation_end", "all_done"})
 
 
-def is_stream_response(resource_type: str, headers: dict[str, str]) -> bool:
-    """True for a response whose body is an answer stream (by its content type; chunked text counts)."""
+def is_stream_response(resource_type: str, headers: dict[str, str], *, declared: bool = False) -> bool:
+    """True for a response whose body is an answer stream (by its content type; chunked text counts).
+    ``declared``: the request is the adapter's ``stream_url``; then a chunked body of any type counts (Gemini
+    streams chunked ``application/json``, which elsewhere is a save or a title, not a stream)."""
     if resource_type not in _RESOURCE_TYPES:
         return False
     ctype = headers.get("content-type", "").lower()
     if resource_type == "eventsource" or any(t in ctype for t in _STREAM_TYPES):
         return True
     chunked = "chunked" in headers.get("transfer-encoding", "").lower() or "content-length" not in headers
-    return chunked and any(t in ctype for t in _CHUNKED_TYPES)
+    return chunked and (declared or any(t in ctype for t in _CHUNKED_TYPES))
 
 
 def _is_terminal(obj: Any) -> bool:
@@ -353,10 +358,11 @@ class StreamWatch:
             kind = _CDP_TYPES.get(str(params.get("type")))
             response = params.get("response") or {}
             headers = {str(k).lower(): str(v) for k, v in (response.get("headers") or {}).items()}
-            if kind is None or not is_stream_response(kind, headers):
+            url = str(response.get("url", ""))
+            if kind is None or not is_stream_response(kind, headers, declared=_url_matches(url, self.stream_urls)):
                 return
             request_id = str(params.get("requestId"))
-            self._received[request_id] = _Received(str(response.get("url", "")))
+            self._received[request_id] = _Received(url)
             task = asyncio.ensure_future(self._stream_content(request_id))
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
         except Exception:  # a listener must never break the session's event dispatch
@@ -510,7 +516,7 @@ class StreamWatch:
             headers = response.headers
         except Exception:  # a response of a closed page
             return
-        if is_stream_response(request.resource_type, headers):
+        if is_stream_response(request.resource_type, headers, declared=_url_matches(request.url, self.stream_urls)):
             self._open.add(request)
             if self.capturing:
                 self._responses.append(response)

@@ -11,7 +11,9 @@
   const runs = new Map(); // request_id -> {requestId, controller, stopRequested, shown, widget, render}
   // Personas (personas.js): a stand-in when it is not loaded.
   const P = window.simchatPersonas || { has: () => false, avatar: () => null, statusWidget: () => null,
-                                        deepseekStream: null, showThinking: () => {}, shownAnswer: (s) => s };
+                                        shownAnswer: (s) => s };
+  // Site personas (sites.js): a real site's request, stream and landmarks; a stand-in when not loaded.
+  const S = window.simchatSites || { stream: null, mark: () => {}, showThinking: () => {} };
   let conversationId = newId();
   let runsEnded = 0;
 
@@ -24,10 +26,12 @@
   function addMessage(kind, text, before) {
     const msg = document.createElement("div");
     msg.className = "msg " + kind;
+    S.mark(msg, kind);
     const icon = P.avatar(kind);
     if (icon) msg.appendChild(icon);
     const content = document.createElement("div");
     content.className = "content";
+    S.mark(content, kind + "-content");
     if (text) content.textContent = text;
     msg.appendChild(content);
     if (before && before.parentNode === messages) messages.insertBefore(msg, before);
@@ -44,6 +48,7 @@
     const note = document.createElement("div");
     note.className = "notice busy";
     note.setAttribute("role", "alert");
+    S.mark(note, "banner");
     note.textContent = message || "too many requests, please wait";
     messages.appendChild(note);
   }
@@ -68,7 +73,12 @@
   }
 
   async function generate(run, text) {
-    const res = await openStream(run, { prompt: text, conversation_id: conversationId, request_id: run.requestId });
+    const body = { prompt: text, conversation_id: conversationId, request_id: run.requestId };
+    if (P.attachment) { // paste_limit: the text of the file chosen for this send goes with it
+      const attached = await P.attachment();
+      if (attached !== null) body.attachment = attached;
+    }
+    const res = await openStream(run, body);
     if (!res.ok) {
       let body = {};
       try { body = await res.json(); } catch (e) { /* not JSON */ }
@@ -98,7 +108,7 @@
     const markdown = (document.body.dataset.answerStyle === "markdown" || (widget !== "pre" && widget[0] !== "$"))
                      && window.simchatMarkdown;
     let source = "";
-    let thinking = ""; // the deepseek persona's "think" events
+    let thinking = ""; // a site persona's "think" events
     let generationId = "";
     // late_render: the whole turn, render_delay_ms after the stream's end (send() awaits it after
     // the page went idle).
@@ -136,7 +146,7 @@
           thinking += ev.d;
           if (late) continue;
           turn();
-          P.showThinking(msg, content, thinking);
+          S.showThinking(msg, content, thinking);
         } else if (ev.t === "start") {
           generationId = ev.id || "";
           if (!run.shown) { run.shown = true; updateBusy(); }
@@ -245,7 +255,7 @@
   }
 
   async function openStream(run, body) {
-    if (P.deepseekStream) return P.deepseekStream(run, body);
+    if (S.stream) return S.stream(run, body);
     const init = {
       method: "POST",
       headers: { "Content-Type": "application/json" },

@@ -5,11 +5,12 @@
 // Markdown too (an unclosed fence is a code block to the end), since it runs again on every token.
 // Personas (<body data-personas>): "code_header" (a code block as a header with the language and a
 // Copy button over a bare <pre><code>), "css_bold" (bold and italics as styled spans, Tailwind-like),
-// "deepseek" (DeepSeek's markup: headings, nested and ordered lists, a code block as a banner with the
-// language and buttons over a bare <pre>).
+// a site persona ("deepseek", "claude"..., sites.js: DeepSeek's markup: headings, nested and ordered
+// lists, a code block as a banner with the language and buttons over a bare <pre>).
 "use strict";
 window.simchatMarkdown = (() => {
   const persona = (name) => (document.body.dataset.personas || "").split(/[\s,]+/).includes(name);
+  const site = () => !!(window.simchatSites && window.simchatSites.name);
   const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   const COPY_ICON = '<svg width="24" height="24" viewBox="0 0 24 24" fill="none" class="icon-sm" aria-hidden="true">' +
     '<path d="M7 5a3 3 0 0 1 3-3h9a3 3 0 0 1 3 3v9a3 3 0 0 1-3 3h-2v2a3 3 0 0 1-3 3H5a3 3 0 0 1-3-3v-9a3 3 0 0 1 3-3h2V5Z"' +
@@ -91,7 +92,7 @@ window.simchatMarkdown = (() => {
 
   function codeBlock(lang, lines) {
     const label = lang || "text";
-    if (persona("deepseek")) {
+    if (site()) {
       return '<div class="md-code-block"><div class="md-code-block-banner-wrap"><div class="md-code-block-banner">' +
         '<span class="d813de27">' + esc(label) + '</span><div class="efa13877">' +
         '<button role="button" class="ds-button">Copy</button><button role="button" class="ds-button">Download</button>' +
@@ -147,7 +148,7 @@ window.simchatMarkdown = (() => {
         para.push(line);
         continue;
       }
-      const deep = persona("deepseek") && line.match(/^(\s*)([-*+]|\d+[.)]) (.*)$/);
+      const deep = site() && line.match(/^(\s*)([-*+]|\d+[.)]) (.*)$/);
       if (deep) { // DeepSeek: nested and ordered lists, headings
         flushPara(); flushList();
         const items = [];
@@ -160,7 +161,7 @@ window.simchatMarkdown = (() => {
         html.push(nestedList(items, 0)[0]);
         continue;
       }
-      const heading = persona("deepseek") && line.match(/^(#{1,6}) (.*)$/);
+      const heading = site() && line.match(/^(#{1,6}) (.*)$/);
       if (heading) {
         flushPara(); flushList();
         html.push("<h" + heading[1].length + ">" + inline(heading[2]) + "</h" + heading[1].length + ">");

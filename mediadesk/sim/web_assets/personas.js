@@ -1,8 +1,8 @@
 // SimChat personas (WebSimConfig.personas, <body data-personas="footer icon_avatar ...">): the page
 // behaving like chat UIs we did not write. This file does what stands apart from a run (the footer
 // and welcome block, the noise traffic) and gives chat.js the pieces a run uses (has(), avatar(),
-// statusWidget(), and the deepseek persona's stream, thinking block and shown answer). Loaded before
-// chat.js; markdown.js reads data-personas itself.
+// statusWidget(), the shown answer). A site persona's stream, landmarks and thinking block are in
+// sites.js. Loaded before chat.js; markdown.js reads data-personas itself.
 "use strict";
 window.simchatPersonas = (() => {
   const body = document.body;
@@ -128,108 +128,32 @@ window.simchatPersonas = (() => {
     connectPresence();
   }
 
-  // deepseek: the page talks to DeepSeek's API (POST /api/v0/chat/completion, SSE of patch events on a
-  // {"response": ...} document; ds_new_format: {"choice": {"delta": {"kind", "chunk"}}} events) and hands
-  // chat.js the same NDJSON events the other transports do, "think" events included.
-  const encoder = new TextEncoder();
-  function deepseekStream(run, body) {
-    const asked = {
-      chat_session_id: body.conversation_id, parent_message_id: null, prompt: body.prompt, ref_file_ids: [],
-      thinking_enabled: true, search_enabled: false, client_stream_id: body.request_id,
-    };
-    return fetch("/api/v0/chat/completion", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(asked),
-      signal: run.controller.signal,
-    }).then((res) => (res.ok ? deepseekEvents(res) : res));
-  }
-
-  function deepseekEvents(res) {
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder("utf-8");
-    let buf = "";
-    let kind = null; // the last fragment's type
-    let path = null; // the path of the last patch
-    let status = "done";
-    const out = [];
-    const piece = (type, text) => {
-      if (typeof text === "string" && text) out.push({ t: type === "THINK" ? "think" : "token", d: text });
-    };
-    const fragments = (list) => {
-      for (const f of list || []) { kind = f.type; piece(kind, f.content); }
-    };
-    const patch = (p, o, v) => {
-      if (p === "response" && o === "BATCH") {
-        for (const sub of v || []) if (sub.p === "status" && sub.v === "INCOMPLETE") status = "stopped";
-      } else if (p === "response/fragments" && o === "APPEND") {
-        fragments(v);
-      } else if (p === "response/fragments/-1/content") {
-        piece(kind, v);
-      }
-    };
-    const onEvent = (name, data) => {
-      if (name === "ready") { out.push({ t: "start", id: "" }); return; }
-      if (name === "close") { out.push({ t: status }); return; }
-      if (name === "error") {
-        const e = JSON.parse(data || "{}");
-        out.push({ t: "error", code: e.code, message: e.message });
-        return;
-      }
-      if (name !== "message" || !data) return;
-      const ev = JSON.parse(data);
-      if (ev.choice) { // ds_new_format
-        const d = ev.choice.delta;
-        if (d) piece(d.kind === "reasoning" ? "THINK" : "RESPONSE", d.chunk);
-        if (ev.choice.finished === false) status = "stopped";
-        return;
-      }
-      if (ev.p !== undefined) { path = ev.p; patch(ev.p, ev.o, ev.v); return; }
-      if (path === null && ev.v && ev.v.response) { fragments(ev.v.response.fragments); return; }
-      patch(path, "APPEND", ev.v);
-    };
-    return new Response(new ReadableStream({
-      async pull(ctrl) {
-        for (;;) {
-          if (out.length) { ctrl.enqueue(encoder.encode(JSON.stringify(out.shift()) + "\n")); return; }
-          let i;
-          if ((i = buf.indexOf("\n\n")) >= 0) {
-            const block = buf.slice(0, i);
-            buf = buf.slice(i + 2);
-            let name = "message";
-            const data = [];
-            for (const line of block.split("\n")) {
-              if (line.startsWith("event:")) name = line.slice(6).trim();
-              else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-            }
-            onEvent(name, data.join("\n"));
-            continue;
-          }
-          const { value, done } = await reader.read();
-          if (done) { ctrl.close(); return; }
-          buf += decoder.decode(value, { stream: true });
-        }
-      },
-      cancel() { reader.cancel(); },
-    }), { status: 200 });
-  }
-
-  // deepseek: the thinking, in a collapsible block above the answer (made on its first piece).
-  function showThinking(msg, content, text) {
-    let box = msg.querySelector(".ds-think-content");
-    if (!box) {
-      const block = document.createElement("div");
-      block.className = "ds-think";
-      block.innerHTML = '<details open><summary>Thought for a moment</summary><div class="ds-think-content"></div>' +
-        "</details>";
-      msg.insertBefore(block, content);
-      box = block.querySelector(".ds-think-content");
-    }
-    box.textContent = text;
-  }
-
   // ds_page_differs: the page shows a sentence its stream never carried.
   const ONLY_HERE = "\n\nThis sentence is on the page only.";
   const shownAnswer = (source) => (has("ds_page_differs") && source ? source + ONLY_HERE : source);
 
-  return { has, avatar, statusWidget, deepseekStream: has("deepseek") ? deepseekStream : null, showThinking,
-           shownAnswer };
+  // paste_limit: a file input beside the prompt box (hidden, as sites keep theirs behind a paperclip). The
+  // chosen file is read at once; chat.js sends its text with the next run (`attachment`) and empties the input.
+  let attaching = null; // the chosen file's text, being read
+  const fileInput = has("paste_limit") ? document.createElement("input") : null;
+  if (fileInput) {
+    fileInput.type = "file";
+    fileInput.className = "attach";
+    fileInput.hidden = true;
+    fileInput.addEventListener("change", () => {
+      const file = fileInput.files && fileInput.files[0];
+      attaching = file ? file.text() : null;
+    });
+    document.getElementById("prompt").after(fileInput);
+  }
+  // The text of the file chosen for this send (null: none), taken once.
+  async function attachment() {
+    const reading = attaching;
+    attaching = null;
+    fileInput.value = "";
+    return reading ? await reading : null;
+  }
+
+  return { has, avatar, statusWidget,
+           shownAnswer, attachment: fileInput ? attachment : null };
 })();

@@ -52,6 +52,14 @@ def test_what_counts_as_an_answer_stream() -> None:
     assert not is_stream_response("fetch", {"content-type": "application/json"})  # a save, a title
     assert not is_stream_response("fetch", {"content-type": "text/plain", "content-length": "12"})
     assert not is_stream_response("image", {"content-type": "text/event-stream"})
+    assert is_stream_response("fetch", {"content-type": "application/connect+json"})  # Connect RPC frames (Kimi)
+    assert is_stream_response("fetch", {"content-type": "application/grpc-web+proto"})
+    assert not is_stream_response("fetch", {"content-type": "application/proto", "content-length": "12"})
+    # chunked JSON is a stream only where the adapter's stream_url names the request (Gemini's StreamGenerate)
+    assert not is_stream_response("xhr", {"content-type": "application/json", "transfer-encoding": "chunked"})
+    assert is_stream_response("xhr", {"content-type": "application/json", "transfer-encoding": "chunked"},
+                              declared=True)
+    assert not is_stream_response("xhr", {"content-type": "application/json", "content-length": "80"}, declared=True)
 
 
 @pytest.mark.parametrize(("frame", "kind"), [
