@@ -11,6 +11,7 @@ BENCHES = {
     "webdone": "bench.web_done",
     "websteps": "bench.web_steps",
     "webparts": "bench.web_parts",
+    "markdown": "bench.markdown",
     "seed": "bench.seed_batch",
     "gui": "bench.gui_responsiveness",
     "storm": "bench.storm",
