@@ -34,6 +34,7 @@ class ErrorKind(str, Enum):
     ANSWER_NOT_FOUND = "answer_not_found"  # the site answered, but nothing on the page proved to be the answer
     EMPTY_ANSWER = "empty_answer"          # the site's answer holds no text
     ANSWER_CUT = "answer_cut"              # finish_reason length with no answer: max_tokens all spent thinking
+    PROMPT_TOO_LONG_FOR_SITE = "prompt_too_long_for_site"  # over the site adapter's paste_limit, no `attach`: not sent
 
     @property
     def retryable(self) -> bool:

@@ -249,6 +249,9 @@ class LOG:
     account_browser = Phrase(QT_TRANSLATE_NOOP(
         "LogPhrases", "account {account}: chromium pid {pid}, debug port {port}"))
     web_answer = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "answer {chars} chars; driver overhead {ms} ms"))
+    prompt_attached = Phrase(QT_TRANSLATE_NOOP(
+        "LogPhrases", "the prompt ({chars} chars) is longer than the site's paste_limit ({limit}): it went as the "
+        "attached file prompt.txt, with the adapter's attach_note typed in the box"))
     done = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "done: {why}"))
     waited = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "waited: {why}"))
     waited_site_busy = Phrase(QT_TRANSLATE_NOOP(

@@ -59,7 +59,8 @@ def signal_of(failure: TaskFailure | None) -> Signal:
         return Signal.MISCONFIGURED
     if failure.unavailable:
         return Signal.UNAVAILABLE
-    if failure.not_started or failure.kind in (ErrorKind.CANCELED, ErrorKind.CONFIG, ErrorKind.BAD_REQUEST):
+    if failure.not_started or failure.kind in (ErrorKind.CANCELED, ErrorKind.CONFIG, ErrorKind.BAD_REQUEST,
+                                               ErrorKind.PROMPT_TOO_LONG_FOR_SITE):  # the task's, not the account's
         return Signal.NONE
     return Signal.FAILURE
 

@@ -195,6 +195,8 @@ def error_kind_labels() -> dict[str, str]:
         ErrorKind.EMPTY_ANSWER: QCoreApplication.translate("Format", "the site's answer was empty"),
         ErrorKind.ANSWER_CUT: QCoreApplication.translate(
             "Format", "no answer: the model spent its whole token limit thinking"),
+        ErrorKind.PROMPT_TOO_LONG_FOR_SITE: QCoreApplication.translate(
+            "Format", "the prompt is too long for the site (not sent)"),
     }
     assert set(labels) == {k.value for k in ErrorKind}
     return {str(k.value if isinstance(k, ErrorKind) else k): v for k, v in labels.items()}

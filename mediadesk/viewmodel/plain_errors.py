@@ -56,6 +56,14 @@ RULES: tuple[tuple[str, str], ...] = (
      r"and wrote no answer: raise max_tokens for this profile",
      QT_TRANSLATE_NOOP("PlainErrors", "the model used up its whole answer budget (max_tokens = {limit}) thinking and "
                                       "wrote no answer: raise this profile's max_tokens in config.toml")),
+    # ---- a prompt longer than a site takes in its box (providers/web/driver.py, PromptTooLong)
+    (r"the prompt is (?P<chars>\d+) characters long \(instructions and content as typed\), over the site adapter's "
+     r"paste_limit of (?P<limit>\d+), and the adapter has no 'attach' to send it as a file; nothing was sent\. "
+     r"Shorten the prompt, or set 'attach' in the adapter",
+     QT_TRANSLATE_NOOP("PlainErrors", "the prompt ({chars} characters with its instructions) is longer than this site "
+                                      "takes in its box ({limit}, the site adapter's paste_limit) and the adapter "
+                                      "cannot send it as a file, so nothing was sent: shorten the prompt, or set "
+                                      "“attach” (the page's file input) in the site adapter")),
     # ---- the web lane's login checks (providers/web/page_ready.py, backend.py)
     (r"not logged in \(the page shows logged_out [^)]*\)",
      QT_TRANSLATE_NOOP("PlainErrors", "not logged in (the site shows its login link)")),

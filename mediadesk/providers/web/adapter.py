@@ -317,6 +317,10 @@ def parse_adapter(data: dict[str, Any], source: str, default_name: str = "") -> 
                         f"missing {missing}")
     if "attach" in data and "paste_limit" not in data:
         problems.append("'attach' needs 'paste_limit' (the prompt length above which the prompt is attached)")
+    note = data.get("attach_note", SiteAdapter.attach_note)
+    limit = data.get("paste_limit")
+    if isinstance(note, str) and isinstance(limit, int) and not isinstance(limit, bool) and len(note) > limit > 0:
+        problems.append(f"'attach_note' ({len(note)} characters) must be shorter than 'paste_limit' ({limit})")
     spec, stream_url = _stream_table(data, problems)
     if problems:
         raise AdapterError(source, problems)

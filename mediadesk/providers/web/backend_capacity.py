@@ -23,6 +23,7 @@ from mediadesk.providers.web.errors import (
     EmptyAnswer,
     NeedsLogin,
     PageGone,
+    PromptTooLong,
     RunTimeout,
     SiteBusy,
     SiteDown,
@@ -90,6 +91,8 @@ class AccountFailures:
         to replace) and return it as a :class:`WebLaneError`; its kind decides the retry.
         ``may_log_in``: a logout found here may still try an automatic login (not tried yet)."""
         state = self.state
+        if isinstance(exc, PromptTooLong):  # refused before anything was typed: the account and its page are fine
+            return exc
         if page is None and isinstance(exc, WebLaneError):
             # Nothing was sent: no browser (not found, did not start) or someone holds the profile.
             # The account rests so the lane does not hammer a profile that is not ours right now.
@@ -214,7 +217,10 @@ class AccountFailures:
                 finally:
                     failed.cancel()
                 if run.done():
-                    return run.result()
+                    result = run.result()
+                    if result.prompt_note is not None:  # the prompt went as a file (over paste_limit)
+                        ctx.log(result.prompt_note)
+                    return result
                 what = failed.result()
                 seen = await reach(self.adapter.url)
                 if seen.up:

@@ -32,6 +32,7 @@ from mediadesk.providers.web.errors import (
     EmptyAnswer,
     FinalSiteError,
     NeedsLogin,
+    PromptTooLong,
     RunCanceled,
     RunTimeout,
     SiteBusy,
@@ -127,6 +128,8 @@ class RunResult:
     source: str = "page"
     #: The task log's line on where the answer came from (None: the adapter reads no stream).
     source_note: LogText | None = None
+    #: The task log's line on a prompt over the adapter's ``paste_limit`` that went as a file (None: typed).
+    prompt_note: LogText | None = None
 
 
 @dataclass(frozen=True)
@@ -275,8 +278,8 @@ class PageDriver:
 
     async def prepare(self, page: Page, text: str | None = None) -> None:
         """A clean new conversation on ``page``, logged in, with ``text`` typed for the next :meth:`run`
-        (see :meth:`PageReadiness.prepare`)."""
-        await self.ready.prepare(page, text)
+        (see :meth:`PageReadiness.prepare`; a prompt over ``paste_limit``: its ``attach_note``)."""
+        await self.ready.prepare(page, None if text is None else self._box_text(text))
 
     async def open(self, page: Page, url: str, *, reload: bool = False) -> None:
         """``page`` at ``url`` as it is (a thread to continue), logged in (see :meth:`PageReadiness.open`)."""
@@ -315,6 +318,24 @@ class PageDriver:
         still open: the page had not heard of it yet (never cut an answer that is still streaming)."""
         return (snap["state"] == "done" and snap.get("rule") == "dom" and not snap.get("held")
                 and watch is not None and watch.state == "open")
+
+    def _as_file(self, text: str) -> bool:
+        """The prompt ``text`` goes as an attached file: it is longer than the adapter's ``paste_limit`` (the
+        ``attach_note`` is typed in its place). Raises :class:`PromptTooLong` when it is and the adapter has no
+        ``attach``: refused before anything is typed, never sent cut."""
+        a = self.adapter
+        if a.paste_limit is None or len(text) <= a.paste_limit:
+            return False
+        if a.attach is None:
+            raise PromptTooLong(
+                f"{a.name or a.url}: the prompt is {len(text)} characters long (instructions and content as typed), "
+                f"over the site adapter's paste_limit of {a.paste_limit}, and the adapter has no 'attach' to send it "
+                "as a file; nothing was sent. Shorten the prompt, or set 'attach' in the adapter")
+        return True
+
+    def _box_text(self, text: str) -> str:
+        """What goes in the prompt box for the prompt ``text`` (see :meth:`_as_file`)."""
+        return self.adapter.attach_note if self._as_file(text) else text
 
     def _cut(self, why: str) -> StreamCut:
         return StreamCut(f"{self.adapter.name or self.adapter.url}: {why}; the partial answer is not kept")
@@ -376,11 +397,14 @@ class PageDriver:
         Cancel by cancelling the task (CancelledError is re-raised) or by setting
         ``cancel_event`` (:class:`RunCanceled`); either way the stop button is clicked first,
         best effort. Raises :class:`NeedsLogin`, :class:`SiteError`, :class:`SiteBusy` (a refusal),
-        :class:`RunTimeout`, :class:`AdapterMismatch`, :class:`PageGone`.
+        :class:`RunTimeout`, :class:`AdapterMismatch`, :class:`PageGone`, :class:`PromptTooLong` (before typing;
+        a prompt over ``paste_limit`` goes as a file when the adapter has ``attach``).
         """
         a = self.adapter
         if not text.strip():
             raise BadPrompt("nothing to send: the prompt text is empty")
+        as_file = self._as_file(text)  # over paste_limit: the attach_note is typed, the prompt attached
+        box = self._box_text(text)
         if cancel_event is not None and cancel_event.is_set():
             raise RunCanceled("canceled before typing")
         loop = asyncio.get_running_loop()
@@ -392,7 +416,10 @@ class PageDriver:
         try:
             async with asyncio.timeout(pre_send_s):
                 await self.ready.until_streams_idle(page)  # never type while the site may still generate
-                how_to_send = await self.sender.type_and_arm(page, text)
+                how_to_send = await self.sender.type_and_arm(page, box)
+                if as_file:  # the send is then aimed at click time (a site may hold it while the file uploads)
+                    await self.sender.attach(page, text)
+                    how_to_send = dict(how_to_send, aim=None)
         except TimeoutError as exc:
             raise RunTimeout(f"the page did not take the prompt within {pre_send_s:g} s") from exc
         watch = self.session.stream_watch(page)
@@ -406,7 +433,7 @@ class PageDriver:
             if cancel_event is not None and cancel_event.is_set():
                 raise RunCanceled("canceled before sending")
             if watch is not None:
-                watch.arm(lambda state: self.answers.push_stream(page, watch, state), prompt=text)
+                watch.arm(lambda state: self.answers.push_stream(page, watch, state), prompt=box)
             if self.sender.send_click == "direct" and how_to_send.get("aim") is not None:
                 # The direct click, already aimed: the answer wait goes out with it (it is already in
                 # the page when the answer ends).
@@ -415,7 +442,7 @@ class PageDriver:
             left_s = max(0.0, deadline - loop.time())
             try:
                 async with asyncio.timeout(min(send_budget_s, left_s)):
-                    await self.sender.send(page, text, how_to_send)
+                    await self.sender.send(page, box, how_to_send)
             except TimeoutError as exc:
                 if left_s <= send_budget_s:  # max_run_s bounds every step, sending included
                     raise RunTimeout(f"no complete answer within max_run_s={a.max_run_s:g} s") from exc
@@ -488,8 +515,9 @@ class PageDriver:
                 raise self._refusal(plain, "answer")
         if not _plain(answer, fmt).strip():
             raise EmptyAnswer(f"{a.name or a.url}: the site's answer holds no text (after conversion)")
+        attached = LOG.prompt_attached(chars=len(text), limit=a.paste_limit or 0) if as_file else None
         return RunResult(answer=answer, timings=timings, warnings=self.session.warnings(page), reasoning=reasoning,
-                         source=source, source_note=note)
+                         source=source, source_note=note, prompt_note=attached)
 
     async def _stream_answer(
         self, page: Page, captured: Capture, page_answer: str

@@ -33,6 +33,7 @@ __all__ = [
     "NeedsLogin",
     "PageGone",
     "ProfileInUseError",
+    "PromptTooLong",
     "RunCanceled",
     "RunTimeout",
     "SiteBusy",
@@ -262,3 +263,11 @@ class BadPrompt(WebLaneError):
     """The prompt cannot be sent as it is (e.g. empty); another attempt would send the same."""
 
     kind = ErrorKind.BAD_REQUEST
+
+
+class PromptTooLong(WebLaneError):
+    """The prompt as typed (instructions and content) is longer than the site adapter's ``paste_limit`` and
+    the adapter has no ``attach`` input to send it as a file: refused before anything is typed (a prompt is
+    never sent cut). Another attempt would meet the same limit, so it fails at once."""
+
+    kind = ErrorKind.PROMPT_TOO_LONG_FOR_SITE

@@ -10,10 +10,10 @@ import re
 from typing import Any, NoReturn
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import FilePayload, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from mediadesk.providers.web.adapter import SendClick
+from mediadesk.providers.web.adapter import SendClick, show_selector
 from mediadesk.providers.web.errors import AdapterMismatch, NeedsLogin, SiteError
 from mediadesk.providers.web.page_scripts import (
     AIM_SEND_JS,
@@ -28,7 +28,7 @@ from mediadesk.providers.web.page_scripts import (
 )
 from mediadesk.providers.web.page_session import Navigated, PageSession, cancel, first_line, quiet
 
-__all__ = ["PromptSender"]
+__all__ = ["PROMPT_FILE", "PromptSender"]
 
 log = logging.getLogger("mediadesk.providers.web.driver")
 
@@ -38,6 +38,9 @@ _UNCOVER_MS = 1000  # after a dismiss click or an Escape press: how long an over
 _AIM_RETRIES = 2  # a press that landed beside the button (it moved) is aimed again this often
 _SEND_CONFIRM_MS = 3000  # after sending: the prompt must leave the box, or busy/an answer show, by then
 _NAV_RETRIES = 3  # pre-send steps are redone if a navigation replaced the document
+_ATTACH_MS = 5000  # longest wait for the attach input to take the prompt's file
+#: The name a prompt over the adapter's ``paste_limit`` is attached under (its ``attach_note`` names it).
+PROMPT_FILE = "prompt.txt"
 
 
 _INTERCEPT = re.compile(r"(<[^\n]*?>[^\n]*?) intercepts pointer events")
@@ -130,6 +133,32 @@ class PromptSender:
         if why == "no_send":
             raise AdapterMismatch(f"{self._session.send_name()} not found (or not visible)")
         raise SiteError(f"{self._session.send_name()} stayed disabled for {_SEND_READY_MS / 1000:g} s")
+
+    async def attach(self, page: Page, text: str) -> None:
+        """Attach ``text`` as ``prompt.txt`` (UTF-8) through the adapter's ``attach`` file input (its first
+        selector found on the page). None found, or one that takes no file: :class:`AdapterMismatch` naming
+        the key; the prompt is never typed instead."""
+        a = self._adapter
+        key = f"{a.name or a.url}: the adapter's 'attach' {show_selector(a.attach)}"
+        file = FilePayload(name=PROMPT_FILE, mimeType="text/plain", buffer=text.encode("utf-8"))
+        for sel in a.selectors("attach"):
+            found = page.locator(sel).first
+            try:
+                if not await found.count():
+                    continue
+                await found.set_input_files(file, timeout=_ATTACH_MS)
+            except PlaywrightTimeout as exc:
+                raise AdapterMismatch(f"{key} did not take the prompt's file: {first_line(exc)}") from exc
+            except PlaywrightError as exc:
+                err = self._session.translate(exc)
+                if not isinstance(err, SiteError):  # the page closed or navigated
+                    raise err from exc
+                raise AdapterMismatch(f"{key} could not take the prompt's file ({first_line(exc)}): it must name "
+                                      "the page's file input, input[type=file]") from exc
+            self._session.trace(page, f"attached the prompt ({len(text)} characters) as {PROMPT_FILE} through {sel}")
+            return
+        raise AdapterMismatch(f"{key} matches nothing on {page.url}: the prompt ({len(text)} characters, over "
+                              f"paste_limit = {a.paste_limit}) was not sent; check the adapter's 'attach'")
 
     async def send(self, page: Page, text: str, how_to_send: dict[str, Any]) -> None:
         """Send, then make sure it was sent (see the module docstring): a click that reached

@@ -32,6 +32,7 @@ KINDS: dict[type[errors.WebLaneError], ErrorKind] = {
     errors.FinalSiteError: ErrorKind.BAD_REQUEST,
     errors.StreamCut: ErrorKind.CONNECTION,
     errors.EmptyAnswer: ErrorKind.EMPTY_ANSWER,
+    errors.PromptTooLong: ErrorKind.PROMPT_TOO_LONG_FOR_SITE,
 }
 
 
