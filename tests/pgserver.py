@@ -16,7 +16,6 @@ from __future__ import annotations
 import glob
 import itertools
 import os
-import pwd
 import shutil
 import socket
 import subprocess
@@ -24,6 +23,8 @@ import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from mediadesk.platform.files import current_uid
 
 SUPERUSER = "mediadesk"
 
@@ -88,7 +89,9 @@ class PgServer:
         bindir = find_bindir()
         root = Path(tempfile.mkdtemp(prefix="mediadesk-pg-", dir=base))
         run_as: str | None = None
-        if os.geteuid() == 0:
+        if current_uid() == 0:  # root is POSIX-only: so is pwd
+            import pwd
+
             try:
                 pw = pwd.getpwnam("postgres")
             except KeyError as exc:

@@ -159,12 +159,9 @@ def mediadesk(
     """Run ``python -m mediadesk ARGS`` to its end (blocking: not for a test whose servers run on its
     own event loop, use :func:`mediadesk_async` there). ``umask``: the child's umask; ``user``: run as
     that OS user (``setpriv``, needs root)."""
-    def set_umask() -> None:
-        if umask is not None:
-            os.umask(umask)
-
+    # Popen's own umask (POSIX; ignored on Windows), not a preexec_fn, which Windows refuses
     proc = subprocess.run(_command(args, user), capture_output=True, text=True, cwd=cwd, env=_environment(env),
-                          timeout=timeout, check=False, preexec_fn=set_umask)
+                          timeout=timeout, check=False, umask=-1 if umask is None else umask)
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 

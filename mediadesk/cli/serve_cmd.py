@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 from pathlib import Path
 
 from mediadesk.config.model import ConfigError, load_config
 from mediadesk.config.template import default_config_path, no_config_message
 from mediadesk.config.workspace import Workspace
+from mediadesk.platform.signals import install_stop_handlers
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import StorageFailed
 
@@ -56,10 +56,7 @@ async def serve(args: argparse.Namespace) -> int:
             failed.append(ev)
             stop.set()
 
-    loop = asyncio.get_running_loop()
-    signals = [s for s in (signal.SIGINT, signal.SIGTERM) if hasattr(signal, s.name)]
-    for sig in signals:
-        loop.add_signal_handler(sig, stop.set)
+    uninstall = install_stop_handlers(asyncio.get_running_loop(), lambda _signum: stop.set())
     unsubscribe = sched.bus.subscribe(on_event)
     try:
         await sched.start()
@@ -75,8 +72,7 @@ async def serve(args: argparse.Namespace) -> int:
     finally:
         unsubscribe()
         await sched.stop()
-        for sig in signals:
-            loop.remove_signal_handler(sig)
+        uninstall()
     if failed:
         print(f"mediadesk: {failed[0].message}", file=sys.stderr)
         return 2

@@ -26,6 +26,7 @@ import filelock
 import psutil
 
 from mediadesk.files.safe import FILE_MODE, O_NOFOLLOW, create_private_file, ensure_private_dir
+from mediadesk.platform.processes import process_started
 
 __all__ = [
     "LockError",
@@ -74,13 +75,6 @@ def describe_holder(holder: tuple[int, str] | None) -> str:
         return "another process (pid unknown)"
     pid, name = holder
     return f"pid {pid} ({name})" if name else f"pid {pid}"
-
-
-def _our_start_time() -> float | None:
-    try:
-        return psutil.Process().create_time()
-    except psutil.Error:
-        return None
 
 
 def _process_name(pid: int) -> str:
@@ -166,15 +160,10 @@ class OwnedFileLock:
             return None
         if host and host != socket.gethostname():
             return None
-        try:
-            proc = psutil.Process(pid)
-            if proc.status() == psutil.STATUS_ZOMBIE:  # it has exited: the kernel already dropped its lock
-                return None
-            if abs(proc.create_time() - created) > _SAME_START_S:
-                return None
-            return pid, proc.name()
-        except psutil.Error:
+        started = process_started(pid)  # None once it has exited: the kernel already dropped its lock
+        if started is None or abs(started - created) > _SAME_START_S:
             return None
+        return pid, _process_name(pid)
 
     def holder_pid(self) -> int | None:
         """The holder's pid per :meth:`holder` (ours while we hold it)."""
@@ -226,7 +215,7 @@ class OwnedFileLock:
         _refuse_symlink(self.owner_path)
         record = {
             "pid": os.getpid(),
-            "create_time": _our_start_time(),
+            "create_time": process_started(os.getpid()),
             "host": socket.gethostname(),
             "label": self.label,
             "acquired_at": time.time(),

@@ -4,7 +4,8 @@ Workspaces hold prompts, results and cookies, and may sit in directories others 
 planted symlink would redirect our writes. So, whatever the umask: new files are ``O_EXCL |
 O_NOFOLLOW`` and 0600; rewrites go to a private temp file renamed over the target (a link there is
 refused); our directories are 0700, and a symlink or another user's directory in their place is
-refused. Imports nothing of MediaDesk, so every layer can use it.
+refused. On Windows the modes are left to the ACL a folder under the user's profile passes on
+(:mod:`mediadesk.platform.files`). Imports only :mod:`mediadesk.platform`, so every layer can use it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,17 @@ import os
 import secrets
 import stat
 from pathlib import Path
+
+from mediadesk.platform.files import (
+    DIR_MODE,
+    FILE_MODE,
+    O_BINARY,
+    fchmod,
+    is_private,
+    mode_text,
+    open_to_all,
+    owned_by_us,
+)
 
 __all__ = [
     "DIR_MODE",
@@ -29,8 +41,6 @@ __all__ = [
     "write_private_file",
 ]
 
-FILE_MODE = 0o600
-DIR_MODE = 0o700
 O_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 _O_CLOEXEC: int = getattr(os, "O_CLOEXEC", 0)
 _O_DIRECTORY: int = getattr(os, "O_DIRECTORY", 0)
@@ -63,23 +73,14 @@ def refuse_symlink(path: Path, what: str = "file") -> None:
         raise UnsafePathError.symlink(Path(path), what)
 
 
-def _our_uid() -> int | None:
-    return os.geteuid() if hasattr(os, "geteuid") else None
-
-
-def _fchmod(fd: int, mode: int) -> None:
-    if hasattr(os, "fchmod"):
-        os.fchmod(fd, mode)
-
-
 def create_private_file(path: Path) -> int:
     """Create ``path``, which must not exist (nor be a link), mode 0600; return a write-only fd.
 
     Raises ``FileExistsError`` when anything (a file, a link, a dangling link) is already there.
     """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | _O_CLOEXEC, FILE_MODE)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | _O_CLOEXEC | O_BINARY, FILE_MODE)
     try:
-        _fchmod(fd, FILE_MODE)  # the umask may have removed bits (or a mode-0 umask added none)
+        fchmod(fd, FILE_MODE, path)  # the umask may have removed bits (or a mode-0 umask added none)
     except BaseException:
         os.close(fd)
         raise
@@ -90,7 +91,7 @@ def open_private_for_writing(path: Path, what: str = "file") -> int:
     """Open ``path`` for writing from its start (created 0600 if missing, truncated if there); a symlink
     there is refused, never followed. For files we rewrite in place (a browser's log)."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | O_NOFOLLOW | _O_CLOEXEC, FILE_MODE)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | O_NOFOLLOW | _O_CLOEXEC | O_BINARY, FILE_MODE)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise UnsafePathError.symlink(Path(path), what) from None
@@ -99,7 +100,7 @@ def open_private_for_writing(path: Path, what: str = "file") -> int:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise UnsafePathError(Path(path), "is not a regular file")
-        _fchmod(fd, FILE_MODE)
+        fchmod(fd, FILE_MODE, path)
     except BaseException:
         os.close(fd)
         raise
@@ -142,11 +143,10 @@ def tighten_file(path: Path, what: str = "file") -> None:
         raise
     try:
         st = os.fstat(fd)
-        uid = _our_uid()
-        if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and (uid is None or st.st_uid == uid):
+        if stat.S_ISREG(st.st_mode) and not is_private(st) and owned_by_us(st):
             with contextlib.suppress(PermissionError):
                 try:
-                    _fchmod(fd, FILE_MODE)
+                    fchmod(fd, FILE_MODE, path)
                 except OSError as exc:
                     if exc.errno != errno.EROFS:
                         raise
@@ -165,7 +165,8 @@ def ensure_private_dir(
     existing one is used as it is. ``user_chosen`` (a path from the config, e.g. an account's
     ``profile_dir``, which may name any folder): only what this call creates is made 0700; an existing
     folder is never chmod-ed, and one every user may write (a shared ``/tmp``-like folder, mode 1777) is
-    refused, as MediaDesk would fill it with private files.
+    refused, as MediaDesk would fill it with private files. On Windows no mode is checked: every folder
+    reads as 0777 there, and one under the user's profile is private by its inherited ACL.
     """
     path = Path(path)
     missing: list[Path] = []
@@ -194,22 +195,21 @@ def ensure_private_dir(
     if not stat.S_ISDIR(st.st_mode):
         raise UnsafePathError(path, f"is not a directory, and MediaDesk keeps a {what} there",
                               "Move it away or choose another path")
-    uid = _our_uid()
-    if uid is not None and st.st_uid != uid:
+    if not owned_by_us(st):
         raise UnsafePathError(
             path, f"belongs to another user (uid {st.st_uid}), and MediaDesk keeps private files there",
             "Use a folder of your own",
         )
-    if user_chosen and not created and st.st_mode & stat.S_IWOTH:
+    if user_chosen and not created and open_to_all(st):
         raise UnsafePathError(
-            path, f"is a folder every user of this machine may write (mode {stat.S_IMODE(st.st_mode):04o}), and "
+            path, f"is a folder every user of this machine may write (mode {mode_text(st)}), and "
             f"MediaDesk keeps a private {what} there (cookies, sessions): it is left as it is",
             "Name a folder of your own that does not exist yet (MediaDesk creates it 0700), e.g. one inside "
             "the data dir",
         )
     if user_chosen and not created:
         return path  # the user's folder: checked, never chmod-ed
-    if tighten and st.st_mode & 0o077:
+    if tighten and not is_private(st):
         try:
             _chmod_dir(path)
         except OSError as exc:
@@ -219,8 +219,9 @@ def ensure_private_dir(
 
 
 def _chmod_dir(path: Path) -> None:
-    """chmod 0700 through a descriptor opened without following links."""
-    if not hasattr(os, "fchmod") or not _O_DIRECTORY:
+    """chmod 0700 through a descriptor opened without following links (by path where there is no
+    ``O_DIRECTORY``: Windows)."""
+    if not _O_DIRECTORY:
         os.chmod(path, DIR_MODE)
         return
     try:
@@ -230,6 +231,6 @@ def _chmod_dir(path: Path) -> None:
             raise UnsafePathError.symlink(Path(path), "directory") from None
         raise
     try:
-        os.fchmod(fd, DIR_MODE)
+        fchmod(fd, DIR_MODE, path)
     finally:
         os.close(fd)

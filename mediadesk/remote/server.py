@@ -20,6 +20,7 @@ from collections.abc import Iterator, MutableMapping
 import uvicorn
 
 from mediadesk.config.remote import RemoteConfig
+from mediadesk.platform.sockets import allow_port_reuse
 from mediadesk.remote.api import create_app
 from mediadesk.remote.auth import FailureLimiter, RemoteSetupError, TokenGuard, read_token
 from mediadesk.remote.context import RemoteContext
@@ -109,7 +110,7 @@ class RemoteServer:
         # without it every small answer (headers and body in two writes) waits ~40 ms for a delayed ACK
         sock = socket.socket(family, kind, proto or socket.IPPROTO_TCP)
         try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            allow_port_reuse(sock)
             sock.bind(addr)
         except OSError as exc:
             sock.close()

@@ -21,6 +21,7 @@ from mediadesk.core.log_lines import LOG
 from mediadesk.core.policy import RetryPolicy
 from mediadesk.core.states import TaskState
 from mediadesk.core.team_policy import beat_interval_s
+from mediadesk.platform.files import current_uid
 from mediadesk.scheduler.finalizer import apply_failure
 from mediadesk.scheduler.team_link import TeamLink
 from mediadesk.store import TaskStore
@@ -89,4 +90,5 @@ def operator() -> str:
     try:
         return getpass.getuser()
     except Exception:  # no user name in this environment (containers): the uid
-        return str(os.getuid())
+        uid = current_uid()
+        return str(uid) if uid is not None else "unknown"

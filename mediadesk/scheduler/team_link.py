@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mediadesk.platform.processes import pid_alive
 from mediadesk.store.errors import StorageError
 from mediadesk.store.team import DesktopInfo, TeamCoordinator
 
@@ -33,13 +33,7 @@ def _process_gone(host: str, pid: int) -> bool:
     machine's processes cannot be seen; a pid taken again by another process counts as alive)."""
     if host != socket.gethostname() or pid <= 0:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # it exists (not ours to signal)
-        return False
-    return False
+    return not pid_alive(pid)
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,13 @@ down looks like to a client -- unlike a reset, which a client cannot tell from a
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 from abc import ABC, abstractmethod
 from typing import Any
 
 from aiohttp import web
+
+from mediadesk.platform.sockets import allow_port_reuse
 
 
 class LocalServer(ABC):
@@ -102,8 +103,7 @@ class LocalServer(ABC):
         port = self._port if self._port is not None else self._requested_port
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
-            if os.name == "posix":  # as asyncio does: on Windows it would let two sockets share a port
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            allow_port_reuse(sock)
             sock.bind((self.host, port))
             sock.listen(128)
             sock.setblocking(False)

@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from mediadesk.files.safe import O_NOFOLLOW, create_private_file, ensure_private_dir, tighten_file
+from mediadesk.platform.files import open_binary_readonly, owned_by_us, read_only_fs
 from mediadesk.store.open_errors import DatabaseNotFoundError, DatabasePathError, NotADatabaseError
 
 __all__ = ["SIDECARS", "check_database_file", "read_only_fs", "sidecar", "tighten"]
@@ -67,22 +68,21 @@ def check_database_file(path: Path, *, create: bool) -> bool:
 def _refuse_foreign(path: Path, st: os.stat_result | None = None) -> None:
     """Refuse a database file (or sidecar) of another user that we could open: its owner reads every
     prompt and result we would keep in it (a 0666 file in a shared folder). One we cannot open at all
-    is left to the open, which says "permission denied"."""
-    if not hasattr(os, "geteuid"):
-        return
+    is left to the open, which says "permission denied". Never on Windows, where files have no owner uid
+    (:func:`mediadesk.platform.files.owned_by_us`)."""
     if st is None:
         try:
             st = os.lstat(path)
         except FileNotFoundError:
             return
-    if st.st_uid == os.geteuid() or not stat.S_ISREG(st.st_mode):
+    if owned_by_us(st) or not stat.S_ISREG(st.st_mode):
         return
     if os.access(path, os.R_OK, effective_ids=os.access in os.supports_effective_ids):
         raise DatabasePathError.foreign(path, st.st_uid)
 
 
 def _check_header(path: Path, size: int) -> None:
-    fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    fd = open_binary_readonly(path, O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     try:
         head = os.read(fd, 100)
     finally:
@@ -116,13 +116,3 @@ def tighten(path: Path) -> None:
     tighten_file(path, "database")
     for suffix in SIDECARS:
         tighten_file(sidecar(path, suffix), "database file")
-
-
-def read_only_fs(path: Path) -> bool:
-    """True when the file system holding ``path`` is mounted read-only."""
-    if not hasattr(os, "statvfs"):
-        return False
-    try:
-        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except OSError:
-        return False

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import sqlite3
 from pathlib import Path
+
+from mediadesk.platform.files import owned_by_us, read_only_fs, user_name
 
 __all__ = [
     "DatabaseNotFoundError",
@@ -74,12 +77,8 @@ class DatabasePathError(StoreOpenError):
 
     @classmethod
     def foreign(cls, path: Path, uid: int) -> DatabasePathError:
-        try:
-            import pwd
-
-            who = f"{pwd.getpwuid(uid).pw_name}, uid {uid}"
-        except (ImportError, KeyError):
-            who = f"uid {uid}"
+        name = user_name(uid)
+        who = f"{name}, uid {uid}" if name is not None else f"uid {uid}"
         return cls(
             f"{path} belongs to another user ({who}), who could read and change every prompt and result "
             "MediaDesk keeps in it; MediaDesk uses only a database file of your own. Pass --db with a file "
@@ -292,23 +291,17 @@ def _existing(path: Path) -> Path | None:
 
 def _read_only_fs(path: Path) -> bool:
     probe = _existing(path)
-    if probe is None or not hasattr(os, "statvfs"):
-        return False
-    try:
-        return bool(os.statvfs(probe).f_flag & os.ST_RDONLY)
-    except OSError:
-        return False
+    return probe is not None and read_only_fs(probe)
 
 
 def _free_bytes(path: Path) -> int | None:
     probe = _existing(path)
-    if probe is None or not hasattr(os, "statvfs"):
+    if probe is None:
         return None
     try:
-        st = os.statvfs(probe)
+        return shutil.disk_usage(probe).free  # what this user may fill (statvfs f_bavail; Windows too)
     except OSError:
         return None
-    return st.f_bavail * st.f_frsize
 
 
 def _accessible(path: Path) -> bool:
@@ -324,17 +317,13 @@ def _owner_of(path: Path) -> str:
     if probe is None:
         return ""
     try:
-        uid = os.lstat(probe).st_uid
+        st = os.lstat(probe)
     except OSError:
         return ""
-    if hasattr(os, "geteuid") and uid == os.geteuid():
+    if owned_by_us(st):
         return ""
-    try:
-        import pwd
-
-        return f"user {pwd.getpwuid(uid).pw_name}"
-    except (ImportError, KeyError):
-        return f"uid {uid}"
+    name = user_name(st.st_uid)
+    return f"user {name}" if name is not None else f"uid {st.st_uid}"
 
 
 def _size(n: int) -> str:

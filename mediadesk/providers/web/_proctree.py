@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from mediadesk.platform.processes import group_members as _group_members
+from mediadesk.platform.processes import reap_child
+
 #: SIGTERM is how Chromium is asked to shut down cleanly; this is how long we wait for it after a grace
 #: period already ran out, before SIGKILL. Short on purpose: the grace was the polite part.
 TERM_WAIT_S = 1.0
@@ -132,18 +135,10 @@ def group_members(pgid: int) -> list[psutil.Process]:
     The launcher starts Chromium in a session of its own, so the group id is the browser's pid and every
     child inherits it, whatever its command line says. The group outlives a crashed main process and
     the kernel never hands out a pid still in use as a group id: a process found here is of our tree,
-    even when it is exiting and its command line no longer names the profile."""
+    even when it is exiting and its command line no longer names the profile. None on Windows (no
+    process groups there: the tree collected from the main process before any signal is all of it)."""
     protected = protected_pids()
-    members: list[psutil.Process] = []
-    for proc in psutil.process_iter():
-        if proc.pid in protected:
-            continue
-        try:
-            if os.getpgid(proc.pid) == pgid:
-                members.append(proc)
-        except OSError:  # gone meanwhile, or not ours to ask
-            continue
-    return members
+    return [proc for proc in _group_members(pgid) if proc.pid not in protected]
 
 
 def _reap_if_child(proc: psutil.Process) -> None:
@@ -153,9 +148,9 @@ def _reap_if_child(proc: psutil.Process) -> None:
     try:
         if proc.ppid() != os.getpid():
             return
-        os.waitpid(proc.pid, os.WNOHANG)
-    except (psutil.Error, ChildProcessError, OSError):
-        pass
+    except psutil.Error:
+        return
+    reap_child(proc.pid)
 
 
 def is_gone(proc: psutil.Process) -> bool:

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from mediadesk.core.log_lines import LOG, LogText
+from mediadesk.files.safe import create_private_file
+from mediadesk.platform.files import is_private, mode_text, open_binary_readonly, owned_by_us
 
 __all__ = ["JAR_NAME", "SAVE_MIN_INTERVAL_S", "CookieJar", "read_jar", "session_cookies", "write_jar"]
 
@@ -72,9 +74,8 @@ def write_jar(profile_dir: Path, cookies: list[dict[str, Any]]) -> Path:
     path = Path(profile_dir) / JAR_NAME
     tmp = path.with_name(f"{JAR_NAME}.{secrets.token_hex(6)}.tmp")
     data = json.dumps({"version": 1, "saved_at": time.time(), "cookies": cookies}, ensure_ascii=False)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
+    fd = create_private_file(tmp)
     try:
-        os.fchmod(fd, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(data)
             fh.flush()
@@ -93,7 +94,7 @@ def read_jar(profile_dir: Path) -> list[dict[str, Any]]:
     next save."""
     path = Path(profile_dir) / JAR_NAME
     try:
-        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW)
+        fd = open_binary_readonly(path, _O_NOFOLLOW)
     except FileNotFoundError:
         return []
     except OSError as exc:
@@ -105,10 +106,10 @@ def read_jar(profile_dir: Path) -> list[dict[str, Any]]:
         problem = None
         if not stat.S_ISREG(st.st_mode):
             problem = "not a regular file"
-        elif hasattr(os, "getuid") and st.st_uid != os.getuid():
+        elif not owned_by_us(st):
             problem = f"owned by uid {st.st_uid}, not by us"
-        elif st.st_mode & 0o077:
-            problem = f"mode {stat.S_IMODE(st.st_mode):o} lets others read it"
+        elif not is_private(st):
+            problem = f"mode {mode_text(st)} lets others read it"
         elif st.st_size > _MAX_JAR_BYTES:
             problem = f"{st.st_size} bytes is too large"
         if problem is None:

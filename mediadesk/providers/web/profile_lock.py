@@ -9,33 +9,24 @@ from __future__ import annotations
 
 import getpass
 import hashlib
-import os
 import re
-import sys
-import tempfile
 from pathlib import Path
-
-import platformdirs
 
 from mediadesk.files.locks import OwnedFileLock, describe_holder
 from mediadesk.files.safe import ensure_private_dir
+from mediadesk.platform.files import user_runtime_dir
 from mediadesk.providers.web.errors import AccountLockedError, InstanceLockedError
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def default_lock_dir() -> Path:
-    """The per-user runtime dir (``$XDG_RUNTIME_DIR/mediadesk``), else ``<tmp>/mediadesk-<uid>``, mode 0700.
+    """The per-user runtime dir (:func:`mediadesk.platform.files.user_runtime_dir`), mode 0700.
 
-    Without ``XDG_RUNTIME_DIR`` platformdirs would warn and pick ``/tmp/runtime-<uid>``; we choose our own
-    fallback explicitly instead. Note that two processes only exclude each other when they resolve the same
-    directory: pass ``lock_dir`` explicitly when environments may differ (e.g. a GUI session and a cron job).
+    Note that two processes only exclude each other when they resolve the same directory: pass ``lock_dir``
+    explicitly when environments may differ (e.g. a GUI session and a cron job).
     """
-    if sys.platform.startswith("linux") and not os.environ.get("XDG_RUNTIME_DIR"):
-        uid = os.getuid()
-        path = Path(tempfile.gettempdir()) / f"mediadesk-{uid}"
-    else:
-        path = Path(platformdirs.user_runtime_dir("mediadesk", appauthor=False))
+    path = user_runtime_dir("mediadesk")
     _ensure_private_dir(path)
     return path
 

@@ -23,6 +23,7 @@ import psutil
 
 from mediadesk.core.log_lines import LOG, LogText, LogValue
 from mediadesk.files.safe import write_private_file
+from mediadesk.platform.processes import process_started
 from mediadesk.providers.web._proctree import (
     LIVE_OWNED,
     EndReport,
@@ -287,11 +288,8 @@ def _same_start(a: float | None, b: float) -> bool:
 
 
 def _alive_as(pid: int, create_time: float | None) -> bool:
-    try:
-        proc = psutil.Process(pid)
-        return proc.status() != psutil.STATUS_ZOMBIE and _same_start(create_time, proc.create_time())
-    except psutil.Error:
-        return False
+    started = process_started(pid)
+    return started is not None and _same_start(create_time, started)
 
 
 def _roots(procs: Iterable[ProcInfo]) -> dict[int, list[ProcInfo]]:

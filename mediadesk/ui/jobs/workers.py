@@ -27,11 +27,11 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from mediadesk.config.location import StoreLocation
+from mediadesk.platform.processes import release_free_memory
 from mediadesk.scheduler.events import LaneStats, TaskChanged, TasksAdded
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.taskstore import LogLine, TaskRecord
 from mediadesk.ui.app.bridge import SchedulerBridge
-from mediadesk.ui.jobs.memory import release_free_memory
 from mediadesk.ui.models.task_model import TaskTableModel
 from mediadesk.viewmodel.columns import Columns
 

@@ -25,10 +25,10 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 
+from mediadesk.platform.processes import release_free_memory
 from mediadesk.scheduler.events import LaneStats, TaskChanged
 from mediadesk.store.taskstore import TaskRecord
 from mediadesk.ui.format import fmt_clock, fmt_seconds, state_labels
-from mediadesk.ui.jobs.memory import release_free_memory
 from mediadesk.ui.style import is_dark, state_color
 from mediadesk.viewmodel.columns import Columns, Row
 from mediadesk.viewmodel.row_display import DISPLAY_STATES, SORT_KEYS, STALLED, RowFilter, owner_host
