@@ -11,7 +11,8 @@ import sys
 from collections.abc import Sequence
 from types import FrameType
 
-_STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+from mediadesk.platform.console import utf8_std_streams
+from mediadesk.platform.signals import STOP_SIGNALS
 
 
 class Interrupted(KeyboardInterrupt):
@@ -33,11 +34,12 @@ def install_signal_handlers() -> None:
     headless CLI (imports, config loading) ends it with 130 and no traceback instead of a
     KeyboardInterrupt traceback or a silent death. ``mediadesk run`` replaces them by its loop's own
     while it runs (graceful stop: running attempts go back to pending)."""
-    for sig in _STOP_SIGNALS:
+    for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_interrupted)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    utf8_std_streams()  # before anything is printed or logged: an emoji must never end an export
     args = list(sys.argv[1:] if argv is None else argv)
     console = not args or args[0] == "console" or (args[0].startswith("--") and args[0] not in ("--help", "-h"))
     if not console:  # the console keeps Qt's handling of its signals

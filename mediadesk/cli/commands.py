@@ -132,9 +132,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.out is None:
         # text formats on stdout may reach a terminal: control characters of answers shown escaped
         n = export_tasks(ws.location, sys.stdout, args.format, args.state, for_terminal=True,
-                         with_reasoning=args.with_reasoning)
+                         with_reasoning=args.with_reasoning, bom=not args.no_bom and not sys.stdout.isatty())
     else:
-        n = export_to_file(ws.location, args.out, args.format, args.state, with_reasoning=args.with_reasoning)
+        n = export_to_file(ws.location, args.out, args.format, args.state, with_reasoning=args.with_reasoning,
+                           bom=not args.no_bom)
         print(f"exported {n} task(s) to {args.out}", file=sys.stderr)
     return EXIT_OK
 

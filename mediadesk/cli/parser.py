@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only tasks in this state (repeatable; default: all)")
     e.add_argument("--with-reasoning", action="store_true",
                    help="also export the model's thinking and its token count (columns reasoning_tokens, reasoning)")
+    e.add_argument("--no-bom", action="store_true",
+                   help="CSV without the UTF-8 byte order mark it starts with by default (Excel needs the mark to "
+                   "read UTF-8; a terminal never gets it)")
 
     k = sub.add_parser("cancel", help="cancel tasks by id (works while another process runs them)")
     k.add_argument("task_ids", nargs="+")

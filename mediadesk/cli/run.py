@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from mediadesk.cli.errors import UserError
 from mediadesk.cli.progress import DB_POLL_S, Progress
@@ -27,6 +26,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.core.batch import ParsedBatch, parse_batch_file
 from mediadesk.core.spend import Budget
 from mediadesk.core.text import printable
+from mediadesk.platform.signals import install_stop_handlers
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.events import Notice, StorageFailed
 from mediadesk.scheduler.intake import MissingApiKeysError
@@ -83,7 +83,7 @@ async def run_batch(
         report_row_errors(parsed, sys.stderr)
         if not parsed.rows:
             what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
-            raise UserError(f"nothing to run in {batch}: {what}")
+            raise UserError(f"nothing to run in {batch}: {what} (read as {parsed.encoding})")
         cap = None if budget is None else parse_budget(budget, config, {r.profile for r in parsed.rows})
         return await _run_batch(batch, config, ws, parsed, stop, retry_failed=retry_failed, quiet=quiet,
                                 config_path=config_path, summary_json=summary_json, resume=resume, cap=cap)
@@ -115,7 +115,8 @@ async def _run_batch(
             res, ids = done.result, done.ids
             print(
                 f"batch {printable(batch.name)}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
-                f"{len(res.existing)} already in {db_name(ws)}), {len(parsed.errors)} rejected",
+                f"{len(res.existing)} already in {db_name(ws)}), {len(parsed.errors)} rejected, "
+                f"read as {parsed.encoding}",
                 flush=True,
             )
             if cap is not None:  # kept with the batch: a later run of it keeps the cap
@@ -175,27 +176,18 @@ class _Interrupted(Exception):
 
 
 class _StopSignals:
-    """SIGINT, SIGTERM and SIGHUP end ``mediadesk run`` gracefully: the event is set, the run stops
-    its lanes (running attempts go back to pending, refunded) and writes its summary. Installed on
-    the loop for the whole run, so a signal during start-up or shut-down is not a crash either.
-    Windows' loops have no add_signal_handler; there Ctrl+C arrives as KeyboardInterrupt."""
-
-    SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+    """The stop signals (SIGINT, SIGTERM, SIGHUP; Ctrl+C, Ctrl+Break on Windows) end ``mediadesk run``
+    gracefully: the event is set, the run stops its lanes (running attempts go back to pending, refunded)
+    and writes its summary. Installed on the loop for the whole run, so a signal during start-up or
+    shut-down is not a crash either (:func:`mediadesk.platform.signals.install_stop_handlers`)."""
 
     def __init__(self) -> None:
         self.event = asyncio.Event()
         self.signum: int | None = None
-        self._installed: list[int] = []
-        self._previous: dict[int, Any] = {}
+        self._uninstall: Callable[[], None] | None = None
 
     def install(self) -> None:
-        if sys.platform == "win32":
-            return
-        loop = asyncio.get_running_loop()
-        for sig in self.SIGNALS:
-            self._previous[sig] = signal.getsignal(sig)
-            loop.add_signal_handler(sig, self._on_signal, sig)
-            self._installed.append(sig)
+        self._uninstall = install_stop_handlers(asyncio.get_running_loop(), self._on_signal)
 
     def _on_signal(self, signum: int) -> None:
         if self.signum is None:
@@ -206,13 +198,9 @@ class _StopSignals:
         return self.event.is_set()
 
     def uninstall(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in self._installed:
-            loop.remove_signal_handler(sig)
-            # back to the process's own handler (mediadesk.main's: no traceback, no silent death)
-            with contextlib.suppress(TypeError, ValueError):
-                signal.signal(sig, self._previous.get(sig) or signal.SIG_DFL)
-        self._installed.clear()
+        if self._uninstall is not None:
+            self._uninstall()
+            self._uninstall = None
 
 
 def _spend_of(ws: Workspace, ids: list[str]) -> str | None:

@@ -84,6 +84,12 @@ TEMPLATES: tuple[str, ...] = (
                       "remove concurrency and add accounts instead"),
     QT_TRANSLATE_NOOP("ConfigIssues", "fallback must not name the profile itself"),
     QT_TRANSLATE_NOOP("ConfigIssues", "stored credentials need both a user and a password: add {keys}"),
+    # ---- names that become file and folder names (mediadesk.config.names)
+    QT_TRANSLATE_NOOP("ConfigIssues", "{chars} cannot be in a file or folder name on Windows"),
+    QT_TRANSLATE_NOOP("ConfigIssues", "must not end with a dot or a space (Windows drops them from file and folder "
+                                      "names)"),
+    QT_TRANSLATE_NOOP("ConfigIssues", "{name} is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with "
+                                      "any extension): no file or folder can have it; choose another name"),
     # ---- active_hours (the texts of mediadesk.core.hours.HOURS_TEMPLATES)
     QT_TRANSLATE_NOOP("ConfigIssues", "use HH:MM-HH:MM ranges separated by commas, e.g. \"22:00-07:00\" or "
                                       "\"09:00-12:00,14:00-18:00\""),
@@ -102,6 +108,10 @@ TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("ConfigIssues", "none defined"),
     QT_TRANSLATE_NOOP("ConfigIssues", "no profile named {name}"),
     QT_TRANSLATE_NOOP("ConfigIssues", "profile {name} is an api profile; accounts are for web"),
+    QT_TRANSLATE_NOOP("ConfigIssues", "{name} and {other} ({other_key}) differ only by case: on Windows and macOS "
+                                      "these are the same folder (the account's browser profile); rename one"),
+    QT_TRANSLATE_NOOP("ConfigIssues", "{name} and {other} ({other_key}) differ only by case: on Windows and macOS "
+                                      "these are the same site adapter file; write one the same way in both"),
 )
 
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

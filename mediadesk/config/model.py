@@ -23,8 +23,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from mediadesk.config.errors import KeyProblem, issues_of, problem
+from mediadesk.config.errors import KeyProblem, Problem, issues_of, problem
 from mediadesk.config.messages import ConfigIssue, Msg, msg
+from mediadesk.config.names import case_twin, portable_name_problem
 from mediadesk.config.remote import RemoteConfig
 from mediadesk.config.spend import BudgetConfig, PriceConfig
 from mediadesk.core.gate import MAX_LIMIT
@@ -64,6 +65,14 @@ def _check_name(v: str) -> str:
     """Profile and account names end up in file paths, lock names and log prefixes."""
     if not _NAME_RE.match(v):
         raise problem("use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return _check_file_name(v)
+
+
+def _check_file_name(v: str) -> str:
+    """A name that becomes a file or folder name: one that Windows can hold too."""
+    why = portable_name_problem(v)
+    if why is not None:
+        raise Problem(why)
     return v
 
 
@@ -255,6 +264,8 @@ class ProfileConfig(_Strict):
 
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
     _hours = field_validator("active_hours")(classmethod(lambda cls, v: _check_hours(v)))
+    # the site adapter's file is <site>.toml
+    _site = field_validator("site")(classmethod(lambda cls, v: v if v is None else _check_file_name(v)))
 
     @field_validator("api_key_env")
     @classmethod
@@ -432,7 +443,27 @@ class AppConfig(_Strict):
                     f"accounts[{i}].profile", msg("profile {name} is an api profile; accounts are for web",
                                                   name=repr(a.profile))
                 )
+        self._check_case_twins()
         return self
+
+    def _check_case_twins(self) -> None:
+        """Names that become file or folder names must differ by more than case: NTFS and APFS take
+        ``Alice`` and ``alice`` for one name (an account's browser profile folder, a site adapter's file)."""
+        twins = case_twin(a.name for a in self.accounts)
+        if twins is not None:
+            i, j = twins
+            raise KeyProblem(f"accounts[{j}].name", msg(
+                "{name} and {other} ({other_key}) differ only by case: on Windows and macOS these are the same "
+                "folder (the account's browser profile); rename one",
+                name=repr(self.accounts[j].name), other=repr(self.accounts[i].name), other_key=f"accounts[{i}].name"))
+        sites = [(f"profiles[{i}] ({p.name}).site", p.site) for i, p in enumerate(self.profiles) if p.site is not None]
+        twins = case_twin(site for _, site in sites)
+        if twins is not None:
+            (first_key, first), (key, second) = sites[twins[0]], sites[twins[1]]
+            raise KeyProblem(key, msg(
+                "{name} and {other} ({other_key}) differ only by case: on Windows and macOS these are the same "
+                "site adapter file; write one the same way in both",
+                name=repr(second), other=repr(first), other_key=first_key))
 
     def _check_budgets(self, profiles: Mapping[str, ProfileConfig]) -> None:
         endpoints = {e.name for e in self.api_endpoints()}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mediadesk.config.model import AppConfig
+from mediadesk.config.names import portable_name_problem
 from mediadesk.config.workspace import Workspace, resources_dir
 from mediadesk.files.safe import ensure_private_dir, refuse_symlink, write_private_file
 
@@ -68,6 +69,8 @@ def read_adapter_file(path: Path) -> AdapterFile:
     path = Path(path)
     if path.stem.startswith(".") or not path.stem.strip():
         raise AdapterFileError(path, ["the file name must not start with a dot: name it <site>.toml"])
+    if (bad := portable_name_problem(path.stem)) is not None:  # it becomes a file in the user sites folder
+        raise AdapterFileError(path, [f"the file name {path.stem!r}: {bad.english()}"])
     try:
         if path.stat().st_size > MAX_ADAPTER_BYTES:
             raise AdapterFileError(path, [f"is larger than {MAX_ADAPTER_BYTES} bytes: not an adapter"])

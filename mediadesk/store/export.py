@@ -52,14 +52,16 @@ class ExportError(Exception):
 
 def export_tasks(db: StoreLocation | Path, out: TextIO, fmt: str, states: Sequence[str] | None = None, *,
                  task_ids: Sequence[str] | None = None, for_terminal: bool = False,
-                 with_reasoning: bool = False) -> int:
+                 with_reasoning: bool = False, bom: bool = False) -> int:
     """Write the tasks of ``db`` to ``out``; returns the row count. ``states``: only tasks in these
     states; ``task_ids``: only these tasks, in this order (the console's selected or filtered
     rows; ids not in the database are skipped). XLSX is written to ``out.buffer`` (a file opened by
     :func:`export_to_file`, or a piped stdout). ``for_terminal`` (stdout): no control character
     of a prompt or an answer reaches the terminal: CSV cells show them escaped (see
     :func:`mediadesk.core.text.printable`), JSONL writes them as ``\\uXXXX`` (the same data once
-    parsed); Markdown always escapes them. ``with_reasoning``: the :data:`REASONING_FIELDS` too."""
+    parsed); Markdown always escapes them. ``with_reasoning``: the :data:`REASONING_FIELDS` too. ``bom``: CSV
+    starts with the UTF-8 byte order mark, without which Excel reads UTF-8 as the local code page (mojibake
+    for Chinese on Chinese Windows); the other formats never have one."""
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
     binary = _binary_target(out) if fmt == "xlsx" else None
@@ -82,17 +84,18 @@ def export_tasks(db: StoreLocation | Path, out: TextIO, fmt: str, states: Sequen
         if fmt == "md":
             return write_markdown(rows, out, fields)
         if fmt == "csv":
-            return write_csv(rows, out, for_terminal=for_terminal, fields=fields)
+            return write_csv(rows, out, for_terminal=for_terminal, fields=fields, bom=bom)
         return write_jsonl(rows, out, for_terminal=for_terminal)
     finally:
         reader.close()
 
 
 def export_to_file(db: StoreLocation | Path, path: Path, fmt: str, states: Sequence[str] | None = None, *,
-                   task_ids: Sequence[str] | None = None, with_reasoning: bool = False) -> int:
+                   task_ids: Sequence[str] | None = None, with_reasoning: bool = False, bom: bool = True) -> int:
     """Export into ``path`` through a private temp file that is renamed into place, so a failed
     export never leaves half a file under the chosen name. The file is created 0600 (results can be
-    confidential) whatever the umask; a symlink at ``path`` is refused (never followed nor replaced)."""
+    confidential) whatever the umask; a symlink at ``path`` is refused (never followed nor replaced).
+    UTF-8, a CSV file with a BOM unless ``bom`` is False (see :func:`export_tasks`)."""
     refuse_symlink(path, "export")
     if path.is_dir():
         raise ExportError(f"{path} is a directory: give --out a file name")
@@ -105,7 +108,7 @@ def export_to_file(db: StoreLocation | Path, path: Path, fmt: str, states: Seque
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
-            n = export_tasks(db, fh, fmt, states, task_ids=task_ids, with_reasoning=with_reasoning)
+            n = export_tasks(db, fh, fmt, states, task_ids=task_ids, with_reasoning=with_reasoning, bom=bom)
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -196,7 +199,9 @@ def csv_cell(value: object, *, for_terminal: bool = False) -> object:
 
 
 def write_csv(rows: Iterable[Mapping[str, object]], out: TextIO, *, for_terminal: bool = False,
-              fields: Sequence[str] = EXPORT_FIELDS) -> int:
+              fields: Sequence[str] = EXPORT_FIELDS, bom: bool = False) -> int:
+    if bom:
+        out.write("\ufeff")
     writer = csv.DictWriter(out, fieldnames=fields)
     writer.writeheader()
     n = 0

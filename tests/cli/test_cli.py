@@ -99,7 +99,7 @@ async def test_rerun_resumes_without_duplicates_and_export(tmp_path: Path, sim: 
     rows = [json.loads(x) for x in out.splitlines()]
     assert len(rows) == 10 and all(r["state"] == "success" and r["result"] for r in rows)
     rc, out, _ = await mediadesk_async("export", "--db", str(db), "--format", "csv")
-    assert out.splitlines()[0].startswith("task_id,state") and len(out.splitlines()) == 11
+    assert out.splitlines()[0].startswith("\ufefftask_id,state") and len(out.splitlines()) == 11  # Excel's BOM
 
 
 async def test_failed_task_gives_exit_1(tmp_path: Path, sim: ApiSimServer) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from mediadesk.config import errors as config_errors
 from mediadesk.config import model as config_mod
+from mediadesk.config import names as config_names
 from mediadesk.config.messages import CONTEXT, TEMPLATES, msg
 from mediadesk.config.model import ConfigError, parse_config
 from mediadesk.core.log_lines import CONTEXT as LOG_CONTEXT
@@ -24,7 +25,7 @@ def _loader_templates() -> set[str]:
     """The first argument of every ``msg(...)`` / ``problem(...)`` in the loader (the model and how its
     errors are told), and the error module's tables."""
     out: set[str] = set()
-    for mod in (config_mod, config_errors):
+    for mod in (config_mod, config_errors, config_names):
         tree = ast.parse(Path(mod.__file__).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \

@@ -97,7 +97,7 @@ def test_task_id_subset_in_the_given_order(db: StoreLocation, tmp_path: Path) ->
     assert json.loads(out.getvalue())["task_id"] == "ok-2"
     path = tmp_path / "sel.csv"
     assert export_to_file(db, path, "csv", task_ids=["wait-1"]) == 1
-    assert [r["task_id"] for r in csv.DictReader(path.open(encoding="utf-8"))] == ["wait-1"]
+    assert [r["task_id"] for r in csv.DictReader(path.open(encoding="utf-8-sig"))] == ["wait-1"]
     out = io.StringIO()
     assert export_tasks(db, out, "jsonl", task_ids=[]) == 0  # an empty selection is an empty export
     assert out.getvalue() == ""
@@ -200,7 +200,7 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_text(store_location: StoreLo
     s.close()
     path = tmp_path / "out.csv"
     assert export_to_file(store_location, path, "csv") == 7
-    with path.open(encoding="utf-8", newline="") as fh:
+    with path.open(encoding="utf-8-sig", newline="") as fh:
         rows = {r["task_id"]: r for r in csv.DictReader(fh)}
     for tid, prompt in hostile.items():
         assert rows[tid]["prompt"] == "'" + prompt, tid

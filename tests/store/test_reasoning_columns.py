@@ -156,7 +156,7 @@ def test_the_reasoning_columns_are_exported_only_when_asked(db: StoreLocation, t
     # CSV: the thinking is a text cell like the others, formula-escaped
     path = tmp_path / "out.csv"
     assert export_to_file(db, path, "csv", with_reasoning=True) == 2
-    with path.open(encoding="utf-8", newline="") as fh:
+    with path.open(encoding="utf-8-sig", newline="") as fh:
         reader = csv.DictReader(fh)
         by_id = {r["task_id"]: r for r in reader}
         assert tuple(reader.fieldnames or ()) == EXPORT_FIELDS + REASONING_FIELDS
@@ -190,7 +190,7 @@ def test_the_cli_exports_the_thinking_with_its_flag(db: StoreLocation, tmp_path:
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     where = ["--db", str(db)]
     assert cli_main(["export", *where, "--format", "csv"]) == 0
-    header = next(csv.reader(io.StringIO(capsys.readouterr().out)))
+    header = next(csv.reader(io.StringIO(capsys.readouterr().out.removeprefix("\ufeff"))))  # Excel's BOM
     assert tuple(header) == EXPORT_FIELDS
     assert cli_main(["export", *where, "--format", "jsonl", "--with-reasoning", "--state", "success"]) == 0
     rows = {r["task_id"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}

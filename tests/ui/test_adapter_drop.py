@@ -17,6 +17,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QMessageBox
 
 from mediadesk.config.workspace import resources_dir
+from mediadesk.scheduler.adapter_install import AdapterFileError, read_adapter_file
 from mediadesk.sim.web_server import WebSimServer
 from mediadesk.ui.dialogs.adapter_drop import AdapterDropDialog
 from mediadesk.ui.window.main_window import MainWindow
@@ -139,3 +140,15 @@ def test_a_symlink_planted_at_the_target_is_not_followed(window: MainWindow, sim
     assert outside.read_text(encoding="utf-8") == "theirs\n"
     assert (sites / "planted.toml").is_symlink()
     dlg.close()
+
+
+def test_an_adapter_file_named_as_a_windows_device_is_refused(tmp_path: Path) -> None:
+    """``con.toml`` would install as a file no Windows can hold: refused in words, before any check."""
+    bad = tmp_path / "con.toml"
+    bad.write_text('url = "http://127.0.0.1:9/chat"\n', encoding="utf-8")
+    with pytest.raises(AdapterFileError) as info:
+        read_adapter_file(bad)
+    assert "the file name 'con'" in str(info.value) and "device name on Windows" in str(info.value)
+    good = tmp_path / "con-chat.toml"
+    good.write_text('url = "http://127.0.0.1:9/chat"\n', encoding="utf-8")
+    assert read_adapter_file(good).name == "con-chat"

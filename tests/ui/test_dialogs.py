@@ -227,6 +227,15 @@ def test_no_valid_rows_means_no_submit(dialog: BatchDialog, qtbot: Any, tmp_path
     assert dialog.rows() == []
 
 
+def test_a_file_not_in_utf8_says_its_encoding(dialog: BatchDialog, qtbot: Any, tmp_path: Path) -> None:
+    path = tmp_path / "excel.csv"
+    path.write_bytes("profile,prompt\r\nwriter,写一首诗\r\nnope,x\r\n".encode("gb18030"))  # Excel on Chinese Windows
+    with qtbot.waitSignal(dialog.parsed, timeout=10_000):
+        dialog.load_file(path)
+    assert dialog.summary_text() == "1 valid, 1 errors, read as GB18030"
+    assert [r.prompt for r in dialog.rows()] == ["写一首诗"]
+
+
 def test_missing_file_is_reported_not_raised(dialog: BatchDialog, qtbot: Any, tmp_path: Path) -> None:
     with qtbot.waitSignal(dialog.parsed, timeout=10_000):
         dialog.load_file(tmp_path / "nowhere.jsonl")

@@ -284,7 +284,7 @@ def test_export_writes_results_off_the_gui_thread(window: MainWindow, console_en
     assert {r["task_id"]: r["result"] for r in rows}["e2"] == "答复: export 2 ✅"
     out_csv = tmp_path / "out.csv"
     assert arun(window.task_actions.export_to(out_csv, "csv")) == 4
-    assert out_csv.read_text(encoding="utf-8").splitlines()[0].startswith("task_id,")
+    assert out_csv.read_text(encoding="utf-8-sig").splitlines()[0].startswith("task_id,")
     assert not (tmp_path / "out.csv.part").exists()
 
 

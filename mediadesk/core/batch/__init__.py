@@ -1,12 +1,14 @@
 """Batch files (JSONL / CSV / pasted prompts) -> validated rows plus per-row errors.
 
-All formats share one row validator and one line-numbering rule (``rows``); ``formats`` reads each
-format, ``task_ids`` names the tasks. Import from here. Never raises on user input: every problem
-becomes a :class:`RowError` at the 1-based line the user's editor shows, and good rows still come
-through. Strict on purpose: an unknown key or a wrong type is an error, never a silently dropped
-field (a dropped ``system`` override would change what every task asks).
+Bytes are read in the encoding ``encoding`` finds (a BOM, UTF-8, UTF-16, GB18030). All formats share one
+row validator and one line-numbering rule (``rows``); ``formats`` reads each format, ``task_ids`` names the
+tasks. Import from here. Never raises on user input: every problem becomes a :class:`RowError` at the
+1-based line the user's editor shows, and good rows still come through. Strict on purpose: an unknown key
+or a wrong type is an error, never a silently dropped field (a dropped ``system`` override would change
+what every task asks).
 """
 
+from mediadesk.core.batch.encoding import detect_encoding
 from mediadesk.core.batch.formats import detect_format, parse_batch, parse_batch_file, parse_pasted
 from mediadesk.core.batch.rows import (
     DEFAULT_MAX_FILE_BYTES,
@@ -29,6 +31,7 @@ __all__ = [
     "RowError",
     "assign_task_ids",
     "derive_task_id",
+    "detect_encoding",
     "detect_format",
     "parse_batch",
     "parse_batch_file",

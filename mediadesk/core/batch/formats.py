@@ -9,6 +9,7 @@ import stat
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
+from mediadesk.core.batch.encoding import ASCII_SPACE, BatchText, decode_batch
 from mediadesk.core.batch.rows import (
     ALL_FIELDS,
     DEFAULT_MAX_FILE_BYTES,
@@ -21,7 +22,6 @@ from mediadesk.core.batch.rows import (
     ParsedBatch,
     RowChecker,
     RowError,
-    bytes_excerpt,
     excerpt,
     fmt_count,
     split_lines,
@@ -29,7 +29,6 @@ from mediadesk.core.batch.rows import (
     type_name,
 )
 
-_BOM = b"\xef\xbb\xbf"
 # The csv module's default field limit (128 KiB) turns one big prompt into a csv.Error that
 # desynchronises the reader; the file-size limit bounds fields instead, and the prompt-size check
 # turns a big field into a clean row error.
@@ -70,28 +69,25 @@ def _load_json_line(text: str) -> dict[str, object] | str:
     return obj
 
 
-def _parse_jsonl(data: bytes, checker: RowChecker, out: ParsedBatch) -> None:
-    """Decode per line, so one line of bad UTF-8 costs that line only."""
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
-    for lineno, raw in enumerate(data.splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(b"#"):
+def _parse_jsonl(text: BatchText, checker: RowChecker, out: ParsedBatch) -> None:
+    """One record per line, so one line the encoding cannot read costs that line only."""
+    for lineno, line in enumerate(text.lines, start=1):
+        stripped = line.strip(ASCII_SPACE)
+        if not stripped or stripped.startswith("#"):
             continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            out.errors.append(RowError(lineno, f"invalid UTF-8 at byte {exc.start + 1} of the line",
-                                       bytes_excerpt(raw)))
+        body = line.rstrip("\r\n")
+        if lineno in text.bad:
+            out.errors.append(RowError(lineno, f"invalid {text.encoding.name} at byte {text.bad[lineno]} of the line",
+                                       excerpt(body)))
             continue
-        obj = _load_json_line(text)
+        obj = _load_json_line(body)
         result = obj if isinstance(obj, str) else checker.check(obj, lineno, from_csv=False,
-                                                                escapes="\\u" in text)
+                                                                escapes="\\u" in body)
         if isinstance(result, BatchRow):
             out.rows.append(result)
         else:
             message = result if isinstance(result, str) else "; ".join(result)
-            out.errors.append(RowError(lineno, message, excerpt(text)))
+            out.errors.append(RowError(lineno, message, excerpt(body)))
 
 
 def _csv_records(lines: list[str]) -> Iterator[tuple[int, int, list[str] | csv.Error]]:
@@ -129,12 +125,8 @@ def _check_header(fields: list[str]) -> tuple[list[str], list[str]]:
     return names, problems
 
 
-def _parse_csv(data: bytes, checker: RowChecker, out: ParsedBatch) -> None:
-    try:
-        text, replaced = data.decode("utf-8-sig"), False
-    except UnicodeDecodeError:
-        text, replaced = data.decode("utf-8-sig", errors="replace"), True
-    lines = split_lines(text)
+def _parse_csv(text: BatchText, checker: RowChecker, out: ParsedBatch) -> None:
+    lines = text.lines
 
     def raw(first: int, last: int) -> str:
         acc: list[str] = []
@@ -157,8 +149,9 @@ def _parse_csv(data: bytes, checker: RowChecker, out: ParsedBatch) -> None:
             continue
         if not rec or all(not f.strip() for f in rec):
             continue
-        if replaced and any("\ufffd" in ln for ln in lines[first - 1 : last]):
-            out.errors.append(RowError(first, "invalid UTF-8 on this line", excerpt(raw(first, last))))
+        if text.bad and any(n in text.bad for n in range(first, last + 1)):
+            out.errors.append(RowError(first, f"invalid {text.encoding.name} on this line",
+                                       excerpt(raw(first, last))))
             if header is None:
                 return
             continue
@@ -188,25 +181,24 @@ def _parse_csv(data: bytes, checker: RowChecker, out: ParsedBatch) -> None:
 
 def detect_format(data: bytes, filename: str | None = None) -> str:
     """``jsonl`` or ``csv``: by extension first, else by the first meaningful character."""
-    if filename:
-        suffix = Path(filename).suffix.lower()
-        if suffix in (".jsonl", ".ndjson", ".json"):
-            return "jsonl"
-        if suffix in (".csv", ".tsv"):
-            return "csv"
-    pos = len(_BOM) if data.startswith(_BOM) else 0
-    n = len(data)
-    while pos < n:
-        ch = data[pos : pos + 1]
-        if ch in b" \t\r\n\f\v":
-            pos += 1
-        elif ch == b"#":  # a JSONL comment line: look at the next line
-            nl = data.find(b"\n", pos)
-            if nl < 0:
-                break
-            pos = nl + 1
-        else:
-            return "jsonl" if ch in (b"{", b"[") else "csv"
+    return _format_by_name(filename) or _format_by_content(decode_batch(data))
+
+
+def _format_by_name(filename: str | None) -> str | None:
+    suffix = Path(filename).suffix.lower() if filename else ""
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return "jsonl"
+    if suffix in (".csv", ".tsv"):
+        return "csv"
+    return None
+
+
+def _format_by_content(text: BatchText) -> str:
+    """By the first character that is no blank and no JSONL comment line."""
+    for line in text.lines:
+        stripped = line.strip(ASCII_SPACE)
+        if stripped and not stripped.startswith("#"):
+            return "jsonl" if stripped[0] in "{[" else "csv"
     return "jsonl"
 
 
@@ -218,18 +210,26 @@ def parse_batch(
     max_prompt_chars: int = 200_000,
     source: str = "<batch>",
 ) -> ParsedBatch:
-    """Parse a whole batch. Never raises on ``data``; ``fmt`` None = :func:`detect_format` (which
-    also looks at ``source`` as a file name). Raises ValueError only for a bad ``fmt``."""
+    """Parse a whole batch in the encoding :func:`~mediadesk.core.batch.encoding.detect_encoding` finds.
+    Never raises on ``data``; ``fmt`` None = :func:`detect_format` (which also looks at ``source`` as a
+    file name). Raises ValueError only for a bad ``fmt``."""
+    return _parse_text(decode_batch(data), fmt=fmt, known_profiles=known_profiles,
+                       max_prompt_chars=max_prompt_chars, source=source)
+
+
+def _parse_text(
+    text: BatchText, *, fmt: str | None, known_profiles: Collection[str] | None, max_prompt_chars: int, source: str,
+) -> ParsedBatch:
     if fmt is None:
-        fmt = detect_format(data, source)
+        fmt = _format_by_name(source) or _format_by_content(text)
     if fmt not in ("jsonl", "csv"):
         raise ValueError(f"unknown batch format {fmt!r} (expected 'jsonl' or 'csv')")
-    out = ParsedBatch(rows=[], errors=[], format=fmt, source=source)
+    out = ParsedBatch(rows=[], errors=[], format=fmt, source=source, encoding=text.encoding.name)
     checker = RowChecker(known_profiles, max_prompt_chars)
     if fmt == "jsonl":
-        _parse_jsonl(data, checker, out)
+        _parse_jsonl(text, checker, out)
     else:
-        _parse_csv(data, checker, out)
+        _parse_csv(text, checker, out)
     return out
 
 
@@ -241,7 +241,8 @@ def parse_batch_file(
     max_prompt_chars: int = 200_000,
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> ParsedBatch:
-    """Read and parse a batch file; file-level problems raise :class:`BatchFileError`."""
+    """Read and parse a batch file; file-level problems raise :class:`BatchFileError`, among them a file
+    that is no text in any encoding we read (more lines unreadable than readable)."""
     p = Path(path)
     try:
         if p.is_dir():
@@ -264,8 +265,15 @@ def parse_batch_file(
     if len(data) > max_bytes:
         raise BatchFileError(f"batch file {p} is over the size limit of {max_bytes / 2**20:.0f} MiB "
                              f"({max_bytes:,} bytes); split it into smaller batches")
-    return parse_batch(data, fmt=fmt, known_profiles=known_profiles,
-                       max_prompt_chars=max_prompt_chars, source=str(p))
+    text = decode_batch(data)
+    if text.unreadable():
+        tried = "UTF-8, UTF-16 or GB18030" if text.encoding.bom == 0 else f"{text.encoding.name} (its BOM says so)"
+        offset = text.first_bad or 0
+        raise BatchFileError(
+            f"batch file {p} is not text in {tried}: the byte at offset {offset:,} (0x{offset:x}) cannot be read "
+            f"as {text.encoding.name}; save it as UTF-8 text (Excel: \"CSV UTF-8\") and load it again")
+    return _parse_text(text, fmt=fmt, known_profiles=known_profiles, max_prompt_chars=max_prompt_chars,
+                       source=str(p))
 
 
 def _file_kind(mode: int) -> str:

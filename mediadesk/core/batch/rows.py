@@ -57,6 +57,8 @@ class ParsedBatch:
     errors: list[RowError]
     format: str
     source: str = "<batch>"
+    #: The encoding the bytes were read in ("UTF-8", "GB18030", "UTF-16 LE" ...); None for pasted text.
+    encoding: str | None = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -81,11 +83,6 @@ def excerpt(text: str) -> str:
     """First 80 chars, with control/bidi/separator characters escaped; never copies more."""
     head = text[:EXCERPT_CHARS]
     return "".join(_escape_char(c) if _needs_escape(c) else c for c in head)
-
-
-def bytes_excerpt(raw: bytes) -> str:
-    # 4 bytes per char at most, so this prefix always holds 80 chars of valid text.
-    return excerpt(raw[: EXCERPT_CHARS * 4].decode("utf-8", errors="backslashreplace"))
 
 
 def suggest(name: str, choices: Iterable[str]) -> str:

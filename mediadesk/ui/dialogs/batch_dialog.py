@@ -422,6 +422,9 @@ class BatchDialog(QDialog):
             self._summary.setText(self.tr("Parsing…"))
         elif staged is None:
             self._summary.setText(self.tr("Nothing staged yet"))
+        elif staged.encoding not in (None, "UTF-8"):  # the usual encoding goes unsaid, any other is news
+            self._summary.setText(self.tr("{valid} valid, {errors} errors, read as {encoding}").format(
+                valid=valid, errors=errors, encoding=staged.encoding))
         else:
             self._summary.setText(self.tr("{valid} valid, {errors} errors").format(valid=valid, errors=errors))
         if staged is not None and staged.load_error:

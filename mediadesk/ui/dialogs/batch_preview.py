@@ -47,6 +47,8 @@ class StagedBatch:
     error_entries: list[PreviewEntry] = field(default_factory=list)
     source_name: str | None = None
     load_error: str | None = None
+    #: The encoding a file was read in ("GB18030" ...); None for pasted text.
+    encoding: str | None = None
 
 
 def one_line(text: str) -> str:
@@ -62,7 +64,7 @@ def stage_batch(parsed: ParsedBatch, source_name: str | None) -> StagedBatch:
     error_entries = [PreviewEntry(e.line, "", None, e.excerpt, e.message) for e in parsed.errors]
     entries.extend(error_entries)
     entries.sort(key=lambda e: e.line)
-    return StagedBatch(parsed.rows, parsed.errors, entries, error_entries, source_name)
+    return StagedBatch(parsed.rows, parsed.errors, entries, error_entries, source_name, encoding=parsed.encoding)
 
 
 def parse_safely(work: Callable[[], StagedBatch]) -> StagedBatch:
