@@ -141,6 +141,170 @@
     </message>
 </context>
 <context>
+    <name>AccountCheckDialog</name>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="56"/>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="57"/>
+        <source>needs attention</source>
+        <translation>需要处理</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="58"/>
+        <source>logged out</source>
+        <translation>已登出</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="59"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="66"/>
+        <source>the site&apos;s stream</source>
+        <translation>网站的数据流</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="67"/>
+        <source>the page</source>
+        <translation>页面</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="68"/>
+        <source>no answer</source>
+        <translation>没有回答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="75"/>
+        <source>{site} (no version)</source>
+        <translation>{site}（无版本）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="76"/>
+        <source>{site} {version}</source>
+        <translation>{site} {version}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="82"/>
+        <source>not verified on the live site yet</source>
+        <translation>尚未在真实网站上验证</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="84"/>
+        <source>verified for an older adapter version; check again</source>
+        <translation>验证的是较旧的适配器版本；请重新检查</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="85"/>
+        <source>verified on {host} on {date}</source>
+        <translation>已于 {date} 在 {host} 上验证</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="101"/>
+        <source>{adapter}: {verified}</source>
+        <translation>{adapter}：{verified}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="124"/>
+        <source>Check all accounts</source>
+        <extracomment>An account&apos;s check ended (its verification may have changed). An account&apos;s check begins (its name).</extracomment>
+        <translation>检查所有账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="132"/>
+        <source>Account</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="132"/>
+        <source>Adapter</source>
+        <translation>适配器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="132"/>
+        <source>Keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="132"/>
+        <source>Answer source</source>
+        <translation>回答来源</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="132"/>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="133"/>
+        <source>Verified</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="145"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="147"/>
+        <source>Stop checking: the account being checked takes tasks again</source>
+        <translation>停止检查：正在检查的账号将重新接收任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="149"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="168"/>
+        <source>Checking the accounts needs the console&apos;s event loop</source>
+        <translation>检查账号需要控制台的事件循环</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="185"/>
+        <source>Cancelled: {n} account(s) checked.</source>
+        <translation>已取消：已检查 {n} 个账号。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="191"/>
+        <source>The checks stopped: {why}</source>
+        <translation>检查已停止：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="198"/>
+        <source>No enabled web account to check.</source>
+        <translation>没有可检查的已启用网页账号。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="201"/>
+        <source>Done: {ok} of {n} account(s) ok.</source>
+        <translation>完成：{n} 个账号中 {ok} 个正常。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="226"/>
+        <source>Checking {account}… waiting for its running task {ids} to end (it takes no new task meanwhile)</source>
+        <translation>正在检查 {account}… 等待其正在执行的任务 {ids} 结束（在此期间不接收新任务）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="229"/>
+        <source>Checking {account}… starting the check</source>
+        <translation>正在检查 {account}… 开始检查</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="240"/>
+        <source>Checking {account}… {progress}</source>
+        <translation>正在检查 {account}… {progress}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/account_check.py" line="268"/>
+        <source>{verdict}: {detail}</source>
+        <translation>{verdict}：{detail}</translation>
+    </message>
+</context>
+<context>
     <name>AccountExceptionsBox</name>
     <message>
         <location filename="../../mediadesk/ui/panels/account_exceptions.py" line="65"/>
@@ -212,84 +376,100 @@
 <context>
     <name>AccountsPanel</name>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="127"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="131"/>
         <source>Account</source>
         <extracomment>How much of a running task&apos;s prompt the disable question quotes. (task id, start of its prompt) of each task the account is running. The question as shown. Quiet hours: when the account&apos;s next window opens (None inside one, or without any). Asked when disabling an account that has a running task; the account takes no new task while it is open (``Scheduler.hold_account``). Replaceable (tests, or a main window that wants its own wording). The disable question open now (kept up to date as its task ends).</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="127"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="131"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="127"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="131"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="127"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="131"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="128"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="132"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="218"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="132"/>
+        <source>Adapter</source>
+        <translation>适配器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="148"/>
+        <source>Check all accounts…</source>
+        <extracomment>&quot;Check all accounts…&quot;: every web account&apos;s adapter checked on the live site (the window&apos;s dialog).</extracomment>
+        <translation>检查所有账号…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="150"/>
+        <source>Check every web account&apos;s site adapter on the live site, one after another</source>
+        <translation>在真实网站上逐个检查每个网页账号的网站适配器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="250"/>
         <source>Your switch: when off, no new task is sent to this account. MediaDesk never changes it by itself.</source>
         <translation>由您控制的开关：关闭后不再向此账号派发新任务。MediaDesk 不会自行更改它。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="220"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="252"/>
         <source>Enable account {name}</source>
         <translation>启用账号 {name}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="224"/>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="261"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="256"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="293"/>
         <source>Log in</source>
         <translation>登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="249"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="281"/>
         <source>earlier: {error}</source>
         <translation>此前：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="251"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="283"/>
         <source>Details: {detail}</source>
         <translation>详情：{detail}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="258"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="290"/>
         <source>Logging in is not available in this window</source>
         <translation>此窗口中无法登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="260"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="292"/>
         <source>Open this account&apos;s browser to log in</source>
         <translation>打开此账号的浏览器进行登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="261"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="293"/>
         <source>Logging in…</source>
         <translation>正在登录…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="329"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="361"/>
         <source>Could not change {name}: {error}</source>
         <translation>无法更改 {name}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="338"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="370"/>
         <source>{id} (“{prompt}”)</source>
         <translation>{id}（“{prompt}”）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="339"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="371"/>
         <source>{name} is running {tasks}. It takes no new task while you decide, and none once disabled. What about the running task?</source>
         <translation>{name} 正在运行 {tasks}。在您做出决定期间以及停用之后，都不会再向它派发新任务。正在运行的任务要如何处理？</translation>
     </message>
@@ -314,12 +494,12 @@
         <translation type="vanished">保持启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="368"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="400"/>
         <source>Cannot log in: the event loop is not running</source>
         <translation>无法登录：事件循环未运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="395"/>
+        <location filename="../../mediadesk/ui/panels/accounts_panel.py" line="427"/>
         <source>Login for {name} failed: {error}</source>
         <translation>{name} 登录失败：{error}</translation>
     </message>
@@ -494,59 +674,218 @@
         <translation>查看原尺寸</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="265"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="268"/>
         <source>Fix the problems first: {first}</source>
+        <extracomment>Called when a check has ended (what it verified is shown anew).</extracomment>
         <translation>请先修复问题：{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="271"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="274"/>
         <source>Check adapter is for web profiles and their accounts</source>
         <translation>“检查适配器”仅适用于网页配置及其账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="276"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="279"/>
         <source>No account uses profile {name}: add one under Accounts to check its site</source>
         <translation>没有账号使用配置 {name}：请在“账号”中添加一个账号后再检查其网站</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="284"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="287"/>
         <source>Check adapter needs the console&apos;s event loop; open Setup from the console</source>
         <translation>“检查适配器”需要控制台的事件循环；请从控制台打开设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="294"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="297"/>
         <source>Checking the site adapter on account {account}…</source>
         <translation>正在用账号 {account} 检查网站适配器…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="300"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="303"/>
         <source>Checking the adapter on {account}…</source>
         <translation>正在用 {account} 检查适配器…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="330"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="333"/>
         <source>Account {account} is busy running task {ids}; the check waits until it has ended (the account takes no new task meanwhile).</source>
         <translation>账号 {account} 正在执行任务 {ids}；检查将等待该任务结束（在此期间该账号不接收新任务）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="338"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="341"/>
         <source>Done.</source>
         <translation>完成。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="341"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="344"/>
         <source>Adapter check: OK</source>
         <translation>适配器检查：正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="343"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="346"/>
         <source>Adapter check: not OK (see the report)</source>
         <translation>适配器检查：不正常（见报告）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="347"/>
+        <location filename="../../mediadesk/ui/dialogs/setup/adapter_checker.py" line="350"/>
         <source>Adapter check failed: {why}</source>
         <translation>适配器检查失败：{why}</translation>
+    </message>
+</context>
+<context>
+    <name>AdapterDropDialog</name>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="66"/>
+        <source>Site adapter</source>
+        <extracomment>A dropped file with this suffix is a site adapter.</extracomment>
+        <translation>网站适配器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="67"/>
+        <source>{file} is not a usable site adapter, so nothing was installed:
+{problems}</source>
+        <translation>{file} 不是可用的网站适配器，因此未安装任何内容：
+{problems}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="88"/>
+        <source>Site adapter — {name}</source>
+        <translation>网站适配器 — {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="105"/>
+        <source>{file} is a valid site adapter: {name}, version {version}.</source>
+        <extracomment>Where it was installed (None: not yet). The last check&apos;s result (an ``AdapterCheckResult``) and its account, for the full report. Whether the last check passed (None: no check ran to its end). Asked before an existing file is replaced: (its path) -&gt; replace it? Replaceable (tests).</extracomment>
+        <translation>{file} 是有效的网站适配器：{name}，版本 {version}。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="106"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="108"/>
+        <source>Installed, it replaces the bundled adapter of that name.</source>
+        <translation>安装后，它将取代同名的内置适配器。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="109"/>
+        <source>It is installed in {folder}; profiles naming site {name} use it from their lanes&apos; next start.</source>
+        <translation>它将安装到 {folder}；指定网站 {name} 的配置从其通道下次启动起使用它。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="120"/>
+        <source>None: install without a check</source>
+        <translation>不检查：直接安装</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="123"/>
+        <source>Check it on account:</source>
+        <translation>用以下账号检查：</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="135"/>
+        <source>Install anyway</source>
+        <translation>仍然安装</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="139"/>
+        <source>Show the report</source>
+        <translation>查看报告</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="143"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="160"/>
+        <source>Check, then install</source>
+        <translation>检查后安装</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="160"/>
+        <source>Install without a check</source>
+        <translation>不检查直接安装</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="174"/>
+        <source>The check needs the console&apos;s event loop</source>
+        <translation>检查需要控制台的事件循环</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="180"/>
+        <source>Checking {name} on account {account}…</source>
+        <translation>正在用账号 {account} 检查 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="182"/>
+        <source>Checking on {account}: waiting for its browser and the test prompt&apos;s answer…</source>
+        <translation>正在用 {account} 检查：等待其浏览器和测试提示的回答…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="195"/>
+        <source>The check could not run: {why}</source>
+        <translation>检查无法运行：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="202"/>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="240"/>
+        <source>OK: the adapter fits the page.</source>
+        <translation>正常：适配器与页面相符。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="206"/>
+        <source>Not OK: {n} key(s) do not fit.</source>
+        <translation>不正常：有 {n} 个键不相符。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="208"/>
+        <source>Error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="213"/>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="217"/>
+        <source>Fix the file and drop it again, or install it anyway.</source>
+        <translation>请修正文件后重新拖入，或仍然安装。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="228"/>
+        <source>Not installed: {path} is kept as it is.</source>
+        <translation>未安装：{path} 保持不变。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="233"/>
+        <source>Not installed: {why}</source>
+        <translation>未安装：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="240"/>
+        <source>Installed as {path}.</source>
+        <translation>已安装为 {path}。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="243"/>
+        <source>Installed as {path}, without a check.</source>
+        <translation>已安装为 {path}，未经检查。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="245"/>
+        <source>Installed anyway as {path}; the check did not pass.</source>
+        <translation>已仍然安装为 {path}；检查未通过。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="249"/>
+        <source>Replace the adapter?</source>
+        <translation>替换适配器？</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/adapter_drop.py" line="250"/>
+        <source>{path} exists. Replace it with the dropped file?</source>
+        <translation>{path} 已存在。要用拖入的文件替换它吗？</translation>
     </message>
 </context>
 <context>
@@ -644,16 +983,21 @@
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="426"/>
+        <source>{valid} valid, {errors} errors, read as {encoding}</source>
+        <translation>{valid} 条有效，{errors} 条错误，按 {encoding} 读取</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="429"/>
         <source>{valid} valid, {errors} errors</source>
         <translation>{valid} 条有效，{errors} 条错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="434"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="437"/>
         <source>Submit 1 task</source>
         <translation>提交 1 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="436"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="439"/>
         <source>Submit {n} tasks</source>
         <translation>提交 {n} 个任务</translation>
     </message>
@@ -1134,73 +1478,98 @@
     </message>
     <message>
         <location filename="../../mediadesk/config/messages.py" line="88"/>
+        <source>{chars} cannot be in a file or folder name on Windows</source>
+        <translation>Windows 的文件或文件夹名称中不能有 {chars}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="89"/>
+        <source>must not end with a dot or a space (Windows drops them from file and folder names)</source>
+        <translation>不能以点或空格结尾（Windows 会从文件和文件夹名称中去掉它们）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="91"/>
+        <source>{name} is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with any extension): no file or folder can have it; choose another name</source>
+        <translation>{name} 在 Windows 上是设备名（CON、PRN、AUX、NUL、COM1-9、LPT1-9，带任何扩展名都一样）：文件或文件夹都不能用它；请换一个名称</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="94"/>
         <source>use HH:MM-HH:MM ranges separated by commas, e.g. &quot;22:00-07:00&quot; or &quot;09:00-12:00,14:00-18:00&quot;</source>
         <translation>请使用以逗号分隔的 HH:MM-HH:MM 时段，例如 &quot;22:00-07:00&quot; 或 &quot;09:00-12:00,14:00-18:00&quot;</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="90"/>
+        <location filename="../../mediadesk/config/messages.py" line="96"/>
         <source>{part} is not a range HH:MM-HH:MM (e.g. &quot;22:00-07:00&quot;)</source>
         <translation>{part} 不是 HH:MM-HH:MM 格式的时段（例如 &quot;22:00-07:00&quot;）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="91"/>
+        <location filename="../../mediadesk/config/messages.py" line="97"/>
         <source>{time} is not a time of day (00:00-23:59, or 24:00 as an end)</source>
         <translation>{time} 不是一天中的时间（00:00-23:59，结束时间可写 24:00）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="92"/>
+        <location filename="../../mediadesk/config/messages.py" line="98"/>
         <source>{part} is empty (start equals end); for all day leave active_hours out</source>
         <translation>{part} 为空（开始等于结束）；全天可用请不要写 active_hours</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="94"/>
+        <location filename="../../mediadesk/config/messages.py" line="100"/>
         <source>currency must be a three-letter code such as &quot;USD&quot;, &quot;EUR&quot; or &quot;CNY&quot;</source>
         <translation>currency 必须是三个字母的货币代码，例如 &quot;USD&quot;、&quot;EUR&quot; 或 &quot;CNY&quot;</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="95"/>
+        <location filename="../../mediadesk/config/messages.py" line="101"/>
         <source>a budget names exactly one of endpoint or profile</source>
         <translation>预算必须且只能指定 endpoint 或 profile 之一</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="96"/>
+        <location filename="../../mediadesk/config/messages.py" line="102"/>
         <source>a budget has exactly one of max_cost (money) or max_tokens</source>
         <translation>预算必须且只能设置 max_cost（金额）或 max_tokens 之一</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="98"/>
+        <location filename="../../mediadesk/config/messages.py" line="104"/>
         <source>duplicate profile name {name}</source>
         <translation>配置名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="99"/>
+        <location filename="../../mediadesk/config/messages.py" line="105"/>
         <source>duplicate endpoint name {name}</source>
         <translation>端点名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="100"/>
+        <location filename="../../mediadesk/config/messages.py" line="106"/>
         <source>duplicate account name {name}</source>
         <translation>账号名称 {name} 重复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="101"/>
+        <location filename="../../mediadesk/config/messages.py" line="107"/>
         <source>no endpoint named {name} ({known})</source>
         <translation>没有名为 {name} 的端点（{known}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="102"/>
+        <location filename="../../mediadesk/config/messages.py" line="108"/>
         <source>none defined</source>
         <translation>一个也未定义</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="103"/>
+        <location filename="../../mediadesk/config/messages.py" line="109"/>
         <source>no profile named {name}</source>
         <translation>没有名为 {name} 的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/config/messages.py" line="104"/>
+        <location filename="../../mediadesk/config/messages.py" line="110"/>
         <source>profile {name} is an api profile; accounts are for web</source>
         <translation>配置 {name} 是 api 配置；账号只用于 web 配置</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="111"/>
+        <source>{name} and {other} ({other_key}) differ only by case: on Windows and macOS these are the same folder (the account&apos;s browser profile); rename one</source>
+        <translation>{name} 与 {other}（{other_key}）只有大小写不同：在 Windows 和 macOS 上它们是同一个文件夹（账号的浏览器配置文件夹）；请改掉其中一个</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/config/messages.py" line="113"/>
+        <source>{name} and {other} ({other_key}) differ only by case: on Windows and macOS these are the same site adapter file; write one the same way in both</source>
+        <translation>{name} 与 {other}（{other_key}）只有大小写不同：在 Windows 和 macOS 上它们是同一个站点适配器文件；请两处写法保持一致</translation>
     </message>
 </context>
 <context>
@@ -1983,7 +2352,12 @@
         <translation>没有回答：模型把整个令牌上限都用在了思考上</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/format.py" line="220"/>
+        <location filename="../../mediadesk/ui/format.py" line="198"/>
+        <source>the prompt is too long for the site (not sent)</source>
+        <translation>提示词超出了网站能接受的长度（未发送）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/format.py" line="222"/>
         <source>error: {kind}: {message}</source>
         <translation>错误：{kind}：{message}</translation>
     </message>
@@ -2683,372 +3057,377 @@
     </message>
     <message>
         <location filename="../../mediadesk/core/log_lines.py" line="252"/>
+        <source>the prompt ({chars} chars) is longer than the site&apos;s paste_limit ({limit}): it went as the attached file prompt.txt, with the adapter&apos;s attach_note typed in the box</source>
+        <translation>提示词（{chars} 个字符）超过了网站的 paste_limit（{limit}）：已作为附件 prompt.txt 发送，输入框中填入的是适配器的 attach_note</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="255"/>
         <source>done: {why}</source>
         <translation>完成：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="253"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="256"/>
         <source>waited: {why}</source>
         <translation>已等待：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="254"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="257"/>
         <source>the site was still generating (its busy indicator showed): waited {seconds} s before typing</source>
         <translation>网站仍在生成（忙碌指示仍显示）：输入前等待了 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="256"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="259"/>
         <source>an earlier answer&apos;s stream ({streams}) was still open: waited {seconds} s before typing</source>
         <translation>先前回答的回答流（{streams}）仍未关闭：输入前等待了 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="258"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="261"/>
         <source>stream ended: the stream our send started ended, then the answer was still {ms} ms</source>
         <translation>回答流已结束：我们发送后开启的回答流已结束，随后回答 {ms} 毫秒内未再变化</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="260"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="263"/>
         <source>page settled (stream still open): no busy indicator and the answer unchanged for {seconds} s while a stream of ours stayed open (a channel the site keeps open)</source>
         <translation>页面内容已稳定（回答流仍未关闭）：没有忙碌指示，且回答 {seconds} 秒内未变化，而我们的回答流仍开着（网站一直保持打开的通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="263"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="266"/>
         <source>page settled: no stream of ours to read the end from, so busy gone and the answer unchanged for settle_ms = {ms} ms</source>
         <translation>页面内容已稳定：没有可读出结束的回答流，因此以忙碌指示消失且回答在 settle_ms = {ms} 毫秒内未变化为准</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="266"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="269"/>
         <source>answer read from the site&apos;s stream ({frames} frames): {chars} chars as the model wrote them, {reasoning} chars of reasoning kept apart</source>
         <translation>回答取自网站的回答流（{frames} 帧）：按模型原文共 {chars} 个字符，另有 {reasoning} 个字符的推理过程单独保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="269"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="272"/>
         <source>answer read from the page, not the stream: {why}</source>
         <translation>回答取自页面，而非回答流：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="270"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="273"/>
         <source>the adapter&apos;s stream decoder found no answer in {frames} frames (has the site changed its stream&apos;s format?)</source>
         <translation>适配器的回答流解码器在 {frames} 帧中未找到回答（网站是否更改了回答流的格式？）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="273"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="276"/>
         <source>nothing of our stream could be kept to read the answer from (see the stream&apos;s events)</source>
         <translation>未能保留我们的回答流内容以读取回答（见回答流事件）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="275"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="278"/>
         <source>answer not found: {error}; the task goes back uncharged, the account rests</source>
         <translation>未找到回答：{error}；任务退回队列且不计尝试次数，该账号暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="277"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="280"/>
         <source>no answer was found for this prompt {n} times: counted as a failure of the task</source>
         <translation>此提示词已有 {n} 次未找到回答：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="279"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="282"/>
         <source>warning: {warning}</source>
         <translation>警告：{warning}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="280"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="283"/>
         <source>interrupted: another desktop took this account over; will resume</source>
         <translation>已中断：另一台桌面接管了此账号；稍后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="282"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="285"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="283"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="286"/>
         <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
         <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="286"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="289"/>
         <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="288"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="291"/>
         <source>conversation {conversation}: turn {turn} in its chat thread</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="290"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="293"/>
         <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
         <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="293"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="296"/>
         <source>not started: {error}</source>
         <translation>未开始：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="294"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="297"/>
         <source>evidence: {files}</source>
         <translation>证据：{files}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="295"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="298"/>
         <source>canceled: generation stopped and page replaced</source>
         <translation>已取消：已停止生成并替换页面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="296"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="299"/>
         <source>canceled: browser did not answer within {seconds} s; killed it</source>
         <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="299"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="302"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="302"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="305"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="305"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="308"/>
         <source>automatic login: {account} is logged in again</source>
         <translation>自动登录：{account} 已重新登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="306"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="309"/>
         <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
         <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="308"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="311"/>
         <source>automatic login failed: {why}; next try not before {time}</source>
         <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="310"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="313"/>
         <source>still logged out after submitting the login form ({error})</source>
         <translation>提交登录表单后仍未登录（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="313"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="316"/>
         <source>browser: previous chromium is gone; relaunching on a fresh process</source>
         <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="315"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="318"/>
         <source>browser: the page could not be replaced; browser ended</source>
         <translation>浏览器：无法替换页面；浏览器已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="317"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="320"/>
         <source>browser: started chromium pid {pid} on {path}</source>
         <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="318"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="321"/>
         <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
         <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="320"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="323"/>
         <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
         <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="322"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="325"/>
         <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
         <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="324"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="327"/>
         <source>gracefully</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="325"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="328"/>
         <source>after SIGKILL</source>
         <translation>在 SIGKILL 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="326"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="329"/>
         <source>after SIGTERM</source>
         <translation>在 SIGTERM 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="327"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="330"/>
         <source>; STILL RUNNING: {pids}</source>
         <translation>；仍在运行：{pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="328"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="331"/>
         <source>browser: chromium pid {pid} killed ({n} processes)</source>
         <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="329"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="332"/>
         <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
         <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="331"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="334"/>
         <source>session cookies: restored {n} ({domains}) from {file}</source>
         <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="332"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="335"/>
         <source>session cookies: could not restore {n} from {file}: {error}</source>
         <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="334"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="337"/>
         <source>session cookies: could not save {file}: {error}</source>
         <translation>会话 cookie：无法保存 {file}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="335"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="338"/>
         <source>session cookies: not saved ({error})</source>
         <translation>会话 cookie：未保存（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="337"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="340"/>
         <source>self-check: clean{more}</source>
         <translation>自检：正常{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="338"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="341"/>
         <source> (removed stale {files})</source>
         <translation>（已删除过期的 {files}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="339"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="342"/>
         <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
         <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="341"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="344"/>
         <source>terminated</source>
         <translation>已终止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="342"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="345"/>
         <source>killed after {seconds} s grace</source>
         <translation>宽限 {seconds} 秒后已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="343"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="346"/>
         <source>could NOT end pids {pids}</source>
         <translation>无法结束进程 {pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="344"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="347"/>
         <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
         <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="346"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="349"/>
         <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
         <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="348"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="351"/>
         <source>an open browser of this MediaDesk uses it</source>
         <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="349"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="352"/>
         <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
         <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="352"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="355"/>
         <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
         <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="354"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="357"/>
         <source>the account lock is held by pid {pid}</source>
         <translation>账号锁被进程 {pid} 持有</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="355"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="358"/>
         <source>an orphaned chromium {type} process whose browser is gone</source>
         <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="357"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="360"/>
         <source>recorded by this MediaDesk</source>
         <translation>由本 MediaDesk 记录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="358"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="361"/>
         <source>recorded by MediaDesk pid {pid}, which is gone</source>
         <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="359"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="362"/>
         <source>it belongs to MediaDesk pid {pid}, which is still running</source>
         <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="361"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="364"/>
         <source>it only holds our recorded debug port; not on our profile, not ours</source>
         <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="363"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="366"/>
         <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
         <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="365"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="368"/>
         <source>the account lock was free and the MediaDesk that started it is gone</source>
         <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="367"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="370"/>
         <source>it was not started by MediaDesk and cannot be attributed</source>
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="370"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="373"/>
         <source>the answer quoted the API key (the server echoed the Authorization header): stored with *** in its place</source>
         <translation>回答中引用了 API 密钥（服务器回显了 Authorization 请求头）：已以 *** 代替后保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="373"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="376"/>
         <source>stored with U+FFFD in place of {what} that no database can hold as text (a lone surrogate or NUL the provider sent)</source>
         <translation>已保存，{what}以 U+FFFD 代替（提供方发送了数据库无法作为文本保存的孤立代理项或 NUL）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="376"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="379"/>
         <source>{line}; {note}</source>
         <translation>{line}；{note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="378"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="381"/>
         <source>{text}</source>
         <extracomment>someone else&apos;s words (a server&apos;s error text as a probe&apos;s answer): shown as they came</extracomment>
         <translation>{text}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="380"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="383"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="383"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="386"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}){more}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="387"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="390"/>
         <source>{callee} {name}: probe failed ({what}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：探测失败（{what}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="390"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="393"/>
         <source>{callee} {name}: probe failed ({what}){more}</source>
         <translation>{callee} {name}：探测失败（{what}）{more}</translation>
     </message>
@@ -3057,22 +3436,22 @@
         <translation type="vanished">{callee} {name}：{reason}；在修正配置并重启 MediaDesk 之前，不再发送任务，也不再探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="391"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="394"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the key is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：{reason}；在密钥修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="395"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="398"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：{reason}；在配置修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="399"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="402"/>
         <source>{callee} {name}: resumed by the operator (it was stopped: {reason})</source>
         <translation>{callee} {name}：已由操作员恢复（此前停止原因：{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="401"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="404"/>
         <source>stopped: {error}</source>
         <translation>已停止：{error}</translation>
     </message>
@@ -3081,12 +3460,12 @@
         <translation type="vanished">{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="385"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="388"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="386"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="389"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
@@ -3095,137 +3474,137 @@
         <translation type="vanished">{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="402"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="405"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="403"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="406"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="404"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="407"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="405"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="408"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="406"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="409"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="407"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="410"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="408"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="411"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="409"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="412"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="410"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="413"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="411"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="414"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="412"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="415"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="413"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="416"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="415"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="418"/>
         <source>site unreachable: {error}</source>
         <translation>站点无法访问：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="416"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="419"/>
         <source>site down: {error}; the task goes back uncharged and the account&apos;s breaker probes the site</source>
         <translation>站点宕机：{error}；任务退回队列且不计次数，账号的熔断器会探测该站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="418"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="421"/>
         <source>network: {error} and the site does not answer ({answer}): the run is cut</source>
         <translation>网络：{error}，且站点无响应（{answer}）：本次运行已中止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="420"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="423"/>
         <source>network: {error}, but the site answers ({answer}): the run goes on</source>
         <translation>网络：{error}，但站点仍有响应（{answer}）：运行继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="422"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="425"/>
         <source>usage limit: account {account} {rest}; it takes no task until then</source>
         <translation>用量上限：账号 {account} {rest}；在此之前不接任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="424"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="427"/>
         <source>challenge: account {account} needs a person: {error}; resolve it with the account&apos;s &apos;Log in&apos; (a visible browser on its profile); the task goes back uncharged</source>
         <translation>人机验证：账号 {account} 需要人工处理：{error}；请用该账号的“登录”处理（在其配置文件上打开可见浏览器）；任务退回队列且不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="427"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="430"/>
         <source>account {account} needs a person: {error}</source>
         <translation>账号 {account} 需要人工处理：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="429"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="432"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="430"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="433"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="431"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="434"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="432"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="435"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="433"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="436"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="434"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="437"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="435"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="438"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="436"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="439"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -3233,35 +3612,35 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="128"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="392"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="132"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="400"/>
         <source>MediaDesk — {dir}</source>
-        <extracomment>Notices that need the operator (unseen): shown in the title, the status bar and the tray. The window was closed by the operator (the app then stops the scheduler and quits). Setup&apos;s &quot;Restart lanes&quot;: the workspace switcher restarts them from the saved config. The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml. Whether Setup may offer &quot;Restart lanes&quot; (set by whoever answers restartLanesRequested).</extracomment>
+        <extracomment>Notices that need the operator (unseen): shown in the title, the status bar and the tray. The window was closed by the operator (the app then stops the scheduler and quits). Setup&apos;s &quot;Restart lanes&quot;: the workspace switcher restarts them from the saved config. The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml. &quot;Check all accounts…&quot; (one at a time). Whether Setup may offer &quot;Restart lanes&quot; (set by whoever answers restartLanesRequested).</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="215"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="221"/>
         <source>Accounts</source>
         <extracomment>Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="218"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="224"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="238"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="244"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="241"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="247"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="269"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="275"/>
         <source>Desktops</source>
         <translation>桌面</translation>
     </message>
@@ -3271,42 +3650,42 @@
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="287"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="293"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="289"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="295"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="394"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="402"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="517"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="528"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="539"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="570"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="543"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="574"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="546"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="577"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="548"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="579"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
@@ -3682,67 +4061,72 @@
         <translation>模型把全部回答额度（max_tokens = {limit}）都用在了思考上，没有写出回答：请在 config.toml 中调大该配置的 max_tokens</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="61"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="63"/>
+        <source>the prompt ({chars} characters with its instructions) is longer than this site takes in its box ({limit}, the site adapter&apos;s paste_limit) and the adapter cannot send it as a file, so nothing was sent: shorten the prompt, or set “attach” (the page&apos;s file input) in the site adapter</source>
+        <translation>提示词（含指令共 {chars} 个字符）超出了该网站输入框能接受的长度（{limit}，即站点适配器的 paste_limit），且适配器无法把它作为文件发送，因此没有发送：请缩短提示词，或在站点适配器中设置“attach”（页面的文件输入框）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="69"/>
         <source>not logged in (the site shows its login link)</source>
         <translation>未登录（网站显示了登录链接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="63"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="71"/>
         <source>not logged in (the page shows no sign of a logged-in account)</source>
         <translation>未登录（页面上看不到已登录账号的迹象）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="65"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="73"/>
         <source>not logged in (the page has no prompt box)</source>
         <translation>未登录（页面上没有输入框）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="67"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="75"/>
         <source>not logged in (the site asks for a password)</source>
         <translation>未登录（网站要求输入密码）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="69"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="77"/>
         <source>logged in and ready for a prompt</source>
         <translation>已登录，可以输入提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="71"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="79"/>
         <source>the Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="72"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="80"/>
         <source>the API key variable</source>
         <translation>API 密钥变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="73"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="81"/>
         <source>“Needs an empty prompt”</source>
         <translation>“需要空指令”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="74"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="82"/>
         <source>“Most pending tasks”</source>
         <translation>“最多待处理任务”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="75"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="83"/>
         <source>“Longest wait”</source>
         <translation>“最长等待时间”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="76"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="84"/>
         <source>“Longest run”</source>
         <translation>“最长运行时间”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="77"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="85"/>
         <source>“Longest answer”</source>
         <translation>“最长回答”</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="78"/>
+        <location filename="../../mediadesk/viewmodel/plain_errors.py" line="86"/>
         <source>“Login cooldown”</source>
         <translation>“登录冷却时间”</translation>
     </message>
@@ -3750,32 +4134,33 @@
 <context>
     <name>PreviewModel</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
         <source>Line</source>
+        <extracomment>The encoding a file was read in (&quot;GB18030&quot; ...); None for pasted text.</extracomment>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="128"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="145"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="147"/>
         <source>OK</source>
         <translation>正常</translation>
     </message>
@@ -3996,226 +4381,236 @@
 <context>
     <name>SetupEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="81"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="82"/>
         <source>Setup — {path}</source>
         <extracomment>&quot;Restart lanes&quot; was clicked: the window restarts them from the saved file. What the console changed without the file (now shown, and written by Save). The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`). Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
         <translation>设置 — {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="87"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="88"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="89"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="90"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="91"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="92"/>
         <source>Restart lanes</source>
         <translation>重启通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="94"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="95"/>
         <source>Stop the lanes (running tasks go back to the queue uncharged), start them again from the saved setup, and resume</source>
         <translation>停止通道（正在运行的任务回到队列，不计尝试次数），按保存的设置重新启动，然后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="127"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="129"/>
         <source>Showing the values in effect, changed in the console since the file was written: {what}. Save writes them to the file.</source>
         <translation>显示的是当前生效的值，文件写入后已在控制台中更改：{what}。保存会把它们写入文件。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="139"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="148"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="170"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="141"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="172"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="140"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="141"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="154"/>
         <source>API key variable</source>
         <translation>API 密钥环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="144"/>
         <source>API key keyring entry</source>
         <translation>API 密钥的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="143"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="154"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="144"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
         <source>Requests per minute</source>
         <translation>每分钟请求数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
         <source>Adaptive</source>
         <translation>自适应</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="149"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
         <source>Endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
         <source>Stream</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
         <source>Longest answer (chars)</source>
         <translation>最长回答（字符）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
         <source>Site</source>
         <translation>站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
         <source>Chat URL</source>
         <translation>聊天 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
         <source>Needs an empty prompt</source>
         <translation>需要空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
         <source>Timeout (s)</source>
         <translation>超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
         <source>Longest run (s)</source>
         <translation>最长运行时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
         <source>Longest wait (s)</source>
         <translation>最长等待时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
         <source>Most pending tasks</source>
         <translation>最多等待中任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
         <source>Fallback profiles</source>
         <translation>后备配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="168"/>
         <source>Rule reply</source>
         <translation>规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="169"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
         <source>Active hours (e.g. 22:00-07:00)</source>
         <translation>活动时段（例如 22:00-07:00）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="171"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
         <source>Web profile</source>
         <translation>网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="172"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="175"/>
         <source>Browser profile folder</source>
         <translation>浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
         <source>Login user variable</source>
         <translation>登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="175"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
         <source>Login password variable</source>
         <translation>登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
         <source>Login user keyring entry</source>
         <translation>登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
         <source>Login password keyring entry</source>
         <translation>登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
         <source>Login cooldown (s)</source>
         <translation>登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="192"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="194"/>
         <source>Test</source>
         <translation>测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="209"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="211"/>
         <source>Check adapter</source>
         <translation>检查适配器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="211"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="213"/>
         <source>Opens the site on the account&apos;s profile in Chromium, reports each adapter key (found, missing, covered...) with an outlined screenshot, then sends one test prompt and shows how completion was decided</source>
         <translation>在 Chromium 中用该账号的配置文件打开网站，报告适配器的每个键（找到、缺失、被遮挡……）并附带标注了元素的截图，然后发送一条测试提示，显示如何判定回答完成</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="222"/>
+        <source>The bundled adapters are written from public descriptions of their sites: a passing Check adapter on your account verifies one</source>
+        <translation>内置适配器是根据网站的公开描述编写的：用你的账号通过一次“检查适配器”即可验证它</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="224"/>
+        <source>Adapter</source>
+        <translation>适配器</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="38"/>
@@ -4243,12 +4638,12 @@
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="274"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="284"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="278"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="288"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
@@ -4268,12 +4663,12 @@ Overwrite the file with the edits made here?</source>
 要用此处的编辑覆盖该文件吗？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="302"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="323"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="303"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="324"/>
         <source>Close Setup and discard the changes not saved to {path}?</source>
         <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
     </message>
@@ -5116,140 +5511,150 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
 <context>
     <name>WindowMenus</name>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="76"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="78"/>
         <source>&amp;View</source>
         <extracomment>The window&apos;s size on a first run and after View &gt; Reset layout (then fitted to the screen). Opens a folder or a document (the system&apos;s handler); tests replace it.</extracomment>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="102"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="104"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="104"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="106"/>
         <source>Stop the lanes and close MediaDesk (Ctrl+Q)</source>
         <translation>停止各通道并关闭 MediaDesk（Ctrl+Q）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="124"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="126"/>
         <source>Status bar</source>
         <translation>状态栏</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="131"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="133"/>
         <source>Reset layout</source>
         <translation>重置布局</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="133"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="135"/>
         <source>Put the docks, panes, columns and window size back as on a first start</source>
         <translation>将停靠面板、窗格、列和窗口大小恢复为首次启动时的样子</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="152"/>
-        <location filename="../../mediadesk/ui/window/menus.py" line="172"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="154"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="174"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="156"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="158"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="171"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="173"/>
         <source>the system&apos;s language</source>
         <translation>系统语言</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="173"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="175"/>
         <source>MediaDesk will be in {language} from its next start. Close it and start it again to switch now (the lanes&apos; work is kept).</source>
         <translation>MediaDesk 将从下次启动起使用{language}。如需立即切换，请关闭后重新启动（各通道的工作会保留）。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="178"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="180"/>
         <source>&amp;Tools</source>
         <translation>工具(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="181"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="183"/>
         <source>Adapter check…</source>
         <translation>适配器检查…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="182"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="184"/>
         <source>Check that a chat site&apos;s adapter still finds the page&apos;s parts (in Setup: a web profile)</source>
         <translation>检查聊天网站的适配器是否仍能找到页面元素（在“设置”中：网页配置）</translation>
     </message>
     <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="187"/>
+        <source>Check all accounts…</source>
+        <translation>检查所有账号…</translation>
+    </message>
+    <message>
         <location filename="../../mediadesk/ui/window/menus.py" line="188"/>
+        <source>Check every web account&apos;s site adapter on the live site, one after another</source>
+        <translation>在真实网站上逐个检查每个网页账号的网站适配器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/menus.py" line="194"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="189"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="195"/>
         <source>Documentation</source>
         <translation>文档</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="191"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="197"/>
         <source>Open the documentation folder (the operator guide first)</source>
         <translation>打开文档文件夹（先看操作指南）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="192"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="198"/>
         <source>Open the data folder</source>
         <translation>打开数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="194"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="200"/>
         <source>The workspace: database, browser profiles, evidence</source>
         <translation>工作区：数据库、浏览器配置文件、证据</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="195"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="201"/>
         <source>Open the logs folder</source>
         <translation>打开日志文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="197"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="203"/>
         <source>The console&apos;s log (warnings and errors)</source>
         <translation>控制台日志（警告和错误）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="198"/>
-        <location filename="../../mediadesk/ui/window/menus.py" line="227"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="204"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="233"/>
         <source>About MediaDesk</source>
         <translation>关于 MediaDesk</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="209"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="215"/>
         <source>{path} does not exist yet</source>
         <translation>{path} 尚不存在</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="213"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="219"/>
         <source>No program could open {path}</source>
         <translation>没有程序能打开 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="218"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="224"/>
         <source>MediaDesk {version}</source>
         <translation>MediaDesk {version}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="219"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="225"/>
         <source>Batch text generation through chat sites and OpenAI-compatible endpoints.</source>
         <translation>通过聊天网站和 OpenAI 兼容端点批量生成文本。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="221"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="227"/>
         <source>Data folder: {path}</source>
         <translation>数据文件夹：{path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/menus.py" line="222"/>
+        <location filename="../../mediadesk/ui/window/menus.py" line="228"/>
         <source>Logs: {path}</source>
         <translation>日志：{path}</translation>
     </message>
