@@ -231,6 +231,13 @@ def test_live_changes_sorts_live_from_restart(cfg_path: Path) -> None:
     assert new2 is not None and ("profile", "writer", "changed") in live_changes(old, new2).restart
 
 
+def test_a_browser_change_restarts_the_lanes(cfg_path: Path) -> None:
+    old = load_config(cfg_path)
+    new = old.model_copy(update={"browser": old.browser.model_copy(update={"executable": Path("/opt/chrome")})})
+    assert live_changes(old, new).restart == (("browser", "", "changed"),)
+    assert live_changes(old, old).restart == ()
+
+
 def test_empty_prompt_and_an_endpoints_concurrency_are_live_not_restart(cfg_path: Path) -> None:
     old = load_config(cfg_path)
     doc = ConfigDoc.load(cfg_path)

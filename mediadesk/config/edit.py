@@ -258,6 +258,23 @@ class ConfigDoc:
         assert aot is not None
         del aot[index]
 
+    def set_setting(self, table: str, key: str, value: Any) -> None:
+        """Set ``key`` of the top-level ``[table]`` (made, at the end, when missing); None removes the key.
+        An unchanged value is not touched (its text stays as written)."""
+        item = self._doc.get(table)
+        if item is None:
+            if value is None:
+                return
+            self._doc.append(table, tomlkit.table())
+            item = self._doc[table]
+        if not isinstance(item, Table):
+            raise ConfigError(f"{self.path}: {table} must be written as a [{table}] table to be edited here")
+        if value is None:
+            if key in item:
+                del item[key]
+        elif key not in item or _plain(item[key]) != value:
+            item[key] = value
+
     # ------------------------------------------------------------------ validating, saving
     def validate(self) -> tuple[AppConfig | None, list[FieldError]]:
         """Load the whole document as the app would: (config, []) or (None, errors)."""
@@ -361,7 +378,7 @@ class LiveChanges:
 def live_changes(old: AppConfig, new: AppConfig) -> LiveChanges:
     """Sort the differences between two configs: API concurrency (a profile's or an endpoint's),
     ``need_empty_prompt`` and account enable are applied live; anything else in endpoints, profiles
-    and accounts (added, removed or changed) needs a restart of the lanes."""
+    and accounts (added, removed or changed), and in ``[browser]``, needs a restart of the lanes."""
     conc: list[tuple[str, int]] = []
     enabled: list[tuple[str, bool]] = []
     empty: list[tuple[str, bool]] = []
@@ -406,4 +423,6 @@ def live_changes(old: AppConfig, new: AppConfig) -> LiveChanges:
         if was != now:
             what = "added" if name not in old_e else "removed" if name not in new_e else "changed"
             restart.append(("endpoint", name, what))
+    if old.browser != new.browser:  # the program, its flags or the sites folder: the web lanes start anew
+        restart.append(("browser", "", "changed"))
     return LiveChanges(tuple(conc), tuple(enabled), tuple(sorted(restart)), tuple(empty), tuple(ep_conc))

@@ -1,10 +1,12 @@
 """Find a Chromium to own, and the flags it needs here.
 
 Order: the configured path (the operator chose it), Playwright's managed Chromium (the build Playwright
-is tested with), then the system's. Playwright's path is computed from the ``browsers.json`` its driver
-ships (the same rule the driver uses), so nothing is launched to find it: starting the Node driver just
-to ask is slow and cannot run inside a live event loop with the sync API. A caller that already has
-a running Playwright can pass it instead.
+is tested with), then the operator's own browsers, in the order and places of
+:mod:`mediadesk.platform.browsers` (Chrome, Edge... where each system installs them). Playwright's path
+is computed from the ``browsers.json`` its driver ships (the same rule the driver uses), so nothing is
+launched to find it: starting the Node driver just to ask is slow and cannot run inside a live event
+loop with the sync API. A caller that already has a running Playwright can pass it instead. The
+packaged app cannot download Playwright's browser: its error says how to get the operator's own.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ import inspect
 import json
 import os
 import platform
+import re
 import shutil
-import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from mediadesk.platform import browsers
+from mediadesk.platform.browsers import is_executable_file
 from mediadesk.providers.web.errors import BrowserNotFoundError
 
 if TYPE_CHECKING:
@@ -28,20 +32,10 @@ if TYPE_CHECKING:
 
 BrowserSource = Literal["configured", "playwright", "system"]
 
-SYSTEM_CANDIDATES: tuple[str, ...] = (
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "google-chrome-stable",
-    "/usr/lib/chromium/chromium",
-    "/snap/bin/chromium",
-)
-
-INSTALL_HINT = (
-    "Install one with `python -m playwright install chromium`, or, where that download is not possible, "
-    "the distribution package (`apt-get install chromium` on Debian/Ubuntu); or set the browser path in "
-    "the config."
-)
+#: What ``--version`` (or, on Windows, the file's version resource) says for a Chromium-family browser.
+_CHROMIUM_FAMILY = re.compile(r"\b(chrome|chromium|edge|brave|opera|vivaldi|yandex)\b", re.IGNORECASE)
+#: Playwright's name of each system in its browser folders' platform keys.
+_PLAYWRIGHT_OS = {"linux": "linux", "macos": "mac", "windows": "win"}
 
 #: Relative executable path inside ``chromium-<revision>/`` per platform, as in Playwright's registry.
 _PLAYWRIGHT_EXE: dict[str, tuple[str, ...]] = {
@@ -67,6 +61,10 @@ class BrowserInfo:
     path: Path
     source: BrowserSource
     version: str | None = None
+    #: The browser's name ("Microsoft Edge") and where it was found ("%ProgramFiles(x86)%", "PATH"...),
+    #: when it was found among the operator's browsers.
+    name: str | None = None
+    where: str | None = None
 
 
 def chromium_flags(headless: bool) -> list[str]:
@@ -94,18 +92,11 @@ def chromium_flags(headless: bool) -> list[str]:
     return flags
 
 
-def _is_executable_file(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
-
-
 def _host_platform() -> str:
-    machine = platform.machine().lower()
-    arch = "arm64" if machine in {"arm64", "aarch64"} else "x64"
-    if sys.platform.startswith("linux"):
-        return f"linux-{arch}"
-    if sys.platform == "darwin":
-        return f"mac-{arch}"
-    return "win-x64"
+    """This machine as Playwright names it (``linux-arm64``); Playwright ships Windows builds for x64 only."""
+    system = browsers.this_system()
+    arm = platform.machine().lower() in {"arm64", "aarch64"}
+    return f"{_PLAYWRIGHT_OS[system]}-{'arm64' if arm and system != 'windows' else 'x64'}"
 
 
 def _playwright_package_dir() -> Path | None:
@@ -114,16 +105,6 @@ def _playwright_package_dir() -> Path | None:
     except ImportError:
         return None
     return Path(inspect.getfile(playwright)).parent / "driver" / "package"
-
-
-def _default_cache_dir() -> Path:
-    if sys.platform.startswith("linux"):
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        return Path(xdg) if xdg else Path.home() / ".cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches"
-    local = os.environ.get("LOCALAPPDATA")
-    return Path(local) if local else Path.home() / "AppData" / "Local"
 
 
 @functools.lru_cache(maxsize=8)
@@ -159,43 +140,48 @@ def playwright_chromium_path(playwright: Playwright | None = None) -> tuple[Path
             exe = Path(playwright.chromium.executable_path)
         except Exception:  # an old or broken driver: fall back to the computed path
             exe = None
-        if exe is not None and _is_executable_file(exe):
+        if exe is not None and is_executable_file(exe):
             return exe, None
     env = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
-    for exe, version in _playwright_candidates(env, str(_default_cache_dir())):
-        if _is_executable_file(exe):
+    for exe, version in _playwright_candidates(env, str(browsers.user_cache_dir())):
+        if is_executable_file(exe):
             return exe, version
     return None
 
 
-@functools.lru_cache(maxsize=16)
+_VERSIONS: dict[Path, str] = {}
+
+
 def browser_version(path: Path) -> str | None:
-    """``chromium --version``, cached per path; None when it fails. Launches no browser."""
-    try:
-        out = subprocess.run(
-            [str(path), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
-    return lines[-1] if out.returncode == 0 and lines else None
+    """The browser's name and version (``Chromium 120.0.6099.224``), None when it gives none; an answer is
+    kept per path. Opens no browser window (see :func:`mediadesk.platform.browsers.browser_version`)."""
+    if path not in _VERSIONS:
+        version = browsers.browser_version(path)
+        if version is None:
+            return None
+        _VERSIONS[path] = version
+    return _VERSIONS[path]
 
 
-def _system_chromium() -> Path | None:
-    for name in SYSTEM_CANDIDATES:
-        if os.sep in name:
-            path = Path(name)
-            if _is_executable_file(path):
-                return path
-            continue
-        found = shutil.which(name)
-        if found:
-            return Path(found)
+def chromium_family(version: str) -> bool:
+    """Whether a browser's version line names a Chromium-family browser (Chrome, Chromium, Edge, Brave...)."""
+    return _CHROMIUM_FAMILY.search(version) is not None
+
+
+def _system_chromium() -> BrowserInfo | None:
+    """The operator's first installed browser, in this system's order of preference."""
+    for found in browsers.installed(browsers.system_places()):
+        if found.path is not None:
+            return BrowserInfo(found.path, "system", None, found.name, found.where)
     return None
+
+
+def install_hint() -> str:
+    """How to get a browser here. A checkout may also download Playwright's; the packaged app cannot."""
+    hint = browsers.install_hint()
+    if getattr(sys, "frozen", False):
+        return hint
+    return f"{hint} From a source checkout, `python -m playwright install chromium` also gets one."
 
 
 def find_browser(
@@ -215,11 +201,11 @@ def find_browser(
         if os.sep not in str(configured) and not raw.exists():
             which = shutil.which(str(configured))
             path = Path(which) if which else raw
-        if not _is_executable_file(path):
+        if not is_executable_file(path):
             why = "does not exist" if not path.exists() else "is not an executable file"
             raise BrowserNotFoundError(
-                f"configured browser {path} {why}; fix the browser path in the config or remove it "
-                "to use the detected Chromium"
+                f"configured browser {path} {why}; fix `[browser] executable` in the config (Setup, Browser) "
+                "or remove it to use the detected browser"
             )
         return BrowserInfo(path, "configured", browser_version(path) if probe_version else None)
 
@@ -232,12 +218,12 @@ def find_browser(
 
     system = _system_chromium()
     if system is not None:
-        return BrowserInfo(system, "system", browser_version(system) if probe_version else None)
+        return replace(system, version=browser_version(system.path)) if probe_version else system
 
     tried = [str(c[0]) for c in _playwright_candidates(
-        os.environ.get("PLAYWRIGHT_BROWSERS_PATH"), str(_default_cache_dir()))]
+        os.environ.get("PLAYWRIGHT_BROWSERS_PATH"), str(browsers.user_cache_dir()))]
     raise BrowserNotFoundError(
-        "no Chromium found (tried Playwright's managed browser "
-        f"{', '.join(tried) or '(playwright not installed)'} and system browsers "
-        f"{', '.join(SYSTEM_CANDIDATES)}). {INSTALL_HINT}"
+        "no Chromium-family browser found. Looked for the operator's browsers at: "
+        f"{'; '.join(c.looked for c in browsers.system_places())}; and for Playwright's own at: "
+        f"{'; '.join(tried) or '(playwright not installed)'}. {install_hint()}"
     )

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import math
 import os
-import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +26,7 @@ import psutil
 
 from mediadesk.core.log_lines import LOG, LogText, LogValue
 from mediadesk.files.safe import ensure_private_dir, open_private_for_writing
+from mediadesk.platform.browsers import spawn_browser
 from mediadesk.providers.web._proctree import (
     KILL_WAIT_S,
     LIVE_OWNED,
@@ -58,39 +56,12 @@ if TYPE_CHECKING:
 
 #: Chromium's exit code when another process holds the profile ("Failed to create a ProcessSingleton").
 EXIT_PROFILE_IN_USE = 21
-_PR_SET_PDEATHSIG = 1
 _POLL_S = 0.025
 #: The close grace for a browser in which a login was just made (by the operator or by the stored
 #: credentials): Chromium writes its cookie store as it shuts down cleanly (else only every ~30 s),
 #: and a kill before that loses the login. Not a wait in the normal case (the browser exits as soon
 #: as it has written it); ``scheduler.kill_grace_s`` still bounds every other close.
 LOGGED_IN_CLOSE_GRACE_S = 30.0
-
-
-def _pdeathsig_preexec() -> Callable[[], None] | None:
-    """A ``preexec_fn`` that makes the child receive SIGTERM when its parent (thread) dies. Linux only.
-
-    Everything is resolved before the fork; the child only calls prctl and getppid. If the parent died
-    between fork and prctl, the signal would never come, so the child checks and ends itself.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return None
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    prctl.restype = ctypes.c_int
-    parent = os.getpid()
-    sigterm = int(signal.SIGTERM)
-
-    def preexec() -> None:
-        prctl(_PR_SET_PDEATHSIG, sigterm, 0, 0, 0)
-        if os.getppid() != parent:
-            os.kill(os.getpid(), sigterm)
-
-    return preexec
 
 
 def chromium_command(
@@ -121,8 +92,9 @@ def spawn_chromium(
 ) -> subprocess.Popen[bytes]:
     """Start Chromium on ``profile_dir`` with a debug port chosen by the OS (read ``DevToolsActivePort``).
 
-    Own session (Ctrl-C in a terminal reaches MediaDesk, which then closes its browsers in order), and
-    PDEATHSIG so the browser never outlives MediaDesk. Call it from a long-lived thread (see module doc).
+    Apart from our console (Ctrl-C in a terminal reaches MediaDesk, which then closes its browsers in order),
+    and on Linux PDEATHSIG so the browser never outlives MediaDesk
+    (:func:`mediadesk.platform.browsers.spawn_browser`). Call it from a long-lived thread (see module doc).
     """
     profile_dir = Path(profile_dir)
     ensure_private_dir(profile_dir, what="browser profile", user_chosen=True)
@@ -136,15 +108,7 @@ def spawn_chromium(
             log_file = os.fdopen(open_private_for_writing(log_path, "browser log"), "wb")
             out = log_file
     try:
-        return subprocess.Popen(
-            chromium_command(executable, profile_dir, headless=headless, extra_args=extra_args),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            close_fds=True,
-            preexec_fn=_pdeathsig_preexec(),  # only prctl/getppid run in the child
-        )
+        return spawn_browser(chromium_command(executable, profile_dir, headless=headless, extra_args=extra_args), out)
     finally:
         if log_file is not None:
             log_file.close()

@@ -35,6 +35,7 @@ from mediadesk.config.workspace import Workspace
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.ui.dialogs.account_check import verified_line
 from mediadesk.ui.dialogs.setup.adapter_checker import AdapterChecker
+from mediadesk.ui.dialogs.setup.browser_page import BrowserPage
 from mediadesk.ui.dialogs.setup.context import SetupContext
 from mediadesk.ui.dialogs.setup.entries import EntryLists
 from mediadesk.ui.dialogs.setup.fields import ERROR_STYLE, Field, field_error_line, field_error_text, site_choices
@@ -188,6 +189,10 @@ class SetupEditor(QDialog):
             page = _SectionPage(section, form, self)  # type: ignore[arg-type]
             self.pages[section] = page  # type: ignore[index]
             self.tabs.addTab(page, titles[section])
+        #: Which browser the web accounts use, and Browse… to choose it ([browser] executable)
+        self.browser = BrowserPage(self.doc, edited=self._edited, parent=self)
+        self.browser.setObjectName("browserPage")
+        self.tabs.addTab(self.browser, self.tr("Browser"))
         # Test buttons and their result lines
         self.test_results: dict[Section, QLabel] = {}
         self.test_buttons: dict[Section, QPushButton] = {}

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from mediadesk.platform.browsers import Candidate
 from mediadesk.providers.web import BrowserNotFoundError, chromium_flags, find_browser, finder
 from tests.support import skip_here
 
@@ -88,10 +89,14 @@ def test_system_browser_is_the_fallback(no_managed: Path) -> None:
 def test_nothing_found_says_how_to_install(
     tmp_path: Path, no_managed: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(finder, "SYSTEM_CANDIDATES", ("mediadesk-no-such-browser", str(tmp_path / "nope")))
+    nope = tmp_path / "nope"
+    places = [Candidate("Chromium", "PATH", None, "mediadesk-no-such-browser on PATH"),
+              Candidate("Chromium", str(nope), nope, str(nope))]
+    monkeypatch.setattr(finder.browsers, "system_places", lambda: places)
     with pytest.raises(BrowserNotFoundError) as err:
         find_browser()
     msg = str(err.value)
+    assert "mediadesk-no-such-browser on PATH" in msg and str(nope) in msg
     assert "python -m playwright install chromium" in msg
     assert "apt-get install chromium" in msg
     assert str(no_managed) in msg  # says where it looked

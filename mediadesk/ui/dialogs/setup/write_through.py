@@ -160,6 +160,7 @@ class SetupSaver:
             ("account", "added"): QCoreApplication.translate("SetupEditor", "account {name} added"),
             ("account", "removed"): QCoreApplication.translate("SetupEditor", "account {name} removed"),
             ("account", "changed"): QCoreApplication.translate("SetupEditor", "account {name} changed"),
+            ("browser", "changed"): QCoreApplication.translate("SetupEditor", "the browser settings changed"),
         }
         return texts.get((what, change), f"{what} {{name}} {change}").format(name=name)
 
