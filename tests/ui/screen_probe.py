@@ -5,10 +5,11 @@ screen fit installed as ``run_console`` installs it, the real translator for the
 one JSON object: per locale, per window, its frame, its screen's available geometry, whether it fits,
 and, for the folded main window, which of its parts lie outside it.
 
-``python -m tests.ui.screen_probe LOCALE[,LOCALE...] WORKDIR``: the locales one after the other in
+``python -m tests.ui.screen_probe LOCALE[,LOCALE...] WORKDIR [demo]``: the locales one after the other in
 this process (the screen is what needs a process of its own), each with its own translator installed
 before any of its windows is made and removed after, in a folder of its own (nothing saved: a first
-run), as a console started in that locale would.
+run), as a console started in that locale would; ``demo``: also the demo's main window (its batch
+staged). tests/ui/test_frame_fit.py runs it on a real X display with a window manager instead.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QLocale, QRect, QSettings, QTimer
+from PySide6.QtCore import QLocale, QRect, QSettings, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QApplication, QMessageBox, QWidget
 
 from mediadesk.config.workspace import Workspace, resources_dir
@@ -28,7 +31,7 @@ from mediadesk.scheduler import Scheduler
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.dialogs.close_question import CloseQuestion, ask_close
 from mediadesk.ui.dialogs.welcome import WelcomePanel
-from mediadesk.ui.screen_fit import available_geometry, install_screen_fit
+from mediadesk.ui.screen_fit import available_geometry, frame_geometry, install_screen_fit
 from mediadesk.ui.style import apply_style, install_translator
 from mediadesk.ui.window.main_window import MainWindow
 from tests.support import make_config
@@ -69,8 +72,8 @@ def buttons_cut_off(w: QWidget) -> list[str]:
 
 def record(out: dict[str, Any], name: str, w: QWidget) -> None:
     avail = available_geometry(w)
-    out[name] = {"frame": _rect(w.frameGeometry()), "available": _rect(avail),
-                 "fits": avail.contains(w.frameGeometry()), "min": [w.minimumWidth(), w.minimumHeight()],
+    out[name] = {"frame": _rect(frame_geometry(w)), "client": _rect(w.geometry()), "available": _rect(avail),
+                 "fits": avail.contains(frame_geometry(w)), "min": [w.minimumWidth(), w.minimumHeight()],
                  "buttons_cut_off": buttons_cut_off(w)}
 
 
@@ -94,12 +97,43 @@ def outside_parts(w: MainWindow) -> list[str]:
     return out
 
 
+#: Under a window manager (X11, tests/ui/test_frame_fit.py) a window is framed by another process:
+#: :func:`settle` waits for that, this long at most (a safety net, not a speed assertion).
+FRAME_TIMEOUT_S = 20.0
+#: Then the event-loop turns it gives the window manager to apply what the screen fit asked for.
+_FIT_TURNS = 100
+
+
+def framed(w: QWidget) -> bool:
+    """Whether the window manager has framed ``w`` (it is exposed, its frame known); true at once
+    where no window manager frames windows (offscreen)."""
+    handle = w.windowHandle()
+    return QGuiApplication.platformName() != "xcb" or (
+        handle is not None and handle.isExposed() and frame_geometry(w) != w.geometry())
+
+
+def _shown() -> list[QWidget]:
+    return [w for w in QApplication.topLevelWidgets()
+            if w.isVisible() and w.windowType() in (Qt.WindowType.Window, Qt.WindowType.Dialog)]
+
+
 async def settle() -> None:
+    """Until every window shown is framed (:func:`framed`) and fits, or :data:`_FIT_TURNS` turns after
+    it is framed (a window that never fits is recorded as it is)."""
+    deadline = time.monotonic() + FRAME_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if all(framed(w) for w in _shown()):
+            break
+        await asyncio.sleep(0.02)
+    for _ in range(_FIT_TURNS):
+        if all(available_geometry(w).contains(frame_geometry(w)) for w in _shown()):
+            break
+        await asyncio.sleep(0.02)
     for _ in range(8):
         await asyncio.sleep(0.02)
 
 
-async def probe(workdir: Path) -> dict[str, Any]:
+async def probe(workdir: Path, demo: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {}
     config_path = workdir / "mediadesk.toml"
     config_path.write_text(_CONFIG, encoding="utf-8")
@@ -117,6 +151,16 @@ async def probe(workdir: Path) -> dict[str, Any]:
     await settle()
     record(out, "welcome", welcome)
     welcome.close()
+
+    if demo:  # as `mediadesk console --demo` opens it (its batch staged), with settings of its own
+        w = MainWindow(scheduler, bridge, settings=QSettings(str(workdir / "demo.ini"), QSettings.Format.IniFormat),
+                       demo_batch=resources_dir() / "demo" / "batch.jsonl")
+        w.show()
+        await settle()
+        record(out, "main demo", w)
+        out["main demo"]["outside"] = outside_parts(w)
+        w.close()
+        await settle()
 
     w = MainWindow(scheduler, bridge, settings=settings)  # the first run: nothing saved
     w.show()
@@ -153,9 +197,11 @@ async def probe(workdir: Path) -> dict[str, Any]:
     record(out, "notice box", box)
     box.close()
 
-    def answer() -> None:  # the close question is modal (exec): record it, then cancel it
+    deadline = time.monotonic() + FRAME_TIMEOUT_S
+
+    def answer() -> None:  # the close question is modal (exec): record it (framed), then cancel it
         modal = QApplication.activeModalWidget()
-        if isinstance(modal, QMessageBox):
+        if isinstance(modal, QMessageBox) and (framed(modal) or time.monotonic() > deadline):
             record(out, "close question", modal)
             modal.reject()
         else:
@@ -169,14 +215,14 @@ async def probe(workdir: Path) -> dict[str, Any]:
     return out
 
 
-async def probe_each(app: QApplication, locales: list[str], workdir: Path) -> dict[str, Any]:
+async def probe_each(app: QApplication, locales: list[str], workdir: Path, demo: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for locale in locales:
         translators = install_translator(app, QLocale(locale))
         try:
             folder = workdir / locale
             folder.mkdir()
-            out[locale] = await probe(folder)
+            out[locale] = await probe(folder, demo)
         finally:
             for tr in translators:
                 app.removeTranslator(tr)
@@ -189,7 +235,7 @@ def main() -> int:
     app.setQuitOnLastWindowClosed(False)  # as run_console does
     apply_style(app)
     fit = install_screen_fit(app)
-    result = qasync.run(probe_each(app, locales, workdir))
+    result = qasync.run(probe_each(app, locales, workdir, demo="demo" in sys.argv[3:]))
     del fit
     print(json.dumps(result))
     return 0

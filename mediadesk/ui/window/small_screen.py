@@ -27,9 +27,9 @@ COMPACT_BELOW_HEIGHT = 760
 _TOOLBAR_SLACK = 24
 #: The search box's minimum width when even an icon-only main toolbar leaves too little room.
 _NARROW_SEARCH = 140
-#: Rows the task table keeps visible in the compact layout, in a window at least
-#: :data:`SMALL_SCREEN_HEIGHT` tall (a smaller window gives up a row per row height it lacks, so
-#: the table's minimum never holds the window taller than the operator made it).
+#: Rows the task table keeps visible in the compact layout when the rest of the window leaves room
+#: for them (it does in a window :data:`SMALL_SCREEN_HEIGHT` tall); else as many as fit, so the
+#: table's minimum never holds the window taller than the operator or the screen made it.
 MIN_TABLE_ROWS = 12
 SMALL_SCREEN_HEIGHT = 640
 _FEWEST_ROWS = 3
@@ -107,13 +107,21 @@ class SmallScreenLayout(QObject):
         self.search.setMinimumWidth(_NARROW_SEARCH if self._toolbar_width(True) > room else self._search_width)
 
     def table_min_height(self, window_height: int = SMALL_SCREEN_HEIGHT) -> int:
-        """Header, :data:`MIN_TABLE_ROWS` rows, a horizontal scroll bar and the frame (fewer rows
-        in a window below :data:`SMALL_SCREEN_HEIGHT`)."""
+        """Header, :data:`MIN_TABLE_ROWS` rows, a horizontal scroll bar and the frame; fewer rows
+        when the rest of a window ``window_height`` tall leaves less room (a taller font, as Chinese
+        text gets, made 12 rows hold the window taller than the screen; the window then grew, and
+        with it the rows it allowed)."""
         t = self.table
         row = t.verticalHeader().defaultSectionSize()
         rest = (t.horizontalHeader().sizeHint().height() + t.horizontalScrollBar().sizeHint().height()
                 + 2 * t.frameWidth())
-        rows_px = max(_FEWEST_ROWS * row, MIN_TABLE_ROWS * row - max(0, SMALL_SCREEN_HEIGHT - window_height))
+        # the window's minimum without the table's (the table's is its set minimum, else its hint)
+        part = t.parentWidget()
+        while part is not None and part is not self.window:  # else their cached minimums are stale
+            part.updateGeometry()
+            part = part.parentWidget()
+        others = self.window.minimumSizeHint().height() - (t.minimumHeight() or t.minimumSizeHint().height())
+        rows_px = max(_FEWEST_ROWS * row, min(MIN_TABLE_ROWS * row, window_height - others - rest))
         return rest + rows_px
 
     def _set_compact(self, compact: bool, window_height: int) -> None:
