@@ -41,6 +41,12 @@ def install_signal_handlers() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     utf8_std_streams()  # before anything is printed or logged: an emoji must never end an export
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0].startswith("--"):  # the packaged app as a browser's watchdog (hidden)
+        from mediadesk.platform.reaper import FROZEN_FLAG
+        from mediadesk.platform.reaper import main as reaper_main
+
+        if args[0] == FROZEN_FLAG:
+            return reaper_main(args[1:])
     console = not args or args[0] == "console" or (args[0].startswith("--") and args[0] not in ("--help", "-h"))
     if not console:  # the console keeps Qt's handling of its signals
         install_signal_handlers()

@@ -8,10 +8,13 @@ imports nothing of MediaDesk, so every layer may use it; import its modules (thi
 nothing, so that ``mediadesk.main`` pays only for the signals it needs).
 
 - :mod:`.files`: private files and folders (modes on POSIX, the inherited ACL on Windows), owners,
-  binary reads, read-only file systems.
+  binary reads, read-only file systems, whether a file is still being written.
 - :mod:`.processes`: pid liveness and start time (psutil, never ``os.kill(pid, 0)``), process groups,
   reaping, giving memory back.
 - :mod:`.signals`: stop signals and console control events into an asyncio loop.
 - :mod:`.sockets`: address reuse of listening sockets.
 - :mod:`.console`: UTF-8 standard streams whatever the console's code page.
+- :mod:`.browsers`: where each system keeps Chrome, Edge and Chromium, and starting one.
+- :mod:`.reaper`: a browser that ends with MediaDesk: the parent-death signal on Linux, a Job Object on
+  Windows, a watchdog process elsewhere.
 """

@@ -24,6 +24,7 @@ __all__ = [
     "FILE_MODE",
     "MODE_BITS",
     "O_BINARY",
+    "being_written",
     "current_uid",
     "fchmod",
     "is_private",
@@ -38,23 +39,25 @@ __all__ = [
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
-#: True where privacy is a matter of mode bits (POSIX), False where it is the inherited ACL (Windows).
+#: True where privacy is a matter of mode bits (POSIX), False where it is the inherited ACL (Windows): with
+#: False, modes and owners are not checked and ``fchmod`` takes Windows' way. Read at each call (a test
+#: layer sets it to run Windows' way here).
 MODE_BITS: bool = sys.platform != "win32"
 #: Windows opens descriptors in text mode (CRLF translation, Ctrl+Z as end of file) unless told otherwise.
 O_BINARY: int = getattr(os, "O_BINARY", 0)
 _O_CLOEXEC: int = getattr(os, "O_CLOEXEC", 0)
 
 
-def is_private(st: os.stat_result, *, mode_bits: bool = MODE_BITS) -> bool:
+def is_private(st: os.stat_result, *, mode_bits: bool | None = None) -> bool:
     """No permission bit for group or others. Always true on Windows (see the module doc: the ACL, not
     the made-up mode, decides there)."""
-    return not mode_bits or not st.st_mode & 0o077
+    return not (MODE_BITS if mode_bits is None else mode_bits) or not st.st_mode & 0o077
 
 
-def open_to_all(st: os.stat_result, *, mode_bits: bool = MODE_BITS) -> bool:
+def open_to_all(st: os.stat_result, *, mode_bits: bool | None = None) -> bool:
     """Every user of the machine may write it (a shared ``/tmp``-like folder). Never on Windows, where
     every folder reads as 0o777 whatever its ACL says."""
-    return mode_bits and bool(st.st_mode & stat.S_IWOTH)
+    return (MODE_BITS if mode_bits is None else mode_bits) and bool(st.st_mode & stat.S_IWOTH)
 
 
 def mode_text(st: os.stat_result) -> str:
@@ -66,7 +69,7 @@ def fchmod(fd: int, mode: int, path: str | os.PathLike[str] | None = None) -> No
     """Set the mode of the open ``fd``. Windows has no ``os.fchmod`` before Python 3.13: there ``path``
     (the same file) is chmod-ed instead, which only sets or clears its read-only flag; without a path
     nothing is done."""
-    if sys.platform == "win32":
+    if sys.platform == "win32" or not MODE_BITS:
         if path is not None:
             os.chmod(path, mode)
         return
@@ -75,7 +78,7 @@ def fchmod(fd: int, mode: int, path: str | os.PathLike[str] | None = None) -> No
 
 def current_uid() -> int | None:
     """The effective user id; None on Windows, where files have no owner uid."""
-    if sys.platform == "win32":
+    if sys.platform == "win32" or not MODE_BITS:
         return None
     return os.geteuid()
 
@@ -88,7 +91,7 @@ def owned_by_us(st: os.stat_result) -> bool:
 
 def user_name(uid: int) -> str | None:
     """The login name of ``uid``; None when unknown (or on Windows)."""
-    if sys.platform == "win32":
+    if sys.platform == "win32" or not MODE_BITS:
         return None
     import pwd
 
@@ -102,6 +105,67 @@ def open_binary_readonly(path: str | os.PathLike[str], flags: int = 0) -> int:
     """A read-only descriptor on ``path`` that reads bytes as they are (``O_BINARY`` where it exists),
     not inherited by children; ``flags`` adds others (``O_NOFOLLOW``, ``O_NONBLOCK``)."""
     return os.open(path, os.O_RDONLY | O_BINARY | _O_CLOEXEC | flags)
+
+
+def being_written(path: str | os.PathLike[str]) -> bool:
+    """True while a program (this one included) may still be writing ``path``. Windows: a read open that
+    denies others the right to write fails (a sharing violation) while any handle has it open for
+    writing. POSIX has no such lock: an exclusive ``flock`` held by a writer that takes one, or a
+    descriptor open for writing in a process we may look at (psutil; where the system does not say a
+    descriptor's mode, as on macOS, any descriptor open on it counts). A file that cannot be looked at
+    (gone, no permission) reads as not written: opening it then says why."""
+    if sys.platform == "win32":
+        return _share_mode_refused(os.fspath(path))
+    else:
+        return _flock_held(os.fspath(path)) or _open_for_writing(os.path.realpath(path))
+
+
+if sys.platform == "win32":
+    def _share_mode_refused(path: str) -> bool:
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        create = kernel32.CreateFileW
+        create.argtypes = (wintypes.LPCWSTR, wintypes.DWORD, wintypes.DWORD, ctypes.c_void_p, wintypes.DWORD,
+                           wintypes.DWORD, wintypes.HANDLE)
+        create.restype = wintypes.HANDLE
+        generic_read, file_share_read, open_existing = 0x80000000, 0x1, 3
+        handle = create(path, generic_read, file_share_read, None, open_existing, 0, None)
+        if handle is None or handle == ctypes.c_void_p(-1).value:  # INVALID_HANDLE_VALUE
+            return ctypes.get_last_error() in (32, 33)  # ERROR_SHARING_VIOLATION, ERROR_LOCK_VIOLATION
+        kernel32.CloseHandle(handle)
+        return False
+else:
+    def _flock_held(path: str) -> bool:
+        import fcntl
+
+        try:
+            fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:  # a file system without flock
+            return False
+        finally:
+            os.close(fd)  # also drops our own lock
+        return False
+
+    def _open_for_writing(real: str) -> bool:
+        import psutil
+
+        for proc in psutil.process_iter():
+            try:
+                files = proc.open_files()
+            except (psutil.Error, OSError):  # another user's process, or gone meanwhile
+                continue
+            for f in files:
+                if f.path == real and getattr(f, "mode", "w") != "r":
+                    return True
+        return False
 
 
 def read_only_fs(path: str | os.PathLike[str]) -> bool:

@@ -14,7 +14,11 @@ import sys
 
 import psutil
 
-__all__ = ["group_members", "pid_alive", "process_started", "reap_child", "release_free_memory"]
+__all__ = ["PROCESS_GROUPS", "group_members", "pid_alive", "process_started", "reap_child", "release_free_memory"]
+
+#: True where processes have groups (POSIX), False on Windows. Read at each call (a test layer sets it to
+#: run Windows' way here).
+PROCESS_GROUPS: bool = sys.platform != "win32"
 
 
 def pid_alive(pid: int) -> bool:
@@ -45,7 +49,7 @@ def process_started(pid: int) -> float | None:
 def group_members(pgid: int) -> list[psutil.Process]:
     """The processes whose process group is ``pgid`` (POSIX). Empty on Windows, which has no process
     groups: there a tree is what psutil lists as the root's children, collected before any signal."""
-    if sys.platform == "win32":
+    if sys.platform == "win32" or not PROCESS_GROUPS:
         return []
     members: list[psutil.Process] = []
     for proc in psutil.process_iter():

@@ -26,17 +26,20 @@ __all__ = ["LOOP_HANDLERS", "STOP_SIGNALS", "install_stop_handlers"]
 STOP_SIGNALS: tuple[int, ...] = tuple(
     int(getattr(signal, name)) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK") if hasattr(signal, name)
 )
-#: True where asyncio loops implement ``add_signal_handler`` (POSIX), False on Windows.
+#: True where asyncio loops implement ``add_signal_handler`` (POSIX), False on Windows. Read at each call
+#: (a test layer sets it to run Windows' way here).
 LOOP_HANDLERS: bool = sys.platform != "win32"
 
 
 def install_stop_handlers(
-    loop: asyncio.AbstractEventLoop, on_stop: Callable[[int], None], *, loop_handlers: bool = LOOP_HANDLERS
+    loop: asyncio.AbstractEventLoop, on_stop: Callable[[int], None], *, loop_handlers: bool | None = None
 ) -> Callable[[], None]:
     """Run ``on_stop(signum)`` on ``loop`` for every stop signal from now on; call the function returned
     to stop that and put back the handlers that were there before. Call it on the loop's thread, which
     must be the main thread. ``loop_handlers`` picks ``add_signal_handler`` (True) or the Windows way,
     ``signal.signal`` plus ``call_soon_threadsafe`` (False); the default is this system's."""
+    if loop_handlers is None:
+        loop_handlers = LOOP_HANDLERS
     previous: dict[int, Any] = {}
 
     def forward(signum: int, _frame: FrameType | None) -> None:
