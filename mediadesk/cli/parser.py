@@ -29,11 +29,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--demo", action="store_true", help="bundled demo workspace with local simulators")
 
     r = sub.add_parser("run", help="run a batch file headless until every task is terminal")
-    r.add_argument("batch", type=Path, help="JSONL or CSV batch file")
+    r.add_argument("batch", type=Path, help="JSONL, CSV or XLSX batch file")
     r.add_argument("--config", type=Path, help="config TOML (default: <data dir>/config.toml)")
     r.add_argument("--db", help=_DB_HELP)
     r.add_argument("--data-dir", type=Path, help="workspace folder (default: config data_dir or platform dir)")
-    r.add_argument("--format", choices=["jsonl", "csv"], help="batch format (default: by extension/content)")
+    r.add_argument("--format", choices=["jsonl", "csv", "xlsx"], help="batch format (default: by extension/content)")
+    r.add_argument("--template", metavar="NAME",
+                   help="render each row's prompt from <data dir>/templates/NAME.txt (the other columns fill it)")
+    r.add_argument("--profile", metavar="P", help="the profile of the rows that name none")
+    r.add_argument("--sheet", metavar="NAME", help="XLSX: the sheet to read (default: the first)")
     r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
     r.add_argument("--resume", action="store_true", help="resume lanes paused in an earlier session (a pause is kept)")
     r.add_argument("--quiet", action="store_true", help="no progress, summary only")

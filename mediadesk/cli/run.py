@@ -23,7 +23,7 @@ from mediadesk.cli.workspace import db_name, workspace_for
 from mediadesk.config.model import AppConfig, load_config
 from mediadesk.config.template import default_config_path, no_config_message
 from mediadesk.config.workspace import Workspace
-from mediadesk.core.batch import ParsedBatch, parse_batch_file
+from mediadesk.core.batch import ParsedBatch, parse_batch_file, templates_dir
 from mediadesk.core.spend import Budget
 from mediadesk.core.text import printable
 from mediadesk.platform.signals import install_stop_handlers
@@ -50,6 +50,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
         args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
         retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
         summary_json=args.summary_json, resume=args.resume, budget=args.budget,
+        template=args.template, profile=args.profile, sheet=args.sheet,
     )
 
 
@@ -66,6 +67,9 @@ async def run_batch(
     summary_json: Path | None = None,
     resume: bool = False,
     budget: str | None = None,
+    template: str | None = None,
+    profile: str | None = None,
+    sheet: str | None = None,
 ) -> int:
     """Run one batch file headless until all its tasks are terminal; returns the exit code.
 
@@ -78,13 +82,14 @@ async def run_batch(
         ws = workspace_for(config, data_dir, db)
         parsed = parse_batch_file(
             batch, fmt=fmt, known_profiles=[p.name for p in config.profiles],
-            max_prompt_chars=config.scheduler.max_prompt_chars,
+            max_prompt_chars=config.scheduler.max_prompt_chars, templates_dir=templates_dir(ws.data_dir),
+            template=template, profile=profile, sheet=sheet,
         )
         report_row_errors(parsed, sys.stderr)
         if not parsed.rows:
             what = f"all {len(parsed.errors)} rows were rejected" if parsed.errors else "it has no rows"
-            raise UserError(f"nothing to run in {batch}: {what} (read as {parsed.encoding})")
-        cap = None if budget is None else parse_budget(budget, config, {r.profile for r in parsed.rows})
+            raise UserError(f"nothing to run in {batch}: {what} (read as {parsed.encoding or parsed.format})")
+        cap = None if budget is None else parse_budget(budget, config, {p for r in parsed.rows for p in r.targets})
         return await _run_batch(batch, config, ws, parsed, stop, retry_failed=retry_failed, quiet=quiet,
                                 config_path=config_path, summary_json=summary_json, resume=resume, cap=cap)
     finally:
@@ -114,9 +119,10 @@ async def _run_batch(
                 raise UserError("\nmediadesk: ".join(m.message() for m in exc.missing)) from None
             res, ids = done.result, done.ids
             print(
-                f"batch {printable(batch.name)}: {len(parsed.rows)} valid rows ({len(res.added)} new, "
-                f"{len(res.existing)} already in {db_name(ws)}), {len(parsed.errors)} rejected, "
-                f"read as {parsed.encoding}",
+                f"batch {printable(batch.name)}: {len(parsed.rows)} valid rows"
+                + (f", {len(ids)} tasks" if len(ids) != len(parsed.rows) else "")  # several profiles, samples
+                + f" ({len(res.added)} new, {len(res.existing)} already in {db_name(ws)}), "
+                f"{len(parsed.errors)} rejected, read as {parsed.encoding or parsed.format}",
                 flush=True,
             )
             if cap is not None:  # kept with the batch: a later run of it keeps the cap

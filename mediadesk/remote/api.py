@@ -186,12 +186,15 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any, s
         return CountOut(changed=sched.retry(body.task_ids))
 
     @v1.post(
-        "/batches", tags=["tasks"], summary="Submit a batch (JSONL body, one task per line)",
+        "/batches", tags=["tasks"], summary="Submit a batch (JSONL, CSV or XLSX body; one task per row)",
         responses={422: {"model": SubmitOut, "description": "no valid row"},
                    409: {"model": SubmitOut, "description": "valid rows, refused whole (full queue, missing key)"}},
         openapi_extra={"requestBody": {"required": True, "content": {
             "application/x-ndjson": {"schema": {"type": "string"}, "example":
-                                     '{"profile": "writer", "prompt": "Say hi"}\n'}}}},
+                                     '{"profile": "writer", "prompt": "Say hi"}\n'},
+            "text/csv": {"schema": {"type": "string"}},
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
+                "schema": {"type": "string", "format": "binary"}}}}},
     )
     async def submit(request: Request, name: Annotated[str | None, Query(max_length=200)] = None) -> Response:
         size = int(request.headers.get("content-length") or 0)
@@ -203,7 +206,8 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any, s
             if total > DEFAULT_MAX_FILE_BYTES:
                 raise HTTPException(413, f"a batch is at most {DEFAULT_MAX_FILE_BYTES} bytes")
             chunks.append(chunk)
-        out = await intake.submit_jsonl(sched, b"".join(chunks), name or "remote")
+        out = await intake.submit_jsonl(sched, b"".join(chunks), name or "remote",
+                                        content_type=request.headers.get("content-type"))
         doc = SubmitOut(batch=out.batch, task_ids=out.task_ids, added=out.added, existing=out.existing,
                         errors=[RowErrorOut(line=e.line, message=e.message, excerpt=e.excerpt) for e in out.errors],
                         refused=out.refused)

@@ -1,14 +1,15 @@
-"""A batch that arrives over HTTP: the JSONL body goes through the same parser and row checks as a
-file handed to ``mediadesk run`` or the console's batch dialog, and into the scheduler's one intake
-(:class:`~mediadesk.scheduler.intake.Intake`: caps, API keys, chunked transactions that yield to
-the loop), so the task ids, the per-row errors (with the line numbers an editor shows) and the
+"""A batch that arrives over HTTP: the JSONL body (or an XLSX workbook: by its content type, or a body that is
+a zip archive) goes through the same parser and row checks as a file handed to ``mediadesk run`` or the
+console's batch dialog (a row's ``template`` is found in the workspace's templates folder), and into the
+scheduler's one intake (:class:`~mediadesk.scheduler.intake.Intake`: caps, API keys, chunked transactions that
+yield to the loop), so the task ids, the per-row errors (with the line numbers an editor shows) and the
 refusals read the same whichever face the batch came in by."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mediadesk.core.batch import BatchRow, RowError, parse_batch
+from mediadesk.core.batch import BatchRow, RowError, is_xlsx, parse_batch, templates_dir
 from mediadesk.scheduler import Scheduler
 from mediadesk.scheduler.intake import MissingApiKeysError, QueueFullError, Submitted
 
@@ -25,10 +26,21 @@ class SubmitOutcome:
     refused: str | None = None
 
 
-def parse_jsonl(sched: Scheduler, body: bytes, batch: str) -> tuple[list[BatchRow], list[RowError]]:
+#: The content type of an .xlsx body.
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def parse_jsonl(sched: Scheduler, body: bytes, batch: str,
+                content_type: str | None = None) -> tuple[list[BatchRow], list[RowError]]:
+    """The body's rows: JSONL, unless ``content_type`` says CSV (``text/csv``) or XLSX, or the body is a zip
+    archive (a workbook: its first sheet, the header naming the columns, ``template`` and ``profile`` columns
+    included)."""
     cfg = sched.config
-    parsed = parse_batch(body, fmt="jsonl", known_profiles=sched.profile_names(),
-                         max_prompt_chars=cfg.scheduler.max_prompt_chars, source=batch)
+    ctype = (content_type or "").split(";")[0].strip().lower()
+    fmt = "xlsx" if ctype == XLSX_TYPE or is_xlsx(body) else "csv" if ctype == "text/csv" else "jsonl"
+    parsed = parse_batch(body, fmt=fmt, known_profiles=sched.profile_names(),
+                         max_prompt_chars=cfg.scheduler.max_prompt_chars, source=batch,
+                         templates_dir=templates_dir(sched.workspace.data_dir))
     return parsed.rows, parsed.errors
 
 
@@ -38,8 +50,8 @@ async def submit(sched: Scheduler, rows: list[BatchRow], batch: str) -> Submitte
     return await sched.intake.submit_rows_async(rows, batch)
 
 
-async def submit_jsonl(sched: Scheduler, body: bytes, batch: str) -> SubmitOutcome:
-    rows, errors = parse_jsonl(sched, body, batch)
+async def submit_jsonl(sched: Scheduler, body: bytes, batch: str, content_type: str | None = None) -> SubmitOutcome:
+    rows, errors = parse_jsonl(sched, body, batch, content_type)
     out = SubmitOutcome(batch=batch, errors=errors)
     if not rows:
         return out

@@ -11,13 +11,14 @@ console that loop is also the GUI thread and the lanes' loop, so no slice may ta
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from mediadesk.config.model import AppConfig, MissingKey, ProfileConfig, missing_api_keys
-from mediadesk.core.batch import BatchRow, assign_task_ids
+from mediadesk.core.batch import BatchRow, assign_task_ids, row_tasks
 from mediadesk.core.states import TaskState
 from mediadesk.store import AddResult, NewTask, TaskStore
 
@@ -90,23 +91,32 @@ class Intake:
     # ------------------------------------------------------------------ rows -> tasks
     def new_task(
         self, task_id: str, profile: str, prompt: str, *, system: str | None = None, priority: int = 0,
-        route_key: str | None = None, batch: str | None = None,
+        route_key: str | None = None, batch: str | None = None, group_id: str | None = None,
+        template: str | None = None, template_vars: str | None = None, sample: int | None = None,
     ) -> NewTask:
         prof = self._profiles.get(profile)
         if prof is None:
             raise ValueError(f"unknown profile {profile!r}")
-        return NewTask(task_id, profile, prof.kind, prompt, system, priority, route_key, batch)
+        return NewTask(task_id, profile, prof.kind, prompt, system, priority, route_key, batch, group_id,
+                       template, template_vars, sample)
 
     def tasks_from_rows(self, rows: Sequence[BatchRow], batch: str | None = None,
                         seen: dict[tuple[str, str, str], int] | None = None) -> list[NewTask]:
         """Parsed batch rows -> tasks with deterministic ids (profile, instructions, prompt and
         occurrence), so re-submitting the same file never adds a task twice. ``seen``: see
-        :func:`~mediadesk.core.batch.assign_task_ids` (a file converted in slices)."""
-        return [
-            self.new_task(tid, r.profile, r.prompt, system=r.system, priority=r.priority,
-                          route_key=r.route_key, batch=batch)
-            for tid, r in assign_task_ids(rows, seen)
-        ]
+        :func:`~mediadesk.core.batch.assign_task_ids` (a file converted in slices). A row with several
+        profiles or samples makes one task each, sharing its group (:func:`~mediadesk.core.batch.row_tasks`);
+        a templated row's tasks keep the template's name and variables for the record."""
+        tasks: list[NewTask] = []
+        for base_id, r in assign_task_ids(rows, seen):
+            variables = (json.dumps(dict(r.template_vars), ensure_ascii=False, separators=(",", ":"))
+                         if r.template is not None else None)
+            tasks.extend(
+                self.new_task(t.task_id, t.profile, r.prompt, system=r.system, priority=r.priority,
+                              route_key=r.route_key, batch=batch, group_id=t.group_id, template=r.template,
+                              template_vars=variables, sample=t.sample)
+                for t in row_tasks(base_id, r))
+        return tasks
 
     async def tasks_in_slices(self, rows: Sequence[BatchRow], batch: str | None, most: int) -> list[NewTask]:
         """:meth:`tasks_from_rows`, built a slice at a time with the loop run between slices (same

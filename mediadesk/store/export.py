@@ -35,6 +35,8 @@ EXPORT_FIELDS = (
     "prompt_tokens", "completion_tokens", "cached_tokens", "usage_estimated",
     # what it cost at its profile's price (an estimate when usage_estimated), in currency
     "cost", "currency",
+    # the batch row it came from: its group (several profiles or samples), template, sample 1..n; the keep mark
+    "group_id", "template", "sample", "kept",
 )
 #: Added at the end by ``with_reasoning``: a reasoning model's thinking, kept apart from ``result``, and
 #: the tokens the provider counted for it (off by default: the thinking is often longer than the answer).

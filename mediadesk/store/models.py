@@ -58,6 +58,8 @@ def task_table(metadata: sa.MetaData, record: type[Any] = TaskRecord) -> sa.Tabl
     # conversations: earlier turns of a route_key, in submit order
     sa.Index("ix_task_route", table.c.route_key, table.c.seq, sqlite_where=table.c.route_key.isnot(None),
              postgresql_where=table.c.route_key.isnot(None))
+    # the tasks of one batch row (several profiles, samples), side by side
+    sa.Index("ix_task_group", table.c.group_id)
     return table
 
 

@@ -98,6 +98,18 @@ class TaskRecord:
     reasoning: str | None = field(default=None, metadata={LONG_TEXT: True})
     #: The part of ``completion_tokens`` the provider counted as thinking (summed over attempts).
     reasoning_tokens: int | None = None
+    # --- revision 0008_batch_groups: the tasks of one batch row (several profiles, samples, a template) ---
+    #: The id the tasks of one row share when it makes several (None: a row of one task).
+    group_id: str | None = field(default=None, metadata={LONG_TEXT: True})
+    #: The template ``prompt`` was rendered from, and its variables as a JSON object (None: a literal prompt).
+    template: str | None = field(default=None, metadata={LONG_TEXT: True})
+    template_vars: str | None = field(default=None, metadata={LONG_TEXT: True})
+    #: 1..n among the samples of its row's profile (None: a row of one task).
+    sample: int | None = None
+    #: The operator's keep mark.
+    kept: bool = field(default=False, metadata={SERVER_DEFAULT: "0"})
+    #: The task whose answer this one reused (at no cost).
+    reused_from: str | None = field(default=None, metadata={LONG_TEXT: True})
 
     @property
     def attempts_in_budget(self) -> int:
@@ -152,6 +164,11 @@ class NewTask:
     priority: int = 0
     route_key: str | None = None
     batch: str | None = None
+    #: See :class:`TaskRecord` (revision 0008_batch_groups); ``template_vars`` as a JSON object's text.
+    group_id: str | None = None
+    template: str | None = None
+    template_vars: str | None = None
+    sample: int | None = None
 
 
 @dataclass(frozen=True)

@@ -285,10 +285,12 @@ class TaskStore:
                 cur = self._db.execute(
                     "INSERT INTO task(task_id, model_kind, state, attempt, profile, prompt, system,"
                     " priority, route_key, batch, created_at, updated_at, cancel_requested, version,"
-                    " not_before, seq, attempt_base, queued_at, crash_count, origin_profile)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,FALSE,0,0,?,0,?,0,?) ON CONFLICT DO NOTHING",
+                    " not_before, seq, attempt_base, queued_at, crash_count, origin_profile,"
+                    " group_id, template, template_vars, sample)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,FALSE,0,0,?,0,?,0,?,?,?,?,?) ON CONFLICT DO NOTHING",
                     (t.task_id, t.model_kind, TaskState.PENDING.value, 0, t.profile, t.prompt, t.system,
-                     t.priority, t.route_key, t.batch, now, now, seq, now, t.profile),
+                     t.priority, t.route_key, t.batch, now, now, seq, now, t.profile,
+                     t.group_id, t.template, t.template_vars, t.sample),
                 )
                 (added if cur.rowcount == 1 else existing).append(t.task_id)
         return AddResult(tuple(added), tuple(existing))

@@ -96,7 +96,7 @@ def test_revisions_list_matches_alembic_scripts() -> None:
     cfg = Config()
     cfg.set_main_option("script_location", "mediadesk.store:migrations")
     walked = [s.revision for s in ScriptDirectory.from_config(cfg).walk_revisions()]
-    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0007_reasoning"
+    assert tuple(reversed(walked)) == REVISIONS and HEAD == "0008_batch_groups"
 
 
 def test_a_release_v3_file_upgrades_to_head_keeping_every_row(tmp_path: Path) -> None:
@@ -165,12 +165,13 @@ def test_a_new_sqlite_database_has_exactly_the_release_schema_plus_team_tables(t
             con.close()
 
     new, release = schema(tmp_path / "new.db"), schema(FIXTURE)
-    team = {name for name in new if name not in release}
+    team = {name for name in new if name not in release} - {"ix_task_group"}  # (0008_batch_groups)
     # the release's task table with the columns later revisions added (0003_usage, 0004_spend,
-    # 0007_reasoning) at its end
+    # 0007_reasoning, 0008_batch_groups) at its end
     usage = (", prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER,"
              " usage_estimated BOOLEAN DEFAULT '0' NOT NULL, cost FLOAT, currency VARCHAR,"
-             " reasoning TEXT, reasoning_tokens INTEGER")
+             " reasoning TEXT, reasoning_tokens INTEGER, group_id TEXT, template TEXT, template_vars TEXT,"
+             " sample INTEGER, kept BOOLEAN DEFAULT '0' NOT NULL, reused_from TEXT")
     assert new["task"].replace(usage, "") == release["task"]
     # the release's task_log with each line's phrase (0006_log_ids) at its end
     assert new["task_log"].replace(", message_id VARCHAR, message_params VARCHAR", "") == release["task_log"]

@@ -85,7 +85,7 @@ def test_record_select_list_and_model_are_one_list_of_columns() -> None:
         "started_at", "heartbeat_at", "account", "lane", "system", "route_key", "batch", "result", "error_kind",
         "error_message", "finished_at", "owner", "queued_at", "served_by", "origin_profile", "resolution",
         "resolution_note", "resolved_at", "prompt_tokens", "completion_tokens", "cached_tokens", "cost", "currency",
-        "reasoning", "reasoning_tokens"}
+        "reasoning", "reasoning_tokens", "group_id", "template", "template_vars", "sample", "reused_from"}
 
 
 def test_state_is_a_task_state_that_still_compares_and_prints_as_text(tmp_path: Path) -> None:

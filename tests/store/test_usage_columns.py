@@ -87,7 +87,11 @@ def test_an_older_database_gets_empty_usage_columns(tmp_path: Path) -> None:
     s.close()
     con = sqlite3.connect(db)  # back to the revision before usage, as an older MediaDesk left it
     # (and without the columns and tables of later revisions)
-    con.executescript("ALTER TABLE task DROP COLUMN reasoning_tokens; ALTER TABLE task DROP COLUMN reasoning;"
+    con.executescript("DROP INDEX ix_task_group; ALTER TABLE task DROP COLUMN group_id;"  # 0008_batch_groups
+                      " ALTER TABLE task DROP COLUMN template; ALTER TABLE task DROP COLUMN template_vars;"
+                      " ALTER TABLE task DROP COLUMN sample; ALTER TABLE task DROP COLUMN kept;"
+                      " ALTER TABLE task DROP COLUMN reused_from;"
+                      " ALTER TABLE task DROP COLUMN reasoning_tokens; ALTER TABLE task DROP COLUMN reasoning;"
                       " ALTER TABLE task_log DROP COLUMN message_params; ALTER TABLE task_log DROP COLUMN message_id;"
                       " DROP TABLE IF EXISTS economy_batch;"
                       " ALTER TABLE task DROP COLUMN currency; ALTER TABLE task DROP COLUMN cost;"  # 0004_spend

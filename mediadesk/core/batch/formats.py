@@ -6,7 +6,8 @@ import csv
 import json
 import os
 import stat
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from mediadesk.core.batch.encoding import ASCII_SPACE, BatchText, decode_batch
@@ -16,7 +17,6 @@ from mediadesk.core.batch.rows import (
     EXCERPT_CHARS,
     PRIORITY_MAX,
     PRIORITY_MIN,
-    REQUIRED_FIELDS,
     BatchFileError,
     BatchRow,
     ParsedBatch,
@@ -28,11 +28,17 @@ from mediadesk.core.batch.rows import (
     suggest,
     type_name,
 )
+from mediadesk.core.batch.templates import TemplateLibrary
+from mediadesk.core.batch.xlsx import cell_label, is_xlsx, read_sheet
 
 # The csv module's default field limit (128 KiB) turns one big prompt into a csv.Error that
 # desynchronises the reader; the file-size limit bounds fields instead, and the prompt-size check
 # turns a big field into a clean row error.
 _CSV_FIELD_LIMIT = 2**31 - 1
+#: The row fields a CSV or XLSX column can fill (``vars`` is JSONL's: a table's variables are its columns).
+TABLE_FIELDS = tuple(f for f in ALL_FIELDS if f != "vars")
+#: The batch formats, by the name ``fmt`` takes.
+FORMATS = ("jsonl", "csv", "xlsx")
 
 class _DuplicateKey(Exception):
     def __init__(self, key: str) -> None:
@@ -107,22 +113,77 @@ def _csv_records(lines: list[str]) -> Iterator[tuple[int, int, list[str] | csv.E
         prev = reader.line_num
 
 
-def _check_header(fields: list[str]) -> tuple[list[str], list[str]]:
-    names = [f.strip().casefold() for f in fields]
+@dataclass
+class _Header:
+    """A CSV or XLSX header: per column, the row field it fills, or the template variable it names."""
+
+    fields: list[str | None]
+    variables: list[str | None]
+    #: Fields whose empty cell is kept (so the row says "profile is empty"), not dropped as absent.
+    keep_empty: frozenset[str]
+
+
+def _check_header(fields: list[str], checker: RowChecker) -> tuple[_Header, list[str]]:
+    """Columns named like a row field fill it; when a template is in play (the caller's, or a ``template``
+    column) every other column is a variable of the template, named as written (case kept)."""
+    raw = [f.strip() for f in fields]
+    names = [r.casefold() for r in raw]
+    has_template = checker.default_template is not None or "template" in names
     problems: list[str] = []
     seen: set[str] = set()
-    for pos, name in enumerate(names, start=1):
+    header = _Header([], [], frozenset())
+    for pos, (text, name) in enumerate(zip(raw, names, strict=True), start=1):
+        field: str | None = None
+        variable: str | None = None
         if not name:
             problems.append(f"empty column name in column {pos}")
-        elif name not in ALL_FIELDS:
-            problems.append(f"unknown column {name[:100]!r}{suggest(name, ALL_FIELDS)}")
-        elif name in seen:
-            problems.append(f"duplicate column {name!r}")
-        seen.add(name)
-    for req in REQUIRED_FIELDS:
+        elif name in TABLE_FIELDS:
+            field = name
+            if name in seen:
+                problems.append(f"duplicate column {name!r}")
+            seen.add(name)
+        elif has_template:
+            variable = text
+            if text in seen:
+                problems.append(f"duplicate column {text[:100]!r}")
+            seen.add(text)
+        else:
+            problems.append(f"unknown column {name[:100]!r}{suggest(name, TABLE_FIELDS)}")
+        header.fields.append(field)
+        header.variables.append(variable)
+    required = []
+    if checker.default_profile is None and "profiles" not in seen:
+        required.append("profile")
+    if not has_template:
+        required.append("prompt")
+    for req in required:
         if req not in seen:
             problems.append(f"missing required column {req!r}")
-    return names, problems
+    header.keep_empty = frozenset(required)
+    return header, problems
+
+
+def _check_table_row(
+    header: _Header, cells: list[str], line: int, checker: RowChecker, out: ParsedBatch, raw: str,
+    label: Callable[[int], str],
+) -> None:
+    """One CSV or XLSX data row (as many cells as the header) through the row checker. ``label``: the
+    name of column N of this row in messages (``column 3``, ``cell C5``)."""
+    values: dict[str, object] = {}
+    variables: dict[str, object] = {}
+    cell_of: dict[str, str] = {}
+    for pos, (field, variable, value) in enumerate(zip(header.fields, header.variables, cells, strict=True),
+                                                  start=1):
+        if field is not None and (value != "" or field in header.keep_empty):
+            values[field] = value
+        elif variable is not None:
+            variables[variable] = value
+            cell_of[variable] = label(pos)
+    result = checker.check(values, line, from_csv=True, variables=variables, cells=cell_of)
+    if isinstance(result, BatchRow):
+        out.rows.append(result)
+    else:
+        out.errors.append(RowError(line, "; ".join(result), excerpt(raw)))
 
 
 def _parse_csv(text: BatchText, checker: RowChecker, out: ParsedBatch) -> None:
@@ -138,7 +199,7 @@ def _parse_csv(text: BatchText, checker: RowChecker, out: ParsedBatch) -> None:
                 break
         return "".join(acc).rstrip("\r\n")
 
-    header: list[str] | None = None
+    header: _Header | None = None
     for first, last, rec in _csv_records(lines):
         if isinstance(rec, csv.Error):
             msg = (f"unterminated quoted field (runs to the end of the file, line {last})"
@@ -156,22 +217,18 @@ def _parse_csv(text: BatchText, checker: RowChecker, out: ParsedBatch) -> None:
                 return
             continue
         if header is None:
-            header, problems = _check_header(rec)
+            header, problems = _check_header(rec, checker)
             if problems:
                 message = "bad header: " + "; ".join(problems)
                 out.errors.append(RowError(first, message, excerpt(raw(first, last))))
                 return
+            out.variables = tuple(v for v in header.variables if v is not None)
             continue
-        if len(rec) != len(header):  # a lost quote or delimiter: never guess which cell moved
-            out.errors.append(RowError(first, f"row has {len(rec)} fields, the header has {len(header)}",
+        if len(rec) != len(header.fields):  # a lost quote or delimiter: never guess which cell moved
+            out.errors.append(RowError(first, f"row has {len(rec)} fields, the header has {len(header.fields)}",
                                        excerpt(raw(first, last))))
             continue
-        values = {k: v for k, v in zip(header, rec, strict=True) if v != "" or k in REQUIRED_FIELDS}
-        result = checker.check(values, first, from_csv=True)
-        if isinstance(result, BatchRow):
-            out.rows.append(result)
-        else:
-            out.errors.append(RowError(first, "; ".join(result), excerpt(raw(first, last))))
+        _check_table_row(header, rec, first, checker, out, raw(first, last), lambda pos: f"column {pos}")
     if header is None:
         out.errors.append(RowError(1, "empty file: a CSV batch needs a header row with at least "
                                       "'profile' and 'prompt'", ""))
@@ -180,8 +237,9 @@ def _parse_csv(text: BatchText, checker: RowChecker, out: ParsedBatch) -> None:
 # --------------------------------------------------------------------------- public API
 
 def detect_format(data: bytes, filename: str | None = None) -> str:
-    """``jsonl`` or ``csv``: by extension first, else by the first meaningful character."""
-    return _format_by_name(filename) or _format_by_content(decode_batch(data))
+    """``jsonl``, ``csv`` or ``xlsx``: by extension first, else by content (a zip archive is a workbook,
+    else the first meaningful character)."""
+    return _format_by_name(filename) or ("xlsx" if is_xlsx(data) else _format_by_content(decode_batch(data)))
 
 
 def _format_by_name(filename: str | None) -> str | None:
@@ -190,6 +248,8 @@ def _format_by_name(filename: str | None) -> str | None:
         return "jsonl"
     if suffix in (".csv", ".tsv"):
         return "csv"
+    if suffix == ".xlsx":
+        return "xlsx"
     return None
 
 
@@ -202,6 +262,20 @@ def _format_by_content(text: BatchText) -> str:
     return "jsonl"
 
 
+def _checker(known_profiles: Collection[str] | None, max_prompt_chars: int, templates_dir: Path | None,
+             template: str | None, profile: str | None) -> RowChecker:
+    return RowChecker(known_profiles, max_prompt_chars, templates=TemplateLibrary(templates_dir),
+                      template=template, profile=profile)
+
+
+def _is_xlsx(data: bytes, fmt: str | None, source: str) -> bool:
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown batch format {fmt!r} (expected one of {', '.join(map(repr, FORMATS))})")
+        return fmt == "xlsx"
+    return (_format_by_name(source) or ("xlsx" if is_xlsx(data) else None)) == "xlsx"
+
+
 def parse_batch(
     data: bytes,
     *,
@@ -209,28 +283,68 @@ def parse_batch(
     known_profiles: Collection[str] | None = None,
     max_prompt_chars: int = 200_000,
     source: str = "<batch>",
+    templates_dir: Path | None = None,
+    template: str | None = None,
+    profile: str | None = None,
+    sheet: str | None = None,
 ) -> ParsedBatch:
-    """Parse a whole batch in the encoding :func:`~mediadesk.core.batch.encoding.detect_encoding` finds.
-    Never raises on ``data``; ``fmt`` None = :func:`detect_format` (which also looks at ``source`` as a
-    file name). Raises ValueError only for a bad ``fmt``."""
-    return _parse_text(decode_batch(data), fmt=fmt, known_profiles=known_profiles,
-                       max_prompt_chars=max_prompt_chars, source=source)
+    """Parse a whole batch in the encoding :func:`~mediadesk.core.batch.encoding.detect_encoding` finds
+    (an XLSX workbook: its sheet ``sheet``, else the first). Never raises on ``data`` (a workbook that
+    cannot be read is an error at line 1); ``fmt`` None = :func:`detect_format` (which also looks at
+    ``source`` as a file name). Raises ValueError only for a bad ``fmt``. ``templates_dir``: where a
+    row's template is found; ``template`` / ``profile``: for the rows that name none."""
+    checker = _checker(known_profiles, max_prompt_chars, templates_dir, template, profile)
+    if _is_xlsx(data, fmt, source):
+        try:
+            return _parse_xlsx(data, checker, source, sheet)
+        except BatchFileError as exc:
+            return ParsedBatch(rows=[], errors=[RowError(1, str(exc), "")], format="xlsx", source=source)
+    return _parse_text(decode_batch(data), fmt=fmt, checker=checker, source=source)
 
 
-def _parse_text(
-    text: BatchText, *, fmt: str | None, known_profiles: Collection[str] | None, max_prompt_chars: int, source: str,
-) -> ParsedBatch:
+def _parse_text(text: BatchText, *, fmt: str | None, checker: RowChecker, source: str) -> ParsedBatch:
     if fmt is None:
         fmt = _format_by_name(source) or _format_by_content(text)
-    if fmt not in ("jsonl", "csv"):
-        raise ValueError(f"unknown batch format {fmt!r} (expected 'jsonl' or 'csv')")
     out = ParsedBatch(rows=[], errors=[], format=fmt, source=source, encoding=text.encoding.name)
-    checker = RowChecker(known_profiles, max_prompt_chars)
     if fmt == "jsonl":
         _parse_jsonl(text, checker, out)
     else:
         _parse_csv(text, checker, out)
     return out
+
+
+def _parse_xlsx(data: bytes, checker: RowChecker, source: str, sheet: str | None) -> ParsedBatch:
+    """Raises :class:`BatchFileError` for bytes that are no workbook, or a sheet it does not have."""
+    book = read_sheet(data, sheet)
+    out = ParsedBatch(rows=[], errors=[], format="xlsx", source=source, sheet=book.title, sheets=tuple(book.sheets))
+    header: _Header | None = None
+    for row in book.rows:
+        raw = "\t".join(row.cells)
+        if header is None:
+            header, problems = _check_header(row.cells, checker)
+            problems = row.problems + problems
+            if problems:
+                out.errors.append(RowError(row.line, "bad header: " + "; ".join(problems), excerpt(raw)))
+                return out
+            out.variables = tuple(v for v in header.variables if v is not None)
+            continue
+        problems = list(row.problems)
+        if len(row.cells) > len(header.fields):
+            problems.append(f"cell {cell_label(len(header.fields) + 1, row.line)} has a value right of the "
+                            "header's last column")
+        if problems:
+            out.errors.append(RowError(row.line, "; ".join(problems), excerpt(raw)))
+            continue
+        cells = row.cells + [""] * (len(header.fields) - len(row.cells))
+        _check_table_row(header, cells, row.line, checker, out, raw, _cells_of_row(row.line))
+    if header is None:
+        out.errors.append(RowError(1, f"sheet {book.title!r} is empty: an XLSX batch needs a header row (the first "
+                                      "row) naming its columns", ""))
+    return out
+
+
+def _cells_of_row(line: int) -> Callable[[int], str]:
+    return lambda pos: f"cell {cell_label(pos, line)}"
 
 
 def parse_batch_file(
@@ -240,9 +354,14 @@ def parse_batch_file(
     known_profiles: Collection[str] | None = None,
     max_prompt_chars: int = 200_000,
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    templates_dir: Path | None = None,
+    template: str | None = None,
+    profile: str | None = None,
+    sheet: str | None = None,
 ) -> ParsedBatch:
     """Read and parse a batch file; file-level problems raise :class:`BatchFileError`, among them a file
-    that is no text in any encoding we read (more lines unreadable than readable)."""
+    that is no text in any encoding we read (more lines unreadable than readable), a workbook that cannot
+    be read and a sheet it does not have. The other arguments: see :func:`parse_batch`."""
     p = Path(path)
     try:
         if p.is_dir():
@@ -265,6 +384,9 @@ def parse_batch_file(
     if len(data) > max_bytes:
         raise BatchFileError(f"batch file {p} is over the size limit of {max_bytes / 2**20:.0f} MiB "
                              f"({max_bytes:,} bytes); split it into smaller batches")
+    checker = _checker(known_profiles, max_prompt_chars, templates_dir, template, profile)
+    if _is_xlsx(data, fmt, str(p)):
+        return _parse_xlsx(data, checker, str(p), sheet)
     text = decode_batch(data)
     if text.unreadable():
         tried = "UTF-8, UTF-16 or GB18030" if text.encoding.bom == 0 else f"{text.encoding.name} (its BOM says so)"
@@ -272,8 +394,7 @@ def parse_batch_file(
         raise BatchFileError(
             f"batch file {p} is not text in {tried}: the byte at offset {offset:,} (0x{offset:x}) cannot be read "
             f"as {text.encoding.name}; save it as UTF-8 text (Excel: \"CSV UTF-8\") and load it again")
-    return _parse_text(text, fmt=fmt, known_profiles=known_profiles, max_prompt_chars=max_prompt_chars,
-                       source=str(p))
+    return _parse_text(text, fmt=fmt, checker=checker, source=str(p))
 
 
 def _file_kind(mode: int) -> str:

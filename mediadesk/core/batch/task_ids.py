@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from mediadesk.core.batch.rows import BatchRow
 
@@ -44,3 +45,37 @@ def assign_task_ids(rows: Iterable[BatchRow],
     return out
 
 
+
+
+@dataclass(frozen=True, slots=True)
+class RowTask:
+    """One task of a row: the row makes one per profile per sample (``BatchRow.task_count``)."""
+
+    task_id: str
+    profile: str
+    #: 1..n of a row that makes several tasks, else None.
+    sample: int | None
+    #: The id the tasks of one such row share, else None.
+    group_id: str | None
+
+
+def row_tasks(base_id: str, row: BatchRow) -> list[RowTask]:
+    """The tasks of ``row``, whose id from :func:`assign_task_ids` is ``base_id``. A row that makes one
+    task keeps that id (so a batch without profiles or samples has the ids it always had); a row that
+    makes several gets distinct, deterministic ids, one per profile per sample, never equal to each other
+    (no deduplication collapses two samples), and shares ``base_id`` as its group: the row's own id, or
+    ``g-`` + the hash part of the derived one. Row id ``r`` names its tasks ``r:profile:sample``."""
+    if row.task_count == 1:
+        return [RowTask(base_id, row.profile, None, None)]
+    explicit = row.id is not None
+    group = base_id if explicit else "g-" + base_id.removeprefix("b-")
+    out: list[RowTask] = []
+    for profile in row.targets:
+        for sample in range(1, row.samples + 1):
+            if explicit:
+                task_id = f"{base_id}:{profile}:{sample}"
+            else:
+                key = json.dumps([base_id, profile, sample], ensure_ascii=False, separators=(",", ":"))
+                task_id = "b-" + hashlib.sha256(key.encode("utf-8", errors="surrogatepass")).hexdigest()[:20]
+            out.append(RowTask(task_id, profile, sample, group))
+    return out

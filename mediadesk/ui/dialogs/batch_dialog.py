@@ -1,8 +1,12 @@
 """Batch submit: a staging preview, like a download manager's link grabber.
 
-The operator hands us a JSONL/CSV file (button or drag-and-drop) or pastes prompts, sees every
+The operator hands us a JSONL/CSV/XLSX file (button or drag-and-drop) or pastes prompts, sees every
 row with its line number and either "OK" or what is wrong with it, and submits only the valid
-rows. Parsing runs on a worker thread (:class:`~mediadesk.ui.jobs.workers.TaskJobs`, the console's one
+rows. A spreadsheet or CSV may fill a template (``<data dir>/templates``) chosen here, with a profile for
+the rows that name none and, for a workbook, its sheet; the preview shows each rendered prompt and a row's
+fan-out (several profiles, samples).
+
+Parsing runs on a worker thread (:class:`~mediadesk.ui.jobs.workers.TaskJobs`, the console's one
 way off the GUI thread): a big file must not freeze the window, and the lanes (which share the
 GUI thread under qasync) must keep dispatching while it parses. A result that arrives after the
 operator moved on (another file, edited text) is dropped by generation number; one that arrives
@@ -48,6 +52,7 @@ from mediadesk.core.batch import (
     PRIORITY_MIN,
     BatchRow,
     RowError,
+    TemplateLibrary,
     parse_batch_file,
     parse_pasted,
 )
@@ -78,8 +83,10 @@ class BatchDialog(QDialog):
         *,
         known_profiles: Collection[str] | None = None,
         max_prompt_chars: int = 200_000,
+        templates_dir: Path | None = None,
     ) -> None:
         super().__init__(parent)
+        self._templates = TemplateLibrary(templates_dir)
         self._profiles = list(profiles)
         # Default: the profiles we were given. A row naming another profile would be refused
         # at submit time anyway; better to show it as a row error here.
@@ -167,8 +174,9 @@ class BatchDialog(QDialog):
         self._open_button.clicked.connect(self._choose_file)
         self._path_label = plain(QLabel(self.tr("No file chosen"), page))
         self._path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        hint = QLabel(self.tr("JSONL or CSV with the fields profile, prompt and optionally id, system, "
-                              "priority, route_key. You can also drop a file onto this window."), page)
+        hint = QLabel(self.tr("JSONL, CSV or XLSX with the fields profile (or profiles, n), prompt (or a template "
+                              "and its columns) and optionally id, system, priority, route_key. You can also "
+                              "drop a file onto this window."), page)
         hint.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(self._open_button)
@@ -176,8 +184,44 @@ class BatchDialog(QDialog):
         lay = QVBoxLayout(page)
         lay.addLayout(row)
         lay.addWidget(hint)
+        lay.addWidget(self._build_table_choices(page))
         lay.addStretch(1)
         return page
+
+    def _build_table_choices(self, page: QWidget) -> QWidget:
+        """The template, profile and sheet a spreadsheet or CSV is read with (shown for those files)."""
+        self._table_box = QWidget(page)
+        self._template_combo = QComboBox(self._table_box)
+        self._template_combo.setObjectName("batchTemplate")
+        self._template_combo.setToolTip(self.tr("Every other column of the file fills the template's "
+                                                "{placeholders}"))
+        self._file_profile_combo = QComboBox(self._table_box)
+        self._file_profile_combo.setObjectName("batchProfile")
+        self._file_profile_combo.addItem(self.tr("From the file (profile or profiles column)"), None)
+        for p in self._profiles:
+            self._file_profile_combo.addItem(f"{p.name} ({p.kind})", p.name)
+        self._sheet_combo = QComboBox(self._table_box)
+        self._sheet_combo.setObjectName("batchSheet")
+        self._sheet_label = QLabel(self.tr("Sheet"), self._table_box)
+        self._fill_templates()
+        form = QFormLayout(self._table_box)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow(self.tr("Template"), self._template_combo)
+        form.addRow(self.tr("Profile"), self._file_profile_combo)
+        form.addRow(self._sheet_label, self._sheet_combo)
+        for combo in (self._template_combo, self._file_profile_combo, self._sheet_combo):
+            combo.activated.connect(lambda _i: self._reload_file())
+        self._table_box.setVisible(False)
+        return self._table_box
+
+    def _fill_templates(self) -> None:
+        """The templates folder as it is now (the operator may have added one since the dialog opened)."""
+        chosen = self._template_combo.currentData()
+        self._template_combo.clear()
+        self._template_combo.addItem(self.tr("None: the file's prompt or template column"), None)
+        for name in self._templates.names():
+            self._template_combo.addItem(name, name)
+        self._template_combo.setCurrentIndex(max(0, self._template_combo.findData(chosen)))
 
     def _build_paste_tab(self) -> QWidget:
         page = QWidget(self)
@@ -219,16 +263,27 @@ class BatchDialog(QDialog):
     def load_file(self, path: str | Path) -> None:
         """Show the file tab and parse ``path`` in the background (``parsed`` fires when done)."""
         p = Path(path)
+        if p != self._file_path:
+            self._sheet_combo.clear()  # another workbook: its first sheet
         self._file_path = p
         self._path_label.setText(str(p))
         self._path_label.setToolTip(plain_tip(str(p)))
         self._tabs.setCurrentIndex(0)
-        known, limit = self._known, self._max_prompt_chars
+        self._fill_templates()
+        known, limit, folder = self._known, self._max_prompt_chars, self._templates.folder
+        template, profile = self._template_combo.currentData(), self._file_profile_combo.currentData()
+        sheet = self._sheet_combo.currentData()
 
         def work() -> StagedBatch:
-            return stage_batch(parse_batch_file(p, known_profiles=known, max_prompt_chars=limit), p.name)
+            parsed = parse_batch_file(p, known_profiles=known, max_prompt_chars=limit, templates_dir=folder,
+                                      template=template, profile=profile, sheet=sheet)
+            return stage_batch(parsed, p.name)
 
         self._start(_FILE, work)
+
+    def _reload_file(self) -> None:
+        if self._file_path is not None:
+            self.load_file(self._file_path)
 
     def set_pasted(self, text: str, profile: str | None = None, priority: int = 0,
                    system: str | None = None) -> None:
@@ -356,7 +411,7 @@ class BatchDialog(QDialog):
         start = str(self._file_path.parent) if self._file_path else ""
         path, _ = QFileDialog.getOpenFileName(
             self, self.tr("Open batch file"), start,
-            self.tr("Batch files (*.jsonl *.ndjson *.json *.csv);;All files (*)"),
+            self.tr("Batch files (*.jsonl *.ndjson *.json *.csv *.xlsx);;All files (*)"),
         )
         if path:
             self.load_file(path)
@@ -403,9 +458,23 @@ class BatchDialog(QDialog):
             return  # superseded by a newer file or newer text
         self._done_gen[key] = gen
         self._staged[key] = staged
+        if key == _FILE:
+            self._show_table_choices(staged)
         self._refresh()
         if key == self._key():
             self.parsed.emit()
+
+    def _show_table_choices(self, staged: StagedBatch) -> None:
+        """The pickers for a spreadsheet or CSV (a workbook's sheets too); a JSONL file names its own."""
+        self._table_box.setVisible(staged.format in ("csv", "xlsx"))
+        workbook = staged.format == "xlsx"
+        self._sheet_label.setVisible(workbook)
+        self._sheet_combo.setVisible(workbook)
+        if workbook and staged.sheets:
+            self._sheet_combo.clear()
+            for name in staged.sheets:
+                self._sheet_combo.addItem(name, name)
+            self._sheet_combo.setCurrentIndex(max(0, self._sheet_combo.findData(staged.sheet)))
 
     def _on_errors_only(self, on: bool) -> None:
         self._model.set_errors_only(on)
@@ -433,8 +502,9 @@ class BatchDialog(QDialog):
         else:
             self._message.setText("")
             self._message.setStyleSheet("")
-        if valid == 1:
+        tasks = staged.task_count if staged else 0
+        if tasks == 1:
             self._submit.setText(self.tr("Submit 1 task"))
         else:
-            self._submit.setText(self.tr("Submit {n} tasks").format(n=valid))
+            self._submit.setText(self.tr("Submit {n} tasks").format(n=tasks))
         self._submit.setEnabled(valid > 0 and not busy)

@@ -49,6 +49,16 @@ class StagedBatch:
     load_error: str | None = None
     #: The encoding a file was read in ("GB18030" ...); None for pasted text.
     encoding: str | None = None
+    #: "jsonl", "csv", "xlsx" or "pasted"; None before anything is parsed.
+    format: str | None = None
+    #: An XLSX file: the sheet read, and every sheet of the workbook.
+    sheet: str | None = None
+    sheets: tuple[str, ...] = ()
+
+    @property
+    def task_count(self) -> int:
+        """The tasks the valid rows make (a row with several profiles or samples makes several)."""
+        return sum(r.task_count for r in self.rows)
 
 
 def one_line(text: str) -> str:
@@ -60,11 +70,13 @@ def one_line(text: str) -> str:
 def stage_batch(parsed: ParsedBatch, source_name: str | None) -> StagedBatch:
     """Worker side: merge rows and errors into one list in file order (sorting 200k entries on
     the GUI thread would be a visible hitch)."""
-    entries = [PreviewEntry(r.line, r.profile, r.priority, one_line(r.prompt), None, r) for r in parsed.rows]
+    entries = [PreviewEntry(r.line, ", ".join(r.targets), r.priority, one_line(r.prompt), None, r)
+               for r in parsed.rows]
     error_entries = [PreviewEntry(e.line, "", None, e.excerpt, e.message) for e in parsed.errors]
     entries.extend(error_entries)
     entries.sort(key=lambda e: e.line)
-    return StagedBatch(parsed.rows, parsed.errors, entries, error_entries, source_name, encoding=parsed.encoding)
+    return StagedBatch(parsed.rows, parsed.errors, entries, error_entries, source_name, encoding=parsed.encoding,
+                       format=parsed.format, sheet=parsed.sheet, sheets=parsed.sheets)
 
 
 def parse_safely(work: Callable[[], StagedBatch]) -> StagedBatch:
@@ -82,9 +94,10 @@ def parse_safely(work: Callable[[], StagedBatch]) -> StagedBatch:
 
 class PreviewModel(QAbstractTableModel):
     """The staged rows in file order; "errors only" swaps the list instead of filtering row by
-    row, so it stays instant at 200k rows."""
+    row, so it stays instant at 200k rows. The prompt is what is sent (a template's row: rendered); "tasks"
+    is a row's fan-out (several profiles, samples)."""
 
-    COLUMNS = ("line", "profile", "priority", "prompt", "status")
+    COLUMNS = ("line", "profile", "priority", "prompt", "status", "tasks")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -127,7 +140,8 @@ class PreviewModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
-        titles = (self.tr("Line"), self.tr("Profile"), self.tr("Priority"), self.tr("Prompt"), self.tr("Status"))
+        titles = (self.tr("Line"), self.tr("Profile"), self.tr("Priority"), self.tr("Prompt"), self.tr("Status"),
+                  self.tr("Tasks"))
         return titles[section] if 0 <= section < len(titles) else None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -144,6 +158,8 @@ class PreviewModel(QAbstractTableModel):
                 return "" if e.priority is None else e.priority
             if col == 3:
                 return e.text
+            if col == 5:
+                return "" if e.row is None else self.fan_out(e.row)
             return self.tr("OK") if e.status is None else e.status
         if role == Qt.ItemDataRole.ToolTipRole and col in (3, 4):
             if col == 4 and e.status:
@@ -161,3 +177,15 @@ class PreviewModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 2):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def fan_out(self, row: BatchRow) -> str:
+        """How many tasks ``row`` makes, and why: "3 profiles x 2 samples = 6 tasks"."""
+        profiles, samples, tasks = len(row.targets), row.samples, row.task_count
+        if profiles > 1 and samples > 1:
+            return self.tr("{profiles} profiles x {samples} samples = {tasks} tasks").format(
+                profiles=profiles, samples=samples, tasks=tasks)
+        if profiles > 1:
+            return self.tr("{profiles} profiles = {tasks} tasks").format(profiles=profiles, tasks=tasks)
+        if samples > 1:
+            return self.tr("{samples} samples = {tasks} tasks").format(samples=samples, tasks=tasks)
+        return "1"

@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
-from mediadesk.core.batch import BatchRow, parse_pasted
+from mediadesk.core.batch import BatchRow, parse_pasted, templates_dir
 from mediadesk.scheduler.intake import SUBMIT_CHUNK, MissingApiKeysError
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.errors import StorageError
@@ -51,7 +51,8 @@ class BatchSubmission:
         accepted rows are submitted. ``path``: pre-load a file (drag-and-drop, demo)."""
         self.close_dialog()
         names = self.scheduler.profile_names()
-        dlg = BatchDialog([self.scheduler.profile_view(n) for n in names], self._parent, known_profiles=names)
+        dlg = BatchDialog([self.scheduler.profile_view(n) for n in names], self._parent, known_profiles=names,
+                          templates_dir=templates_dir(self.scheduler.workspace.data_dir))
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dlg.accepted.connect(lambda: self._submit_accepted(dlg))
         dlg.destroyed.connect(lambda *_: self._dialog_gone(dlg))
