@@ -1,7 +1,8 @@
 """``mediadesk serve``: the scheduler headless, steered over the local HTTP API until Ctrl-C / SIGTERM.
 
 Prints one line ``listening on URL`` once the API answers (scripts wait for it; with ``--port 0`` it
-names the port the system chose), then nothing but warnings. Exit codes: 0 stopped by a signal,
+names the port the system chose), then the scheduler's notices on stderr (a breaker opened, a file of the
+watched folder taken) and warnings. Exit codes: 0 stopped by a signal,
 2 usage / config / database error (the API cannot start: no token, a binding refused, a port taken),
 also when a storage fault stopped dispatch.
 """
@@ -11,14 +12,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from pathlib import Path
 
 from mediadesk.config.model import ConfigError, load_config
 from mediadesk.config.template import default_config_path, no_config_message
 from mediadesk.config.workspace import Workspace
+from mediadesk.core.text import printable
 from mediadesk.platform.signals import install_stop_handlers
 from mediadesk.scheduler import Scheduler
-from mediadesk.scheduler.events import StorageFailed
+from mediadesk.scheduler.events import Notice, StorageFailed
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], db_help: str) -> None:
@@ -52,6 +55,9 @@ async def serve(args: argparse.Namespace) -> int:
     failed: list[StorageFailed] = []
 
     def on_event(ev: object) -> None:
+        if isinstance(ev, Notice):  # as `mediadesk run` says them
+            print(f"[{time.strftime('%H:%M:%S')}] {printable(ev.message, multiline=False)}", file=sys.stderr,
+                  flush=True)
         if isinstance(ev, StorageFailed):
             failed.append(ev)
             stop.set()

@@ -202,6 +202,15 @@ class SchedulerConfig(_Strict):
     max_prompt_chars: int = Field(200_000, ge=1, le=50_000_000)
 
 
+class IntakeConfig(_Strict):
+    """``[intake]``: a watched folder; a batch file dropped there is submitted once it is complete."""
+
+    #: The folder to watch (created private when missing); None: no watched folder.
+    watch: Path | None = Field(None, strict=False)
+    #: How often the folder is looked at; a file is taken once two looks this far apart agree.
+    poll_s: float = Field(2.0, gt=0, le=60)
+
+
 class BrowserConfig(_Strict):
     executable: Path | None = Field(None, strict=False)
     headless: bool = True
@@ -385,6 +394,8 @@ class AppConfig(_Strict):
     retry: RetryConfig = RetryConfig()
     heartbeat: HeartbeatConfig = HeartbeatConfig()
     scheduler: SchedulerConfig = SchedulerConfig()
+    #: the watched intake folder (off unless ``watch`` is set)
+    intake: IntakeConfig = IntakeConfig()
     browser: BrowserConfig = BrowserConfig()
     breaker: BreakerConfig = BreakerConfig()
     rates: RatesConfig = RatesConfig()
@@ -594,8 +605,9 @@ def _resolve_paths(cfg: AppConfig, base: Path) -> AppConfig:
     )
     accounts = tuple(a.model_copy(update={"profile_dir": rel(a.profile_dir)}) for a in cfg.accounts)
     remote = cfg.remote.model_copy(update={"tls_cert": rel(cfg.remote.tls_cert), "tls_key": rel(cfg.remote.tls_key)})
+    intake = cfg.intake.model_copy(update={"watch": rel(cfg.intake.watch)})
     return cfg.model_copy(update={"data_dir": rel(cfg.data_dir), "browser": browser, "accounts": accounts,
-                                  "remote": remote})
+                                  "remote": remote, "intake": intake})
 
 
 def parse_config(data: dict[str, Any], source: str = "<config>", base_dir: Path | None = None) -> AppConfig:

@@ -22,7 +22,7 @@ from typing import Any
 from mediadesk.config.model import API_CONCURRENCY_MAX, AppConfig
 from mediadesk.config.workspace import Workspace
 from mediadesk.core.backend import TaskSpec
-from mediadesk.core.batch import BatchRow
+from mediadesk.core.batch import BatchRow, templates_dir
 from mediadesk.core.log_lines import LogText
 from mediadesk.core.states import TaskState
 from mediadesk.providers.web.profile_lock import InstanceLock
@@ -56,6 +56,7 @@ from mediadesk.scheduler.pause_memory import load_paused, save_paused
 from mediadesk.scheduler.recovery import join_team, recover
 from mediadesk.scheduler.team_link import TeamLink
 from mediadesk.scheduler.upkeep import Upkeep, seed_run_times
+from mediadesk.scheduler.watch_folder import LEDGER_NAME, WatchFolder
 from mediadesk.scheduler.wiring import BackendFactory, Wiring
 from mediadesk.store import AddResult, DatabaseLock, TaskRecord, TaskStore, open_store
 from mediadesk.store.errors import StorageError
@@ -118,6 +119,8 @@ class Scheduler:
         self.storage_error: StorageError | None = None
         #: Spend and caps (built with the lanes, once the store is open).
         self.budgets: Budgets | None = None
+        #: The watched intake folder (``[intake] watch``), while started; None without one.
+        self.watch_folder: WatchFolder | None = None
 
     @property
     def lanes(self) -> list[Lane]:
@@ -173,6 +176,13 @@ class Scheduler:
         for channel in self.wiring.economies:  # after the lanes: their backends are started
             channel.start()
         self._ticker = asyncio.create_task(self._upkeep.run(), name="scheduler:stats")
+        if self.config.intake.watch is not None:
+            self.watch_folder = WatchFolder(
+                self.config.intake.watch, ledger=self.workspace.data_dir / LEDGER_NAME,
+                templates=templates_dir(self.workspace.data_dir), intake=self.intake,
+                profiles=self.profile_names, max_prompt_chars=lambda: self.config.scheduler.max_prompt_chars,
+                notice=self._capacity_notice, poll_s=self.config.intake.poll_s, clock=self._clock)
+            self.watch_folder.start()
         self.started = True
         for lane in self.lanes:
             self._dirty.add(lane.name)
@@ -183,6 +193,9 @@ class Scheduler:
         await asyncio.gather(*(lane.started.wait() for lane in self.lanes))
 
     async def stop(self) -> None:
+        if self.watch_folder is not None:  # first: no batch may start going in now
+            await self.watch_folder.stop()
+            self.watch_folder = None
         if self._ticker is not None:
             self._ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):

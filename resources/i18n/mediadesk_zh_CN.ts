@@ -891,113 +891,147 @@
 <context>
     <name>BatchDialog</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="96"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="103"/>
         <source>Submit batch</source>
         <extracomment>A preview was (re)built for the current source (also after a file-level error).</extracomment>
         <translation>提交批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="106"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="113"/>
         <source>From file</source>
         <translation>从文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="107"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="114"/>
         <source>Paste prompts</source>
         <translation>粘贴提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="111"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="118"/>
         <source>Show errors only</source>
         <translation>仅显示错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="166"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="173"/>
         <source>Open file…</source>
         <translation>打开文件…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="168"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="175"/>
         <source>No file chosen</source>
         <translation>未选择文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="170"/>
         <source>JSONL or CSV with the fields profile, prompt and optionally id, system, priority, route_key. You can also drop a file onto this window.</source>
-        <translation>JSONL 或 CSV 文件，包含字段 profile、prompt，可选 id、system、priority、route_key。也可以把文件拖放到此窗口。</translation>
+        <translation type="vanished">JSONL 或 CSV 文件，包含字段 profile、prompt，可选 id、system、priority、route_key。也可以把文件拖放到此窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="185"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="229"/>
         <source>One prompt per line</source>
         <translation>每行一个提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="192"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="236"/>
         <source>Higher runs first</source>
         <translation>数值越大越先运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="194"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="238"/>
         <source>Empty: the profile&apos;s default instructions</source>
         <translation>留空：使用配置的默认指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="208"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="210"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="252"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="177"/>
+        <source>JSONL, CSV or XLSX with the fields profile (or profiles, n), prompt (or a template and its columns) and optionally id, system, priority, route_key. You can also drop a file onto this window.</source>
+        <translation>JSONL、CSV 或 XLSX 文件，包含字段 profile（或 profiles、n）、prompt（或模板及其各列），可选 id、system、priority、route_key。也可以把文件拖放到此窗口。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="196"/>
+        <source>Every other column of the file fills the template&apos;s {placeholders}</source>
+        <translation>文件的其他各列填入模板的 {placeholders} 占位符</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="200"/>
+        <source>From the file (profile or profiles column)</source>
+        <translation>取自文件（profile 或 profiles 列）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="205"/>
+        <source>Sheet</source>
+        <translation>工作表</translation>
+    </message>
+    <message>
         <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="209"/>
+        <source>Template</source>
+        <translation>模板</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="221"/>
+        <source>None: the file&apos;s prompt or template column</source>
+        <translation>无：使用文件的 prompt 或 template 列</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="253"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="210"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="254"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="358"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="413"/>
         <source>Open batch file</source>
         <translation>打开批次文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="359"/>
-        <source>Batch files (*.jsonl *.ndjson *.json *.csv);;All files (*)</source>
-        <translation>批次文件 (*.jsonl *.ndjson *.json *.csv);;所有文件 (*)</translation>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="414"/>
+        <source>Batch files (*.jsonl *.ndjson *.json *.csv *.xlsx);;All files (*)</source>
+        <translation>批次文件 (*.jsonl *.ndjson *.json *.csv *.xlsx);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="368"/>
+        <source>Batch files (*.jsonl *.ndjson *.json *.csv);;All files (*)</source>
+        <translation type="vanished">批次文件 (*.jsonl *.ndjson *.json *.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="423"/>
         <source>This profile sends the prompt only (need_empty_prompt is on): instructions are not sent.</source>
         <translation>此配置只发送提示词（need_empty_prompt 已开启）：不会发送指令。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="422"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="491"/>
         <source>Parsing…</source>
         <translation>正在解析…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="424"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="493"/>
         <source>Nothing staged yet</source>
         <translation>尚未暂存任何内容</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="426"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="495"/>
         <source>{valid} valid, {errors} errors, read as {encoding}</source>
         <translation>{valid} 条有效，{errors} 条错误，按 {encoding} 读取</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="429"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="498"/>
         <source>{valid} valid, {errors} errors</source>
         <translation>{valid} 条有效，{errors} 条错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="437"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="507"/>
         <source>Submit 1 task</source>
         <translation>提交 1 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="439"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="509"/>
         <source>Submit {n} tasks</source>
         <translation>提交 {n} 个任务</translation>
     </message>
@@ -1117,6 +1151,98 @@
         <location filename="../../mediadesk/ui/panels/batches_view.py" line="213"/>
         <source>p50 {p50} ({at}), p90 {p90}</source>
         <translation>p50 {p50}（{at}），p90 {p90}</translation>
+    </message>
+</context>
+<context>
+    <name>BrowserPage</name>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="45"/>
+        <source>empty: the browser found on this computer</source>
+        <translation>留空：使用本机找到的浏览器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="46"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="48"/>
+        <source>Choose the browser&apos;s program (Google Chrome, Microsoft Edge, Chromium or Brave); it is checked before it is used</source>
+        <translation>选择浏览器程序（Google Chrome、Microsoft Edge、Chromium 或 Brave）；使用前会先检查</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="53"/>
+        <source>The web accounts run in a Chromium-family browser: Google Chrome, Microsoft Edge, Chromium or Brave. Leave the program empty to use the one found here.</source>
+        <translation>网页账号在 Chromium 系浏览器中运行：Google Chrome、Microsoft Edge、Chromium 或 Brave。浏览器程序留空即使用本机找到的浏览器。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="61"/>
+        <source>In use</source>
+        <translation>正在使用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="62"/>
+        <source>Browser program</source>
+        <translation>浏览器程序</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="92"/>
+        <source>{path} (set here: [browser] executable)</source>
+        <translation>{path}（在此设置：[browser] executable）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="94"/>
+        <source>Playwright&apos;s Chromium: {path}</source>
+        <translation>Playwright 的 Chromium：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="95"/>
+        <source>{name}: {path} (found in {where})</source>
+        <translation>{name}：{path}（在 {where} 中找到）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="100"/>
+        <source>Choose the browser&apos;s program</source>
+        <translation>选择浏览器程序</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="120"/>
+        <source>{path} is not a file: choose the browser&apos;s program itself.</source>
+        <translation>{path} 不是文件：请选择浏览器程序本身。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="123"/>
+        <source>{path} is not an executable program: choose the browser&apos;s program, not a shortcut or a document.</source>
+        <translation>{path} 不是可执行程序：请选择浏览器程序，而不是快捷方式或文档。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="127"/>
+        <source>Checking {path}…</source>
+        <translation>正在检查 {path}…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="135"/>
+        <source>Checking a browser needs the console&apos;s event loop; open Setup from the console.</source>
+        <translation>检查浏览器需要控制台的事件循环；请从控制台打开设置。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="141"/>
+        <source>{path} did not say which browser it is: not a Chromium-family browser MediaDesk can drive.</source>
+        <translation>{path} 没有说明它是哪种浏览器：不是 MediaDesk 能驱动的 Chromium 系浏览器。</translation>
+    </message>
+    <message>
+        <source>{path} did not say which browser it is (asked with --version): not a Chromium-family browser MediaDesk can drive.</source>
+        <translation type="vanished">{path} 没有说明它是哪种浏览器（用 --version 询问）：不是 MediaDesk 能驱动的 Chromium 系浏览器。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="144"/>
+        <source>{path} is {version}, not a Chromium-family browser: choose Google Chrome, Microsoft Edge, Chromium or Brave.</source>
+        <translation>{path} 是 {version}，不是 Chromium 系浏览器：请选择 Google Chrome、Microsoft Edge、Chromium 或 Brave。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/browser_page.py" line="148"/>
+        <source>{version}: the web accounts use it once saved.</source>
+        <translation>{version}：保存后网页账号将使用它。</translation>
     </message>
 </context>
 <context>
@@ -3769,67 +3895,77 @@
         <translation>{n} 台桌面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="87"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="83"/>
+        <source>watching {folder}</source>
+        <translation>正在监视 {folder}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="84"/>
+        <source>watching {folder}, last taken: {name}</source>
+        <translation>正在监视 {folder}，最近接收：{name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="93"/>
         <source>ETA — (no lane can take the queued tasks)</source>
         <translation>预计剩余 —（没有通道能接收排队中的任务）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="88"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="94"/>
         <source>ETA —</source>
         <translation>预计剩余 —</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="90"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="96"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="92"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="98"/>
         <source>ETA p50 {p50}, p90 {p90}</source>
         <translation>预计剩余 p50 {p50}，p90 {p90}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="94"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="100"/>
         <source>all lanes: {rate} tasks/min · {eta}</source>
         <translation>所有通道：{rate} 个任务/分钟 · {eta}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="107"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="113"/>
         <source>spent today: {amount}</source>
         <translation>今日花费：{amount}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="109"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="115"/>
         <source>used today: {n} tokens</source>
         <translation>今日用量：{n} 个 token</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="112"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="118"/>
         <source>{spent} · stopped by a budget</source>
         <translation>{spent} · 已被预算停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="113"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="119"/>
         <source>stopped by a budget</source>
         <translation>已被预算停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="128"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="134"/>
         <source>The database file {path} was deleted or replaced while MediaDesk was running: results since then were not saved, and nothing more is dispatched. Close MediaDesk, restore the file (or choose another data folder), then start again.</source>
         <translation>数据库文件 {path} 在 MediaDesk 运行期间被删除或替换：此后的结果没有保存，也不会再派发任何任务。请关闭 MediaDesk，恢复该文件（或选择其他数据文件夹），然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="134"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="140"/>
         <source>The disk holding the database {path} is full ({detail}). Nothing more is dispatched; every result stored before is kept. Free some space, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>存放数据库 {path} 的磁盘已满（{detail}）。不会再派发任何任务；此前保存的所有结果都会保留。请释放一些空间，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="140"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="146"/>
         <source>The database {path} could not be written ({detail}). Nothing more is dispatched; what was stored is kept. Check the disk and the file&apos;s permissions, then restart MediaDesk: unfinished tasks resume.</source>
         <translation>无法写入数据库 {path}（{detail}）。不会再派发任何任务；已保存的内容会保留。请检查磁盘和该文件的权限，然后重启 MediaDesk：未完成的任务会继续执行。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/status_line.py" line="146"/>
+        <location filename="../../mediadesk/ui/window/status_line.py" line="152"/>
         <source>Storage failed</source>
         <translation>存储失败</translation>
     </message>
@@ -4134,35 +4270,55 @@
 <context>
     <name>PreviewModel</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
         <source>Line</source>
-        <extracomment>The encoding a file was read in (&quot;GB18030&quot; ...); None for pasted text.</extracomment>
+        <extracomment>The encoding a file was read in (&quot;GB18030&quot; ...); None for pasted text. &quot;jsonl&quot;, &quot;csv&quot;, &quot;xlsx&quot; or &quot;pasted&quot;; None before anything is parsed. An XLSX file: the sheet read, and every sheet of the workbook.</extracomment>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="130"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="147"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="144"/>
+        <source>Tasks</source>
+        <translation>任务数</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="163"/>
         <source>OK</source>
         <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="185"/>
+        <source>{profiles} profiles x {samples} samples = {tasks} tasks</source>
+        <translation>{profiles} 个配置 × {samples} 个样本 = {tasks} 个任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="188"/>
+        <source>{profiles} profiles = {tasks} tasks</source>
+        <translation>{profiles} 个配置 = {tasks} 个任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="190"/>
+        <source>{samples} samples = {tasks} tasks</source>
+        <translation>{samples} 个样本 = {tasks} 个任务</translation>
     </message>
 </context>
 <context>
@@ -4381,234 +4537,240 @@
 <context>
     <name>SetupEditor</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="82"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="83"/>
         <source>Setup — {path}</source>
         <extracomment>&quot;Restart lanes&quot; was clicked: the window restarts them from the saved file. What the console changed without the file (now shown, and written by Save). The window can restart the lanes from the saved file (it connects :attr:`restart_lanes`). Asked before closing with unsaved edits: () -&gt; discard them?</extracomment>
         <translation>设置 — {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="88"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="89"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="90"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="91"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="92"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="93"/>
         <source>Restart lanes</source>
         <translation>重启通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="95"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="96"/>
         <source>Stop the lanes (running tasks go back to the queue uncharged), start them again from the saved setup, and resume</source>
         <translation>停止通道（正在运行的任务回到队列，不计尝试次数），按保存的设置重新启动，然后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="129"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="130"/>
         <source>Showing the values in effect, changed in the console since the file was written: {what}. Save writes them to the file.</source>
         <translation>显示的是当前生效的值，文件写入后已在控制台中更改：{what}。保存会把它们写入文件。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="141"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="150"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="172"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="142"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="154"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="143"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="154"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="144"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
         <source>API key variable</source>
         <translation>API 密钥环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="144"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
         <source>API key keyring entry</source>
         <translation>API 密钥的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="145"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
         <source>Concurrency</source>
         <translation>并发数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="146"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
         <source>Requests per minute</source>
         <translation>每分钟请求数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="147"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="148"/>
         <source>Adaptive</source>
         <translation>自适应</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="151"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="152"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="153"/>
         <source>Endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="155"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="156"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="157"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
         <source>Stream</source>
         <translation>流式输出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="158"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
         <source>Longest answer (chars)</source>
         <translation>最长回答（字符）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="159"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
         <source>Site</source>
         <translation>站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="160"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
         <source>Chat URL</source>
         <translation>聊天 URL</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="161"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="162"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
         <source>Needs an empty prompt</source>
         <translation>需要空指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="163"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
         <source>Timeout (s)</source>
         <translation>超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="164"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
         <source>Longest run (s)</source>
         <translation>最长运行时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="165"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
         <source>Longest wait (s)</source>
         <translation>最长等待时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="166"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
         <source>Most pending tasks</source>
         <translation>最多等待中任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="167"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="168"/>
         <source>Fallback profiles</source>
         <translation>后备配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="168"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="169"/>
         <source>Rule reply</source>
         <translation>规则回复</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="169"/>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="170"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="182"/>
         <source>Active hours (e.g. 22:00-07:00)</source>
         <translation>活动时段（例如 22:00-07:00）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="173"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
         <source>Web profile</source>
         <translation>网页配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="174"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="175"/>
         <source>Enabled</source>
         <translation>启用</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="175"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
         <source>Browser profile folder</source>
         <translation>浏览器配置文件夹</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="176"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
         <source>Login user variable</source>
         <translation>登录用户名环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="177"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
         <source>Login password variable</source>
         <translation>登录密码环境变量</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="178"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
         <source>Login user keyring entry</source>
         <translation>登录用户名的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="179"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
         <source>Login password keyring entry</source>
         <translation>登录密码的密钥环条目</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="180"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="181"/>
         <source>Login cooldown (s)</source>
         <translation>登录冷却时间（秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="184"/>
         <source>Endpoints</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="184"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="183"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="184"/>
         <source>Accounts</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="194"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="195"/>
+        <source>Browser</source>
+        <extracomment>Which browser the web accounts use, and Browse… to choose it ([browser] executable)</extracomment>
+        <translation>浏览器</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="199"/>
         <source>Test</source>
         <translation>测试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="211"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="216"/>
         <source>Check adapter</source>
         <translation>检查适配器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="213"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="218"/>
         <source>Opens the site on the account&apos;s profile in Chromium, reports each adapter key (found, missing, covered...) with an outlined screenshot, then sends one test prompt and shows how completion was decided</source>
         <translation>在 Chromium 中用该账号的配置文件打开网站，报告适配器的每个键（找到、缺失、被遮挡……）并附带标注了元素的截图，然后发送一条测试提示，显示如何判定回答完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="222"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="227"/>
         <source>The bundled adapters are written from public descriptions of their sites: a passing Check adapter on your account verifies one</source>
         <translation>内置适配器是根据网站的公开描述编写的：用你的账号通过一次“检查适配器”即可验证它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="224"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="229"/>
         <source>Adapter</source>
         <translation>适配器</translation>
     </message>
@@ -4638,12 +4800,12 @@
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="284"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="289"/>
         <source>{n} problem(s); Save is off until they are fixed. {first}</source>
         <translation>{n} 个问题；修复之前无法保存。{first}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="288"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="293"/>
         <source>Unsaved changes.</source>
         <translation>有未保存的更改。</translation>
     </message>
@@ -4663,12 +4825,12 @@ Overwrite the file with the edits made here?</source>
 要用此处的编辑覆盖该文件吗？</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="323"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="328"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="324"/>
+        <location filename="../../mediadesk/ui/dialogs/setup_editor.py" line="329"/>
         <source>Close Setup and discard the changes not saved to {path}?</source>
         <translation>关闭设置并放弃尚未保存到 {path} 的更改？</translation>
     </message>
@@ -4793,6 +4955,11 @@ Overwrite the file with the edits made here?</source>
         <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="162"/>
         <source>account {name} changed</source>
         <translation>已更改账号 {name}</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/setup/write_through.py" line="163"/>
+        <source>the browser settings changed</source>
+        <translation>浏览器设置已更改</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/dialogs/setup/tester.py" line="40"/>

@@ -78,6 +78,12 @@ class StatusLine(QObject):
             desktops = (QCoreApplication.translate("MainWindow", "1 desktop") if n == 1
                         else QCoreApplication.translate("MainWindow", "{n} desktops").format(n=fmt_count(n)))
             text = f"{text} · {desktops}"
+        watch = self._scheduler.watch_folder
+        if watch is not None:  # the watched intake folder, and the last file it took
+            watching = QCoreApplication.translate("MainWindow", "watching {folder}").format(folder=watch.folder) \
+                if watch.taken is None else QCoreApplication.translate(
+                    "MainWindow", "watching {folder}, last taken: {name}").format(folder=watch.folder, name=watch.taken)
+            text = f"{text} · {watching}"
         self.status_label.setText(text)
 
     def update_totals(self) -> None:
