@@ -166,3 +166,18 @@ def test_portable_code_is_not_a_finding() -> None:
         "doc = 'os.fchmod and sys.platform == \"win32\" in a string'\n"
     )
     assert findings(source) == []
+
+
+def test_the_test_tree_imports_posix_only_modules_behind_guards() -> None:
+    """The tests collect on Windows too: a POSIX-only module (pwd, fcntl, termios, grp, resource) is imported
+    inside a function, under a guard, or through ``pytest.importorskip``, never at a test module's top level."""
+    posix_only = {"pwd", "fcntl", "termios", "grp", "resource"}
+    bare: list[str] = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in tree.body:  # top-level statements only: a guard (if/try) or a function holds the others
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            bare += [f"{path.relative_to(ROOT)}:{node.lineno}: import {n}" for n in names
+                     if n.split(".")[0] in posix_only]
+    assert not bare, "\n".join(bare)

@@ -26,6 +26,7 @@ from mediadesk.platform.files import (
     mode_text,
     open_to_all,
     owned_by_us,
+    restrict_folder,
 )
 
 __all__ = [
@@ -223,6 +224,7 @@ def _chmod_dir(path: Path) -> None:
     ``O_DIRECTORY``: Windows)."""
     if not _O_DIRECTORY:
         os.chmod(path, DIR_MODE)
+        restrict_folder(path)  # Windows: the ACL a mode cannot set, for a folder outside the user's profile
         return
     try:
         fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | O_NOFOLLOW | _O_CLOEXEC)

@@ -15,6 +15,7 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import platformdirs
@@ -31,8 +32,11 @@ __all__ = [
     "mode_text",
     "open_binary_readonly",
     "open_to_all",
+    "outside_user_profile",
     "owned_by_us",
+    "private_acl_command",
     "read_only_fs",
+    "restrict_folder",
     "user_name",
     "user_runtime_dir",
 ]
@@ -58,6 +62,41 @@ def open_to_all(st: os.stat_result, *, mode_bits: bool | None = None) -> bool:
     """Every user of the machine may write it (a shared ``/tmp``-like folder). Never on Windows, where
     every folder reads as 0o777 whatever its ACL says."""
     return (MODE_BITS if mode_bits is None else mode_bits) and bool(st.st_mode & stat.S_IWOTH)
+
+
+def outside_user_profile(path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> bool:
+    """Windows: ``path`` is not under the user's profile folder (``%USERPROFILE%``), so what is created
+    there inherits another folder's ACL (a shared drive's, say) instead of the profile's private one."""
+    profile = (os.environ if env is None else env).get("USERPROFILE", "")
+    if not profile:
+        return True
+    here = os.path.normcase(os.path.abspath(os.fspath(path)))
+    home = os.path.normcase(os.path.abspath(profile))
+    return here != home and not here.startswith(home.rstrip("\\/") + os.sep)
+
+
+def private_acl_command(path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> list[str]:
+    """The ``icacls`` call that makes a folder this user's alone on Windows: inheritance cut, full control
+    for the user and for SYSTEM (``*S-1-5-18``), both inherited by what is created inside."""
+    env = os.environ if env is None else env
+    user = env.get("USERNAME", "")
+    who = f"{env['USERDOMAIN']}\\{user}" if env.get("USERDOMAIN") else user
+    return ["icacls", os.fspath(path), "/inheritance:r", "/grant:r", f"{who}:(OI)(CI)F",
+            "/grant:r", "*S-1-5-18:(OI)(CI)F"]
+
+
+def restrict_folder(path: str | os.PathLike[str]) -> None:
+    """Make a folder MediaDesk just created private where its mode cannot: on Windows, one outside the
+    user's profile gets an ACL of the user's alone (:func:`private_acl_command`); under the profile, the
+    inherited ACL already is. Nothing to do on POSIX, where the mode (0700) does it."""
+    if sys.platform == "win32" and outside_user_profile(path):
+        import subprocess
+
+        done = subprocess.run(private_acl_command(path), capture_output=True, text=True, check=False,
+                              creationflags=subprocess.CREATE_NO_WINDOW)
+        if done.returncode != 0:
+            raise PermissionError(f"could not make {os.fspath(path)} private (icacls: "
+                                  f"{(done.stderr or done.stdout).strip()[:200]})")
 
 
 def mode_text(st: os.stat_result) -> str:

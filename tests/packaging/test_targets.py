@@ -188,7 +188,8 @@ class _PyInstaller:
 
 def _run_spec(os_name: str, monkeypatch: pytest.MonkeyPatch) -> _PyInstaller:
     pyi = _PyInstaller(os_name)
-    monkeypatch.setattr(sys, "path", list(sys.path))  # the spec puts packaging/ first
+    # the spec puts packaging/ first and takes it off again (another test of this process may have put it there)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(PKG)])
     monkeypatch.setitem(sys.modules, "targets", targets)  # what `from targets import target` finds
     monkeypatch.setattr(sys, "platform", os_name)
     namespace = {"__name__": "__main__", "SPECPATH": str(PKG), **pyi.names()}

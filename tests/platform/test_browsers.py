@@ -17,8 +17,9 @@ import pytest
 from mediadesk.platform import browsers
 from mediadesk.platform.browsers import APP_PATHS, installed, linux_places, macos_places, windows_places
 from mediadesk.providers.web import BrowserNotFoundError, find_browser
+from tests.support import skip_here, skip_unless
 
-linux_only = pytest.mark.skipif(browsers.this_system() != "linux", reason="PR_SET_PDEATHSIG is Linux's")
+linux_only = skip_unless(browsers.this_system() == "linux", "PR_SET_PDEATHSIG is Linux's")
 
 
 def _exe(path: Path, says: str = "Chromium 120.0.6099.224") -> Path:
@@ -177,7 +178,7 @@ def test_the_install_hint_of_each_system() -> None:
 # ---------------------------------------------------------------------------------- version and spawning
 def test_version_is_the_answer_to_dash_dash_version_bounded(tmp_path: Path) -> None:
     if browsers.this_system() == "windows":
-        pytest.skip("Windows reads the version resource (a shell script has none)")
+        skip_here("Windows reads the version resource (a shell script has none)")
     assert browsers.browser_version(_exe(tmp_path / "chrome", "Google Chrome 120.0.1")) == "Google Chrome 120.0.1"
     failing = tmp_path / "fails"
     failing.write_text("#!/bin/sh\necho nope\nexit 3\n")

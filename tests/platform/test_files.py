@@ -26,9 +26,10 @@ from mediadesk.platform.files import (
     user_name,
     user_runtime_dir,
 )
+from tests.support import skip_unless
 
 #: The tests of the POSIX way; the module still collects on Windows
-posix = pytest.mark.skipif(not MODE_BITS, reason="the POSIX way: modes and owner uids")
+posix = skip_unless(MODE_BITS, "the POSIX way: modes and owner uids")
 
 
 def _mode(path: Path) -> int:

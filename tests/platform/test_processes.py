@@ -10,14 +10,13 @@ import subprocess
 import sys
 
 import psutil
-import pytest
 
 from mediadesk.platform.files import MODE_BITS
 from mediadesk.platform.processes import group_members, pid_alive, process_started, reap_child
 from mediadesk.providers.web._proctree import end_processes
-from tests.support import until
+from tests.support import skip_unless, until
 
-posix = pytest.mark.skipif(not MODE_BITS, reason="POSIX: process groups, zombies, signals")
+posix = skip_unless(MODE_BITS, "POSIX: process groups, zombies, signals")
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(120)"]
 
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from mediadesk.platform.signals import LOOP_HANDLERS, STOP_SIGNALS
-from tests.support import ROOT
+from tests.support import ROOT, skip_unless
 
 #: Installs the stop handlers (the way given by argv[1]) over a handler of its own, says how SIGTERM is
 #: handled, waits for a stop, then uninstalls and says which handler is back.
@@ -42,7 +42,7 @@ def test_the_stop_signals_of_this_system() -> None:
     assert {signal.Signals(s).name for s in STOP_SIGNALS} == expected
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="sends SIGTERM, which Windows cannot deliver to a loop")
+@skip_unless(sys.platform != "win32", "sends SIGTERM, which Windows cannot deliver to a loop")
 @pytest.mark.parametrize(("way", "handler"), [("loop", "_sighandler_noop"), ("windows", "forward")])
 async def test_a_real_sigterm_runs_the_stop_handler(way: str, handler: str) -> None:
     child = await asyncio.create_subprocess_exec(

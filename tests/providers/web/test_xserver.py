@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import struct
 import subprocess
-import termios
 import threading
 from pathlib import Path
 
@@ -17,6 +15,9 @@ from tests.support import require
 
 
 def _unread(fd: int) -> int:
+    import fcntl  # POSIX only (Xvfb is an X11 server): imported here, so the module collects on Windows too
+    import termios
+
     return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
 
 
