@@ -13,7 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from mediadesk.cli import adapter_cmd, serve_cmd
+from mediadesk.cli import adapter_cmd, report_cmd, serve_cmd
 from mediadesk.cli.commands import cmd_cancel, cmd_exceptions, cmd_export, cmd_init, cmd_login, run_sim
 from mediadesk.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, USER_ERRORS, UserError
 from mediadesk.cli.parser import build_parser
@@ -61,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return adapter_cmd.run(args)
         if args.command == "serve":
             return serve_cmd.main(args)
+        if args.command == "report":
+            return report_cmd.main(args)
         parser.print_help()
         return EXIT_USAGE
     except USER_ERRORS as exc:

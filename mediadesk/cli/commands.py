@@ -10,8 +10,10 @@ import sys
 
 from mediadesk.cli.errors import EXIT_OK, EXIT_TASK_FAILED, EXIT_USAGE, UserError
 from mediadesk.cli.workspace import workspace_for
+from mediadesk.config.location import StoreLocation
 from mediadesk.config.model import load_config
 from mediadesk.config.template import default_config_path, write_config_template
+from mediadesk.core.batch import templates_dir
 from mediadesk.core.paths import evidence_name
 from mediadesk.core.text import printable
 from mediadesk.scheduler import Scheduler
@@ -24,7 +26,8 @@ from mediadesk.scheduler.exceptions import (
     stored_stops,
 )
 from mediadesk.store import open_store
-from mediadesk.store.export import export_tasks, export_to_file
+from mediadesk.store.export import export_comparison, export_tasks, export_to_file, write_private
+from mediadesk.store.into_sheet import export_into_sheet
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -126,9 +129,15 @@ async def _resolve_account(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------- export
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.into is not None:
+        return _export_into(args)
     ws = workspace_for(None, args.data_dir, args.db)
     if args.out is None and args.format == "xlsx" and sys.stdout.isatty():
         raise UserError("xlsx is a binary format: pass --out FILE.xlsx (or pipe the output into a file)")
+    if args.compare:
+        return _export_comparison(ws.location, args)
+    if args.batch is not None:
+        raise UserError("--batch goes with --compare (the plain export writes every task, or --state ones)")
     if args.out is None:
         # text formats on stdout may reach a terminal: control characters of answers shown escaped
         n = export_tasks(ws.location, sys.stdout, args.format, args.state, for_terminal=True,
@@ -137,6 +146,35 @@ def cmd_export(args: argparse.Namespace) -> int:
         n = export_to_file(ws.location, args.out, args.format, args.state, with_reasoning=args.with_reasoning,
                            bom=not args.no_bom)
         print(f"exported {n} task(s) to {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _export_into(args: argparse.Namespace) -> int:
+    """``export --into SHEET``: a copy of the batch's spreadsheet or CSV with its rows' results."""
+    path = args.config if args.config is not None else default_config_path(args.data_dir)
+    config = load_config(path) if args.config is not None or path.is_file() else None
+    ws = workspace_for(config, args.data_dir, args.db)
+    done = export_into_sheet(
+        ws.location, args.into, args.out, templates_dir=templates_dir(ws.data_dir), template=args.template,
+        profile=args.profile, sheet=args.sheet,
+        known_profiles=[p.name for p in config.profiles] if config is not None else None,
+        max_prompt_chars=config.scheduler.max_prompt_chars if config is not None else 200_000)
+    print(f"wrote {printable(str(done.path), multiline=False)}: {done.rows} row(s), {done.found} of {done.tasks} "
+          f"task(s) found, {done.errors} rejected row(s)", file=sys.stderr)
+    return EXIT_OK
+
+
+def _export_comparison(location: StoreLocation, args: argparse.Namespace) -> int:
+    """``export --compare``: one row per prompt (see :func:`mediadesk.store.export.export_comparison`)."""
+    if args.state or args.with_reasoning:
+        raise UserError("--compare shows every task of the prompts: --state and --with-reasoning do not apply")
+    if args.out is None:
+        n = export_comparison(location, sys.stdout, args.format, batch=args.batch, for_terminal=True,
+                              bom=not args.no_bom and not sys.stdout.isatty())
+    else:
+        n = write_private(args.out, lambda fh: export_comparison(location, fh, args.format, batch=args.batch,
+                                                                 bom=not args.no_bom))
+        print(f"exported {n} prompt(s) to {args.out}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mediadesk.cli import adapter_cmd, serve_cmd
+from mediadesk.cli import adapter_cmd, report_cmd, serve_cmd
 from mediadesk.core.states import TaskState
 from mediadesk.store.export import EXPORT_FORMATS
 
@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--profile", metavar="P", help="the profile of the rows that name none")
     r.add_argument("--sheet", metavar="NAME", help="XLSX: the sheet to read (default: the first)")
     r.add_argument("--retry-failed", action="store_true", help="re-queue this batch's failed/canceled tasks")
+    r.add_argument("--duplicates", choices=["skip", "again", "reuse"], default="skip",
+                   help="rows that repeat a finished task (same profile, instructions and prompt) or a row above: "
+                   "skip them (default), run them again as new tasks, or reuse the earlier answer at no cost")
     r.add_argument("--resume", action="store_true", help="resume lanes paused in an earlier session (a pause is kept)")
     r.add_argument("--quiet", action="store_true", help="no progress, summary only")
     r.add_argument("--budget", metavar="CAP",
@@ -61,6 +64,18 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--no-bom", action="store_true",
                    help="CSV without the UTF-8 byte order mark it starts with by default (Excel needs the mark to "
                    "read UTF-8; a terminal never gets it)")
+    e.add_argument("--compare", action="store_true",
+                   help="several models side by side: one row per prompt, one column group per profile (and "
+                   "sample) with its answer, state, time and cost, and a kept column naming the kept answer's")
+    e.add_argument("--batch", metavar="NAME", help="with --compare: only this batch (default: every task)")
+    e.add_argument("--into", type=Path, metavar="SHEET",
+                   help="the .xlsx or .csv batch the tasks came from: write a copy of it with each row's answers, "
+                   "states and costs in new columns at the right (--out: the copy; default SHEET.results.xlsx/.csv)")
+    e.add_argument("--config", type=Path, help="with --into: the config the batch ran with (its profiles and "
+                   "prompt limit; default: <data dir>/config.toml when there is one)")
+    e.add_argument("--template", metavar="NAME", help="with --into: the template the batch was run with")
+    e.add_argument("--profile", metavar="P", help="with --into: the profile of the rows that name none")
+    e.add_argument("--sheet", metavar="NAME", help="with --into: the sheet of the workbook (default: the first)")
 
     k = sub.add_parser("cancel", help="cancel tasks by id (works while another process runs them)")
     k.add_argument("task_ids", nargs="+")
@@ -111,4 +126,5 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--data-dir", type=Path)
     adapter_cmd.add_parser(sub)
     serve_cmd.add_parser(sub, _DB_HELP)
+    report_cmd.add_parser(sub, _DB_HELP)
     return p

@@ -360,6 +360,15 @@ class Scheduler:
         self._wake_profiles({r.profile for r in recs})
         return len(recs)
 
+    def keep(self, task_id: str, kept: bool = True) -> int:
+        """The operator's keep mark on one answer of a group (the others of its group lose theirs);
+        returns how many tasks' marks changed."""
+        with self._storage_guard():
+            recs = self.store.set_kept(task_id, kept)
+        for rec in recs:
+            self._publish(rec)
+        return len(recs)
+
     def pause(self, kind: str | None = None, paused: bool = True) -> None:
         """Pause or resume every lane, a kind ("api" | "web") or one lane; kept across restarts."""
         for lane in self.lanes:

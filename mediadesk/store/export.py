@@ -11,13 +11,14 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from mediadesk.config.location import SqliteLocation, StoreLocation, as_location
 from mediadesk.core.text import printable
 from mediadesk.files.safe import create_private_file, refuse_symlink
+from mediadesk.store.comparison import compare_fields, compare_rows, comparison_of
 from mediadesk.store.open_errors import OlderSchemaError
 from mediadesk.store.reader import TaskReader
 from mediadesk.store.schema import migrate
@@ -64,32 +65,63 @@ def export_tasks(db: StoreLocation | Path, out: TextIO, fmt: str, states: Sequen
     parsed); Markdown always escapes them. ``with_reasoning``: the :data:`REASONING_FIELDS` too. ``bom``: CSV
     starts with the UTF-8 byte order mark, without which Excel reads UTF-8 as the local code page (mojibake
     for Chinese on Chinese Windows); the other formats never have one."""
+    _check_format(fmt)
+    reader = open_reader(db)
+    fields = export_fields(with_reasoning=with_reasoning)
+    try:
+        rows = (export_row(rec, fields) for rec in _export_records(reader, states, task_ids))
+        return write_rows(rows, out, fmt, fields, for_terminal=for_terminal, bom=bom)
+    finally:
+        reader.close()
+
+
+def export_comparison(db: StoreLocation | Path, out: TextIO, fmt: str, *, batch: str | None = None,
+                      for_terminal: bool = False, bom: bool = False) -> int:
+    """Write the comparison of ``batch`` (None: every task; :mod:`mediadesk.store.comparison`) to ``out``: one
+    row per prompt, one column group per profile and sample, a ``kept`` column; returns the row count. Cells
+    are escaped as :func:`export_tasks` escapes them."""
+    _check_format(fmt)
+    reader = open_reader(db)
+    try:
+        comparison = comparison_of(reader.iter_tasks(batch=batch))
+    finally:
+        reader.close()
+    return write_rows(compare_rows(comparison), out, fmt, compare_fields(comparison), for_terminal=for_terminal,
+                      bom=bom)
+
+
+def _check_format(fmt: str) -> None:
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
-    binary = _binary_target(out) if fmt == "xlsx" else None
+
+
+def open_reader(db: StoreLocation | Path) -> TaskReader:
+    """A reader for an export: a missing database file named, an older SQLite database upgraded once
+    (backup kept)."""
     loc = as_location(db)
     if isinstance(loc, SqliteLocation) and not os.path.lexists(loc.path):
         raise ExportError(f"database not found: {loc.path} (pass --db or --data-dir of the workspace to export)")
     try:
-        reader = TaskReader(loc)  # reads only: a current database exports from a read-only disk too
+        return TaskReader(loc)  # reads only: a current database exports from a read-only disk too
     except OlderSchemaError:
         if not isinstance(loc, SqliteLocation):
             raise
         migrate(loc.path)  # an older MediaDesk's database lacks newer columns: upgrade it once (backup kept)
-        reader = TaskReader(loc)
-    fields = export_fields(with_reasoning=with_reasoning)
-    try:
-        rows = (export_row(rec, fields) for rec in _export_records(reader, states, task_ids))
-        if binary is not None:
-            out.flush()
-            return write_xlsx(rows, binary, fields)
-        if fmt == "md":
-            return write_markdown(rows, out, fields)
-        if fmt == "csv":
-            return write_csv(rows, out, for_terminal=for_terminal, fields=fields, bom=bom)
-        return write_jsonl(rows, out, for_terminal=for_terminal)
-    finally:
-        reader.close()
+        return TaskReader(loc)
+
+
+def write_rows(rows: Iterable[Mapping[str, object]], out: TextIO, fmt: str, fields: Sequence[str], *,
+               for_terminal: bool = False, bom: bool = False) -> int:
+    """``rows`` in ``fmt`` (XLSX into ``out.buffer``); returns the row count."""
+    if fmt == "xlsx":
+        binary = _binary_target(out)
+        out.flush()
+        return write_xlsx(rows, binary, fields)
+    if fmt == "md":
+        return write_markdown(rows, out, fields)
+    if fmt == "csv":
+        return write_csv(rows, out, for_terminal=for_terminal, fields=fields, bom=bom)
+    return write_jsonl(rows, out, for_terminal=for_terminal)
 
 
 def export_to_file(db: StoreLocation | Path, path: Path, fmt: str, states: Sequence[str] | None = None, *,
@@ -98,6 +130,13 @@ def export_to_file(db: StoreLocation | Path, path: Path, fmt: str, states: Seque
     export never leaves half a file under the chosen name. The file is created 0600 (results can be
     confidential) whatever the umask; a symlink at ``path`` is refused (never followed nor replaced).
     UTF-8, a CSV file with a BOM unless ``bom`` is False (see :func:`export_tasks`)."""
+    return write_private(path, lambda fh: export_tasks(db, fh, fmt, states, task_ids=task_ids,
+                                                        with_reasoning=with_reasoning, bom=bom))
+
+
+def write_private(path: Path, write: Callable[[TextIO], int]) -> int:
+    """``write`` into ``path`` (UTF-8) through a private temp file renamed into place (see
+    :func:`export_to_file`); returns what ``write`` returns."""
     refuse_symlink(path, "export")
     if path.is_dir():
         raise ExportError(f"{path} is a directory: give --out a file name")
@@ -110,7 +149,7 @@ def export_to_file(db: StoreLocation | Path, path: Path, fmt: str, states: Seque
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with open(fd, "w", encoding="utf-8", newline="") as fh:
-            n = export_tasks(db, fh, fmt, states, task_ids=task_ids, with_reasoning=with_reasoning, bom=bom)
+            n = write(fh)
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -15,6 +15,28 @@ from mediadesk.store.open_errors import OlderSchemaError, StoreOpenError, storag
 from mediadesk.store.record import TASK_COLUMNS_SQL, LogLine, TaskRecord, record_of
 from mediadesk.store.schema import LEGACY_VERSION, check_ours
 
+#: (profile, system, prompt, batch, finished_at) of a task that succeeded: what a re-submitted row may repeat.
+DoneRow = tuple[str, str | None, str, str | None, float | None]
+
+
+def rows_by_ids(execute: Any, columns: str, task_ids: Sequence[str]) -> list[tuple[Any, ...]]:
+    """``SELECT columns`` of the tasks ``task_ids`` by primary key, through a connection's ``execute`` (500 ids a
+    query, under SQLite's limits)."""
+    out: list[tuple[Any, ...]] = []
+    ids = list(task_ids)
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        out.extend(execute(f"SELECT {columns} FROM task WHERE task_id IN ({marks})", chunk))
+    return out
+
+
+def done_rows(execute: Any, task_ids: Sequence[str]) -> dict[str, DoneRow]:
+    """{task_id: :data:`DoneRow`} of those of ``task_ids`` that succeeded. The state is tested here, not in the
+    WHERE: there a planner may take the state index instead of the key (measured: 40 times slower)."""
+    return {r[0]: (r[1], r[2], r[3], r[4], r[5]) for r in rows_by_ids(
+        execute, "task_id, profile, system, prompt, batch, finished_at, state", task_ids) if r[6] == "success"}
+
 
 class TaskReader:
     """Read-only queries for the console and exports: open one per thread (not the GUI thread).
@@ -72,12 +94,18 @@ class TaskReader:
     def close(self) -> None:
         self._conn.close()
 
-    def iter_tasks(self, batch_size: int = 2000, states: Sequence[str] | None = None) -> Iterable[TaskRecord]:
-        sql = f"SELECT {TASK_COLUMNS_SQL} FROM task"
+    def iter_tasks(self, batch_size: int = 2000, states: Sequence[str] | None = None, *,
+                   batch: str | None = None) -> Iterable[TaskRecord]:
+        """Every task in submit order; ``states``: only tasks in these; ``batch``: only this batch's."""
+        where: list[str] = []
         params: tuple[Any, ...] = ()
         if states:
-            sql += f" WHERE state IN ({','.join('?' * len(states))})"
+            where.append(f"state IN ({','.join('?' * len(states))})")
             params = tuple(states)
+        if batch is not None:
+            where.append("batch = ?")
+            params += (batch,)
+        sql = f"SELECT {TASK_COLUMNS_SQL} FROM task" + (f" WHERE {' AND '.join(where)}" if where else "")
         cur = self._conn.execute(sql + " ORDER BY seq", params)
         while True:
             rows = cur.fetchmany(batch_size)
@@ -139,6 +167,10 @@ class TaskReader:
                 rec = record_of(row)
                 found[rec.task_id] = rec
         return [found[t] for t in ids if t in found]
+
+    def done_of(self, task_ids: Sequence[str]) -> dict[str, DoneRow]:
+        """See :func:`done_rows` (the staging preview's lookup, off the GUI thread)."""
+        return done_rows(self._conn.execute, task_ids)
 
     def logs(self, task_id: str) -> list[LogLine]:
         """The task's log, oldest first; each line with its phrase when it was stored with one."""

@@ -31,6 +31,7 @@ from mediadesk.store.connection import StoreConnection, connect_sqlite
 from mediadesk.store.economy import OPEN_STATES, EconomyBatch
 from mediadesk.store.errors import StorageError, StoreLostError, file_identity, storage_error_of
 from mediadesk.store.open_errors import storage_error
+from mediadesk.store.reader import DoneRow, done_rows, rows_by_ids
 from mediadesk.store.record import TASK_COLUMNS_SQL, AddResult, LogLine, NewTask, TaskRecord, record_of, replace_record
 from mediadesk.store.schema import migrate
 from mediadesk.store.spend import SpendBy, SpendRow, spend_rows
@@ -99,7 +100,7 @@ _C = TypeVar("_C")
 #: Writes whose success an operator is told about at once (a batch submitted, tasks canceled or queued
 #: again, an exception resolved): after them the file is checked to still be the one we wrote, so a
 #: deleted database never yields "submitted" (the lanes' own writes are checked on every flush).
-_REPORTED_WRITES = frozenset({"add_tasks", "request_cancel", "requeue", "resolve", "reroute"})
+_REPORTED_WRITES = frozenset({"add_tasks", "request_cancel", "requeue", "resolve", "reroute", "set_kept"})
 
 
 def faults_typed(cls: type[_C]) -> type[_C]:
@@ -272,9 +273,13 @@ class TaskStore:
         return replace_record(rec, **values)
 
     # ------------------------------------------------------------------ submit
-    def add_tasks(self, tasks: Sequence[NewTask], now: float | None = None) -> AddResult:
-        """Insert new tasks; an id already present is left untouched (idempotent re-submit)."""
+    def add_tasks(self, tasks: Sequence[NewTask], now: float | None = None,
+                  reuse: Mapping[str, str] | None = None) -> AddResult:
+        """Insert new tasks; an id already present is left untouched (idempotent re-submit). ``reuse``: new
+        task id -> a finished task whose answer it takes: stored as a success at once, with that task's
+        answer, at no cost and no tokens, ``reused_from`` naming it (nothing is sent)."""
         now = time.time() if now is None else now
+        reuse = reuse or {}
         added: list[str] = []
         existing: list[str] = []
         with self._db.tx():
@@ -286,14 +291,34 @@ class TaskStore:
                     "INSERT INTO task(task_id, model_kind, state, attempt, profile, prompt, system,"
                     " priority, route_key, batch, created_at, updated_at, cancel_requested, version,"
                     " not_before, seq, attempt_base, queued_at, crash_count, origin_profile,"
-                    " group_id, template, template_vars, sample)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,FALSE,0,0,?,0,?,0,?,?,?,?,?) ON CONFLICT DO NOTHING",
-                    (t.task_id, t.model_kind, TaskState.PENDING.value, 0, t.profile, t.prompt, t.system,
-                     t.priority, t.route_key, t.batch, now, now, seq, now, t.profile,
-                     t.group_id, t.template, t.template_vars, t.sample),
+                    " group_id, template, template_vars, sample, reused_from)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,FALSE,0,0,?,0,?,0,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+                    (t.task_id, t.model_kind,
+                     (TaskState.SUCCESS if t.task_id in reuse else TaskState.PENDING).value, 0, t.profile, t.prompt,
+                     t.system, t.priority, t.route_key, t.batch, now, now, seq, now, t.profile,
+                     t.group_id, t.template, t.template_vars, t.sample, reuse.get(t.task_id)),
                 )
                 (added if cur.rowcount == 1 else existing).append(t.task_id)
+            self._reuse_answers([tid for tid in added if tid in reuse], reuse, now)
         return AddResult(tuple(added), tuple(existing))
+
+    def _reuse_answers(self, task_ids: Sequence[str], reuse: Mapping[str, str], now: float) -> None:
+        """The just-inserted ``task_ids`` (a success already, ``reused_from`` set) take their earlier task's
+        answer, uncharged: one UPDATE per 500 (in the insert's transaction: no lane ever sees them)."""
+        copied = ", ".join(f"{c}=e.{c}" for c in ("result", "reasoning", "truncated", "served_by", "currency"))
+        for i in range(0, len(task_ids), 500):
+            chunk = task_ids[i:i + 500]
+            self._db.execute(
+                "UPDATE task SET finished_at=?, cost=0, prompt_tokens=0, completion_tokens=0, cached_tokens=0,"
+                f" reasoning_tokens=0, {copied} FROM task AS e WHERE e.task_id = task.reused_from"
+                f" AND task.task_id IN ({','.join('?' * len(chunk))})", (now, *chunk))
+        for tid in task_ids:
+            self._log(tid, "-", LOG.reused_answer(task=reuse[tid]), now)
+
+    def done_of(self, task_ids: Sequence[str]) -> dict[str, DoneRow]:
+        """{task_id: (profile, system, prompt, batch, finished_at)} of those of ``task_ids`` that succeeded (by
+        primary key, 500 a query): what a re-submitted row may repeat (:func:`~mediadesk.store.reader.done_rows`)."""
+        return done_rows(self._db.execute, task_ids)
 
     # ------------------------------------------------------------------ lane ops
     def head_pending(self, profiles: Sequence[str], *, account: str | None, now: float,
@@ -556,6 +581,24 @@ class TaskStore:
                     out.append(replace_record(new, cancel_requested=False))
         return out
 
+    def set_kept(self, task_id: str, kept: bool = True, now: float | None = None) -> list[TaskRecord]:
+        """The operator's keep mark: ``task_id`` kept (and the other tasks of its group not: one kept per
+        group), or not kept; returns the records whose mark changed, after the change."""
+        now = time.time() if now is None else now
+        with self._db.tx():
+            rec = self._one(task_id)
+            if rec is None:
+                return []
+            changed = [rec] if rec.kept != kept else []
+            if kept and rec.group_id is not None:
+                changed += [record_of(r) for r in self._db.execute(
+                    f"SELECT {TASK_COLUMNS_SQL} FROM task WHERE group_id=? AND kept=TRUE AND task_id<>?",
+                    (rec.group_id, task_id)).fetchall()]
+            for old in changed:
+                self._db.execute("UPDATE task SET kept=?, updated_at=? WHERE task_id=?",
+                                 (old.task_id == task_id and kept, now, old.task_id))
+        return [replace_record(old, kept=old.task_id == task_id and kept, updated_at=now) for old in changed]
+
     def append_log(self, task_id: str, lane: str, text: LogText, now: float | None = None) -> LogLine:
         """Buffered: written with the next transaction, or by :meth:`flush` (the upkeep's group commit)."""
         now = time.time() if now is None else now
@@ -674,16 +717,8 @@ class TaskStore:
 
     def states_of(self, task_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """{task_id: (state, profile)} for the given ids (chunked to stay under SQLite's limits)."""
-        out: dict[str, tuple[str, str]] = {}
-        ids = list(task_ids)
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for tid, state, profile in self._db.execute(
-                f"SELECT task_id, state, profile FROM task WHERE task_id IN ({marks})", chunk
-            ):
-                out[tid] = (state, profile)
-        return out
+        rows = rows_by_ids(self._db.execute, "task_id, state, profile", task_ids)
+        return {tid: (state, profile) for tid, state, profile in rows}
 
     def pending_count(self, profiles: Sequence[str]) -> int:
         marks = ",".join("?" * len(profiles))

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from mediadesk.config.model import ConfigError
 from mediadesk.files.safe import UnsafePathError
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.store.errors import StorageError
 from mediadesk.ui.app.bridge import SchedulerBridge
 from mediadesk.ui.app.single_instance import bring_to_front
 from mediadesk.ui.dialogs.account_check import AccountCheckDialog
@@ -39,6 +40,7 @@ from mediadesk.ui.models.task_model import Col, TaskFilterProxy, TaskTableModel
 from mediadesk.ui.panels.accounts_panel import AccountsPanel
 from mediadesk.ui.panels.batches_view import BatchesView
 from mediadesk.ui.panels.charts import ChartsView
+from mediadesk.ui.panels.comparison_view import ComparisonView
 from mediadesk.ui.panels.desktops_view import DesktopsView
 from mediadesk.ui.panels.detail_pane import DetailPane
 from mediadesk.ui.panels.exceptions_view import ExceptionsView
@@ -93,6 +95,8 @@ class MainWindow(QMainWindow):
     charts_dock: QDockWidget
     batches_view: BatchesView
     batches_dock: QDockWidget
+    comparison_view: ComparisonView
+    comparison_dock: QDockWidget
     desktops_view: DesktopsView | None
     desktops_dock: QDockWidget | None
     notices_view: NoticesView
@@ -246,7 +250,13 @@ class MainWindow(QMainWindow):
         self.batches_dock = add_dock(
             self, QCoreApplication.translate("MainWindow", "Batches"), "batchesDock", self.batches_view)
         self.tabifyDockWidget(self.exceptions_dock, self.batches_dock)
-        self.tabifyDockWidget(self.batches_dock, self.charts_dock)
+        self.comparison_view = ComparisonView(self.location, self._keep_answer, self)
+        self.comparison_dock = add_dock(
+            self, QCoreApplication.translate("MainWindow", "Compare"), "comparisonDock", self.comparison_view)
+        self.tabifyDockWidget(self.batches_dock, self.comparison_dock)
+        self.tabifyDockWidget(self.comparison_dock, self.charts_dock)
+        self.comparison_dock.visibilityChanged.connect(lambda on: on and self.comparison_view.refresh(force=True))
+        self._follow_batch_selection()
         # a dock tab brought to the front is not "shown" again (tabs are moved off-screen): read now
         self.charts_dock.visibilityChanged.connect(lambda on: on and self.charts_view.refresh(force=True))
         self.batches_dock.visibilityChanged.connect(lambda on: on and self.batches_view.refresh(force=True))
@@ -254,6 +264,27 @@ class MainWindow(QMainWindow):
         self.desktops_dock = None
         self._bind_desktops()
         self.log_dock.raise_()
+
+    def _follow_batch_selection(self) -> None:
+        """The Compare tab shows the batch selected in the Batches tab."""
+        view = self.batches_view
+
+        def selected() -> None:
+            rows = view.table.selectionModel().selectedRows()
+            if rows and rows[0].row() < len(view.rows):
+                self.comparison_view.show_batch(view.rows[rows[0].row()].batch)
+
+        view.table.itemSelectionChanged.connect(selected)
+
+    def _keep_answer(self, task_id: str, kept: bool) -> int:
+        """The Compare tab's Keep: through the scheduler, as the table's cancel and retry."""
+        try:
+            n = self.scheduler.keep(task_id, kept)
+        except StorageError:  # halted; the StorageFailed event shows the box and status
+            return 0
+        self.status_line.show_status(QCoreApplication.translate("MainWindow", "Answer kept") if kept
+                                     else QCoreApplication.translate("MainWindow", "Keep mark taken off"))
+        return n
 
     def _bind_desktops(self) -> None:
         """Team mode (a PostgreSQL queue shared by several desktops): the Desktops tab, next to
@@ -353,6 +384,7 @@ class MainWindow(QMainWindow):
         self.exceptions_view.close_jobs()
         self.charts_view.close_jobs()
         self.batches_view.close_jobs()
+        self.comparison_view.close_jobs()
         self.profiles_editor.close_jobs()
         if self.desktops_view is not None:
             self.desktops_view.close_jobs()
@@ -361,7 +393,7 @@ class MainWindow(QMainWindow):
         await self._jobs.wait_all()
         # a cancelled job's thread runs on to its end: wait for it while the loop still lives
         views = (self.detail, self.table_menu, self.grouped, self.exceptions_view, self.charts_view,
-                 self.batches_view, self.profiles_editor)
+                 self.batches_view, self.comparison_view, self.profiles_editor)
         await asyncio.gather(*(v.drain_jobs() for v in views), self._jobs.drain())
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -450,9 +482,11 @@ class MainWindow(QMainWindow):
         lanes = scheduler.lanes
         self.charts_view = ChartsView(self.location, [lane.name for lane in lanes], self)
         self.batches_view = BatchesView(self.location, lanes, bridge, self)
+        self.comparison_view = ComparisonView(self.location, self._keep_answer, self)
+        self._follow_batch_selection()
         for dock, view in ((self.accounts_dock, self.accounts_panel), (self.profiles_dock, self.profiles_editor),
                            (self.exceptions_dock, self.exceptions_view), (self.charts_dock, self.charts_view),
-                           (self.batches_dock, self.batches_view)):
+                           (self.batches_dock, self.batches_view), (self.comparison_dock, self.comparison_view)):
             old.append(rescroll(dock.widget(), view))
         self.table_menu.location = self.location
         self._bind_desktops()
