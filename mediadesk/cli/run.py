@@ -28,6 +28,7 @@ from mediadesk.core.spend import Budget
 from mediadesk.core.text import printable
 from mediadesk.platform.signals import install_stop_handlers
 from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.duplicates import Duplicates, Plan
 from mediadesk.scheduler.events import Notice, StorageFailed
 from mediadesk.scheduler.intake import MissingApiKeysError
 from mediadesk.store import TaskReader
@@ -50,7 +51,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
         args.batch, load_config(args.config), data_dir=args.data_dir, db=args.db, fmt=args.format,
         retry_failed=args.retry_failed, quiet=args.quiet, config_path=args.config,
         summary_json=args.summary_json, resume=args.resume, budget=args.budget,
-        template=args.template, profile=args.profile, sheet=args.sheet,
+        template=args.template, profile=args.profile, sheet=args.sheet, duplicates=Duplicates(args.duplicates),
     )
 
 
@@ -70,6 +71,7 @@ async def run_batch(
     template: str | None = None,
     profile: str | None = None,
     sheet: str | None = None,
+    duplicates: Duplicates = Duplicates.SKIP,
 ) -> int:
     """Run one batch file headless until all its tasks are terminal; returns the exit code.
 
@@ -91,7 +93,8 @@ async def run_batch(
             raise UserError(f"nothing to run in {batch}: {what} (read as {parsed.encoding or parsed.format})")
         cap = None if budget is None else parse_budget(budget, config, {p for r in parsed.rows for p in r.targets})
         return await _run_batch(batch, config, ws, parsed, stop, retry_failed=retry_failed, quiet=quiet,
-                                config_path=config_path, summary_json=summary_json, resume=resume, cap=cap)
+                                config_path=config_path, summary_json=summary_json, resume=resume, cap=cap,
+                                duplicates=duplicates)
     finally:
         stop.uninstall()
 
@@ -99,7 +102,7 @@ async def run_batch(
 async def _run_batch(
     batch: Path, config: AppConfig, ws: Workspace, parsed: ParsedBatch, stop: _StopSignals, *,
     retry_failed: bool, quiet: bool, config_path: Path | None, summary_json: Path | None, resume: bool = False,
-    cap: tuple[float, str] | None = None,
+    cap: tuple[float, str] | None = None, duplicates: Duplicates = Duplicates.SKIP,
 ) -> int:
     sched = Scheduler(config, ws)
     sched.open()  # a LockError (database or data dir in use) before any work
@@ -114,7 +117,8 @@ async def _run_batch(
             if stop.is_set():
                 raise _Interrupted
             try:  # through the console's intake: same caps, same key rule
-                done = sched.intake.submit_rows(parsed.rows, batch.name, retry_failed=retry_failed)
+                done = sched.intake.submit_rows(parsed.rows, batch.name, retry_failed=retry_failed,
+                                                duplicates=duplicates)
             except MissingApiKeysError as exc:
                 raise UserError("\nmediadesk: ".join(m.message() for m in exc.missing)) from None
             res, ids = done.result, done.ids
@@ -125,6 +129,8 @@ async def _run_batch(
                 f"{len(parsed.errors)} rejected, read as {parsed.encoding or parsed.format}",
                 flush=True,
             )
+            if done.plan is not None:
+                _say_duplicates(done.plan, duplicates)
             if cap is not None:  # kept with the batch: a later run of it keeps the cap
                 sched.set_batch_budget(batch.name, *cap)
                 label = Budget("batch", batch.name, "total", *cap).label()
@@ -161,6 +167,19 @@ async def _run_batch(
     if spent is not None:
         print(spent, flush=True)
     return write_summary_json(summary_json, rc, ws, ids, states, parsed, interrupted=interrupted)
+
+
+def _say_duplicates(plan: Plan, choice: Duplicates) -> None:
+    """What became of the rows that repeat a finished task or a row above (nothing said when none do)."""
+    done = {Duplicates.SKIP: "skipped (use --duplicates again or reuse)",
+            Duplicates.AGAIN: "sent again as new tasks",
+            Duplicates.REUSE: "their earlier answers reused at no cost, nothing sent"}
+    if plan.done:
+        print(f"{plan.done} rows repeat finished tasks: {done[choice]}", flush=True)
+    if plan.in_batch:
+        said = ("run as distinct tasks" if choice is Duplicates.AGAIN
+                else "dropped (use --duplicates again to run them)")
+        print(f"{plan.in_batch} rows repeat a row above: {said}", flush=True)
 
 
 def _say_kept_pauses(sched: Scheduler, resume: bool) -> None:

@@ -151,6 +151,7 @@ class LOG:
     canceled_while_pending = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "canceled while pending"))
     cancel_requested = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "cancel requested by operator"))
     requeued_by_operator = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "re-queued by operator"))
+    reused_answer = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "reused the answer of task {task}: nothing sent, no cost"))
     resolved_with_note = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "resolved by operator: {action} ({note})"))
     resolved = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "resolved by operator: {action}"))
     not_run = Phrase(QT_TRANSLATE_NOOP("LogPhrases", "not run: {why}"))

@@ -36,6 +36,7 @@ from mediadesk.remote.schemas import (
     TaskPage,
 )
 from mediadesk.remote.stream import STREAM_KINDS, EventStreams
+from mediadesk.scheduler.duplicates import Duplicates
 from mediadesk.store.errors import StorageError
 
 API_VERSION = "1"
@@ -196,7 +197,12 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any, s
             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
                 "schema": {"type": "string", "format": "binary"}}}}},
     )
-    async def submit(request: Request, name: Annotated[str | None, Query(max_length=200)] = None) -> Response:
+    async def submit(
+        request: Request, name: Annotated[str | None, Query(max_length=200)] = None,
+        duplicates: Annotated[Duplicates, Query(description="rows that repeat a finished task or a row above: "
+                                                "skip them, run them again, or reuse the earlier answer")]
+        = Duplicates.SKIP,
+    ) -> Response:
         size = int(request.headers.get("content-length") or 0)
         if size > DEFAULT_MAX_FILE_BYTES:
             raise HTTPException(413, f"a batch is at most {DEFAULT_MAX_FILE_BYTES} bytes")
@@ -207,7 +213,7 @@ def create_app(ctx: RemoteContext, run_times: metrics.RunTimes, snapshot: Any, s
                 raise HTTPException(413, f"a batch is at most {DEFAULT_MAX_FILE_BYTES} bytes")
             chunks.append(chunk)
         out = await intake.submit_jsonl(sched, b"".join(chunks), name or "remote",
-                                        content_type=request.headers.get("content-type"))
+                                        content_type=request.headers.get("content-type"), duplicates=duplicates)
         doc = SubmitOut(batch=out.batch, task_ids=out.task_ids, added=out.added, existing=out.existing,
                         errors=[RowErrorOut(line=e.line, message=e.message, excerpt=e.excerpt) for e in out.errors],
                         refused=out.refused)

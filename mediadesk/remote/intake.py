@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from mediadesk.core.batch import BatchRow, RowError, is_xlsx, parse_batch, templates_dir
 from mediadesk.scheduler import Scheduler
+from mediadesk.scheduler.duplicates import Duplicates
 from mediadesk.scheduler.intake import MissingApiKeysError, QueueFullError, Submitted
 
 
@@ -44,19 +45,22 @@ def parse_jsonl(sched: Scheduler, body: bytes, batch: str,
     return parsed.rows, parsed.errors
 
 
-async def submit(sched: Scheduler, rows: list[BatchRow], batch: str) -> Submitted:
+async def submit(sched: Scheduler, rows: list[BatchRow], batch: str,
+                 duplicates: Duplicates = Duplicates.SKIP) -> Submitted:
     """The one call into the scheduler's intake (refused whole: ``QueueFullError``,
-    ``MissingApiKeysError``); in chunks, so a big batch never stalls the lanes' loop."""
-    return await sched.intake.submit_rows_async(rows, batch)
+    ``MissingApiKeysError``); in chunks, so a big batch never stalls the lanes' loop; repeats as
+    ``duplicates`` says."""
+    return await sched.intake.submit_rows_async(rows, batch, duplicates=duplicates)
 
 
-async def submit_jsonl(sched: Scheduler, body: bytes, batch: str, content_type: str | None = None) -> SubmitOutcome:
+async def submit_jsonl(sched: Scheduler, body: bytes, batch: str, content_type: str | None = None,
+                       duplicates: Duplicates = Duplicates.SKIP) -> SubmitOutcome:
     rows, errors = parse_jsonl(sched, body, batch, content_type)
     out = SubmitOutcome(batch=batch, errors=errors)
     if not rows:
         return out
     try:
-        done = await submit(sched, rows, batch)
+        done = await submit(sched, rows, batch, duplicates)
     except (QueueFullError, MissingApiKeysError) as exc:
         out.refused = str(exc)
         return out

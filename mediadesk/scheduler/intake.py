@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from mediadesk.config.model import AppConfig, MissingKey, ProfileConfig, missing_api_keys
 from mediadesk.core.batch import BatchRow, assign_task_ids, row_tasks
 from mediadesk.core.states import TaskState
+from mediadesk.scheduler.duplicates import Duplicates, Plan, Repeats, RowRepeat, find_repeats, plan_submit, row_repeats
 from mediadesk.store import AddResult, NewTask, TaskStore
+from mediadesk.store.reader import DoneRow
 
 #: Tasks per transaction (and per slice of task building) for a chunked submit: the first chunk
 #: and the most; later ones are sized so that one takes about SUBMIT_SLICE_S of the loop's thread.
@@ -32,6 +34,8 @@ SUBMIT_SLICE_S = 0.01
 
 #: ``progress(done, total)``: tasks submitted so far, of all; called between chunks.
 Progress = Callable[[int, int], None]
+#: Task ids -> those of them that succeeded, with what they asked (``TaskStore.done_of``, ``TaskReader.done_of``).
+DoneOf = Callable[[Sequence[str]], Mapping[str, DoneRow]]
 
 
 def next_submit_chunk(size: int, took_s: float, most: int) -> int:
@@ -58,11 +62,12 @@ class MissingApiKeysError(ValueError):
 
 @dataclass(frozen=True)
 class Submitted:
-    """What a submit did: the ids added and those already present (left untouched), and every
-    task id of the batch in row order."""
+    """What a submit did: the ids added and those already present (left untouched), every task id of
+    the batch in row order, and what became of its repeats (:mod:`~mediadesk.scheduler.duplicates`)."""
 
     result: AddResult
     ids: list[str]
+    plan: Plan | None = None
 
 
 class Intake:
@@ -132,6 +137,38 @@ class Intake:
             if i < len(rows):
                 await asyncio.sleep(0)
         return tasks
+
+    # ------------------------------------------------------------------ duplicates
+    def repeats(self, tasks: Sequence[NewTask], done_of: DoneOf | None = None) -> Repeats:
+        """The tasks that repeat a finished task of this workspace or a task above them (one primary-key
+        lookup for the whole batch: ``done_of``, else the store's)."""
+        return find_repeats(tasks, (done_of or self._store().done_of)([t.task_id for t in tasks]))
+
+    def row_repeats(self, rows: Sequence[BatchRow], done_of: DoneOf | None = None) -> dict[int, RowRepeat]:
+        """Line -> what that row repeats (the staging preview's flags). From a worker thread, pass the
+        ``done_of`` of a :class:`~mediadesk.store.TaskReader` of its own: the store is the loop thread's."""
+        tasks = self.tasks_from_rows(rows)
+        return row_repeats([(r.line, r.task_count) for r in rows], self.repeats(tasks, done_of))
+
+    def plan(self, tasks: Sequence[NewTask], duplicates: Duplicates | None,
+             done: Mapping[str, DoneRow] | None = None) -> Plan:
+        """What goes in for ``tasks`` under the operator's choice for their repeats; None (a submitter that
+        offers no choice): every task as it is, an id already present left untouched. ``done``: the store's
+        ``done_of`` of the tasks, when already read."""
+        if duplicates is None:
+            return Plan(list(tasks), {})
+        store = self._store()
+        repeats = self.repeats(tasks) if done is None else find_repeats(tasks, done)
+        return plan_submit(tasks, repeats, duplicates, lambda ids: store.states_of(list(ids)).keys())
+
+    async def plan_in_slices(self, tasks: Sequence[NewTask], duplicates: Duplicates | None, most: int) -> Plan:
+        """:meth:`plan`, with the finished tasks read ``most`` ids at a time and the loop run between."""
+        done: dict[str, DoneRow] = {}
+        if duplicates is not None:
+            for i in range(0, len(tasks), max(1, most)):
+                done.update(self._store().done_of([t.task_id for t in tasks[i:i + max(1, most)]]))
+                await asyncio.sleep(0)
+        return self.plan(tasks, duplicates, done)
 
     # ------------------------------------------------------------------ checks
     def check_caps(self, tasks: Sequence[NewTask]) -> None:
@@ -204,36 +241,38 @@ class Intake:
         self.check_caps(tasks)
         return self._add(tasks)
 
-    def _add(self, tasks: Sequence[NewTask]) -> AddResult:
+    def _add(self, tasks: Sequence[NewTask], reuse: Mapping[str, str] | None = None) -> AddResult:
         with self._guard():
-            res = self._store().add_tasks(tasks)
+            res = self._store().add_tasks(tasks, reuse=reuse)
         if res.added:
             self._added(res, {t.profile for t in tasks})
         return res
 
     def submit_rows(
         self, rows: Sequence[BatchRow], batch: str | None = None, *, retry_failed: bool = False,
-        chunk: int | None = None, progress: Progress | None = None,
+        chunk: int | None = None, progress: Progress | None = None, duplicates: Duplicates | None = None,
     ) -> Submitted:
         """Check (:meth:`check`) and submit parsed rows: in one transaction, or with ``chunk`` in
-        transactions of at most that many tasks (``progress`` told between them)."""
-        tasks = self.tasks_from_rows(rows, batch)
-        self.check(tasks, retry_failed=retry_failed)
+        transactions of at most that many tasks (``progress`` told between them); their repeats as
+        ``duplicates`` says (:meth:`plan`)."""
+        plan = self.plan(self.tasks_from_rows(rows, batch), duplicates)
+        tasks = plan.tasks
+        self.check([t for t in tasks if t.task_id not in plan.reuse], retry_failed=retry_failed)
         if chunk is None:
-            return Submitted(self._add(tasks), [t.task_id for t in tasks])
+            return Submitted(self._add(tasks, plan.reuse), plan.ids, plan)
         added: list[str] = []
         existing: list[str] = []
         for part in _chunks(tasks, chunk):
-            res = self._add(part)
+            res = self._add(part, plan.reuse)
             added.extend(res.added)
             existing.extend(res.existing)
             if progress is not None and len(added) + len(existing) < len(tasks):
                 progress(len(added) + len(existing), len(tasks))
-        return Submitted(AddResult(tuple(added), tuple(existing)), [t.task_id for t in tasks])
+        return Submitted(AddResult(tuple(added), tuple(existing)), plan.ids, plan)
 
     async def submit_rows_async(
         self, rows: Sequence[BatchRow], batch: str | None = None, *, retry_failed: bool = False,
-        chunk: int = SUBMIT_CHUNK, progress: Progress | None = None,
+        chunk: int = SUBMIT_CHUNK, progress: Progress | None = None, duplicates: Duplicates | None = None,
     ) -> Submitted:
         """:meth:`submit_rows` that yields to the loop while it works: the tasks (ids hashed from
         every row) are built in slices, checked whole (nothing goes in if the batch is refused),
@@ -241,14 +280,15 @@ class Intake:
         from the time the previous one took (:func:`next_submit_chunk`), so a slow disk or a busy
         machine gets smaller ones rather than a stalled loop. Re-submitting after an interruption is
         safe: ids are deterministic and existing ones are left untouched."""
-        tasks = await self.tasks_in_slices(rows, batch, chunk)
-        self.check(tasks, retry_failed=retry_failed)
+        plan = await self.plan_in_slices(await self.tasks_in_slices(rows, batch, chunk), duplicates, chunk)
+        tasks = plan.tasks
+        self.check([t for t in tasks if t.task_id not in plan.reuse], retry_failed=retry_failed)
         added: list[str] = []
         existing: list[str] = []
         i, size = 0, max(1, chunk)
         while i < len(tasks):
             t0 = time.perf_counter()
-            part = self._add(tasks[i:i + size])
+            part = self._add(tasks[i:i + size], plan.reuse)
             took = time.perf_counter() - t0
             added.extend(part.added)
             existing.extend(part.existing)
@@ -258,7 +298,7 @@ class Intake:
                 if progress is not None:
                     progress(i, len(tasks))
                 await asyncio.sleep(0)
-        return Submitted(AddResult(tuple(added), tuple(existing)), [t.task_id for t in tasks])
+        return Submitted(AddResult(tuple(added), tuple(existing)), plan.ids, plan)
 
 
 def _chunks(tasks: Sequence[NewTask], size: int) -> Iterable[Sequence[NewTask]]:

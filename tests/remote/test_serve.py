@@ -27,7 +27,7 @@ ROWS = [
     json.dumps({"profile": "writer", "prompt": "second 写 🚀", "system": "be brief"}),
     json.dumps({"profile": "nope", "prompt": "x"}),
     json.dumps({"id": "mine", "profile": "writer", "prompt": "third", "priority": 5}),
-    json.dumps({"profile": "writer", "prompt": "first prompt"}),  # a repeat: its own task
+    json.dumps({"profile": "writer", "prompt": "first prompt"}),  # a repeat: its own task under duplicates=again
     json.dumps({"profile": "writer", "prompt": "flaky [[sim:fail=500x1]]"}),
 ]
 
@@ -93,7 +93,7 @@ async def test_a_batch_over_http_matches_the_same_batch_from_the_cli(
 ) -> None:
     proc, client = served
     body = ("\n".join(ROWS) + "\n").encode()
-    sub = await client.post("/v1/batches", params={"name": "b.jsonl"}, content=body,
+    sub = await client.post("/v1/batches", params={"name": "b.jsonl", "duplicates": "again"}, content=body,
                             headers={"Content-Type": "application/x-ndjson"})
     assert sub.status_code == 200, sub.text
     doc = sub.json()
@@ -120,7 +120,8 @@ async def test_a_batch_over_http_matches_the_same_batch_from_the_cli(
     batch = tmp_path / "b.jsonl"
     batch.write_bytes(body)
     cfg = tmp_path / "config.toml"
-    rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), "--data-dir", str(tmp_path / "cli"))
+    rc, out, err = await mediadesk("run", str(batch), "--config", str(cfg), "--data-dir", str(tmp_path / "cli"),
+                                   "--duplicates", "again")
     assert rc == 3, (out, err)  # every task succeeded, two rows rejected
     assert [ln.split(":")[1] for ln in err.splitlines() if ln.startswith(f"{batch}:")] == ["2", "4"]
     for e in doc["errors"]:

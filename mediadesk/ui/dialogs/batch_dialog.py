@@ -15,7 +15,7 @@ after the dialog is gone is not delivered at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -56,6 +56,7 @@ from mediadesk.core.batch import (
     parse_batch_file,
     parse_pasted,
 )
+from mediadesk.scheduler.duplicates import Duplicates, RowRepeat
 from mediadesk.scheduler.scheduler import ProfileView
 from mediadesk.ui.dialogs.batch_preview import PreviewModel, StagedBatch, parse_safely, stage_batch
 from mediadesk.ui.jobs.workers import TaskJobs, cyclic_gc_paused, gil_handed_over_often
@@ -66,6 +67,10 @@ __all__ = ["BatchDialog", "PreviewModel"]
 
 _FILE, _PASTE = "file", "paste"
 _PASTE_DEBOUNCE_MS = 200
+
+#: Staged rows -> line -> what that row repeats (a finished task of the workspace, a row above); called on the
+#: parse's worker thread.
+FindRepeats = Callable[[Sequence[BatchRow]], Mapping[int, RowRepeat]]
 
 
 # --------------------------------------------------------------------------- dialog
@@ -84,8 +89,10 @@ class BatchDialog(QDialog):
         known_profiles: Collection[str] | None = None,
         max_prompt_chars: int = 200_000,
         templates_dir: Path | None = None,
+        find_repeats: FindRepeats | None = None,
     ) -> None:
         super().__init__(parent)
+        self._find_repeats = find_repeats
         self._templates = TemplateLibrary(templates_dir)
         self._profiles = list(profiles)
         # Default: the profiles we were given. A row naming another profile would be refused
@@ -117,8 +124,19 @@ class BatchDialog(QDialog):
         self._summary = plain(QLabel(self))
         self._errors_only = QCheckBox(self.tr("Show errors only"), self)
         self._errors_only.toggled.connect(self._on_errors_only)
+        self._repeat_label = plain(QLabel(self))
+        self._duplicates = QComboBox(self)
+        self._duplicates.setObjectName("batchDuplicates")
+        for text, choice in ((self.tr("Skip them"), Duplicates.SKIP), (self.tr("Run them again"), Duplicates.AGAIN),
+                             (self.tr("Reuse the earlier answers (nothing sent, no cost)"), Duplicates.REUSE)):
+            self._duplicates.addItem(text, choice.value)
+        self._duplicates.setToolTip(self.tr("Rows with the same profile, instructions and prompt as a finished task "
+                                            "or a row above. A repeat of a row above is run only by “Run them "
+                                            "again”."))
         top = QHBoxLayout()
         top.addWidget(self._summary, 1)
+        top.addWidget(self._repeat_label)
+        top.addWidget(self._duplicates)
         top.addWidget(self._errors_only)
 
         self._model = PreviewModel(self)
@@ -340,6 +358,18 @@ class BatchDialog(QDialog):
     def set_errors_only(self, on: bool) -> None:
         self._errors_only.setChecked(on)
 
+    def duplicates(self) -> Duplicates:
+        """The operator's choice for the rows that repeat."""
+        return Duplicates(self._duplicates.currentData())
+
+    def set_duplicates(self, choice: Duplicates) -> None:
+        self._duplicates.setCurrentIndex(self._duplicates.findData(choice.value))
+
+    def repeats(self) -> Mapping[int, RowRepeat]:
+        """Line -> what that row of the current source repeats."""
+        staged = self._current()
+        return staged.repeats if staged else {}
+
     def accept(self) -> None:
         if self.is_busy() or not self.rows():
             return
@@ -399,9 +429,14 @@ class BatchDialog(QDialog):
     def _start(self, key: str, work: Callable[[], StagedBatch]) -> None:
         self._gen[key] += 1
         gen = self._gen[key]
+        find = self._find_repeats
+
         def parse() -> StagedBatch:
             with cyclic_gc_paused(), gil_handed_over_often():
-                return parse_safely(work)
+                staged = parse_safely(work)
+                if find is not None and staged.rows:
+                    staged.repeats = find(staged.rows)
+                return staged
 
         self._jobs.in_thread(parse, f"batch-dialog:parse-{key}",
                              lambda staged: self._on_parsed(key, gen, staged))
@@ -480,11 +515,21 @@ class BatchDialog(QDialog):
         self._model.set_errors_only(on)
 
     # ------------------------------------------------------------------ display
+    def _show_repeats(self, staged: StagedBatch | None) -> None:
+        """The count of rows that repeat, and the choice for them (hidden when none do)."""
+        repeats = staged.repeats if staged is not None else {}
+        done = sum(1 for r in repeats.values() if r.earlier is not None)
+        self._repeat_label.setText(self.tr("{done} rows repeat finished tasks, {above} repeat a row above:").format(
+            done=done, above=len(repeats) - done))
+        self._repeat_label.setVisible(bool(repeats))
+        self._duplicates.setVisible(bool(repeats))
+
     def _refresh(self) -> None:
         staged = self._current()
         busy = self.is_busy()
         if not self._model.shows(staged):
             self._model.set_staged(staged, dark=is_dark(self.palette()))
+        self._show_repeats(None if busy else staged)
         valid = len(staged.rows) if staged else 0
         errors = len(staged.errors) if staged else 0
         if busy:

@@ -7,7 +7,8 @@ or wrapped on the GUI thread); :class:`PreviewModel` shows the result.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QColor
 
 from mediadesk.core.batch import BatchFileError, BatchRow, ParsedBatch, RowError
+from mediadesk.scheduler.duplicates import RowRepeat
+from mediadesk.ui.plain import plain_tip
 from mediadesk.ui.style import state_color
 
 log = logging.getLogger(__name__)
@@ -54,6 +57,8 @@ class StagedBatch:
     #: An XLSX file: the sheet read, and every sheet of the workbook.
     sheet: str | None = None
     sheets: tuple[str, ...] = ()
+    #: Line -> what that row repeats (a finished task of the workspace, a row above); found on the worker.
+    repeats: Mapping[int, RowRepeat] = field(default_factory=dict)
 
     @property
     def task_count(self) -> int:
@@ -119,6 +124,18 @@ class PreviewModel(QAbstractTableModel):
         self._dark = dark
         self.endResetModel()
 
+    def repeat_text(self, line: int) -> str | None:
+        """What the row at ``line`` repeats, in words (None: nothing)."""
+        rep = self._staged.repeats.get(line)
+        if rep is None:
+            return None
+        if rep.earlier is None:
+            return self.tr("Repeats line {line}").format(line=rep.above)
+        done = rep.earlier.finished_at
+        return self.tr("Repeats task {task} ({batch}, {date})").format(
+            task=rep.earlier.task_id, batch=rep.earlier.batch or self.tr("no batch"),
+            date="" if done is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(done)))
+
     def set_errors_only(self, on: bool) -> None:
         if on != self._errors_only:
             self.beginResetModel()
@@ -160,16 +177,21 @@ class PreviewModel(QAbstractTableModel):
                 return e.text
             if col == 5:
                 return "" if e.row is None else self.fan_out(e.row)
-            return self.tr("OK") if e.status is None else e.status
+            if e.status is None:
+                return self.repeat_text(e.line) or self.tr("OK")
+            return e.status
         if role == Qt.ItemDataRole.ToolTipRole and col in (3, 4):
             if col == 4 and e.status:
                 return e.status
+            if col == 4 and e.row is not None and e.line in self._staged.repeats:
+                return plain_tip(self.repeat_text(e.line))
             if e.row is not None:  # more of the prompt than the cell shows, but never megabytes
                 prompt = e.row.prompt
                 return prompt[:_TOOLTIP_CHARS] + ("…" if len(prompt) > _TOOLTIP_CHARS else "")
             return e.text
         if role == Qt.ItemDataRole.ForegroundRole and col == 4:
-            return state_color("failed" if e.status else "success", self._dark)
+            repeat = e.status is None and e.line in self._staged.repeats
+            return state_color("failed" if e.status else "canceled" if repeat else "success", self._dark)
         if role == Qt.ItemDataRole.BackgroundRole and e.status is not None:
             bg = QColor(state_color("failed", self._dark))
             bg.setAlpha(45)

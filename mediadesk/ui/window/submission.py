@@ -5,8 +5,9 @@ refusal (caps, unknown profile, unset API key variable) and the result shown to 
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -14,15 +15,20 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
 from mediadesk.core.batch import BatchRow, parse_pasted, templates_dir
+from mediadesk.scheduler.duplicates import Duplicates, Plan, RowRepeat
 from mediadesk.scheduler.intake import SUBMIT_CHUNK, MissingApiKeysError
 from mediadesk.scheduler.scheduler import Scheduler
+from mediadesk.store import TaskReader
 from mediadesk.store.errors import StorageError
+from mediadesk.store.open_errors import StoreOpenError
 from mediadesk.store.taskstore import AddResult
-from mediadesk.ui.dialogs.batch_dialog import BatchDialog
+from mediadesk.ui.dialogs.batch_dialog import BatchDialog, FindRepeats
 from mediadesk.ui.jobs.workers import TaskJobs, cyclic_gc_paused, release_free_memory
 from mediadesk.ui.window.status_line import Notify, ShowStatus
 
 __all__ = ["BatchSubmission"]
+
+log = logging.getLogger(__name__)
 
 
 class BatchSubmission:
@@ -52,7 +58,8 @@ class BatchSubmission:
         self.close_dialog()
         names = self.scheduler.profile_names()
         dlg = BatchDialog([self.scheduler.profile_view(n) for n in names], self._parent, known_profiles=names,
-                          templates_dir=templates_dir(self.scheduler.workspace.data_dir))
+                          templates_dir=templates_dir(self.scheduler.workspace.data_dir),
+                          find_repeats=self._repeats_finder())
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dlg.accepted.connect(lambda: self._submit_accepted(dlg))
         dlg.destroyed.connect(lambda *_: self._dialog_gone(dlg))
@@ -61,6 +68,24 @@ class BatchSubmission:
         self.dialog = dlg
         dlg.open()
         return dlg
+
+    def _repeats_finder(self) -> FindRepeats:
+        """The staging preview's duplicate flags, found on the parse's worker thread through a reader of its
+        own (the store is the loop thread's); a database that cannot be read flags nothing."""
+        intake, location = self.scheduler.intake, self.scheduler.workspace.location
+
+        def find(rows: Sequence[BatchRow]) -> Mapping[int, RowRepeat]:
+            try:
+                reader = TaskReader(location)
+            except StoreOpenError:
+                log.warning("duplicates not looked up: the database cannot be read", exc_info=True)
+                return {}
+            try:
+                return intake.row_repeats(rows, reader.done_of)
+            finally:
+                reader.close()
+
+        return find
 
     def open_demo_batch(self) -> None:
         if self.demo_batch is not None:
@@ -78,23 +103,25 @@ class BatchSubmission:
     def _batch_name(batch: str | None) -> str:
         return batch or time.strftime("console-%Y%m%d-%H%M%S")
 
-    def submit_rows(self, rows: Sequence[BatchRow], *, batch: str | None = None) -> AddResult | None:
+    def submit_rows(self, rows: Sequence[BatchRow], *, batch: str | None = None,
+                    duplicates: Duplicates | None = None) -> AddResult | None:
         """Staged rows to tasks in one transaction, through the scheduler's intake (caps and key
-        check as for the CLI). Big batches go through :meth:`submit_rows_async`."""
+        check as for the CLI; repeats as ``duplicates`` says). Big batches go through
+        :meth:`submit_rows_async`."""
         if not rows:
             return None
         try:
-            res = self.scheduler.intake.submit_rows(rows, self._batch_name(batch)).result
+            done = self.scheduler.intake.submit_rows(rows, self._batch_name(batch), duplicates=duplicates)
         except StorageError:  # the scheduler halted; its StorageFailed event shows the box and status
             return None
         except ValueError as exc:
             self._refused(exc)
             return None
-        self._report_submit(res)
-        return res
+        self._report_submit(done.result, done.plan)
+        return done.result
 
     async def submit_rows_async(self, rows: Sequence[BatchRow], *, batch: str | None = None,
-                                chunk: int = SUBMIT_CHUNK) -> AddResult | None:
+                                chunk: int = SUBMIT_CHUNK, duplicates: Duplicates | None = None) -> AddResult | None:
         """The intake's chunked submit, on the GUI thread with the loop run between chunks (a
         worker thread doing pure Python would starve the GUI thread of the GIL); the cyclic GC is
         paused meanwhile (:func:`~mediadesk.ui.jobs.workers.cyclic_gc_paused`)."""
@@ -104,7 +131,8 @@ class BatchSubmission:
         with cyclic_gc_paused():
             try:
                 done = await self.scheduler.intake.submit_rows_async(
-                    rows, self._batch_name(batch), chunk=chunk, progress=self._submit_progress)
+                    rows, self._batch_name(batch), chunk=chunk, progress=self._submit_progress,
+                    duplicates=duplicates)
             except StorageError:  # halted; the StorageFailed event shows the box and status
                 pass
             except ValueError as exc:
@@ -112,7 +140,7 @@ class BatchSubmission:
         release_free_memory()  # the batch's tasks are freed now
         if done is None:
             return None
-        self._report_submit(done.result)
+        self._report_submit(done.result, done.plan)
         return done.result
 
     def submit_rows_from_text(self, text: str, profile: str, priority: int = 0) -> AddResult | None:
@@ -145,17 +173,20 @@ class BatchSubmission:
         self._notify(QCoreApplication.translate("MainWindow", "Batch not submitted"), "\n".join(lines), error=True)
 
     def _submit_accepted(self, dlg: BatchDialog) -> None:
-        rows, batch = dlg.rows(), dlg.source_name()
+        rows, batch, duplicates = dlg.rows(), dlg.source_name(), dlg.duplicates()
         if len(rows) <= SUBMIT_CHUNK:
-            self.submit_rows(rows, batch=batch)
+            self.submit_rows(rows, batch=batch, duplicates=duplicates)
         else:
-            self._jobs.spawn(self.submit_rows_async(rows, batch=batch), "console:submit")
+            self._jobs.spawn(self.submit_rows_async(rows, batch=batch, duplicates=duplicates), "console:submit")
 
-    def _report_submit(self, res: AddResult) -> None:
+    def _report_submit(self, res: AddResult, plan: Plan | None = None) -> None:
         msg = QCoreApplication.translate("MainWindow", "Submitted {added} tasks").format(added=len(res.added))
         if res.existing:
             msg += QCoreApplication.translate("MainWindow", " ({n} already present, left unchanged)").format(
                 n=len(res.existing))
+        if plan is not None and plan.reuse:
+            msg += QCoreApplication.translate("MainWindow", " ({n} earlier answers reused at no cost)").format(
+                n=len(plan.reuse))
         self._show_status(msg)
 
     def set_demo_batch(self, path: Path | None) -> None:
