@@ -891,33 +891,33 @@
 <context>
     <name>BatchDialog</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="103"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="110"/>
         <source>Submit batch</source>
-        <extracomment>A preview was (re)built for the current source (also after a file-level error).</extracomment>
+        <extracomment>Staged rows -&gt; line -&gt; what that row repeats (a finished task of the workspace, a row above); called on the parse&apos;s worker thread. A preview was (re)built for the current source (also after a file-level error).</extracomment>
         <translation>提交批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="113"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="120"/>
         <source>From file</source>
         <translation>从文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="114"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="121"/>
         <source>Paste prompts</source>
         <translation>粘贴提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="118"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="125"/>
         <source>Show errors only</source>
         <translation>仅显示错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="173"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="191"/>
         <source>Open file…</source>
         <translation>打开文件…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="175"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="193"/>
         <source>No file chosen</source>
         <translation>未选择文件</translation>
     </message>
@@ -926,73 +926,93 @@
         <translation type="vanished">JSONL 或 CSV 文件，包含字段 profile、prompt，可选 id、system、priority、route_key。也可以把文件拖放到此窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="229"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="247"/>
         <source>One prompt per line</source>
         <translation>每行一个提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="236"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="254"/>
         <source>Higher runs first</source>
         <translation>数值越大越先运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="238"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="256"/>
         <source>Empty: the profile&apos;s default instructions</source>
         <translation>留空：使用配置的默认指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="210"/>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="252"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="228"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="270"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="177"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="130"/>
+        <source>Skip them</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="130"/>
+        <source>Run them again</source>
+        <translation>再运行一次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="131"/>
+        <source>Reuse the earlier answers (nothing sent, no cost)</source>
+        <translation>沿用先前的回答（不发送，无费用）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="133"/>
+        <source>Rows with the same profile, instructions and prompt as a finished task or a row above. A repeat of a row above is run only by “Run them again”.</source>
+        <translation>与已完成的任务或上方某行的配置、指令和提示词都相同的行。与上方某行重复的行只有选择“再运行一次”时才会运行。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="195"/>
         <source>JSONL, CSV or XLSX with the fields profile (or profiles, n), prompt (or a template and its columns) and optionally id, system, priority, route_key. You can also drop a file onto this window.</source>
         <translation>JSONL、CSV 或 XLSX 文件，包含字段 profile（或 profiles、n）、prompt（或模板及其各列），可选 id、system、priority、route_key。也可以把文件拖放到此窗口。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="196"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="214"/>
         <source>Every other column of the file fills the template&apos;s {placeholders}</source>
         <translation>文件的其他各列填入模板的 {placeholders} 占位符</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="200"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="218"/>
         <source>From the file (profile or profiles column)</source>
         <translation>取自文件（profile 或 profiles 列）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="205"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="223"/>
         <source>Sheet</source>
         <translation>工作表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="209"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="227"/>
         <source>Template</source>
         <translation>模板</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="221"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="239"/>
         <source>None: the file&apos;s prompt or template column</source>
         <translation>无：使用文件的 prompt 或 template 列</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="253"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="271"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="254"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="272"/>
         <source>Instructions</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="413"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="448"/>
         <source>Open batch file</source>
         <translation>打开批次文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="414"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="449"/>
         <source>Batch files (*.jsonl *.ndjson *.json *.csv *.xlsx);;All files (*)</source>
         <translation>批次文件 (*.jsonl *.ndjson *.json *.csv *.xlsx);;所有文件 (*)</translation>
     </message>
@@ -1001,37 +1021,42 @@
         <translation type="vanished">批次文件 (*.jsonl *.ndjson *.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="423"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="458"/>
         <source>This profile sends the prompt only (need_empty_prompt is on): instructions are not sent.</source>
         <translation>此配置只发送提示词（need_empty_prompt 已开启）：不会发送指令。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="491"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="522"/>
+        <source>{done} rows repeat finished tasks, {above} repeat a row above:</source>
+        <translation>{done} 行与已完成的任务重复，{above} 行与上方某行重复：</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="536"/>
         <source>Parsing…</source>
         <translation>正在解析…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="493"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="538"/>
         <source>Nothing staged yet</source>
         <translation>尚未暂存任何内容</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="495"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="540"/>
         <source>{valid} valid, {errors} errors, read as {encoding}</source>
         <translation>{valid} 条有效，{errors} 条错误，按 {encoding} 读取</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="498"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="543"/>
         <source>{valid} valid, {errors} errors</source>
         <translation>{valid} 条有效，{errors} 条错误</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="507"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="552"/>
         <source>Submit 1 task</source>
         <translation>提交 1 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="509"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_dialog.py" line="554"/>
         <source>Submit {n} tasks</source>
         <translation>提交 {n} 个任务</translation>
     </message>
@@ -1362,6 +1387,51 @@
         <location filename="../../mediadesk/ui/dialogs/close_question.py" line="67"/>
         <source>Keep running in the tray</source>
         <translation>在托盘中继续运行</translation>
+    </message>
+</context>
+<context>
+    <name>ComparisonView</name>
+    <message>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="84"/>
+        <source>All tasks</source>
+        <extracomment>Characters of an answer&apos;s first line shown in its cell (the whole answer: hover, or select it). Where a cell keeps its task id.</extracomment>
+        <translation>所有任务</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="86"/>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="279"/>
+        <source>Keep</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="89"/>
+        <source>Keep the selected answer: the other answers of its prompt are no longer kept (double-click an answer does the same; on a kept answer it takes the mark off)</source>
+        <translation>保留所选回答：同一提示词的其他回答不再保留（双击回答效果相同；对已保留的回答则取消标记）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="94"/>
+        <source>Batch:</source>
+        <translation>批次：</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="114"/>
+        <source>Send one prompt to several profiles (a batch row&apos;s &quot;profiles&quot;), or several samples (&quot;n&quot;), to compare their answers here.</source>
+        <translation>把一个提示词发给多个配置（批次行的 &quot;profiles&quot;），或取多个样本（&quot;n&quot;），即可在这里对比它们的回答。</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="228"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="255"/>
+        <source>★ kept</source>
+        <translation>★ 已保留</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/panels/comparison_view.py" line="279"/>
+        <source>Unkeep</source>
+        <translation>取消保留</translation>
     </message>
 </context>
 <context>
@@ -2803,211 +2873,216 @@
     </message>
     <message>
         <location filename="../../mediadesk/core/log_lines.py" line="154"/>
+        <source>reused the answer of task {task}: nothing sent, no cost</source>
+        <translation>沿用任务 {task} 的回答：未发送，无费用</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/core/log_lines.py" line="155"/>
         <source>resolved by operator: {action} ({note})</source>
         <translation>操作员已处理：{action}（{note}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="155"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="156"/>
         <source>resolved by operator: {action}</source>
         <translation>操作员已处理：{action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="156"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="157"/>
         <source>not run: {why}</source>
         <translation>未运行：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="157"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="158"/>
         <source>an earlier turn ({task}) of conversation {conversation} ended {state}</source>
         <translation>会话 {conversation} 的前一轮（{task}）以“{state}”结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="159"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="160"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="160"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="161"/>
         <source>canceled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="162"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="163"/>
         <source>success in {seconds} s{more}</source>
         <translation>成功，用时 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="163"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="164"/>
         <source> (truncated: the provider stopped at its length limit)</source>
         <translation>（已截断：服务商在长度上限处停止）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="165"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="166"/>
         <source>canceled {who} while running</source>
         <translation>运行中被取消{who}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="166"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="167"/>
         <source>by operator</source>
         <translation>（操作员）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="167"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="168"/>
         <source>(the attempt was cancelled)</source>
         <translation>（本次尝试被取消）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="168"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="169"/>
         <source>attempt abandoned: the task was taken over (stale heartbeat)</source>
         <translation>已放弃本次尝试：任务已被接管（心跳过期）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="170"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="171"/>
         <source>interrupted by shutdown; will resume</source>
         <translation>因关闭而中断；将会继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="171"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="172"/>
         <source>interrupted: the database failed; will resume</source>
         <translation>已中断：数据库出错；将会继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="173"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="174"/>
         <source>recovered after a crash: cancel had been requested</source>
         <translation>崩溃后恢复：此前已请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="175"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="176"/>
         <source>recovered: cancel had been requested</source>
         <translation>已恢复：此前已请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="176"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="177"/>
         <source>failed: {error}</source>
         <translation>失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="178"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="179"/>
         <source>attempt {attempt} failed ({error}); {why}</source>
         <translation>第 {attempt} 次尝试失败（{error}）；{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="179"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="180"/>
         <source>not started ({error}); attempt not charged, back in the queue for {seconds} s{more}</source>
         <translation>未开始（{error}）；本次尝试不计数，重新排队 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="181"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="182"/>
         <source>attempt {attempt} {why} ({error}){more}</source>
         <translation>第 {attempt} 次尝试：{why}（{error}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="182"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="183"/>
         <source>; callee paused {seconds} s{more}</source>
         <translation>；被调用方暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="183"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="184"/>
         <source>; {callee} paused {seconds} s{more}</source>
         <translation>；{callee}暂停 {seconds} 秒{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="184"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="185"/>
         <source>; breaker {breaker} ({reason}){more}</source>
         <translation>；熔断器{breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="185"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="186"/>
         <source>; {callee} stopped, not probed: it waits for the operator</source>
         <translation>；{callee}已停止，不再探测：等待操作员处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="187"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="188"/>
         <source>, next probe in {seconds} s</source>
         <translation>，{seconds} 秒后下次探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="188"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="189"/>
         <source>retry {n}/{max} in {seconds} s</source>
         <translation>{seconds} 秒后第 {n}/{max} 次重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="189"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="190"/>
         <source>not retryable</source>
         <translation>不可重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="190"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="191"/>
         <source>no retries left</source>
         <translation>重试次数已用完</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="191"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="192"/>
         <source>not started; attempt not charged</source>
         <translation>未开始；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="192"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="193"/>
         <source>refused by the callee; attempt not charged</source>
         <translation>被调用方拒绝；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="193"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="194"/>
         <source>could not reach the callee; attempt not charged</source>
         <translation>无法连接被调用方；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="195"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="196"/>
         <source>stopped the callee until the operator fixes it; attempt not charged</source>
         <translation>已停止该被调用方，直到操作员修复；本次尝试不计数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="197"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="198"/>
         <source>crashed or timed out on {n} attempts: set aside for a person</source>
         <translation>{n} 次尝试崩溃或超时：已搁置，等待人工处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="200"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="201"/>
         <source>expired: {why}</source>
         <translation>已过期：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="201"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="202"/>
         <source>not started within max_wait_s = {limit} s (waited {seconds} s)</source>
         <translation>未在 max_wait_s = {limit} 秒内开始（已等待 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="203"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="204"/>
         <source>fallback exhausted: {why}</source>
         <translation>后备链已用尽：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="204"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="205"/>
         <source>every step of the fallback chain failed; last: {profile} ({kind}: {error})</source>
         <translation>后备链的每一步都失败了；最后一步：{profile}（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="206"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="207"/>
         <source>fallback: {why}; moved to {profile}</source>
         <translation>后备：{why}；已转到 {profile}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="207"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="208"/>
         <source>fallback: {why}; answered with the rule reply</source>
         <translation>后备：{why}；已用规则回复作答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="208"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="209"/>
         <source>{profile} could not serve it ({kind}: {error})</source>
         <translation>{profile} 无法处理（{kind}: {error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="209"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="210"/>
         <source>retry by operator</source>
         <translation>操作员要求重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="210"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="211"/>
         <source>reroute by operator to {profile}</source>
         <translation>操作员改派到 {profile}</translation>
     </message>
@@ -3020,152 +3095,152 @@
         <translation type="vanished">操作员执行 {action}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="212"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="213"/>
         <source>{request} -&gt; {status} in {seconds} s, {chars} chars{more}</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒，{chars} 个字符{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="213"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="214"/>
         <source>{request} -&gt; {status} in {seconds} s ({kind}{more})</source>
         <translation>{request} -&gt; {status}，用时 {seconds} 秒（{kind}{more}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="214"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="215"/>
         <source>{request} -&gt; not sent: {error}</source>
         <translation>{request} -&gt; 未发送：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="215"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="216"/>
         <source>{request} -&gt; cancelled after {seconds} s</source>
         <translation>{request} -&gt; {seconds} 秒后取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="216"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="217"/>
         <source>{request} -&gt; {kind} after {seconds} s{more}</source>
         <translation>{request} -&gt; {seconds} 秒后 {kind}{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="217"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="218"/>
         <source>POST {path} stream={flag}</source>
         <translation>POST {path} stream={flag}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="218"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="219"/>
         <source> (truncated: finish_reason=length)</source>
         <translation>（已截断：finish_reason=length）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="219"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="220"/>
         <source>, retry after {seconds} s</source>
         <translation>，{seconds} 秒后重试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="220"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="221"/>
         <source>; usage {prompt} in ({cached} cached) / {completion} out</source>
         <translation>；用量：输入 {prompt}（其中 {cached} 命中缓存）/ 输出 {completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="221"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="222"/>
         <source>; usage {prompt} in / {completion} out</source>
         <translation>；用量：输入 {prompt} / 输出 {completion}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="222"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="223"/>
         <source>; no usage reported (estimated from characters)</source>
         <translation>；服务商未报告用量（按字符估算）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="223"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="224"/>
         <source>; thinking kept apart: {chars} chars</source>
         <translation>；思考过程已单独保存：{chars} 个字符</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="224"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="225"/>
         <source>; thinking kept apart: {chars} chars, {tokens} tokens</source>
         <translation>；思考过程已单独保存：{chars} 个字符，{tokens} 个令牌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="226"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="227"/>
         <source>rate limits: {why}</source>
         <translation>速率限制：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="227"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="228"/>
         <source>the provider allows {n} tokens a minute</source>
         <translation>服务商每分钟允许 {n} 个令牌</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="228"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="229"/>
         <source>the provider allows {n} requests a minute</source>
         <translation>服务商每分钟允许 {n} 个请求</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="229"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="230"/>
         <source>{n} tokens left in the provider&apos;s window: waiting for them</source>
         <translation>服务商窗口内剩余 {n} 个令牌：等待补足</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="231"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="232"/>
         <source>{n} tokens left in the provider&apos;s window: holding {seconds} s</source>
         <translation>服务商窗口内剩余 {n} 个令牌：暂停 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="233"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="234"/>
         <source>no request left in the provider&apos;s window: waiting for one</source>
         <translation>服务商窗口内已无剩余请求：等待下一个</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="235"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="236"/>
         <source>no request left in the provider&apos;s window: holding {seconds} s</source>
         <translation>服务商窗口内已无剩余请求：暂停 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="238"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="239"/>
         <source>sent in provider batch {batch} ({n} tasks, economy)</source>
         <translation>已随服务商批次 {batch} 发送（{n} 个任务，经济通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="239"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="240"/>
         <source>provider batch {batch} found again after a restart</source>
         <translation>重启后重新找到服务商批次 {batch}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="240"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="241"/>
         <source>back in the queue, not charged: {reason}</source>
         <translation>已回到队列，不计次数：{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="241"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="242"/>
         <source>canceled by operator; provider batch {batch} ended</source>
         <translation>已被操作员取消；服务商批次 {batch} 已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="242"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="243"/>
         <source>success from provider batch {batch} (economy)</source>
         <translation>由服务商批次 {batch} 成功返回（经济通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="243"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="244"/>
         <source>its provider batch was never created (interrupted)</source>
         <translation>其服务商批次从未创建（被中断）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="245"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="246"/>
         <source>the provider did not take the batch ({kind}: {error})</source>
         <translation>服务商未接受该批次（{kind}：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="248"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="249"/>
         <source>(at lane start) {line}</source>
         <translation>（通道启动时）{line}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="249"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="250"/>
         <source>account {account}: chromium pid {pid}, debug port {port}</source>
         <translation>账号 {account}：chromium 进程 {pid}，调试端口 {port}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="251"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="252"/>
         <source>answer {chars} chars; driver overhead {ms} ms</source>
         <translation>回答 {chars} 个字符；驱动开销 {ms} 毫秒</translation>
     </message>
@@ -3182,378 +3257,378 @@
         <translation type="vanished">完成：页面内容已稳定（回答流仍未关闭）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="252"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="253"/>
         <source>the prompt ({chars} chars) is longer than the site&apos;s paste_limit ({limit}): it went as the attached file prompt.txt, with the adapter&apos;s attach_note typed in the box</source>
         <translation>提示词（{chars} 个字符）超过了网站的 paste_limit（{limit}）：已作为附件 prompt.txt 发送，输入框中填入的是适配器的 attach_note</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="255"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="256"/>
         <source>done: {why}</source>
         <translation>完成：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="256"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="257"/>
         <source>waited: {why}</source>
         <translation>已等待：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="257"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="258"/>
         <source>the site was still generating (its busy indicator showed): waited {seconds} s before typing</source>
         <translation>网站仍在生成（忙碌指示仍显示）：输入前等待了 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="259"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="260"/>
         <source>an earlier answer&apos;s stream ({streams}) was still open: waited {seconds} s before typing</source>
         <translation>先前回答的回答流（{streams}）仍未关闭：输入前等待了 {seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="261"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="262"/>
         <source>stream ended: the stream our send started ended, then the answer was still {ms} ms</source>
         <translation>回答流已结束：我们发送后开启的回答流已结束，随后回答 {ms} 毫秒内未再变化</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="263"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="264"/>
         <source>page settled (stream still open): no busy indicator and the answer unchanged for {seconds} s while a stream of ours stayed open (a channel the site keeps open)</source>
         <translation>页面内容已稳定（回答流仍未关闭）：没有忙碌指示，且回答 {seconds} 秒内未变化，而我们的回答流仍开着（网站一直保持打开的通道）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="266"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="267"/>
         <source>page settled: no stream of ours to read the end from, so busy gone and the answer unchanged for settle_ms = {ms} ms</source>
         <translation>页面内容已稳定：没有可读出结束的回答流，因此以忙碌指示消失且回答在 settle_ms = {ms} 毫秒内未变化为准</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="269"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="270"/>
         <source>answer read from the site&apos;s stream ({frames} frames): {chars} chars as the model wrote them, {reasoning} chars of reasoning kept apart</source>
         <translation>回答取自网站的回答流（{frames} 帧）：按模型原文共 {chars} 个字符，另有 {reasoning} 个字符的推理过程单独保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="272"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="273"/>
         <source>answer read from the page, not the stream: {why}</source>
         <translation>回答取自页面，而非回答流：{why}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="273"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="274"/>
         <source>the adapter&apos;s stream decoder found no answer in {frames} frames (has the site changed its stream&apos;s format?)</source>
         <translation>适配器的回答流解码器在 {frames} 帧中未找到回答（网站是否更改了回答流的格式？）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="276"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="277"/>
         <source>nothing of our stream could be kept to read the answer from (see the stream&apos;s events)</source>
         <translation>未能保留我们的回答流内容以读取回答（见回答流事件）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="278"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="279"/>
         <source>answer not found: {error}; the task goes back uncharged, the account rests</source>
         <translation>未找到回答：{error}；任务退回队列且不计尝试次数，该账号暂停</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="280"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="281"/>
         <source>no answer was found for this prompt {n} times: counted as a failure of the task</source>
         <translation>此提示词已有 {n} 次未找到回答：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="282"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="283"/>
         <source>warning: {warning}</source>
         <translation>警告：{warning}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="283"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="284"/>
         <source>interrupted: another desktop took this account over; will resume</source>
         <translation>已中断：另一台桌面接管了此账号；稍后继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="285"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="286"/>
         <source>recycling the browser after {n} tasks</source>
         <translation>已运行 {n} 个任务，回收浏览器</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="286"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="287"/>
         <source>the site answered this prompt with only a busy notice {n} times: counted as a failure of the task</source>
         <translation>站点对这个提示词 {n} 次只回复了繁忙提示：计为任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="289"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="290"/>
         <source>conversation {conversation}: turn {turn} in its chat thread (reopening {url})</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮（重新打开 {url}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="291"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="292"/>
         <source>conversation {conversation}: turn {turn} in its chat thread</source>
         <translation>会话 {conversation}：在其聊天线程中进行第 {turn} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="293"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="294"/>
         <source>conversation {conversation}: its chat thread cannot be reopened on this account; replaying {n} earlier turn(s) in a new chat</source>
         <translation>会话 {conversation}：此账号无法重新打开其聊天线程；在新聊天中重放之前的 {n} 轮</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="296"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="297"/>
         <source>not started: {error}</source>
         <translation>未开始：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="297"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="298"/>
         <source>evidence: {files}</source>
         <translation>证据：{files}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="298"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="299"/>
         <source>canceled: generation stopped and page replaced</source>
         <translation>已取消：已停止生成并替换页面</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="299"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="300"/>
         <source>canceled: browser did not answer within {seconds} s; killed it</source>
         <translation>已取消：浏览器 {seconds} 秒内无响应；已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="302"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="303"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} failed: {error})</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，失败：{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="305"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="306"/>
         <source>automatic login: not tried again before {time} (one try per {seconds} s; the last one at {last} succeeded)</source>
         <translation>自动登录：{time} 之前不再尝试（每 {seconds} 秒最多一次；上次在 {last}，成功）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="308"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="309"/>
         <source>automatic login: {account} is logged in again</source>
         <translation>自动登录：{account} 已重新登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="309"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="310"/>
         <source>automatic login: {error}; logging {account} in with its stored credentials ({source})</source>
         <translation>自动登录：{error}；正在用保存的凭据登录 {account}（{source}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="311"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="312"/>
         <source>automatic login failed: {why}; next try not before {time}</source>
         <translation>自动登录失败：{why}；{time} 之前不再尝试</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="313"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="314"/>
         <source>still logged out after submitting the login form ({error})</source>
         <translation>提交登录表单后仍未登录（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="316"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="317"/>
         <source>browser: previous chromium is gone; relaunching on a fresh process</source>
         <translation>浏览器：之前的 chromium 已退出；正在用新进程重新启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="318"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="319"/>
         <source>browser: the page could not be replaced; browser ended</source>
         <translation>浏览器：无法替换页面；浏览器已结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="320"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="321"/>
         <source>browser: started chromium pid {pid} on {path}</source>
         <translation>浏览器：已启动 chromium 进程 {pid}，配置目录 {path}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="321"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="322"/>
         <source>browser: chromium pid {pid} listening on port {port} (CDP connected)</source>
         <translation>浏览器：chromium 进程 {pid} 在端口 {port} 监听（CDP 已连接）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="323"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="324"/>
         <source>browser: closing chromium pid {pid} ({n} processes, grace {seconds} s)</source>
         <translation>浏览器：正在关闭 chromium 进程 {pid}（{n} 个进程，宽限 {seconds} 秒）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="325"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="326"/>
         <source>browser: chromium pid {pid} closed {how} ({n} processes){more}</source>
         <translation>浏览器：chromium 进程 {pid} 已{how}关闭（{n} 个进程）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="327"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="328"/>
         <source>gracefully</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="328"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="329"/>
         <source>after SIGKILL</source>
         <translation>在 SIGKILL 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="329"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="330"/>
         <source>after SIGTERM</source>
         <translation>在 SIGTERM 后</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="330"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="331"/>
         <source>; STILL RUNNING: {pids}</source>
         <translation>；仍在运行：{pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="331"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="332"/>
         <source>browser: chromium pid {pid} killed ({n} processes)</source>
         <translation>浏览器：chromium 进程 {pid} 已强制结束（{n} 个进程）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="332"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="333"/>
         <source>browser: could not write {path}/.mediadesk-browser.json: {error}</source>
         <translation>浏览器：无法写入 {path}/.mediadesk-browser.json：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="334"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="335"/>
         <source>session cookies: restored {n} ({domains}) from {file}</source>
         <translation>会话 cookie：已从 {file} 恢复 {n} 个（{domains}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="335"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="336"/>
         <source>session cookies: could not restore {n} from {file}: {error}</source>
         <translation>会话 cookie：无法从 {file} 恢复 {n} 个：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="337"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="338"/>
         <source>session cookies: could not save {file}: {error}</source>
         <translation>会话 cookie：无法保存 {file}：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="338"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="339"/>
         <source>session cookies: not saved ({error})</source>
         <translation>会话 cookie：未保存（{error}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="340"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="341"/>
         <source>self-check: clean{more}</source>
         <translation>自检：正常{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="341"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="342"/>
         <source> (removed stale {files})</source>
         <translation>（已删除过期的 {files}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="342"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="343"/>
         <source>self-check: found residue {name} pid {pid} on {path}: {outcome} ({n} processes); {reason}</source>
         <translation>自检：在 {path} 上发现残留的 {name} 进程 {pid}：{outcome}（{n} 个进程）；{reason}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="344"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="345"/>
         <source>terminated</source>
         <translation>已终止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="345"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="346"/>
         <source>killed after {seconds} s grace</source>
         <translation>宽限 {seconds} 秒后已强制结束</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="346"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="347"/>
         <source>could NOT end pids {pids}</source>
         <translation>无法结束进程 {pids}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="347"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="348"/>
         <source>self-check: our recorded port {port} is used by {process}, not on this profile: left alone</source>
         <translation>自检：我们记录的端口 {port} 被 {process} 占用，它不属于此配置目录：不做处理</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="349"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="350"/>
         <source>self-check: profile {path} is in use by {process}; close it or wait ({reason})</source>
         <translation>自检：配置目录 {path} 正被 {process} 使用；请关闭它或等待（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="351"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="352"/>
         <source>an open browser of this MediaDesk uses it</source>
         <translation>本 MediaDesk 打开的浏览器正在使用它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="352"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="353"/>
         <source>Chromium&apos;s SingletonLock says another computer uses this profile; if that is stale, delete the SingletonLock file in the profile</source>
         <translation>Chromium 的 SingletonLock 表明另一台计算机正在使用此配置目录；如果这已过时，请删除配置目录中的 SingletonLock 文件</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="355"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="356"/>
         <source>Chromium&apos;s SingletonLock names it and its command line cannot be read</source>
         <translation>Chromium 的 SingletonLock 指向它，但无法读取它的命令行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="357"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="358"/>
         <source>the account lock is held by pid {pid}</source>
         <translation>账号锁被进程 {pid} 持有</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="358"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="359"/>
         <source>an orphaned chromium {type} process whose browser is gone</source>
         <translation>一个孤立的 chromium {type} 进程，其浏览器已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="360"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="361"/>
         <source>recorded by this MediaDesk</source>
         <translation>由本 MediaDesk 记录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="361"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="362"/>
         <source>recorded by MediaDesk pid {pid}, which is gone</source>
         <translation>由 MediaDesk 进程 {pid} 记录，该进程已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="362"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="363"/>
         <source>it belongs to MediaDesk pid {pid}, which is still running</source>
         <translation>它属于 MediaDesk 进程 {pid}，该进程仍在运行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="364"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="365"/>
         <source>it only holds our recorded debug port; not on our profile, not ours</source>
         <translation>它只占用了我们记录的调试端口；不在我们的配置目录上，不属于我们</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="366"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="367"/>
         <source>the account lock was free and this MediaDesk started it but no longer has it open</source>
         <translation>账号锁空闲，它由本 MediaDesk 启动，但本 MediaDesk 已不再打开它</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="368"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="369"/>
         <source>the account lock was free and the MediaDesk that started it is gone</source>
         <translation>账号锁空闲，且启动它的 MediaDesk 已退出</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="370"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="371"/>
         <source>it was not started by MediaDesk and cannot be attributed</source>
         <translation>它不是由 MediaDesk 启动的，无法确定归属</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="373"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="374"/>
         <source>the answer quoted the API key (the server echoed the Authorization header): stored with *** in its place</source>
         <translation>回答中引用了 API 密钥（服务器回显了 Authorization 请求头）：已以 *** 代替后保存</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="376"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="377"/>
         <source>stored with U+FFFD in place of {what} that no database can hold as text (a lone surrogate or NUL the provider sent)</source>
         <translation>已保存，{what}以 U+FFFD 代替（提供方发送了数据库无法作为文本保存的孤立代理项或 NUL）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="379"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="380"/>
         <source>{line}; {note}</source>
         <translation>{line}；{note}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="381"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="382"/>
         <source>{text}</source>
         <extracomment>someone else&apos;s words (a server&apos;s error text as a probe&apos;s answer): shown as they came</extracomment>
         <translation>{text}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="383"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="384"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="386"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="387"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker} ({reason}){more}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）{more}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="390"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="391"/>
         <source>{callee} {name}: probe failed ({what}); waiting since {since} ({seconds} s) for it to answer a probe (every {interval} s); its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：探测失败（{what}）；自 {since}（{seconds} 秒）起等待它响应探测（每 {interval} 秒一次）；其任务保持待处理，不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="393"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="394"/>
         <source>{callee} {name}: probe failed ({what}){more}</source>
         <translation>{callee} {name}：探测失败（{what}）{more}</translation>
     </message>
@@ -3562,22 +3637,22 @@
         <translation type="vanished">{callee} {name}：{reason}；在修正配置并重启 MediaDesk 之前，不再发送任务，也不再探测</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="394"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="395"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the key is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：{reason}；在密钥修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="398"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="399"/>
         <source>{callee} {name}: {reason}; no task is sent and no probe either until the config is fixed and the endpoint resumed (console: Exceptions, Check and resume) or MediaDesk started again; its tasks stay pending, nothing is charged</source>
         <translation>{callee} {name}：{reason}；在配置修正并恢复该端点（控制台：异常，检查并恢复）或重新启动 MediaDesk 之前，不发送任务，也不探测；它的任务保持等待，不计任何尝试次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="402"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="403"/>
         <source>{callee} {name}: resumed by the operator (it was stopped: {reason})</source>
         <translation>{callee} {name}：已由操作员恢复（此前停止原因：{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="404"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="405"/>
         <source>stopped: {error}</source>
         <translation>已停止：{error}</translation>
     </message>
@@ -3586,12 +3661,12 @@
         <translation type="vanished">{callee} {name}：熔断器 {was} -&gt; {breaker}（{reason}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="388"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="389"/>
         <source>{callee} {name}: breaker {was} -&gt; {breaker}</source>
         <translation>{callee} {name}：熔断器 {was} -&gt; {breaker}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="389"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="390"/>
         <source>{callee} {name}: probe ok ({what})</source>
         <translation>{callee} {name}：探测成功（{what}）</translation>
     </message>
@@ -3600,137 +3675,137 @@
         <translation type="vanished">{callee} {name}：探测失败（{what}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="405"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="406"/>
         <source>endpoint</source>
         <translation>端点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="406"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="407"/>
         <source>account</source>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="407"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="408"/>
         <source>closed</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="408"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="409"/>
         <source>open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="409"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="410"/>
         <source>half_open</source>
         <translation>半开</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="410"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="411"/>
         <source>no probe for this callee: one trial task decides</source>
         <translation>此被调用方没有探测：由一个试运行任务决定</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="411"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="412"/>
         <source>probe error: {error}</source>
         <translation>探测出错：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="412"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="413"/>
         <source>the trial task failed</source>
         <translation>试运行任务失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="413"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="414"/>
         <source>{failed} of the last {n} calls failed</source>
         <translation>最近 {n} 次调用中有 {failed} 次失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="414"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="415"/>
         <source>refused with no success for {seconds} s</source>
         <translation>已连续 {seconds} 秒被拒绝且没有成功</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="415"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="416"/>
         <source>unavailable: {error}</source>
         <translation>不可用：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="416"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="417"/>
         <source>out of credit: {error}</source>
         <translation>额度用尽：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="418"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="419"/>
         <source>site unreachable: {error}</source>
         <translation>站点无法访问：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="419"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="420"/>
         <source>site down: {error}; the task goes back uncharged and the account&apos;s breaker probes the site</source>
         <translation>站点宕机：{error}；任务退回队列且不计次数，账号的熔断器会探测该站点</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="421"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="422"/>
         <source>network: {error} and the site does not answer ({answer}): the run is cut</source>
         <translation>网络：{error}，且站点无响应（{answer}）：本次运行已中止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="423"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="424"/>
         <source>network: {error}, but the site answers ({answer}): the run goes on</source>
         <translation>网络：{error}，但站点仍有响应（{answer}）：运行继续</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="425"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="426"/>
         <source>usage limit: account {account} {rest}; it takes no task until then</source>
         <translation>用量上限：账号 {account} {rest}；在此之前不接任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="427"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="428"/>
         <source>challenge: account {account} needs a person: {error}; resolve it with the account&apos;s &apos;Log in&apos; (a visible browser on its profile); the task goes back uncharged</source>
         <translation>人机验证：账号 {account} 需要人工处理：{error}；请用该账号的“登录”处理（在其配置文件上打开可见浏览器）；任务退回队列且不计次数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="430"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="431"/>
         <source>account {account} needs a person: {error}</source>
         <translation>账号 {account} 需要人工处理：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="432"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="433"/>
         <source>not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="433"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="434"/>
         <source>no answer within {seconds} s</source>
         <translation>{seconds} 秒内无应答</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="434"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="435"/>
         <source>HTTP {status}</source>
         <translation>HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="435"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="436"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="436"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="437"/>
         <source>an operator is logging in</source>
         <translation>操作员正在登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="437"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="438"/>
         <source>a run is in progress</source>
         <translation>正在运行任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="438"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="439"/>
         <source>needs login: {error}</source>
         <translation>需要登录：{error}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/core/log_lines.py" line="439"/>
+        <location filename="../../mediadesk/core/log_lines.py" line="440"/>
         <source>logged in, prompt box ready</source>
         <translation>已登录，输入框就绪</translation>
     </message>
@@ -3738,35 +3813,50 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="132"/>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="400"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="136"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="432"/>
         <source>MediaDesk — {dir}</source>
         <extracomment>Notices that need the operator (unseen): shown in the title, the status bar and the tray. The window was closed by the operator (the app then stops the scheduler and quits). Setup&apos;s &quot;Restart lanes&quot;: the workspace switcher restarts them from the saved config. The config file this console runs (Setup… edits it); None: &lt;data dir&gt;/config.toml. &quot;Check all accounts…&quot; (one at a time). Whether Setup may offer &quot;Restart lanes&quot; (set by whoever answers restartLanesRequested).</extracomment>
         <translation>MediaDesk — {dir}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="221"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="225"/>
         <source>Accounts</source>
         <extracomment>Asked before the window closes: () -&gt; close now? (the app installs the close question)</extracomment>
         <translation>账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="224"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="228"/>
         <source>Profiles</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="244"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="248"/>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="247"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="251"/>
         <source>Batches</source>
         <translation>批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="275"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="255"/>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="285"/>
+        <source>Answer kept</source>
+        <translation>已保留该回答</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="286"/>
+        <source>Keep mark taken off</source>
+        <translation>已取消保留标记</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="306"/>
         <source>Desktops</source>
         <translation>桌面</translation>
     </message>
@@ -3776,113 +3866,138 @@
         <translation>异常 ({n})</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="293"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="324"/>
         <source>Setup…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="295"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="326"/>
         <source>Edit endpoints, profiles and accounts in the config file</source>
         <translation>编辑配置文件中的端点、配置和账号</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="402"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="434"/>
         <source>MediaDesk — {config} ({dir})</source>
         <translation>MediaDesk — {config}（{dir}）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="528"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="562"/>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="570"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="604"/>
         <source>Opening a browser to log in {0}...</source>
         <translation>正在打开浏览器以登录 {0}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="574"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="608"/>
         <source>Login for {0} failed: {1}</source>
         <translation>{0} 登录失败：{1}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="577"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="611"/>
         <source>{0} is logged in</source>
         <translation>{0} 已登录</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/main_window.py" line="579"/>
+        <location filename="../../mediadesk/ui/window/main_window.py" line="613"/>
         <source>Login for {0} was not completed</source>
         <translation>{0} 的登录未完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="130"/>
-        <location filename="../../mediadesk/ui/window/submission.py" line="144"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="159"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="173"/>
         <source>Batch not submitted</source>
         <translation>批次未提交</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="122"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="151"/>
         <source>Submitting… {n} of {m}</source>
         <extracomment>The staging dialog while it is open. The bundled demo batch (&quot;Load demo batch&quot;), when this workspace is the demo.</extracomment>
         <translation>正在提交… {n}/{m}</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="133"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="162"/>
         <source>Environment variable {env} is not set; profile(s) {profiles} read their API key from it.</source>
         <translation>环境变量 {env} 未设置；配置 {profiles} 从该变量读取 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="139"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="168"/>
         <source>Quit MediaDesk, run “export {env}=...” (the key itself) in the shell that starts it, or give those profiles api_key_keyring, then start it again.</source>
         <translation>请退出 MediaDesk，在用于启动它的 shell 中运行“export {env}=...”（填入密钥本身），或为这些配置设置 api_key_keyring，然后重新启动。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="154"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="183"/>
         <source>Submitted {added} tasks</source>
         <translation>已提交 {added} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="156"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="185"/>
         <source> ({n} already present, left unchanged)</source>
         <translation>（{n} 个已存在，保持不变）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/submission.py" line="165"/>
+        <location filename="../../mediadesk/ui/window/submission.py" line="188"/>
+        <source> ({n} earlier answers reused at no cost)</source>
+        <translation>（{n} 个先前的回答被沿用，无费用）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/submission.py" line="197"/>
         <source>Demo mode: press “Load demo batch” to stage the demo tasks.</source>
         <translation>演示模式：点击“加载演示批次”来暂存演示任务。</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="76"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="79"/>
         <source>Nothing to cancel: the selected tasks have all finished</source>
         <extracomment>Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows: (tasks to cancel, finished ones left as they are) -&gt; go ahead?</extracomment>
         <translation>没有可取消的：所选任务都已完成</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="80"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="83"/>
         <source>Nothing canceled</source>
         <translation>未取消任何任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="86"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="89"/>
         <source>Cancel requested for {n} of {m} selected tasks</source>
         <translation>已对所选 {m} 个任务中的 {n} 个请求取消</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="93"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="96"/>
         <source>Nothing to retry: select failed or canceled tasks</source>
         <translation>没有可重试的任务：请选择失败或已取消的任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="100"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="103"/>
         <source>Queued {n} tasks again</source>
         <translation>已将 {n} 个任务重新排队</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="120"/>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="145"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="123"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="148"/>
         <source>Nothing selected to export</source>
         <translation>未选择要导出的行</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="161"/>
+        <source>Export into the original spreadsheet</source>
+        <translation>导出到原始表格</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="162"/>
+        <source>Spreadsheets and CSV (*.xlsx *.csv)</source>
+        <translation>表格和 CSV (*.xlsx *.csv)</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="174"/>
+        <source>Writing the results into a copy of {path}…</source>
+        <translation>正在将结果写入 {path} 的副本…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="186"/>
+        <source>Wrote the results of {n} tasks into {path}</source>
+        <translation>已将 {n} 个任务的结果写入 {path}</translation>
     </message>
     <message>
         <location filename="../../mediadesk/ui/window/status_line.py" line="78"/>
@@ -3978,22 +4093,23 @@
         <translation type="vanished">JSON Lines (*.jsonl);;CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="128"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="131"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="167"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="146"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="149"/>
         <source>No rows to export: the filters show none</source>
         <translation>没有可导出的行：当前筛选条件下没有任何行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="148"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="151"/>
         <source>Exporting to {path}…</source>
         <translation>正在导出到 {path}…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/task_actions.py" line="151"/>
+        <location filename="../../mediadesk/ui/window/task_actions.py" line="154"/>
         <source>Exported {n} tasks to {path}</source>
         <translation>已将 {n} 个任务导出到 {path}</translation>
     </message>
@@ -4270,53 +4386,68 @@
 <context>
     <name>PreviewModel</name>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="133"/>
+        <source>Repeats line {line}</source>
+        <extracomment>The encoding a file was read in (&quot;GB18030&quot; ...); None for pasted text. &quot;jsonl&quot;, &quot;csv&quot;, &quot;xlsx&quot; or &quot;pasted&quot;; None before anything is parsed. An XLSX file: the sheet read, and every sheet of the workbook. Line -&gt; what that row repeats (a finished task of the workspace, a row above); found on the worker.</extracomment>
+        <translation>与第 {line} 行重复</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="135"/>
+        <source>Repeats task {task} ({batch}, {date})</source>
+        <translation>与任务 {task} 重复（{batch}，{date}）</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="136"/>
+        <source>no batch</source>
+        <translation>无批次</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="160"/>
         <source>Line</source>
-        <extracomment>The encoding a file was read in (&quot;GB18030&quot; ...); None for pasted text. &quot;jsonl&quot;, &quot;csv&quot;, &quot;xlsx&quot; or &quot;pasted&quot;; None before anything is parsed. An XLSX file: the sheet read, and every sheet of the workbook.</extracomment>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="160"/>
         <source>Profile</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="160"/>
         <source>Priority</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="160"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="143"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="160"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="144"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="161"/>
         <source>Tasks</source>
         <translation>任务数</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="163"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="181"/>
         <source>OK</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="185"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="207"/>
         <source>{profiles} profiles x {samples} samples = {tasks} tasks</source>
         <translation>{profiles} 个配置 × {samples} 个样本 = {tasks} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="188"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="210"/>
         <source>{profiles} profiles = {tasks} tasks</source>
         <translation>{profiles} 个配置 = {tasks} 个任务</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="190"/>
+        <location filename="../../mediadesk/ui/dialogs/batch_preview.py" line="212"/>
         <source>{samples} samples = {tasks} tasks</source>
         <translation>{samples} 个样本 = {tasks} 个任务</translation>
     </message>
@@ -5530,7 +5661,7 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
     </message>
     <message>
         <location filename="../../mediadesk/ui/window/actions.py" line="29"/>
-        <location filename="../../mediadesk/ui/window/actions.py" line="128"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="133"/>
         <source>Pause web</source>
         <translation>暂停网页通道</translation>
     </message>
@@ -5541,7 +5672,7 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
     </message>
     <message>
         <location filename="../../mediadesk/ui/window/actions.py" line="32"/>
-        <location filename="../../mediadesk/ui/window/actions.py" line="130"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="135"/>
         <source>Pause API</source>
         <translation>暂停 API 通道</translation>
     </message>
@@ -5611,12 +5742,22 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
         <translation>所选的行，按表格顺序</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="58"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="53"/>
+        <source>Export into the original spreadsheet…</source>
+        <translation>导出到原始表格…</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/actions.py" line="54"/>
+        <source>A copy of a batch&apos;s .xlsx or .csv file with each row&apos;s answers, states and costs in new columns at the right</source>
+        <translation>批次 .xlsx 或 .csv 文件的副本，每行的回答、状态和费用写在右侧的新列中</translation>
+    </message>
+    <message>
+        <location filename="../../mediadesk/ui/window/actions.py" line="63"/>
         <source>Copy rows</source>
         <translation>复制行</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="59"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="64"/>
         <source>Copy the selected rows as tab-separated text (Ctrl+C)</source>
         <translation>将所选行复制为以制表符分隔的文本（Ctrl+C）</translation>
     </message>
@@ -5625,52 +5766,52 @@ Fix that key in the file and choose “Open a config...” to load it again, or 
         <translation type="vanished">将所有任务及其结果导出为 JSONL 或 CSV（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="63"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="68"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="64"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="69"/>
         <source>Load demo batch</source>
         <translation>加载演示批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="65"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="70"/>
         <source>Open the bundled demo batch in the staging dialog</source>
         <translation>在暂存对话框中打开内置的演示批次</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="68"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="73"/>
         <source>Open config…</source>
         <translation>打开配置…</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="69"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="74"/>
         <source>Switch this console to another config and its workspace (Ctrl+Shift+O)</source>
         <translation>将此控制台切换到另一个配置及其工作区（Ctrl+Shift+O）</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="71"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="76"/>
         <source>Recent configs</source>
         <translation>最近的配置</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="89"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="94"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="107"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="112"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="128"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="133"/>
         <source>Resume web</source>
         <translation>恢复网页通道</translation>
     </message>
     <message>
-        <location filename="../../mediadesk/ui/window/actions.py" line="130"/>
+        <location filename="../../mediadesk/ui/window/actions.py" line="135"/>
         <source>Resume API</source>
         <translation>恢复 API 通道</translation>
     </message>

@@ -428,4 +428,4 @@ def test_export_menu_offers_the_three_scopes(window: MainWindow) -> None:
     menu = window.act_export.menu()
     assert menu is not None
     names = [a.objectName() for a in menu.actions()]
-    assert names == ["actExportAll", "actExportFiltered", "actExportSelected"]
+    assert names == ["actExportAll", "actExportFiltered", "actExportSelected", "", "actExportInto"]

@@ -50,10 +50,15 @@ class WindowActions(QObject):
                                             self.tr("The rows the filters show, in table order"))
         self.export_selected = self._action(self.tr("Export selected rows…"), "actExportSelected", None, None,
                                             self.tr("The selected rows, in table order"))
+        self.export_into = self._action(self.tr("Export into the original spreadsheet…"), "actExportInto", None,
+                                        None, self.tr("A copy of a batch's .xlsx or .csv file with each row's "
+                                                      "answers, states and costs in new columns at the right"))
         self.export_menu = QMenu(window)
         self.export_menu.setObjectName("exportMenu")
         for act in (self.export_all, self.export_filtered, self.export_selected):
             self.export_menu.addAction(act)
+        self.export_menu.addSeparator()
+        self.export_menu.addAction(self.export_into)
         self.export.setMenu(self.export_menu)
         self.copy_rows = self._action(self.tr("Copy rows"), "actCopyRows", QKeySequence.StandardKey.Copy, None,
                                       self.tr("Copy the selected rows as tab-separated text (Ctrl+C)"))

@@ -12,11 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject
-from PySide6.QtWidgets import QTableView, QWidget
+from PySide6.QtWidgets import QFileDialog, QTableView, QWidget
 
+from mediadesk.core.batch import templates_dir
 from mediadesk.scheduler.scheduler import Scheduler
 from mediadesk.store.errors import StorageError
 from mediadesk.store.export import export_to_file
+from mediadesk.store.into_sheet import IntoSheet, batch_choices, export_into_sheet
 from mediadesk.ui.jobs.workers import TaskJobs
 from mediadesk.ui.models.task_model import TaskFilterProxy, TaskTableModel
 from mediadesk.ui.window.actions import WindowActions
@@ -49,6 +51,7 @@ class TaskActions(QObject):
         #: Asked before cancelling from more than CONFIRM_CANCEL_ABOVE selected rows:
         #: (tasks to cancel, finished ones left as they are) -> go ahead?
         self.confirm_cancel: Callable[[int, int], bool] = lambda n, finished: ask_cancel_many(parent, n, finished)
+        actions.export_into.triggered.connect(lambda: self.export_into_dialog())
 
     def rebind(self, scheduler: Scheduler, model: TaskTableModel) -> None:
         """Act on another workspace."""
@@ -151,3 +154,35 @@ class TaskActions(QObject):
         self._show_status(QCoreApplication.translate("MainWindow", "Exported {n} tasks to {path}").format(
             n=n, path=path))
         return n
+
+    def export_into_dialog(self) -> None:
+        """Ask for a batch's .xlsx or .csv file and write the copy with its rows' results beside it."""
+        path, _flt = QFileDialog.getOpenFileName(
+            self._parent, QCoreApplication.translate("MainWindow", "Export into the original spreadsheet"),
+            str(Path.home()), QCoreApplication.translate("MainWindow", "Spreadsheets and CSV (*.xlsx *.csv)"))
+        if not path:
+            return
+
+        def failed(exc: BaseException) -> None:
+            self._notify(QCoreApplication.translate("MainWindow", "Export failed"), str(exc), error=True)
+
+        self._jobs.spawn(self.export_into(Path(path)), "console:export-into", on_error=failed)
+
+    async def export_into(self, source: Path) -> IntoSheet:
+        """Write the copy of ``source`` with its results in a worker thread (the batch read as the staging
+        dialog read it: the template and profile its tasks show); says where it went."""
+        self._show_status(QCoreApplication.translate("MainWindow", "Writing the results into a copy of {path}…")
+                          .format(path=source), 0)
+        ws, config = self._scheduler.workspace, self._scheduler.config
+        known = self._scheduler.profile_names()
+
+        def work() -> IntoSheet:
+            template, profile = batch_choices(ws.location, source)
+            return export_into_sheet(ws.location, source, templates_dir=templates_dir(ws.data_dir),
+                                     template=template, profile=profile, known_profiles=known,
+                                     max_prompt_chars=config.scheduler.max_prompt_chars)
+
+        done = await asyncio.to_thread(work)
+        self._show_status(QCoreApplication.translate("MainWindow", "Wrote the results of {n} tasks into {path}")
+                          .format(n=done.found, path=done.path))
+        return done
