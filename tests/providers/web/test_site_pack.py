@@ -140,7 +140,7 @@ async def test_a_pack_adapter_runs_a_batch_on_its_sites_persona(
     try:
         async with Scheduler(cfg, workspace) as s:
             await s.lanes[0].started.wait()
-            reset = float(int(time.time()) + 5)  # a whole second: the banner states HH:MM:SS
+            reset = float(int(time.time()) + 3)  # a whole second: the banner states HH:MM:SS
             sim.set_limit(reset, message=site.limit)
             s.intake.submit([s.intake.new_task(t, "chat", p) for t, p in prompts.items()])
             await asyncio.wait_for(s.wait_idle(), 180)

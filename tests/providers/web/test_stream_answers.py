@@ -169,7 +169,10 @@ async def test_a_stream_format_the_decoder_does_not_know_falls_back_to_the_page(
 ) -> None:
     """The site changed its stream's format: the decoder reads nothing, the page's answer is stored (here one
     the page's HTML converts back to exactly) and the task log says why."""
-    async with WebSimServer(deepseek_config(personas=("deepseek", "ds_new_format", "ds_plain"))) as sim:
+    # at a site's pace (not the fast default), so that our stream is kept whatever the machine's load (see the
+    # capture test below) and the decoder is what finds nothing
+    config = deepseek_config(personas=("deepseek", "ds_new_format", "ds_plain"), time_scale=0.03)
+    async with WebSimServer(config) as sim:
         answer, ctx, _backend = await backend_run(workspace, tmp_path, sim, "a new format")
         gen = sim.stats()["generations"][-1]
     assert gen["status"] == "completed" and gen["answer"] == markdown_answer("a new format")
@@ -275,7 +278,9 @@ async def capture_site() -> AsyncIterator[str]:
         await resp.prepare(request)
         for part in _BODY.split(b"\n\n")[:2]:
             await resp.write(part + b"\n\n")
-            await asyncio.sleep(0.02)
+            # the pace of a site's stream: CDP's streaming starts on the response's headers, one round trip
+            # later; a stream over before that round trip is kept only by response.body(), if at all
+            await asyncio.sleep(0.25)
         await resp.write_eof()
         return resp
 
