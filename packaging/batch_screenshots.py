@@ -22,21 +22,18 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "packaging"))
 
 import openpyxl  # noqa: E402
-import qasync  # noqa: E402
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication, QComboBox  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QComboBox  # noqa: E402
+from shots import console, run_offscreen  # noqa: E402
 
 from mediadesk.config.model import parse_config  # noqa: E402
 from mediadesk.config.workspace import Workspace  # noqa: E402
 from mediadesk.core.batch import templates_dir  # noqa: E402
-from mediadesk.scheduler.scheduler import Scheduler  # noqa: E402
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer  # noqa: E402
-from mediadesk.ui.app.bridge import SchedulerBridge  # noqa: E402
 from mediadesk.ui.app.start import install_asyncgen_hooks  # noqa: E402
-from mediadesk.ui.style import apply_style  # noqa: E402
-from mediadesk.ui.window.main_window import MainWindow  # noqa: E402
 
 TEMPLATE = "Write a product blurb for {product} in a {tone} tone, under {words} characters."
 PRODUCTS = [
@@ -90,15 +87,7 @@ async def shoot(out_dir: Path) -> None:
         ws = Workspace.resolve(data_dir=Path(tmp.name) / "data").ensure()
         xlsx = prepare(ws, Path(tmp.name), out_dir)
 
-        sched = Scheduler(config, ws)
-        await sched.start()
-        bridge = SchedulerBridge(sched.bus)
-        window = MainWindow(sched, bridge, settings=QSettings(str(Path(tmp.name) / "s.ini"),
-                                                              QSettings.Format.IniFormat))
-        window.resize(1440, 900)
-        window.show()
-        await window.start()
-        try:
+        async with console(config, ws, Path(tmp.name)) as (sched, window):
             dlg = window.submission.open_batch_dialog(xlsx)
             dlg.resize(1100, 640)
             template = dlg.findChild(QComboBox, "batchTemplate")
@@ -133,12 +122,6 @@ async def shoot(out_dir: Path) -> None:
             if not window.grab().save(str(compared)):
                 raise SystemExit(f"could not write {compared}")
             print(f"saved {compared}: {view.table.rowCount()} prompts x {view.table.columnCount() - 1} columns")
-        finally:
-            await window.aclose()
-            bridge.detach()
-            window.close()
-            window.deleteLater()
-            await sched.stop()
     finally:
         await sim.stop()
         tmp.cleanup()
@@ -148,13 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="batch_screenshots", description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--out-dir", type=Path, default=ROOT / "docs")
     args = p.parse_args(argv)
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(["mediadesk-screenshot"])
-    app.setQuitOnLastWindowClosed(False)
-    apply_style(app)
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        runner.run(shoot(args.out_dir))
-    return 0
+    return run_offscreen(shoot(args.out_dir))
 
 
 if __name__ == "__main__":

@@ -157,9 +157,10 @@ async def shoot(out_dir: Path, after_s: float) -> None:
                 return [BatchRow(line=i + 1, profile=profile, prompt=f"{prefix} {i}", id=f"{prefix}-{i}", system=None,
                                  priority=priority, route_key=None) for i in range(n)]
 
-            window.submit_rows(rows("writer", 60, "live-w") + rows("reasoner", 30, "live-r")
-                               + rows("chat", 16, "live-c"), batch="live-demo.jsonl")
-            window.submit_rows(rows("writer", 40, "eve-w", -1) + rows("chat", 6, "eve-c", -1), batch="evening.jsonl")
+            window.submission.submit_rows(rows("writer", 60, "live-w") + rows("reasoner", 30, "live-r")
+                                          + rows("chat", 16, "live-c"), batch="live-demo.jsonl")
+            window.submission.submit_rows(rows("writer", 40, "eve-w", -1) + rows("chat", 6, "eve-c", -1),
+                                          batch="evening.jsonl")
             # The Exceptions dock asks for 422 px of height, which pushes the window past a 900 px
             # screen; the operator closes it here (its own close button) so the window fits.
             window.exceptions_dock.close()

@@ -32,6 +32,7 @@ from mediadesk.config.model import AccountConfig, ProfileConfig, parse_config  #
 from mediadesk.config.workspace import Workspace  # noqa: E402
 from mediadesk.core.backend import LaneBackend, RunContext, TaskSpec  # noqa: E402
 from mediadesk.core.batch import BatchRow, parse_batch_file  # noqa: E402
+from mediadesk.core.log_lines import LOG  # noqa: E402
 from mediadesk.scheduler.backends import default_backend  # noqa: E402
 from mediadesk.scheduler.scheduler import Scheduler  # noqa: E402
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer, answer_for  # noqa: E402
@@ -45,10 +46,15 @@ class StandInWebAccount:
     """One chat account without a browser: one run at a time, 2-7 s, a few log lines."""
 
     attempt_deadline_s = None  # the optional abilities of a LaneBackend: none here
+    max_run_s = None
     domain = None
     probe = None
     login = None
     unavailable_reason = None
+    check = None
+    check_adapter = None
+    resolve_challenge = None
+    challenge_screenshot = None
 
     def __init__(self, name: str, seed: int) -> None:
         self.capacity = 1  # a chat account allows one generation at a time
@@ -68,10 +74,10 @@ class StandInWebAccount:
         return "ready", None
 
     async def run(self, task: TaskSpec, ctx: RunContext) -> str:
-        ctx.log("self-check ok: logged in, composer ready")
-        ctx.log(f"prompt sent ({len(task.prompt)} chars)")
+        ctx.log(LOG.logged_in_ready())
+        ctx.log(LOG.as_is(text=f"prompt sent ({len(task.prompt)} chars)"))
         await asyncio.sleep(self._rng.uniform(2.0, 7.0))
-        ctx.log("answer complete")
+        ctx.log(LOG.as_is(text="answer complete"))
         return answer_for(task.prompt)
 
 
@@ -112,7 +118,7 @@ async def shoot(app: QApplication, out: Path, after_s: float, size: tuple[int, i
                                     known_profiles=sched.profile_names()).rows
             rows.append(BatchRow(line=len(rows) + 1, profile="writer", prompt="[[sim:400]] a request the API refuses",
                                  id="demo-api-bad", system=None, priority=0, route_key=None))
-            window.submit_rows(rows, batch="demo-batch.jsonl")
+            window.submission.submit_rows(rows, batch="demo-batch.jsonl")
             await asyncio.sleep(after_s)
             done = [t for t in ("demo-api-01", "demo-api-02", "demo-api-03") if window.model.state_of(t) == "success"]
             if done:

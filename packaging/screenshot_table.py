@@ -123,7 +123,7 @@ async def shoot(out_dir: Path, after_s: float) -> None:
         try:
             rows = parse_batch_file(ROOT / "resources" / "demo" / "batch.jsonl",
                                     known_profiles=sched.profile_names()).rows
-            window.submit_rows(rows, batch="demo-batch.jsonl")
+            window.submission.submit_rows(rows, batch="demo-batch.jsonl")
             await asyncio.sleep(after_s)
             window.model.flush()
             # Three web rows selected; the right-click lands on one run by an account.

@@ -22,20 +22,16 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "packaging"))
 
-import qasync  # noqa: E402
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from shots import console, run_offscreen  # noqa: E402
 
 from mediadesk.config.model import parse_config  # noqa: E402
 from mediadesk.config.workspace import Workspace  # noqa: E402
 from mediadesk.core.batch import BatchRow  # noqa: E402
-from mediadesk.scheduler.scheduler import Scheduler  # noqa: E402
 from mediadesk.sim.api_server import ApiSimConfig, ApiSimServer  # noqa: E402
-from mediadesk.ui.app.bridge import SchedulerBridge  # noqa: E402
 from mediadesk.ui.app.start import install_asyncgen_hooks  # noqa: E402
-from mediadesk.ui.style import apply_style  # noqa: E402
-from mediadesk.ui.window.main_window import MainWindow  # noqa: E402
 
 
 async def shoot(out: Path) -> None:
@@ -61,19 +57,11 @@ async def shoot(out: Path) -> None:
             "budgets": [{"endpoint": "reseller", "per": "day", "max_cost": 0.06, "currency": "EUR"}],
         }, "spend-screenshot")
         ws = Workspace.resolve(data_dir=Path(tmp.name) / "data").ensure()
-        sched = Scheduler(config, ws)
-        await sched.start()
-        bridge = SchedulerBridge(sched.bus)
-        window = MainWindow(sched, bridge, settings=QSettings(str(Path(tmp.name) / "s.ini"),
-                                                              QSettings.Format.IniFormat))
-        window.resize(1440, 900)
-        window.show()
-        await window.start()
-        try:
+        async with console(config, ws, Path(tmp.name)) as (sched, window):
             rows = [BatchRow(line=i + 1, profile=("writer", "summaries", "night")[i % 3],
                              prompt=f"Summarise chapter {i + 1} of the report in three sentences, plainly.",
                              id=f"spend-{i + 1:02d}", system=None, priority=0, route_key=None) for i in range(30)]
-            window.submit_rows(rows, batch="reports.jsonl")
+            window.submission.submit_rows(rows, batch="reports.jsonl")
             lane = next(ln for ln in sched.lanes if ln.name == "api:summaries")
             for _ in range(600):
                 writer_done = sum(1 for i in range(0, 30, 3)
@@ -86,19 +74,13 @@ async def shoot(out: Path) -> None:
             window.profiles_editor.tree.expandAll()
             await asyncio.sleep(1.2)  # a stats tick: the Profiles spend and the status bar refresh
             window.profiles_editor._show_spend()  # the freshest figures for the grab
-            window._update_totals()
+            window.status_line.update_totals()
             window.batches_view.refresh(force=True)
             await asyncio.sleep(0.8)
             out.parent.mkdir(parents=True, exist_ok=True)
             if not window.grab().save(str(out)):
                 raise SystemExit(f"could not write {out}")
-            print(f"saved {out}: {window.spend_label.text()!r}")
-        finally:
-            await window.aclose()
-            bridge.detach()
-            window.close()
-            window.deleteLater()
-            await sched.stop()
+            print(f"saved {out}: {window.status_line.spend_label.text()!r}")
     finally:
         await sim.stop()
         tmp.cleanup()
@@ -108,13 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="spend_screenshot", description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "spend.png")
     args = p.parse_args(argv)
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(["mediadesk-screenshot"])
-    app.setQuitOnLastWindowClosed(False)
-    apply_style(app)
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        runner.run(shoot(args.out))
-    return 0
+    return run_offscreen(shoot(args.out))
 
 
 if __name__ == "__main__":
